@@ -1,0 +1,60 @@
+/* SPDX-License-Identifier: MIT */
+/* audit/libs.h: the CUDA libraries the loader has opened, one record each, used as cookies. */
+#ifndef CUA_LIBS_H
+#define CUA_LIBS_H
+
+#include <link.h>
+#include <stdint.h>
+#include "cuaudit.h"
+
+#define CUA_MAX_LIBS 16
+
+/* The rtld-audit entry points: the only exports besides the public cuaudit_* API. */
+#define CUA_LA_EXPORT __attribute__((visibility("default")))
+
+enum cua_lib_kind {
+	CUA_LIB_NONE = -1,
+	CUA_LIB_DRIVER = CUAUDIT_LAYER_DRIVER,
+	CUA_LIB_RUNTIME = CUAUDIT_LAYER_RUNTIME,
+};
+
+struct cua_lib {
+	struct link_map *map;
+	uint8_t layer; /* enum cuaudit_layer */
+	uint8_t owner; /* the first copy of its layer: its bindings go to the wrappers */
+	uint64_t binds[CUAUDIT_BIND_COUNT];
+	uint64_t passthrough; /* bindings of exports without a prototype */
+	uint64_t unwrapped;   /* bindings left alone (a second copy, or no trampoline left) */
+};
+
+extern struct cua_lib cua_libs[CUA_MAX_LIBS];
+extern unsigned cua_nlibs;
+
+/* Which CUDA library a path names, by file name, or by the configured substitutes. */
+int cua_objopen_classify(const char *path, const char *sub_driver, const char *sub_runtime);
+
+/* The record behind a loader cookie, or NULL for any object that is not a CUDA library.
+   Cookies we never set hold the link_map address, so the check is by range, not by value. */
+static inline struct cua_lib *cua_lib_of_cookie(uintptr_t cookie)
+{
+	uintptr_t base = (uintptr_t)cua_libs;
+
+	if (cookie - base >= sizeof(cua_libs))
+		return NULL;
+	return (struct cua_lib *)cookie;
+}
+
+/* The loader's name for an object, "" for the executable. */
+static inline const char *cua_lib_path(const struct link_map *map)
+{
+	return map && map->l_name && map->l_name[0] ? map->l_name : "(executable)";
+}
+
+/* Warnings found in la_version that only matter to CUDA programs, printed at the first CUDA
+   library so that every other process stays silent. */
+extern unsigned cua_deferred_warnings;
+#define CUA_WARN_OLD_GLIBC 1u
+#define CUA_WARN_NOT_FIRST 2u
+void cua_version_flush_warnings(void);
+
+#endif

@@ -1,0 +1,66 @@
+/* SPDX-License-Identifier: MIT */
+/* audit/objopen.c: decides which objects the loader audits and records each CUDA library. */
+#include <string.h>
+#include "config.h"
+#include "libs.h"
+#include "log.h"
+
+struct cua_lib cua_libs[CUA_MAX_LIBS];
+unsigned cua_nlibs;
+
+static const char *layer_lib(unsigned layer)
+{
+	return layer == CUAUDIT_LAYER_DRIVER ? "libcuda" : "libcudart";
+}
+
+static struct cua_lib *first_of_layer(unsigned layer)
+{
+	for (unsigned i = 0; i < cua_nlibs; i++)
+		if (cua_libs[i].layer == layer && cua_libs[i].owner)
+			return &cua_libs[i];
+	return NULL;
+}
+
+static struct cua_lib *add_lib(struct link_map *map, int layer)
+{
+	struct cua_lib *first = first_of_layer((unsigned)layer);
+	struct cua_lib *lib;
+
+	if (cua_nlibs == CUA_MAX_LIBS) {
+		cua_log_msg(CUA_LOG_WARN, "too many CUDA libraries; not intercepting ",
+			    cua_lib_path(map), NULL);
+		return NULL;
+	}
+	lib = &cua_libs[cua_nlibs];
+	lib->map = map;
+	lib->layer = (uint8_t)layer;
+	lib->owner = first == NULL;
+	if (!lib->owner)
+		/* One set of wrappers serves one copy: calls into this one must reach it
+		   unchanged rather than be misrouted to the first. */
+		cua_log_msg(CUA_LOG_WARN, "a second ", layer_lib((unsigned)layer), " (",
+			    cua_lib_path(map), ") is loaded besides ", cua_lib_path(first->map),
+			    "; calls into the second are not intercepted", NULL);
+	/* Publish the record before the cookie that points at it. */
+	__atomic_store_n(&cua_nlibs, cua_nlibs + 1, __ATOMIC_RELEASE);
+	return lib;
+}
+
+CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	int layer = cua_objopen_classify(map->l_name, cua_cfg.libcuda, cua_cfg.libcudart);
+	struct cua_lib *lib;
+
+	(void)lmid;
+	if (layer == CUA_LIB_NONE) {
+		*cookie = 0;
+		return LA_FLG_BINDFROM;
+	}
+	cua_version_flush_warnings();
+	lib = add_lib(map, layer);
+	*cookie = (uintptr_t)lib;
+	if (!lib)
+		return LA_FLG_BINDFROM;
+	cua_log_msg(CUA_LOG_INFO, layer_lib(lib->layer), " loaded: ", cua_lib_path(map), NULL);
+	return LA_FLG_BINDFROM | LA_FLG_BINDTO;
+}

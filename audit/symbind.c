@@ -1,0 +1,82 @@
+/* SPDX-License-Identifier: MIT */
+/* audit/symbind.c: turns each CUDA binding the loader reports into a wrapper address. */
+#include <elf.h>
+#include <link.h>
+#include "dispatch.h"
+#include "libs.h"
+#include "log.h"
+#include "passthrough.h"
+#include "table.h"
+
+static const char *const kind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
+							    "procaddress", "got" };
+
+static unsigned binding_kind(unsigned int flags)
+{
+	if (flags & LA_SYMB_DLSYM)
+		return CUAUDIT_BIND_DLSYM;
+	/* glibc >= 2.35 reports bind-now slots at load time with both NOPLT flags set. */
+	if ((flags & (LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT)) ==
+	    (LA_SYMB_NOPLTENTER | LA_SYMB_NOPLTEXIT))
+		return CUAUDIT_BIND_BINDNOW;
+	return CUAUDIT_BIND_PLT;
+}
+
+static void log_binding(const char *symname, unsigned kind, struct cua_lib *ref, const char *how)
+{
+	if (!cua_log_on(CUA_LOG_DEBUG))
+		return;
+	cua_log_msg(CUA_LOG_DEBUG, "bind ", symname, " (", kind_names[kind], ") from ",
+		    ref ? cua_lib_path(ref->map) : "another object", ": ", how, NULL);
+}
+
+static uintptr_t pass_through(struct cua_lib *def, const char *symname, uintptr_t real,
+			      unsigned kind)
+{
+	void *stub = cua_pt_get(symname, (void *)real);
+
+	if (!stub) {
+		__atomic_add_fetch(&def->unwrapped, 1, __ATOMIC_RELAXED);
+		log_binding(symname, kind, NULL, "left unwrapped");
+		return real;
+	}
+	__atomic_add_fetch(&def->passthrough, 1, __ATOMIC_RELAXED);
+	log_binding(symname, kind, NULL, "no prototype, counting pass-through");
+	return (uintptr_t)stub;
+}
+
+static uintptr_t redirect(Elf64_Sym *sym, struct cua_lib *def, uintptr_t refcook,
+			  unsigned int flags, const char *symname)
+{
+	struct cua_lib *ref = cua_lib_of_cookie(refcook);
+	unsigned type = ELF64_ST_TYPE(sym->st_info);
+	unsigned kind = binding_kind(flags);
+	int id;
+
+	/* Data symbols, a library's calls to itself and a second copy stay as they are. */
+	if ((type != STT_FUNC && type != STT_GNU_IFUNC) || ref == def)
+		return sym->st_value;
+	if (!def->owner) {
+		__atomic_add_fetch(&def->unwrapped, 1, __ATOMIC_RELAXED);
+		return sym->st_value;
+	}
+	id = cua_table_find(symname);
+	if (id < 0 || cua_api[id].layer != def->layer)
+		return pass_through(def, symname, sym->st_value, kind);
+	/* Idempotent: every binding of this name in this object carries the same address. */
+	__atomic_store_n(&cua_real[id], (void *)sym->st_value, __ATOMIC_RELEASE);
+	__atomic_add_fetch(&def->binds[kind], 1, __ATOMIC_RELAXED);
+	log_binding(symname, kind, ref, "wrapped");
+	return (uintptr_t)cua_entry[kind][id];
+}
+
+CUA_LA_EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook, uintptr_t *defcook,
+		       unsigned int *flags, const char *symname)
+{
+	struct cua_lib *def = cua_lib_of_cookie(*defcook);
+
+	(void)ndx;
+	if (CUA_LIKELY(!def))
+		return sym->st_value;
+	return redirect(sym, def, *refcook, *flags, symname);
+}

@@ -1,0 +1,133 @@
+/* SPDX-License-Identifier: MIT */
+/* audit/version.c: la_version: reads the configuration once and checks the loader cuaudit runs under. */
+#include <dlfcn.h>
+#include <gnu/libc-version.h>
+#include <link.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include "config.h"
+#include "dispatch.h"
+#include "libs.h"
+#include "log.h"
+#include "out.h"
+#include "passthrough.h"
+
+unsigned cua_deferred_warnings;
+
+static const char *env(const char *name)
+{
+	return getenv(name);
+}
+
+static void diag_stderr(const char *message)
+{
+	cua_out_stderr(message, strlen(message));
+}
+
+/* "2.36" -> 236; our own parse, since strtol consults the locale. */
+static unsigned glibc_version(const char *s)
+{
+	unsigned major = 0, minor = 0;
+
+	while (*s >= '0' && *s <= '9')
+		major = major * 10 + (unsigned)(*s++ - '0');
+	if (*s == '.')
+		s++;
+	while (*s >= '0' && *s <= '9')
+		minor = minor * 10 + (unsigned)(*s++ - '0');
+	return major * 100 + minor;
+}
+
+static int same_file(const char *a, const char *b)
+{
+	struct stat sa, sb;
+
+	if (stat(a, &sa) != 0 || stat(b, &sb) != 0)
+		return 0;
+	return sa.st_dev == sb.st_dev && sa.st_ino == sb.st_ino;
+}
+
+static int first_in_ld_audit(void)
+{
+	const char *list = getenv("LD_AUDIT");
+	char first[CUA_PATH_MAX];
+	Dl_info self;
+	size_t n;
+
+	if (!list || !*list || !dladdr((void *)la_version, &self) || !self.dli_fname)
+		return 1; /* DT_AUDIT or unknown: nothing to compare */
+	n = strcspn(list, ":");
+	if (n >= sizeof(first))
+		return 1;
+	memcpy(first, list, n);
+	first[n] = '\0';
+	if (strchr(first, '/'))
+		return same_file(first, self.dli_fname);
+	const char *base = strrchr(self.dli_fname, '/');
+	return strcmp(first, base ? base + 1 : self.dli_fname) == 0;
+}
+
+void cua_version_flush_warnings(void)
+{
+	unsigned w = __atomic_exchange_n(&cua_deferred_warnings, 0, __ATOMIC_ACQ_REL);
+
+	if (w & CUA_WARN_OLD_GLIBC)
+		cua_log_msg(CUA_LOG_WARN, "glibc ", gnu_get_libc_version(),
+			    " is older than 2.35: bind-now objects are not audited and every lazy "
+			    "PLT call goes through the loader's slow path",
+			    NULL);
+	if (w & CUA_WARN_NOT_FIRST)
+		cua_log_msg(CUA_LOG_WARN, "cuaudit is not the first module in LD_AUDIT; modules "
+			    "before it can hide dlsym bindings from it. Put it first.", NULL);
+}
+
+CUA_LA_EXPORT unsigned int la_version(unsigned int version)
+{
+	cua_config_load(&cua_cfg, env, diag_stderr);
+	cua_out_setup(cua_cfg.log_file);
+	cua_log_init();
+	if (glibc_version(gnu_get_libc_version()) < 235)
+		cua_deferred_warnings |= CUA_WARN_OLD_GLIBC;
+	if (!first_in_ld_audit())
+		cua_deferred_warnings |= CUA_WARN_NOT_FIRST;
+	return version < LAV_CURRENT ? version : LAV_CURRENT;
+}
+
+static void report_lib(const struct cua_lib *lib)
+{
+	char line[1024];
+	struct cua_buf b = CUA_BUF(line);
+	static const char *const kinds[CUAUDIT_BIND_COUNT] = { " plt=", " bindnow=", " dlsym=",
+							       " procaddress=", " got=" };
+
+	cua_log_begin(&b, CUA_LOG_INFO);
+	cua_buf_str(&b, cua_lib_path(lib->map));
+	cua_buf_str(&b, lib->owner ? ": bindings" : " (second copy, not intercepted): bindings");
+	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
+		cua_buf_str(&b, kinds[k]);
+		cua_buf_u64(&b, lib->binds[k]);
+	}
+	cua_buf_str(&b, " passthrough=");
+	cua_buf_u64(&b, lib->passthrough);
+	cua_buf_str(&b, " unwrapped=");
+	cua_buf_u64(&b, lib->unwrapped);
+	cua_log_end(&b);
+}
+
+/* Runs when the program exits normally: the audit namespace is finalized after the program's. */
+__attribute__((destructor)) static void report_at_exit(void)
+{
+	if (!cua_log_on(CUA_LOG_INFO))
+		return;
+	for (unsigned i = 0; i < cua_nlibs; i++)
+		report_lib(&cua_libs[i]);
+	for (unsigned i = 0; i < cua_pt_used(); i++) {
+		char n[24];
+		struct cua_buf b = CUA_BUF(n);
+
+		cua_buf_u64(&b, cua_pt_calls_of(i));
+		n[b.len < sizeof(n) ? b.len : sizeof(n) - 1] = '\0';
+		cua_log_msg(CUA_LOG_INFO, "pass-through ", cua_pt_name(i), ": ", n, " calls", NULL);
+	}
+}

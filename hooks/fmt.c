@@ -1,0 +1,154 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/fmt.c: number and string formatting without libc's locale-dependent functions. */
+#include <string.h>
+#include "fmt.h"
+
+size_t cua_fmt_u64(char *out, uint64_t v)
+{
+	char tmp[20];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = (char)('0' + v % 10);
+		v /= 10;
+	} while (v);
+	for (size_t i = 0; i < n; i++)
+		out[i] = tmp[n - 1 - i];
+	return n;
+}
+
+size_t cua_fmt_i64(char *out, int64_t v)
+{
+	if (v >= 0)
+		return cua_fmt_u64(out, (uint64_t)v);
+	out[0] = '-';
+	/* Negate in unsigned arithmetic: -INT64_MIN overflows int64_t. */
+	return 1 + cua_fmt_u64(out + 1, 0 - (uint64_t)v);
+}
+
+size_t cua_fmt_hex(char *out, uint64_t v)
+{
+	static const char digits[] = "0123456789abcdef";
+	char tmp[16];
+	size_t n = 0;
+
+	do {
+		tmp[n++] = digits[v & 0xf];
+		v >>= 4;
+	} while (v);
+	out[0] = '0';
+	out[1] = 'x';
+	for (size_t i = 0; i < n; i++)
+		out[2 + i] = tmp[n - 1 - i];
+	return n + 2;
+}
+
+void cua_buf_mem(struct cua_buf *b, const char *s, size_t n)
+{
+	size_t room = b->cap > b->len ? b->cap - b->len : 0;
+
+	if (n > room) {
+		n = room;
+		b->truncated = 1;
+	}
+	memcpy(b->p + b->len, s, n);
+	b->len += n;
+}
+
+void cua_buf_str(struct cua_buf *b, const char *s)
+{
+	cua_buf_mem(b, s, strlen(s));
+}
+
+void cua_buf_char(struct cua_buf *b, char c)
+{
+	cua_buf_mem(b, &c, 1);
+}
+
+void cua_buf_u64(struct cua_buf *b, uint64_t v)
+{
+	char tmp[20];
+
+	cua_buf_mem(b, tmp, cua_fmt_u64(tmp, v));
+}
+
+void cua_buf_i64(struct cua_buf *b, int64_t v)
+{
+	char tmp[21];
+
+	cua_buf_mem(b, tmp, cua_fmt_i64(tmp, v));
+}
+
+void cua_buf_hex(struct cua_buf *b, uint64_t v)
+{
+	char tmp[18];
+
+	cua_buf_mem(b, tmp, cua_fmt_hex(tmp, v));
+}
+
+void cua_buf_u64_pad(struct cua_buf *b, uint64_t v, unsigned width)
+{
+	char tmp[20];
+
+	if (width > sizeof(tmp))
+		width = sizeof(tmp);
+	for (unsigned i = width; i > 0; i--) {
+		tmp[i - 1] = (char)('0' + v % 10);
+		v /= 10;
+	}
+	cua_buf_mem(b, tmp, width);
+}
+
+void cua_buf_quoted(struct cua_buf *b, const char *s, size_t max)
+{
+	static const char digits[] = "0123456789abcdef";
+	size_t i;
+
+	if (!s) {
+		cua_buf_str(b, "NULL");
+		return;
+	}
+	cua_buf_char(b, '"');
+	for (i = 0; s[i] && i < max; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			cua_buf_char(b, '\\');
+			cua_buf_char(b, (char)c);
+		} else if (c < 0x20 || c == 0x7f) {
+			char esc[4] = { '\\', 'x', digits[c >> 4], digits[c & 0xf] };
+
+			cua_buf_mem(b, esc, sizeof(esc));
+		} else {
+			cua_buf_char(b, (char)c);
+		}
+	}
+	cua_buf_char(b, '"');
+	if (s[i])
+		cua_buf_str(b, "...");
+}
+
+long cua_fmt_path(char *out, size_t cap, const char *tmpl, uint64_t pid, const char *host)
+{
+	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0 };
+
+	if (cap == 0)
+		return -1;
+	for (const char *s = tmpl; *s; s++) {
+		if (*s != '%') {
+			cua_buf_char(&b, *s);
+			continue;
+		}
+		s++;
+		if (*s == 'p')
+			cua_buf_u64(&b, pid);
+		else if (*s == 'h')
+			cua_buf_str(&b, host);
+		else if (*s == '%')
+			cua_buf_char(&b, '%');
+		else
+			return -1;
+	}
+	out[b.len] = '\0';
+	return b.truncated ? -1 : (long)b.len;
+}

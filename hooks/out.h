@@ -1,0 +1,19 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/out.h: cuaudit's own output descriptors, safe to use from any thread and after fork. */
+#ifndef CUA_OUT_H
+#define CUA_OUT_H
+
+#include <stddef.h>
+
+/* Called once from la_version: duplicates stderr high and remembers the log-file template
+   (empty for stderr). The log file itself is opened at the first line, so processes that never
+   log create no file. */
+void cua_out_setup(const char *log_template);
+
+/* Writes one whole line to the log destination with a single write(2). */
+void cua_out_log(const char *buf, size_t len);
+
+/* Writes to cuaudit's copy of stderr, whatever the log destination. */
+void cua_out_stderr(const char *buf, size_t len);
+
+#endif

@@ -1,0 +1,51 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/table.c: looks up ELF names and result codes in the generated tables. */
+#include <string.h>
+#include "table.h"
+
+int cua_table_find(const char *elf_name)
+{
+	int lo = 0, hi = CUAUDIT_ID_COUNT - 1;
+
+	while (lo <= hi) {
+		int mid = lo + (hi - lo) / 2;
+		int c = strcmp(elf_name, cua_api[mid].elf_name);
+
+		if (c == 0)
+			return mid;
+		if (c < 0)
+			hi = mid - 1;
+		else
+			lo = mid + 1;
+	}
+	return -1;
+}
+
+static const char *find_result(const struct cua_result_name *t, unsigned n, int value)
+{
+	unsigned lo = 0, hi = n;
+
+	while (lo < hi) {
+		unsigned mid = lo + (hi - lo) / 2;
+
+		if (t[mid].value == value)
+			return t[mid].name;
+		if (t[mid].value < value)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	return NULL;
+}
+
+const char *cua_table_result_name(unsigned layer, int value)
+{
+	if (layer == CUAUDIT_LAYER_DRIVER)
+		return find_result(cua_results_driver, cua_results_driver_count, value);
+	return find_result(cua_results_runtime, cua_results_runtime_count, value);
+}
+
+CUAUDIT_API const char *cuaudit_api_name(unsigned id)
+{
+	return id < CUAUDIT_ID_COUNT ? cua_api[id].elf_name : NULL;
+}

@@ -1,0 +1,77 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/table.h: the shape of the generated tables that describe each wrapped ELF name. */
+#ifndef CUA_TABLE_H
+#define CUA_TABLE_H
+
+#include <stdint.h>
+#include "cuaudit.h"
+#include "cuaudit_ids.h"
+
+/* Argument classes, as __builtin_classify_type reports them (GCC's typeclass.h, also clang). */
+enum cua_arg_class {
+	CUA_CLASS_INTEGER = 1,
+	CUA_CLASS_CHAR = 2,
+	CUA_CLASS_ENUM = 3,
+	CUA_CLASS_BOOL = 4,
+	CUA_CLASS_POINTER = 5,
+	CUA_CLASS_REAL = 8,
+	CUA_CLASS_RECORD = 12,
+	CUA_CLASS_UNION = 13,
+};
+
+#define CUA_ARG_CLASS(x) __builtin_classify_type(x)
+#define CUA_ARG_SIGNED(x)                                                                      \
+	_Generic((x), signed char: 1, short: 1, int: 1, long: 1, long long: 1, default: 0)
+
+enum cua_arg_fmt {
+	CUA_FMT_AUTO = 0,   /* pointers in hex, integers in decimal */
+	CUA_FMT_HEX = 1,    /* an integer that holds an address (CUdeviceptr) */
+	CUA_FMT_STRING = 2, /* const char *, printed quoted */
+};
+
+enum cua_ret_class {
+	CUA_RET_CURESULT = 0,
+	CUA_RET_CUDAERROR = 1,
+	CUA_RET_VOID = 2,
+	CUA_RET_PTR = 3,
+	CUA_RET_OTHER = 4,
+};
+
+struct cua_arg_desc {
+	const char *name;
+	uint16_t offset;
+	uint16_t size;
+	uint8_t cls;
+	uint8_t is_signed;
+	uint8_t fmt;
+};
+
+struct cua_api_desc {
+	const char *elf_name;
+	const char *api_name;
+	uint32_t version;
+	uint8_t flavour; /* 0 legacy, 1 _ptds, 2 _ptsz */
+	uint8_t layer;   /* enum cuaudit_layer */
+	uint8_t nargs;
+	uint8_t ret;     /* enum cua_ret_class */
+	const struct cua_arg_desc *args;
+};
+
+struct cua_result_name {
+	int value;
+	const char *name;
+};
+
+extern const struct cua_api_desc cua_api[CUAUDIT_ID_COUNT];
+extern const struct cua_result_name cua_results_driver[];
+extern const unsigned cua_results_driver_count;
+extern const struct cua_result_name cua_results_runtime[];
+extern const unsigned cua_results_runtime_count;
+
+/* Returns the id of an ELF name, or -1. Binary search: the ids are in byte order of the names. */
+int cua_table_find(const char *elf_name);
+
+/* Returns the name of a result code of a layer, or NULL. */
+const char *cua_table_result_name(unsigned layer, int value);
+
+#endif
