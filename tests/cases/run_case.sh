@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/run_case.sh: runs one case program on the mock without and with cuaudit, and checks both.
+# Environment (set by CTest): AUDIT (libcuaudit.so), MOCK_DIR, BIN (case programs), WORK.
+set -u
+name=$1
+dir="$WORK/$name"
+rm -rf "$dir" && mkdir -p "$dir"
+cd "$dir" || exit 1
+export LD_LIBRARY_PATH="$MOCK_DIR:$BIN"
+unset LD_AUDIT LD_BIND_NOW CUAUDIT_LOG CUAUDIT_LOG_FILE CUAUDIT_LIBCUDA CUAUDIT_LIBCUDART
+
+failures=0
+fail() { echo "FAIL: $*"; failures=$((failures + 1)); }
+pass() { echo "ok: $*"; }
+
+# native PROG ARGS...: run without cuaudit; output in native.out/native.err, status in native.rc.
+native() {
+  "$@" >native.out 2>native.err
+  echo $? >native.rc
+}
+# audited PROG ARGS...: the same under LD_AUDIT, log in log.txt (unless CUAUDIT_LOG_FILE is set).
+# An empty CUAUDIT_LOG_FILE= in front means: log to stderr (audited.err).
+audited() {
+  local file=${CUAUDIT_LOG_FILE-$dir/log.txt}
+  local -a vars=(LD_AUDIT="$AUDIT" CUAUDIT_LOG="${CUAUDIT_LOG-verbose}")
+  [ -n "$file" ] && vars+=(CUAUDIT_LOG_FILE="$file")
+  env -u CUAUDIT_LOG_FILE "${vars[@]}" "$@" >audited.out 2>audited.err
+  echo $? >audited.rc
+}
+same_results() {
+  if cmp -s native.out audited.out && cmp -s native.rc audited.rc; then
+    pass "output and status identical with and without cuaudit"
+  else
+    fail "results differ with cuaudit"; diff native.out audited.out | head -20
+    echo "native rc $(cat native.rc), audited rc $(cat audited.rc)"; head -5 audited.err
+  fi
+}
+# expect_log COUNT REGEX [FILE]: the log has exactly COUNT lines matching REGEX (COUNT '+' = at least one).
+expect_log() {
+  local want=$1 re=$2 file=${3:-log.txt} got
+  got=$(grep -cE -- "$re" "$file" 2>/dev/null)
+  got=${got:-0}
+  if [ "$want" = "+" ]; then
+    [ "$got" -ge 1 ] && pass "log has '$re' ($got)" || fail "log lacks '$re'"
+  elif [ "$got" -eq "$want" ]; then
+    pass "log has '$re' $want time(s)"
+  else
+    fail "log has '$re' $got time(s), expected $want"
+  fi
+}
+expect_out() {
+  grep -qE -- "$1" "${2:-audited.out}" && pass "output has '$1'" || fail "output lacks '$1'"
+}
+call() { echo " $1\(.*\) -> [A-Z_0-9]+ [0-9]+ns $2\$"; }
+
+driver_case() { # PROG KIND
+  native "$BIN/$1"
+  audited "$BIN/$1"
+  same_results
+  for f in cuInit cuDriverGetVersion cuDeviceGetCount cuDeviceGet cuDeviceGetName \
+    cuDeviceGetAttribute cuDevicePrimaryCtxRetain cuCtxSetCurrent cuCtxGetCurrent \
+    cuCtxGetDevice cuCtxGetDevice_v2 cuMemAlloc_v2 cuMemGetInfo_v2 cuStreamCreate \
+    cuMemFree_v2 cuGetErrorName cuGetErrorString cuGetExportTable; do
+    expect_log 1 "$(call "$f" "$2")"
+  done
+}
+
+case $name in
+direct_link_lazy_plt_is_intercepted)
+  driver_case driver_lazy plt
+  for f in cuMemcpyHtoD_v2 cuMemcpyDtoH_v2 cuStreamSynchronize cuLaunchKernel; do
+    expect_log 1 "$(call "$f" plt)"
+  done
+  expect_log 1 'cuMemAlloc_v2\(dptr=0x[0-9a-f]+, bytesize=32\) -> CUDA_SUCCESS'
+  expect_log 1 'cuGetErrorName\(error=2, pStr=0x[0-9a-f]+\) -> CUDA_SUCCESS'
+  expect_log 1 'cuGetExportTable\(.*\) -> CUDA_ERROR_INVALID_VALUE'
+  ;;
+direct_link_bind_now_is_intercepted_at_load)
+  driver_case driver_now bindnow
+  ;;
+ld_bind_now_is_intercepted_at_load)
+  export LD_BIND_NOW=1
+  driver_case driver_lazy bindnow
+  ;;
+per_thread_stream_build_reaches_ptds_variants)
+  driver_case driver_ptds plt
+  for f in cuMemcpyHtoD_v2_ptds cuMemcpyDtoH_v2_ptds cuStreamSynchronize_ptsz cuLaunchKernel_ptsz; do
+    expect_log 1 "$(call "$f" plt)"
+  done
+  expect_log 0 "$(call cuStreamSynchronize plt)"
+  expect_out '^mock cuLaunchKernel_ptsz: 1$'
+  expect_out '^mock cuLaunchKernel: 0$'
+  ;;
+dlopen_libcuda_so_1_dlsym_returns_wrappers | dlopen_libcuda_so_dlsym_returns_wrappers | \
+  dlvsym_returns_wrappers | helper_library_dlsym_on_programs_behalf_is_intercepted)
+  lib=libcuda.so.1; mode=dlsym
+  [ "$name" = dlopen_libcuda_so_dlsym_returns_wrappers ] && lib=libcuda.so
+  [ "$name" = dlvsym_returns_wrappers ] && mode=dlvsym
+  [ "$name" = helper_library_dlsym_on_programs_behalf_is_intercepted ] && mode=helper
+  native "$BIN/dlopen_api" "$lib" "$mode"
+  audited "$BIN/dlopen_api" "$lib" "$mode"
+  same_results
+  for f in cuInit cuDeviceGetCount cuMemAlloc cuMemAlloc_v2 cuMemFree_v2 cuStreamSynchronize \
+    cuStreamSynchronize_ptsz; do
+    expect_log 1 "$(call "$f" dlsym)"
+  done
+  expect_out 'mock cuMemAlloc=1 cuMemAlloc_v2=1 cuStreamSynchronize=1 _ptsz=1'
+  ;;
+eight_threads_verbose_log_counts_every_call)
+  native "$BIN/threads"
+  audited "$BIN/threads"
+  same_results
+  expect_log 4000 "$(call cuCtxGetCurrent plt)"
+  expect_log 8 "$(call cuCtxSetCurrent plt)"
+  tids=$(grep -E "$(call cuCtxGetCurrent plt)" log.txt | sed -E 's/.* tid=([0-9]+) .*/\1/' | sort -u | wc -l)
+  [ "$tids" -eq 8 ] && pass "calls come from 8 thread ids" || fail "calls from $tids thread ids, expected 8"
+  [ ! -s audited.err ] && pass "nothing on stderr" || fail "stderr: $(head -3 audited.err)"
+  ;;
+child_after_fork_logs_own_pid)
+  native "$BIN/fork_exec" "$BIN/no_cuda"
+  CUAUDIT_LOG_FILE="$dir/log.%p" audited "$BIN/fork_exec" "$BIN/no_cuda"
+  same_results
+  files=$(ls log.* 2>/dev/null | wc -l)
+  [ "$files" -eq 2 ] && pass "one log file per process" || fail "$files log files, expected 2"
+  for f in log.*; do
+    pid=${f#log.}
+    n=$(grep -c " pid=$pid " "$f"); all=$(grep -c " pid=" "$f")
+    [ "$n" -eq "$all" ] && [ "$n" -ge 1 ] && pass "$f holds only pid $pid's $n line(s)" || fail "$f mixes pids"
+  done
+  expect_log 1 "$(call cuDeviceGetCount plt)" <(cat log.*)
+  expect_log 1 "$(call cuInit plt)" <(cat log.*)
+  grep -l cuDeviceGetCount log.* | xargs grep -q cuInit && fail "child's call in parent's log" || pass "child's call in its own file"
+  ;;
+exec_of_program_without_cuda_is_silent_and_keeps_status)
+  for level in warn verbose debug; do
+    env LD_AUDIT="$AUDIT" CUAUDIT_LOG=$level "$BIN/no_cuda" >out.txt 2>err.txt
+    rc=$?
+    [ $rc -eq 42 ] && pass "$level: status 42 kept" || fail "$level: status $rc"
+    [ ! -s out.txt ] && [ ! -s err.txt ] && pass "$level: silent" || fail "$level: printed $(cat out.txt err.txt | head -3)"
+  done
+  native "$BIN/fork_exec" "$BIN/no_cuda"
+  CUAUDIT_LOG_FILE= audited "$BIN/fork_exec" "$BIN/no_cuda"
+  same_results
+  [ "$(cat audited.rc)" = 42 ] && pass "exec'd program's status is the process status" || fail "status $(cat audited.rc)"
+  ;;
+errno_and_out_parameters_are_preserved)
+  native "$BIN/driver_lazy"
+  audited "$BIN/driver_lazy"
+  same_results
+  expect_out '^attr=1016 errno after a call that sets it: 11$'
+  expect_out '^errno after a call that leaves it: 1234, current is primary: 1$'
+  expect_out '^ctx device \(2.0 variant\)=0$'
+  expect_out '^ctx device \(13.0 variant\)=100$'
+  expect_out '^version=13000 count=1 dev=0 name=cuaudit mock GPU$'
+  expect_out '^-6 8 22 36 50 64 78 92 $'
+  ;;
+bad_CUAUDIT_LOG_value_warns_once_and_runs)
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=loud CUAUDIT_LOG_FILE= audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 'CUAUDIT_LOG="loud" is not valid; accepted: off, error, warn, info, verbose, debug' audited.err
+  expect_log 1 . audited.err
+  ;;
+bad_CUAUDIT_LOG_FILE_value_warns_once_and_runs)
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG_FILE="$dir/log.%q" audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 'CUAUDIT_LOG_FILE=.* is not valid; accepted: .*%p is the pid' audited.err
+  expect_log + "$(call cuInit plt)" audited.err
+  ;;
+export_without_prototype_passes_through_counted)
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=info audited "$BIN/driver_lazy"
+  same_results
+  expect_out '^future=209$'
+  expect_log 1 'info: pass-through cuMockFutureCall: 1 calls'
+  ;;
+info_level_lists_libraries_and_binding_counts)
+  native "$BIN/dlopen_api" libcuda.so.1 dlsym
+  CUAUDIT_LOG=info audited "$BIN/dlopen_api" libcuda.so.1 dlsym
+  same_results
+  expect_log 1 "info: libcuda loaded: .*/mock/libcuda.so.1"
+  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=7 procaddress=0 got=0 passthrough=0 unwrapped=0"
+  expect_log 0 "cuInit\("
+  ;;
+CUAUDIT_LIBCUDA_substitutes_the_driver)
+  mkdir -p empty && cp "$MOCK_DIR/libmockstate.so" empty/
+  # Only the substitute can satisfy the program's libcuda.so.1.
+  LD_LIBRARY_PATH="$dir/empty:$BIN" native "$BIN/driver_lazy"
+  [ "$(cat native.rc)" != 0 ] && pass "without a substitute the program cannot start" || fail "program started without libcuda"
+  cp native.err no_driver.err
+  # The reference: the program run on copy2 directly, whose device name says "(copy2)".
+  LD_LIBRARY_PATH="$MOCK_DIR/copy2:$MOCK_DIR" native "$BIN/driver_lazy"
+  LD_LIBRARY_PATH="$dir/empty:$BIN" CUAUDIT_LIBCUDA="$MOCK_DIR/copy2/libcuda.so.1" CUAUDIT_LOG=info audited "$BIN/driver_lazy"
+  same_results
+  expect_out 'name=cuaudit mock GPU \(copy2\)$'
+  expect_log 1 "info: loading .*/copy2/libcuda.so.1 in place of libcuda.so.1"
+  expect_log 1 "info: libcuda loaded: .*/copy2/libcuda.so.1"
+  native "$BIN/driver_lazy"
+  CUAUDIT_LIBCUDA=relative/libcuda.so.1 CUAUDIT_LOG_FILE= audited "$BIN/driver_lazy"
+  expect_log 1 'CUAUDIT_LIBCUDA="relative/libcuda.so.1" is not valid; accepted: an absolute path' audited.err
+  same_results
+  ;;
+second_copy_of_driver_is_left_unwrapped_and_reached)
+  # The program dlopens the first copy; the helper then dlopens the second by path.
+  native "$BIN/dlopen_api" "$MOCK_DIR/copy2/libcuda.so.1" two
+  CUAUDIT_LOG=info audited "$BIN/dlopen_api" "$MOCK_DIR/copy2/libcuda.so.1" two
+  same_results
+  expect_out '^first copy: cuaudit mock GPU, second copy: cuaudit mock GPU \(copy2\)$'
+  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=0 got=0 passthrough=0 unwrapped=0"
+  expect_log 1 "warning: a second libcuda .*copy2/libcuda.so.1.* calls into the second are not intercepted"
+  expect_log 1 "copy2/libcuda.so.1 \(second copy, not intercepted\): bindings plt=0 bindnow=0 dlsym=0 procaddress=0 got=0 passthrough=0 unwrapped=2"
+  ;;
+exports_match_golden_and_no_pltenter)
+  nm -D --defined-only "$AUDIT" | awk '{print $3}' | sed 's/@.*//' | grep -v '^CUAUDIT_' | sort >exports.txt
+  if diff -u "$GOLDEN/exports.txt" exports.txt; then pass "exports match tests/golden/exports.txt"; else fail "exports changed"; fi
+  grep -qE 'pltenter|pltexit' exports.txt && fail "la_*pltenter/pltexit exported" || pass "no pltenter/pltexit"
+  grep -qE '^cua_' exports.txt && fail "wrapper or internal names exported" || pass "no cua_ names exported"
+  ;;
+no_locale_dependent_libc_in_module)
+  deny='^(v?[sfd]?n?printf|v?[sf]?scanf|printf_chk|__.*printf_chk|strto[a-z]*|__strto.*|ato[if]|ato[l]+|is(alpha|alnum|digit|space|upper|lower|print|punct|xdigit|cntrl|graph|blank)|to(upper|lower)|__ctype_.*|strerror.*|setlocale|newlocale|uselocale|localeconv|fopen|fopen64|fdopen|fputs|fwrite|puts|putc|fputc|fflush|perror|malloc|calloc|realloc|free)$'
+  nm -D --undefined-only "$AUDIT" | awk '{print $NF}' | sed 's/@.*//' >undefined.txt
+  bad=$(grep -E "$deny" undefined.txt)
+  [ -z "$bad" ] && pass "no locale-dependent, stdio or heap libc calls in libcuaudit.so" || fail "libcuaudit.so calls: $bad"
+  [ -s undefined.txt ] && pass "the check saw $(wc -l <undefined.txt) undefined symbols" || fail "nm found nothing"
+  ;;
+*)
+  fail "unknown case $name"
+  ;;
+esac
+if [ $failures -eq 0 ]; then echo "$name: passed"; exit 0; fi
+echo "$name: $failures check(s) failed"; exit 1
