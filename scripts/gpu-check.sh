@@ -1,0 +1,104 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/gpu-check.sh: on a GPU machine, builds cuaudit and the GPU programs, runs each natively and under cuaudit, and prints a table.
+# Usage: scripts/gpu-check.sh   (no arguments; needs nvcc, a CUDA driver and, for the framework checks, python3 with torch)
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${GPU_BUILD_DIR:-$ROOT/build-gpu}
+R=$B/out
+rm -rf "$R"
+mkdir -p "$B/gpu" "$R"
+AUDIT=$B/libcuaudit.so
+rows=()
+passed=0
+failed=0
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1 | sed 's/^/gpu, driver: /'
+  echo "nvcc: $(nvcc --version | tail -2 | head -1)"
+  echo "glibc: $(ldd --version | head -1)"
+  echo "python: $(python3 -c 'import sys, torch; print(sys.version.split()[0], "torch", torch.__version__)' 2>&1 | tail -1)"
+} | tee "$R/versions.txt"
+
+# ---------------------------------------------------------------- build
+cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$R/build.log" 2>&1 &&
+  cmake --build "$B" -j"$(nproc)" >>"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
+G=$ROOT/tests/gpu
+nvcc -cubin -arch=native -o "$B/gpu/kernels.cubin" "$G/kernels.cu" &&
+  nvcc -x c -o "$B/gpu/driver_api" "$G/driver_api.c" -lcuda &&
+  nvcc -o "$B/gpu/vecadd_static" "$G/vecadd.cu" &&
+  nvcc -cudart shared -o "$B/gpu/vecadd_shared" "$G/vecadd.cu" >>"$R/build.log" 2>&1 ||
+  { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
+
+# ---------------------------------------------------------------- checks
+# run NAME CMD...: native and under CUAUDIT_LOG=verbose; sets $log, $same.
+run() {
+  local name=$1; shift
+  log=$R/$name.log
+  "$@" >"$R/$name.native.out" 2>"$R/$name.native.err"; local nrc=$?
+  LD_AUDIT=$AUDIT CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE=$log "$@" >"$R/$name.audited.out" 2>"$R/$name.audited.err"
+  local arc=$?
+  if [ $nrc -eq 0 ] && [ $arc -eq 0 ] && cmp -s "$R/$name.native.out" "$R/$name.audited.out"; then
+    same=yes
+  else
+    same="NO (rc $nrc/$arc)"
+  fi
+  calls=$(grep -c ' -> ' "$log" 2>/dev/null); calls=${calls:-0}
+}
+# expect NAME LABEL MIN REGEX: at least MIN log lines match REGEX.
+expect() {
+  local name=$1 label=$2 min=$3 re=$4 n
+  n=$(grep -cE -- "$re" "$log" 2>/dev/null); n=${n:-0}
+  if [ "$n" -ge "$min" ]; then
+    verdict=pass
+  else
+    verdict=FAIL
+  fi
+  record "$name" "$label: $n (>= $min)" "$verdict"
+}
+record() {
+  rows+=("$(printf '%-16s %-10s %-58s %s' "$1" "$same" "$2" "$3")")
+  if [ "$3" = pass ]; then passed=$((passed + 1)); else failed=$((failed + 1)); fi
+}
+outputs_same() {
+  if [ "${same%% *}" = yes ]; then record "$1" "output identical, $calls calls logged" pass
+  else record "$1" "output identical, $calls calls logged" FAIL; fi
+}
+
+run driver_api "$B/gpu/driver_api" "$B/gpu/kernels.cubin"
+outputs_same driver_api
+expect driver_api "cuLaunchKernel via plt" 10 ' cuLaunchKernel\(.*\) -> CUDA_SUCCESS [0-9]+ns plt$'
+expect driver_api "cuModuleGetFunction via plt" 1 ' cuModuleGetFunction\(.*name="vecadd"\) -> CUDA_SUCCESS'
+
+run vecadd_static "$B/gpu/vecadd_static"
+outputs_same vecadd_static
+expect vecadd_static "cuLaunchKernel* via procaddress" 10 ' cuLaunchKernel(_ptsz)?\(.*\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+
+run vecadd_shared "$B/gpu/vecadd_shared"
+outputs_same vecadd_shared
+expect vecadd_shared "cudaLaunchKernel via plt" 10 ' cudaLaunchKernel\(.*\) -> cudaSuccess [0-9]+ns plt$'
+expect vecadd_shared "cuLaunchKernel* via procaddress" 10 ' cuLaunchKernel(_ptsz)?\(.*\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+
+if python3 -c 'import torch' 2>/dev/null; then
+  run torch_matmul python3 "$G/torch_matmul.py"
+  outputs_same torch_matmul
+  expect torch_matmul "cudaLaunchKernel via bindnow/plt" 1 ' cudaLaunchKernel(_ptsz)?\(.*\) [0-9]+ns (bindnow|plt)$'
+  expect torch_matmul "cuLaunchKernel* via procaddress/dlsym" 1 ' cuLaunchKernel(Ex)?(_ptsz)?\(.*\) [0-9]+ns (procaddress|dlsym)$'
+fi
+
+# Debug-level lookups of the static program: every pointer a header knows must be wrapped.
+LD_AUDIT=$AUDIT CUAUDIT_LOG=debug CUAUDIT_LOG_FILE=$R/static_debug.log "$B/gpu/vecadd_static" >/dev/null 2>&1
+log=$R/static_debug.log; same=-
+n=$(grep -c 'passed through' "$log" 2>/dev/null); n=${n:-0}
+if [ "$n" -eq 0 ] && grep -q 'lookup ' "$log"; then v=pass; else v=FAIL; fi
+record vecadd_static "procaddress pointers passed through unwrapped: $n" "$v"
+
+# ---------------------------------------------------------------- table
+echo
+printf '%-16s %-10s %-58s %s\n' program identical check result
+printf '%s\n' "${rows[@]}"
+echo "$passed passed, $failed failed"
+# The device tool brings back what is under $OUT: one archive of every log.
+[ -n "${OUT:-}" ] && tar czf "$OUT/gpu-check.tgz" -C "$B" out
+[ "$failed" -eq 0 ]

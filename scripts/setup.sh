@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/setup.sh: installs what the build needs (Debian/Ubuntu), then configures and builds into build/.
+# Sourced by scripts/demo.sh and scripts/test.sh; BUILD_DIR overrides the build folder.
+set -euo pipefail
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+BUILD_DIR=${BUILD_DIR:-$ROOT/build}
+
+need_pkgs=()
+command -v cmake >/dev/null || need_pkgs+=(cmake)
+command -v cc >/dev/null || need_pkgs+=(gcc)
+command -v make >/dev/null || need_pkgs+=(make)
+command -v python3 >/dev/null || need_pkgs+=(python3)
+command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
+command -v nm >/dev/null || need_pkgs+=(binutils)
+pkg-config --exists cmocka 2>/dev/null || need_pkgs+=(libcmocka-dev)
+if [ ${#need_pkgs[@]} -gt 0 ]; then
+  echo "setup: installing ${need_pkgs[*]}"
+  sudo=""
+  [ "$(id -u)" -ne 0 ] && sudo="sudo"
+  if ! command -v apt-get >/dev/null; then
+    echo "setup: please install ${need_pkgs[*]} with your package manager" >&2
+    exit 1
+  fi
+  $sudo apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+fi
+
+# The CUDA Toolkit is not in Debian's default repositories at the version cuaudit needs;
+# CMake's find_package(CUDAToolkit) stops with install instructions when it is missing.
+cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
+cmake --build "$BUILD_DIR" -j"$(nproc)"
