@@ -4,6 +4,8 @@
 #include "config.h"
 #include "libs.h"
 #include "log.h"
+#include "procaddress.h"
+#include "symtab.h"
 
 struct cua_lib cua_libs[CUA_MAX_LIBS];
 unsigned cua_nlibs;
@@ -46,6 +48,22 @@ static struct cua_lib *add_lib(struct link_map *map, int layer)
 	return lib;
 }
 
+static void add_export(void *lib, const char *elf_name, uintptr_t addr)
+{
+	cua_procaddress_add(elf_name, addr, ((struct cua_lib *)lib)->layer);
+}
+
+/* Every function the library exports, by address: pointers the driver hands out at run time
+   are matched by identity, so the version and stream flag always pick the variant the driver
+   chose. Built before the library can run, so lookups before cuInit work too. */
+static void index_exports(struct cua_lib *lib)
+{
+	if (cua_symtab_each_function(lib->map, add_export, lib) < 0)
+		cua_log_msg(CUA_LOG_WARN, "cannot read the symbol table of ", cua_lib_path(lib->map),
+			    "; pointers it hands out are not intercepted", NULL);
+	cua_procaddress_seal();
+}
+
 CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
 	int layer = cua_objopen_classify(map->l_name, cua_cfg.libcuda, cua_cfg.libcudart);
@@ -62,5 +80,7 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	if (!lib)
 		return LA_FLG_BINDFROM;
 	cua_log_msg(CUA_LOG_INFO, layer_lib(lib->layer), " loaded: ", cua_lib_path(map), NULL);
+	if (lib->owner)
+		index_exports(lib);
 	return LA_FLG_BINDFROM | LA_FLG_BINDTO;
 }

@@ -255,6 +255,26 @@ def internal_only_typedefs(internal_text, public_text, used_text):
     return [internal[n] for n in extra if n in needed]
 
 
+def cxx_prototypes(paths, names):
+    """Prototypes of extern "C" functions in C++-only headers (nvcc's __cuda* entry points).
+    Read from the raw text: these headers do not preprocess as C. Default arguments are
+    dropped; the types they use (dim3, uint3, cudaKernel_t) are plain C types."""
+    wanted, found = set(names), {}
+    decl = re.compile(r'(?:extern\s+(?:"C"\s+)?)?((?:__host__|__device__|\s)*)'
+                      r'([A-Za-z_][\w\s\*]*?)\s*\bCUDARTAPI\s+(__cuda\w+)\s*\(([^;{}]*?)\)\s*;')
+    for path in paths:
+        with open(path) as f:
+            text = re.sub(r"//[^\n]*", "", f.read())
+        for m in decl.finditer(text):
+            name = m.group(3)
+            if name not in wanted or name in found:
+                continue
+            params = re.sub(r"\s*=\s*[^,]+", "", m.group(4))
+            ret = re.sub(r"\b(extern|__host__|__device__)\b", " ", m.group(2))
+            found[name] = (norm_space(ret), parse_params(params))
+    return found
+
+
 def parse_enum(text, enum_tag):
     """Constants of 'enum <tag> { ... }' in declaration order, first name per value."""
     m = re.search(r"enum\s+" + re.escape(enum_tag) + r"\s*\{(.*?)\}", text, re.S)
@@ -307,7 +327,7 @@ def split_elf_name(elf_name):
 
 def read_policy(path):
     """policy.tsv lines: VERB<TAB>ELF_NAME<TAB>...<TAB># reason."""
-    policy = {"handwritten": {}, "nostring": set(), "skip": {}}
+    policy = {"handwritten": {}, "nostring": set(), "skip": {}, "procaddress": {}}
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -319,6 +339,8 @@ def read_policy(path):
                 policy["handwritten"][cols[1]] = cols[2]
             elif verb == "skip" and len(cols) >= 3:
                 policy["skip"][cols[1]] = cols[2]
+            elif verb == "procaddress" and len(cols) >= 4 and len(cols[2].split(",")) == 4:
+                policy["procaddress"][cols[1]] = cols[2].split(",")
             elif verb == "nostring" and len(cols) >= 4:
                 policy["nostring"].add((cols[1], cols[2]))
             else:
@@ -338,6 +360,7 @@ class Api:
         self.version = 0
         self.flavour = 0
         self.handwritten = False
+        self.from_cxx = False  # declared only in a C++ header: no C prototype to check against
 
 
 def build_driver(args, policy):
@@ -391,15 +414,19 @@ def build_runtime(args, policy):
     text = strip_attributes(preprocess(args.cc, args.include, args.runtime_headers,
                                        ["__CUDA_API_VERSION_INTERNAL"]))
     protos = find_prototypes(text, exports)
+    cxx = cxx_prototypes([os.path.join(d, h) for h in args.runtime_cxx_headers
+                          for d in args.include if os.path.exists(os.path.join(d, h))],
+                         [n for n in exports if n not in protos])
     apis, undescribed = [], []
     for name in exports:
         if name in policy["skip"]:
             continue
-        if name not in protos:
+        if name not in protos and name not in cxx:
             undescribed.append(name)
             continue
-        ret, params = protos[name]
+        ret, params = protos[name] if name in protos else cxx[name]
         a = Api(name, "runtime", ret, params)
+        a.from_cxx = name not in protos
         base, _, flav = split_elf_name(name)
         a.api_name = name[: -len(flav)] if flav else name
         a.flavour = FLAVOURS[flav]
@@ -412,6 +439,10 @@ def build_runtime(args, policy):
 
 RET_CLASSES = {"CUresult": "CUA_RET_CURESULT", "cudaError_t": "CUA_RET_CUDAERROR",
                "void": "CUA_RET_VOID"}
+
+
+SCALAR_RETURNS = {"int", "unsigned", "unsigned int", "size_t", "char", "unsigned char", "long",
+                  "unsigned long", "long long", "unsigned long long"}
 
 
 def ret_class(ret):
@@ -517,6 +548,25 @@ def emit_table(apis, results_by_layer, note, policy):
     return "\n".join(out)
 
 
+def procaddress_call(a, policy):
+    """For functions that hand out driver pointers: the call that swaps *pointer for its
+    wrapper after a successful real call, as a function of the argument prefix."""
+    spec = policy["procaddress"].get(a.elf_name)
+    if not spec:
+        return None
+    names = {n for _, n, _ in a.params}
+    for s in spec:
+        if s != "-" and s not in names:
+            raise GenError(f"policy: {a.elf_name} has no parameter {s}")
+    sym, ptr, ver, flags = spec
+
+    def call(prefix, result):
+        v = f"(long){prefix}{ver}" if ver != "-" else "-1L"
+        return (f"cua_procaddress_wrap({prefix}{sym}, {v}, (uint64_t){prefix}{flags}, "
+                f"{prefix}{ptr}, {result})")
+    return call
+
+
 def wrapper_for(a, policy):
     pfn = f"cua_pfn_{a.elf_name}"
     ptypes = ", ".join(decl for _, _, decl in a.params) or "void"
@@ -526,8 +576,10 @@ def wrapper_for(a, policy):
     rc = ret_class(a.ret)
     kparams = "unsigned cua_bind_kind" + (", " + ptypes if a.params else "")
     kargs = lambda k: str(k) + (", " + names if a.params else "")
-    out = [f"typedef {a.ret} (*{pfn})({ptypes});",
-           f"CUA_CHECK_PROTOTYPE({a.elf_name}, {pfn});"]
+    post = procaddress_call(a, policy)
+    out = [f"typedef {a.ret} (*{pfn})({ptypes});"]
+    if not a.from_cxx:
+        out.append(f"CUA_CHECK_PROTOTYPE({a.elf_name}, {pfn});")
     if a.elf_name in policy["handwritten"]:
         out.append(f"{a.ret} cua_hw_{a.elf_name}({kparams});")
     else:
@@ -544,7 +596,7 @@ def wrapper_for(a, policy):
             out.append(f"\tif (cua_dispatch_enter(&c, {idc}, cua_bind_kind, {argp}))")
             out.append(f"\t\t{call};")
             out.append("\tcua_dispatch_exit(&c);")
-        elif rc == "CUA_RET_OTHER" and a.ret not in ("int", "unsigned int", "size_t"):
+        elif rc == "CUA_RET_OTHER" and a.ret not in SCALAR_RETURNS:
             # A struct result cannot travel through the 64-bit result slot.
             out.append(f"\t{a.ret} r = {{ 0 }};")
             out.append(f"\tif (cua_dispatch_enter(&c, {idc}, cua_bind_kind, {argp}))")
@@ -556,6 +608,13 @@ def wrapper_for(a, policy):
             out.append(f"\t\tc.result = (uint64_t)(uintptr_t){call};")
             out.append("\tcua_dispatch_exit(&c);")
             out.append(f"\treturn ({a.ret})(uintptr_t)c.result;")
+        elif post:
+            out.append(f"\tif (cua_dispatch_enter(&c, {idc}, cua_bind_kind, {argp})) {{")
+            out.append(f"\t\tc.result = (uint64_t)(int64_t){call};")
+            out.append(f"\t\t{post('a.', '(int)c.result')};")
+            out.append("\t}")
+            out.append("\tcua_dispatch_exit(&c);")
+            out.append(f"\treturn ({a.ret})c.result;")
         else:
             out.append(f"\tif (cua_dispatch_enter(&c, {idc}, cua_bind_kind, {argp}))")
             out.append(f"\t\tc.result = (uint64_t)(int64_t){call};")
@@ -568,6 +627,12 @@ def wrapper_for(a, policy):
         ret_kw = "" if rc == "CUA_RET_VOID" else "return "
         if a.elf_name in policy["handwritten"]:
             out.append(f"\t{ret_kw}cua_hw_{a.elf_name}({kargs(k)});")
+        elif post:
+            out.append("\tif (CUA_UNLIKELY(cua_active))")
+            out.append(f"\t\treturn cua_w_{a.elf_name}({kargs(k)});")
+            out.append(f"\t{a.ret} r = (({pfn})cua_real[{idc}])({names});")
+            out.append(f"\t{post('', '(int)r')};")
+            out.append("\treturn r;")
         else:
             out.append("\tif (CUA_LIKELY(!cua_active))")
             out.append(f"\t\t{ret_kw}(({pfn})cua_real[{idc}])({names});")
@@ -586,6 +651,7 @@ def emit_wrappers(apis, note, includes, policy):
             '#include "cuaudit_ids.h"',
             '#include "cuaudit_args.h"',
             '#include "dispatch.h"',
+            '#include "procaddress.h"',
             "",
             "/* The prototypes are checked against the headers, deprecated ones included. */",
             '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
@@ -633,6 +699,8 @@ def main(argv):
     p.add_argument("--driver-exports", required=True)
     p.add_argument("--runtime-headers", nargs="+", default=[])
     p.add_argument("--runtime-exports")
+    p.add_argument("--runtime-cxx-headers", nargs="*", default=[],
+                   help="C++-only headers that declare nvcc's __cuda* entry points")
     args = p.parse_args(argv)
 
     try:
@@ -647,7 +715,8 @@ def main(argv):
             results["runtime"] = rres
             includes += args.runtime_headers
         known = {a.elf_name for a in apis} | set(policy["skip"])
-        for name in list(policy["handwritten"]) + [n for n, _ in policy["nostring"]]:
+        for name in (list(policy["handwritten"]) + list(policy["procaddress"]) +
+                     [n for n, _ in policy["nostring"]]):
             if name not in known:
                 raise GenError(f"{args.policy}: {name} is neither declared in the headers nor "
                                f"exported by the stub library")

@@ -5,6 +5,12 @@
 #include "cuaudit_args.h"
 #include "table.h"
 
+static const struct cua_arg_desc args_cuGetProcAddress[] = {
+	{ "symbol", offsetof(struct cuaudit_args_cuGetProcAddress, symbol), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_FMT_STRING },
+	{ "pfn", offsetof(struct cuaudit_args_cuGetProcAddress, pfn), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_FMT_AUTO },
+	{ "cudaVersion", offsetof(struct cuaudit_args_cuGetProcAddress, cudaVersion), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_FMT_AUTO },
+	{ "flags", offsetof(struct cuaudit_args_cuGetProcAddress, flags), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_FMT_AUTO },
+};
 static const struct cua_arg_desc args_cuInit[] = {
 	{ "Flags", offsetof(struct cuaudit_args_cuInit, Flags), sizeof(((struct cuaudit_args_cuInit *)0)->Flags), CUA_ARG_CLASS(((struct cuaudit_args_cuInit *)0)->Flags), CUA_ARG_SIGNED(((struct cuaudit_args_cuInit *)0)->Flags), CUA_FMT_AUTO },
 };
@@ -38,6 +44,7 @@ static const struct cua_arg_desc args_cuOldThing[] = {
 
 const struct cua_api_desc cua_api[CUAUDIT_ID_COUNT] = {
 	{ "cuCtxSynchronize", "cuCtxSynchronize", 2000, 0, CUAUDIT_LAYER_DRIVER, 0, CUA_RET_CURESULT, NULL },
+	{ "cuGetProcAddress", "cuGetProcAddress", 11030, 0, CUAUDIT_LAYER_DRIVER, 4, CUA_RET_CURESULT, args_cuGetProcAddress },
 	{ "cuInit", "cuInit", 2000, 0, CUAUDIT_LAYER_DRIVER, 1, CUA_RET_CURESULT, args_cuInit },
 	{ "cuMemAlloc", "cuMemAlloc", 2000, 0, CUAUDIT_LAYER_DRIVER, 2, CUA_RET_CURESULT, args_cuMemAlloc },
 	{ "cuMemAlloc_v2", "cuMemAlloc", 3020, 0, CUAUDIT_LAYER_DRIVER, 2, CUA_RET_CURESULT, args_cuMemAlloc_v2 },

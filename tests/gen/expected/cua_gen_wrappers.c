@@ -6,6 +6,7 @@
 #include "cuaudit_ids.h"
 #include "cuaudit_args.h"
 #include "dispatch.h"
+#include "procaddress.h"
 
 /* The prototypes are checked against the headers, deprecated ones included. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
@@ -54,6 +55,60 @@ static CUresult cua_e4_cuCtxSynchronize(void)
 		return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	else
 		return cua_w_cuCtxSynchronize(4);
+}
+
+typedef CUresult (*cua_pfn_cuGetProcAddress)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUA_CHECK_PROTOTYPE(cuGetProcAddress, cua_pfn_cuGetProcAddress);
+static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	struct cuaudit_args_cuGetProcAddress a = { symbol, pfn, cudaVersion, flags };
+	struct cua_call c;
+	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuGetProcAddress, cua_bind_kind, &a)) {
+		c.result = (uint64_t)(int64_t)((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(a.symbol, a.pfn, a.cudaVersion, a.flags);
+		cua_procaddress_wrap(a.symbol, (long)a.cudaVersion, (uint64_t)a.flags, a.pfn, (int)c.result);
+	}
+	cua_dispatch_exit(&c);
+	return (CUresult)c.result;
+}
+static CUresult cua_e0_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	if (CUA_UNLIKELY(cua_active))
+		return cua_w_cuGetProcAddress(0, symbol, pfn, cudaVersion, flags);
+	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
+	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
+	return r;
+}
+static CUresult cua_e1_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	if (CUA_UNLIKELY(cua_active))
+		return cua_w_cuGetProcAddress(1, symbol, pfn, cudaVersion, flags);
+	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
+	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
+	return r;
+}
+static CUresult cua_e2_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	if (CUA_UNLIKELY(cua_active))
+		return cua_w_cuGetProcAddress(2, symbol, pfn, cudaVersion, flags);
+	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
+	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
+	return r;
+}
+static CUresult cua_e3_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	if (CUA_UNLIKELY(cua_active))
+		return cua_w_cuGetProcAddress(3, symbol, pfn, cudaVersion, flags);
+	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
+	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
+	return r;
+}
+static CUresult cua_e4_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	if (CUA_UNLIKELY(cua_active))
+		return cua_w_cuGetProcAddress(4, symbol, pfn, cudaVersion, flags);
+	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
+	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
+	return r;
 }
 
 typedef CUresult (*cua_pfn_cuInit)(unsigned int Flags);
@@ -388,6 +443,7 @@ static CUresult cua_e4_cuOldThing(unsigned count, CUdevice arg1)
 const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT] = {
 	/* plt */ {
 		(const void *)cua_e0_cuCtxSynchronize,
+		(const void *)cua_e0_cuGetProcAddress,
 		(const void *)cua_e0_cuInit,
 		(const void *)cua_e0_cuMemAlloc,
 		(const void *)cua_e0_cuMemAlloc_v2,
@@ -398,6 +454,7 @@ const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT] = {
 	},
 	/* bindnow */ {
 		(const void *)cua_e1_cuCtxSynchronize,
+		(const void *)cua_e1_cuGetProcAddress,
 		(const void *)cua_e1_cuInit,
 		(const void *)cua_e1_cuMemAlloc,
 		(const void *)cua_e1_cuMemAlloc_v2,
@@ -408,6 +465,7 @@ const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT] = {
 	},
 	/* dlsym */ {
 		(const void *)cua_e2_cuCtxSynchronize,
+		(const void *)cua_e2_cuGetProcAddress,
 		(const void *)cua_e2_cuInit,
 		(const void *)cua_e2_cuMemAlloc,
 		(const void *)cua_e2_cuMemAlloc_v2,
@@ -418,6 +476,7 @@ const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT] = {
 	},
 	/* procaddress */ {
 		(const void *)cua_e3_cuCtxSynchronize,
+		(const void *)cua_e3_cuGetProcAddress,
 		(const void *)cua_e3_cuInit,
 		(const void *)cua_e3_cuMemAlloc,
 		(const void *)cua_e3_cuMemAlloc_v2,
@@ -428,6 +487,7 @@ const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT] = {
 	},
 	/* got */ {
 		(const void *)cua_e4_cuCtxSynchronize,
+		(const void *)cua_e4_cuGetProcAddress,
 		(const void *)cua_e4_cuInit,
 		(const void *)cua_e4_cuMemAlloc,
 		(const void *)cua_e4_cuMemAlloc_v2,

@@ -12,6 +12,12 @@ typedef unsigned int CUdeviceptr_v1;
 
 /* The arguments of one call, by name. Hooks may change them before the real call.
    Functions without parameters have no struct; their hooks receive NULL. */
+struct cuaudit_args_cuGetProcAddress {
+	const char *symbol;
+	void **pfn;
+	int cudaVersion;
+	cuuint64_t flags;
+};
 struct cuaudit_args_cuInit {
 	unsigned int Flags;
 };

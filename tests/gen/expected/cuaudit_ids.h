@@ -6,14 +6,15 @@
 /* One id per wrapped ELF name, in byte order of the names. */
 enum cuaudit_api_id {
 	CUAUDIT_ID_cuCtxSynchronize = 0,
-	CUAUDIT_ID_cuInit = 1,
-	CUAUDIT_ID_cuMemAlloc = 2,
-	CUAUDIT_ID_cuMemAlloc_v2 = 3,
-	CUAUDIT_ID_cuMemcpyHtoD_v2 = 4,
-	CUAUDIT_ID_cuMemcpyHtoD_v2_ptds = 5,
-	CUAUDIT_ID_cuModuleGetFunction = 6,
-	CUAUDIT_ID_cuOldThing = 7,
-	CUAUDIT_ID_COUNT = 8
+	CUAUDIT_ID_cuGetProcAddress = 1,
+	CUAUDIT_ID_cuInit = 2,
+	CUAUDIT_ID_cuMemAlloc = 3,
+	CUAUDIT_ID_cuMemAlloc_v2 = 4,
+	CUAUDIT_ID_cuMemcpyHtoD_v2 = 5,
+	CUAUDIT_ID_cuMemcpyHtoD_v2_ptds = 6,
+	CUAUDIT_ID_cuModuleGetFunction = 7,
+	CUAUDIT_ID_cuOldThing = 8,
+	CUAUDIT_ID_COUNT = 9
 };
 
 #endif

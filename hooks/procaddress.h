@@ -1,0 +1,23 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/procaddress.h: maps real CUDA function addresses back to wrappers, for pointers the driver hands out. */
+#ifndef CUA_PROCADDRESS_H
+#define CUA_PROCADDRESS_H
+
+#include <stdint.h>
+
+/* Records one exported function of an intercepted CUDA library. Loader thread only, before
+   cua_procaddress_seal. */
+void cua_procaddress_add(const char *elf_name, uintptr_t addr, unsigned layer);
+/* Sorts the records for lookup; after this they are read-only. */
+void cua_procaddress_seal(void);
+
+/* Finds a real address: returns the id, or -1 with *elf_name set when the address is an
+   export without a prototype, or -2 when it is no export at all. */
+int cua_procaddress_find(uintptr_t addr, const char **elf_name);
+
+/* Called by the generated wrappers of cuGetProcAddress* and cudaGetDriverEntryPoint* after
+   the real call: swaps *pointer for the wrapper of the same function (result 0 only). */
+void cua_procaddress_wrap(const char *symbol, long version, uint64_t flags, void **pointer,
+			  int result);
+
+#endif
