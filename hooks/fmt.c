@@ -115,7 +115,7 @@ void cua_buf_quoted(struct cua_buf *b, const char *s, size_t max)
 		if (c == '"' || c == '\\') {
 			cua_buf_char(b, '\\');
 			cua_buf_char(b, (char)c);
-		} else if (c < 0x20 || c == 0x7f) {
+		} else if (c < 0x20 || c >= 0x7f) {
 			char esc[4] = { '\\', 'x', digits[c >> 4], digits[c & 0xf] };
 
 			cua_buf_mem(b, esc, sizeof(esc));

@@ -31,7 +31,7 @@ void cua_buf_i64(struct cua_buf *b, int64_t v);
 void cua_buf_hex(struct cua_buf *b, uint64_t v);
 /* Append v with exactly 'width' digits, zero-padded (width <= 20). */
 void cua_buf_u64_pad(struct cua_buf *b, uint64_t v, unsigned width);
-/* Append a C string in double quotes, escaping quotes, backslashes and control bytes, at most
+/* Append a C string in double quotes, escaping quotes, backslashes, control bytes and bytes above 0x7e, at most
    'max' bytes of it, then "..." if it was longer. NULL is written as NULL. */
 void cua_buf_quoted(struct cua_buf *b, const char *s, size_t max);
 

@@ -18,6 +18,9 @@ struct entry {
 
 static struct entry map[MAP_MAX];
 static unsigned used;
+/* The span of our own wrapper entry points: a pointer in it was wrapped by an inner lookup
+   (cudaGetDriverEntryPoint calls the wrapped cuGetProcAddress). */
+static uintptr_t wrappers_lo, wrappers_hi;
 
 void cua_procaddress_add(const char *elf_name, uintptr_t addr, unsigned layer)
 {
@@ -43,6 +46,15 @@ static int by_addr(const void *a, const void *b)
 void cua_procaddress_seal(void)
 {
 	qsort(map, used, sizeof(map[0]), by_addr);
+	wrappers_lo = UINTPTR_MAX;
+	for (unsigned k = 0; k < CUA_KIND_COUNT; k++) {
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+			uintptr_t a = (uintptr_t)cua_entry[k][id];
+
+			wrappers_lo = a < wrappers_lo ? a : wrappers_lo;
+			wrappers_hi = a > wrappers_hi ? a : wrappers_hi;
+		}
+	}
 }
 
 int cua_procaddress_find(uintptr_t addr, const char **elf_name)
@@ -98,6 +110,11 @@ void cua_procaddress_wrap(const char *symbol, long version, uint64_t flags, void
 	if (result != 0 || !pointer || !*pointer) {
 		if (cua_log_on(CUA_LOG_DEBUG))
 			log_lookup(symbol, version, flags, result, "no pointer", NULL);
+		return;
+	}
+	if ((uintptr_t)*pointer >= wrappers_lo && (uintptr_t)*pointer <= wrappers_hi) {
+		if (cua_log_on(CUA_LOG_DEBUG))
+			log_lookup(symbol, version, flags, result, "already wrapped", NULL);
 		return;
 	}
 	id = cua_procaddress_find((uintptr_t)*pointer, &elf_name);

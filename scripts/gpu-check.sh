@@ -84,8 +84,8 @@ expect vecadd_shared "cuLaunchKernel* via procaddress" 10 ' cuLaunchKernel(_ptsz
 if python3 -c 'import torch' 2>/dev/null; then
   run torch_matmul python3 "$G/torch_matmul.py"
   outputs_same torch_matmul
-  expect torch_matmul "(__)cudaLaunchKernel via bindnow/plt" 1 ' (__)?cudaLaunchKernel(_ptsz)?\(.*\) [0-9]+ns (bindnow|plt)$'
-  expect torch_matmul "cuLaunchKernel* via procaddress/dlsym" 1 ' cuLaunchKernel(Ex)?(_ptsz)?\(.*\) [0-9]+ns (procaddress|dlsym)$'
+  expect torch_matmul "(__)cudaLaunchKernel via bindnow/plt" 1 ' (__)?cudaLaunchKernel(_ptsz)?\(.*\) -> [A-Za-z_]+ [0-9]+ns (bindnow|plt)$'
+  expect torch_matmul "cuLaunchKernel* via procaddress/dlsym" 1 ' cuLaunchKernel(Ex)?(_ptsz)?\(.*\) -> [A-Za-z_]+ [0-9]+ns (procaddress|dlsym)$'
 fi
 
 # Debug-level lookups: no pointer for a function the headers know may be passed through.

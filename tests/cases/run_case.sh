@@ -52,7 +52,7 @@ expect_log() {
 expect_out() {
   grep -qE -- "$1" "${2:-audited.out}" && pass "output has '$1'" || fail "output lacks '$1'"
 }
-call() { echo " $1\(.*\) -> [A-Z_0-9]+ [0-9]+ns $2\$"; }
+call() { echo " $1\(.*\) -> [A-Za-z_0-9]+ [0-9]+ns $2\$"; }
 
 driver_case() { # PROG KIND
   native "$BIN/$1"
@@ -211,6 +211,96 @@ second_copy_of_driver_is_left_unwrapped_and_reached)
   expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=0 got=0 passthrough=0 unwrapped=0"
   expect_log 1 "warning: a second libcuda .*copy2/libcuda.so.1.* calls into the second are not intercepted"
   expect_log 1 "copy2/libcuda.so.1 \(second copy, not intercepted\): bindings plt=0 bindnow=0 dlsym=0 procaddress=0 got=0 passthrough=0 unwrapped=2"
+  ;;
+runtime_calls_and_their_driver_calls_are_logged_nested)
+  native "$BIN/runtime_shared"
+  audited "$BIN/runtime_shared"
+  same_results
+  for f in cudaGetDevice cudaMalloc cudaLaunchKernel cudaFree cudaGetDriverEntryPoint cudaGetErrorString; do
+    expect_log + "$(call "$f" plt)"
+  done
+  expect_log 2 "$(call cudaMemcpy plt)"
+  # Driver calls made inside runtime calls are one level deeper.
+  expect_log 1 "tid=[0-9]+   cuMemAlloc_v2\(dptr=.* procaddress$"
+  expect_log 1 "tid=[0-9]+   cuLaunchKernel\(f=.* procaddress$"
+  expect_log 1 "tid=[0-9]+   cuMemcpyHtoD_v2\(.* procaddress$"
+  expect_log 1 "tid=[0-9]+ cudaMalloc\(devPtr=0x[0-9a-f]+, size=32\) -> cudaSuccess"
+  ;;
+runtime_lookups_follow_cudart_order_and_are_all_wrapped)
+  native "$BIN/runtime_shared"
+  CUAUDIT_LOG=debug audited "$BIN/runtime_shared"
+  same_results
+  grep -E 'cuGetProcAddress(_v2)?\(' log.txt | sed -E 's/.* (cuGetProcAddress(_v2)?)\(symbol=("[^"]*"), .*cudaVersion=([0-9]+), flags=([0-9]+).* ([a-z]+)$/\1 \3 \4 \5 \6/' >lookups.txt
+  head -4 lookups.txt >first4.txt
+  printf '%s\n' 'cuGetProcAddress_v2 "" 0 0 dlsym' 'cuGetProcAddress_v2 "cuGetProcAddress" 11030 0 dlsym' \
+    'cuGetProcAddress_v2 "cuGetProcAddress" 12000 0 dlsym' 'cuGetProcAddress "cuInit" 2000 0 procaddress' >want4.txt
+  cmp -s first4.txt want4.txt && pass "probe, self-lookups at 11030 and 12000, then the 4-argument wrapper" || { fail "lookup order"; cat first4.txt; }
+  expect_log 1 'debug: lookup "cuGetProcAddress" version 11030 flags 0 result 0: wrapped cuGetProcAddress$'
+  expect_log 1 'debug: lookup "cuGetProcAddress" version 12000 flags 0 result 0: wrapped cuGetProcAddress_v2$'
+  expect_log 1 'debug: lookup "cuMemcpyHtoD" version 7000 flags 2 result 0: wrapped cuMemcpyHtoD_v2_ptds$'
+  expect_log 1 'debug: lookup "cuLaunchKernel" version 4000 flags 0 result 0: wrapped cuLaunchKernel$'
+  # 13 made by the runtime itself, 5 on behalf of cudaGetDriverEntryPoint*.
+  expect_log 18 "$(call cuGetProcAddress_v2 procaddress)"
+  expect_log 3 'debug: lookup .*: already wrapped'
+  expect_log 0 'debug: lookup .*: passed through'
+
+  ;;
+per_thread_runtime_reaches_ptds_driver_variants)
+  native "$BIN/runtime_ptds"
+  audited "$BIN/runtime_ptds"
+  same_results
+  expect_log 2 "$(call cudaMemcpy_ptds plt)"
+  expect_log 1 "$(call cudaLaunchKernel_ptsz plt)"
+  expect_log 1 "$(call cuLaunchKernel_ptsz procaddress)"
+  expect_log 1 "$(call cuMemcpyHtoD_v2_ptds procaddress)"
+  expect_log 0 "$(call cuLaunchKernel procaddress)"
+  expect_out '^mock cuLaunchKernel_ptsz: 1$'
+  ;;
+static_cudart_program_is_intercepted_through_procaddress)
+  native "$BIN/runtime_static"
+  audited "$BIN/runtime_static"
+  same_results
+  expect_log 3 "$(call cuGetProcAddress_v2 dlsym)"
+  for f in cuMemAlloc_v2 cuLaunchKernel cuMemFree_v2 cuCtxGetDevice cuCtxGetDevice_v2; do
+    expect_log + "$(call "$f" procaddress)"
+  done
+  expect_log 0 "$(call cudaMalloc plt)"
+  ;;
+entry_points_return_wrappers_matching_version)
+  native "$BIN/runtime_shared"
+  audited "$BIN/runtime_shared"
+  same_results
+  expect_out '^cuCtxGetDevice@2000 -> 0, device 0$'
+  expect_out '^cuCtxGetDevice@13000 -> 0, device 100$'
+  expect_log 1 ' cuCtxGetDevice\(device=0x[0-9a-f]+\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+  expect_log + ' cuCtxGetDevice_v2\(device=0x[0-9a-f]+, ctx=NULL\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+  expect_log 1 '^cuaudit: [0-9.]+ pid=[0-9]+ tid=[0-9]+ cuMemAlloc_v2\(dptr=0x[0-9a-f]+, bytesize=64\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+  ;;
+unknown_and_too_old_lookups_pass_through_untouched)
+  native "$BIN/runtime_shared"
+  CUAUDIT_LOG=debug audited "$BIN/runtime_shared"
+  same_results
+  expect_out '^entry point cuNoSuchFunction@13000 -> 0, status 1, NULL$'
+  expect_out '^entry point cuCtxGetDevice@1000 -> 0, status 2, NULL$'
+  # Once by the wrapped cuGetProcAddress_v2 inside, once by the runtime entry point.
+  expect_log 2 'debug: lookup "cuNoSuchFunction" version 13000 flags 0 result 0: no pointer$'
+  ;;
+sixteen_threads_look_up_and_call_at_once)
+  native "$BIN/lookup_threads"
+  audited "$BIN/lookup_threads"
+  same_results
+  expect_out '^successes 12800 of 12800; mock cuStreamSynchronize_ptsz 3200, cuStreamSynchronize 0$'
+  expect_log 6400 "$(call cuGetProcAddress_v2 dlsym)"
+  expect_log 3200 "$(call cuDeviceGetCount procaddress)"
+  expect_log 3200 "$(call cuStreamSynchronize_ptsz procaddress)"
+  ;;
+second_copy_of_runtime_is_left_unwrapped_and_reached)
+  native "$BIN/runtime_shared" "$MOCK_DIR/copy2/libcudart.so.13"
+  CUAUDIT_LOG=info audited "$BIN/runtime_shared" "$MOCK_DIR/copy2/libcudart.so.13"
+  same_results
+  expect_out '^first runtime: 0, device 100$'
+  expect_out '^second runtime: 0, device 110$'
+  expect_log 1 "warning: a second libcudart .*copy2/libcudart.so.13.* not intercepted"
   ;;
 exports_match_golden_and_no_pltenter)
   nm -D --defined-only "$AUDIT" | awk '{print $3}' | sed 's/@.*//' | grep -v '^CUAUDIT_' | sort >exports.txt

@@ -78,9 +78,9 @@ static void quoted_strings_escape_and_cut(void **state)
 	struct cua_buf b = CUA_BUF(buf);
 
 	(void)state;
-	cua_buf_quoted(&b, "a\"b\\c\n", 64);
+	cua_buf_quoted(&b, "a\"b\\c\n\xe9", 64);
 	buf[b.len] = '\0';
-	assert_string_equal(buf, "\"a\\\"b\\\\c\\x0a\"");
+	assert_string_equal(buf, "\"a\\\"b\\\\c\\x0a\\xe9\"");
 	b.len = 0;
 	cua_buf_quoted(&b, "abcdef", 3);
 	buf[b.len] = '\0';

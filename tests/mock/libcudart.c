@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/mock/libcudart.c: a libcudart.so.13 that reaches the driver the way the real one does: dlopen, one dlsym, then only cuGetProcAddress. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+#include <cuda_runtime_api.h>
+#include <dlfcn.h>
+#include <pthread.h>
+#include <string.h>
+#include "mockstate.h"
+
+/* Built into the executable for the static-cudart case: nothing to export there. */
+#ifdef MOCK_STATIC_CUDART
+#define EXPORT
+#else
+#define EXPORT __attribute__((visibility("default")))
+#endif
+#define MOCK_CUDART_VERSION 13000
+
+typedef CUresult (*gpa4_fn)(const char *, void **, int, cuuint64_t);
+typedef CUresult (*gpa5_fn)(const char *, void **, int, cuuint64_t,
+			    CUdriverProcAddressQueryResult *);
+
+static struct {
+	gpa5_fn gpa;
+	CUresult (*init)(unsigned);
+	CUresult (*device_get)(CUdevice *, int);
+	CUresult (*retain)(CUcontext *, CUdevice);
+	CUresult (*set_current)(CUcontext);
+	CUresult (*ctx_get_device)(CUdevice *, CUcontext);
+	CUresult (*alloc)(CUdeviceptr *, size_t);
+	CUresult (*mfree)(CUdeviceptr);
+	CUresult (*htod[2])(CUdeviceptr, const void *, size_t);
+	CUresult (*dtoh[2])(void *, CUdeviceptr, size_t);
+	CUresult (*launch[2])(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
+			      unsigned, unsigned, CUstream, void **, void **);
+	cudaError_t status;
+} drv;
+
+static pthread_once_t once = PTHREAD_ONCE_INIT;
+
+static int lookup(const char *api_name, int version, cuuint64_t flags, void *out)
+{
+	CUdriverProcAddressQueryResult st;
+
+	return drv.gpa(api_name, (void **)out, version, flags, &st) == CUDA_SUCCESS &&
+	       st == CU_GET_PROC_ADDRESS_SUCCESS;
+}
+
+/* The order the real runtime uses: the empty probe, cuGetProcAddress itself at 11030 and
+   12000, then every entry point it needs, stream calls at flags 0 and 2. */
+static void load_driver(void)
+{
+	void *h = dlopen("libcuda.so.1", RTLD_NOW | RTLD_LOCAL);
+	gpa5_fn first;
+	gpa4_fn gpa4 = NULL;
+	void *probe = NULL, *check = NULL;
+	int ok = 1;
+
+	drv.status = cudaErrorInsufficientDriver;
+	if (!h || !(first = (gpa5_fn)dlsym(h, "cuGetProcAddress_v2")))
+		return;
+	first("", &probe, 0, 0, NULL);
+	first("cuGetProcAddress", (void **)&gpa4, 11030, 0, NULL);
+	first("cuGetProcAddress", (void **)&drv.gpa, 12000, 0, NULL);
+	if (!gpa4 || !drv.gpa)
+		return;
+	/* The 4-argument form is used once, so its wrapper's ABI is exercised too. */
+	ok &= gpa4("cuInit", &check, 2000, 0) == CUDA_SUCCESS && check;
+	ok &= lookup("cuInit", 2000, 0, &drv.init);
+	ok &= lookup("cuDeviceGet", 2000, 0, &drv.device_get);
+	ok &= lookup("cuDevicePrimaryCtxRetain", 7000, 0, &drv.retain);
+	ok &= lookup("cuCtxSetCurrent", 4000, 0, &drv.set_current);
+	ok &= lookup("cuCtxGetDevice", 13000, 0, &drv.ctx_get_device);
+	ok &= lookup("cuMemAlloc", 3020, 0, &drv.alloc);
+	ok &= lookup("cuMemFree", 3020, 0, &drv.mfree);
+	for (int pt = 0; pt < 2; pt++) {
+		cuuint64_t flags = pt ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0;
+
+		ok &= lookup("cuMemcpyHtoD", pt ? 7000 : 3020, flags, &drv.htod[pt]);
+		ok &= lookup("cuMemcpyDtoH", pt ? 7000 : 3020, flags, &drv.dtoh[pt]);
+		ok &= lookup("cuLaunchKernel", pt ? 7000 : 4000, flags, &drv.launch[pt]);
+	}
+	if (!ok)
+		return;
+	CUdevice dev;
+	CUcontext ctx;
+	if (drv.init(0) || drv.device_get(&dev, 0) || drv.retain(&ctx, dev) ||
+	    drv.set_current(ctx))
+		return;
+	drv.status = cudaSuccess;
+}
+
+static cudaError_t ready(void)
+{
+	pthread_once(&once, load_driver);
+	return drv.status;
+}
+
+static cudaError_t from_cu(CUresult r)
+{
+	switch (r) {
+	case CUDA_SUCCESS: return cudaSuccess;
+	case CUDA_ERROR_INVALID_VALUE: return cudaErrorInvalidValue;
+	case CUDA_ERROR_OUT_OF_MEMORY: return cudaErrorMemoryAllocation;
+	default: return cudaErrorUnknown;
+	}
+}
+
+/* A copy loaded from a folder named copy2 reports devices from 10 up: a call that reaches
+   the wrong copy of the runtime shows in the result. */
+static int copy_offset(void)
+{
+	Dl_info self;
+
+	return dladdr((void *)ready, &self) && self.dli_fname &&
+			       strstr(self.dli_fname, "/copy2/")
+		       ? 10
+		       : 0;
+}
+
+#define BEGIN()                                                                                \
+	do {                                                                                   \
+		mock_count(__func__);                                                          \
+		if (ready() != cudaSuccess)                                                    \
+			return drv.status;                                                     \
+	} while (0)
+
+EXPORT cudaError_t cudaGetDevice(int *device)
+{
+	CUdevice dev;
+	CUresult r;
+
+	BEGIN();
+	r = drv.ctx_get_device(&dev, NULL);
+	if (r == CUDA_SUCCESS)
+		*device = dev + copy_offset();
+	return from_cu(r);
+}
+
+EXPORT cudaError_t cudaMalloc(void **ptr, size_t size)
+{
+	CUdeviceptr d = 0;
+	CUresult r;
+
+	BEGIN();
+	r = drv.alloc(&d, size);
+	*ptr = (void *)(uintptr_t)d;
+	return from_cu(r);
+}
+
+EXPORT cudaError_t cudaFree(void *ptr)
+{
+	BEGIN();
+	return from_cu(drv.mfree((CUdeviceptr)(uintptr_t)ptr));
+}
+
+static cudaError_t memcpy_on(int pt, void *dst, const void *src, size_t n,
+			     enum cudaMemcpyKind kind)
+{
+	if (kind == cudaMemcpyHostToDevice)
+		return from_cu(drv.htod[pt]((CUdeviceptr)(uintptr_t)dst, src, n));
+	if (kind == cudaMemcpyDeviceToHost)
+		return from_cu(drv.dtoh[pt](dst, (CUdeviceptr)(uintptr_t)src, n));
+	return cudaErrorInvalidMemcpyDirection;
+}
+
+EXPORT cudaError_t cudaMemcpy(void *dst, const void *src, size_t n, enum cudaMemcpyKind kind)
+{
+	BEGIN();
+	return memcpy_on(0, dst, src, n, kind);
+}
+
+EXPORT cudaError_t cudaMemcpy_ptds(void *dst, const void *src, size_t n,
+				   enum cudaMemcpyKind kind)
+{
+	BEGIN();
+	return memcpy_on(1, dst, src, n, kind);
+}
+
+static cudaError_t launch_on(int pt, const void *func, dim3 grid, dim3 block, void **args,
+			     size_t shmem, cudaStream_t stream)
+{
+	return from_cu(drv.launch[pt]((CUfunction)(uintptr_t)func, grid.x, grid.y, grid.z,
+				      block.x, block.y, block.z, (unsigned)shmem,
+				      (CUstream)stream, args, NULL));
+}
+
+EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, void **args,
+				    size_t shmem, cudaStream_t stream)
+{
+	BEGIN();
+	return launch_on(0, func, grid, block, args, shmem, stream);
+}
+
+EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
+					 size_t shmem, cudaStream_t stream)
+{
+	BEGIN();
+	return launch_on(1, func, grid, block, args, shmem, stream);
+}
+
+static cudaError_t entry_point(const char *symbol, void **ptr, int version,
+			       unsigned long long flags,
+			       enum cudaDriverEntryPointQueryResult *status)
+{
+	CUdriverProcAddressQueryResult st = CU_GET_PROC_ADDRESS_SYMBOL_NOT_FOUND;
+	CUresult r = drv.gpa(symbol, ptr, version, flags, &st);
+
+	if (status)
+		*status = (enum cudaDriverEntryPointQueryResult)st;
+	return from_cu(r);
+}
+
+EXPORT cudaError_t cudaGetDriverEntryPoint(const char *symbol, void **funcPtr,
+					   unsigned long long flags,
+					   enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+	BEGIN();
+	return entry_point(symbol, funcPtr, MOCK_CUDART_VERSION, flags, driverStatus);
+}
+
+EXPORT cudaError_t cudaGetDriverEntryPointByVersion(
+	const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+	enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+	BEGIN();
+	return entry_point(symbol, funcPtr, (int)cudaVersion, flags, driverStatus);
+}
+
+/* Per-thread builds call these; the default flag then means the per-thread variants. */
+static unsigned long long per_thread(unsigned long long flags)
+{
+	return flags ? flags : CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM;
+}
+
+EXPORT cudaError_t cudaGetDriverEntryPoint_ptsz(const char *symbol, void **funcPtr,
+						unsigned long long flags,
+						enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+	BEGIN();
+	return entry_point(symbol, funcPtr, MOCK_CUDART_VERSION, per_thread(flags), driverStatus);
+}
+
+EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
+	const char *symbol, void **funcPtr, unsigned int cudaVersion, unsigned long long flags,
+	enum cudaDriverEntryPointQueryResult *driverStatus)
+{
+	BEGIN();
+	return entry_point(symbol, funcPtr, (int)cudaVersion, per_thread(flags), driverStatus);
+}
+
+EXPORT const char *cudaGetErrorString(cudaError_t error)
+{
+	mock_count(__func__);
+	switch (error) {
+	case cudaSuccess: return "no error";
+	case cudaErrorMemoryAllocation: return "out of memory";
+	case cudaErrorInvalidValue: return "invalid argument";
+	default: return "unknown error";
+	}
+}
