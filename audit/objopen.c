@@ -3,6 +3,7 @@
 #include <string.h>
 #include "config.h"
 #include "libs.h"
+#include "gotfix.h"
 #include "log.h"
 #include "procaddress.h"
 #include "symtab.h"
@@ -64,6 +65,14 @@ static void index_exports(struct cua_lib *lib)
 	cua_procaddress_seal();
 }
 
+/* GOT and data slots are resolved without la_symbind64: fix them once relocation is done. */
+CUA_LA_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
+{
+	(void)cookie;
+	if (flag == LA_ACT_CONSISTENT)
+		cua_gotfix_run();
+}
+
 CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
 	int layer = cua_objopen_classify(map->l_name, cua_cfg.libcuda, cua_cfg.libcudart);
@@ -72,6 +81,7 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	(void)lmid;
 	if (layer == CUA_LIB_NONE) {
 		*cookie = 0;
+		cua_gotfix_note(map);
 		return LA_FLG_BINDFROM;
 	}
 	cua_version_flush_warnings();
