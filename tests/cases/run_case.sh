@@ -323,6 +323,24 @@ addresses_taken_in_pie_code_and_tables_are_redirected)
   expect_log 1 "$(call cuInit plt)"
   expect_log 4 "$(call cuDeviceGetCount got)"
   ;;
+cuaudit_not_first_in_LD_AUDIT_warns_once)
+  native "$BIN/driver_lazy"
+  env LD_AUDIT="$BIN/libother_audit.so:$AUDIT" "$BIN/driver_lazy" >audited.out 2>audited.err
+  echo $? >audited.rc
+  same_results
+  expect_log 1 'warning: cuaudit is not the first module in LD_AUDIT' audited.err
+  expect_log 1 . audited.err
+  env LD_AUDIT="$BIN/libother_audit.so:$AUDIT" "$BIN/no_cuda" >out.txt 2>err.txt
+  [ ! -s err.txt ] && pass "silent in a process without CUDA" || fail "printed: $(head -2 err.txt)"
+  ;;
+CUAUDIT_LIBCUDART_substitutes_the_runtime)
+  LD_LIBRARY_PATH="$MOCK_DIR/copy2:$MOCK_DIR:$BIN" native "$BIN/runtime_shared"
+  CUAUDIT_LIBCUDART="$MOCK_DIR/copy2/libcudart.so.13" CUAUDIT_LOG=debug audited "$BIN/runtime_shared"
+  same_results
+  expect_out '^cudaGetDevice -> 0, device 110$'
+  expect_log 1 "info: loading .*/copy2/libcudart.so.13 in place of libcudart.so.13"
+  expect_log + "debug: search libcuda.so.1 \\(as named\\)"
+  ;;
 exports_match_golden_and_no_pltenter)
   nm -D --defined-only "$AUDIT" | awk '{print $3}' | sed 's/@.*//' | grep -v '^CUAUDIT_' | sort >exports.txt
   if diff -u "$GOLDEN/exports.txt" exports.txt; then pass "exports match tests/golden/exports.txt"; else fail "exports changed"; fi
