@@ -12,6 +12,7 @@
 #include "log.h"
 #include "out.h"
 #include "passthrough.h"
+#include "procaddress.h"
 
 unsigned cua_deferred_warnings;
 
@@ -105,8 +106,13 @@ static void report_lib(const struct cua_lib *lib)
 	cua_buf_str(&b, cua_lib_path(lib->map));
 	cua_buf_str(&b, lib->owner ? ": bindings" : " (second copy, not intercepted): bindings");
 	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
+		uint64_t n = lib->binds[k];
+
+		/* Lookups are counted where they happen, per layer; they belong to the owner. */
+		if (k == CUAUDIT_BIND_PROCADDRESS && lib->owner)
+			n += cua_procaddress_handed_out(lib->layer);
 		cua_buf_str(&b, kinds[k]);
-		cua_buf_u64(&b, lib->binds[k]);
+		cua_buf_u64(&b, n);
 	}
 	cua_buf_str(&b, " passthrough=");
 	cua_buf_u64(&b, lib->passthrough);

@@ -21,6 +21,12 @@ static unsigned used;
 /* The span of our own wrapper entry points: a pointer in it was wrapped by an inner lookup
    (cudaGetDriverEntryPoint calls the wrapped cuGetProcAddress). */
 static uintptr_t wrappers_lo, wrappers_hi;
+static uint64_t handed_out[2];
+
+uint64_t cua_procaddress_handed_out(unsigned layer)
+{
+	return layer < 2 ? __atomic_load_n(&handed_out[layer], __ATOMIC_RELAXED) : 0;
+}
 
 void cua_procaddress_add(const char *elf_name, uintptr_t addr, unsigned layer)
 {
@@ -121,6 +127,7 @@ void cua_procaddress_wrap(const char *symbol, long version, uint64_t flags, void
 	if (id >= 0) {
 		__atomic_store_n(&cua_real[id], *pointer, __ATOMIC_RELEASE);
 		*pointer = (void *)cua_entry[CUAUDIT_BIND_PROCADDRESS][id];
+		__atomic_add_fetch(&handed_out[cua_api[id].layer], 1, __ATOMIC_RELAXED);
 		if (cua_log_on(CUA_LOG_DEBUG))
 			log_lookup(symbol, version, flags, result, "wrapped", elf_name);
 		return;

@@ -15,6 +15,9 @@ void cua_procaddress_seal(void);
    export without a prototype, or -2 when it is no export at all. */
 int cua_procaddress_find(uintptr_t addr, const char **elf_name);
 
+/* How many pointers lookups have swapped for wrappers, by layer (enum cuaudit_layer). */
+uint64_t cua_procaddress_handed_out(unsigned layer);
+
 /* Called by the generated wrappers of cuGetProcAddress* and cudaGetDriverEntryPoint* after
    the real call: swaps *pointer for the wrapper of the same function (result 0 only). */
 void cua_procaddress_wrap(const char *symbol, long version, uint64_t flags, void **pointer,

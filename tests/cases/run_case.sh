@@ -301,6 +301,9 @@ second_copy_of_runtime_is_left_unwrapped_and_reached)
   expect_out '^first runtime: 0, device 100$'
   expect_out '^second runtime: 0, device 110$'
   expect_log 1 "warning: a second libcudart .*copy2/libcudart.so.13.* not intercepted"
+  # Each runtime's 16 pointers from lookups (2 self-lookups, 1 through the 4-argument form,
+  # 13 through the 5-argument one) count: both copies use the one wrapped libcuda.so.1.
+  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=32 got=0"
   ;;
 fno_plt_calls_through_got_are_redirected)
   native "$BIN/got_noplt"
