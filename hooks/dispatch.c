@@ -1,33 +1,122 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/dispatch.c: runs the registered hooks around each intercepted call. */
+/* hooks/dispatch.c: runs the subscribed callbacks around each intercepted call. */
 #include <errno.h>
+#include <string.h>
+#include <sys/syscall.h>
 #include <time.h>
+#include <unistd.h>
 #include "dispatch.h"
-
-#define CUA_MAX_HOOKS 16
+#include "table.h"
 
 void *cua_real[CUAUDIT_ID_COUNT];
 uint8_t cua_active;
 
-static struct cua_hook hooks[CUA_MAX_HOOKS];
-static unsigned nhooks;
+#define MASK_BYTES ((CUAUDIT_ID_COUNT + 7) / 8)
+
+struct sub {
+	cuaudit_enter_fn enter;
+	cuaudit_exit_fn exit;
+	void *ctx;
+	uint8_t mask[MASK_BYTES]; /* one bit per id it covers */
+};
+
+static struct sub subs[CUA_MAX_SUBS];
+static unsigned nsubs;
+static int closed;
 static uint64_t thread_serials;
 
 struct cua_thread {
 	uint64_t serial; /* 0 until the thread's first call */
 	uint64_t calls;
+	uint64_t tid, tid_pid;
 	uint16_t depth;
 };
 
 static __thread struct cua_thread self;
 
-int cua_dispatch_add(const struct cua_hook *hook)
+static int wants(const struct sub *s, unsigned id)
 {
-	if (nhooks == CUA_MAX_HOOKS)
+	return s->mask[id >> 3] & (1u << (id & 7));
+}
+
+static void cover(struct sub *s, unsigned id, unsigned layers)
+{
+	if (layers == CUAUDIT_LAYERS_DRIVER && cua_api[id].layer != CUAUDIT_LAYER_DRIVER)
+		return;
+	if (layers == CUAUDIT_LAYERS_RUNTIME && cua_api[id].layer != CUAUDIT_LAYER_RUNTIME)
+		return;
+	s->mask[id >> 3] |= (uint8_t)(1u << (id & 7));
+}
+
+/* Reads the fields the caller's size covers; rejects non-zero bytes past the ones known. */
+static int copy_sized(void *dst, size_t dst_size, const void *src)
+{
+	size_t size = *(const size_t *)src;
+
+	if (size < sizeof(size_t))
+		return -EINVAL;
+	for (size_t i = dst_size; i < size; i++)
+		if (((const unsigned char *)src)[i])
+			return -EINVAL;
+	memset(dst, 0, dst_size);
+	memcpy(dst, src, size < dst_size ? size : dst_size);
+	return 0;
+}
+
+int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
+{
+	struct cuaudit_subscription sub;
+	struct sub *s;
+	int rc;
+
+	if (closed)
+		return -EPERM;
+	if (!in || (rc = copy_sized(&sub, sizeof(sub), in)) != 0)
+		return -EINVAL;
+	if ((unsigned)sub.layers > CUAUDIT_LAYERS_RUNTIME || (!sub.enter && !sub.exit))
+		return -EINVAL;
+	if (nsubs == CUA_MAX_SUBS)
 		return -ENOSPC;
-	hooks[nhooks++] = *hook;
+	s = &subs[nsubs];
+	memset(s, 0, sizeof(*s));
+	for (size_t i = 0; sub.ids && i < sub.nids; i++) {
+		if (sub.ids[i] >= CUAUDIT_ID_COUNT)
+			return -EINVAL;
+		cover(s, sub.ids[i], sub.layers);
+	}
+	for (size_t i = 0; sub.elf_names && i < sub.nnames; i++) {
+		int id = sub.elf_names[i] ? cua_table_find(sub.elf_names[i]) : -1;
+
+		if (id < 0)
+			return -EINVAL;
+		cover(s, (unsigned)id, sub.layers);
+	}
+	if (!sub.ids && !sub.elf_names)
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+			cover(s, id, sub.layers);
+	s->enter = sub.enter;
+	s->exit = sub.exit;
+	s->ctx = sub.ctx;
+	nsubs++;
 	cua_active = 1;
 	return 0;
+}
+
+void cua_dispatch_close(void)
+{
+	closed = 1;
+}
+
+void cua_dispatch_truncate(unsigned first)
+{
+	if (!closed && first < nsubs)
+		nsubs = first;
+	cua_active = nsubs > 0;
+}
+
+unsigned cua_dispatch_count(void)
+{
+	return nsubs;
 }
 
 uint64_t cua_clock_ns(void)
@@ -38,33 +127,64 @@ uint64_t cua_clock_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+uint64_t cua_thread_id(void)
+{
+	uint64_t pid = (uint64_t)getpid();
+
+	/* A forked child's thread has a new id: the cache is keyed by the process. */
+	if (self.tid_pid != pid) {
+		self.tid_pid = pid;
+		self.tid = (uint64_t)syscall(SYS_gettid);
+	}
+	return self.tid;
+}
+
 int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
 {
+	struct cuaudit_call *p = &c->pub;
 	int call_real = 1;
 
 	if (CUA_UNLIKELY(!self.serial))
 		self.serial = __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
-	c->id = id;
-	c->kind = (uint8_t)kind;
-	c->skipped = 0;
-	c->depth = self.depth++;
+	p->size = sizeof(*p);
+	p->id = id;
+	p->elf_name = cua_api[id].elf_name;
+	p->layer = (enum cuaudit_layer)cua_api[id].layer;
+	p->binding = (enum cuaudit_binding)kind;
+	p->args = args;
+	p->result = 0;
 	/* Thread serial in the high bits: unique without a shared counter on the hot path. */
-	c->corr = self.serial << 40 | ++self.calls;
-	c->args = args;
-	c->result = 0;
-	for (unsigned i = 0; i < nhooks; i++)
-		if (hooks[i].enter && !hooks[i].enter(c))
-			call_real = 0;
-	c->skipped = !call_real;
-	c->t_enter = cua_clock_ns();
+	p->correlation_id = self.serial << 40 | ++self.calls;
+	p->thread_id = cua_thread_id();
+	p->t_enter_ns = 0;
+	p->t_exit_ns = 0;
+	p->depth = self.depth++;
+	p->skipped = 0;
+	for (unsigned i = 0; i < nsubs; i++) {
+		if (!wants(&subs[i], id))
+			continue;
+		c->user[i] = 0;
+		if (subs[i].enter) {
+			p->user = &c->user[i];
+			if (subs[i].enter(p, subs[i].ctx) == CUAUDIT_SKIP_REAL)
+				call_real = 0;
+		}
+	}
+	p->skipped = !call_real;
+	p->t_enter_ns = cua_clock_ns();
 	return call_real;
 }
 
 void cua_dispatch_exit(struct cua_call *c)
 {
-	c->t_exit = cua_clock_ns();
+	struct cuaudit_call *p = &c->pub;
+
+	p->t_exit_ns = cua_clock_ns();
 	self.depth--;
-	for (unsigned i = nhooks; i > 0; i--)
-		if (hooks[i - 1].exit)
-			hooks[i - 1].exit(c);
+	for (unsigned i = nsubs; i > 0; i--) {
+		if (!wants(&subs[i - 1], p->id) || !subs[i - 1].exit)
+			continue;
+		p->user = &c->user[i - 1];
+		subs[i - 1].exit(p, subs[i - 1].ctx);
+	}
 }

@@ -15,39 +15,34 @@
 	_Static_assert(__builtin_types_compatible_p(__typeof__(&elf), pfn), #elf " prototype")
 
 #define CUA_KIND_COUNT CUAUDIT_BIND_COUNT
+#define CUA_MAX_SUBS 16
 
 /* The real address of each ELF name, taken from the binding (sym->st_value) or from the
    defining object's own symbol table. Written before the wrapper is handed out. */
 extern void *cua_real[CUAUDIT_ID_COUNT];
 
-/* Non-zero when any hook wants calls; set in la_version and constant afterwards. With it zero a
-   wrapper is one load, one well-predicted branch and the indirect call. */
+/* Non-zero when any subscription exists; set before the program runs and constant after.
+   With it zero a wrapper is one load, one well-predicted branch and the indirect call. */
 extern uint8_t cua_active;
 
 /* cua_entry[kind][id]: the wrapper entry point handed out for a binding of that kind. */
 extern const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT];
 
-/* One call in flight, on the wrapper's stack. */
+/* One call in flight, on the wrapper's stack: the public record and each subscription's
+   user slot. */
 struct cua_call {
-	uint32_t id;
-	uint8_t kind;    /* enum cuaudit_binding */
-	uint8_t skipped; /* an enter hook supplied the result; the real function was not called */
-	uint16_t depth;  /* calls of ours already in flight on this thread */
-	uint64_t corr;   /* unique per call within the process */
-	uint64_t t_enter;
-	uint64_t t_exit;
-	void *args;      /* struct cuaudit_args_<elf_name>, or NULL without parameters */
-	uint64_t result; /* the return value, widened */
+	struct cuaudit_call pub;
+	uint64_t user[CUA_MAX_SUBS];
 };
 
-/* A hook of the dispatch core. enter returns 0 to skip the real call (having set c->result). */
-struct cua_hook {
-	int (*enter)(struct cua_call *c);
-	void (*exit)(const struct cua_call *c);
-};
-
-/* Registers a hook; only from la_version, before any wrapper runs. Returns 0 or -ENOSPC. */
-int cua_dispatch_add(const struct cua_hook *hook);
+/* Adds a subscription (the public struct, size-checked). Only while registration is open:
+   from la_version and the plugins' init functions. Returns 0 or a negative errno value. */
+int cua_dispatch_subscribe(const struct cuaudit_subscription *sub);
+/* Ends registration; subscriptions are read-only afterwards. */
+void cua_dispatch_close(void);
+/* Drops the subscriptions made from index 'first' on (a plugin whose init failed). */
+void cua_dispatch_truncate(unsigned first);
+unsigned cua_dispatch_count(void);
 
 /* Starts a call: returns 1 if the wrapper must call the real function. */
 int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args);
@@ -55,5 +50,7 @@ void cua_dispatch_exit(struct cua_call *c);
 
 /* Monotonic nanoseconds. */
 uint64_t cua_clock_ns(void);
+/* The calling thread's kernel id, cached; correct in a forked child too. */
+uint64_t cua_thread_id(void);
 
 #endif

@@ -2,7 +2,6 @@
 /* hooks/log.c: writes cuaudit's messages and, at verbose, one line per intercepted call. */
 #include <stdarg.h>
 #include <string.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "dispatch.h"
@@ -120,10 +119,27 @@ static void format_result(struct cua_buf *b, const struct cua_api_desc *d, uint6
 	}
 }
 
-size_t cua_log_format_call(char *out, size_t cap, const struct cua_call *c, uint64_t pid,
-			   uint64_t tid, uint64_t wall_ns)
+void cua_log_format_args(struct cua_buf *b, const struct cuaudit_call *c)
 {
 	const struct cua_api_desc *d = &cua_api[c->id];
+
+	for (unsigned i = 0; i < d->nargs; i++) {
+		if (i)
+			cua_buf_str(b, ", ");
+		cua_buf_str(b, d->args[i].name);
+		cua_buf_char(b, '=');
+		format_arg(b, &d->args[i], c->args);
+	}
+}
+
+void cua_log_format_result(struct cua_buf *b, const struct cuaudit_call *c)
+{
+	format_result(b, &cua_api[c->id], c->result);
+}
+
+size_t cua_log_format_call(char *out, size_t cap, const struct cuaudit_call *c, uint64_t pid,
+			   uint64_t wall_ns)
+{
 	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0 };
 
 	cua_buf_str(&b, "cuaudit: ");
@@ -133,55 +149,41 @@ size_t cua_log_format_call(char *out, size_t cap, const struct cua_call *c, uint
 	cua_buf_str(&b, " pid=");
 	cua_buf_u64(&b, pid);
 	cua_buf_str(&b, " tid=");
-	cua_buf_u64(&b, tid);
+	cua_buf_u64(&b, c->thread_id);
 	cua_buf_char(&b, ' ');
 	for (unsigned i = 0; i < c->depth && i < 8; i++)
 		cua_buf_str(&b, "  ");
-	cua_buf_str(&b, d->elf_name);
+	cua_buf_str(&b, c->elf_name);
 	cua_buf_char(&b, '(');
-	for (unsigned i = 0; i < d->nargs; i++) {
-		if (i)
-			cua_buf_str(&b, ", ");
-		cua_buf_str(&b, d->args[i].name);
-		cua_buf_char(&b, '=');
-		format_arg(&b, &d->args[i], c->args);
-	}
+	cua_log_format_args(&b, c);
 	cua_buf_str(&b, ") -> ");
-	format_result(&b, d, c->result);
+	cua_log_format_result(&b, c);
 	cua_buf_char(&b, ' ');
-	cua_buf_u64(&b, c->t_exit - c->t_enter);
+	cua_buf_u64(&b, c->t_exit_ns - c->t_enter_ns);
 	cua_buf_str(&b, "ns ");
-	cua_buf_str(&b, kind_names[c->kind]);
+	cua_buf_str(&b, kind_names[c->binding]);
 	if (c->skipped)
 		cua_buf_str(&b, " skipped");
 	b.p[b.len++] = '\n';
 	return b.len;
 }
 
-/* The thread id, cached per thread; a forked child's thread gets a new one, so the cache is
-   keyed by pid. */
-static __thread uint64_t cached_tid, cached_pid;
-
-static void log_exit(const struct cua_call *c)
+static void log_exit(const struct cuaudit_call *c, void *ctx)
 {
 	char line[1024];
 	struct timespec ts;
-	uint64_t pid = (uint64_t)getpid();
 
-	if (cached_pid != pid) {
-		cached_pid = pid;
-		cached_tid = (uint64_t)syscall(SYS_gettid);
-	}
+	(void)ctx;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	size_t n = cua_log_format_call(line, sizeof(line), c, pid, cached_tid,
+	size_t n = cua_log_format_call(line, sizeof(line), c, (uint64_t)getpid(),
 				       (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 	cua_out_log(line, n);
 }
 
 void cua_log_init(void)
 {
-	static const struct cua_hook hook = { .exit = log_exit };
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = log_exit);
 
 	if (cua_log_on(CUA_LOG_VERBOSE))
-		cua_dispatch_add(&hook);
+		cua_dispatch_subscribe(&sub);
 }

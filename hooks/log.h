@@ -23,8 +23,14 @@ void cua_log_end(struct cua_buf *b);
 void cua_log_msg(int level, const char *first, ...) __attribute__((sentinel));
 
 /* Formats the call line the verbose log writes; exposed for tests. Returns the length. */
-struct cua_call;
-size_t cua_log_format_call(char *out, size_t cap, const struct cua_call *c, uint64_t pid,
-			   uint64_t tid, uint64_t wall_ns);
+struct cuaudit_call;
+size_t cua_log_format_call(char *out, size_t cap, const struct cuaudit_call *c, uint64_t pid,
+			   uint64_t wall_ns);
+
+/* Appends "name=value, ..." for a call's arguments, as the log prints them. */
+struct cua_buf;
+void cua_log_format_args(struct cua_buf *b, const struct cuaudit_call *c);
+/* Appends a call's result as the log prints it (CUDA_SUCCESS, cudaErrorMemoryAllocation, hex). */
+void cua_log_format_result(struct cua_buf *b, const struct cuaudit_call *c);
 
 #endif

@@ -605,21 +605,21 @@ def wrapper_for(a, policy):
             out.append("\treturn r;")
         elif rc == "CUA_RET_PTR":
             out.append(f"\tif (cua_dispatch_enter(&c, {idc}, cua_bind_kind, {argp}))")
-            out.append(f"\t\tc.result = (uint64_t)(uintptr_t){call};")
+            out.append(f"\t\tc.pub.result = (uint64_t)(uintptr_t){call};")
             out.append("\tcua_dispatch_exit(&c);")
-            out.append(f"\treturn ({a.ret})(uintptr_t)c.result;")
+            out.append(f"\treturn ({a.ret})(uintptr_t)c.pub.result;")
         elif post:
             out.append(f"\tif (cua_dispatch_enter(&c, {idc}, cua_bind_kind, {argp})) {{")
-            out.append(f"\t\tc.result = (uint64_t)(int64_t){call};")
-            out.append(f"\t\t{post('a.', '(int)c.result')};")
+            out.append(f"\t\tc.pub.result = (uint64_t)(int64_t){call};")
+            out.append(f"\t\t{post('a.', '(int)c.pub.result')};")
             out.append("\t}")
             out.append("\tcua_dispatch_exit(&c);")
-            out.append(f"\treturn ({a.ret})c.result;")
+            out.append(f"\treturn ({a.ret})c.pub.result;")
         else:
             out.append(f"\tif (cua_dispatch_enter(&c, {idc}, cua_bind_kind, {argp}))")
-            out.append(f"\t\tc.result = (uint64_t)(int64_t){call};")
+            out.append(f"\t\tc.pub.result = (uint64_t)(int64_t){call};")
             out.append("\tcua_dispatch_exit(&c);")
-            out.append(f"\treturn ({a.ret})c.result;")
+            out.append(f"\treturn ({a.ret})c.pub.result;")
         out.append("}")
     for k in range(len(KINDS)):
         out.append(f"static {a.ret} cua_e{k}_{a.elf_name}({ptypes})")

@@ -11,10 +11,15 @@
 #include "log.h"
 #include "table.h"
 
-static const char *format(struct cua_call *c)
+static const char *format(struct cuaudit_call *c)
 {
 	static char line[1024];
-	size_t n = cua_log_format_call(line, sizeof(line), c, 77, 78, 1700000000123456789ull);
+	size_t n;
+
+	c->elf_name = cua_api[c->id].elf_name;
+	c->layer = (enum cuaudit_layer)cua_api[c->id].layer;
+	c->thread_id = 78;
+	n = cua_log_format_call(line, sizeof(line), c, 77, 1700000000123456789ull);
 
 	line[n] = '\0';
 	return line;
@@ -24,8 +29,8 @@ static void call_line_names_arguments_result_duration_and_binding(void **state)
 {
 	CUdeviceptr dptr = 0;
 	struct cuaudit_args_cuMemAlloc_v2 a = { &dptr, 4096 };
-	struct cua_call c = { .id = CUAUDIT_ID_cuMemAlloc_v2, .kind = CUAUDIT_BIND_DLSYM,
-			      .args = &a, .result = 2, .t_enter = 1000, .t_exit = 1250 };
+	struct cuaudit_call c = { .id = CUAUDIT_ID_cuMemAlloc_v2, .binding = CUAUDIT_BIND_DLSYM,
+				  .args = &a, .result = 2, .t_enter_ns = 1000, .t_exit_ns = 1250 };
 	char want[256] = "cuaudit: 1700000000.123456 pid=77 tid=78 cuMemAlloc_v2(dptr=";
 	char hex[32];
 	size_t n;
@@ -42,8 +47,9 @@ static void nested_calls_are_indented_and_strings_quoted(void **state)
 {
 	void *pfn = NULL;
 	struct cuaudit_args_cuGetProcAddress a = { "cuInit", &pfn, 12000, 0 };
-	struct cua_call c = { .id = CUAUDIT_ID_cuGetProcAddress, .kind = CUAUDIT_BIND_PROCADDRESS,
-			      .depth = 1, .args = &a, .result = 0, .t_enter = 5, .t_exit = 5 };
+	struct cuaudit_call c = { .id = CUAUDIT_ID_cuGetProcAddress,
+				  .binding = CUAUDIT_BIND_PROCADDRESS, .depth = 1, .args = &a,
+				  .t_enter_ns = 5, .t_exit_ns = 5 };
 	const char *line = format(&c);
 
 	(void)state;
@@ -55,8 +61,8 @@ static void negative_and_unknown_results_print_as_numbers(void **state)
 {
 	int v;
 	struct cuaudit_args_cuDriverGetVersion a = { &v };
-	struct cua_call c = { .id = CUAUDIT_ID_cuDriverGetVersion, .args = &a,
-			      .result = (uint64_t)(int64_t)-5 };
+	struct cuaudit_call c = { .id = CUAUDIT_ID_cuDriverGetVersion, .args = &a,
+				  .result = (uint64_t)(int64_t)-5 };
 
 	(void)state;
 	assert_non_null(strstr(format(&c), ") -> -5 0ns plt\n"));

@@ -17,9 +17,9 @@ static CUA_COLD CUresult cua_w_cuCtxSynchronize(unsigned cua_bind_kind)
 {
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuCtxSynchronize, cua_bind_kind, NULL))
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuCtxSynchronize(void)
 {
@@ -64,11 +64,11 @@ static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const ch
 	struct cuaudit_args_cuGetProcAddress a = { symbol, pfn, cudaVersion, flags };
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuGetProcAddress, cua_bind_kind, &a)) {
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(a.symbol, a.pfn, a.cudaVersion, a.flags);
-		cua_procaddress_wrap(a.symbol, (long)a.cudaVersion, (uint64_t)a.flags, a.pfn, (int)c.result);
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(a.symbol, a.pfn, a.cudaVersion, a.flags);
+		cua_procaddress_wrap(a.symbol, (long)a.cudaVersion, (uint64_t)a.flags, a.pfn, (int)c.pub.result);
 	}
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
@@ -118,9 +118,9 @@ static CUA_COLD CUresult cua_w_cuInit(unsigned cua_bind_kind, unsigned int Flags
 	struct cuaudit_args_cuInit a = { Flags };
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuInit, cua_bind_kind, &a))
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(a.Flags);
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(a.Flags);
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuInit(unsigned int Flags)
 {
@@ -165,9 +165,9 @@ static CUA_COLD CUresult cua_w_cuMemAlloc(unsigned cua_bind_kind, CUdeviceptr_v1
 	struct cuaudit_args_cuMemAlloc a = { dptr, bytesize };
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuMemAlloc, cua_bind_kind, &a))
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(a.dptr, a.bytesize);
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(a.dptr, a.bytesize);
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
@@ -212,9 +212,9 @@ static CUA_COLD CUresult cua_w_cuMemAlloc_v2(unsigned cua_bind_kind, CUdeviceptr
 	struct cuaudit_args_cuMemAlloc_v2 a = { dptr, bytesize };
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuMemAlloc_v2, cua_bind_kind, &a))
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(a.dptr, a.bytesize);
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(a.dptr, a.bytesize);
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
@@ -259,9 +259,9 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2(unsigned cua_bind_kind, CUdevicep
 	struct cuaudit_args_cuMemcpyHtoD_v2 a = { dstDevice, srcHost, ByteCount };
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuMemcpyHtoD_v2, cua_bind_kind, &a))
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(a.dstDevice, a.srcHost, a.ByteCount);
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(a.dstDevice, a.srcHost, a.ByteCount);
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -306,9 +306,9 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2_ptds(unsigned cua_bind_kind, CUde
 	struct cuaudit_args_cuMemcpyHtoD_v2_ptds a = { dstDevice, srcHost, ByteCount };
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuMemcpyHtoD_v2_ptds, cua_bind_kind, &a))
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(a.dstDevice, a.srcHost, a.ByteCount);
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(a.dstDevice, a.srcHost, a.ByteCount);
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -353,9 +353,9 @@ static CUA_COLD CUresult cua_w_cuModuleGetFunction(unsigned cua_bind_kind, void 
 	struct cuaudit_args_cuModuleGetFunction a = { hfunc, hmod, name };
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuModuleGetFunction, cua_bind_kind, &a))
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(a.hfunc, a.hmod, a.name);
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(a.hfunc, a.hmod, a.name);
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
@@ -400,9 +400,9 @@ static CUA_COLD CUresult cua_w_cuOldThing(unsigned cua_bind_kind, unsigned count
 	struct cuaudit_args_cuOldThing a = { count, arg1 };
 	struct cua_call c;
 	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuOldThing, cua_bind_kind, &a))
-		c.result = (uint64_t)(int64_t)((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(a.count, a.arg1);
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(a.count, a.arg1);
 	cua_dispatch_exit(&c);
-	return (CUresult)c.result;
+	return (CUresult)c.pub.result;
 }
 static CUresult cua_e0_cuOldThing(unsigned count, CUdevice arg1)
 {
