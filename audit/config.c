@@ -4,6 +4,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "fmt.h"
+#include "table.h"
 
 struct cua_config cua_cfg = { .log_level = CUA_LOG_WARN };
 
@@ -109,11 +110,333 @@ static void load_substitute(char *dst, const char *var, cua_getenv_fn get, cua_d
 			  "The library is not substituted.");
 }
 
-void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+/* ---------------------------------------------------------------- numbers */
+
+/* Parses decimal digits at *s; returns -1 on none or overflow. */
+static int parse_u64(const char **s, uint64_t *out)
+{
+	uint64_t v = 0;
+	const char *p = *s;
+
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++) {
+		if (v > (UINT64_MAX - (uint64_t)(*p - '0')) / 10)
+			return -1;
+		v = v * 10 + (uint64_t)(*p - '0');
+	}
+	*s = p;
+	*out = v;
+	return 0;
+}
+
+/* "0.01" -> 10000000 parts per 10^9; accepts 0 to 1. */
+static int parse_fraction_ppb(const char **s, uint64_t *out)
+{
+	uint64_t whole, frac = 0, scale = 1000000000u;
+	const char *p = *s;
+
+	if (parse_u64(&p, &whole) != 0 || whole > 1)
+		return -1;
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			scale /= 10;
+			frac += (uint64_t)(*p - '0') * scale;
+		}
+	}
+	frac += whole * 1000000000u;
+	if (frac > 1000000000u)
+		return -1;
+	*s = p;
+	*out = frac;
+	return 0;
+}
+
+static const struct {
+	const char *name;
+	uint64_t factor;
+} units[] = {
+	{ "", 1 }, { "b", 1 },
+	{ "k", 1024 }, { "kb", 1000 }, { "kib", 1024 },
+	{ "m", 1024 * 1024 }, { "mb", 1000000 }, { "mib", 1024 * 1024 },
+	{ "g", 1024ull * 1024 * 1024 }, { "gb", 1000000000ull }, { "gib", 1024ull * 1024 * 1024 },
+	{ "t", 1024ull * 1024 * 1024 * 1024 }, { "tb", 1000000000000ull },
+	{ "tib", 1024ull * 1024 * 1024 * 1024 },
+};
+
+static int parse_size_at(const char **s, uint64_t *out)
+{
+	uint64_t whole, frac = 0, frac_scale = 1;
+	const char *p = *s, *unit;
+	size_t n;
+
+	if (parse_u64(&p, &whole) != 0)
+		return -1;
+	if (*p == '.') {
+		p++;
+		if (*p < '0' || *p > '9')
+			return -1;
+		for (; *p >= '0' && *p <= '9'; p++) {
+			if (frac_scale >= 1000000000u)
+				return -1;
+			frac = frac * 10 + (uint64_t)(*p - '0');
+			frac_scale *= 10;
+		}
+	}
+	unit = p;
+	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
+		p++;
+	n = (size_t)(p - unit);
+	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
+		char word[4];
+
+		if (strlen(units[i].name) != n || n >= sizeof(word))
+			continue;
+		for (size_t k = 0; k < n; k++)
+			word[k] = lower(unit[k]);
+		if (memcmp(word, units[i].name, n) != 0)
+			continue;
+		if (whole > UINT64_MAX / units[i].factor)
+			return -1;
+		*out = whole * units[i].factor + frac * units[i].factor / frac_scale;
+		*s = p;
+		return 0;
+	}
+	return -1;
+}
+
+int cua_config_parse_size(const char *s, uint64_t *out)
+{
+	uint64_t v;
+
+	if (parse_size_at(&s, &v) != 0 || *s || v == 0)
+		return -1;
+	*out = v;
+	return 0;
+}
+
+int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg)
+{
+	uint64_t all = 0, dev[CUA_MAX_DEVICES] = { 0 };
+
+	for (;;) {
+		const char *p = s;
+		uint64_t d, size;
+
+		if (parse_u64(&p, &d) == 0 && *p == ':') {
+			p++;
+			if (d >= CUA_MAX_DEVICES || parse_size_at(&p, &size) != 0 || size == 0)
+				return -1;
+			dev[d] = size;
+		} else {
+			p = s;
+			if (parse_size_at(&p, &size) != 0 || size == 0 || all)
+				return -1;
+			all = size;
+		}
+		if (*p == '\0')
+			break;
+		if (*p != ',')
+			return -1;
+		s = p + 1;
+	}
+	cfg->mem_limit = all;
+	memcpy(cfg->mem_limit_dev, dev, sizeof(dev));
+	return 0;
+}
+
+/* ---------------------------------------------------------------- faults */
+
+static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
+{
+	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0 };
+
+	cua_buf_str(&w, a);
+	cua_buf_mem(&w, b, blen);
+	if (cap)
+		why[w.len] = '\0';
+	return -1;
+}
+
+static int parse_error_value(const char *s, size_t n, unsigned layer, int *out)
+{
+	const char *p = s;
+	uint64_t v;
+	int neg = *p == '-';
+
+	if (cua_table_result_value(layer, s, n, out) == 0)
+		return 0;
+	p += neg;
+	if (parse_u64(&p, &v) != 0 || (size_t)(p - s) != n || v > 0x7fffffff)
+		return -1;
+	*out = neg ? -(int)v : (int)v;
+	return 0;
+}
+
+static int parse_one_fault(const char *s, size_t len, struct cua_fault *f, char *why,
+			   unsigned cap)
+{
+	const char *end = s + len, *eq = memchr(s, '=', len), *at = memchr(s, '@', len);
+	char name[128];
+	int id;
+
+	if (!eq || !at || at < eq)
+		return fail_why(why, cap, "expected NAME=ERROR@MODE in ", s, len);
+	if ((size_t)(eq - s) >= sizeof(name))
+		return fail_why(why, cap, "name too long in ", s, len);
+	memcpy(name, s, (size_t)(eq - s));
+	name[eq - s] = '\0';
+	id = cua_table_find(name);
+	if (id < 0)
+		return fail_why(why, cap, "unknown ELF name ", s, (size_t)(eq - s));
+	f->id = (unsigned)id;
+	if (parse_error_value(eq + 1, (size_t)(at - eq - 1), cua_api[id].layer, &f->error) != 0)
+		return fail_why(why, cap, "unknown error for this layer: ", eq + 1,
+				(size_t)(at - eq - 1));
+	const char *p = at + 1;
+	if (strncmp(p, "every:", 6) == 0) {
+		f->mode = CUA_FAULT_EVERY;
+		p += 6;
+		if (parse_u64(&p, &f->n) != 0 || f->n == 0)
+			return fail_why(why, cap, "every:N needs N >= 1 in ", s, len);
+	} else if (strncmp(p, "after:", 6) == 0) {
+		f->mode = CUA_FAULT_AFTER;
+		p += 6;
+		if (parse_u64(&p, &f->n) != 0)
+			return fail_why(why, cap, "after:N needs a number in ", s, len);
+	} else if (strncmp(p, "prob:", 5) == 0) {
+		f->mode = CUA_FAULT_PROB;
+		p += 5;
+		if (parse_fraction_ppb(&p, &f->prob_ppb) != 0)
+			return fail_why(why, cap, "prob:P needs 0 <= P <= 1 in ", s, len);
+	} else {
+		return fail_why(why, cap, "mode must be every:N, after:N or prob:P in ", s, len);
+	}
+	if (p < end && strncmp(p, ",seed:", 6) == 0) {
+		p += 6;
+		if (parse_u64(&p, &f->seed) != 0)
+			return fail_why(why, cap, "seed:S needs a number in ", s, len);
+	}
+	if (p != end)
+		return fail_why(why, cap, "unexpected text in ", s, len);
+	return 0;
+}
+
+int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, unsigned cap)
+{
+	struct cua_fault faults[CUA_MAX_FAULTS];
+	unsigned n = 0;
+
+	if (!*s)
+		return fail_why(why, cap, "empty", "", 0);
+	for (;;) {
+		const char *semi = strchr(s, ';');
+		size_t len = semi ? (size_t)(semi - s) : strlen(s);
+
+		if (n == CUA_MAX_FAULTS)
+			return fail_why(why, cap, "more than 16 specs", "", 0);
+		memset(&faults[n], 0, sizeof(faults[n]));
+		if (parse_one_fault(s, len, &faults[n], why, cap) != 0)
+			return -1;
+		n++;
+		if (!semi)
+			break;
+		s = semi + 1;
+	}
+	memcpy(cfg->faults, faults, sizeof(faults[0]) * n);
+	cfg->nfaults = n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- plugins */
+
+int cua_config_parse_plugins(const char *s, struct cua_config *cfg)
+{
+	char paths[CUA_MAX_PLUGINS][CUA_PATH_MAX];
+	unsigned n = 0;
+
+	for (;;) {
+		const char *colon = strchr(s, ':');
+		size_t len = colon ? (size_t)(colon - s) : strlen(s);
+
+		/* Absolute only: a relative path would follow the program's current directory. */
+		if (len == 0 || len >= CUA_PATH_MAX || s[0] != '/' || n == CUA_MAX_PLUGINS)
+			return -1;
+		memcpy(paths[n], s, len);
+		paths[n][len] = '\0';
+		if (access(paths[n], R_OK) != 0)
+			return -1;
+		n++;
+		if (!colon)
+			break;
+		s = colon + 1;
+	}
+	memcpy(cfg->plugins, paths, sizeof(paths[0]) * n);
+	cfg->nplugins = n;
+	return 0;
+}
+
+/* ---------------------------------------------------------------- loading */
+
+static void load_report(char *dst, const char *var, int allow_stderr, cua_getenv_fn get,
+			cua_diag_fn diag)
+{
+	const char *v = get(var);
+
+	if (!v)
+		return;
+	if (allow_stderr && strcmp(v, "stderr") == 0) {
+		memcpy(dst, "stderr", 7);
+		return;
+	}
+	if (cua_config_check_template(v) != 0 || v[0] != '/' || copy_path(dst, v) != 0)
+		bad_value(diag, var, v,
+			  allow_stderr ? "stderr, or an absolute path (ending in .json for JSON) where"
+					 " %p is the pid, %h the host name and %% a percent sign"
+				       : "an absolute path where %p is the pid, %h the host name and"
+					 " %% a percent sign",
+			  "It stays off.");
+}
+
+static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v;
+	char why[256];
+
+	load_report(cfg->summary, "CUAUDIT_SUMMARY", 1, get, diag);
+	load_report(cfg->trace, "CUAUDIT_TRACE", 0, get, diag);
+	if ((v = get("CUAUDIT_MEM_LIMIT")) && cua_config_parse_mem_limit(v, cfg) != 0)
+		bad_value(diag, "CUAUDIT_MEM_LIMIT", v,
+			  "a size such as 4GiB, 512MiB or 1.5GB (units B, KB, MB, GB, TB, KiB, MiB,"
+			  " GiB, TiB), or DEVICE:SIZE pairs separated by commas",
+			  "No limit is applied.");
+	if ((v = get("CUAUDIT_FAULT")) && cua_config_parse_faults(v, cfg, why, sizeof(why)) != 0) {
+		char accepted[512];
+		struct cua_buf b = CUA_BUF(accepted);
+
+		cua_buf_str(&b, "ELF_NAME=ERROR@every:N, @after:N or @prob:P[,seed:S], separated by"
+				" ';', with ERROR a result name or number (");
+		cua_buf_str(&b, why);
+		cua_buf_char(&b, ')');
+		accepted[b.len < sizeof(accepted) ? b.len : sizeof(accepted) - 1] = '\0';
+		bad_value(diag, "CUAUDIT_FAULT", v, accepted, "No fault is injected.");
+	}
+	if ((v = get("CUAUDIT_PLUGINS")) && cua_config_parse_plugins(v, cfg) != 0)
+		bad_value(diag, "CUAUDIT_PLUGINS", v,
+			  "up to 8 absolute paths of readable shared objects, separated by ':'",
+			  "No plugin is loaded.");
+}
+
+void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->log_level = CUA_LOG_WARN;
+	cfg->secure = secure;
 	load_log(cfg, get, diag);
 	load_substitute(cfg->libcuda, "CUAUDIT_LIBCUDA", get, diag);
 	load_substitute(cfg->libcudart, "CUAUDIT_LIBCUDART", get, diag);
+	load_hooks(cfg, get, diag);
 }

@@ -44,6 +44,9 @@ static inline struct cua_lib *cua_lib_of_cookie(uintptr_t cookie)
 	return (struct cua_lib *)cookie;
 }
 
+/* Bindings of one kind to a library, lookups that handed out its pointers included. */
+uint64_t cua_lib_binding_count(const struct cua_lib *lib, unsigned kind);
+
 /* The loader's name for an object, "" for the executable. */
 static inline const char *cua_lib_path(const struct link_map *map)
 {
@@ -55,6 +58,7 @@ static inline const char *cua_lib_path(const struct link_map *map)
 extern unsigned cua_deferred_warnings;
 #define CUA_WARN_OLD_GLIBC 1u
 #define CUA_WARN_NOT_FIRST 2u
+#define CUA_NOTE_SECURE 4u
 void cua_version_flush_warnings(void);
 
 #endif

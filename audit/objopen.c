@@ -11,6 +11,16 @@
 struct cua_lib cua_libs[CUA_MAX_LIBS];
 unsigned cua_nlibs;
 
+uint64_t cua_lib_binding_count(const struct cua_lib *lib, unsigned kind)
+{
+	uint64_t n = __atomic_load_n(&lib->binds[kind], __ATOMIC_RELAXED);
+
+	/* Lookups are counted where they happen, per layer; they belong to the owner. */
+	if (kind == CUAUDIT_BIND_PROCADDRESS && lib->owner)
+		n += cua_procaddress_handed_out(lib->layer);
+	return n;
+}
+
 static const char *layer_lib(unsigned layer)
 {
 	return layer == CUAUDIT_LAYER_DRIVER ? "libcuda" : "libcudart";

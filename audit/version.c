@@ -5,9 +5,11 @@
 #include <link.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/auxv.h>
 #include <sys/stat.h>
 #include "config.h"
 #include "dispatch.h"
+#include "hooks.h"
 #include "libs.h"
 #include "log.h"
 #include "out.h"
@@ -78,16 +80,47 @@ void cua_version_flush_warnings(void)
 			    " is older than 2.35: bind-now objects are not audited and every lazy "
 			    "PLT call goes through the loader's slow path",
 			    NULL);
+	if (w & CUA_NOTE_SECURE)
+		cua_log_msg(CUA_LOG_INFO, "secure mode (setuid or AT_SECURE): no plugins, no output "
+			    "files and no library substitutes", NULL);
 	if (w & CUA_WARN_NOT_FIRST)
 		cua_log_msg(CUA_LOG_WARN, "cuaudit is not the first module in LD_AUDIT; modules "
 			    "before it can hide dlsym bindings from it. Put it first.", NULL);
 }
 
+/* setuid and other AT_SECURE processes: nothing the environment names may be loaded or
+   written. The loader already refuses LD_AUDIT paths with a slash there (FACTS 1). */
+static void restrict_secure(struct cua_config *cfg)
+{
+	if (!cfg->secure)
+		return;
+	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
+	if (cfg->summary[0])
+		memcpy(cfg->summary, "stderr", 7);
+	cfg->nplugins = 0;
+}
+
+static void start_hooks(void)
+{
+	/* Hooks that may skip a call first; observers after, so they see the outcome. */
+	cua_memlimit_init();
+	cua_fault_init();
+	cua_summary_init();
+	cua_trace_init();
+	cua_log_init();
+	cua_plugins_load();
+	cua_dispatch_close();
+}
+
 CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 {
-	cua_config_load(&cua_cfg, env, diag_stderr);
+	cua_process_init();
+	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
+	restrict_secure(&cua_cfg);
 	cua_out_setup(cua_cfg.log_file);
-	cua_log_init();
+	start_hooks();
+	if (cua_cfg.secure)
+		cua_deferred_warnings |= CUA_NOTE_SECURE;
 	if (glibc_version(gnu_get_libc_version()) < 235)
 		cua_deferred_warnings |= CUA_WARN_OLD_GLIBC;
 	if (!first_in_ld_audit())
@@ -106,13 +139,8 @@ static void report_lib(const struct cua_lib *lib)
 	cua_buf_str(&b, cua_lib_path(lib->map));
 	cua_buf_str(&b, lib->owner ? ": bindings" : " (second copy, not intercepted): bindings");
 	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
-		uint64_t n = lib->binds[k];
-
-		/* Lookups are counted where they happen, per layer; they belong to the owner. */
-		if (k == CUAUDIT_BIND_PROCADDRESS && lib->owner)
-			n += cua_procaddress_handed_out(lib->layer);
 		cua_buf_str(&b, kinds[k]);
-		cua_buf_u64(&b, n);
+		cua_buf_u64(&b, cua_lib_binding_count(lib, k));
 	}
 	cua_buf_str(&b, " passthrough=");
 	cua_buf_u64(&b, lib->passthrough);
@@ -124,6 +152,10 @@ static void report_lib(const struct cua_lib *lib)
 /* Runs when the program exits normally: the audit namespace is finalized after the program's. */
 __attribute__((destructor)) static void report_at_exit(void)
 {
+	/* A process that never loaded CUDA leaves no report and no file behind. */
+	if (cua_nlibs == 0)
+		return;
+	cua_finish_run();
 	if (!cua_log_on(CUA_LOG_INFO))
 		return;
 	for (unsigned i = 0; i < cua_nlibs; i++)

@@ -2,10 +2,12 @@
 /* hooks/dispatch.c: runs the subscribed callbacks around each intercepted call. */
 #include <errno.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 #include "dispatch.h"
+#include "hooks.h"
 #include "table.h"
 
 void *cua_real[CUAUDIT_ID_COUNT];
@@ -127,9 +129,58 @@ uint64_t cua_clock_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+
+static volatile uint64_t *pid_cache;
+
+void cua_process_init(void)
+{
+	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED && madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK) == 0)
+		pid_cache = p;
+	else if (p != MAP_FAILED)
+		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
+}
+
+uint64_t cua_process_id(void)
+{
+	uint64_t pid;
+
+	if (CUA_LIKELY(pid_cache)) {
+		pid = *pid_cache;
+		if (CUA_LIKELY(pid))
+			return pid;
+		pid = (uint64_t)getpid();
+		*pid_cache = pid;
+		return pid;
+	}
+	/* Without MADV_WIPEONFORK (Linux < 4.14) only the system call is safe. */
+	return (uint64_t)getpid();
+}
+
+#define MAX_FINISH 16
+static void (*finish[MAX_FINISH])(void);
+static unsigned nfinish;
+
+void cua_finish_add(void (*fn)(void))
+{
+	if (nfinish < MAX_FINISH)
+		finish[nfinish++] = fn;
+}
+
+void cua_finish_run(void)
+{
+	for (unsigned i = 0; i < nfinish; i++)
+		finish[i]();
+}
+
 uint64_t cua_thread_id(void)
 {
-	uint64_t pid = (uint64_t)getpid();
+	uint64_t pid = cua_process_id();
 
 	/* A forked child's thread has a new id: the cache is keyed by the process. */
 	if (self.tid_pid != pid) {

@@ -5,6 +5,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "dispatch.h"
+#include "hooks.h"
 #include "log.h"
 #include "out.h"
 #include "table.h"
@@ -132,6 +133,11 @@ void cua_log_format_args(struct cua_buf *b, const struct cuaudit_call *c)
 	}
 }
 
+void cua_log_format_arg(struct cua_buf *b, const struct cuaudit_call *c, unsigned i)
+{
+	format_arg(b, &cua_api[c->id].args[i], c->args);
+}
+
 void cua_log_format_result(struct cua_buf *b, const struct cuaudit_call *c)
 {
 	format_result(b, &cua_api[c->id], c->result);
@@ -175,7 +181,7 @@ static void log_exit(const struct cuaudit_call *c, void *ctx)
 
 	(void)ctx;
 	clock_gettime(CLOCK_REALTIME, &ts);
-	size_t n = cua_log_format_call(line, sizeof(line), c, (uint64_t)getpid(),
+	size_t n = cua_log_format_call(line, sizeof(line), c, cua_process_id(),
 				       (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
 	cua_out_log(line, n);
 }

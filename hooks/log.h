@@ -30,6 +30,8 @@ size_t cua_log_format_call(char *out, size_t cap, const struct cuaudit_call *c, 
 /* Appends "name=value, ..." for a call's arguments, as the log prints them. */
 struct cua_buf;
 void cua_log_format_args(struct cua_buf *b, const struct cuaudit_call *c);
+/* Appends the value of argument i as the log prints it. */
+void cua_log_format_arg(struct cua_buf *b, const struct cuaudit_call *c, unsigned i);
 /* Appends a call's result as the log prints it (CUDA_SUCCESS, cudaErrorMemoryAllocation, hex). */
 void cua_log_format_result(struct cua_buf *b, const struct cuaudit_call *c);
 

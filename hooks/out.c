@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "fmt.h"
+#include "hooks.h"
 #include "out.h"
 
 /* Above 1000: the application may close stderr or dup2 over low descriptors. */
@@ -69,6 +70,11 @@ static void write_all(int fd, const char *buf, size_t len)
 	}
 }
 
+int cua_out_stderr_fd(void)
+{
+	return stderr_fd;
+}
+
 void cua_out_stderr(const char *buf, size_t len)
 {
 	int saved = errno;
@@ -109,7 +115,7 @@ static int log_descriptor(void)
 
 	if (!log_template[0])
 		return stderr_fd;
-	pid = (uint64_t)getpid();
+	pid = cua_process_id();
 	for (;;) {
 		word = __atomic_load_n(&log_word, __ATOMIC_ACQUIRE);
 		if (word == (pid << 2 | 2))

@@ -13,6 +13,9 @@ void cua_out_setup(const char *log_template);
 /* Writes one whole line to the log destination with a single write(2). */
 void cua_out_log(const char *buf, size_t len);
 
+/* cuaudit's copy of stderr, for reports sent there. */
+int cua_out_stderr_fd(void);
+
 /* Writes to cuaudit's copy of stderr, whatever the log destination. */
 void cua_out_stderr(const char *buf, size_t len);
 

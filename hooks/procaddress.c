@@ -63,6 +63,14 @@ void cua_procaddress_seal(void)
 	}
 }
 
+void *cua_procaddress_real(unsigned id)
+{
+	for (unsigned i = 0; i < used; i++)
+		if (map[i].id == (int32_t)id)
+			return (void *)map[i].addr;
+	return NULL;
+}
+
 int cua_procaddress_find(uintptr_t addr, const char **elf_name)
 {
 	unsigned lo = 0, hi = used;

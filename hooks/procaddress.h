@@ -11,6 +11,10 @@ void cua_procaddress_add(const char *elf_name, uintptr_t addr, unsigned layer);
 /* Sorts the records for lookup; after this they are read-only. */
 void cua_procaddress_seal(void);
 
+/* The real address of an id from the export index, or NULL (for cuaudit's own calls into
+   the driver, such as cuCtxGetDevice for the memory limit). */
+void *cua_procaddress_real(unsigned id);
+
 /* Finds a real address: returns the id, or -1 with *elf_name set when the address is an
    export without a prototype, or -2 when it is no export at all. */
 int cua_procaddress_find(uintptr_t addr, const char **elf_name);

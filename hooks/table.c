@@ -45,6 +45,22 @@ const char *cua_table_result_name(unsigned layer, int value)
 	return find_result(cua_results_runtime, cua_results_runtime_count, value);
 }
 
+int cua_table_result_value(unsigned layer, const char *name, size_t len, int *value)
+{
+	const struct cua_result_name *t = layer == CUAUDIT_LAYER_DRIVER ? cua_results_driver
+									: cua_results_runtime;
+	unsigned n = layer == CUAUDIT_LAYER_DRIVER ? cua_results_driver_count
+						   : cua_results_runtime_count;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (strlen(t[i].name) == len && strncmp(t[i].name, name, len) == 0) {
+			*value = t[i].value;
+			return 0;
+		}
+	}
+	return -1;
+}
+
 CUAUDIT_API const char *cuaudit_api_name(unsigned id)
 {
 	return id < CUAUDIT_ID_COUNT ? cua_api[id].elf_name : NULL;

@@ -3,6 +3,7 @@
 #ifndef CUA_TABLE_H
 #define CUA_TABLE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include "cuaudit.h"
 #include "cuaudit_ids.h"
@@ -70,6 +71,9 @@ extern const unsigned cua_results_runtime_count;
 
 /* Returns the id of an ELF name, or -1. Binary search: the ids are in byte order of the names. */
 int cua_table_find(const char *elf_name);
+
+/* Finds a result code of a layer by name; returns 0 and sets *value, or -1. */
+int cua_table_result_value(unsigned layer, const char *name, size_t len, int *value);
 
 /* Returns the name of a result code of a layer, or NULL. */
 const char *cua_table_result_name(unsigned layer, int value);

@@ -239,8 +239,8 @@ runtime_lookups_follow_cudart_order_and_are_all_wrapped)
   expect_log 1 'debug: lookup "cuGetProcAddress" version 12000 flags 0 result 0: wrapped cuGetProcAddress_v2$'
   expect_log 1 'debug: lookup "cuMemcpyHtoD" version 7000 flags 2 result 0: wrapped cuMemcpyHtoD_v2_ptds$'
   expect_log 1 'debug: lookup "cuLaunchKernel" version 4000 flags 0 result 0: wrapped cuLaunchKernel$'
-  # 13 made by the runtime itself, 5 on behalf of cudaGetDriverEntryPoint*.
-  expect_log 18 "$(call cuGetProcAddress_v2 procaddress)"
+  # 14 made by the runtime itself, 5 on behalf of cudaGetDriverEntryPoint*.
+  expect_log 19 "$(call cuGetProcAddress_v2 procaddress)"
   expect_log 3 'debug: lookup .*: already wrapped'
   expect_log 0 'debug: lookup .*: passed through'
 
@@ -301,9 +301,9 @@ second_copy_of_runtime_is_left_unwrapped_and_reached)
   expect_out '^first runtime: 0, device 100$'
   expect_out '^second runtime: 0, device 110$'
   expect_log 1 "warning: a second libcudart .*copy2/libcudart.so.13.* not intercepted"
-  # Each runtime's 16 pointers from lookups (2 self-lookups, 1 through the 4-argument form,
-  # 13 through the 5-argument one) count: both copies use the one wrapped libcuda.so.1.
-  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=32 got=0"
+  # Each runtime's 17 pointers from lookups (2 self-lookups, 1 through the 4-argument form,
+  # 14 through the 5-argument one) count: both copies use the one wrapped libcuda.so.1.
+  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=34 got=0"
   ;;
 fno_plt_calls_through_got_are_redirected)
   native "$BIN/got_noplt"
@@ -343,6 +343,135 @@ CUAUDIT_LIBCUDART_substitutes_the_runtime)
   expect_out '^cudaGetDevice -> 0, device 110$'
   expect_log 1 "info: loading .*/copy2/libcudart.so.13 in place of libcudart.so.13"
   expect_log + "debug: search libcuda.so.1 \\(as named\\)"
+  ;;
+summary_counts_are_exact_with_16_threads)
+  native "$BIN/lookup_threads"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.%p.json" audited "$BIN/lookup_threads"
+  same_results
+  "$PYTHON" "$CHECK_JSON" summary s.*.json cuDeviceGetCount:outer cuStreamSynchronize_ptsz:outer \
+    cuGetProcAddress_v2:outer >check.txt 2>&1 || { fail "summary JSON: $(tail -2 check.txt)"; }
+  expect_log 1 '^cuDeviceGetCount:outer calls=3200 errors=0$' check.txt
+  expect_log 1 '^cuStreamSynchronize_ptsz:outer calls=3200 errors=0$' check.txt
+  expect_log 1 '^cuGetProcAddress_v2:outer calls=6400 errors=0$' check.txt
+  native "$BIN/threads"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/t.json" audited "$BIN/threads"
+  same_results
+  "$PYTHON" "$CHECK_JSON" summary t.json cuCtxGetCurrent:outer >check2.txt 2>&1 || fail "summary JSON: $(tail -2 check2.txt)"
+  expect_log 1 '^cuCtxGetCurrent:outer calls=4000 errors=0$' check2.txt
+  ;;
+summary_keeps_driver_calls_inside_runtime_calls_apart)
+  native "$BIN/runtime_shared"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/runtime_shared"
+  same_results
+  "$PYTHON" "$CHECK_JSON" summary s.json cudaMalloc:outer cuMemAlloc_v2:nested cuMemAlloc_v2:outer \
+    cudaGetDriverEntryPointByVersion:outer cuGetProcAddress_v2:nested >check.txt 2>&1 || fail "summary JSON: $(tail -2 check.txt)"
+  expect_log 1 '^cudaMalloc:outer calls=1 errors=0$' check.txt
+  expect_log 1 '^cuMemAlloc_v2:nested calls=1 errors=0$' check.txt
+  expect_log 1 '^cuMemAlloc_v2:outer calls=1 errors=0$' check.txt
+  expect_log 1 '^cudaGetDriverEntryPointByVersion:outer calls=4 errors=0$' check.txt
+  expect_log 1 '^libraries runtime:[0-9]+ driver:[0-9]+$' check.txt
+  ;;
+summary_text_table_is_sorted_by_total_time)
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY=stderr CUAUDIT_LOG_FILE= audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 '^cuaudit summary: calls the application made, pid [0-9]+, total [0-9]+ ns$' audited.err
+  expect_log 2 'time%      total_ns     calls  errors     avg_ns     min_ns  median_ns     p99_ns      max_ns  stddev_ns  layer    api' audited.err
+  expect_log 1 '^ +[0-9]+\.[0-9]{2} +[0-9]+ +1 +0 +[0-9 ]+ driver   cuInit$' audited.err
+  expect_log 1 '^ +[0-9]+\.[0-9]{2} +[0-9]+ +1 +1 +[0-9 ]+ driver   cuGetExportTable$' audited.err
+  sed -n '/application made/,/inside other/p' audited.err | grep -E '^ +[0-9]+\.' | awk '{print $2}' >totals.txt
+  sort -nr totals.txt | cmp -s - totals.txt && [ -s totals.txt ] && pass "rows sorted by total time" || fail "rows not sorted"
+  ;;
+trace_is_valid_json_and_runtime_events_enclose_driver_events)
+  native "$BIN/runtime_shared"
+  CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" audited "$BIN/runtime_shared"
+  same_results
+  "$PYTHON" "$CHECK_JSON" trace t.json cudaMalloc cuMemAlloc_v2 cudaLaunchKernel cuLaunchKernel >check.txt 2>&1 || fail "trace JSON: $(tail -2 check.txt)"
+  expect_log 1 '^cudaMalloc events=1$' check.txt
+  expect_log 1 '^cuMemAlloc_v2 events=2$' check.txt
+  expect_log 1 '^cuLaunchKernel events=1$' check.txt
+  # Each runtime call that reaches the driver encloses those calls: cudaGetDevice, cudaMalloc,
+  # 2 cudaMemcpy, cudaLaunchKernel, cudaFree, 5 entry points, and the lazy start's lookups.
+  expect_log 1 '^events=[0-9]+ driver_inside_runtime=(1[1-9]|[2-9][0-9])$' check.txt
+  grep -q '"name":"cuMemAlloc_v2","cat":"driver","ph":"X",.*"args":{"dptr":"0x[0-9a-f]*","bytesize":"32","result":"CUDA_SUCCESS","binding":"procaddress"}' t.json \
+    && pass "events carry arguments, result and binding" || fail "event arguments missing"
+  ;;
+trace_is_complete_after_return_and_exit_from_a_thread)
+  for how in return thread-exit; do
+    rm -f t.json
+    CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" audited "$BIN/trace_exit" $how
+    [ "$(cat audited.rc)" = 0 ] && pass "$how: status 0" || fail "$how: status $(cat audited.rc)"
+    "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "$how: trace JSON: $(tail -2 check.txt)"
+    expect_log 1 '^cuDeviceGetCount events=20000$' check.txt
+  done
+  rm -f t.json
+  CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" audited "$BIN/trace_exit" _exit
+  head -c 40 t.json | grep -q '^{"displayTimeUnit":"ns","traceEvents":\[' && pass "_exit: the file was started" || fail "_exit: no trace file"
+  ;;
+memory_limit_is_enforced_across_driver_and_runtime)
+  CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=1MiB audited "$BIN/hooks_alloc" limit
+  cat >want.txt <<'WANT'
+cudaMalloc 512KiB -> 0
+driver info 0: free 524288 total 1048576; runtime info 0: free 524288 total 1048576
+cuMemAlloc 512KiB -> 0
+driver info 0: free 0 total 1048576; runtime info 0: free 0 total 1048576
+cudaMalloc 1 -> 2
+cuMemAlloc 1 -> 2
+cudaFree -> 0
+driver info 0: free 524288 total 1048576; runtime info 0: free 524288 total 1048576
+cuMemAlloc 256KiB -> 0
+cudaMalloc 256KiB -> 0
+cudaMalloc 1 -> 2
+cuMemFree -> 0
+cudaMalloc 1 -> 0
+WANT
+  diff want.txt audited.out >/dev/null && pass "quota enforced and reported through both layers" || { fail "memory limit"; diff want.txt audited.out; }
+  native "$BIN/hooks_alloc" limit
+  grep -q 'cudaMalloc 1 -> 0' native.out && pass "without the limit the same allocations succeed" || fail "native run"
+  ;;
+faults_are_injected_on_schedule)
+  native "$BIN/hooks_alloc" loop
+  CUAUDIT_LOG=warn CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3;cudaMalloc=cudaErrorMemoryAllocation@after:2' audited "$BIN/hooks_alloc" loop
+  for i in 1 2 4 5 7 8; do expect_out "^cuMemAlloc #$i -> 0$"; done
+  for i in 3 6 9; do expect_out "^cuMemAlloc #$i -> 2$"; done
+  for i in 1 2; do expect_out "^cudaMalloc #$i -> 0$"; done
+  for i in 3 4 5; do expect_out "^cudaMalloc #$i -> 2$"; done
+  CUAUDIT_LOG=warn CUAUDIT_FAULT='cuMemAlloc_v2=2@every:1' audited "$BIN/hooks_alloc" loop
+  [ "$(grep -c 'cuMemAlloc #[0-9] -> 2$' audited.out)" = 9 ] && pass "error by number" || fail "error by number"
+  CUAUDIT_LOG=warn CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@prob:0.5,seed:42' audited "$BIN/hooks_alloc" loop
+  cp audited.out prob1.out
+  CUAUDIT_LOG=warn CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@prob:0.5,seed:42' audited "$BIN/hooks_alloc" loop
+  cmp -s prob1.out audited.out && pass "prob with a seed repeats exactly" || fail "prob not deterministic"
+  n=$(grep -c 'cuMemAlloc #[0-9] -> 2$' prob1.out)
+  [ "$n" -ge 1 ] && [ "$n" -le 8 ] && pass "prob:0.5 failed $n of 9" || fail "prob:0.5 failed $n of 9"
+  CUAUDIT_LOG=verbose CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3' audited "$BIN/hooks_alloc" loop
+  expect_log 3 ' cuMemAlloc_v2\(.*\) -> CUDA_ERROR_OUT_OF_MEMORY [0-9]+ns plt skipped$'
+  ;;
+bad_hook_values_warn_once_each_and_run)
+  native "$BIN/driver_lazy"
+  for kv in CUAUDIT_SUMMARY=relative.json CUAUDIT_TRACE=trace.json CUAUDIT_MEM_LIMIT=4XB \
+    CUAUDIT_MEM_LIMIT=0 CUAUDIT_MEM_LIMIT=99:1GiB CUAUDIT_FAULT=cuNope=1@every:1 \
+    CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_NOPE@every:1' CUAUDIT_FAULT='cuInit=1@every:0' \
+    CUAUDIT_FAULT='cuInit=1@prob:2' CUAUDIT_PLUGINS=relative.so CUAUDIT_PLUGINS=/nonexistent.so; do
+    var=${kv%%=*}
+    env "$kv" LD_AUDIT="$AUDIT" "$BIN/driver_lazy" >audited.out 2>audited.err
+    [ "$(grep -c . audited.err)" = 1 ] && grep -q "^cuaudit: $var=.* is not valid; accepted: " audited.err &&
+      pass "$kv: one message naming $var" || fail "$kv: $(cat audited.err | head -3)"
+    cmp -s native.out audited.out && pass "$kv: program unchanged" || fail "$kv: output changed"
+  done
+  ;;
+example_plugin_counts_launches_per_stream)
+  native "$BIN/runtime_shared"
+  CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/launch_counter.so" audited "$BIN/runtime_shared"
+  same_results
+  expect_log 1 "info: plugin loaded: .*/launch_counter.so"
+  # The application's cudaLaunchKernel counts; the cuLaunchKernel inside it does not.
+  expect_log 1 "info: plugin: launch_counter: stream 0x0: 1 launch$"
+  native "$BIN/driver_lazy"
+  rm -f log.txt
+  CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/launch_counter.so" audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 "info: plugin: launch_counter: stream 0x[0-9a-f]+: 1 launch$"
   ;;
 exports_match_golden_and_no_pltenter)
   nm -D --defined-only "$AUDIT" | awk '{print $3}' | sed 's/@.*//' | grep -v '^CUAUDIT_' | sort >exports.txt

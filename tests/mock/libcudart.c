@@ -29,6 +29,7 @@ static struct {
 	CUresult (*ctx_get_device)(CUdevice *, CUcontext);
 	CUresult (*alloc)(CUdeviceptr *, size_t);
 	CUresult (*mfree)(CUdeviceptr);
+	CUresult (*mem_info)(size_t *, size_t *);
 	CUresult (*htod[2])(CUdeviceptr, const void *, size_t);
 	CUresult (*dtoh[2])(void *, CUdeviceptr, size_t);
 	CUresult (*launch[2])(CUfunction, unsigned, unsigned, unsigned, unsigned, unsigned,
@@ -73,6 +74,7 @@ static void load_driver(void)
 	ok &= lookup("cuCtxGetDevice", 13000, 0, &drv.ctx_get_device);
 	ok &= lookup("cuMemAlloc", 3020, 0, &drv.alloc);
 	ok &= lookup("cuMemFree", 3020, 0, &drv.mfree);
+	ok &= lookup("cuMemGetInfo", 3020, 0, &drv.mem_info);
 	for (int pt = 0; pt < 2; pt++) {
 		cuuint64_t flags = pt ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0;
 
@@ -152,6 +154,12 @@ EXPORT cudaError_t cudaFree(void *ptr)
 {
 	BEGIN();
 	return from_cu(drv.mfree((CUdeviceptr)(uintptr_t)ptr));
+}
+
+EXPORT cudaError_t cudaMemGetInfo(size_t *free_bytes, size_t *total)
+{
+	BEGIN();
+	return from_cu(drv.mem_info(free_bytes, total));
 }
 
 static cudaError_t memcpy_on(int pt, void *dst, const void *src, size_t n,

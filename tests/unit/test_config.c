@@ -33,7 +33,7 @@ static struct cua_config load(const char *const *env)
 	fake_env = env;
 	diags = 0;
 	last_diag[0] = '\0';
-	cua_config_load(&cfg, get, diag);
+	cua_config_load(&cfg, get, diag, 0);
 	return cfg;
 }
 

@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/stats.h: per-call duration statistics with a log-linear histogram for percentiles. */
+#ifndef CUA_STATS_H
+#define CUA_STATS_H
+
+#include <stdint.h>
+#include "cuaudit.h"
+
+/* Below 64 ns each value has its own bucket; above, each power of two has 16, so a
+   percentile is exact to within 1/16 (6.25%) of its value. */
+#define CUA_HIST_BUCKETS (64 + 58 * 16)
+
+struct cua_stat {
+	uint64_t calls;
+	uint64_t errors;
+	uint64_t total_ns;
+	uint64_t min_ns;
+	uint64_t max_ns;
+	double sumsq;
+	uint64_t by_binding[CUAUDIT_BIND_COUNT];
+	uint32_t hist[CUA_HIST_BUCKETS];
+};
+
+unsigned cua_stats_bucket(uint64_t ns);
+/* The middle of a bucket's range: what a percentile falling in it reports. */
+uint64_t cua_stats_bucket_value(unsigned bucket);
+
+void cua_stats_add(struct cua_stat *s, uint64_t ns, int error, unsigned binding);
+/* Adds b into a (merging threads). */
+void cua_stats_merge(struct cua_stat *a, const struct cua_stat *b);
+/* The value below which 'permille' thousandths of the calls fall (500: median, 990: p99). */
+uint64_t cua_stats_percentile(const struct cua_stat *s, unsigned permille);
+uint64_t cua_stats_stddev(const struct cua_stat *s);
+
+#endif

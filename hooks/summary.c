@@ -1,0 +1,372 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/summary.c: the CUAUDIT_SUMMARY hook: per-API call statistics, written as a table or JSON at exit. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+#include "config.h"
+#include "dispatch.h"
+#include "hooks.h"
+#include "libs.h"
+#include "log.h"
+#include "out.h"
+#include "stats.h"
+#include "table.h"
+#include "writer.h"
+
+/* Index 0: calls the application made; 1: calls made inside another intercepted call. */
+#define OUTER 0
+#define NESTED 1
+#define STATS_PER_CHUNK 64
+
+/* One thread's statistics. Only its thread writes them; the report reads them at exit. */
+struct tstats {
+	struct tstats *next;
+	uint64_t pid;
+	struct cua_stat *slot[2][CUAUDIT_ID_COUNT];
+	struct cua_stat *spare;
+	unsigned spare_left;
+};
+
+static struct tstats *all_threads;
+static __thread struct tstats *mine;
+
+static void *map_zeroed(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static struct tstats *thread_stats(void)
+{
+	uint64_t pid;
+	struct tstats *t = mine;
+
+	/* A forked child starts its own: the parent's calls are the parent's to report. */
+	if (CUA_LIKELY(t && t->pid == cua_process_id()))
+		return t;
+	pid = cua_process_id();
+	t = map_zeroed(sizeof(*t));
+	if (!t)
+		return NULL;
+	t->pid = pid;
+	t->next = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE);
+	while (!__atomic_compare_exchange_n(&all_threads, &t->next, t, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_ACQUIRE))
+		;
+	mine = t;
+	return t;
+}
+
+static struct cua_stat *stat_of(struct tstats *t, unsigned nested, unsigned id)
+{
+	struct cua_stat *s = t->slot[nested][id];
+
+	if (CUA_LIKELY(s))
+		return s;
+	if (!t->spare_left) {
+		t->spare = map_zeroed(sizeof(struct cua_stat) * STATS_PER_CHUNK);
+		if (!t->spare)
+			return NULL;
+		t->spare_left = STATS_PER_CHUNK;
+	}
+	s = t->spare++;
+	t->spare_left--;
+	t->slot[nested][id] = s;
+	return s;
+}
+
+static int is_error(const struct cuaudit_call *c)
+{
+	unsigned ret = cua_api[c->id].ret;
+
+	return (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && (int)c->result != 0;
+}
+
+static void summary_exit(const struct cuaudit_call *c, void *ctx)
+{
+	struct tstats *t = thread_stats();
+	struct cua_stat *s;
+
+	(void)ctx;
+	if (CUA_UNLIKELY(!t))
+		return;
+	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
+	if (s)
+		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
+}
+
+/* ---------------------------------------------------------------- report */
+
+struct row {
+	unsigned id;
+	unsigned nested;
+	struct cua_stat s;
+};
+
+static int by_total(const void *a, const void *b)
+{
+	const struct row *x = a, *y = b;
+
+	if (x->nested != y->nested)
+		return (int)x->nested - (int)y->nested;
+	if (x->s.total_ns != y->s.total_ns)
+		return x->s.total_ns > y->s.total_ns ? -1 : 1;
+	return strcmp(cua_api[x->id].elf_name, cua_api[y->id].elf_name);
+}
+
+/* Merges every thread of this process into one row per (API, nesting). */
+static struct row *collect(unsigned *nrows)
+{
+	size_t cap = 2 * (size_t)CUAUDIT_ID_COUNT;
+	struct row *rows = map_zeroed(cap * sizeof(*rows));
+	uint64_t pid = cua_process_id();
+	unsigned n = 0;
+
+	if (!rows)
+		return NULL;
+	for (unsigned nested = 0; nested < 2; nested++) {
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+			struct row *r = &rows[n];
+
+			for (struct tstats *t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t;
+			     t = t->next)
+				if (t->pid == pid && t->slot[nested][id])
+					cua_stats_merge(&r->s, t->slot[nested][id]);
+			if (r->s.calls) {
+				r->id = id;
+				r->nested = nested;
+				n++;
+			}
+		}
+	}
+	qsort(rows, n, sizeof(*rows), by_total);
+	*nrows = n;
+	return rows;
+}
+
+static const char *layer_name(unsigned id)
+{
+	return cua_api[id].layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime";
+}
+
+static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
+							    "procaddress", "got" };
+
+/* Share of the section's time in hundredths of a percent, printed as 12.34. */
+static void put_share(struct cua_buf *b, uint64_t part, uint64_t whole)
+{
+	uint64_t bp = whole ? (part * 10000 + whole / 2) / whole : 0;
+
+	cua_buf_u64(b, bp / 100);
+	cua_buf_char(b, '.');
+	cua_buf_u64_pad(b, bp % 100, 2);
+}
+
+static void put_col(struct cua_buf *b, uint64_t v, unsigned width)
+{
+	char tmp[20];
+	size_t n = cua_fmt_u64(tmp, v);
+
+	for (size_t i = n; i < width; i++)
+		cua_buf_char(b, ' ');
+	cua_buf_mem(b, tmp, n);
+}
+
+static void put_text_row(struct cua_writer *w, const struct row *r, uint64_t section_total)
+{
+	struct cua_buf *b = cua_writer_room(w, 512);
+	const struct cua_stat *s = &r->s;
+	char share[16];
+	struct cua_buf sb = CUA_BUF(share);
+
+	put_share(&sb, s->total_ns, section_total);
+	for (size_t i = sb.len; i < 7; i++)
+		cua_buf_char(b, ' ');
+	cua_buf_mem(b, share, sb.len);
+	put_col(b, s->total_ns, 14);
+	put_col(b, s->calls, 10);
+	put_col(b, s->errors, 8);
+	put_col(b, s->total_ns / s->calls, 11);
+	put_col(b, s->min_ns, 11);
+	put_col(b, cua_stats_percentile(s, 500), 11);
+	put_col(b, cua_stats_percentile(s, 990), 11);
+	put_col(b, s->max_ns, 12);
+	put_col(b, cua_stats_stddev(s), 11);
+	cua_buf_str(b, "  ");
+	cua_buf_str(b, layer_name(r->id));
+	/* "layer    api": the name starts in the same column for both layers. */
+	cua_buf_str(b, cua_api[r->id].layer == CUAUDIT_LAYER_DRIVER ? "   " : "  ");
+	cua_buf_str(b, cua_api[r->id].elf_name);
+	cua_buf_char(b, '\n');
+}
+
+static uint64_t section_total(const struct row *rows, unsigned n, unsigned nested)
+{
+	uint64_t t = 0;
+
+	for (unsigned i = 0; i < n; i++)
+		if (rows[i].nested == nested)
+			t += rows[i].s.total_ns;
+	return t;
+}
+
+static void write_text(struct cua_writer *w, const struct row *rows, unsigned n)
+{
+	static const char head[] =
+		"  time%      total_ns     calls  errors     avg_ns     min_ns  median_ns"
+		"     p99_ns      max_ns  stddev_ns  layer    api\n";
+
+	for (unsigned nested = 0; nested < 2; nested++) {
+		struct cua_buf *b = cua_writer_room(w, 256);
+		uint64_t total = section_total(rows, n, nested);
+
+		cua_buf_str(b, nested ? "\ncuaudit summary: calls made inside other CUDA calls, pid "
+				      : "cuaudit summary: calls the application made, pid ");
+		cua_buf_u64(b, cua_process_id());
+		cua_buf_str(b, ", total ");
+		cua_buf_u64(b, total);
+		cua_buf_str(b, " ns\n");
+		cua_buf_str(b, head);
+		for (unsigned i = 0; i < n; i++)
+			if (rows[i].nested == nested)
+				put_text_row(w, &rows[i], total);
+	}
+}
+
+static void put_json_u64(struct cua_buf *b, const char *key, uint64_t v)
+{
+	cua_buf_str(b, ",\"");
+	cua_buf_str(b, key);
+	cua_buf_str(b, "\":");
+	cua_buf_u64(b, v);
+}
+
+static void write_json_row(struct cua_writer *w, const struct row *r, uint64_t total, int first)
+{
+	struct cua_buf *b = cua_writer_room(w, 1024);
+	const struct cua_stat *s = &r->s;
+
+	cua_buf_str(b, first ? "\n  {\"name\":\"" : ",\n  {\"name\":\"");
+	cua_buf_str(b, cua_api[r->id].elf_name);
+	cua_buf_str(b, "\",\"layer\":\"");
+	cua_buf_str(b, layer_name(r->id));
+	cua_buf_str(b, r->nested ? "\",\"nested\":true" : "\",\"nested\":false");
+	put_json_u64(b, "calls", s->calls);
+	put_json_u64(b, "errors", s->errors);
+	put_json_u64(b, "total_ns", s->total_ns);
+	put_json_u64(b, "avg_ns", s->total_ns / s->calls);
+	put_json_u64(b, "min_ns", s->min_ns);
+	put_json_u64(b, "median_ns", cua_stats_percentile(s, 500));
+	put_json_u64(b, "p99_ns", cua_stats_percentile(s, 990));
+	put_json_u64(b, "max_ns", s->max_ns);
+	put_json_u64(b, "stddev_ns", cua_stats_stddev(s));
+	cua_buf_str(b, ",\"share_percent\":");
+	put_share(b, s->total_ns, total);
+	cua_buf_str(b, ",\"bindings\":{");
+	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
+		cua_buf_str(b, k ? ",\"" : "\"");
+		cua_buf_str(b, bind_names[k]);
+		cua_buf_str(b, "\":");
+		cua_buf_u64(b, s->by_binding[k]);
+	}
+	cua_buf_str(b, "}}");
+}
+
+static void write_json_string(struct cua_buf *b, const char *s)
+{
+	/* cua_buf_quoted escapes as C does; JSON wants \u00XX for control bytes. */
+	cua_buf_char(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			cua_buf_char(b, '\\');
+			cua_buf_char(b, (char)c);
+		} else if (c < 0x20) {
+			static const char hex[] = "0123456789abcdef";
+			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+			cua_buf_mem(b, esc, sizeof(esc));
+		} else {
+			cua_buf_char(b, (char)c);
+		}
+	}
+	cua_buf_char(b, '"');
+}
+
+static void write_json(struct cua_writer *w, const struct row *rows, unsigned n)
+{
+	struct cua_buf *b = cua_writer_room(w, 256);
+	uint64_t totals[2] = { section_total(rows, n, 0), section_total(rows, n, 1) };
+
+	cua_buf_str(b, "{\"schema\":\"cuaudit-summary/1\",\"pid\":");
+	cua_buf_u64(b, cua_process_id());
+	cua_buf_str(b, ",\"apis\":[");
+	for (unsigned i = 0; i < n; i++)
+		write_json_row(w, &rows[i], totals[rows[i].nested], i == 0);
+	b = cua_writer_room(w, 64);
+	cua_buf_str(b, "\n],\"libraries\":[");
+	for (unsigned i = 0; i < cua_nlibs; i++) {
+		const struct cua_lib *lib = &cua_libs[i];
+
+		b = cua_writer_room(w, 2048);
+		cua_buf_str(b, i ? ",\n  {\"path\":" : "\n  {\"path\":");
+		write_json_string(b, cua_lib_path(lib->map));
+		cua_buf_str(b, ",\"layer\":\"");
+		cua_buf_str(b, lib->layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime");
+		cua_buf_str(b, lib->owner ? "\",\"intercepted\":true" : "\",\"intercepted\":false");
+		cua_buf_str(b, ",\"bindings\":{");
+		for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
+			cua_buf_str(b, k ? ",\"" : "\"");
+			cua_buf_str(b, bind_names[k]);
+			cua_buf_str(b, "\":");
+			cua_buf_u64(b, cua_lib_binding_count(lib, k));
+		}
+		cua_buf_str(b, "}}");
+	}
+	b = cua_writer_room(w, 16);
+	cua_buf_str(b, "\n]}\n");
+}
+
+static int ends_with(const char *s, const char *suffix)
+{
+	size_t n = strlen(s), m = strlen(suffix);
+
+	return n >= m && strcmp(s + n - m, suffix) == 0;
+}
+
+static void summary_finish(void)
+{
+	static struct cua_writer w;
+	char path[CUA_PATH_MAX];
+	unsigned n = 0;
+	struct row *rows = collect(&n);
+	int to_stderr = strcmp(cua_cfg.summary, "stderr") == 0;
+	int fd = to_stderr ? cua_out_stderr_fd() : cua_writer_open(cua_cfg.summary, path, sizeof(path));
+
+	if (fd < 0) {
+		cua_log_msg(CUA_LOG_ERROR, "cannot write the summary to CUAUDIT_SUMMARY=",
+			    cua_cfg.summary, NULL);
+		return;
+	}
+	cua_writer_init(&w, fd);
+	if (!to_stderr && ends_with(cua_cfg.summary, ".json"))
+		write_json(&w, rows ? rows : (struct row[1]){ { 0 } }, rows ? n : 0);
+	else
+		write_text(&w, rows ? rows : (struct row[1]){ { 0 } }, rows ? n : 0);
+	cua_writer_flush(&w);
+	if (!to_stderr)
+		close(fd);
+}
+
+int cua_summary_init(void)
+{
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit);
+
+	if (!cua_cfg.summary[0])
+		return 0;
+	cua_finish_add(summary_finish);
+	return cua_dispatch_subscribe(&sub);
+}
