@@ -88,6 +88,42 @@ if python3 -c 'import torch' 2>/dev/null; then
   expect torch_matmul "cuLaunchKernel* via procaddress/dlsym" 1 ' cuLaunchKernel(Ex)?(_ptsz)?\(.*\) -> [A-Za-z_]+ [0-9]+ns (procaddress|dlsym)$'
 fi
 
+# ---------------------------------------------------------------- hooks on PyTorch
+if python3 -c 'import torch' 2>/dev/null; then
+  python3 "$G/torch_matmul.py" >"$R/hooks.native.out" 2>&1
+  LD_AUDIT=$AUDIT CUAUDIT_SUMMARY=$R/torch.summary.json CUAUDIT_TRACE=$R/torch.trace.json \
+    python3 "$G/torch_matmul.py" >"$R/hooks.audited.out" 2>&1
+  log=/dev/null; calls=-
+  cmp -s "$R/hooks.native.out" "$R/hooks.audited.out" && same=yes || same=NO
+  names=$(python3 - "$R/torch.summary.json" "$R/torch.trace.json" <<'PY' 2>&1
+import json, sys
+s = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2]))
+names = {a["name"] for a in s["apis"]}
+rt = sorted(n for n in names if n.lstrip("_").startswith("cudaLaunchKernel"))
+drv = sorted(n for n in names if n.startswith("cuLaunchKernel"))
+ev = sum(1 for e in t["traceEvents"] if e.get("ph") == "X")
+print("runtime=%s driver=%s trace_events=%d" % (",".join(rt), ",".join(drv), ev))
+PY
+)
+  echo "$names" >"$R/hooks.names.txt"
+  case "$names" in
+    runtime=?*driver=cuLaunchKernel*trace_events=[1-9]*) v=pass ;;
+    *) v=FAIL ;;
+  esac
+  record torch_hooks "summary+trace: $names" "$v"
+  same=-
+  LD_AUDIT=$AUDIT CUAUDIT_MEM_LIMIT=2GiB python3 "$G/torch_hooks.py" memlimit >"$R/memlimit.out" 2>&1
+  if grep -q 'mem_get_info total 2 GiB, free <= total: True' "$R/memlimit.out" &&
+    grep -q '^1 GiB allocated' "$R/memlimit.out" && grep -q 'refused with torch.cuda.OutOfMemoryError' "$R/memlimit.out"; then
+    v=pass; else v=FAIL; fi
+  record torch_hooks "CUAUDIT_MEM_LIMIT=2GiB: $(tr '\n' ';' <"$R/memlimit.out" | cut -c1-60)" "$v"
+  LD_AUDIT=$AUDIT CUAUDIT_FAULT='cudaMalloc=cudaErrorMemoryAllocation@every:1' \
+    python3 "$G/torch_hooks.py" fault >"$R/fault.out" 2>&1
+  grep -q 'OutOfMemoryError raised by the injected' "$R/fault.out" && v=pass || v=FAIL
+  record torch_hooks "CUAUDIT_FAULT cudaMalloc: $(tail -1 "$R/fault.out" | cut -c1-50)" "$v"
+fi
+
 # Debug-level lookups: no pointer for a function the headers know may be passed through.
 known_passed() { # LOG: lookups passed through whose API name the manifest knows
   grep -o 'lookup "[A-Za-z0-9_]*".*passed through.*' "$1" | sed -E 's/lookup "([^"]*)".*/\1/' | sort -u |
