@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "config.h"
+#include "cuaudit_ids.h"
 
 static const char *const *fake_env;
 static int diags;
@@ -116,6 +117,109 @@ static void substitutes_must_be_absolute_and_readable(void **state)
 	assert_non_null(strstr(last_diag, "CUAUDIT_LIBCUDART"));
 }
 
+static void sizes_parse_with_decimal_and_binary_units(void **state)
+{
+	uint64_t v = 0;
+
+	(void)state;
+	assert_int_equal(cua_config_parse_size("4GiB", &v), 0);
+	assert_true(v == 4ull << 30);
+	assert_int_equal(cua_config_parse_size("512mib", &v), 0);
+	assert_true(v == 512ull << 20);
+	assert_int_equal(cua_config_parse_size("1.5GB", &v), 0);
+	assert_true(v == 1500000000ull);
+	assert_int_equal(cua_config_parse_size("4096", &v), 0);
+	assert_true(v == 4096);
+	assert_int_equal(cua_config_parse_size("1K", &v), 0);
+	assert_true(v == 1024);
+	assert_int_equal(cua_config_parse_size("0", &v), -1);
+	assert_int_equal(cua_config_parse_size("4XB", &v), -1);
+	assert_int_equal(cua_config_parse_size("GiB", &v), -1);
+	assert_int_equal(cua_config_parse_size("-1GiB", &v), -1);
+	assert_int_equal(cua_config_parse_size("99999999999TiB", &v), -1);
+	assert_int_equal(cua_config_parse_size("1.GiB", &v), -1);
+}
+
+static void mem_limit_takes_a_default_and_per_device_sizes(void **state)
+{
+	struct cua_config cfg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(cua_config_parse_mem_limit("8GiB,1:2GiB,3:1MiB", &cfg), 0);
+	assert_true(cfg.mem_limit == 8ull << 30);
+	assert_true(cfg.mem_limit_dev[1] == 2ull << 30);
+	assert_true(cfg.mem_limit_dev[3] == 1ull << 20);
+	assert_true(cfg.mem_limit_dev[0] == 0);
+	assert_int_equal(cua_config_parse_mem_limit("1GiB,2GiB", &cfg), -1);
+	assert_int_equal(cua_config_parse_mem_limit("64:1GiB", &cfg), -1);
+	assert_int_equal(cua_config_parse_mem_limit("0:", &cfg), -1);
+	assert_int_equal(cua_config_parse_mem_limit("1GiB,", &cfg), -1);
+}
+
+static void fault_specs_parse_names_errors_and_modes(void **state)
+{
+	struct cua_config cfg;
+	char why[256];
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(cua_config_parse_faults("cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3;"
+						 "cudaMalloc=cudaErrorMemoryAllocation@after:10;"
+						 "cuLaunchKernel=719@prob:0.01,seed:42",
+						 &cfg, why, sizeof(why)), 0);
+	assert_int_equal(cfg.nfaults, 3);
+	assert_int_equal(cfg.faults[0].id, CUAUDIT_ID_cuMemAlloc_v2);
+	assert_int_equal(cfg.faults[0].error, 2);
+	assert_int_equal(cfg.faults[0].mode, CUA_FAULT_EVERY);
+	assert_int_equal(cfg.faults[0].n, 3);
+	assert_int_equal(cfg.faults[1].id, CUAUDIT_ID_cudaMalloc);
+	assert_int_equal(cfg.faults[1].error, 2);
+	assert_int_equal(cfg.faults[1].mode, CUA_FAULT_AFTER);
+	assert_int_equal(cfg.faults[2].error, 719);
+	assert_int_equal(cfg.faults[2].prob_ppb, 10000000);
+	assert_int_equal(cfg.faults[2].seed, 42);
+}
+
+static void bad_fault_specs_say_why(void **state)
+{
+	static const char *const bad[][2] = {
+		{ "cuNope=1@every:1", "unknown ELF name cuNope" },
+		{ "cuInit=CUDA_ERROR_NOPE@every:1", "unknown error" },
+		{ "cudaMalloc=CUDA_ERROR_OUT_OF_MEMORY@every:1", "unknown error" }, /* wrong layer */
+		{ "cuInit=1@every:0", "every:N needs N >= 1" },
+		{ "cuInit=1@prob:1.5", "prob:P needs" },
+		{ "cuInit=1@sometimes", "mode must be" },
+		{ "cuInit=1", "expected NAME=ERROR@MODE" },
+		{ "cuInit=1@every:2x", "unexpected text" },
+		{ "", "empty" },
+	};
+	struct cua_config cfg;
+	char why[256];
+
+	(void)state;
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		memset(&cfg, 0, sizeof(cfg));
+		assert_int_equal(cua_config_parse_faults(bad[i][0], &cfg, why, sizeof(why)), -1);
+		assert_non_null(strstr(why, bad[i][1]));
+		assert_int_equal(cfg.nfaults, 0);
+	}
+}
+
+static void plugin_lists_need_absolute_readable_paths(void **state)
+{
+	struct cua_config cfg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(cua_config_parse_plugins("/dev/null:/dev/zero", &cfg), 0);
+	assert_int_equal(cfg.nplugins, 2);
+	assert_string_equal(cfg.plugins[1], "/dev/zero");
+	assert_int_equal(cua_config_parse_plugins("relative.so", &cfg), -1);
+	assert_int_equal(cua_config_parse_plugins("/dev/null::/dev/zero", &cfg), -1);
+	assert_int_equal(cua_config_parse_plugins("/nonexistent/p.so", &cfg), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -125,6 +229,11 @@ int main(void)
 		cmocka_unit_test(good_values_are_taken),
 		cmocka_unit_test(bad_log_file_templates_are_refused),
 		cmocka_unit_test(substitutes_must_be_absolute_and_readable),
+		cmocka_unit_test(sizes_parse_with_decimal_and_binary_units),
+		cmocka_unit_test(mem_limit_takes_a_default_and_per_device_sizes),
+		cmocka_unit_test(fault_specs_parse_names_errors_and_modes),
+		cmocka_unit_test(bad_fault_specs_say_why),
+		cmocka_unit_test(plugin_lists_need_absolute_readable_paths),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
