@@ -3,6 +3,7 @@
 #include <string.h>
 #include "config.h"
 #include "libs.h"
+#include "dispatch.h"
 #include "gotfix.h"
 #include "log.h"
 #include "procaddress.h"
@@ -95,6 +96,8 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 		return LA_FLG_BINDFROM;
 	}
 	cua_version_flush_warnings();
+	if (cua_active)
+		cua_clock_calibrate();
 	lib = add_lib(map, layer);
 	*cookie = (uintptr_t)lib;
 	if (!lib)

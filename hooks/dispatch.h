@@ -48,8 +48,11 @@ unsigned cua_dispatch_count(void);
 int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args);
 void cua_dispatch_exit(struct cua_call *c);
 
-/* Monotonic nanoseconds. */
+/* Monotonic nanoseconds: the TSC once calibrated, clock_gettime before or without one. */
 uint64_t cua_clock_ns(void);
+/* Calibrates the TSC against CLOCK_MONOTONIC (2 ms of spinning). Called once at the first
+   CUDA library, only when a hook times calls, so processes without CUDA pay nothing. */
+void cua_clock_calibrate(void);
 /* The calling thread's kernel id, cached; correct in a forked child too. */
 uint64_t cua_thread_id(void);
 

@@ -29,7 +29,7 @@ struct tstats {
 };
 
 static struct tstats *all_threads;
-static __thread struct tstats *mine;
+static __thread struct tstats *mine __attribute__((tls_model("initial-exec")));
 
 static void *map_zeroed(size_t size)
 {

@@ -30,7 +30,7 @@ struct tbuf {
 };
 
 static struct tbuf *all_buffers;
-static __thread struct tbuf *mine;
+static __thread struct tbuf *mine __attribute__((tls_model("initial-exec")));
 static int trace_fd = -1;
 static uint64_t trace_pid; /* the process that opened trace_fd */
 static int open_lock;

@@ -22,13 +22,16 @@ failed=0
 } | tee "$R/versions.txt"
 
 # ---------------------------------------------------------------- build
-cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$R/build.log" 2>&1 &&
+cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90 >"$R/build.log" 2>&1 &&
   cmake --build "$B" -j"$(nproc)" >>"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
 G=$ROOT/tests/gpu
 nvcc -cubin -arch=native -o "$B/gpu/kernels.cubin" "$G/kernels.cu" &&
   nvcc -x c -o "$B/gpu/driver_api" "$G/driver_api.c" -lcuda &&
   nvcc -o "$B/gpu/vecadd_static" "$G/vecadd.cu" &&
-  nvcc -cudart shared -o "$B/gpu/vecadd_shared" "$G/vecadd.cu" >>"$R/build.log" 2>&1 ||
+  nvcc -cudart shared -o "$B/gpu/vecadd_shared" "$G/vecadd.cu" &&
+  nvcc -o "$B/gpu/cublas_gemm" "$G/cublas_gemm.cu" -lcublas &&
+  nvcc --default-stream per-thread -o "$B/gpu/threads_ptds" "$G/threads_ptds.cu" &&
+  nvcc -o "$B/gpu/graph" "$G/graph.cu" >>"$R/build.log" 2>&1 ||
   { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---------------------------------------------------------------- checks
@@ -140,6 +143,44 @@ debug_run() { # NAME CMD...
   if [ -z "$bad" ] && [ "$wrapped" -gt 0 ]; then v=pass; else v=FAIL; fi
   record "$name" "lookups $lookups, wrapped $wrapped, known passed through: $(echo $bad | wc -w)" "$v"
 }
+# ---------------------------------------------------------------- programs and frameworks
+# full NAME EXPECT CMD...: native; summary+trace; verbose; each output compared with native.
+# EXPECT is a shell pattern the summary counts must match (see tests/gpu/summary_check.py).
+full() {
+  local name=$1 expect=$2; shift 2
+  "$@" >"$R/$name.native.out" 2>"$R/$name.native.err"
+  local nrc=$?
+  LD_AUDIT=$AUDIT CUAUDIT_SUMMARY=$R/$name.summary.json CUAUDIT_TRACE=$R/$name.trace.json \
+    "$@" >"$R/$name.hooks.out" 2>"$R/$name.hooks.err"
+  local hrc=$?
+  LD_AUDIT=$AUDIT CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE=$R/$name.verbose.log \
+    "$@" >"$R/$name.verbose.out" 2>"$R/$name.verbose.err"
+  local vrc=$?
+  if [ $nrc -eq 0 ] && [ $hrc -eq 0 ] && [ $vrc -eq 0 ] && cmp -s "$R/$name.native.out" "$R/$name.hooks.out" &&
+    cmp -s "$R/$name.native.out" "$R/$name.verbose.out"; then same=yes; else same="NO($nrc/$hrc/$vrc)"; fi
+  counts=$(python3 "$G/summary_check.py" "$R/$name.summary.json" "$R/$name.trace.json" 2>&1 | tail -1)
+  case "$counts" in $expect) v=pass ;; *) v=FAIL ;; esac
+  [ "${same%%(*}" = yes ] || v=FAIL
+  record "$name" "$counts" "$v"
+  debug_run "$name" "$@"
+}
+L1='driver_launches=[1-9]*'
+full cublas_gemm "$L1 *" "$B/gpu/cublas_gemm"
+full threads_ptds "driver_launches=[4-9][0-9]* runtime_launches=[4-9][0-9]* *" "$B/gpu/threads_ptds"
+full graph "* graph_launches=[5-9]* *" "$B/gpu/graph"
+if python3 -c 'import torch' 2>/dev/null; then
+  full torch_train "$L1 runtime_launches=[1-9]* cudaMalloc=[1-9]* *" python3 "$G/torch_train.py"
+fi
+if python3 -c 'import cupy' 2>/dev/null; then
+  full cupy_ops "driver_launches=[4-9]* *" python3 "$G/cupy_ops.py"
+fi
+if python3 -c 'import numba.cuda' 2>/dev/null; then
+  full numba_kernel "$L1 *" python3 "$G/numba_kernel.py"
+fi
+if python3 -c 'import jax' 2>/dev/null; then
+  full jax_matmul "$L1 *" python3 "$G/jax_matmul.py"
+fi
+
 debug_run vecadd_static "$B/gpu/vecadd_static"
 if python3 -c 'import torch' 2>/dev/null; then
   debug_run torch_matmul python3 "$G/torch_matmul.py"
