@@ -107,7 +107,7 @@ static void fix_slot(struct link_map *map, const ElfW(Rela) *r, const struct rel
 	if (id < 0)
 		return;
 	__atomic_store_n(&cua_real[id], (void *)*slot, __ATOMIC_RELEASE);
-	if (write_slot(slot, (uintptr_t)cua_entry[CUAUDIT_BIND_GOT][id], relro) != 0) {
+	if (write_slot(slot, (uintptr_t)cua_wrapper(CUAUDIT_BIND_GOT, id), relro) != 0) {
 		cua_log_msg(CUA_LOG_WARN, "cannot rewrite the slot of ", elf_name, " in ",
 			    cua_lib_path(map), NULL);
 		return;

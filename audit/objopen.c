@@ -92,6 +92,12 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	(void)lmid;
 	if (layer == CUA_LIB_NONE) {
 		*cookie = 0;
+		/* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or
+		   GOT. Leaving the others unaudited keeps the loader from calling la_symbind64 for
+		   each of their bindings: thousands in a PyTorch process. Their dlsym lookups are
+		   still seen, because libcuda and libcudart carry LA_FLG_BINDTO (FACTS 1). */
+		if (!cua_symtab_references_cuda(map))
+			return 0;
 		cua_gotfix_note(map);
 		return LA_FLG_BINDFROM;
 	}

@@ -67,7 +67,7 @@ static uintptr_t redirect(Elf64_Sym *sym, struct cua_lib *def, uintptr_t refcook
 	__atomic_store_n(&cua_real[id], (void *)sym->st_value, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&def->binds[kind], 1, __ATOMIC_RELAXED);
 	log_binding(symname, kind, ref, "wrapped");
-	return (uintptr_t)cua_entry[kind][id];
+	return (uintptr_t)cua_wrapper(kind, id);
 }
 
 CUA_LA_EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t *refcook, uintptr_t *defcook,

@@ -28,26 +28,65 @@ static uint32_t count_from_gnu_hash(const uint32_t *h)
 	return last + 1;
 }
 
-long cua_symtab_each_function(const struct link_map *map, cua_symtab_fn each, void *ctx)
-{
-	const ElfW(Sym) *symtab = NULL;
-	const char *strtab = NULL;
-	const uint32_t *hash = NULL, *gnu_hash = NULL;
+struct table {
+	const ElfW(Sym) *symtab;
+	const char *strtab;
 	uint32_t count;
-	long reported = 0;
+};
 
+static int find_table(const struct link_map *map, struct table *t)
+{
+	const uint32_t *hash = NULL, *gnu_hash = NULL;
+
+	t->symtab = NULL;
+	t->strtab = NULL;
 	for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
-		case DT_SYMTAB: symtab = (const ElfW(Sym) *)dyn_ptr(map, d->d_un.d_ptr); break;
-		case DT_STRTAB: strtab = (const char *)dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_SYMTAB: t->symtab = (const ElfW(Sym) *)dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_STRTAB: t->strtab = (const char *)dyn_ptr(map, d->d_un.d_ptr); break;
 		case DT_HASH: hash = (const uint32_t *)dyn_ptr(map, d->d_un.d_ptr); break;
 		case DT_GNU_HASH: gnu_hash = (const uint32_t *)dyn_ptr(map, d->d_un.d_ptr); break;
 		default: break;
 		}
 	}
-	if (!symtab || !strtab || (!hash && !gnu_hash))
+	if (!t->symtab || !t->strtab || (!hash && !gnu_hash))
 		return -1;
-	count = hash ? hash[1] : count_from_gnu_hash(gnu_hash);
+	/* Undefined symbols sit below GNU hash's symoffset; DT_HASH counts them all. */
+	t->count = hash ? hash[1] : count_from_gnu_hash(gnu_hash);
+	return 0;
+}
+
+int cua_symtab_references_cuda(const struct link_map *map)
+{
+	struct table t;
+
+	if (find_table(map, &t) != 0)
+		return 1; /* cannot tell: assume it does */
+	for (uint32_t i = 1; i < t.count; i++) {
+		const char *n = t.strtab + t.symtab[i].st_name;
+
+		if (t.symtab[i].st_shndx == SHN_UNDEF && n[0] == 'c' && n[1] == 'u')
+			return 1;
+		if (t.symtab[i].st_shndx == SHN_UNDEF && n[0] == '_' && n[1] == '_' &&
+		    n[2] == 'c' && n[3] == 'u' && n[4] == 'd' && n[5] == 'a')
+			return 1;
+	}
+	return 0;
+}
+
+long cua_symtab_each_function(const struct link_map *map, cua_symtab_fn each, void *ctx)
+{
+	struct table t;
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+	uint32_t count;
+	long reported = 0;
+
+	if (find_table(map, &t) != 0)
+		return -1;
+	symtab = t.symtab;
+	strtab = t.strtab;
+	count = t.count;
 	for (uint32_t i = 1; i < count; i++) {
 		const ElfW(Sym) *s = &symtab[i];
 		unsigned bind = ELF64_ST_BIND(s->st_info);

@@ -13,4 +13,8 @@ typedef void (*cua_symtab_fn)(void *ctx, const char *elf_name, uintptr_t addr);
    functions it reported, or -1 when the object has no usable table. */
 long cua_symtab_each_function(const struct link_map *map, cua_symtab_fn each, void *ctx);
 
+/* Returns 1 if the object has an undefined symbol whose name starts with "cu" or "__cuda":
+   only such an object can bind to a CUDA function through its PLT or GOT. */
+int cua_symtab_references_cuda(const struct link_map *map);
+
 #endif

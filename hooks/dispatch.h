@@ -25,8 +25,17 @@ extern void *cua_real[CUAUDIT_ID_COUNT];
    With it zero a wrapper is one load, one well-predicted branch and the indirect call. */
 extern uint8_t cua_active;
 
-/* cua_entry[kind][id]: the wrapper entry point handed out for a binding of that kind. */
-extern const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT];
+/* cua_entry[kind][id]: the wrapper entry point handed out for a binding of that kind;
+   cua_entry[CUA_RAW][id] forwards with no hook check at all. */
+#define CUA_RAW CUA_KIND_COUNT
+extern const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT];
+
+/* The entry to hand out for a binding: with no subscription there is nothing to run, and
+   the raw entry costs only its indirect jump. */
+static inline const void *cua_wrapper(unsigned kind, unsigned id)
+{
+	return cua_entry[cua_active ? kind : CUA_RAW][id];
+}
 
 /* One call in flight, on the wrapper's stack: the public record and each subscription's
    user slot. */

@@ -53,7 +53,7 @@ void cua_procaddress_seal(void)
 {
 	qsort(map, used, sizeof(map[0]), by_addr);
 	wrappers_lo = UINTPTR_MAX;
-	for (unsigned k = 0; k < CUA_KIND_COUNT; k++) {
+	for (unsigned k = 0; k <= CUA_RAW; k++) {
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 			uintptr_t a = (uintptr_t)cua_entry[k][id];
 
@@ -134,7 +134,7 @@ void cua_procaddress_wrap(const char *symbol, long version, uint64_t flags, void
 	id = cua_procaddress_find((uintptr_t)*pointer, &elf_name);
 	if (id >= 0) {
 		__atomic_store_n(&cua_real[id], *pointer, __ATOMIC_RELEASE);
-		*pointer = (void *)cua_entry[CUAUDIT_BIND_PROCADDRESS][id];
+		*pointer = (void *)cua_wrapper(CUAUDIT_BIND_PROCADDRESS, id);
 		__atomic_add_fetch(&handed_out[cua_api[id].layer], 1, __ATOMIC_RELAXED);
 		if (cua_log_on(CUA_LOG_DEBUG))
 			log_lookup(symbol, version, flags, result, "wrapped", elf_name);

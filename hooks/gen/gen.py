@@ -621,6 +621,21 @@ def wrapper_for(a, policy):
             out.append("\tcua_dispatch_exit(&c);")
             out.append(f"\treturn ({a.ret})c.pub.result;")
         out.append("}")
+    # The last entry has no hook check: handed out when nothing subscribed (cua_active is
+    # fixed before the first binding), it costs the indirect jump alone.
+    raw = len(KINDS)
+    ret_kw = "" if rc == "CUA_RET_VOID" else "return "
+    out.append(f"static {a.ret} cua_e{raw}_{a.elf_name}({ptypes})")
+    out.append("{")
+    if a.elf_name in policy["handwritten"]:
+        out.append(f"\t{ret_kw}cua_hw_{a.elf_name}({kargs(raw)});")
+    elif post:
+        out.append(f"\t{a.ret} r = (({pfn})cua_real[{idc}])({names});")
+        out.append(f"\t{post('', '(int)r')};")
+        out.append("\treturn r;")
+    else:
+        out.append(f"\t{ret_kw}(({pfn})cua_real[{idc}])({names});")
+    out.append("}")
     for k in range(len(KINDS)):
         out.append(f"static {a.ret} cua_e{k}_{a.elf_name}({ptypes})")
         out.append("{")
@@ -659,8 +674,8 @@ def emit_wrappers(apis, note, includes, policy):
     for a in apis:
         out.append(wrapper_for(a, policy))
         out.append("")
-    out.append(f"const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT] = {{")
-    for k, kind in enumerate(KINDS):
+    out.append(f"const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {{")
+    for k, kind in enumerate(KINDS + ["raw: no hook subscribed"]):
         out.append(f"\t/* {kind} */ {{")
         for a in apis:
             out.append(f"\t\t(const void *)cua_e{k}_{a.elf_name},")

@@ -21,6 +21,10 @@ static CUA_COLD CUresult cua_w_cuCtxSynchronize(unsigned cua_bind_kind)
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
+static CUresult cua_e5_cuCtxSynchronize(void)
+{
+	return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
+}
 static CUresult cua_e0_cuCtxSynchronize(void)
 {
 	if (CUA_LIKELY(!cua_active))
@@ -69,6 +73,12 @@ static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const ch
 	}
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
+}
+static CUresult cua_e5_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
+	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
+	return r;
 }
 static CUresult cua_e0_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
@@ -122,6 +132,10 @@ static CUA_COLD CUresult cua_w_cuInit(unsigned cua_bind_kind, unsigned int Flags
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
+static CUresult cua_e5_cuInit(unsigned int Flags)
+{
+	return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
+}
 static CUresult cua_e0_cuInit(unsigned int Flags)
 {
 	if (CUA_LIKELY(!cua_active))
@@ -168,6 +182,10 @@ static CUA_COLD CUresult cua_w_cuMemAlloc(unsigned cua_bind_kind, CUdeviceptr_v1
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(a.dptr, a.bytesize);
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
+}
+static CUresult cua_e5_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 }
 static CUresult cua_e0_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
@@ -216,6 +234,10 @@ static CUA_COLD CUresult cua_w_cuMemAlloc_v2(unsigned cua_bind_kind, CUdeviceptr
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
+static CUresult cua_e5_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
+}
 static CUresult cua_e0_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
@@ -262,6 +284,10 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2(unsigned cua_bind_kind, CUdevicep
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(a.dstDevice, a.srcHost, a.ByteCount);
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
+}
+static CUresult cua_e5_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+	return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 }
 static CUresult cua_e0_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
@@ -310,6 +336,10 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2_ptds(unsigned cua_bind_kind, CUde
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
+static CUresult cua_e5_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+	return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
+}
 static CUresult cua_e0_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
@@ -356,6 +386,10 @@ static CUA_COLD CUresult cua_w_cuModuleGetFunction(unsigned cua_bind_kind, void 
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(a.hfunc, a.hmod, a.name);
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
+}
+static CUresult cua_e5_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+{
+	return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 }
 static CUresult cua_e0_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
@@ -404,6 +438,10 @@ static CUA_COLD CUresult cua_w_cuOldThing(unsigned cua_bind_kind, unsigned count
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
+static CUresult cua_e5_cuOldThing(unsigned count, CUdevice arg1)
+{
+	return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
+}
 static CUresult cua_e0_cuOldThing(unsigned count, CUdevice arg1)
 {
 	if (CUA_LIKELY(!cua_active))
@@ -440,7 +478,7 @@ static CUresult cua_e4_cuOldThing(unsigned count, CUdevice arg1)
 		return cua_w_cuOldThing(4, count, arg1);
 }
 
-const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT] = {
+const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	/* plt */ {
 		(const void *)cua_e0_cuCtxSynchronize,
 		(const void *)cua_e0_cuGetProcAddress,
@@ -495,5 +533,16 @@ const void *const cua_entry[CUA_KIND_COUNT][CUAUDIT_ID_COUNT] = {
 		(const void *)cua_e4_cuMemcpyHtoD_v2_ptds,
 		(const void *)cua_e4_cuModuleGetFunction,
 		(const void *)cua_e4_cuOldThing,
+	},
+	/* raw: no hook subscribed */ {
+		(const void *)cua_e5_cuCtxSynchronize,
+		(const void *)cua_e5_cuGetProcAddress,
+		(const void *)cua_e5_cuInit,
+		(const void *)cua_e5_cuMemAlloc,
+		(const void *)cua_e5_cuMemAlloc_v2,
+		(const void *)cua_e5_cuMemcpyHtoD_v2,
+		(const void *)cua_e5_cuMemcpyHtoD_v2_ptds,
+		(const void *)cua_e5_cuModuleGetFunction,
+		(const void *)cua_e5_cuOldThing,
 	},
 };
