@@ -9,7 +9,7 @@
 
 #define CUA_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CUA_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define CUA_COLD __attribute__((noinline, cold))
+#define CUA_COLD __attribute__((noinline))
 /* The generator writes each prototype from the parsed header; the compiler confirms it. */
 #define CUA_CHECK_PROTOTYPE(elf, pfn)                                                          \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(&elf), pfn), #elf " prototype")
