@@ -13,37 +13,13 @@
 void *cua_real[CUAUDIT_ID_COUNT];
 uint8_t cua_active;
 
-#define MASK_BYTES ((CUAUDIT_ID_COUNT + 7) / 8)
-
-struct sub {
-	cuaudit_enter_fn enter;
-	cuaudit_exit_fn exit;
-	void *ctx;
-	uint8_t mask[MASK_BYTES]; /* one bit per id it covers */
-};
-
-static struct sub subs[CUA_MAX_SUBS];
-static unsigned nsubs;
+struct cua_sub cua_subs[CUA_MAX_SUBS];
+unsigned cua_nsubs;
 static int closed;
 static uint64_t thread_serials;
+__thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
 
-struct cua_thread {
-	uint64_t serial; /* 0 until the thread's first call */
-	uint64_t calls;
-	uint64_t tid, tid_pid;
-	uint16_t depth;
-};
-
-/* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
-   bytes come from the static TLS surplus the loader keeps for modules like this one. */
-static __thread struct cua_thread self __attribute__((tls_model("initial-exec")));
-
-static int wants(const struct sub *s, unsigned id)
-{
-	return s->mask[id >> 3] & (1u << (id & 7));
-}
-
-static void cover(struct sub *s, unsigned id, unsigned layers)
+static void cover(struct cua_sub *s, unsigned id, unsigned layers)
 {
 	if (layers == CUAUDIT_LAYERS_DRIVER && cua_api[id].layer != CUAUDIT_LAYER_DRIVER)
 		return;
@@ -70,7 +46,7 @@ static int copy_sized(void *dst, size_t dst_size, const void *src)
 int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
 {
 	struct cuaudit_subscription sub;
-	struct sub *s;
+	struct cua_sub *s;
 	int rc;
 
 	if (closed)
@@ -79,9 +55,9 @@ int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
 		return -EINVAL;
 	if ((unsigned)sub.layers > CUAUDIT_LAYERS_RUNTIME || (!sub.enter && !sub.exit))
 		return -EINVAL;
-	if (nsubs == CUA_MAX_SUBS)
+	if (cua_nsubs == CUA_MAX_SUBS)
 		return -ENOSPC;
-	s = &subs[nsubs];
+	s = &cua_subs[cua_nsubs];
 	memset(s, 0, sizeof(*s));
 	for (size_t i = 0; sub.ids && i < sub.nids; i++) {
 		if (sub.ids[i] >= CUAUDIT_ID_COUNT)
@@ -101,7 +77,7 @@ int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
 	s->enter = sub.enter;
 	s->exit = sub.exit;
 	s->ctx = sub.ctx;
-	nsubs++;
+	cua_nsubs++;
 	cua_active = 1;
 	return 0;
 }
@@ -113,14 +89,14 @@ void cua_dispatch_close(void)
 
 void cua_dispatch_truncate(unsigned first)
 {
-	if (!closed && first < nsubs)
-		nsubs = first;
-	cua_active = nsubs > 0;
+	if (!closed && first < cua_nsubs)
+		cua_nsubs = first;
+	cua_active = cua_nsubs > 0;
 }
 
 unsigned cua_dispatch_count(void)
 {
-	return nsubs;
+	return cua_nsubs;
 }
 
 static uint64_t monotonic_ns(void)
@@ -134,10 +110,8 @@ static uint64_t monotonic_ns(void)
 /* The TSC, scaled to nanoseconds on the monotonic clock's scale: ns = ns_base +
    ((tsc - tsc_base) * mult) >> 32. Reading it costs a few ns where a clock_gettime in a
    virtual machine can cost 20 or more; each timed call reads the clock twice. */
-static struct {
-	int on;
-	uint64_t tsc_base, ns_base, mult;
-} tsc;
+struct cua_tsc cua_tsc_scale;
+#define tsc cua_tsc_scale
 
 #if defined(__x86_64__)
 #include <cpuid.h>
@@ -174,11 +148,8 @@ void cua_clock_calibrate(void)
 	__atomic_store_n(&tsc.on, 1, __ATOMIC_RELEASE);
 }
 
-uint64_t cua_clock_ns(void)
+uint64_t cua_clock_slow_ns(void)
 {
-	if (CUA_LIKELY(tsc.on))
-		return tsc.ns_base +
-		       (uint64_t)(((unsigned __int128)(__rdtsc() - tsc.tsc_base) * tsc.mult) >> 32);
 	return monotonic_ns();
 }
 #else
@@ -186,7 +157,7 @@ void cua_clock_calibrate(void)
 {
 }
 
-uint64_t cua_clock_ns(void)
+uint64_t cua_clock_slow_ns(void)
 {
 	return monotonic_ns();
 }
@@ -246,59 +217,20 @@ uint64_t cua_thread_id(void)
 	uint64_t pid = cua_process_id();
 
 	/* A forked child's thread has a new id: the cache is keyed by the process. */
-	if (self.tid_pid != pid) {
-		self.tid_pid = pid;
-		self.tid = (uint64_t)syscall(SYS_gettid);
+	if (cua_self.tid_pid != pid) {
+		cua_self.tid_pid = pid;
+		cua_self.tid = (uint64_t)syscall(SYS_gettid);
 	}
-	return self.tid;
+	return cua_self.tid;
 }
 
-int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
+void cua_dispatch_describe(struct cuaudit_call *p)
 {
-	struct cuaudit_call *p = &c->pub;
-	int call_real = 1;
-
-	if (CUA_UNLIKELY(!self.serial))
-		self.serial = __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
-	p->size = sizeof(*p);
-	p->id = id;
-	p->elf_name = cua_api[id].elf_name;
-	p->layer = (enum cuaudit_layer)cua_api[id].layer;
-	p->binding = (enum cuaudit_binding)kind;
-	p->args = args;
-	p->result = 0;
-	/* Thread serial in the high bits: unique without a shared counter on the hot path. */
-	p->correlation_id = self.serial << 40 | ++self.calls;
-	p->thread_id = cua_thread_id();
-	p->t_enter_ns = 0;
-	p->t_exit_ns = 0;
-	p->depth = self.depth++;
-	p->skipped = 0;
-	for (unsigned i = 0; i < nsubs; i++) {
-		if (!wants(&subs[i], id))
-			continue;
-		c->user[i] = 0;
-		if (subs[i].enter) {
-			p->user = &c->user[i];
-			if (subs[i].enter(p, subs[i].ctx) == CUAUDIT_SKIP_REAL)
-				call_real = 0;
-		}
-	}
-	p->skipped = !call_real;
-	p->t_enter_ns = cua_clock_ns();
-	return call_real;
+	p->elf_name = cua_api[p->id].elf_name;
+	p->layer = (enum cuaudit_layer)cua_api[p->id].layer;
 }
 
-void cua_dispatch_exit(struct cua_call *c)
+uint64_t cua_dispatch_new_thread(void)
 {
-	struct cuaudit_call *p = &c->pub;
-
-	p->t_exit_ns = cua_clock_ns();
-	self.depth--;
-	for (unsigned i = nsubs; i > 0; i--) {
-		if (!wants(&subs[i - 1], p->id) || !subs[i - 1].exit)
-			continue;
-		p->user = &c->user[i - 1];
-		subs[i - 1].exit(p, subs[i - 1].ctx);
-	}
+	return __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
 }

@@ -53,16 +53,109 @@ void cua_dispatch_close(void);
 void cua_dispatch_truncate(unsigned first);
 unsigned cua_dispatch_count(void);
 
-/* Starts a call: returns 1 if the wrapper must call the real function. */
-int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args);
-void cua_dispatch_exit(struct cua_call *c);
+/* One subscription, as dispatch runs it: a bit per id it covers. */
+#define CUA_MASK_BYTES ((CUAUDIT_ID_COUNT + 7) / 8)
+struct cua_sub {
+	cuaudit_enter_fn enter;
+	cuaudit_exit_fn exit;
+	void *ctx;
+	uint8_t mask[CUA_MASK_BYTES];
+};
+extern struct cua_sub cua_subs[CUA_MAX_SUBS];
+extern unsigned cua_nsubs;
+
+struct cua_thread {
+	uint64_t serial; /* 0 until the thread's first call */
+	uint64_t calls;
+	uint64_t tid, tid_pid;
+	uint16_t depth;
+};
+/* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
+   bytes come from the static TLS surplus the loader keeps for modules like this one. */
+extern __thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
+
+/* The TSC's scale to nanoseconds, set once by cua_clock_calibrate. */
+struct cua_tsc {
+	int on;
+	uint64_t tsc_base, ns_base, mult;
+};
+extern struct cua_tsc cua_tsc_scale;
+uint64_t cua_clock_slow_ns(void);
 
 /* Monotonic nanoseconds: the TSC once calibrated, clock_gettime before or without one. */
-uint64_t cua_clock_ns(void);
-/* Calibrates the TSC against CLOCK_MONOTONIC (2 ms of spinning). Called once at the first
-   CUDA library, only when a hook times calls, so processes without CUDA pay nothing. */
-void cua_clock_calibrate(void);
+static inline uint64_t cua_clock_ns(void)
+{
+#if defined(__x86_64__)
+	if (CUA_LIKELY(cua_tsc_scale.on))
+		return cua_tsc_scale.ns_base +
+		       (uint64_t)(((unsigned __int128)(__builtin_ia32_rdtsc() - cua_tsc_scale.tsc_base) *
+				   cua_tsc_scale.mult) >> 32);
+#endif
+	return cua_clock_slow_ns();
+}
+
+uint64_t cua_dispatch_new_thread(void);
+/* Fills elf_name and layer from the generated table. */
+void cua_dispatch_describe(struct cuaudit_call *p);
 /* The calling thread's kernel id, cached; correct in a forked child too. */
 uint64_t cua_thread_id(void);
 
+/* Inline in each wrapper body: with hooks on, this runs on every call. */
+static inline int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
+{
+	struct cuaudit_call *p = &c->pub;
+	int call_real = 1;
+
+	if (CUA_UNLIKELY(!cua_self.serial))
+		cua_self.serial = cua_dispatch_new_thread();
+	p->size = sizeof(*p);
+	p->id = id;
+	p->elf_name = NULL; /* filled below from the table */
+	p->binding = (enum cuaudit_binding)kind;
+	p->args = args;
+	p->result = 0;
+	/* Thread serial in the high bits: unique without a shared counter on the hot path. */
+	p->correlation_id = cua_self.serial << 40 | ++cua_self.calls;
+	p->thread_id = cua_thread_id();
+	p->t_exit_ns = 0;
+	p->depth = cua_self.depth++;
+	p->skipped = 0;
+	cua_dispatch_describe(p);
+	for (unsigned i = 0; i < cua_nsubs; i++) {
+		const struct cua_sub *s = &cua_subs[i];
+
+		if (!(s->mask[id >> 3] & (1u << (id & 7))))
+			continue;
+		c->user[i] = 0;
+		if (s->enter) {
+			p->user = &c->user[i];
+			p->t_enter_ns = 0;
+			if (s->enter(p, s->ctx) == CUAUDIT_SKIP_REAL)
+				call_real = 0;
+		}
+	}
+	p->skipped = !call_real;
+	p->t_enter_ns = cua_clock_ns();
+	return call_real;
+}
+
+static inline void cua_dispatch_exit(struct cua_call *c)
+{
+	struct cuaudit_call *p = &c->pub;
+
+	p->t_exit_ns = cua_clock_ns();
+	cua_self.depth--;
+	for (unsigned i = cua_nsubs; i > 0; i--) {
+		const struct cua_sub *s = &cua_subs[i - 1];
+
+		if (!s->exit || !(s->mask[p->id >> 3] & (1u << (p->id & 7))))
+			continue;
+		p->user = &c->user[i - 1];
+		s->exit(p, s->ctx);
+	}
+}
+
+/* Calibrates the TSC against CLOCK_MONOTONIC (2 ms of spinning). Called once at the first
+   CUDA library, only when a hook times calls, so processes without CUDA pay nothing. */
+void cua_clock_calibrate(void);
 #endif

@@ -3,16 +3,6 @@
 #include <string.h>
 #include "stats.h"
 
-unsigned cua_stats_bucket(uint64_t ns)
-{
-	unsigned e;
-
-	if (ns < 64)
-		return (unsigned)ns;
-	e = 63u - (unsigned)__builtin_clzll(ns); /* 6..63 */
-	return 64 + (e - 6) * 16 + (unsigned)((ns >> (e - 4)) & 15);
-}
-
 uint64_t cua_stats_bucket_value(unsigned bucket)
 {
 	unsigned e, sub;
@@ -25,21 +15,6 @@ uint64_t cua_stats_bucket_value(unsigned bucket)
 	width = (uint64_t)1 << (e - 4);
 	lo = ((uint64_t)1 << e) + sub * width;
 	return lo + width / 2;
-}
-
-void cua_stats_add(struct cua_stat *s, uint64_t ns, int error, unsigned binding)
-{
-	if (s->calls == 0 || ns < s->min_ns)
-		s->min_ns = ns;
-	if (ns > s->max_ns)
-		s->max_ns = ns;
-	s->calls++;
-	s->errors += error != 0;
-	s->total_ns += ns;
-	s->sumsq += (double)ns * (double)ns;
-	if (binding < CUAUDIT_BIND_COUNT)
-		s->by_binding[binding]++;
-	s->hist[cua_stats_bucket(ns)]++;
 }
 
 void cua_stats_merge(struct cua_stat *a, const struct cua_stat *b)

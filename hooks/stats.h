@@ -21,11 +21,34 @@ struct cua_stat {
 	uint32_t hist[CUA_HIST_BUCKETS];
 };
 
-unsigned cua_stats_bucket(uint64_t ns);
+/* Inline: the summary adds one sample per intercepted call. */
+static inline unsigned cua_stats_bucket(uint64_t ns)
+{
+	unsigned e;
+
+	if (ns < 64)
+		return (unsigned)ns;
+	e = 63u - (unsigned)__builtin_clzll(ns); /* 6..63 */
+	return 64 + (e - 6) * 16 + (unsigned)((ns >> (e - 4)) & 15);
+}
+
 /* The middle of a bucket's range: what a percentile falling in it reports. */
 uint64_t cua_stats_bucket_value(unsigned bucket);
 
-void cua_stats_add(struct cua_stat *s, uint64_t ns, int error, unsigned binding);
+static inline void cua_stats_add(struct cua_stat *s, uint64_t ns, int error, unsigned binding)
+{
+	if (s->calls == 0 || ns < s->min_ns)
+		s->min_ns = ns;
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+	s->calls++;
+	s->errors += error != 0;
+	s->total_ns += ns;
+	s->sumsq += (double)ns * (double)ns;
+	if (binding < CUAUDIT_BIND_COUNT)
+		s->by_binding[binding]++;
+	s->hist[cua_stats_bucket(ns)]++;
+}
 /* Adds b into a (merging threads). */
 void cua_stats_merge(struct cua_stat *a, const struct cua_stat *b);
 /* The value below which 'permille' thousandths of the calls fall (500: median, 990: p99). */
