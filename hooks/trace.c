@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/trace.c: the CUAUDIT_TRACE hook: one Chrome trace event per call, from bounded per-thread buffers. */
+/* hooks/trace.c: the CUAUDIT_TRACE hook: binary records per call, written out as Chrome trace JSON at exit. */
 #include <fcntl.h>
 #include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "dispatch.h"
@@ -13,27 +14,47 @@
 #include "table.h"
 #include "writer.h"
 
-/* Each thread buffers up to this much and writes it out when three quarters are used:
-   the trace costs at most 1 MiB of memory per thread that calls CUDA. */
+/* A call costs a copy of its arguments into the thread's buffer; the JSON is formatted once,
+   at exit. Each thread buffers up to 1 MiB and appends full buffers to a spill file beside
+   the trace, so memory stays bounded at 1 MiB per thread that calls CUDA. */
 #define TBUF_SIZE (1u << 20)
-#define TBUF_FLUSH (TBUF_SIZE / 4 * 3)
-#define EVENT_MAX 4096
+#define STR_MAX 63
 
 enum { IDLE = 0, FLUSHING = 1, CLOSED = 2 };
+
+/* One call. Followed by the argument struct, then each string argument as a length byte and
+   its bytes; the size is a multiple of 8 so the next record's struct stays aligned. */
+struct rec {
+	uint16_t size;
+	uint16_t id;
+	uint8_t binding;
+	uint8_t skipped;
+	uint16_t depth;
+	uint32_t tid;
+	uint32_t pad;
+	uint64_t t_enter, t_exit, result;
+};
 
 struct tbuf {
 	struct tbuf *next;
 	uint64_t pid;
-	int state;          /* IDLE, FLUSHING (its thread writes it out), CLOSED (exit has) */
-	size_t committed;   /* bytes of whole events */
-	char data[];
+	int state;        /* IDLE, FLUSHING (its thread writes it out), CLOSED (exit has) */
+	size_t committed; /* bytes of whole records */
+	_Alignas(8) char data[];
 };
 
 static struct tbuf *all_buffers;
 static __thread struct tbuf *mine __attribute__((tls_model("initial-exec")));
-static int trace_fd = -1;
-static uint64_t trace_pid; /* the process that opened trace_fd */
-static int open_lock;
+static uint16_t args_size[CUAUDIT_ID_COUNT];
+static int spill_fd = -1;
+static uint64_t spill_pid;
+static int spill_lock;
+static char spill_path[CUA_PATH_MAX + 32];
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
 
 static void write_all(int fd, const char *p, size_t n)
 {
@@ -47,38 +68,44 @@ static void write_all(int fd, const char *p, size_t n)
 	}
 }
 
-/* Opens this process's file, writing the head; a forked child opens its own (name with %p). */
-static int trace_file(void)
+/* The trace file name for this process, and its spill file beside it. */
+static int trace_path(char *path, size_t cap)
+{
+	char host[256];
+
+	if (gethostname(host, sizeof(host)) != 0)
+		memcpy(host, "unknown", 8);
+	host[sizeof(host) - 1] = '\0';
+	return cua_fmt_path(path, cap, cua_cfg.trace, cua_process_id(), host) < 0 ? -1 : 0;
+}
+
+static int spill_file(void)
 {
 	uint64_t pid = cua_process_id();
-	int fd;
 
-	if (CUA_LIKELY(__atomic_load_n(&trace_pid, __ATOMIC_ACQUIRE) == pid))
-		return trace_fd;
-	while (__atomic_exchange_n(&open_lock, 1, __ATOMIC_ACQUIRE))
+	if (CUA_LIKELY(__atomic_load_n(&spill_pid, __ATOMIC_ACQUIRE) == pid))
+		return spill_fd;
+	while (__atomic_exchange_n(&spill_lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
-	if (trace_pid != pid) {
+	if (spill_pid != pid) {
 		char path[CUA_PATH_MAX];
-		char head[256];
-		struct cua_buf b = CUA_BUF(head);
+		struct cua_buf b = CUA_BUF(spill_path);
 
-		fd = cua_writer_open(cua_cfg.trace, path, sizeof(path));
-		if (fd < 0)
-			cua_log_msg(CUA_LOG_ERROR, "cannot write the trace to CUAUDIT_TRACE=",
-				    cua_cfg.trace, NULL);
-		/* Every later event starts with ",\n": the first one is this metadata event. */
-		cua_buf_str(&b, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"name\":"
-				"\"process_name\",\"ph\":\"M\",\"pid\":");
-		cua_buf_u64(&b, pid);
-		cua_buf_str(&b, ",\"args\":{\"name\":\"cuaudit\"}}");
-		if (fd >= 0)
-			write_all(fd, head, b.len);
-		trace_fd = fd;
-		__atomic_store_n(&trace_pid, pid, __ATOMIC_RELEASE);
+		spill_fd = -1;
+		if (trace_path(path, sizeof(path)) == 0) {
+			/* A forked child gets its own spill file, whatever the trace's name. */
+			cua_buf_str(&b, path);
+			cua_buf_char(&b, '.');
+			cua_buf_u64(&b, pid);
+			cua_buf_str(&b, ".raw");
+			spill_path[b.len < sizeof(spill_path) ? b.len : sizeof(spill_path) - 1] = '\0';
+			spill_fd = open(spill_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC |
+						    O_NOFOLLOW, 0600);
+		}
+		__atomic_store_n(&spill_pid, pid, __ATOMIC_RELEASE);
 	}
-	fd = trace_fd;
-	__atomic_store_n(&open_lock, 0, __ATOMIC_RELEASE);
-	return fd;
+	__atomic_store_n(&spill_lock, 0, __ATOMIC_RELEASE);
+	return spill_fd;
 }
 
 static struct tbuf *thread_buffer(void)
@@ -101,19 +128,85 @@ static struct tbuf *thread_buffer(void)
 	return t;
 }
 
-static void flush_own(struct tbuf *t)
+static int flush_own(struct tbuf *t)
 {
 	int idle = IDLE;
-	int fd = trace_file();
+	int fd = spill_file();
 
 	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
-		return;
+		return -1;
 	if (fd >= 0)
 		write_all(fd, t->data, t->committed);
 	__atomic_store_n(&t->committed, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->state, IDLE, __ATOMIC_RELEASE);
+	return 0;
 }
+
+static size_t string_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s && n < STR_MAX && s[n])
+		n++;
+	return n;
+}
+
+static void trace_exit(const struct cuaudit_call *c, void *ctx)
+{
+	const struct cua_api_desc *d = &cua_api[c->id];
+	struct tbuf *t = thread_buffer();
+	size_t need = sizeof(struct rec) + args_size[c->id], at;
+	struct rec *r;
+	char *p;
+
+	(void)ctx;
+	if (CUA_UNLIKELY(!t))
+		return;
+	for (unsigned i = 0; i < d->nargs; i++) {
+		if (d->args[i].fmt == CUA_FMT_STRING) {
+			const char *s;
+
+			memcpy(&s, (const char *)c->args + d->args[i].offset, sizeof(s));
+			need += 1 + string_len(s);
+		}
+	}
+	need = round8(need);
+	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
+		return;
+	if (CUA_UNLIKELY(t->committed + need > TBUF_SIZE) && flush_own(t) != 0)
+		return;
+	at = t->committed;
+	r = (struct rec *)(t->data + at);
+	r->size = (uint16_t)need;
+	r->id = (uint16_t)c->id;
+	r->binding = (uint8_t)c->binding;
+	r->skipped = (uint8_t)c->skipped;
+	r->depth = (uint16_t)c->depth;
+	r->tid = (uint32_t)c->thread_id;
+	r->t_enter = c->t_enter_ns;
+	r->t_exit = c->t_exit_ns;
+	r->result = c->result;
+	p = (char *)(r + 1);
+	if (args_size[c->id])
+		memcpy(p, c->args, args_size[c->id]);
+	p += args_size[c->id];
+	for (unsigned i = 0; i < d->nargs; i++) {
+		if (d->args[i].fmt == CUA_FMT_STRING) {
+			const char *s;
+			size_t n;
+
+			memcpy(&s, (const char *)c->args + d->args[i].offset, sizeof(s));
+			n = string_len(s);
+			*p++ = (char)n;
+			memcpy(p, s, n);
+			p += n;
+		}
+	}
+	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+}
+
+/* ---------------------------------------------------------------- JSON, at exit */
 
 static void json_escaped(struct cua_buf *b, const char *s, size_t n)
 {
@@ -145,71 +238,109 @@ static void put_us(struct cua_buf *b, uint64_t ns)
 static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
 							    "procaddress", "got" };
 
-static size_t format_event(char *out, size_t cap, const struct cuaudit_call *c, uint64_t pid)
+/* Rebuilds the call from a record: string arguments point at their copies. */
+static void format_record(struct cua_writer *w, struct rec *r, uint64_t pid)
 {
-	struct cua_buf b = { out, 0, cap, 0 };
-	const struct cua_api_desc *d = &cua_api[c->id];
+	const struct cua_api_desc *d;
+	struct cuaudit_call c;
+	char *args = (char *)(r + 1), *strings = args + args_size[r->id];
 	char val[512];
+	struct cua_buf *b;
 
-	cua_buf_str(&b, ",\n{\"name\":\"");
-	cua_buf_str(&b, c->elf_name);
-	cua_buf_str(&b, d->layer == CUAUDIT_LAYER_DRIVER ? "\",\"cat\":\"driver\"" : "\",\"cat\":\"runtime\"");
-	cua_buf_str(&b, ",\"ph\":\"X\",\"ts\":");
-	put_us(&b, c->t_enter_ns);
-	cua_buf_str(&b, ",\"dur\":");
-	put_us(&b, c->t_exit_ns - c->t_enter_ns);
-	cua_buf_str(&b, ",\"pid\":");
-	cua_buf_u64(&b, pid);
-	cua_buf_str(&b, ",\"tid\":");
-	cua_buf_u64(&b, c->thread_id);
-	cua_buf_str(&b, ",\"args\":{");
+	if (r->id >= CUAUDIT_ID_COUNT)
+		return;
+	d = &cua_api[r->id];
+	memset(&c, 0, sizeof(c));
+	c.id = r->id;
+	c.elf_name = d->elf_name;
+	c.layer = (enum cuaudit_layer)d->layer;
+	c.binding = (enum cuaudit_binding)r->binding;
+	c.args = args_size[r->id] ? args : NULL;
+	c.result = r->result;
+	c.skipped = r->skipped;
+	for (unsigned i = 0; i < d->nargs; i++) {
+		if (d->args[i].fmt == CUA_FMT_STRING) {
+			/* Length byte, then the bytes: make them a C string in place of the length. */
+			size_t n = (unsigned char)strings[0];
+			char *copy = strings;
+
+			memmove(copy, strings + 1, n);
+			copy[n] = '\0';
+			memcpy(args + d->args[i].offset, &copy, sizeof(copy));
+			strings += 1 + n;
+		}
+	}
+	b = cua_writer_room(w, 4096);
+	cua_buf_str(b, ",\n{\"name\":\"");
+	cua_buf_str(b, d->elf_name);
+	cua_buf_str(b, d->layer == CUAUDIT_LAYER_DRIVER ? "\",\"cat\":\"driver\"" : "\",\"cat\":\"runtime\"");
+	cua_buf_str(b, ",\"ph\":\"X\",\"ts\":");
+	put_us(b, r->t_enter);
+	cua_buf_str(b, ",\"dur\":");
+	put_us(b, r->t_exit - r->t_enter);
+	cua_buf_str(b, ",\"pid\":");
+	cua_buf_u64(b, pid);
+	cua_buf_str(b, ",\"tid\":");
+	cua_buf_u64(b, r->tid);
+	cua_buf_str(b, ",\"args\":{");
 	for (unsigned i = 0; i < d->nargs; i++) {
 		struct cua_buf v = CUA_BUF(val);
 
-		cua_log_format_arg(&v, c, i);
-		cua_buf_str(&b, "\"");
-		cua_buf_str(&b, d->args[i].name);
-		cua_buf_str(&b, "\":\"");
-		json_escaped(&b, val, v.len);
-		cua_buf_str(&b, "\",");
+		cua_log_format_arg(&v, &c, i);
+		cua_buf_char(b, '"');
+		cua_buf_str(b, d->args[i].name);
+		cua_buf_str(b, "\":\"");
+		json_escaped(b, val, v.len);
+		cua_buf_str(b, "\",");
 	}
 	{
 		struct cua_buf v = CUA_BUF(val);
 
-		cua_log_format_result(&v, c);
-		cua_buf_str(&b, "\"result\":\"");
-		json_escaped(&b, val, v.len);
+		cua_log_format_result(&v, &c);
+		cua_buf_str(b, "\"result\":\"");
+		json_escaped(b, val, v.len);
 	}
-	cua_buf_str(&b, "\",\"binding\":\"");
-	cua_buf_str(&b, bind_names[c->binding]);
-	cua_buf_str(&b, c->skipped ? "\",\"skipped\":true}}" : "\"}}");
-	return b.truncated ? 0 : b.len;
+	cua_buf_str(b, "\",\"binding\":\"");
+	cua_buf_str(b, bind_names[r->binding < CUAUDIT_BIND_COUNT ? r->binding : 0]);
+	cua_buf_str(b, r->skipped ? "\",\"skipped\":true}}" : "\"}}");
 }
 
-static void trace_exit(const struct cuaudit_call *c, void *ctx)
+static void format_records(struct cua_writer *w, char *p, size_t n, uint64_t pid)
 {
-	struct tbuf *t = thread_buffer();
-	size_t at, n;
+	while (n >= sizeof(struct rec)) {
+		struct rec *r = (struct rec *)p;
 
-	(void)ctx;
-	if (CUA_UNLIKELY(!t || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
-		return;
-	at = t->committed;
-	n = format_event(t->data + at, TBUF_SIZE - at, c, t->pid);
-	if (!n)
-		return;
-	__atomic_store_n(&t->committed, at + n, __ATOMIC_RELEASE);
-	if (at + n > TBUF_FLUSH)
-		flush_own(t);
+		if (r->size < sizeof(*r) || r->size > n)
+			break;
+		format_record(w, r, pid);
+		p += r->size;
+		n -= r->size;
+	}
 }
 
-/* At exit, from whichever thread calls exit(): every buffer of this process is written
-   once, then the closing brackets. Events after this point are dropped. */
+/* At exit, from whichever thread calls exit(): the spill file, then every buffer of this
+   process, become the JSON; events after this point are dropped. */
 static void trace_finish(void)
 {
+	static struct cua_writer w;
 	uint64_t pid = cua_process_id();
-	int fd = trace_file();
+	char path[CUA_PATH_MAX], head[256];
+	struct cua_buf h = CUA_BUF(head);
+	int spill = spill_file(), fd;
+	struct stat st;
 
+	if (trace_path(path, sizeof(path)) != 0 ||
+	    (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
+		cua_log_msg(CUA_LOG_ERROR, "cannot write the trace to CUAUDIT_TRACE=", cua_cfg.trace,
+			    NULL);
+		return;
+	}
+	cua_writer_init(&w, fd);
+	cua_buf_str(&h, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"name\":\"process_name\","
+			"\"ph\":\"M\",\"pid\":");
+	cua_buf_u64(&h, pid);
+	cua_buf_str(&h, ",\"args\":{\"name\":\"cuaudit\"}}");
+	cua_buf_mem(cua_writer_room(&w, h.len), head, h.len);
 	for (struct tbuf *t = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); t; t = t->next) {
 		int idle = IDLE;
 
@@ -222,12 +353,24 @@ static void trace_finish(void)
 			idle = IDLE;
 			sched_yield();
 		}
-		if (idle != CLOSED && fd >= 0)
-			write_all(fd, t->data, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE));
+		if (idle != CLOSED)
+			format_records(&w, t->data, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE),
+				       pid);
 	}
-	if (fd >= 0) {
-		write_all(fd, "\n]}\n", 4);
-		close(fd);
+	if (spill >= 0 && fstat(spill, &st) == 0 && st.st_size > 0) {
+		char *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, spill, 0);
+
+		if (m != MAP_FAILED) {
+			format_records(&w, m, (size_t)st.st_size, pid);
+			munmap(m, (size_t)st.st_size);
+		}
+	}
+	cua_buf_str(cua_writer_room(&w, 8), "\n]}\n");
+	cua_writer_flush(&w);
+	close(fd);
+	if (spill >= 0) {
+		close(spill);
+		unlink(spill_path);
 	}
 }
 
@@ -237,6 +380,16 @@ int cua_trace_init(void)
 
 	if (!cua_cfg.trace[0])
 		return 0;
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		size_t end = 0;
+
+		for (unsigned i = 0; i < cua_api[id].nargs; i++) {
+			size_t e = (size_t)cua_api[id].args[i].offset + cua_api[id].args[i].size;
+
+			end = e > end ? e : end;
+		}
+		args_size[id] = (uint16_t)round8(end);
+	}
 	cua_finish_add(trace_finish);
 	return cua_dispatch_subscribe(&sub);
 }

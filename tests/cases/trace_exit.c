@@ -6,7 +6,7 @@
 #include "common.h"
 
 #define THREADS 4
-#define CALLS 5000
+#define CALLS 30000 /* 1.4 MiB of records per thread: the spill file is used */
 
 static const char *how;
 static pthread_barrier_t done;
