@@ -330,6 +330,9 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n)
 	cua_buf_str(b, "\n]}\n");
 }
 
+#define JSON_SIGNATURE "{\"schema\":\"cuaudit-summary/"
+#define TEXT_SIGNATURE "cuaudit summary:"
+
 static int ends_with(const char *s, const char *suffix)
 {
 	size_t n = strlen(s), m = strlen(suffix);
@@ -344,7 +347,10 @@ static void summary_finish(void)
 	unsigned n = 0;
 	struct row *rows = collect(&n);
 	int to_stderr = strcmp(cua_cfg.summary, "stderr") == 0;
-	int fd = to_stderr ? cua_out_stderr_fd() : cua_writer_open(cua_cfg.summary, path, sizeof(path));
+	int json = ends_with(cua_cfg.summary, ".json");
+	int fd = to_stderr ? cua_out_stderr_fd()
+			   : cua_writer_open(cua_cfg.summary, json ? JSON_SIGNATURE : TEXT_SIGNATURE,
+					     path, sizeof(path));
 
 	if (fd < 0) {
 		cua_log_msg(CUA_LOG_ERROR, "cannot write the summary to CUAUDIT_SUMMARY=",
@@ -352,13 +358,15 @@ static void summary_finish(void)
 		return;
 	}
 	cua_writer_init(&w, fd);
-	if (!to_stderr && ends_with(cua_cfg.summary, ".json"))
+	if (!to_stderr && json)
 		write_json(&w, rows ? rows : (struct row[1]){ { 0 } }, rows ? n : 0);
 	else
 		write_text(&w, rows ? rows : (struct row[1]){ { 0 } }, rows ? n : 0);
 	cua_writer_flush(&w);
-	if (!to_stderr)
+	if (!to_stderr) {
 		close(fd);
+		cua_log_msg(CUA_LOG_INFO, "summary written to ", path, NULL);
+	}
 }
 
 int cua_summary_init(void)

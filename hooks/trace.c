@@ -99,8 +99,13 @@ static int spill_file(void)
 			cua_buf_u64(&b, pid);
 			cua_buf_str(&b, ".raw");
 			spill_path[b.len < sizeof(spill_path) ? b.len : sizeof(spill_path) - 1] = '\0';
-			spill_fd = open(spill_path, O_RDWR | O_CREAT | O_TRUNC | O_APPEND | O_CLOEXEC |
+			/* O_EXCL: a file already there (a crashed run's spill) is not ours to
+			   overwrite; without a spill file, full buffers are dropped. */
+			spill_fd = open(spill_path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
 						    O_NOFOLLOW, 0600);
+			if (spill_fd < 0)
+				cua_log_msg(CUA_LOG_WARN, "cannot create the trace spill file ",
+					    spill_path, NULL);
 		}
 		__atomic_store_n(&spill_pid, pid, __ATOMIC_RELEASE);
 	}
@@ -329,8 +334,8 @@ static void trace_finish(void)
 	int spill = spill_file(), fd;
 	struct stat st;
 
-	if (trace_path(path, sizeof(path)) != 0 ||
-	    (fd = open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644)) < 0) {
+	if ((fd = cua_writer_open(cua_cfg.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\"", path,
+				  sizeof(path))) < 0) {
 		cua_log_msg(CUA_LOG_ERROR, "cannot write the trace to CUAUDIT_TRACE=", cua_cfg.trace,
 			    NULL);
 		return;
@@ -368,6 +373,7 @@ static void trace_finish(void)
 	cua_buf_str(cua_writer_room(&w, 8), "\n]}\n");
 	cua_writer_flush(&w);
 	close(fd);
+	cua_log_msg(CUA_LOG_INFO, "trace written to ", path, NULL);
 	if (spill >= 0) {
 		close(spill);
 		unlink(spill_path);

@@ -41,14 +41,65 @@ struct cua_buf *cua_writer_room(struct cua_writer *w, size_t need)
 	return &w->b;
 }
 
-int cua_writer_open(const char *tmpl, char *path, size_t cap)
+/* Is this existing file ours to overwrite: empty, or starting with our signature? */
+static int ours(int fd, const char *signature)
 {
-	char host[256];
+	char head[64];
+	size_t want = strlen(signature);
+	ssize_t n;
+
+	if (want > sizeof(head))
+		want = sizeof(head);
+	n = pread(fd, head, want, 0);
+	return n == 0 || (n == (ssize_t)want && memcmp(head, signature, want) == 0);
+}
+
+/* "dir/summary.json", 3 -> "dir/summary.3.json" */
+static int numbered(char *out, size_t cap, const char *path, unsigned k)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0 };
+
+	if (!dot || (slash && dot < slash))
+		dot = path + strlen(path);
+	cua_buf_mem(&b, path, (size_t)(dot - path));
+	cua_buf_char(&b, '.');
+	cua_buf_u64(&b, k);
+	cua_buf_str(&b, dot);
+	out[b.len] = '\0';
+	return b.truncated ? -1 : 0;
+}
+
+int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t cap)
+{
+	char host[256], base[1024];
+	int fd;
 
 	if (gethostname(host, sizeof(host)) != 0)
 		memcpy(host, "unknown", 8);
 	host[sizeof(host) - 1] = '\0';
-	if (cua_fmt_path(path, cap, tmpl, (unsigned)getpid(), host) < 0)
+	if (cua_fmt_path(base, sizeof(base), tmpl, (unsigned)getpid(), host) < 0)
 		return -1;
-	return open(path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC | O_NOFOLLOW, 0644);
+	for (unsigned k = 0; k < 100; k++) {
+		if (k == 0) {
+			size_t n = strlen(base);
+
+			if (n >= cap)
+				return -1;
+			memcpy(path, base, n + 1);
+		} else if (numbered(path, cap, base, k) != 0) {
+			return -1;
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+		if (fd >= 0)
+			return fd;
+		if (errno != EEXIST)
+			return -1;
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+		if (fd >= 0 && ours(fd, signature) && ftruncate(fd, 0) == 0)
+			return fd;
+		if (fd >= 0)
+			close(fd);
+	}
+	return -1;
 }

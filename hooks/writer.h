@@ -17,8 +17,11 @@ void cua_writer_init(struct cua_writer *w, int fd);
 struct cua_buf *cua_writer_room(struct cua_writer *w, size_t need);
 void cua_writer_flush(struct cua_writer *w);
 
-/* Opens a report file named by a template (%p, %h). Creates it with mode 0644, never
-   following a symbolic link in the last component. Returns the descriptor or -1. */
-int cua_writer_open(const char *tmpl, char *path_out, size_t path_cap);
+/* Opens a report file named by a template (%p, %h), never following a symbolic link in the
+   last component. An existing file is reused only if it is empty or begins with
+   'signature' (cuaudit wrote it); otherwise cuaudit writes NAME.1, NAME.2, ... (before the
+   extension) instead, so it never truncates a file it did not create. The name used is in
+   path_out. Returns the descriptor or -1. */
+int cua_writer_open(const char *tmpl, const char *signature, char *path_out, size_t path_cap);
 
 #endif

@@ -2,6 +2,7 @@
 # SPDX-License-Identifier: MIT
 # tests/cases/run_case.sh: runs one case program on the mock without and with cuaudit, and checks both.
 # Environment (set by CTest): AUDIT (libcuaudit.so), MOCK_DIR, BIN (case programs), WORK.
+CASES_DIR=$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)
 set -u
 name=$1
 dir="$WORK/$name"
@@ -450,18 +451,58 @@ faults_are_injected_on_schedule)
   CUAUDIT_LOG=verbose CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3' audited "$BIN/hooks_alloc" loop
   expect_log 3 ' cuMemAlloc_v2\(.*\) -> CUDA_ERROR_OUT_OF_MEMORY [0-9]+ns plt skipped$'
   ;;
-bad_hook_values_warn_once_each_and_run)
+bad_values_of_every_variable_warn_once_and_run)
   native "$BIN/driver_lazy"
-  for kv in CUAUDIT_SUMMARY=relative.json CUAUDIT_TRACE=trace.json CUAUDIT_MEM_LIMIT=4XB \
-    CUAUDIT_MEM_LIMIT=0 CUAUDIT_MEM_LIMIT=99:1GiB CUAUDIT_FAULT=cuNope=1@every:1 \
-    CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_NOPE@every:1' CUAUDIT_FAULT='cuInit=1@every:0' \
-    CUAUDIT_FAULT='cuInit=1@prob:2' CUAUDIT_PLUGINS=relative.so CUAUDIT_PLUGINS=/nonexistent.so; do
-    var=${kv%%=*}
-    env "$kv" LD_AUDIT="$AUDIT" "$BIN/driver_lazy" >audited.out 2>audited.err
-    [ "$(grep -c . audited.err)" = 1 ] && grep -q "^cuaudit: $var=.* is not valid; accepted: " audited.err &&
-      pass "$kv: one message naming $var" || fail "$kv: $(cat audited.err | head -3)"
-    cmp -s native.out audited.out && pass "$kv: program unchanged" || fail "$kv: output changed"
-  done
+  n=0
+  while IFS=$'\t' read -r var value; do
+    case "$var" in ''|'#'*) continue ;; esac
+    n=$((n + 1))
+    env "$var=$value" LD_AUDIT="$AUDIT" "$BIN/driver_lazy" >audited.out 2>audited.err
+    echo $? >audited.rc
+    if [ "$(grep -c . audited.err)" = 1 ] && grep -q "^cuaudit: $var=\".*\" is not valid; accepted: " audited.err; then
+      pass "$var='$value': one message naming $var and the accepted values"
+    else
+      fail "$var='$value': $(head -3 audited.err)"
+    fi
+    cmp -s native.out audited.out && cmp -s native.rc audited.rc && pass "$var='$value': results unchanged" ||
+      fail "$var='$value': results changed"
+  done <"$CASES_DIR/bad_values.tsv"
+  [ "$n" -ge 25 ] && pass "$n bad values checked" || fail "only $n bad values"
+  ;;
+output_files_never_truncate_foreign_files_or_follow_symlinks)
+  native "$BIN/driver_lazy"
+  echo precious >victim.txt
+  ln -s victim.txt s.json
+  echo "not cuaudit's" >t.json
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$BIN/driver_lazy"
+  same_results
+  [ "$(cat victim.txt)" = precious ] && pass "symlink target untouched" || fail "symlink followed"
+  [ "$(cat t.json)" = "not cuaudit's" ] && pass "foreign file untouched" || fail "foreign file overwritten"
+  [ -s s.1.json ] && [ -s t.1.json ] && pass "reports went to s.1.json and t.1.json" || fail "reports missing: $(ls)"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.1.json" audited "$BIN/driver_lazy"
+  [ ! -e s.1.1.json ] && "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' s.1.json &&
+    pass "cuaudit's own report is rewritten in place" || fail "own report not reused"
+  ;;
+dt_audit_program_is_audited_without_LD_AUDIT)
+  native "$BIN/driver_dtaudit"
+  env CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.txt" "$BIN/driver_dtaudit" >audited.out 2>audited.err
+  echo $? >audited.rc
+  same_results
+  expect_log 1 "$(call cuInit plt)"
+  expect_log 1 "$(call cuMemAlloc_v2 plt)"
+  ;;
+soak_16_threads_summary_and_trace_exact_and_bounded)
+  native "$BIN/soak" 16 20000
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$BIN/soak" 16 20000
+  same_results
+  "$PYTHON" "$CHECK_JSON" summary s.json cuDeviceGetCount:outer >check.txt 2>&1 || fail "summary: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount:outer calls=320000 errors=0$' check.txt
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check2.txt 2>&1 || fail "trace: $(tail -2 check2.txt)"
+  expect_log 1 '^cuDeviceGetCount events=320000$' check2.txt
+  # Resident memory: the trace may hold 1 MiB per thread; allow that plus 8 MiB.
+  nh=$(sed -n 's/^peak_rss_kib=//p' native.err); ah=$(sed -n 's/^peak_rss_kib=//p' audited.err)
+  [ -n "$nh" ] && [ -n "$ah" ] && [ $((ah - nh)) -le $((16 * 1024 + 8192)) ] &&
+    pass "peak RSS grew by $((ah - nh)) KiB (bound $((16 * 1024 + 8192)))" || fail "peak RSS native $nh audited $ah KiB"
   ;;
 example_plugin_counts_launches_per_stream)
   native "$BIN/runtime_shared"
