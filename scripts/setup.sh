@@ -14,6 +14,13 @@ command -v python3 >/dev/null || need_pkgs+=(python3)
 command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 command -v nm >/dev/null || need_pkgs+=(binutils)
 pkg-config --exists cmocka 2>/dev/null || need_pkgs+=(libcmocka-dev)
+# For scripts/test.sh's extra stages: libFuzzer comes with clang, memcheck with valgrind.
+if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ]; then
+  command -v clang >/dev/null || need_pkgs+=(clang)
+  command -v valgrind >/dev/null || need_pkgs+=(valgrind)
+  command -v systemd-analyze >/dev/null || need_pkgs+=(systemd)
+  command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg)
+fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "setup: installing ${need_pkgs[*]}"
   sudo=""

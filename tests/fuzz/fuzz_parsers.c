@@ -1,0 +1,64 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/fuzz/fuzz_parsers.c: libFuzzer targets for every configuration parser; FUZZ_TARGET picks one. */
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include "config.h"
+#include "fmt.h"
+
+#define CHECK(cond)                                                                            \
+	do {                                                                                   \
+		if (!(cond))                                                                   \
+			abort();                                                               \
+	} while (0)
+
+static struct cua_config cfg;
+
+int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
+{
+	char s[4096], out[256], why[256];
+	uint64_t v = 0;
+	long n;
+
+	if (size >= sizeof(s))
+		return 0;
+	memcpy(s, data, size);
+	s[size] = '\0';
+	memset(&cfg, 0, sizeof(cfg));
+	switch (FUZZ_TARGET) {
+	case 0: { /* log level */
+		int level = cua_config_parse_level(s);
+
+		CHECK(level >= -1 && level <= CUA_LOG_DEBUG);
+		break;
+	}
+	case 1: /* sizes */
+		if (cua_config_parse_size(s, &v) == 0)
+			CHECK(v > 0);
+		break;
+	case 2: /* CUAUDIT_MEM_LIMIT */
+		if (cua_config_parse_mem_limit(s, &cfg) != 0)
+			CHECK(cfg.mem_limit == 0);
+		break;
+	case 3: /* CUAUDIT_FAULT */
+		if (cua_config_parse_faults(s, &cfg, why, sizeof(why)) == 0) {
+			CHECK(cfg.nfaults >= 1 && cfg.nfaults <= CUA_MAX_FAULTS);
+			for (unsigned i = 0; i < cfg.nfaults; i++)
+				CHECK(cfg.faults[i].mode >= CUA_FAULT_EVERY && cfg.faults[i].mode <= CUA_FAULT_PROB);
+		} else {
+			CHECK(cfg.nfaults == 0 && memchr(why, '\0', sizeof(why)));
+		}
+		break;
+	case 4: /* CUAUDIT_PLUGINS */
+		if (cua_config_parse_plugins(s, &cfg) == 0)
+			for (unsigned i = 0; i < cfg.nplugins; i++)
+				CHECK(cfg.plugins[i][0] == '/');
+		break;
+	case 5: /* file-name templates */
+		n = cua_fmt_path(out, sizeof(out), s, 12345, "host");
+		if (n >= 0)
+			CHECK((size_t)n < sizeof(out) && out[n] == '\0' && cua_config_check_template(s) == 0);
+		break;
+	}
+	return 0;
+}
