@@ -430,6 +430,16 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 			  "No plugin is loaded.");
 }
 
+void cua_config_restrict_secure(struct cua_config *cfg)
+{
+	if (!cfg->secure)
+		return;
+	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
+	if (cfg->summary[0])
+		memcpy(cfg->summary, "stderr", 7);
+	cfg->nplugins = 0;
+}
+
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure)
 {
 	memset(cfg, 0, sizeof(*cfg));

@@ -60,6 +60,11 @@ typedef void (*cua_diag_fn)(const char *message);
    naming the variable and the accepted values, and leaves that feature at its default. */
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure);
 
+/* In a setuid or AT_SECURE process (cfg->secure): nothing the environment names may be loaded
+   or written. Drops plugins, substitutes, the log file and the trace; a summary goes to
+   stderr. The loader already refuses LD_AUDIT paths with a slash there (FACTS 1). */
+void cua_config_restrict_secure(struct cua_config *cfg);
+
 /* Returns the level named by s (ASCII, any case), or -1. */
 int cua_config_parse_level(const char *s);
 

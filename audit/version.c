@@ -88,18 +88,6 @@ void cua_version_flush_warnings(void)
 			    "before it can hide dlsym bindings from it. Put it first.", NULL);
 }
 
-/* setuid and other AT_SECURE processes: nothing the environment names may be loaded or
-   written. The loader already refuses LD_AUDIT paths with a slash there (FACTS 1). */
-static void restrict_secure(struct cua_config *cfg)
-{
-	if (!cfg->secure)
-		return;
-	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
-	if (cfg->summary[0])
-		memcpy(cfg->summary, "stderr", 7);
-	cfg->nplugins = 0;
-}
-
 static void start_hooks(void)
 {
 	/* Hooks that may skip a call first; observers after, so they see the outcome. */
@@ -116,7 +104,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 {
 	cua_process_init();
 	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
-	restrict_secure(&cua_cfg);
+	cua_config_restrict_secure(&cua_cfg);
 	cua_out_setup(cua_cfg.log_file);
 	start_hooks();
 	if (cua_cfg.secure)

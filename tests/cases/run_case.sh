@@ -614,6 +614,27 @@ deb_package_builds_with_the_documented_layout)
     done
   fi
   ;;
+setuid_program_ignores_audit_from_the_environment)
+  # Needs root (to make a setuid-root copy), an unprivileged user and a filesystem without
+  # nosuid; exit 77 (skipped) where the machine does not allow it.
+  if [ "$(id -u)" != 0 ] || ! command -v setpriv >/dev/null; then echo "needs root and setpriv"; exit 77; fi
+  install -m 0755 "$BIN/driver_lazy" "$dir/suid_prog" && chmod u+s "$dir/suid_prog"
+  chmod 0755 "$dir" && chmod o+rx "$WORK" "$(dirname "$WORK")" 2>/dev/null
+  as_nobody() { setpriv --reuid=65534 --regid=65534 --clear-groups "$@"; }
+  as_nobody env LD_LIBRARY_PATH="$MOCK_DIR" "$dir/suid_prog" >native.out 2>native.err; echo $? >native.rc
+  if grep -q 'error while loading' native.err; then
+    # AT_SECURE ignores LD_LIBRARY_PATH too: the mock driver cannot be found, as intended.
+    rm -f "$dir"/s.json "$dir"/log.txt
+    as_nobody env LD_LIBRARY_PATH="$MOCK_DIR" LD_AUDIT="$AUDIT" CUAUDIT_LOG=debug \
+      CUAUDIT_LOG_FILE="$dir/log.txt" CUAUDIT_SUMMARY="$dir/s.json" "$dir/suid_prog" >audited.out 2>audited.err
+    echo $? >audited.rc
+    cmp -s native.rc audited.rc && pass "the same outcome as without LD_AUDIT" || fail "status changed"
+    grep -q cuaudit audited.err && fail "cuaudit spoke in a setuid process" || pass "cuaudit silent"
+    [ ! -e "$dir/log.txt" ] && [ ! -e "$dir/s.json" ] && pass "no file written" || fail "a file was written"
+  else
+    echo "the setuid bit had no effect here (nosuid mount?)"; exit 77
+  fi
+  ;;
 exports_match_golden_and_no_pltenter)
   nm -D --defined-only "$AUDIT" | awk '{print $3}' | sed 's/@.*//' | grep -v '^CUAUDIT_' | sort >exports.txt
   if diff -u "$GOLDEN/exports.txt" exports.txt; then pass "exports match tests/golden/exports.txt"; else fail "exports changed"; fi

@@ -220,6 +220,35 @@ static void plugin_lists_need_absolute_readable_paths(void **state)
 	assert_int_equal(cua_config_parse_plugins("/nonexistent/p.so", &cfg), -1);
 }
 
+static void secure_mode_loads_and_writes_nothing_the_environment_names(void **state)
+{
+	static const char *const env[] = {
+		"CUAUDIT_LOG_FILE", "/tmp/x.log", "CUAUDIT_LIBCUDA", "/dev/null",
+		"CUAUDIT_LIBCUDART", "/dev/null", "CUAUDIT_SUMMARY", "/tmp/s.json",
+		"CUAUDIT_TRACE", "/tmp/t.json", "CUAUDIT_PLUGINS", "/dev/null",
+		"CUAUDIT_MEM_LIMIT", "1GiB", "CUAUDIT_LOG", "debug", NULL };
+	struct cua_config cfg;
+
+	(void)state;
+	fake_env = env;
+	cua_config_load(&cfg, get, diag, 1);
+	cua_config_restrict_secure(&cfg);
+	assert_string_equal(cfg.log_file, "");
+	assert_string_equal(cfg.libcuda, "");
+	assert_string_equal(cfg.libcudart, "");
+	assert_string_equal(cfg.trace, "");
+	assert_string_equal(cfg.summary, "stderr");
+	assert_int_equal(cfg.nplugins, 0);
+	/* What writes nothing and loads nothing stays: the quota and the log level. */
+	assert_true(cfg.mem_limit == 1ull << 30);
+	assert_int_equal(cfg.log_level, CUA_LOG_DEBUG);
+	cfg.secure = 0;
+	cua_config_load(&cfg, get, diag, 0);
+	cua_config_restrict_secure(&cfg);
+	assert_string_equal(cfg.trace, "/tmp/t.json");
+	assert_int_equal(cfg.nplugins, 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -234,6 +263,7 @@ int main(void)
 		cmocka_unit_test(fault_specs_parse_names_errors_and_modes),
 		cmocka_unit_test(bad_fault_specs_say_why),
 		cmocka_unit_test(plugin_lists_need_absolute_readable_paths),
+		cmocka_unit_test(secure_mode_loads_and_writes_nothing_the_environment_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
