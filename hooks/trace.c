@@ -310,16 +310,42 @@ static void format_record(struct cua_writer *w, struct rec *r, uint64_t pid)
 	cua_buf_str(b, r->skipped ? "\",\"skipped\":true}}" : "\"}}");
 }
 
-static void format_records(struct cua_writer *w, char *p, size_t n, uint64_t pid)
+/* Formats the whole records in p[0, n); returns how many bytes they took. */
+static size_t format_records(struct cua_writer *w, char *p, size_t n, uint64_t pid)
 {
-	while (n >= sizeof(struct rec)) {
-		struct rec *r = (struct rec *)p;
+	size_t done = 0;
 
-		if (r->size < sizeof(*r) || r->size > n)
+	while (n - done >= sizeof(struct rec)) {
+		struct rec *r = (struct rec *)(p + done);
+
+		if (r->size < sizeof(*r) || r->size > n - done)
 			break;
 		format_record(w, r, pid);
-		p += r->size;
-		n -= r->size;
+		done += r->size;
+	}
+	return done;
+}
+
+/* The spill file, read back through one buffer-sized window so that memory stays bounded
+   however long the run was. A record cut at the window's end moves to its start. */
+static void format_spill(struct cua_writer *w, int fd, struct tbuf *window, uint64_t pid)
+{
+	size_t have = 0;
+	off_t at = 0;
+
+	for (;;) {
+		ssize_t n = pread(fd, window->data + have, TBUF_SIZE - have, at);
+		size_t used;
+
+		if (n <= 0)
+			break;
+		at += n;
+		have += (size_t)n;
+		used = format_records(w, window->data, have, pid);
+		if (used == 0 && have == TBUF_SIZE)
+			break; /* a record larger than the window: the file is damaged */
+		memmove(window->data, window->data + used, have - used);
+		have -= used;
 	}
 }
 
@@ -363,12 +389,11 @@ static void trace_finish(void)
 				       pid);
 	}
 	if (spill >= 0 && fstat(spill, &st) == 0 && st.st_size > 0) {
-		char *m = mmap(NULL, (size_t)st.st_size, PROT_READ | PROT_WRITE, MAP_PRIVATE, spill, 0);
+		/* The exiting thread's own buffer is written out by now: reuse it as the window. */
+		struct tbuf *window = thread_buffer();
 
-		if (m != MAP_FAILED) {
-			format_records(&w, m, (size_t)st.st_size, pid);
-			munmap(m, (size_t)st.st_size);
-		}
+		if (window)
+			format_spill(&w, spill, window, pid);
 	}
 	cua_buf_str(cua_writer_room(&w, 8), "\n]}\n");
 	cua_writer_flush(&w);
