@@ -612,6 +612,11 @@ deb_package_builds_with_the_documented_layout)
     for f in bin/cuaudit cuaudit/libcuaudit.so include/cuaudit/cuaudit.h share/man/man7/cuaudit.7 share/pkgconfig/cuaudit.pc; do
       grep -q "$f\$" contents.txt && pass "package holds $f" || fail "package lacks $f"
     done
+    # Installed into a staging root, the package's command finds its own module.
+    dpkg-deb -x "$deb" root
+    cli=$(find root -path '*/bin/cuaudit' | head -1)
+    "$cli" run --log=info --log-file="$dir/deb.log" -- "$BIN/driver_lazy" >/dev/null 2>&1
+    grep -q 'libcuda loaded' deb.log && pass "the unpacked package's cuaudit runs a program audited" || fail "unpacked package: $(head -2 deb.log 2>&1)"
   fi
   ;;
 setuid_program_ignores_audit_from_the_environment)
