@@ -248,6 +248,16 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg)
 	return 0;
 }
 
+/* One item of a list separated by sep: its length in *len; returns the next item's start,
+   or NULL after the last. */
+static const char *list_item(const char *s, char sep, size_t *len)
+{
+	const char *end = strchr(s, sep);
+
+	*len = end ? (size_t)(end - s) : strlen(s);
+	return end ? end + 1 : NULL;
+}
+
 /* ---------------------------------------------------------------- faults */
 
 static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
@@ -332,19 +342,17 @@ int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, un
 
 	if (!*s)
 		return fail_why(why, cap, "empty", "", 0);
-	for (;;) {
-		const char *semi = strchr(s, ';');
-		size_t len = semi ? (size_t)(semi - s) : strlen(s);
+	for (const char *next = s; next;) {
+		size_t len;
 
+		s = next;
+		next = list_item(s, ';', &len);
 		if (n == CUA_MAX_FAULTS)
 			return fail_why(why, cap, "more than 16 specs", "", 0);
 		memset(&faults[n], 0, sizeof(faults[n]));
 		if (parse_one_fault(s, len, &faults[n], why, cap) != 0)
 			return -1;
 		n++;
-		if (!semi)
-			break;
-		s = semi + 1;
 	}
 	memcpy(cfg->faults, faults, sizeof(faults[0]) * n);
 	cfg->nfaults = n;
@@ -358,10 +366,11 @@ int cua_config_parse_plugins(const char *s, struct cua_config *cfg)
 	char paths[CUA_MAX_PLUGINS][CUA_PATH_MAX];
 	unsigned n = 0;
 
-	for (;;) {
-		const char *colon = strchr(s, ':');
-		size_t len = colon ? (size_t)(colon - s) : strlen(s);
+	for (const char *next = s; next;) {
+		size_t len;
 
+		s = next;
+		next = list_item(s, ':', &len);
 		/* Absolute only: a relative path would follow the program's current directory. */
 		if (len == 0 || len >= CUA_PATH_MAX || s[0] != '/' || n == CUA_MAX_PLUGINS)
 			return -1;
@@ -370,9 +379,6 @@ int cua_config_parse_plugins(const char *s, struct cua_config *cfg)
 		if (access(paths[n], R_OK) != 0)
 			return -1;
 		n++;
-		if (!colon)
-			break;
-		s = colon + 1;
 	}
 	memcpy(cfg->plugins, paths, sizeof(paths[0]) * n);
 	cfg->nplugins = n;
