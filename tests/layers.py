@@ -1,0 +1,153 @@
+#!/usr/bin/env python3
+# SPDX-License-Identifier: MIT
+# tests/layers.py: checks that includes between the source folders follow docs/layers.txt and form no loop.
+"""Usage: layers.py SOURCE_ROOT [BUILD_DIR]. Reads docs/layers.txt (one folder per line, lowest layer first; blank lines and '#' comments
+ignored; a line 'allow FILE -> HEADER  # reason' permits one upward include). Every quoted
+#include of a file in a listed folder must name a header in the same or a lower layer.
+Modules (a .c and its .h of one base name) must form no include loop. Prints each violation;
+exits 1 on any, or when a listed folder has no source (a stale map). With BUILD_DIR, the same
+rules hold for calls: the object files' defined and undefined symbols (nm) give which file calls
+which, so a loop through declarations kept in another file's header is found too."""
+import os
+import re
+import subprocess
+import sys
+
+root = sys.argv[1] if len(sys.argv) > 1 else os.path.join(os.path.dirname(__file__), "..")
+root = os.path.abspath(root)
+build = os.path.abspath(sys.argv[2]) if len(sys.argv) > 2 else None
+layers, allowed = [], {}
+with open(os.path.join(root, "docs", "layers.txt")) as f:
+    for raw in f:
+        line = raw.split("#", 1)[0].strip()
+        if not line:
+            continue
+        if line.startswith("allow "):
+            m = re.match(r"allow\s+(\S+)\s*->\s*(\S+)$", line)
+            if not m or "#" not in raw:
+                sys.exit(f"layers.txt: an allow line needs FILE -> HEADER and a '# reason': {raw.strip()}")
+            allowed[(m.group(1), m.group(2))] = False
+        else:
+            layers.append(line.rstrip("/"))
+
+def layer_of(path):
+    """The index of the deepest listed folder that holds path, or None."""
+    best, depth = None, -1
+    for i, d in enumerate(layers):
+        if (path == d or path.startswith(d + "/")) and d.count("/") > depth:
+            best, depth = i, d.count("/")
+    return best
+
+sources = {}
+for i, d in enumerate(layers):
+    top = os.path.join(root, d)
+    found = False
+    for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
+        if name.endswith((".c", ".h")):
+            rel = f"{d}/{name}"
+            if layer_of(rel) == i:
+                sources[rel] = i
+                found = True
+    if not found:
+        print(f"stale map: {d} holds no .c or .h file")
+        sources[d] = None
+
+by_name = {}
+for rel in sources:
+    by_name.setdefault(os.path.basename(rel), []).append(rel)
+
+errors = [f"stale map: {d}" for d, i in sources.items() if i is None]
+edges = {}
+include_re = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+for rel, lay in sources.items():
+    if lay is None:
+        continue
+    with open(os.path.join(root, rel), errors="replace") as f:
+        text = f.read()
+    mod = rel.rsplit(".", 1)[0]
+    for inc in include_re.findall(text):
+        targets = by_name.get(os.path.basename(inc), [])
+        if not targets:
+            continue  # generated headers and toolkit headers are not layered
+        if len(targets) > 1:
+            here = [t for t in targets if os.path.dirname(t) == os.path.dirname(rel)]
+            targets = here or targets
+        target = targets[0]
+        tmod = target.rsplit(".", 1)[0]
+        if tmod != mod:
+            edges.setdefault(mod, set()).add(tmod)
+        if sources[target] > lay:
+            key = (rel, target)
+            if key in allowed:
+                allowed[key] = True
+            else:
+                errors.append(f"upward include: {rel} ({layers[lay]}) includes {target} ({layers[sources[target]]})")
+
+# Calls, from the object files of the build: module A calls module B when A's object has an
+# undefined symbol that B's object defines.
+if build:
+    objs = {}
+    for dirpath, _, names in os.walk(os.path.join(build, "CMakeFiles")):
+        for name in names:
+            if not name.endswith(".c.o"):
+                continue
+            full = os.path.join(dirpath, name)
+            # CMakeFiles/<target>.dir/<source path>.o
+            parts = os.path.relpath(full, os.path.join(build, "CMakeFiles")).split(os.sep)
+            src = "/".join(parts[1:])[:-2]
+            if src in sources and sources[src] is not None:
+                objs.setdefault(src, full)
+    defined, used = {}, {}
+    for src, obj in objs.items():
+        out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
+        for line in out.splitlines():
+            f = line.split()
+            if len(f) == 2 and f[0] == "U":
+                used.setdefault(src, set()).add(f[1])
+            elif len(f) == 3 and f[1] in "TDBR":
+                defined.setdefault(f[2], src)
+    for src, syms in used.items():
+        mod = src.rsplit(".", 1)[0]
+        for sym in syms:
+            target = defined.get(sym)
+            if not target or target == src:
+                continue
+            tmod = target.rsplit(".", 1)[0]
+            edges.setdefault(mod, set()).add(tmod)
+            if sources[target] > sources[src]:
+                key = (src, target)
+                if key in allowed:
+                    allowed[key] = True
+                else:
+                    errors.append(f"upward call: {src} ({layers[sources[src]]}) calls {sym} in {target} "
+                                  f"({layers[sources[target]]})")
+    if not objs:
+        errors.append(f"no object files of the listed folders under {build}/CMakeFiles")
+
+for key, used in allowed.items():
+    if not used:
+        errors.append(f"allow line matches no include: {key[0]} -> {key[1]}")
+if len(allowed) > 2:
+    errors.append(f"{len(allowed)} upward includes allowed; the rule is at most two")
+
+# Module loops: depth-first search with colours.
+state = {}
+def visit(m, stack):
+    state[m] = 1
+    stack.append(m)
+    for n in sorted(edges.get(m, ())):
+        if state.get(n) == 1:
+            errors.append("loop (includes or calls): " + " -> ".join(stack[stack.index(n):] + [n]))
+        elif n not in state:
+            visit(n, stack)
+    stack.pop()
+    state[m] = 2
+for m in sorted(edges):
+    if m not in state:
+        visit(m, [])
+
+for e in errors:
+    print(e)
+print(f"{len(sources)} files in {len(layers)} layers, {sum(len(v) for v in edges.values())} module edges, "
+      f"{len(errors)} problem(s)")
+sys.exit(1 if errors else 0)
