@@ -302,17 +302,16 @@ static int print_api_section(const struct cua_summaries *s, int nested, const st
 	if (shown < rows)
 		printf("%11s (%zu more rows; --top=%zu shows the first %zu)\n", "...", rows - shown,
 		       o->top, o->top);
-	snprintf(procs, sizeof(procs), "%zu", s->ninputs);
 	snprintf(p, sizeof(p), "Total (%zu API%s)", rows, rows == 1 ? "" : "s");
 	print_api_row(human_ns(t, 32, total, est), human_ns(a, 32, avg(total, calls), est),
 		      lo == UINT64_MAX ? "-" : human_ns(mn, 32, lo, est), human_ns(mx, 32, hi, est),
-		      "-", calls, errors, procs, "", p);
+		      "-", calls, errors, "-", "", p);
 	return est;
 }
 
 static int print_kernels(const struct cua_summaries *s, const struct options *o)
 {
-	char t[32], a[32], procs[16], label[48];
+	char t[32], a[32], label[48];
 	uint64_t launches = 0, errors = 0, total = 0;
 	int est = 0;
 	size_t shown = 0;
@@ -340,11 +339,10 @@ static int print_kernels(const struct cua_summaries *s, const struct options *o)
 	if (shown < s->nkernels)
 		printf("%11s (%zu more rows; --top=%zu shows the first %zu)\n", "...",
 		       s->nkernels - shown, o->top, o->top);
-	snprintf(procs, sizeof(procs), "%zu", s->ninputs);
 	snprintf(label, sizeof(label), "Total (%zu kernel%s)", s->nkernels, s->nkernels == 1 ? "" : "s");
 	printf("%11s %11s %10llu %8llu %5s  %s\n", human_ns(t, 32, total, est),
 	       human_ns(a, 32, avg(total, launches), est), (unsigned long long)launches,
-	       (unsigned long long)errors, procs, label);
+	       (unsigned long long)errors, "-", label);
 	return est;
 }
 
