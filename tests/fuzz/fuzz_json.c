@@ -1,6 +1,5 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/fuzz/fuzz_json.c: libFuzzer target for `cuaudit report`'s JSON reader and summary merge. */
-#define _GNU_SOURCE
 #include <math.h>
 #include <stdint.h>
 #include <stdio.h>
