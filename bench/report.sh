@@ -21,7 +21,7 @@ for i in (1, 2):
     json.dump({"schema": "cuaudit-summary/1", "pid": i, "apis": apis}, open(f"{w}/s{i}.json", "w"))
 PY
   ms=()
-  for run in 1 2 3 4 5; do
+  for _ in 1 2 3 4 5; do
     s=$(date +%s%N)
     "$B/cuaudit" report --csv "$W/s1.json" "$W/s2.json" >/dev/null
     ms+=($((($(date +%s%N) - s) / 1000000)))
