@@ -1,27 +1,40 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/json.h: a small JSON reader for cuaudit's own summary files. */
+/* cli/json.h: a strict RFC 8259 JSON reader (and the one string escaper) for the cuaudit command. */
 #ifndef CLI_JSON_H
 #define CLI_JSON_H
 
 #include <stddef.h>
+#include <stdio.h>
+
+/* Containers nest at most this deep; summaries need 4. */
+#define JSON_MAX_DEPTH 64
 
 enum json_type { JSON_NULL, JSON_BOOL, JSON_NUMBER, JSON_STRING, JSON_ARRAY, JSON_OBJECT };
 
 struct json {
 	enum json_type type;
-	double number;        /* JSON_NUMBER, and 1/0 for JSON_BOOL */
-	char *string;         /* JSON_STRING; for members of an object, also the key in 'key' */
-	char *key;
+	int boolean;          /* JSON_BOOL */
+	int integral;         /* JSON_NUMBER written as an integer that fits in 'integer' */
+	long long integer;
+	double number;        /* JSON_NUMBER, always finite */
+	char *string;         /* JSON_STRING: valid UTF-8 without NUL */
+	char *key;            /* the member's name, when the parent is an object */
 	struct json *child;   /* first element or member */
 	struct json *next;    /* next sibling */
+	size_t count;         /* number of elements or members */
 };
 
-/* Parses text; returns the tree or NULL with a message in err. */
-struct json *json_parse(const char *text, char *err, size_t errcap);
+/*
+ * Parses exactly len bytes of text (no terminator needed). Returns the tree, or NULL with
+ * "line L, column C: what" in err. Rejects all that RFC 8259 rejects, and also numbers
+ * outside the range of a double, lone surrogates, \u0000, duplicate member names and nesting
+ * deeper than JSON_MAX_DEPTH: each would be read differently by different readers.
+ */
+struct json *json_parse(const char *text, size_t len, char *err, size_t errcap);
 void json_free(struct json *j);
-/* Member of an object by key, or NULL. */
+/* The member of an object named key, or NULL (also when obj is NULL or not an object). */
 const struct json *json_get(const struct json *obj, const char *key);
-double json_num(const struct json *obj, const char *key, double fallback);
-const char *json_str(const struct json *obj, const char *key, const char *fallback);
+/* Writes s as a JSON string literal: quotes, and escapes for '"', '\\' and bytes below 0x20. */
+void json_put_string(FILE *f, const char *s);
 
 #endif

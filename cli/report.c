@@ -1,264 +1,599 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/report.c: merges cuaudit summary files into one table per API and one per process, and merged JSON. */
+/* cli/report.c: `cuaudit report`: prints merged summaries as text tables, CSV or merged JSON. */
 #include <errno.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include "json.h"
 #include "report.h"
+#include "summaries.h"
 
-struct api_row {
-	char name[128];
-	char layer[16];
-	int nested;
-	double calls, errors, total_ns, min_ns, max_ns, p99_max_ns;
-	double bindings[5];
-	int processes;
+/* A summary of 100k APIs is about 30 MB; anything far larger is not one. */
+#define MAX_INPUT_BYTES (1024L * 1024 * 1024)
+
+enum sort_key { SORT_TOTAL, SORT_CALLS, SORT_AVG, SORT_ERRORS };
+enum table { T_ALL, T_APIS, T_KERNELS, T_PROCESSES };
+
+struct options {
+	const char *json_out;
+	int csv;
+	enum sort_key sort;
+	enum table table;
+	size_t top;             /* 0: every row */
 };
 
-struct proc_row {
-	const char *file;
-	double pid, calls, errors, total_ns;
-};
-
-static const char *const bind_names[5] = { "plt", "bindnow", "dlsym", "procaddress", "got" };
-
-static char *slurp(const char *path)
-{
-	FILE *f = fopen(path, "rb");
-	char *buf = NULL;
-	size_t n = 0, cap = 0;
-
-	if (!f)
-		return NULL;
-	for (;;) {
-		if (n + 65536 + 1 > cap) {
-			char *t = realloc(buf, cap = cap ? cap * 2 : 131072);
-
-			if (!t) {
-				free(buf);
-				fclose(f);
-				return NULL;
-			}
-			buf = t;
-		}
-		size_t r = fread(buf + n, 1, 65536, f);
-
-		n += r;
-		if (r == 0)
-			break;
-	}
-	fclose(f);
-	buf[n] = '\0';
-	return buf;
-}
-
-static struct api_row *find_row(struct api_row **rows, size_t *n, size_t *cap, const char *name,
-				const char *layer, int nested)
-{
-	for (size_t i = 0; i < *n; i++)
-		if ((*rows)[i].nested == nested && strcmp((*rows)[i].name, name) == 0 &&
-		    strcmp((*rows)[i].layer, layer) == 0)
-			return &(*rows)[i];
-	if (*n == *cap) {
-		struct api_row *t = realloc(*rows, (*cap = *cap ? *cap * 2 : 256) * sizeof(**rows));
-
-		if (!t)
-			return NULL;
-		*rows = t;
-	}
-	struct api_row *r = &(*rows)[(*n)++];
-	memset(r, 0, sizeof(*r));
-	snprintf(r->name, sizeof(r->name), "%s", name);
-	snprintf(r->layer, sizeof(r->layer), "%s", layer);
-	r->nested = nested;
-	r->min_ns = -1;
-	return r;
-}
-
-static int by_total(const void *a, const void *b)
-{
-	const struct api_row *x = a, *y = b;
-
-	if (x->nested != y->nested)
-		return x->nested - y->nested;
-	return x->total_ns < y->total_ns ? 1 : x->total_ns > y->total_ns ? -1 : strcmp(x->name, y->name);
-}
+static const char *const sort_words[] = { "total", "calls", "avg", "errors" };
+static const char *const table_words[] = { "all", "apis", "kernels", "processes" };
 
 static void usage(FILE *f)
 {
-	fputs("usage: cuaudit report [--json=FILE] SUMMARY.json...\n"
-	      "Merges the JSON summaries of several processes (CUAUDIT_SUMMARY=...%p.json):\n"
-	      "one table per API across processes, one per process, and with --json a merged\n"
-	      "summary in the same schema (cuaudit-summary/1, plus \"processes\").\n",
+	fputs("usage: cuaudit report [OPTIONS] SUMMARY.json...\n"
+	      "Merges the JSON summaries of one or more processes (CUAUDIT_SUMMARY=...%p.json).\n"
+	      "\n"
+	      "  -s, --sort KEY     order rows by total (the default), calls, avg or errors,\n"
+	      "                     largest first\n"
+	      "  -n, --top N        print the first N rows of each table; the Total row still\n"
+	      "                     counts every row\n"
+	      "  -t, --table NAME   apis, kernels, processes, or all (the default for text)\n"
+	      "  -c, --csv          CSV of one table (apis unless --table says otherwise), times\n"
+	      "                     in ns, no Total row\n"
+	      "  -j, --json FILE    also write the merged summary as JSON to FILE\n"
+	      "  -h, --help         this text\n"
+	      "\n"
+	      "Times print in ns, us, ms or s; a '~' marks an estimate scaled from the timed calls\n"
+	      "of a sampled run. Exit status: 0; 1 if an input could not be read or is not a\n"
+	      "cuaudit summary (the others are still reported); 2 for usage errors.\n",
 	      f);
 }
 
-static void put_str(FILE *f, const char *s)
+static int usage_error(const char *what, const char *arg)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		if (*s == '"' || *s == '\\')
-			fprintf(f, "\\%c", *s);
-		else if ((unsigned char)*s < 0x20)
-			fprintf(f, "\\u%04x", (unsigned char)*s);
-		else
-			fputc(*s, f);
-	}
-	fputc('"', f);
+	fprintf(stderr, "cuaudit report: %s%s%s\nTry 'cuaudit report --help'.\n", what,
+		arg ? " " : "", arg ? arg : "");
+	return 2;
 }
 
-static void write_json(FILE *f, struct api_row *rows, size_t n, struct proc_row *procs, size_t np)
+static int word_index(const char *const *words, int n, const char *w)
 {
-	fprintf(f, "{\"schema\":\"cuaudit-summary/1\",\"merged\":true,\"apis\":[");
-	for (size_t i = 0; i < n; i++) {
-		const struct api_row *r = &rows[i];
+	for (int i = 0; i < n; i++)
+		if (strcmp(words[i], w) == 0)
+			return i;
+	return -1;
+}
+
+/* Returns -1 to go on, else the exit status. */
+static int parse_options(int argc, char **argv, struct options *o)
+{
+	static const struct option longs[] = {
+		{ "sort", required_argument, NULL, 's' }, { "top", required_argument, NULL, 'n' },
+		{ "table", required_argument, NULL, 't' }, { "csv", no_argument, NULL, 'c' },
+		{ "json", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	int c, k;
+
+	memset(o, 0, sizeof(*o));
+	opterr = 0;
+	optind = 0;     /* glibc: start afresh, whatever parsed argv before us */
+	while ((c = getopt_long(argc, argv, ":s:n:t:cj:h", longs, NULL)) != -1) {
+		switch (c) {
+		case 's':
+			if ((k = word_index(sort_words, 4, optarg)) < 0)
+				return usage_error("--sort: expected total, calls, avg or errors, not", optarg);
+			o->sort = (enum sort_key)k;
+			break;
+		case 'n': {
+			char *end;
+			unsigned long long v;
+
+			errno = 0;
+			v = strtoull(optarg, &end, 10);
+			if (optarg[0] < '0' || optarg[0] > '9' || *end || errno || v == 0)
+				return usage_error("--top: expected a positive number, not", optarg);
+			o->top = (size_t)v;
+			break;
+		}
+		case 't':
+			if ((k = word_index(table_words, 4, optarg)) < 0)
+				return usage_error("--table: expected apis, kernels, processes or all, not",
+						   optarg);
+			o->table = (enum table)k;
+			break;
+		case 'c': o->csv = 1; break;
+		case 'j': o->json_out = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':': return usage_error("missing value for", argv[optind - 1]);
+		default: return usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	if (o->csv && o->table == T_ALL)
+		o->table = T_APIS;
+	if (optind >= argc)
+		return usage_error("no summary files given", NULL);
+	return -1;
+}
+
+static char *slurp(const char *path, size_t *len)
+{
+	FILE *f = fopen(path, "rb");
+	struct stat st;
+	char *buf;
+
+	if (!f)
+		return NULL;
+	memset(&st, 0, sizeof(st));
+	if (fstat(fileno(f), &st) != 0 || !S_ISREG(st.st_mode) || st.st_size > MAX_INPUT_BYTES) {
+		errno = S_ISREG(st.st_mode) ? EFBIG : EINVAL;
+		fclose(f);
+		return NULL;
+	}
+	buf = malloc((size_t)st.st_size + 1);
+	*len = buf ? fread(buf, 1, (size_t)st.st_size, f) : 0;
+	if (buf && ferror(f)) {
+		free(buf);
+		buf = NULL;
+	}
+	fclose(f);
+	return buf;
+}
+
+static int load(struct cua_summaries *s, const char *path)
+{
+	char err[256];
+	size_t len = 0;
+	char *text = slurp(path, &len);
+	int rc;
+
+	if (!text) {
+		fprintf(stderr, "cuaudit report: cannot read %s: %s\n", path,
+			errno == EINVAL ? "not a regular file" : strerror(errno));
+		return -1;
+	}
+	rc = cua_summaries_add(s, path, text, len, err, sizeof(err));
+	free(text);
+	if (rc != 0)
+		fprintf(stderr, "cuaudit report: %s is not a cuaudit JSON summary: %s\n", path, err);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- sorting for display */
+
+static enum sort_key sort_by;
+
+static uint64_t avg(uint64_t total, uint64_t calls)
+{
+	return calls ? total / calls : 0;
+}
+
+static int desc(uint64_t a, uint64_t b)
+{
+	return a < b ? 1 : a > b ? -1 : 0;
+}
+
+static int api_order(const void *a, const void *b)
+{
+	const struct cua_api_rec *x = a, *y = b;
+	int c = x->nested - y->nested;
+
+	if (!c) {
+		switch (sort_by) {
+		case SORT_TOTAL: c = desc(x->total_ns, y->total_ns); break;
+		case SORT_CALLS: c = desc(x->calls, y->calls); break;
+		case SORT_AVG: c = desc(avg(x->total_ns, x->calls), avg(y->total_ns, y->calls)); break;
+		case SORT_ERRORS: c = desc(x->errors, y->errors); break;
+		}
+	}
+	if (!c)
+		c = strcmp(x->elf_name, y->elf_name);
+	return c ? c : strcmp(x->layer, y->layer);
+}
+
+static int kernel_order(const void *a, const void *b)
+{
+	const struct cua_kernel_rec *x = a, *y = b;
+	int c = 0;
+
+	switch (sort_by) {
+	case SORT_TOTAL: c = desc(x->total_ns, y->total_ns); break;
+	case SORT_CALLS: c = desc(x->launches, y->launches); break;
+	case SORT_AVG: c = desc(avg(x->total_ns, x->launches), avg(y->total_ns, y->launches)); break;
+	case SORT_ERRORS: c = desc(x->errors, y->errors); break;
+	}
+	return c ? c : strcmp(x->name, y->name);
+}
+
+/* ---------------------------------------------------------------- text */
+
+/* ns with 3 significant figures in ns, us, ms or s; '~' first for an estimate. */
+static const char *human_ns(char *out, size_t cap, uint64_t ns, int estimate)
+{
+	static const char *const units[] = { "ns", "us", "ms", "s" };
+	double v = (double)ns;
+	int u = 0;
+
+	if (ns < 1000) {
+		snprintf(out, cap, "%s%llu ns", estimate ? "~" : "", (unsigned long long)ns);
+		return out;
+	}
+	while (u < 3 && v >= 999.5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(out, cap, "%s%.*f %s", estimate ? "~" : "", v < 9.995 ? 2 : v < 99.95 ? 1 : 0, v,
+		 units[u]);
+	return out;
+}
+
+static void print_header(const struct cua_summaries *s)
+{
+	printf("cuaudit report: %zu process%s\n", s->ninputs, s->ninputs == 1 ? "" : "es");
+	for (size_t i = 0; i < s->ninputs; i++) {
+		const struct cua_input *in = &s->inputs[i];
+
+		printf("  %s: pid %lld", in->file, in->pid);
+		if (!in->has_process) {
+			printf(" (no provenance recorded)%s\n", in->snapshot ? " [snapshot]" : "");
+			continue;
+		}
+		printf(" on %s, %s to %s", in->host ? in->host : "?", in->start ? in->start : "?",
+		       in->end ? in->end : "?");
+		if (in->version)
+			printf(", cuaudit %s", in->version);
+		if (in->driver_version >= 0)
+			printf(", driver %lld", in->driver_version);
+		if (in->runtime_version >= 0)
+			printf(", runtime %lld", in->runtime_version);
+		printf("%s%s%s\n", in->snapshot ? " [snapshot]" : "", in->command ? ": " : "",
+		       in->command ? in->command : "");
+	}
+}
+
+#define API_HEAD "%11s %11s %11s %11s %11s %10s %8s %5s  %-8s %s\n"
+
+static void print_api_row(const char *total, const char *av, const char *mn, const char *mx,
+			  const char *p99, uint64_t calls, uint64_t errors, const char *procs,
+			  const char *layer, const char *name)
+{
+	printf("%11s %11s %11s %11s %11s %10llu %8llu %5s  %-8s %s\n", total, av, mn, mx, p99,
+	       (unsigned long long)calls, (unsigned long long)errors, procs, layer, name);
+}
+
+static int print_api_section(const struct cua_summaries *s, int nested, const struct options *o)
+{
+	char t[32], a[32], mn[32], mx[32], p[32], procs[16];
+	uint64_t calls = 0, errors = 0, total = 0, lo = UINT64_MAX, hi = 0;
+	size_t rows = 0, shown = 0;
+	int est = 0;
+
+	for (size_t i = 0; i < s->napis && !rows; i++)
+		rows += s->apis[i].nested == nested;
+	if (nested && !rows)
+		return 0;
+	rows = 0;
+	printf(nested ? "\ncalls made inside other CUDA calls:\n" : "\ncalls the applications made:\n");
+	printf(API_HEAD, "total", "avg", "min", "max", "p99 max", "calls", "errors", "procs", "layer",
+	       "api");
+	for (size_t i = 0; i < s->napis; i++) {
+		const struct cua_api_rec *r = &s->apis[i];
+		int e = r->timed < r->calls;
+
+		if (r->nested != nested)
+			continue;
+		rows++;
+		calls += r->calls;
+		errors += r->errors;
+		total += r->total_ns;
+		est |= e;
+		if (r->calls && r->min_ns < lo)
+			lo = r->min_ns;
+		if (r->max_ns > hi)
+			hi = r->max_ns;
+		if (o->top && shown >= o->top)
+			continue;
+		shown++;
+		snprintf(procs, sizeof(procs), "%u", r->processes);
+		print_api_row(human_ns(t, 32, r->total_ns, e), human_ns(a, 32, avg(r->total_ns, r->calls), e),
+			      r->min_ns == UINT64_MAX ? "-" : human_ns(mn, 32, r->min_ns, e),
+			      human_ns(mx, 32, r->max_ns, e), human_ns(p, 32, r->p99_max_ns, e), r->calls,
+			      r->errors, procs, r->layer, r->elf_name);
+	}
+	if (shown < rows)
+		printf("%11s (%zu more rows; --top=%zu shows the first %zu)\n", "...", rows - shown,
+		       o->top, o->top);
+	snprintf(p, sizeof(p), "Total (%zu API%s)", rows, rows == 1 ? "" : "s");
+	print_api_row(human_ns(t, 32, total, est), human_ns(a, 32, avg(total, calls), est),
+		      lo == UINT64_MAX ? "-" : human_ns(mn, 32, lo, est), human_ns(mx, 32, hi, est),
+		      "-", calls, errors, "-", "", p);
+	return est;
+}
+
+static int print_kernels(const struct cua_summaries *s, const struct options *o)
+{
+	char t[32], a[32], label[48];
+	uint64_t launches = 0, errors = 0, total = 0;
+	int est = 0;
+	size_t shown = 0;
+
+	printf("\nkernel launches by name:\n");
+	if (!s->nkernels) {
+		printf("  (no kernel names recorded)\n");
+		return 0;
+	}
+	printf("%11s %11s %10s %8s %5s  %s\n", "total", "avg", "launches", "errors", "procs", "kernel");
+	for (size_t i = 0; i < s->nkernels; i++) {
+		const struct cua_kernel_rec *k = &s->kernels[i];
+
+		launches += k->launches;
+		errors += k->errors;
+		total += k->total_ns;
+		est |= k->estimated;
+		if (o->top && shown >= o->top)
+			continue;
+		shown++;
+		printf("%11s %11s %10llu %8llu %5u  %s\n", human_ns(t, 32, k->total_ns, k->estimated),
+		       human_ns(a, 32, avg(k->total_ns, k->launches), k->estimated),
+		       (unsigned long long)k->launches, (unsigned long long)k->errors, k->processes, k->name);
+	}
+	if (shown < s->nkernels)
+		printf("%11s (%zu more rows; --top=%zu shows the first %zu)\n", "...",
+		       s->nkernels - shown, o->top, o->top);
+	snprintf(label, sizeof(label), "Total (%zu kernel%s)", s->nkernels, s->nkernels == 1 ? "" : "s");
+	printf("%11s %11s %10llu %8llu %5s  %s\n", human_ns(t, 32, total, est),
+	       human_ns(a, 32, avg(total, launches), est), (unsigned long long)launches,
+	       (unsigned long long)errors, "-", label);
+	return est;
+}
+
+static int print_processes(const struct cua_summaries *s)
+{
+	char t[32];
+	uint64_t calls = 0, errors = 0, total = 0;
+	int est = 0;
+
+	printf("\nper process (calls the application made):\n%8s %10s %8s %11s  %s\n", "pid", "calls",
+	       "errors", "total", "file");
+	for (size_t i = 0; i < s->ninputs; i++) {
+		const struct cua_input *in = &s->inputs[i];
+
+		calls += in->calls;
+		errors += in->errors;
+		total += in->total_ns;
+		est |= in->sampled;
+		printf("%8lld %10llu %8llu %11s  %s%s\n", in->pid, (unsigned long long)in->calls,
+		       (unsigned long long)in->errors, human_ns(t, 32, in->total_ns, in->sampled), in->file,
+		       in->snapshot ? " [snapshot]" : "");
+	}
+	printf("%8s %10llu %8llu %11s  Total (%zu process%s)\n", "", (unsigned long long)calls,
+	       (unsigned long long)errors, human_ns(t, 32, total, est), s->ninputs,
+	       s->ninputs == 1 ? "" : "es");
+	return est;
+}
+
+static void print_text(const struct cua_summaries *s, const struct options *o)
+{
+	int est = 0;
+
+	print_header(s);
+	if (o->table == T_ALL || o->table == T_APIS) {
+		est |= print_api_section(s, 0, o);
+		est |= print_api_section(s, 1, o);
+	}
+	if (o->table == T_ALL || o->table == T_KERNELS)
+		est |= print_kernels(s, o);
+	if (o->table == T_ALL || o->table == T_PROCESSES)
+		est |= print_processes(s);
+	if (est)
+		printf("\n~ estimate: a sampled run timed only some calls (\"timed\" < \"calls\") and "
+		       "scaled the times up;\n  min, max and p99 are over the timed calls only.\n");
+}
+
+/* ---------------------------------------------------------------- CSV (RFC 4180) */
+
+static void csv_field(const char *s)
+{
+	if (!s[strcspn(s, ",\"\r\n")]) {
+		fputs(s, stdout);
+		return;
+	}
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+static void print_csv(const struct cua_summaries *s, const struct options *o)
+{
+	size_t shown[2] = { 0, 0 };
+
+	if (o->table == T_APIS) {
+		puts("nested,layer,api,calls,timed,errors,total_ns,avg_ns,min_ns,max_ns,p99_max_ns,"
+		     "processes,estimated");
+		for (size_t i = 0; i < s->napis; i++) {
+			const struct cua_api_rec *r = &s->apis[i];
+
+			if (o->top && shown[r->nested]++ >= o->top)
+				continue;
+			printf("%s,%s,", r->nested ? "true" : "false", r->layer);
+			csv_field(r->elf_name);
+			printf(",%llu,%llu,%llu,%llu,%llu,", (unsigned long long)r->calls,
+			       (unsigned long long)r->timed, (unsigned long long)r->errors,
+			       (unsigned long long)r->total_ns,
+			       (unsigned long long)avg(r->total_ns, r->calls));
+			if (r->min_ns != UINT64_MAX)
+				printf("%llu", (unsigned long long)r->min_ns);
+			printf(",%llu,%llu,%u,%s\n", (unsigned long long)r->max_ns,
+			       (unsigned long long)r->p99_max_ns, r->processes,
+			       r->timed < r->calls ? "true" : "false");
+		}
+	} else if (o->table == T_KERNELS) {
+		puts("kernel,launches,errors,total_ns,avg_ns,processes,estimated");
+		for (size_t i = 0; i < s->nkernels && (!o->top || i < o->top); i++) {
+			const struct cua_kernel_rec *k = &s->kernels[i];
+
+			csv_field(k->name);
+			printf(",%llu,%llu,%llu,%llu,%u,%s\n", (unsigned long long)k->launches,
+			       (unsigned long long)k->errors, (unsigned long long)k->total_ns,
+			       (unsigned long long)avg(k->total_ns, k->launches), k->processes,
+			       k->estimated ? "true" : "false");
+		}
+	} else {
+		puts("file,pid,host,command,start,end,snapshot,calls,errors,total_ns,estimated");
+		for (size_t i = 0; i < s->ninputs; i++) {
+			const struct cua_input *in = &s->inputs[i];
+
+			csv_field(in->file);
+			printf(",%lld,", in->pid);
+			csv_field(in->host ? in->host : "");
+			putchar(',');
+			csv_field(in->command ? in->command : "");
+			putchar(',');
+			csv_field(in->start ? in->start : "");
+			putchar(',');
+			csv_field(in->end ? in->end : "");
+			printf(",%s,%llu,%llu,%llu,%s\n", in->snapshot ? "true" : "false",
+			       (unsigned long long)in->calls, (unsigned long long)in->errors,
+			       (unsigned long long)in->total_ns, in->sampled ? "true" : "false");
+		}
+	}
+}
+
+/* ---------------------------------------------------------------- merged JSON */
+
+static void put_opt_string(FILE *f, const char *key, const char *v)
+{
+	fprintf(f, ",\"%s\":", key);
+	if (v)
+		json_put_string(f, v);
+	else
+		fputs("null", f);
+}
+
+static void write_json_apis(FILE *f, const struct cua_summaries *s)
+{
+	for (size_t i = 0; i < s->napis; i++) {
+		const struct cua_api_rec *r = &s->apis[i];
 
 		fprintf(f, "%s\n  {\"name\":", i ? "," : "");
-		put_str(f, r->name);
-		fprintf(f, ",\"layer\":\"%s\",\"nested\":%s,\"calls\":%.0f,"
-			   "\"errors\":%.0f,\"total_ns\":%.0f,\"avg_ns\":%.0f,\"min_ns\":%.0f,"
-			   "\"max_ns\":%.0f,\"p99_max_ns\":%.0f,\"processes\":%d,\"bindings\":{",
-			r->layer, r->nested ? "true" : "false", r->calls,
-			r->errors, r->total_ns, r->calls ? r->total_ns / r->calls : 0, r->min_ns,
-			r->max_ns, r->p99_max_ns, r->processes);
-		for (int k = 0; k < 5; k++)
-			fprintf(f, "%s\"%s\":%.0f", k ? "," : "", bind_names[k], r->bindings[k]);
+		json_put_string(f, r->elf_name);
+		fprintf(f, ",\"layer\":\"%s\",\"nested\":%s,\"calls\":%llu,\"timed\":%llu,"
+			   "\"errors\":%llu,\"total_ns\":%llu,\"avg_ns\":%llu,\"min_ns\":%llu,"
+			   "\"max_ns\":%llu,\"p99_max_ns\":%llu,\"processes\":%u,\"bindings\":{",
+			r->layer, r->nested ? "true" : "false", (unsigned long long)r->calls,
+			(unsigned long long)r->timed, (unsigned long long)r->errors,
+			(unsigned long long)r->total_ns, (unsigned long long)avg(r->total_ns, r->calls),
+			(unsigned long long)(r->min_ns == UINT64_MAX ? 0 : r->min_ns),
+			(unsigned long long)r->max_ns, (unsigned long long)r->p99_max_ns, r->processes);
+		for (int k = 0; k < CUA_NBIND; k++)
+			fprintf(f, "%s\"%s\":%llu", k ? "," : "", cua_summaries_bind_names[k],
+				(unsigned long long)r->bindings[k]);
 		fputs("}}", f);
 	}
+}
+
+static void write_json_rest(FILE *f, const struct cua_summaries *s)
+{
+	fputs("\n],\"kernels\":[", f);
+	for (size_t i = 0; i < s->nkernels; i++) {
+		const struct cua_kernel_rec *k = &s->kernels[i];
+
+		fprintf(f, "%s\n  {\"name\":", i ? "," : "");
+		json_put_string(f, k->name);
+		fprintf(f, ",\"launches\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"processes\":%u,"
+			   "\"estimated\":%s}",
+			(unsigned long long)k->launches, (unsigned long long)k->errors,
+			(unsigned long long)k->total_ns, k->processes, k->estimated ? "true" : "false");
+	}
 	fputs("\n],\"processes\":[", f);
-	for (size_t i = 0; i < np; i++)
-	{
+	for (size_t i = 0; i < s->ninputs; i++) {
+		const struct cua_input *in = &s->inputs[i];
+
 		fprintf(f, "%s\n  {\"file\":", i ? "," : "");
-		put_str(f, procs[i].file);
-		fprintf(f, ",\"pid\":%.0f,\"calls\":%.0f,\"errors\":%.0f,\"total_ns\":%.0f}",
-			procs[i].pid, procs[i].calls, procs[i].errors, procs[i].total_ns);
+		json_put_string(f, in->file);
+		fprintf(f, ",\"pid\":%lld", in->pid);
+		put_opt_string(f, "host", in->host);
+		put_opt_string(f, "command", in->command);
+		put_opt_string(f, "start", in->start);
+		put_opt_string(f, "end", in->end);
+		fprintf(f, ",\"snapshot\":%s,\"sampled\":%s,\"calls\":%llu,\"errors\":%llu,"
+			   "\"total_ns\":%llu}",
+			in->snapshot ? "true" : "false", in->sampled ? "true" : "false",
+			(unsigned long long)in->calls, (unsigned long long)in->errors,
+			(unsigned long long)in->total_ns);
 	}
 	fputs("\n]}\n", f);
 }
 
-static int merge_file(const char *path, struct api_row **rows, size_t *n, size_t *cap,
-		      struct proc_row *proc)
+static int write_json(const char *path, const struct cua_summaries *s)
 {
-	char err[128];
-	char *text = slurp(path);
-	struct json *doc;
-	const struct json *apis;
+	FILE *f = fopen(path, "w");
+	int snapshot = 0;
 
-	if (!text) {
-		fprintf(stderr, "cuaudit report: cannot read %s: %s\n", path, strerror(errno));
+	if (!f) {
+		fprintf(stderr, "cuaudit report: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	doc = json_parse(text, err, sizeof(err));
-	free(text);
-	apis = doc ? json_get(doc, "apis") : NULL;
-	if (!doc || !apis || apis->type != JSON_ARRAY ||
-	    strncmp(json_str(doc, "schema", ""), "cuaudit-summary/", 16) != 0) {
-		fprintf(stderr, "cuaudit report: %s is not a cuaudit JSON summary%s%s\n", path,
-			doc ? "" : ": ", doc ? "" : err);
-		json_free(doc);
+	for (size_t i = 0; i < s->ninputs; i++)
+		snapshot |= s->inputs[i].snapshot;
+	fprintf(f, "{\"schema\":\"cuaudit-summary/1\",\"merged\":true,\"snapshot\":%s,\"apis\":[",
+		snapshot ? "true" : "false");
+	write_json_apis(f, s);
+	write_json_rest(f, s);
+	if (ferror(f) | (fclose(f) != 0)) {
+		fprintf(stderr, "cuaudit report: cannot write %s: %s\n", path, strerror(errno));
 		return -1;
 	}
-	memset(proc, 0, sizeof(*proc));
-	proc->file = path;
-	proc->pid = json_num(doc, "pid", 0);
-	for (const struct json *a = apis->child; a; a = a->next) {
-		const struct json *b = json_get(a, "bindings");
-		struct api_row *r = find_row(rows, n, cap, json_str(a, "name", "?"),
-					     json_str(a, "layer", "?"), (int)json_num(a, "nested", 0));
-		double mn = json_num(a, "min_ns", 0), p99 = json_num(a, "p99_ns", 0);
-
-		if (!r) {
-			json_free(doc);
-			return -1;
-		}
-		r->calls += json_num(a, "calls", 0);
-		r->errors += json_num(a, "errors", 0);
-		r->total_ns += json_num(a, "total_ns", 0);
-		r->min_ns = r->min_ns < 0 || mn < r->min_ns ? mn : r->min_ns;
-		r->max_ns = json_num(a, "max_ns", 0) > r->max_ns ? json_num(a, "max_ns", 0) : r->max_ns;
-		r->p99_max_ns = p99 > r->p99_max_ns ? p99 : r->p99_max_ns;
-		r->processes++;
-		for (int k = 0; k < 5; k++)
-			r->bindings[k] += json_num(b, bind_names[k], 0);
-		if (!json_num(a, "nested", 0)) {
-			proc->calls += json_num(a, "calls", 0);
-			proc->errors += json_num(a, "errors", 0);
-			proc->total_ns += json_num(a, "total_ns", 0);
-		}
-	}
-	json_free(doc);
 	return 0;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static void warn_snapshots(const struct cua_summaries *s)
+{
+	for (size_t i = 0; i < s->ninputs; i++)
+		if (s->inputs[i].snapshot)
+			fprintf(stderr, "cuaudit report: warning: %s is a snapshot of a process that was "
+					"still running: its figures are partial\n",
+				s->inputs[i].file);
 }
 
 int cuaudit_report_main(int argc, char **argv)
 {
-	const char *json_out = NULL;
-	struct api_row *rows = NULL;
-	size_t n = 0, cap = 0, np = 0;
-	struct proc_row *procs = calloc((size_t)argc, sizeof(*procs));
-	int status = 0, files = 0;
+	struct cua_summaries s;
+	struct options o;
+	int status = parse_options(argc, argv, &o);
 
-	for (int i = 1; i < argc; i++) {
-		if (strcmp(argv[i], "--help") == 0 || strcmp(argv[i], "-h") == 0) {
-			usage(stdout);
-			free(procs);
-			return 0;
-		}
-		if (strncmp(argv[i], "--json=", 7) == 0) {
-			json_out = argv[i] + 7;
-			continue;
-		}
-		if (argv[i][0] == '-') {
-			fprintf(stderr, "cuaudit report: unknown option %s\n", argv[i]);
-			usage(stderr);
-			free(procs);
-			return 2;
-		}
-		files++;
-		if (merge_file(argv[i], &rows, &n, &cap, &procs[np]) == 0)
-			np++;
-		else
+	if (status >= 0)
+		return status;
+	status = 0;
+	memset(&s, 0, sizeof(s));
+	for (int i = optind; i < argc; i++)
+		if (load(&s, argv[i]) != 0)
 			status = 1;
+	if (!s.ninputs) {
+		fprintf(stderr, "cuaudit report: no summary could be read\n");
+		cua_summaries_free(&s);
+		return 1;
 	}
-	if (!files) {
-		usage(stderr);
-		free(procs);
-		return 2;
+	cua_summaries_merge(&s);
+	warn_snapshots(&s);
+	if (o.json_out && write_json(o.json_out, &s) != 0)
+		status = 1;
+	sort_by = o.sort;
+	qsort(s.apis, s.napis, sizeof(*s.apis), api_order);
+	qsort(s.kernels, s.nkernels, sizeof(*s.kernels), kernel_order);
+	if (o.csv)
+		print_csv(&s, &o);
+	else
+		print_text(&s, &o);
+	if (fflush(stdout) != 0 || ferror(stdout)) {
+		fprintf(stderr, "cuaudit report: cannot write the report: %s\n", strerror(errno));
+		status = 1;
 	}
-	qsort(rows, n, sizeof(*rows), by_total);
-	printf("cuaudit report: %zu process(es)\n", np);
-	for (int nested = 0; nested < 2; nested++) {
-		printf(nested ? "\ncalls made inside other CUDA calls:\n" : "\ncalls the applications made:\n");
-		printf("%14s %10s %8s %11s %11s %12s %12s %5s  %-8s %s\n", "total_ns", "calls", "errors",
-		       "avg_ns", "min_ns", "max_ns", "p99_max_ns", "procs", "layer", "api");
-		for (size_t i = 0; i < n; i++) {
-			const struct api_row *r = &rows[i];
-
-			if (r->nested != nested)
-				continue;
-			printf("%14.0f %10.0f %8.0f %11.0f %11.0f %12.0f %12.0f %5d  %-8s %s\n",
-			       r->total_ns, r->calls, r->errors, r->calls ? r->total_ns / r->calls : 0,
-			       r->min_ns, r->max_ns, r->p99_max_ns, r->processes, r->layer, r->name);
-		}
-	}
-	printf("\nper process:\n%8s %10s %8s %14s  %s\n", "pid", "calls", "errors", "total_ns", "file");
-	for (size_t i = 0; i < np; i++)
-		printf("%8.0f %10.0f %8.0f %14.0f  %s\n", procs[i].pid, procs[i].calls, procs[i].errors,
-		       procs[i].total_ns, procs[i].file);
-	if (json_out) {
-		FILE *f = fopen(json_out, "w");
-
-		if (!f) {
-			fprintf(stderr, "cuaudit report: cannot write %s: %s\n", json_out, strerror(errno));
-			status = 1;
-		} else {
-			write_json(f, rows, n, procs, np);
-			if (fclose(f) != 0)
-				status = 1;
-		}
-	}
-	free(rows);
-	free(procs);
+	cua_summaries_free(&s);
 	return status;
 }

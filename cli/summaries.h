@@ -1,0 +1,73 @@
+/* SPDX-License-Identifier: MIT */
+/* cli/summaries.h: reading cuaudit JSON summaries (docs/summary-schema.json) and merging their records. */
+#ifndef CLI_SUMMARIES_H
+#define CLI_SUMMARIES_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#define CUA_NBIND 5
+extern const char *const cua_summaries_bind_names[CUA_NBIND];
+
+/* One record per (API, layer, nested); after merging, one per key across all inputs. */
+struct cua_api_rec {
+	char *elf_name;
+	char layer[8];              /* "driver" or "runtime" */
+	int nested;
+	uint64_t calls, timed, errors, total_ns, min_ns, max_ns, p99_max_ns;
+	uint64_t bindings[CUA_NBIND];
+	unsigned processes;         /* inputs that had this record */
+	size_t input;               /* index of the input it came from (before merging) */
+};
+
+/* Launches by kernel name. */
+struct cua_kernel_rec {
+	char *name;
+	uint64_t launches, errors, total_ns;
+	int estimated;              /* from a sampled process: its times are scaled estimates */
+	unsigned processes;
+	size_t input;
+};
+
+/* One input file and where it came from (the summary's "process" object, when present). */
+struct cua_input {
+	const char *file;
+	long long pid;
+	char *host, *command, *start, *end, *version;
+	long long driver_version, runtime_version;   /* -1: unknown */
+	int has_process, snapshot, sampled;
+	uint64_t calls, errors, total_ns;            /* of the calls the application made */
+};
+
+struct cua_summaries {
+	struct cua_input *inputs;
+	size_t ninputs, capinputs;
+	struct cua_api_rec *apis;
+	size_t napis, capapis;
+	struct cua_kernel_rec *kernels;
+	size_t nkernels, capkernels;
+	uint64_t comparisons;       /* made while merging: lets a test check O(n log n) */
+};
+
+/*
+ * Reads one summary from text (len bytes) and appends its records. Returns 0, or -1 with a
+ * message naming the field in err; nothing is appended then.
+ */
+int cua_summaries_add(struct cua_summaries *s, const char *file, const char *text, size_t len,
+		      char *err, size_t errcap);
+/* Folds records with the same key together by sorting: O(n log n) in the number of records. */
+int cua_summaries_merge(struct cua_summaries *s);
+void cua_summaries_free(struct cua_summaries *s);
+
+/* The fields the reader reads, for the test that holds them against docs/summary-schema.json. */
+enum cua_field_type { CUA_F_STRING, CUA_F_UINT, CUA_F_INT_OR_NULL, CUA_F_BOOL, CUA_F_OBJECT,
+		      CUA_F_ARRAY };
+struct cua_field {
+	const char *path;           /* "apis[].calls", "process.host", ... */
+	enum cua_field_type type;
+	int required;
+};
+extern const struct cua_field cua_summaries_fields[];
+extern const size_t cua_summaries_nfields;
+
+#endif

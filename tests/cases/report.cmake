@@ -1,0 +1,20 @@
+# SPDX-License-Identifier: MIT
+# tests/cases/report.cmake: the `cuaudit report` tests: its reader and merge as a unit test, and the command's cases.
+add_executable(unit_report unit/test_report.c ${CMAKE_SOURCE_DIR}/cli/json.c
+  ${CMAKE_SOURCE_DIR}/cli/summaries.c)
+target_include_directories(unit_report PRIVATE ${CMAKE_SOURCE_DIR}/cli)
+target_compile_definitions(unit_report PRIVATE
+  SCHEMA_PATH="${CMAKE_SOURCE_DIR}/docs/summary-schema.json")
+target_link_libraries(unit_report PRIVATE PkgConfig::CMOCKA m)
+add_test(NAME unit_report COMMAND unit_report)
+set_tests_properties(unit_report PROPERTIES LABELS unit)
+
+case_script(report.sh
+  report_text_table_matches_golden
+  report_csv_matches_golden
+  report_kernel_table_matches_golden
+  report_merges_three_summaries_one_sampled_one_snapshot
+  report_options_follow_getopt_conventions
+  report_bad_inputs_exit_1_with_a_clear_message
+  report_merges_100k_api_names
+  summary_schema_doc_reader_and_checker_agree)
