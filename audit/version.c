@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include "config.h"
 #include "dispatch.h"
+#include "gotfix.h"
 #include "hooks.h"
 #include "libs.h"
 #include "log.h"
@@ -111,6 +112,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 		cua_deferred_warnings |= CUA_NOTE_SECURE;
 	if (glibc_version(gnu_get_libc_version()) < 235)
 		cua_deferred_warnings |= CUA_WARN_OLD_GLIBC;
+	cua_gotfix_init(glibc_version(gnu_get_libc_version()));
 	if (!first_in_ld_audit())
 		cua_deferred_warnings |= CUA_WARN_NOT_FIRST;
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
@@ -124,7 +126,7 @@ static void report_lib(const struct cua_lib *lib)
 							       " procaddress=", " got=" };
 
 	cua_log_begin(&b, CUA_LOG_INFO);
-	cua_buf_str(&b, cua_lib_path(lib->map));
+	cua_buf_str(&b, lib->path);
 	cua_buf_str(&b, lib->owner ? ": bindings" : " (second copy, not intercepted): bindings");
 	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
 		cua_buf_str(&b, kinds[k]);
