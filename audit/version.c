@@ -11,6 +11,7 @@
 #include "dispatch.h"
 #include "gotfix.h"
 #include "hooks.h"
+#include "instance.h"
 #include "libs.h"
 #include "log.h"
 #include "out.h"
@@ -72,6 +73,8 @@ static int first_in_ld_audit(void)
 	return strcmp(first, base ? base + 1 : self.dli_fname) == 0;
 }
 
+static int said_twice;
+
 void cua_version_flush_warnings(void)
 {
 	unsigned w = __atomic_exchange_n(&cua_deferred_warnings, 0, __ATOMIC_ACQ_REL);
@@ -84,6 +87,10 @@ void cua_version_flush_warnings(void)
 	if (w & CUA_NOTE_SECURE)
 		cua_log_msg(CUA_LOG_INFO, "secure mode (setuid or AT_SECURE): no plugins, no output "
 			    "files and no library substitutes", NULL);
+	if (cua_instance_others() && !__atomic_exchange_n(&said_twice, 1, __ATOMIC_ACQ_REL))
+		cua_log_msg(CUA_LOG_WARN, "cuaudit is loaded twice in this process (DT_AUDIT and "
+			    "LD_AUDIT, for example through cuaudit run); the second instance stays "
+			    "inactive", NULL);
 	if (w & CUA_WARN_NOT_FIRST)
 		cua_log_msg(CUA_LOG_WARN, "cuaudit is not the first module in LD_AUDIT; modules "
 			    "before it can hide dlsym bindings from it. Put it first.", NULL);
@@ -103,6 +110,12 @@ static void start_hooks(void)
 
 CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 {
+	/* A second instance (DT_AUDIT and LD_AUDIT both name cuaudit) would log every call
+	   twice and apply every fault twice. Returning 0 makes the loader drop it (glibc
+	   elf/rtld.c, load_audit_module); the first instance says so at its first CUDA
+	   library, so that processes without CUDA stay silent. */
+	if (!cua_instance_claim())
+		return 0;
 	cua_process_init();
 	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
 	cua_config_restrict_secure(&cua_cfg);
