@@ -13,6 +13,9 @@ static void probe(const char *when)
 		dlclose(h);
 }
 
+#define HOLD 64
+static void *held[HOLD];
+
 int main(void)
 {
 	void *lazy, *drv, *refs;
@@ -23,10 +26,16 @@ int main(void)
 	lazy = dlopen("liblifecycle_lazyref.so", RTLD_LAZY);
 	CHECK(lazy != NULL);
 	CHECK(dlclose(lazy) == 0);
-	for (int i = 0; i < 32; i++)
-		free(malloc((size_t)(64 + 64 * i)));
+	/* The freed link_maps' memory, taken and filled with garbage while the driver loads:
+	   whatever still points at them reads 0xff bytes. */
+	for (int i = 0; i < HOLD; i++) {
+		held[i] = malloc((size_t)(32 + 64 * i));
+		memset(held[i], 0xff, (size_t)(32 + 64 * i));
+	}
 	drv = dlopen("libcuda.so.1", RTLD_NOW | RTLD_GLOBAL);
 	CHECK(drv != NULL);
+	for (int i = 0; i < HOLD; i++)
+		free(held[i]);
 	probe("after the driver");
 	lazy = dlopen("liblifecycle_lazyref.so", RTLD_LAZY);
 	CHECK(lazy != NULL);
