@@ -257,7 +257,9 @@ static long rewrite(struct cua_ref *ref)
 		return 0;
 	prot = segment_prot(ref->map, first);
 	first &= ~(uintptr_t)(page - 1);
-	if (prot < 0 || mprotect((void *)first, last - first, PROT_READ | PROT_WRITE) != 0)
+	/* Relocations that share pages with code (-z noseparate-code): making those writable
+	   and executable again is what SELinux's execmod denies. Leave them to the fallback. */
+	if (prot < 0 || (prot & PROT_EXEC) || mprotect((void *)first, last - first, PROT_READ | PROT_WRITE) != 0)
 		return -1;
 	for (size_t i = 0; i < r.count; i++) {
 		int id = cuda_slot(&r, &r.rela[i]);

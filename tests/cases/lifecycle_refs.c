@@ -18,9 +18,15 @@ __attribute__((constructor)) static void at_load(void)
 __attribute__((visibility("default"))) int refs_run(void)
 {
 	CUdeviceptr d = 0;
+	CUdevice dev = 0;
+	CUcontext ctx = NULL;
 	int n = 0;
 
-	return cuInit(0) == CUDA_SUCCESS && cuDeviceGetCount(&n) == CUDA_SUCCESS && n == 1 &&
+	/* A real driver allocates only in a context; the mock does not mind. */
+	return cuInit(0) == CUDA_SUCCESS && cuDeviceGetCount(&n) == CUDA_SUCCESS && n >= 1 &&
+	       cuDeviceGet(&dev, 0) == CUDA_SUCCESS &&
+	       cuDevicePrimaryCtxRetain(&ctx, dev) == CUDA_SUCCESS &&
+	       cuCtxSetCurrent(ctx) == CUDA_SUCCESS &&
 	       refs_table[0](&d, 32) == CUDA_SUCCESS && refs_free[0](d) == CUDA_SUCCESS &&
 	       version_at_load > 0;
 }
