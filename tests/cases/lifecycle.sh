@@ -49,6 +49,13 @@ failed_probes_and_closed_objects_before_and_after_the_driver_are_harmless)
   expect_out '^probe before the driver: failed$'
   expect_out '^probe after the driver: failed$'
   expect_log 1 "$(call cuDeviceGetCount plt)"
+  # Audited only where an undefined symbol names a CUDA function: cuserid and curl_* do not.
+  expect_log 0 'object opened: .*liblifecycle_notcuda.so'
+  expect_log 2 'object opened: .*liblifecycle_lazyref.so'
+  expect_log 2 'object closed: .*liblifecycle_lazyref.so'
+  # A failed load frees what it mapped: the loader closes the probe, and cuaudit forgets it.
+  expect_log 2 'object opened: .*liblifecycle_probe.so'
+  expect_log 2 'object closed: .*liblifecycle_probe.so'
   invariants log.txt
   ;;
 dlopened_fno_plt_library_and_function_table_are_intercepted)

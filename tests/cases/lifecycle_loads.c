@@ -22,6 +22,9 @@ int main(void)
 	int (*lazy_count)(void), (*refs_run)(void);
 
 	probe("before the driver");
+	lazy = dlopen("liblifecycle_notcuda.so", RTLD_LAZY);
+	CHECK(lazy != NULL);
+	CHECK(dlclose(lazy) == 0);
 	/* Undefined driver symbols, lazily bound, never called: loads without the driver. */
 	lazy = dlopen("liblifecycle_lazyref.so", RTLD_LAZY);
 	CHECK(lazy != NULL);
