@@ -203,6 +203,7 @@ if gcc -O2 -I"$C" -I"$CUDA_INC" -o "$L/lifecycle_reload" "$C/lifecycle_reload.c"
   gcc -O2 -I"$C" -I"$CUDA_INC" -o "$L/lifecycle_runtime" "$C/lifecycle_runtime.c" -ldl &&
   gcc -O2 -shared -fPIC -fno-plt -I"$CUDA_INC" -o "$L/liblifecycle_refs.so" "$C/lifecycle_refs.c" -L"$CUDA_LIB" -L"$CUDA_LIB/stubs" -lcuda &&
   gcc -O2 -shared -fPIC -I"$CUDA_INC" -o "$L/liblifecycle_lazyref.so" "$C/lifecycle_lazyref.c" &&
+  gcc -O2 -shared -fPIC -o "$L/liblifecycle_notcuda.so" "$C/lifecycle_notcuda.c" &&
   gcc -O2 -shared -fPIC -o "$L/hidden/liblifecycle_missing.so" "$C/lifecycle_missing.c" &&
   gcc -O2 -shared -fPIC -I"$CUDA_INC" -o "$L/liblifecycle_probe.so" "$C/lifecycle_probe.c" \
     -L"$L/hidden" -llifecycle_missing -L"$CUDA_LIB" -L"$CUDA_LIB/stubs" -lcuda >>"$R/build.log" 2>&1; then
