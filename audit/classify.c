@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* audit/classify.c: tells from a loaded object's path whether it is libcuda, libcudart or neither. */
+/* audit/classify.c: tells from a loaded object's path or exports whether it is libcuda, libcudart or neither. */
 #include <string.h>
 #include "libs.h"
+#include "symtab.h"
 
 static const char *base_name(const char *path)
 {
@@ -43,3 +44,15 @@ int cua_objopen_classify(const char *path, const char *sub_driver, const char *s
 	return CUA_LIB_NONE;
 }
 
+
+/* What only the driver exports: the lookup every runtime starts with, and cuInit. What only
+   a runtime exports: the fat binary registration nvcc emits and the driver entry point. */
+int cua_objopen_classify_exports(const struct link_map *map)
+{
+	if (cua_symtab_defines(map, "cuGetProcAddress_v2") && cua_symtab_defines(map, "cuInit"))
+		return CUA_LIB_DRIVER;
+	if (cua_symtab_defines(map, "__cudaRegisterFatBinary") &&
+	    cua_symtab_defines(map, "cudaGetDriverEntryPoint"))
+		return CUA_LIB_RUNTIME;
+	return CUA_LIB_NONE;
+}

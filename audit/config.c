@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* audit/config.c: parses the CUAUDIT_* variables into struct cua_config, without locale use. */
+#include <elf.h>
+#include <fcntl.h>
+#include <link.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "fmt.h"
@@ -97,6 +101,34 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 			  "The log goes to stderr.");
 }
 
+/* ---------------------------------------------------------------- library substitutes */
+
+#if defined(__x86_64__)
+#define NATIVE_MACHINE EM_X86_64
+#elif defined(__aarch64__)
+#define NATIVE_MACHINE EM_AARCH64
+#else
+#define NATIVE_MACHINE EM_NONE
+#endif
+
+int cua_config_is_shared_object(const char *path)
+{
+	ElfW(Ehdr) eh;
+	struct stat st;
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	ssize_t n;
+
+	if (fd < 0)
+		return 0;
+	n = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) ? read(fd, &eh, sizeof(eh)) : -1;
+	close(fd);
+	/* What the loader would refuse, refused here: the program keeps its own library
+	   instead of failing to start. A PIE executable is ET_DYN too, and loads. */
+	return n == (ssize_t)sizeof(eh) && memcmp(eh.e_ident, ELFMAG, SELFMAG) == 0 &&
+	       eh.e_ident[EI_CLASS] == (sizeof(void *) == 8 ? ELFCLASS64 : ELFCLASS32) &&
+	       eh.e_type == ET_DYN && (NATIVE_MACHINE == EM_NONE || eh.e_machine == NATIVE_MACHINE);
+}
+
 static void load_substitute(char *dst, const char *var, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v = get(var);
@@ -105,9 +137,9 @@ static void load_substitute(char *dst, const char *var, cua_getenv_fn get, cua_d
 		return;
 	/* A relative path would break in any child that changes directory, and a missing file
 	   would make the program's own load fail: refuse both up front. */
-	if (v[0] != '/' || access(v, R_OK) != 0 || copy_path(dst, v) != 0)
-		bad_value(diag, var, v, "an absolute path to a readable library",
-			  "The library is not substituted.");
+	if (v[0] != '/' || !cua_config_is_shared_object(v) || copy_path(dst, v) != 0)
+		bad_value(diag, var, v, "an absolute path to a readable ELF shared object of this "
+			  "machine", "The library is not substituted.");
 }
 
 /* ---------------------------------------------------------------- numbers */

@@ -70,6 +70,9 @@ int cua_config_parse_level(const char *s);
 
 /* Returns 0 if tmpl is a usable file-name template (only %p, %h and %% escapes), else -1. */
 int cua_config_check_template(const char *tmpl);
+/* 1 if path is a regular file holding an ELF shared object of this process's class and
+   machine: what CUAUDIT_LIBCUDA and CUAUDIT_LIBCUDART must name. */
+int cua_config_is_shared_object(const char *path);
 
 /* "4GiB", "512MiB", "1.5GB", "4096": bytes into *out. Units B, KB, MB, GB, TB (powers of
    1000) and KiB, MiB, GiB, TiB (powers of 1024), any case. Returns 0 or -1. */

@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
-/* audit/gotfix.c: after relocation, swaps real CUDA addresses in GOT and data slots for wrappers. */
+/* audit/gotfix.c: turns GOT and data relocations naming CUDA functions into audited JUMP_SLOTs, or fixes the slots after relocation. */
 #include <elf.h>
 #include <stddef.h>
-#include <sys/auxv.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
 #include "dispatch.h"
@@ -10,23 +10,69 @@
 #include "libs.h"
 #include "log.h"
 #include "procaddress.h"
+#include "symtab.h"
 #include "table.h"
 
 #define MAX_PENDING 4096
 
-static struct link_map *pending[MAX_PENDING];
+static struct cua_ref *pending[MAX_PENDING];
 static unsigned npending;
 static int overflow_warned;
+static int by_relocation;
+static int started; /* the start-up LA_ACT_CONSISTENT has passed */
 
-void cua_gotfix_note(struct link_map *map)
+void cua_gotfix_init(unsigned glibc_version)
+{
+#if defined(__x86_64__)
+	by_relocation = glibc_version >= 235;
+#else
+	(void)glibc_version;
+#endif
+}
+
+static void note(struct cua_ref *ref)
 {
 	if (npending < MAX_PENDING) {
-		pending[npending++] = map;
+		ref->pending = 1;
+		pending[npending++] = ref;
 		return;
 	}
 	if (!overflow_warned++)
 		cua_log_msg(CUA_LOG_WARN, "too many objects loaded at once; calls through the GOT "
-			    "of ", cua_lib_path(map), " and later ones may not be intercepted", NULL);
+			    "of ", cua_lib_path(ref->map), " and later ones may not be intercepted", NULL);
+}
+
+/* One record per live object that references CUDA, taken at its la_objopen and given back
+   at its la_objclose; only the loader's callbacks touch the pool. */
+#define MAX_REFS 4096
+static struct cua_ref refs[MAX_REFS];
+
+static struct cua_ref *take_ref(struct link_map *map)
+{
+	for (unsigned i = 0; i < MAX_REFS; i++) {
+		if (!refs[i].map) {
+			memset(&refs[i], 0, sizeof(refs[i]));
+			refs[i].map = map;
+			return &refs[i];
+		}
+	}
+	return NULL;
+}
+
+void cua_gotfix_close(uintptr_t cookie)
+{
+	struct cua_ref *ref = cua_gotfix_ref(cookie);
+
+	if (!ref)
+		return;
+	for (unsigned i = 0; ref->pending && i < npending; i++) {
+		if (pending[i] == ref) {
+			pending[i] = pending[--npending];
+			break;
+		}
+	}
+	ref->pending = 0;
+	ref->map = NULL;
 }
 
 struct relro {
@@ -38,29 +84,11 @@ static uintptr_t dyn_ptr(const struct link_map *map, ElfW(Addr) p)
 	return p < map->l_addr ? map->l_addr + p : p;
 }
 
-/* The program headers of a loaded object: the executable's from the aux vector, a shared
-   object's from its ELF header, mapped at its load address. (dl_iterate_phdr does not list
-   the executable yet while the loader is still starting it.) */
-static const ElfW(Phdr) *phdrs_of(const struct link_map *map, unsigned *count)
-{
-	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)map->l_addr;
-
-	if (!map->l_name || !map->l_name[0]) {
-		*count = (unsigned)getauxval(AT_PHNUM);
-		return (const ElfW(Phdr) *)getauxval(AT_PHDR);
-	}
-	if (!map->l_addr || eh->e_ident[EI_MAG0] != ELFMAG0 || eh->e_ident[EI_MAG1] != ELFMAG1 ||
-	    eh->e_ident[EI_MAG2] != ELFMAG2 || eh->e_ident[EI_MAG3] != ELFMAG3)
-		return NULL;
-	*count = eh->e_phnum;
-	return (const ElfW(Phdr) *)(map->l_addr + eh->e_phoff);
-}
-
 static struct relro find_relro(const struct link_map *map)
 {
 	struct relro r = { 0, 0 };
 	unsigned n = 0;
-	const ElfW(Phdr) *ph = phdrs_of(map, &n);
+	const ElfW(Phdr) *ph = cua_symtab_phdrs(map, &n);
 
 	for (unsigned i = 0; ph && i < n; i++) {
 		if (ph[i].p_type == PT_GNU_RELRO) {
@@ -86,14 +114,6 @@ static int write_slot(uintptr_t *slot, uintptr_t value, const struct relro *relr
 	return 0;
 }
 
-static struct cua_lib *owner_of(unsigned layer)
-{
-	for (unsigned i = 0; i < cua_nlibs; i++)
-		if (cua_libs[i].owner && cua_libs[i].layer == layer)
-			return &cua_libs[i];
-	return NULL;
-}
-
 static void fix_slot(struct link_map *map, const ElfW(Rela) *r, const struct relro *relro)
 {
 	uintptr_t *slot = (uintptr_t *)(map->l_addr + r->r_offset);
@@ -112,7 +132,7 @@ static void fix_slot(struct link_map *map, const ElfW(Rela) *r, const struct rel
 			    cua_lib_path(map), NULL);
 		return;
 	}
-	struct cua_lib *lib = owner_of(cua_api[id].layer);
+	struct cua_lib *lib = cua_libs_owner(cua_api[id].layer);
 	if (lib)
 		__atomic_add_fetch(&lib->binds[CUAUDIT_BIND_GOT], 1, __ATOMIC_RELAXED);
 	cua_log_msg(CUA_LOG_DEBUG, "bind ", elf_name, " (got) from ", cua_lib_path(map),
@@ -144,10 +164,139 @@ static void scan(struct link_map *map)
 
 void cua_gotfix_run(void)
 {
-	/* Without a CUDA library there is no address to look for. */
-	if (cua_nlibs == 0)
+	/* Only the first: at a dlopen, LA_ACT_CONSISTENT comes before relocation. */
+	if (started)
 		return;
-	for (unsigned i = 0; i < npending; i++)
-		scan(pending[i]);
+	started = 1;
+	for (unsigned i = 0; i < npending; i++) {
+		pending[i]->pending = 0;
+		if (cua_nlibs)
+			scan(pending[i]->map);
+	}
 	npending = 0;
+}
+
+#if defined(__x86_64__)
+struct relocs {
+	ElfW(Rela) *rela;
+	size_t count;
+	const ElfW(Sym) *symtab;
+	const char *strtab;
+};
+
+static int find_relocs(const struct link_map *map, struct relocs *r)
+{
+	size_t relasz = 0;
+
+	memset(r, 0, sizeof(*r));
+	for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++) {
+		switch (d->d_tag) {
+		case DT_RELA: r->rela = (ElfW(Rela) *)dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_RELASZ: relasz = d->d_un.d_val; break;
+		case DT_SYMTAB: r->symtab = (const ElfW(Sym) *)dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_STRTAB: r->strtab = (const char *)dyn_ptr(map, d->d_un.d_ptr); break;
+		default: break;
+		}
+	}
+	r->count = relasz / sizeof(ElfW(Rela));
+	return r->rela && r->symtab && r->strtab && r->count ? 0 : -1;
+}
+
+/* A GLOB_DAT, or a 64-bit data relocation with no addend, against an undefined symbol
+   that names a function of the generated table: its id, else -1. */
+static int cuda_slot(const struct relocs *r, const ElfW(Rela) *rel)
+{
+	unsigned type = ELF64_R_TYPE(rel->r_info);
+	size_t sym = ELF64_R_SYM(rel->r_info);
+
+	if (!sym || !(type == R_X86_64_GLOB_DAT || (type == R_X86_64_64 && rel->r_addend == 0)))
+		return -1;
+	if (r->symtab[sym].st_shndx != SHN_UNDEF)
+		return -1;
+	return cua_table_find(r->strtab + r->symtab[sym].st_name);
+}
+
+/* The protection of the segment that holds an address, to restore after our write. */
+static int segment_prot(const struct link_map *map, uintptr_t addr)
+{
+	unsigned n = 0;
+	const ElfW(Phdr) *ph = cua_symtab_phdrs(map, &n);
+
+	for (unsigned i = 0; ph && i < n; i++) {
+		uintptr_t a = map->l_addr + ph[i].p_vaddr;
+
+		if (ph[i].p_type == PT_LOAD && addr >= a && addr < a + ph[i].p_memsz)
+			return (ph[i].p_flags & PF_R ? PROT_READ : 0) |
+			       (ph[i].p_flags & PF_W ? PROT_WRITE : 0) |
+			       (ph[i].p_flags & PF_X ? PROT_EXEC : 0);
+	}
+	return -1;
+}
+
+/* Turns the object's CUDA GOT and data relocations into R_X86_64_JUMP_SLOTs before the
+   loader applies them. The loader resolves a JUMP_SLOT exactly as it resolves a GLOB_DAT
+   (same symbol, same scope, same errors; only executables' PLT addresses are skipped), and
+   in the never-lazy DT_RELA range it reports each one to la_symbind64, whose answer it
+   stores in the slot (glibc elf/do-rel.h, since 2.35). Returns how many it turned, or -1. */
+static long rewrite(struct cua_ref *ref)
+{
+	struct relocs r;
+	long page = sysconf(_SC_PAGESIZE), turned = 0;
+	uintptr_t first = 0, last = 0;
+	int prot;
+
+	if (find_relocs(ref->map, &r) != 0)
+		return 0;
+	for (size_t i = 0; i < r.count; i++) {
+		if (cuda_slot(&r, &r.rela[i]) < 0)
+			continue;
+		first = first ? first : (uintptr_t)&r.rela[i];
+		last = (uintptr_t)&r.rela[i + 1];
+	}
+	if (!first)
+		return 0;
+	prot = segment_prot(ref->map, first);
+	first &= ~(uintptr_t)(page - 1);
+	/* Relocations that share pages with code (-z noseparate-code): making those writable
+	   and executable again is what SELinux's execmod denies. Leave them to the fallback. */
+	if (prot < 0 || (prot & PROT_EXEC) || mprotect((void *)first, last - first, PROT_READ | PROT_WRITE) != 0)
+		return -1;
+	for (size_t i = 0; i < r.count; i++) {
+		int id = cuda_slot(&r, &r.rela[i]);
+
+		if (id < 0)
+			continue;
+		r.rela[i].r_info = ELF64_R_INFO(ELF64_R_SYM(r.rela[i].r_info), R_X86_64_JUMP_SLOT);
+		ref->got[id >> 3] |= (uint8_t)(1u << (id & 7));
+		turned++;
+	}
+	mprotect((void *)first, last - first, prot);
+	return turned;
+}
+#else
+static long rewrite(struct cua_ref *ref)
+{
+	(void)ref;
+	return -1;
+}
+#endif
+
+uintptr_t cua_gotfix_open(struct link_map *map)
+{
+	struct cua_ref *ref = take_ref(map);
+
+	if (!ref) {
+		cua_log_msg(CUA_LOG_WARN, "too many objects reference CUDA; calls through the GOT "
+			    "of ", cua_lib_path(map), " may not be intercepted", NULL);
+		return 0;
+	}
+	if (by_relocation && rewrite(ref) >= 0)
+		return (uintptr_t)ref | 1;
+	if (started)
+		/* Loaded by dlopen: its slots are written after every audit callback. */
+		cua_log_msg(CUA_LOG_INFO, "GOT and data slots of ", cua_lib_path(map),
+			    " are not intercepted (needs glibc 2.35 or later on x86-64)", NULL);
+	else
+		note(ref);
+	return (uintptr_t)ref | 1;
 }

@@ -9,9 +9,6 @@
 #include "procaddress.h"
 #include "symtab.h"
 
-struct cua_lib cua_libs[CUA_MAX_LIBS];
-unsigned cua_nlibs;
-
 uint64_t cua_lib_binding_count(const struct cua_lib *lib, unsigned kind)
 {
 	uint64_t n = __atomic_load_n(&lib->binds[kind], __ATOMIC_RELAXED);
@@ -20,44 +17,6 @@ uint64_t cua_lib_binding_count(const struct cua_lib *lib, unsigned kind)
 	if (kind == CUAUDIT_BIND_PROCADDRESS && lib->owner)
 		n += cua_procaddress_handed_out(lib->layer);
 	return n;
-}
-
-static const char *layer_lib(unsigned layer)
-{
-	return layer == CUAUDIT_LAYER_DRIVER ? "libcuda" : "libcudart";
-}
-
-static struct cua_lib *first_of_layer(unsigned layer)
-{
-	for (unsigned i = 0; i < cua_nlibs; i++)
-		if (cua_libs[i].layer == layer && cua_libs[i].owner)
-			return &cua_libs[i];
-	return NULL;
-}
-
-static struct cua_lib *add_lib(struct link_map *map, int layer)
-{
-	struct cua_lib *first = first_of_layer((unsigned)layer);
-	struct cua_lib *lib;
-
-	if (cua_nlibs == CUA_MAX_LIBS) {
-		cua_log_msg(CUA_LOG_WARN, "too many CUDA libraries; not intercepting ",
-			    cua_lib_path(map), NULL);
-		return NULL;
-	}
-	lib = &cua_libs[cua_nlibs];
-	lib->map = map;
-	lib->layer = (uint8_t)layer;
-	lib->owner = first == NULL;
-	if (!lib->owner)
-		/* One set of wrappers serves one copy: calls into this one must reach it
-		   unchanged rather than be misrouted to the first. */
-		cua_log_msg(CUA_LOG_WARN, "a second ", layer_lib((unsigned)layer), " (",
-			    cua_lib_path(map), ") is loaded besides ", cua_lib_path(first->map),
-			    "; calls into the second are not intercepted", NULL);
-	/* Publish the record before the cookie that points at it. */
-	__atomic_store_n(&cua_nlibs, cua_nlibs + 1, __ATOMIC_RELEASE);
-	return lib;
 }
 
 static void add_export(void *lib, const char *elf_name, uintptr_t addr)
@@ -71,45 +30,90 @@ static void add_export(void *lib, const char *elf_name, uintptr_t addr)
 static void index_exports(struct cua_lib *lib)
 {
 	if (cua_symtab_each_function(lib->map, add_export, lib) < 0)
-		cua_log_msg(CUA_LOG_WARN, "cannot read the symbol table of ", cua_lib_path(lib->map),
+		cua_log_msg(CUA_LOG_WARN, "cannot read the symbol table of ", lib->path,
 			    "; pointers it hands out are not intercepted", NULL);
 	cua_procaddress_seal();
 }
 
-/* GOT and data slots are resolved without la_symbind64: fix them once relocation is done. */
+static const char *activity_name(unsigned int flag)
+{
+	switch (flag) {
+	case LA_ACT_CONSISTENT: return "consistent";
+	case LA_ACT_ADD: return "add";
+	case LA_ACT_DELETE: return "delete";
+	default: return "other";
+	}
+}
+
+/* At start-up LA_ACT_CONSISTENT follows relocation; at a dlopen it precedes it (glibc
+   elf/dl-open.c, dl_open_worker_begin): only the first one can fix relocated slots. */
 CUA_LA_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 {
 	(void)cookie;
+	/* Silent in processes without CUDA, like everything else. */
+	if (cua_nlibs)
+		cua_log_msg(CUA_LOG_DEBUG, "activity ", activity_name(flag), NULL);
 	if (flag == LA_ACT_CONSISTENT)
 		cua_gotfix_run();
 }
 
-CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+/* By file name first; a library renamed by a wheel repair tool (libcudart-1a2b3c4d.so.13)
+   by what it exports. The executable is never a CUDA library: static cudart lives there. */
+static int classify(struct link_map *map)
 {
 	int layer = cua_objopen_classify(map->l_name, cua_cfg.libcuda, cua_cfg.libcudart);
+
+	if (layer == CUA_LIB_NONE && map->l_name && map->l_name[0])
+		layer = cua_objopen_classify_exports(map);
+	return layer;
+}
+
+/* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or GOT.
+   Leaving the others unaudited keeps the loader from calling la_symbind64 for each of their
+   bindings: thousands in a PyTorch process. Their dlsym lookups are still seen, because
+   libcuda and libcudart carry LA_FLG_BINDTO (FACTS 1). */
+static unsigned int open_other(struct link_map *map, uintptr_t *cookie)
+{
+	*cookie = 0;
+	if (!cua_symtab_references_cuda(map))
+		return 0;
+	*cookie = cua_gotfix_open(map);
+	cua_log_msg(CUA_LOG_DEBUG, "object opened: ", cua_lib_path(map), NULL);
+	return LA_FLG_BINDFROM;
+}
+
+CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
+{
+	int layer = classify(map);
 	struct cua_lib *lib;
 
 	(void)lmid;
-	if (layer == CUA_LIB_NONE) {
-		*cookie = 0;
-		/* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or
-		   GOT. Leaving the others unaudited keeps the loader from calling la_symbind64 for
-		   each of their bindings: thousands in a PyTorch process. Their dlsym lookups are
-		   still seen, because libcuda and libcudart carry LA_FLG_BINDTO (FACTS 1). */
-		if (!cua_symtab_references_cuda(map))
-			return 0;
-		cua_gotfix_note(map);
-		return LA_FLG_BINDFROM;
-	}
+	if (layer == CUA_LIB_NONE)
+		return open_other(map, cookie);
 	cua_version_flush_warnings();
 	if (cua_active)
 		cua_clock_calibrate();
-	lib = add_lib(map, layer);
+	lib = cua_libs_open(map, layer);
 	*cookie = (uintptr_t)lib;
 	if (!lib)
 		return LA_FLG_BINDFROM;
-	cua_log_msg(CUA_LOG_INFO, layer_lib(lib->layer), " loaded: ", cua_lib_path(map), NULL);
+	cua_log_msg(CUA_LOG_INFO, cua_libs_layer_name(lib->layer), " loaded: ", lib->path, NULL);
 	if (lib->owner)
 		index_exports(lib);
 	return LA_FLG_BINDFROM | LA_FLG_BINDTO;
+}
+
+/* The loader is about to free the link_map: after this, nothing of the object is read. */
+CUA_LA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
+{
+	struct cua_lib *lib = cua_lib_of_cookie(*cookie);
+	struct cua_ref *ref = cua_gotfix_ref(*cookie);
+
+	if (lib)
+		cua_libs_close(lib);
+	else if (ref)
+		cua_log_msg(CUA_LOG_DEBUG, "object closed: ", cua_lib_path(ref->map), NULL);
+	cua_gotfix_close(*cookie);
+	*cookie = 0;
+	return 0;
 }

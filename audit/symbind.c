@@ -3,6 +3,7 @@
 #include <elf.h>
 #include <link.h>
 #include "dispatch.h"
+#include "gotfix.h"
 #include "libs.h"
 #include "log.h"
 #include "passthrough.h"
@@ -22,12 +23,24 @@ static unsigned binding_kind(unsigned int flags)
 	return CUAUDIT_BIND_PLT;
 }
 
-static void log_binding(const char *symname, unsigned kind, struct cua_lib *ref, const char *how)
+/* The binding object's name: a CUDA library's record, or the object gotfix keeps, both
+   live while the loader reports its bindings. */
+static const char *ref_name(uintptr_t refcook)
+{
+	struct cua_lib *lib = cua_lib_of_cookie(refcook);
+	struct cua_ref *ref = cua_gotfix_ref(refcook);
+
+	if (lib)
+		return lib->path;
+	return ref ? cua_lib_path(ref->map) : "another object";
+}
+
+static void log_binding(const char *symname, unsigned kind, uintptr_t refcook, const char *how)
 {
 	if (!cua_log_on(CUA_LOG_DEBUG))
 		return;
 	cua_log_msg(CUA_LOG_DEBUG, "bind ", symname, " (", kind_names[kind], ") from ",
-		    ref ? cua_lib_path(ref->map) : "another object", ": ", how, NULL);
+		    ref_name(refcook), ": ", how, NULL);
 }
 
 static uintptr_t pass_through(struct cua_lib *def, const char *symname, uintptr_t real,
@@ -37,11 +50,11 @@ static uintptr_t pass_through(struct cua_lib *def, const char *symname, uintptr_
 
 	if (!stub) {
 		__atomic_add_fetch(&def->unwrapped, 1, __ATOMIC_RELAXED);
-		log_binding(symname, kind, NULL, "left unwrapped");
+		log_binding(symname, kind, 0, "left unwrapped");
 		return real;
 	}
 	__atomic_add_fetch(&def->passthrough, 1, __ATOMIC_RELAXED);
-	log_binding(symname, kind, NULL, "no prototype, counting pass-through");
+	log_binding(symname, kind, 0, "no prototype, counting pass-through");
 	return (uintptr_t)stub;
 }
 
@@ -63,10 +76,13 @@ static uintptr_t redirect(Elf64_Sym *sym, struct cua_lib *def, uintptr_t refcook
 	id = cua_table_find(symname);
 	if (id < 0 || cua_api[id].layer != def->layer)
 		return pass_through(def, symname, sym->st_value, kind);
+	/* A GOT or data slot that gotfix turned into a JUMP_SLOT, reported at load. */
+	if (kind == CUAUDIT_BIND_BINDNOW && cua_gotfix_was_slot(cua_gotfix_ref(refcook), (unsigned)id))
+		kind = CUAUDIT_BIND_GOT;
 	/* Idempotent: every binding of this name in this object carries the same address. */
 	__atomic_store_n(&cua_real[id], (void *)sym->st_value, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&def->binds[kind], 1, __ATOMIC_RELAXED);
-	log_binding(symname, kind, ref, "wrapped");
+	log_binding(symname, kind, refcook, "wrapped");
 	return (uintptr_t)cua_wrapper(kind, id);
 }
 

@@ -2,7 +2,10 @@
 /* audit/symtab.c: reads function names and addresses from an object's DT_SYMTAB, sized by its hash table. */
 #include <elf.h>
 #include <stddef.h>
+#include <string.h>
+#include <sys/auxv.h>
 #include "symtab.h"
+#include "table.h"
 
 /* glibc relocates d_ptr in place on most targets, but not everywhere: accept both forms. */
 static uintptr_t dyn_ptr(const struct link_map *map, ElfW(Addr) p)
@@ -32,6 +35,7 @@ struct table {
 	const ElfW(Sym) *symtab;
 	const char *strtab;
 	uint32_t count;
+	const uint32_t *hash, *gnu_hash;
 };
 
 static int find_table(const struct link_map *map, struct table *t)
@@ -51,6 +55,8 @@ static int find_table(const struct link_map *map, struct table *t)
 	}
 	if (!t->symtab || !t->strtab || (!hash && !gnu_hash))
 		return -1;
+	t->hash = hash;
+	t->gnu_hash = gnu_hash;
 	/* Undefined symbols sit below GNU hash's symoffset; DT_HASH counts them all. */
 	t->count = hash ? hash[1] : count_from_gnu_hash(gnu_hash);
 	return 0;
@@ -62,16 +68,115 @@ int cua_symtab_references_cuda(const struct link_map *map)
 
 	if (find_table(map, &t) != 0)
 		return 1; /* cannot tell: assume it does */
-	for (uint32_t i = 1; i < t.count; i++) {
-		const char *n = t.strtab + t.symtab[i].st_name;
-
-		if (t.symtab[i].st_shndx == SHN_UNDEF && n[0] == 'c' && n[1] == 'u')
+	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
+	   functions, and an object that names none of ours cannot bind to a wrapper. */
+	for (uint32_t i = 1; i < t.count; i++)
+		if (t.symtab[i].st_shndx == SHN_UNDEF &&
+		    cua_table_find(t.strtab + t.symtab[i].st_name) >= 0)
 			return 1;
-		if (t.symtab[i].st_shndx == SHN_UNDEF && n[0] == '_' && n[1] == '_' &&
-		    n[2] == 'c' && n[3] == 'u' && n[4] == 'd' && n[5] == 'a')
-			return 1;
-	}
 	return 0;
+}
+
+static uint32_t gnu_hash_of(const char *s)
+{
+	uint32_t h = 5381;
+
+	for (; *s; s++)
+		h = h * 33 + (unsigned char)*s;
+	return h;
+}
+
+static uint32_t sysv_hash_of(const char *s)
+{
+	uint32_t h = 0, g;
+
+	for (; *s; s++) {
+		h = (h << 4) + (unsigned char)*s;
+		g = h & 0xf0000000u;
+		if (g)
+			h ^= g >> 24;
+		h &= ~g;
+	}
+	return h;
+}
+
+static int is_defined_function(const struct table *t, uint32_t i, const char *elf_name)
+{
+	const ElfW(Sym) *s = &t->symtab[i];
+	unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
+
+	return s->st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+	       (bind == STB_GLOBAL || bind == STB_WEAK) &&
+	       strcmp(t->strtab + s->st_name, elf_name) == 0;
+}
+
+/* The loader's own lookup, through the hash table: objects with 100,000 symbols are common
+   and every object is asked at la_objopen. */
+int cua_symtab_defines(const struct link_map *map, const char *elf_name)
+{
+	struct table t;
+
+	if (find_table(map, &t) != 0)
+		return 0;
+	if (t.gnu_hash) {
+		const uint32_t *h = t.gnu_hash;
+		uint32_t nbuckets = h[0], symoffset = h[1], bloom_size = h[2];
+		const uint32_t *buckets = (const uint32_t *)((const ElfW(Addr) *)(h + 4) + bloom_size);
+		const uint32_t *chain = buckets + nbuckets;
+		uint32_t hash = gnu_hash_of(elf_name);
+
+		if (nbuckets == 0)
+			return 0;
+		for (uint32_t i = buckets[hash % nbuckets]; i >= symoffset && i; i++) {
+			if ((chain[i - symoffset] | 1) == (hash | 1) &&
+			    is_defined_function(&t, i, elf_name))
+				return 1;
+			if (chain[i - symoffset] & 1)
+				break;
+		}
+		return 0;
+	}
+	uint32_t nbucket = t.hash[0];
+	const uint32_t *bucket = t.hash + 2, *chain = bucket + nbucket;
+
+	if (nbucket == 0)
+		return 0;
+	for (uint32_t i = bucket[sysv_hash_of(elf_name) % nbucket]; i; i = chain[i])
+		if (is_defined_function(&t, i, elf_name))
+			return 1;
+	return 0;
+}
+
+const ElfW(Phdr) *cua_symtab_phdrs(const struct link_map *map, unsigned *count)
+{
+	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)map->l_addr;
+
+	if (!map->l_name || !map->l_name[0]) {
+		*count = (unsigned)getauxval(AT_PHNUM);
+		return (const ElfW(Phdr) *)getauxval(AT_PHDR);
+	}
+	if (!map->l_addr || memcmp(eh->e_ident, ELFMAG, SELFMAG) != 0)
+		return NULL;
+	*count = eh->e_phnum;
+	return (const ElfW(Phdr) *)(map->l_addr + eh->e_phoff);
+}
+
+int cua_symtab_span(const struct link_map *map, uintptr_t *lo, uintptr_t *hi)
+{
+	unsigned n = 0;
+	const ElfW(Phdr) *ph = cua_symtab_phdrs(map, &n);
+
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	for (unsigned i = 0; ph && i < n; i++) {
+		if (ph[i].p_type != PT_LOAD)
+			continue;
+		uintptr_t a = map->l_addr + ph[i].p_vaddr, b = a + ph[i].p_memsz;
+
+		*lo = a < *lo ? a : *lo;
+		*hi = b > *hi ? b : *hi;
+	}
+	return *hi > *lo ? 0 : -1;
 }
 
 long cua_symtab_each_function(const struct link_map *map, cua_symtab_fn each, void *ctx)

@@ -13,8 +13,18 @@ typedef void (*cua_symtab_fn)(void *ctx, const char *elf_name, uintptr_t addr);
    functions it reported, or -1 when the object has no usable table. */
 long cua_symtab_each_function(const struct link_map *map, cua_symtab_fn each, void *ctx);
 
-/* Returns 1 if the object has an undefined symbol whose name starts with "cu" or "__cuda":
-   only such an object can bind to a CUDA function through its PLT or GOT. */
+/* Returns 1 if the object has an undefined symbol that names a function of the generated
+   table: only such an object can bind to a CUDA function through its PLT or GOT. */
 int cua_symtab_references_cuda(const struct link_map *map);
+
+/* Returns 1 if the object itself defines a global or weak function of that ELF name. */
+int cua_symtab_defines(const struct link_map *map, const char *elf_name);
+
+/* The object's program headers: the executable's from the aux vector (dl_iterate_phdr does
+   not list it while the loader is still starting it), a shared object's from its ELF header. */
+const ElfW(Phdr) *cua_symtab_phdrs(const struct link_map *map, unsigned *count);
+
+/* The addresses the object's PT_LOAD segments span: [*lo, *hi). Returns 0, or -1. */
+int cua_symtab_span(const struct link_map *map, uintptr_t *lo, uintptr_t *hi);
 
 #endif

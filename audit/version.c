@@ -9,7 +9,9 @@
 #include <sys/stat.h>
 #include "config.h"
 #include "dispatch.h"
+#include "gotfix.h"
 #include "hooks.h"
+#include "instance.h"
 #include "libs.h"
 #include "log.h"
 #include "out.h"
@@ -71,6 +73,8 @@ static int first_in_ld_audit(void)
 	return strcmp(first, base ? base + 1 : self.dli_fname) == 0;
 }
 
+static int said_twice;
+
 void cua_version_flush_warnings(void)
 {
 	unsigned w = __atomic_exchange_n(&cua_deferred_warnings, 0, __ATOMIC_ACQ_REL);
@@ -83,6 +87,10 @@ void cua_version_flush_warnings(void)
 	if (w & CUA_NOTE_SECURE)
 		cua_log_msg(CUA_LOG_INFO, "secure mode (setuid or AT_SECURE): no plugins, no output "
 			    "files and no library substitutes", NULL);
+	if (cua_instance_others() && !__atomic_exchange_n(&said_twice, 1, __ATOMIC_ACQ_REL))
+		cua_log_msg(CUA_LOG_WARN, "cuaudit is loaded twice in this process (DT_AUDIT and "
+			    "LD_AUDIT, for example through cuaudit run); the second instance stays "
+			    "inactive", NULL);
 	if (w & CUA_WARN_NOT_FIRST)
 		cua_log_msg(CUA_LOG_WARN, "cuaudit is not the first module in LD_AUDIT; modules "
 			    "before it can hide dlsym bindings from it. Put it first.", NULL);
@@ -102,6 +110,12 @@ static void start_hooks(void)
 
 CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 {
+	/* A second instance (DT_AUDIT and LD_AUDIT both name cuaudit) would log every call
+	   twice and apply every fault twice. Returning 0 makes the loader drop it (glibc
+	   elf/rtld.c, load_audit_module); the first instance says so at its first CUDA
+	   library, so that processes without CUDA stay silent. */
+	if (!cua_instance_claim())
+		return 0;
 	cua_process_init();
 	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
 	cua_config_restrict_secure(&cua_cfg);
@@ -111,6 +125,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 		cua_deferred_warnings |= CUA_NOTE_SECURE;
 	if (glibc_version(gnu_get_libc_version()) < 235)
 		cua_deferred_warnings |= CUA_WARN_OLD_GLIBC;
+	cua_gotfix_init(glibc_version(gnu_get_libc_version()));
 	if (!first_in_ld_audit())
 		cua_deferred_warnings |= CUA_WARN_NOT_FIRST;
 	return version < LAV_CURRENT ? version : LAV_CURRENT;
@@ -124,7 +139,7 @@ static void report_lib(const struct cua_lib *lib)
 							       " procaddress=", " got=" };
 
 	cua_log_begin(&b, CUA_LOG_INFO);
-	cua_buf_str(&b, cua_lib_path(lib->map));
+	cua_buf_str(&b, lib->path);
 	cua_buf_str(&b, lib->owner ? ": bindings" : " (second copy, not intercepted): bindings");
 	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
 		cua_buf_str(&b, kinds[k]);

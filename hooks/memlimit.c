@@ -82,11 +82,11 @@ static uint64_t forget(uint64_t key, unsigned *dev)
 /* The current context's device, through the driver's own cuCtxGetDevice. */
 static unsigned current_device(void)
 {
-	static CUresult (*get_device)(CUdevice *);
+	/* Not cached: the driver may be unloaded and loaded again at another address. */
+	CUresult (*get_device)(CUdevice *) =
+		(CUresult(*)(CUdevice *))cua_procaddress_real(CUAUDIT_ID_cuCtxGetDevice);
 	CUdevice dev = 0;
 
-	if (!get_device)
-		get_device = (CUresult(*)(CUdevice *))cua_procaddress_real(CUAUDIT_ID_cuCtxGetDevice);
 	if (!get_device || get_device(&dev) != CUDA_SUCCESS || dev < 0 || dev >= CUA_MAX_DEVICES)
 		return 0;
 	return (unsigned)dev;

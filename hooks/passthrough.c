@@ -53,6 +53,15 @@ void *cua_pt_get(const char *elf_name, void *real)
 			goto out;
 		}
 	}
+	/* A library loaded again: its name's stub, retired at the unload, serves the new copy,
+	   so reloads neither use up the stubs nor split the counts. */
+	for (unsigned i = 0; i < used; i++) {
+		if (!cua_pt_real[i] && strcmp(names[i], elf_name) == 0) {
+			__atomic_store_n(&cua_pt_real[i], real, __ATOMIC_RELEASE);
+			stub = (void *)(cua_pt_code + CUA_PT_STUB_SIZE * i);
+			goto out;
+		}
+	}
 	if (used < CUA_PT_COUNT) {
 		size_t n = strlen(elf_name);
 
@@ -67,6 +76,16 @@ void *cua_pt_get(const char *elf_name, void *real)
 out:
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 	return stub;
+}
+
+void cua_pt_retire(void *lo, void *hi)
+{
+	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
+		sched_yield();
+	for (unsigned i = 0; i < used; i++)
+		if (cua_pt_real[i] >= lo && cua_pt_real[i] < hi)
+			__atomic_store_n(&cua_pt_real[i], NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
 
 unsigned cua_pt_used(void)

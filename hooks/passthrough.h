@@ -13,6 +13,10 @@
    untouched; the same one for the same real address. NULL when unsupported or all are used. */
 void *cua_pt_get(const char *elf_name, void *real);
 
+/* Forgets the real addresses in [lo, hi), a library that was unloaded: the stub of the same
+   name is handed out again when a new copy binds it. */
+void cua_pt_retire(void *lo, void *hi);
+
 /* How many trampolines are in use, and each one's name and call count. */
 unsigned cua_pt_used(void);
 const char *cua_pt_name(unsigned i);

@@ -5,11 +5,13 @@
 
 #include <stdint.h>
 
-/* Records one exported function of an intercepted CUDA library. Loader thread only, before
-   cua_procaddress_seal. */
+/* Records one exported function of an intercepted CUDA library into the next version of the
+   index, built off to the side. Loader callbacks only, before cua_procaddress_seal. */
 void cua_procaddress_add(const char *elf_name, uintptr_t addr, unsigned layer);
-/* Sorts the records for lookup; after this they are read-only. */
+/* Sorts the next version and publishes it with one atomic store; it is read-only after. */
 void cua_procaddress_seal(void);
+/* Publishes a version without the exports in [lo, hi): a library that was unloaded. */
+void cua_procaddress_retire(uintptr_t lo, uintptr_t hi);
 
 /* The real address of an id from the export index, or NULL (for cuaudit's own calls into
    the driver, such as cuCtxGetDevice for the memory limit). */

@@ -313,7 +313,7 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n)
 
 		b = cua_writer_room(w, 2048);
 		cua_buf_str(b, i ? ",\n  {\"path\":" : "\n  {\"path\":");
-		write_json_string(b, cua_lib_path(lib->map));
+		write_json_string(b, lib->path);
 		cua_buf_str(b, ",\"layer\":\"");
 		cua_buf_str(b, lib->layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime");
 		cua_buf_str(b, lib->owner ? "\",\"intercepted\":true" : "\",\"intercepted\":false");

@@ -25,6 +25,9 @@ failed=0
 cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90 >"$R/build.log" 2>&1 &&
   cmake --build "$B" -j"$(nproc)" >>"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
 G=$ROOT/tests/gpu
+CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
+CUDA_INC=$CUDA_HOME/include
+CUDA_LIB=$CUDA_HOME/lib64
 nvcc -cubin -arch=native -o "$B/gpu/kernels.cubin" "$G/kernels.cu" &&
   nvcc -x c -o "$B/gpu/driver_api" "$G/driver_api.c" -lcuda &&
   nvcc -o "$B/gpu/vecadd_static" "$G/vecadd.cu" &&
@@ -187,6 +190,39 @@ fi
 debug_run vecadd_static "$B/gpu/vecadd_static"
 if python3 -c 'import torch' 2>/dev/null; then
   debug_run torch_matmul python3 "$G/torch_matmul.py"
+fi
+
+# ---------------------------------------------------------------- library lifecycle
+# The mock cases of tests/cases/lifecycle.sh on the real driver and runtime: dlclose and
+# reopen, a dlopened -fno-plt library with a function table, a wheel-renamed libcudart.
+C=$ROOT/tests/cases
+L=$B/gpu/lifecycle
+mkdir -p "$L/hidden" "$L/wheel"
+if gcc -O2 -I"$C" -I"$CUDA_INC" -o "$L/lifecycle_reload" "$C/lifecycle_reload.c" -ldl &&
+  gcc -O2 -I"$C" -I"$CUDA_INC" -o "$L/lifecycle_loads" "$C/lifecycle_loads.c" -ldl &&
+  gcc -O2 -I"$C" -I"$CUDA_INC" -o "$L/lifecycle_runtime" "$C/lifecycle_runtime.c" -ldl &&
+  gcc -O2 -shared -fPIC -fno-plt -I"$CUDA_INC" -o "$L/liblifecycle_refs.so" "$C/lifecycle_refs.c" -L"$CUDA_LIB" -L"$CUDA_LIB/stubs" -lcuda &&
+  gcc -O2 -shared -fPIC -I"$CUDA_INC" -o "$L/liblifecycle_lazyref.so" "$C/lifecycle_lazyref.c" &&
+  gcc -O2 -shared -fPIC -o "$L/liblifecycle_notcuda.so" "$C/lifecycle_notcuda.c" &&
+  gcc -O2 -shared -fPIC -o "$L/hidden/liblifecycle_missing.so" "$C/lifecycle_missing.c" &&
+  gcc -O2 -shared -fPIC -I"$CUDA_INC" -o "$L/liblifecycle_probe.so" "$C/lifecycle_probe.c" \
+    -L"$L/hidden" -llifecycle_missing -L"$CUDA_LIB" -L"$CUDA_LIB/stubs" -lcuda >>"$R/build.log" 2>&1; then
+  run lc_reload "$L/lifecycle_reload" 20 libcuda.so.1
+  outputs_same lc_reload
+  expect lc_reload "cuMemAlloc_v2 via dlsym, once a round" 20 ' cuMemAlloc_v2\(.*\) -> CUDA_SUCCESS [0-9]+ns dlsym$'
+  expect lc_reload "cuDeviceGetCount via procaddress, once a round" 20 ' cuDeviceGetCount\(.*\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+  LD_LIBRARY_PATH="$L${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}" run lc_got "$L/lifecycle_loads"
+  outputs_same lc_got
+  expect lc_got "dlopened -fno-plt and tables via got (8 names)" 8 ' (cuInit|cuDeviceGetCount|cuDeviceGet|cuDevicePrimaryCtxRetain|cuCtxSetCurrent|cuMemAlloc_v2|cuMemFree_v2|cuDriverGetVersion)\(.*\) -> CUDA_SUCCESS [0-9]+ns got$'
+  cudart=$(ldconfig -p | awk '/libcudart.so.13 /{print $NF; exit}')
+  [ -z "$cudart" ] && cudart=$(ls "$CUDA_LIB"/libcudart.so.13* 2>/dev/null | head -1)
+  cp -L "$cudart" "$L/wheel/libcudart-1a2b3c4d.so.13"
+  run lc_renamed "$L/lifecycle_runtime" "$L/wheel/libcudart-1a2b3c4d.so.13"
+  outputs_same lc_renamed
+  expect lc_renamed "renamed runtime recognised" 1 'libcudart loaded: .*libcudart-1a2b3c4d.so.13$'
+  expect lc_renamed "cudaMalloc via dlsym" 1 ' cudaMalloc\(.*\) -> cudaSuccess [0-9]+ns dlsym$'
+else
+  same=n/a; record lifecycle "lifecycle programs build" FAIL
 fi
 
 # ---------------------------------------------------------------- table

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/unit/test_config.c: parsing of the CUAUDIT_* variables, good and bad. */
+#include <dlfcn.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -76,17 +77,44 @@ static void bad_CUAUDIT_LOG_gives_one_message_and_default(void **state)
 	assert_non_null(strstr(last_diag, "off, error, warn, info, verbose, debug"));
 }
 
+/* A shared object that is surely there: the C library this test runs on. */
+static const char *libc_path(void)
+{
+	Dl_info info;
+
+	assert_true(dladdr((void *)strlen, &info) && info.dli_fname);
+	return info.dli_fname;
+}
+
 static void good_values_are_taken(void **state)
 {
-	static const char *const env[] = { "CUAUDIT_LOG", "debug", "CUAUDIT_LOG_FILE",
-					   "/tmp/x.%p.%h", "CUAUDIT_LIBCUDA", "/dev/null", NULL };
+	const char *env[] = { "CUAUDIT_LOG", "debug", "CUAUDIT_LOG_FILE", "/tmp/x.%p.%h",
+			      "CUAUDIT_LIBCUDA", libc_path(), NULL };
 	struct cua_config cfg = load(env);
 
 	(void)state;
 	assert_int_equal(diags, 0);
 	assert_int_equal(cfg.log_level, CUA_LOG_DEBUG);
 	assert_string_equal(cfg.log_file, "/tmp/x.%p.%h");
-	assert_string_equal(cfg.libcuda, "/dev/null");
+	assert_string_equal(cfg.libcuda, libc_path());
+}
+
+/* The loader would refuse each of these, and the program would not start. */
+static void substitutes_must_be_shared_objects(void **state)
+{
+	static const char *const bad[] = { "/", "/dev/null", "/etc/passwd", "/proc/self/maps" };
+
+	(void)state;
+	assert_int_equal(cua_config_is_shared_object(libc_path()), 1);
+	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		const char *env[] = { "CUAUDIT_LIBCUDA", bad[i], NULL };
+		struct cua_config cfg = load(env);
+
+		assert_int_equal(cua_config_is_shared_object(bad[i]), 0);
+		assert_int_equal(diags, 1);
+		assert_string_equal(cfg.libcuda, "");
+		assert_non_null(strstr(last_diag, "CUAUDIT_LIBCUDA"));
+	}
 }
 
 static void bad_log_file_templates_are_refused(void **state)
@@ -256,6 +284,7 @@ int main(void)
 		cmocka_unit_test(empty_environment_gives_defaults_silently),
 		cmocka_unit_test(bad_CUAUDIT_LOG_gives_one_message_and_default),
 		cmocka_unit_test(good_values_are_taken),
+		cmocka_unit_test(substitutes_must_be_shared_objects),
 		cmocka_unit_test(bad_log_file_templates_are_refused),
 		cmocka_unit_test(substitutes_must_be_absolute_and_readable),
 		cmocka_unit_test(sizes_parse_with_decimal_and_binary_units),

@@ -1,0 +1,109 @@
+/* SPDX-License-Identifier: MIT */
+/* audit/libs.c: the library registry: one record per CUDA library, from la_objopen to la_objclose and after. */
+#include <string.h>
+#include "dispatch.h"
+#include "libs.h"
+#include "log.h"
+#include "passthrough.h"
+#include "procaddress.h"
+#include "symtab.h"
+#include "table.h"
+
+struct cua_lib cua_libs[CUA_MAX_LIBS];
+unsigned cua_nlibs;
+
+const char *cua_libs_layer_name(unsigned layer)
+{
+	return layer == CUAUDIT_LAYER_DRIVER ? "libcuda" : "libcudart";
+}
+
+struct cua_lib *cua_libs_owner(unsigned layer)
+{
+	for (unsigned i = 0; i < cua_nlibs; i++)
+		if (cua_libs[i].live && cua_libs[i].owner && cua_libs[i].layer == layer)
+			return &cua_libs[i];
+	return NULL;
+}
+
+/* A closed record of the same path and layer, else a new one, else any closed one. */
+static struct cua_lib *take_record(const char *path, unsigned layer)
+{
+	for (unsigned i = 0; i < cua_nlibs; i++)
+		if (!cua_libs[i].live && cua_libs[i].layer == layer &&
+		    strcmp(cua_libs[i].path, path) == 0)
+			return &cua_libs[i];
+	if (cua_nlibs < CUA_MAX_LIBS) {
+		struct cua_lib *lib = &cua_libs[cua_nlibs];
+
+		memset(lib, 0, sizeof(*lib));
+		/* Publish the record before the cookie that points at it. */
+		__atomic_store_n(&cua_nlibs, cua_nlibs + 1, __ATOMIC_RELEASE);
+		return lib;
+	}
+	for (unsigned i = 0; i < cua_nlibs; i++)
+		if (!cua_libs[i].live) {
+			memset(&cua_libs[i], 0, sizeof(cua_libs[i]));
+			return &cua_libs[i];
+		}
+	return NULL;
+}
+
+static void copy_path(char *dst, const char *src)
+{
+	size_t n = strlen(src);
+
+	if (n >= CUA_LIB_PATH_MAX)
+		n = CUA_LIB_PATH_MAX - 1;
+	memcpy(dst, src, n);
+	dst[n] = '\0';
+}
+
+struct cua_lib *cua_libs_open(struct link_map *map, int layer)
+{
+	const char *path = cua_lib_path(map);
+	struct cua_lib *first = cua_libs_owner((unsigned)layer);
+	struct cua_lib *lib = take_record(path, (unsigned)layer);
+
+	if (!lib) {
+		cua_log_msg(CUA_LOG_WARN, "too many CUDA libraries; not intercepting ", path, NULL);
+		return NULL;
+	}
+	copy_path(lib->path, path);
+	if (cua_symtab_span(map, &lib->lo, &lib->hi) != 0)
+		lib->lo = lib->hi = 0;
+	lib->layer = (uint8_t)layer;
+	lib->owner = first == NULL;
+	lib->loads++;
+	lib->map = map;
+	__atomic_store_n(&lib->live, 1, __ATOMIC_RELEASE);
+	if (!lib->owner)
+		/* One set of wrappers serves one copy: calls into this one must reach it
+		   unchanged rather than be misrouted to the first. */
+		cua_log_msg(CUA_LOG_WARN, "a second ", cua_libs_layer_name((unsigned)layer), " (",
+			    path, ") is loaded besides ", first->path,
+			    "; calls into the second are not intercepted", NULL);
+	return lib;
+}
+
+/* Nothing may keep pointing into the unmapped code: a later load can reuse the addresses,
+   and a wrapper still routed there would call into whatever lands at them. */
+static void retire_owner(struct cua_lib *lib)
+{
+	cua_procaddress_retire(lib->lo, lib->hi);
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		uintptr_t real = (uintptr_t)__atomic_load_n(&cua_real[id], __ATOMIC_ACQUIRE);
+
+		if (cua_api[id].layer == lib->layer || (real >= lib->lo && real < lib->hi))
+			__atomic_store_n(&cua_real[id], NULL, __ATOMIC_RELEASE);
+	}
+	cua_pt_retire((void *)lib->lo, (void *)lib->hi);
+}
+
+void cua_libs_close(struct cua_lib *lib)
+{
+	cua_log_msg(CUA_LOG_INFO, cua_libs_layer_name(lib->layer), " unloaded: ", lib->path, NULL);
+	if (lib->owner)
+		retire_owner(lib);
+	lib->map = NULL;
+	__atomic_store_n(&lib->live, 0, __ATOMIC_RELEASE);
+}
