@@ -20,6 +20,7 @@ if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ]; then
   command -v valgrind >/dev/null || need_pkgs+=(valgrind)
   command -v systemd-analyze >/dev/null || need_pkgs+=(systemd)
   command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg)
+  command -v lintian >/dev/null || need_pkgs+=(lintian)
 fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "setup: installing ${need_pkgs[*]}"
