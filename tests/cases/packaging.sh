@@ -232,6 +232,10 @@ cli_run_has_an_option_for_every_CUAUDIT_variable)
   for v in $vars; do
     grep -qE "^ +(-., )?--[a-z-]+.* $v:" help.txt && pass "$v has an option" || fail "$v has no option in run --help"
   done
+  # cuaudit(1) documents every option the command has.
+  for o in $(sed -nE 's/^ +(-., )?--([a-z-]+).*/\2/p' help.txt); do
+    grep -qF -- "\\-\\-${o//-/\\-}" "$SRC/docs/man/cuaudit.1" && pass "cuaudit(1) documents --$o" || fail "cuaudit(1) lacks --$o"
+  done
   # Each row's option really sets its variable: a child prints its environment.
   while read -r opt var; do
     val=$("$CLI" run "--$opt=x1" -- bash -c 'printf %s "${!1}"' _ "$var" 2>/dev/null)
