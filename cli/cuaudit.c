@@ -361,6 +361,14 @@ static int run_child(char **argv, int counter_fd, int error_exitcode)
 	sa.sa_sigaction = forward;
 	sa.sa_flags = SA_SIGINFO | SA_RESTART;
 	sigemptyset(&sa.sa_mask);
+	/* Before the fork, so no signal is lost in between; exec resets them in the child. */
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		struct sigaction old;
+
+		/* An ignored signal (nohup, a background job) stays ignored for the program. */
+		if (sigaction(forwarded[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
 	fflush(NULL);
 	pid = fork();
 	if (pid < 0) {
@@ -373,8 +381,6 @@ static int run_child(char **argv, int counter_fd, int error_exitcode)
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	child_pid = pid;
-	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
-		sigaction(forwarded[i], &sa, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "cuaudit run: waitpid: %s\n", strerror(errno));

@@ -13,13 +13,19 @@
    count survives SIGKILL, and no descriptor is kept that the program could close or reuse. */
 static uint64_t *counter;
 
+/* CUDA_ERROR_NOT_READY and cudaErrorNotReady: a query's "not finished yet", not a failure. */
+#define NOT_READY 600
+
 static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 {
 	unsigned ret = cua_api[c->id].ret;
+	int result = (int)c->result;
 
 	(void)ctx;
-	/* The same rule as the summary's errors column. */
-	if ((ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && (int)c->result != 0)
+	/* Only what the program itself was told (depth 0), as compute-sanitizer reports API
+	   errors: a runtime probing the driver inside its own calls is not the program failing. */
+	if (c->depth == 0 && (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && result != 0 &&
+	    result != NOT_READY)
 		__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
 }
 

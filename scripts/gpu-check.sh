@@ -196,6 +196,20 @@ else
   skip jax_matmul "python3 cannot import jax"
 fi
 
+# ---------------------------------------------------------------- cuaudit run --error-exitcode
+# A clean program keeps its status; an injected failure turns it into N (compute-sanitizer's
+# convention). Calls made inside other calls (cudart probing the driver) must not count.
+same=-; calls=-
+for prog in vecadd_static vecadd_shared; do
+  "$B/cuaudit" run -e 9 "$B/gpu/$prog" >"$R/$prog.exitcode.out" 2>"$R/$prog.exitcode.err"; rc=$?
+  [ $rc = 0 ] && v=pass || v=FAIL
+  record "$prog" "cuaudit run -e 9, no failure: status $rc (want 0)" "$v"
+done
+"$B/cuaudit" run -e 9 -f 'cudaMalloc=cudaErrorMemoryAllocation@every:1' "$B/gpu/vecadd_shared" \
+  >"$R/vecadd_shared.fault.out" 2>"$R/vecadd_shared.fault.err"; rc=$?
+[ $rc = 9 ] && v=pass || v=FAIL
+record vecadd_shared "cuaudit run -e 9 + cudaMalloc fault: status $rc (want 9)" "$v"
+
 debug_run vecadd_static "$B/gpu/vecadd_static"
 if python3 -c 'import torch' 2>/dev/null; then
   debug_run torch_matmul python3 "$G/torch_matmul.py"
