@@ -303,8 +303,10 @@ bash_completion_completes_commands_options_and_values)
   [ "$got" = "report run " ] && pass "subcommands: $got" || fail "subcommands: '$got'"
   got=$(complete_words cuaudit run --er)
   [ "$got" = "--error-exitcode" ] && pass "run option: $got" || fail "run option: '$got'"
-  got=$(complete_words cuaudit run --tr)
-  [ "$got" = "--trace" ] && pass "option from the command's own table: $got" || fail "--tr: '$got'"
+  got=$(complete_words cuaudit run --tr | sort | tr '\n' ' ')
+  [ "$got" = "--trace --trace-max " ] && pass "option from the command's own table: $got" || fail "--tr: '$got'"
+  got=$(complete_words cuaudit run --libcudar)
+  [ "$got" = "--libcudart" ] && pass "an option without a short form: $got" || fail "--libcudar: '$got'"
   got=$(complete_words cuaudit run --log ver)
   [ "$got" = "verbose" ] && pass "log level value" || fail "log level: '$got'"
   got=$(complete_words cuaudit run --log=de)
