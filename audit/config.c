@@ -468,10 +468,29 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 			  "No plugin is loaded.");
 }
 
+/* ---------------------------------------------------------------- error counter */
+
+static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_ERROR_COUNT");
+	struct stat st;
+
+	if (!v)
+		return;
+	/* The command creates the file; the module only maps one that already exists. */
+	if (v[0] != '/' || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 8 ||
+	    copy_path(cfg->error_count, v) != 0)
+		bad_value(diag, "CUAUDIT_ERROR_COUNT", v,
+			  "the absolute path of an existing regular file of at least 8 bytes (cuaudit "
+			  "run --error-exitcode makes one)",
+			  "Failed calls are not counted.");
+}
+
 void cua_config_restrict_secure(struct cua_config *cfg)
 {
 	if (!cfg->secure)
 		return;
+	cfg->error_count[0] = '\0';
 	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
 	if (cfg->summary[0])
 		memcpy(cfg->summary, "stderr", 7);
@@ -487,4 +506,5 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_substitute(cfg->libcuda, "CUAUDIT_LIBCUDA", get, diag);
 	load_substitute(cfg->libcudart, "CUAUDIT_LIBCUDART", get, diag);
 	load_hooks(cfg, get, diag);
+	load_error_count(cfg, get, diag);
 }

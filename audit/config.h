@@ -48,6 +48,9 @@ struct cua_config {
 	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
 	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
+	/* CUAUDIT_ERROR_COUNT: an existing file whose first 8 bytes count failed calls (set by
+	   `cuaudit run --error-exitcode`), or empty. */
+	char error_count[CUA_PATH_MAX];
 };
 
 /* Filled by la_version on the main thread before any other entry point runs; read-only after. */

@@ -81,6 +81,7 @@ extern unsigned cua_deferred_warnings;
 #define CUA_WARN_OLD_GLIBC 1u
 #define CUA_WARN_NOT_FIRST 2u
 #define CUA_NOTE_SECURE 4u
+#define CUA_NOTE_BANNER 8u
 void cua_version_flush_warnings(void);
 
 #endif

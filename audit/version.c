@@ -8,6 +8,7 @@
 #include <sys/auxv.h>
 #include <sys/stat.h>
 #include "config.h"
+#include "cua_version.h"
 #include "dispatch.h"
 #include "gotfix.h"
 #include "hooks.h"
@@ -79,6 +80,10 @@ void cua_version_flush_warnings(void)
 {
 	unsigned w = __atomic_exchange_n(&cua_deferred_warnings, 0, __ATOMIC_ACQ_REL);
 
+	/* The same version string as `cuaudit --version` (cua_version.h, from project()). */
+	if (w & CUA_NOTE_BANNER)
+		cua_log_msg(CUA_LOG_INFO, "cuaudit " CUA_VERSION ", glibc ", gnu_get_libc_version(),
+			    NULL);
 	if (w & CUA_WARN_OLD_GLIBC)
 		cua_log_msg(CUA_LOG_WARN, "glibc ", gnu_get_libc_version(),
 			    " is older than 2.35: bind-now objects are not audited and every lazy "
@@ -103,6 +108,7 @@ static void start_hooks(void)
 	cua_fault_init();
 	cua_summary_init();
 	cua_trace_init();
+	cua_errcount_init();
 	cua_log_init();
 	cua_plugins_load();
 	cua_dispatch_close();
@@ -121,6 +127,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 	cua_config_restrict_secure(&cua_cfg);
 	cua_out_setup(cua_cfg.log_file);
 	start_hooks();
+	cua_deferred_warnings |= CUA_NOTE_BANNER;
 	if (cua_cfg.secure)
 		cua_deferred_warnings |= CUA_NOTE_SECURE;
 	if (glibc_version(gnu_get_libc_version()) < 235)

@@ -1,52 +1,146 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/cuaudit.c: the cuaudit command: `run` sets up the environment and execs a program, `report` merges summaries. */
+/* cli/cuaudit.c: the cuaudit command: `run` checks its options, sets the environment and runs a program; `report` merges summaries. */
 #include <errno.h>
+#include <getopt.h>
 #include <limits.h>
+#include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "config.h"
+#include "cua_version.h"
 #include "report.h"
 
-#ifndef CUAUDIT_VERSION
-#define CUAUDIT_VERSION "unknown"
-#endif
 #ifndef CUAUDIT_MODULE_REL
 #define CUAUDIT_MODULE_REL "../lib/cuaudit/libcuaudit.so"
 #endif
 
-static void usage(FILE *f)
+/* How an option's value becomes its variable's value before the module's parser sees it. */
+enum value_kind {
+	VAL_PLAIN,   /* as given */
+	VAL_OUTPUT,  /* an output file template: made absolute, its folder must be writable */
+	VAL_SUMMARY, /* "stderr" or an output file template */
+	VAL_INPUT,   /* an existing file: made absolute */
+};
+
+/* One row per CUAUDIT_* variable: the option that sets it. A variable another part of cuaudit
+   adds is one more row; cua_config_load, the module's own parser, then validates its value. */
+struct var_row {
+	const char *option;   /* long option name */
+	int short_opt;        /* 0 when there is none */
+	const char *var;      /* the environment variable */
+	const char *metavar;  /* NULL: takes no value (sets default_value) */
+	enum value_kind kind;
+	const char *sep;      /* repeatable: joined with sep; NULL: the last one counts */
+	const char *default_value; /* for an optional value */
+	const char *help;
+};
+
+static const struct var_row rows[] = {
+	{ "log", 'l', "CUAUDIT_LOG", "LEVEL", VAL_PLAIN, NULL, NULL,
+	  "off, error, warn, info, verbose or debug" },
+	{ "log-file", 'o', "CUAUDIT_LOG_FILE", "FILE", VAL_OUTPUT, NULL, NULL,
+	  "the log file (%p: pid, %h: host name, %%: %)" },
+	{ "summary", 's', "CUAUDIT_SUMMARY", "FILE", VAL_SUMMARY, NULL, "stderr",
+	  "per-API statistics at exit: stderr (no FILE) or a file (.json: JSON)" },
+	{ "trace", 't', "CUAUDIT_TRACE", "FILE", VAL_OUTPUT, NULL, NULL,
+	  "a Chrome trace JSON file (Perfetto UI, chrome://tracing)" },
+	{ "mem-limit", 'm', "CUAUDIT_MEM_LIMIT", "SIZE", VAL_PLAIN, NULL, NULL,
+	  "device-memory quota, e.g. 4GiB or 0:4GiB,1:8GiB" },
+	{ "fault", 'f', "CUAUDIT_FAULT", "SPEC", VAL_PLAIN, ";", NULL,
+	  "inject failures, e.g. cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3 (repeatable)" },
+	{ "plugin", 'p', "CUAUDIT_PLUGINS", "FILE", VAL_INPUT, ":", NULL,
+	  "load a plugin (repeatable)" },
+	{ "libcuda", 0, "CUAUDIT_LIBCUDA", "FILE", VAL_INPUT, NULL, NULL,
+	  "load this library in place of libcuda" },
+	{ "libcudart", 0, "CUAUDIT_LIBCUDART", "FILE", VAL_INPUT, NULL, NULL,
+	  "load this library in place of libcudart" },
+	{ "include", 0, "CUAUDIT_INCLUDE", "GLOBS", VAL_PLAIN, NULL, NULL,
+	  "log and trace only the ELF names matching these globs" },
+	{ "exclude", 0, "CUAUDIT_EXCLUDE", "GLOBS", VAL_PLAIN, NULL, NULL,
+	  "do not log or trace the ELF names matching these globs" },
+	{ "flush-interval", 0, "CUAUDIT_FLUSH_INTERVAL", "TIME", VAL_PLAIN, NULL, NULL,
+	  "write buffered output at least this often" },
+	{ "trace-max", 0, "CUAUDIT_TRACE_MAX", "SIZE", VAL_PLAIN, NULL, NULL,
+	  "the most the trace may hold" },
+	{ "log-max", 0, "CUAUDIT_LOG_MAX", "SIZE", VAL_PLAIN, NULL, NULL,
+	  "the most the log may hold" },
+	{ "metrics", 0, "CUAUDIT_METRICS", "FILE", VAL_PLAIN, NULL, NULL,
+	  "where live metrics go" },
+	{ "capture", 0, "CUAUDIT_CAPTURE", "SPEC", VAL_PLAIN, NULL, NULL,
+	  "what to capture" },
+	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "MODE", VAL_PLAIN, NULL, NULL,
+	  "how to treat a runtime linked into the program" },
+	{ "sample", 0, "CUAUDIT_SAMPLE", "N", VAL_PLAIN, NULL, NULL,
+	  "time one call in N" },
+};
+#define NROWS (sizeof(rows) / sizeof(rows[0]))
+
+/* Options of run that set no variable: their getopt codes sit above every short option. */
+enum { OPT_ERROR_EXITCODE = 256, OPT_HELP, OPT_ROW0 };
+
+static void run_usage(FILE *f)
 {
-	fputs("usage: cuaudit run [OPTIONS] -- PROGRAM [ARGS...]\n"
-	      "       cuaudit report [--json=FILE] SUMMARY.json...\n"
-	      "       cuaudit --help | --version\n"
+	fputs("usage: cuaudit run [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	      "\n"
-	      "run: runs PROGRAM with cuaudit (LD_AUDIT set to the installed module, first in the\n"
-	      "list) and exits with PROGRAM's own status. Options set the CUAUDIT_* variables:\n"
-	      "  --log=LEVEL        CUAUDIT_LOG: off, error, warn, info, verbose, debug\n"
-	      "  --log-file=F       CUAUDIT_LOG_FILE (%p: pid, %h: host name)\n"
-	      "  --summary[=F]      CUAUDIT_SUMMARY: stderr (the default) or a file (.json: JSON)\n"
-	      "  --trace=F          CUAUDIT_TRACE: a Chrome trace JSON file\n"
-	      "  --mem-limit=SIZE   CUAUDIT_MEM_LIMIT, e.g. 4GiB or 0:4GiB,1:8GiB\n"
-	      "  --fault=SPEC       CUAUDIT_FAULT, e.g. cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3\n"
-	      "                     (repeatable)\n"
-	      "  --plugin=P         CUAUDIT_PLUGINS (repeatable)\n"
+	      "Runs PROGRAM with cuaudit: LD_AUDIT names the installed module, first in the list,\n"
+	      "and each option sets its CUAUDIT_* variable (cuaudit(7)). Every value is checked\n"
+	      "before PROGRAM starts. Options take '--opt VALUE' or '--opt=VALUE'.\n\n",
+	      f);
+	for (size_t i = 0; i < NROWS; i++) {
+		char head[64];
+
+		if (rows[i].default_value)
+			snprintf(head, sizeof(head), "--%s[=%s]", rows[i].option, rows[i].metavar);
+		else
+			snprintf(head, sizeof(head), "--%s %s", rows[i].option, rows[i].metavar);
+		if (rows[i].short_opt)
+			fprintf(f, "  -%c, %-22s %s: %s\n", rows[i].short_opt, head, rows[i].var,
+				rows[i].help);
+		else
+			fprintf(f, "      %-22s %s: %s\n", head, rows[i].var, rows[i].help);
+	}
+	fputs("  -e, --error-exitcode N     exit with N if any CUDA call of the program (or its\n"
+	      "                             children) failed\n"
+	      "  -h, --help                 this text\n"
 	      "\n"
-	      "report: merges the JSON summaries of several processes. See cuaudit(1), cuaudit(7).\n"
-	      "\n"
-	      "Exit status: PROGRAM's for run; 0 for report unless a file could not be read (1);\n"
-	      "2 for usage errors; 126 if PROGRAM cannot be executed, 127 if it is not found.\n",
+	      "Exit status: PROGRAM's own (128+N, or the same signal, if a signal N ended it);\n"
+	      "N of --error-exitcode when a call failed; 2 for a bad option or value; 126 if\n"
+	      "PROGRAM cannot be executed, 127 if it is not found.\n",
 	      f);
 }
 
-static int usage_error(const char *fmt, const char *arg)
+static void usage(FILE *f)
 {
-	fprintf(stderr, "cuaudit: ");
-	fprintf(stderr, fmt, arg);
-	fputs("\nTry 'cuaudit --help'.\n", stderr);
+	fputs("usage: cuaudit run [OPTIONS] [--] PROGRAM [ARGS...]\n"
+	      "       cuaudit report [OPTIONS] SUMMARY.json...\n"
+	      "       cuaudit --help | --version\n"
+	      "\n"
+	      "run     runs PROGRAM with every CUDA call intercepted ('cuaudit run --help')\n"
+	      "report  merges the JSON summaries of several processes ('cuaudit report --help')\n"
+	      "\n"
+	      "See cuaudit(1) and cuaudit(7).\n",
+	      f);
+}
+
+static int usage_error(const char *cmd, const char *fmt, ...)
+{
+	va_list ap;
+
+	fprintf(stderr, "cuaudit%s%s: ", cmd ? " " : "", cmd ? cmd : "");
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fprintf(stderr, "\nTry 'cuaudit%s%s --help'.\n", cmd ? " " : "", cmd ? cmd : "");
 	return 2;
 }
+
+/* ---------------------------------------------------------------- the module */
 
 /* The module beside this executable in a build tree, else relative to an install. */
 static int find_module(char *out, size_t cap)
@@ -56,10 +150,8 @@ static int find_module(char *out, size_t cap)
 	const char *env = getenv("CUAUDIT_MODULE");
 	char *slash;
 
-	if (env && *env) {
-		snprintf(out, cap, "%s", env);
-		return access(out, R_OK) == 0 ? 0 : -1;
-	}
+	if (env && *env)
+		return realpath(env, out) && strlen(out) < cap ? 0 : -1;
 	if (n <= 0)
 		return -1;
 	exe[n] = '\0';
@@ -97,88 +189,318 @@ static int set_ld_audit(const char *module)
 	return setenv("LD_AUDIT", list, 1);
 }
 
-static int append(char **list, const char *sep, const char *item)
-{
-	size_t n = (*list ? strlen(*list) + strlen(sep) : 0) + strlen(item) + 1;
-	char *s = malloc(n);
+/* ---------------------------------------------------------------- values */
 
-	if (!s)
+/* An output template: absolute (children may change directory), and its folder writable. */
+static int check_output(const struct var_row *r, const char *v, char *out, size_t cap)
+{
+	char dir[PATH_MAX];
+	const char *slash;
+	int n;
+
+	if (cua_config_check_template(v) != 0)
+		return usage_error("run", "--%s: '%s' is not a usable file name (escapes: %%p pid, "
+				   "%%h host name, %%%% percent sign)", r->option, v);
+	if (v[0] == '/') {
+		n = snprintf(out, cap, "%s", v);
+	} else {
+		if (!getcwd(dir, sizeof(dir)))
+			return usage_error("run", "--%s: cannot resolve '%s': %s", r->option, v,
+					   strerror(errno));
+		n = snprintf(out, cap, "%s/%s", dir, v);
+	}
+	if (n < 0 || (size_t)n >= cap || n >= CUA_PATH_MAX)
+		return usage_error("run", "--%s: '%s' is too long", r->option, v);
+	slash = strrchr(out, '/');
+	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out), out);
+	if (!dir[0])
+		snprintf(dir, sizeof(dir), "/");
+	/* A folder named by an escape (a host or pid folder) can only be checked by the module. */
+	if (!strchr(dir, '%') && access(dir, W_OK | X_OK) != 0)
+		return usage_error("run", "--%s: cannot write into '%s': %s", r->option, dir,
+				   strerror(errno));
+	return 0;
+}
+
+/* Checks one option's value; the result goes into out. Returns 0 or the exit status. */
+static int convert(const struct var_row *r, const char *v, char *out, size_t cap)
+{
+	if (!*v)
+		return usage_error("run", "--%s: an empty value", r->option);
+	switch (r->kind) {
+	case VAL_SUMMARY:
+		if (strcmp(v, "stderr") == 0)
+			break;
+		return check_output(r, v, out, cap);
+	case VAL_OUTPUT:
+		return check_output(r, v, out, cap);
+	case VAL_INPUT:
+		if (!realpath(v, out))
+			return usage_error("run", "--%s: cannot find '%s': %s", r->option, v,
+					   strerror(errno));
+		if (access(out, R_OK) != 0)
+			return usage_error("run", "--%s: cannot read '%s'", r->option, v);
+		return 0;
+	case VAL_PLAIN:
+		break;
+	}
+	if (strlen(v) >= cap)
+		return usage_error("run", "--%s: '%s' is too long", r->option, v);
+	snprintf(out, cap, "%s", v);
+	return 0;
+}
+
+static int set_row(const struct var_row *r, const char *value, char **joined)
+{
+	char buf[PATH_MAX + CUA_PATH_MAX];
+	int rc = convert(r, value ? value : r->default_value, buf, sizeof(buf));
+
+	if (rc)
+		return rc;
+	if (r->sep && *joined) {
+		size_t n = strlen(*joined) + strlen(r->sep) + strlen(buf) + 1;
+		char *s = malloc(n);
+
+		if (!s)
+			return 1;
+		snprintf(s, n, "%s%s%s", *joined, r->sep, buf);
+		free(*joined);
+		*joined = s;
+	} else {
+		free(*joined);
+		*joined = strdup(buf);
+	}
+	return *joined ? 0 : 1;
+}
+
+/* The module's own parser, run here on the environment the program will get: every message it
+   would print at start-up refuses the run instead. */
+static int module_diagnostics;
+static void collect(const char *message)
+{
+	const char *m = message + (strncmp(message, "cuaudit: ", 9) ? 0 : 9);
+	const char *fallback = strstr(m, ". "), *next;
+	const char *option = NULL;
+
+	/* The module names the variable; the command also names the option that sets it. */
+	for (size_t i = 0; i < NROWS; i++) {
+		size_t n = strlen(rows[i].var);
+
+		if (strncmp(m, rows[i].var, n) == 0 && m[n] == '=')
+			option = rows[i].option;
+	}
+	/* The last sentence says what the module would do instead of refusing: drop it here. */
+	while (fallback && (next = strstr(fallback + 2, ". ")))
+		fallback = next;
+	fputs("cuaudit run: ", stderr);
+	if (option)
+		fprintf(stderr, "--%s: ", option);
+	fprintf(stderr, "%.*s.\n", (int)(fallback ? fallback - m : (int)strcspn(m, "\n")), m);
+	module_diagnostics++;
+}
+static const char *env_get(const char *name) { return getenv(name); }
+
+/* ---------------------------------------------------------------- the child */
+
+static volatile sig_atomic_t child_pid;
+
+/* A signal sent by another process (kill, systemd, Slurm) goes on to the program. One from the
+   terminal reaches the program's process group already, so it is not sent twice. */
+static void forward(int sig, siginfo_t *info, void *uctx)
+{
+	(void)uctx;
+	if (child_pid > 0 && info->si_code != SI_KERNEL && info->si_pid != child_pid)
+		kill(child_pid, sig);
+}
+
+static const int forwarded[] = { SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGUSR1, SIGUSR2 };
+
+/* Ends this process as the program ended: the same signal where possible, as shells do. */
+static int exit_like(int status)
+{
+	if (WIFEXITED(status))
+		return WEXITSTATUS(status);
+	if (WIFSIGNALED(status)) {
+		int sig = WTERMSIG(status);
+		struct rlimit none = { 0, 0 };
+		sigset_t set;
+
+		/* The program dumped its core already; this process must not add a second one. */
+		setrlimit(RLIMIT_CORE, &none);
+		signal(sig, SIG_DFL);
+		sigemptyset(&set);
+		sigaddset(&set, sig);
+		sigprocmask(SIG_UNBLOCK, &set, NULL);
+		fflush(NULL);
+		raise(sig);
+		return 128 + sig;
+	}
+	return 1;
+}
+
+/* The failure counter the module maps (CUAUDIT_ERROR_COUNT): an anonymous file named through
+   /proc, so nothing is left behind when either process is killed. */
+static int make_counter(char *path, size_t cap)
+{
+	int fd = memfd_create("cuaudit-errors", MFD_CLOEXEC);
+
+	if (fd < 0 || ftruncate(fd, 8) != 0)
 		return -1;
-	snprintf(s, n, "%s%s%s", *list ? *list : "", *list ? sep : "", item);
-	free(*list);
-	*list = s;
+	snprintf(path, cap, "/proc/%d/fd/%d", (int)getpid(), fd);
+	return fd;
+}
+
+static int run_child(char **argv, int counter_fd, int error_exitcode)
+{
+	struct sigaction sa;
+	int status = 0;
+	uint64_t failures = 0;
+	pid_t pid;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = forward;
+	sa.sa_flags = SA_SIGINFO | SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	/* Before the fork, so no signal is lost in between; exec resets them in the child. */
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++) {
+		struct sigaction old;
+
+		/* An ignored signal (nohup, a background job) stays ignored for the program. */
+		if (sigaction(forwarded[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+			sigaction(forwarded[i], &sa, NULL);
+	}
+	fflush(NULL);
+	pid = fork();
+	if (pid < 0) {
+		fprintf(stderr, "cuaudit run: fork: %s\n", strerror(errno));
+		return 1;
+	}
+	if (pid == 0) {
+		execvp(argv[0], argv);
+		fprintf(stderr, "cuaudit run: cannot run %s: %s\n", argv[0], strerror(errno));
+		_exit(errno == ENOENT ? 127 : 126);
+	}
+	child_pid = pid;
+	while (waitpid(pid, &status, 0) < 0) {
+		if (errno != EINTR) {
+			fprintf(stderr, "cuaudit run: waitpid: %s\n", strerror(errno));
+			return 1;
+		}
+	}
+	if (pread(counter_fd, &failures, sizeof(failures), 0) != (ssize_t)sizeof(failures))
+		failures = 0;
+	if (failures) {
+		fprintf(stderr, "cuaudit run: %llu CUDA call(s) failed; exit status %d\n",
+			(unsigned long long)failures, error_exitcode);
+		return error_exitcode;
+	}
+	return exit_like(status);
+}
+
+/* ---------------------------------------------------------------- run */
+
+static int parse_exitcode(const char *v, int *out)
+{
+	char *end;
+	long n;
+
+	errno = 0;
+	n = strtol(v, &end, 10);
+	if (errno || end == v || *end || n < 0 || n > 255)
+		return usage_error("run", "--error-exitcode: '%s' is not a number from 0 to 255", v);
+	*out = (int)n;
 	return 0;
 }
 
 static int run_main(int argc, char **argv)
 {
-	char module[PATH_MAX], *faults = NULL, *plugins = NULL;
-	int i;
+	struct option longopts[NROWS + 3];
+	char shortopts[3 * NROWS + 8], *joined[NROWS] = { 0 };
+	char module[PATH_MAX], counter_path[64];
+	int error_exitcode = -1, counter_fd = -1, rc = 0;
+	size_t ns = 0;
+	struct cua_config cfg;
 
-	for (i = 1; i < argc && strcmp(argv[i], "--") != 0; i++) {
-		const char *a = argv[i], *v = strchr(a, '=');
-
-		if (strncmp(a, "--log=", 6) == 0) {
-			if (cua_config_parse_level(v + 1) < 0)
-				return usage_error("--log: unknown level '%s'; accepted: off, error, "
-						   "warn, info, verbose, debug", v + 1);
-			setenv("CUAUDIT_LOG", v + 1, 1);
-		} else if (strncmp(a, "--log-file=", 11) == 0) {
-			setenv("CUAUDIT_LOG_FILE", v + 1, 1);
-		} else if (strcmp(a, "--summary") == 0) {
-			setenv("CUAUDIT_SUMMARY", "stderr", 1);
-		} else if (strncmp(a, "--summary=", 10) == 0 || strncmp(a, "--trace=", 8) == 0) {
-			char abs[PATH_MAX + 2];
-
-			/* The module takes absolute paths only: resolve against our directory. */
-			if (v[1] != '/' && strcmp(v + 1, "stderr") != 0 && getcwd(abs, PATH_MAX))
-				snprintf(abs + strlen(abs), sizeof(abs) - strlen(abs), "/%s", v + 1);
-			else
-				snprintf(abs, sizeof(abs), "%s", v + 1);
-			setenv(a[2] == 's' ? "CUAUDIT_SUMMARY" : "CUAUDIT_TRACE", abs, 1);
-		} else if (strncmp(a, "--mem-limit=", 12) == 0) {
-			struct cua_config cfg;
-
-			memset(&cfg, 0, sizeof(cfg));
-			if (cua_config_parse_mem_limit(v + 1, &cfg) != 0)
-				return usage_error("--mem-limit: '%s' is not a size such as 4GiB, "
-						   "512MiB or 0:4GiB,1:8GiB", v + 1);
-			setenv("CUAUDIT_MEM_LIMIT", v + 1, 1);
-		} else if (strncmp(a, "--fault=", 8) == 0) {
-			if (append(&faults, ";", v + 1) != 0)
-				return 1;
-		} else if (strncmp(a, "--plugin=", 9) == 0) {
-			char real[PATH_MAX];
-
-			if (!realpath(v + 1, real))
-				return usage_error("--plugin: cannot find '%s'", v + 1);
-			if (append(&plugins, ":", real) != 0)
-				return 1;
-		} else {
-			return usage_error("run: unknown option '%s'", a);
+	/* '+': options end at the program's name, so its own options stay its own. */
+	shortopts[ns++] = '+';
+	shortopts[ns++] = ':';
+	for (size_t i = 0; i < NROWS; i++) {
+		longopts[i] = (struct option){ rows[i].option,
+					       rows[i].default_value ? optional_argument
+								     : required_argument,
+					       NULL, OPT_ROW0 + (int)i };
+		if (rows[i].short_opt) {
+			shortopts[ns++] = (char)rows[i].short_opt;
+			shortopts[ns++] = ':';
+			if (rows[i].default_value)
+				shortopts[ns++] = ':';
 		}
 	}
-	if (i >= argc - 1)
-		return usage_error("run: missing '-- PROGRAM'%s", "");
-	if (faults) {
-		struct cua_config cfg;
-		char why[256];
+	longopts[NROWS] = (struct option){ "error-exitcode", required_argument, NULL, 'e' };
+	longopts[NROWS + 1] = (struct option){ "help", no_argument, NULL, 'h' };
+	longopts[NROWS + 2] = (struct option){ 0 };
+	memcpy(shortopts + ns, "e:h", 4);
 
-		memset(&cfg, 0, sizeof(cfg));
-		if (cua_config_parse_faults(faults, &cfg, why, sizeof(why)) != 0)
-			return usage_error("--fault: %s", why);
-		setenv("CUAUDIT_FAULT", faults, 1);
+	optind = 1;
+	opterr = 0;
+	for (int c; rc == 0 && (c = getopt_long(argc, argv, shortopts, longopts, NULL)) != -1;) {
+		size_t row = NROWS;
+
+		if (c >= OPT_ROW0)
+			row = (size_t)(c - OPT_ROW0);
+		for (size_t i = 0; row == NROWS && i < NROWS; i++)
+			if (rows[i].short_opt == c)
+				row = i;
+		if (row < NROWS) {
+			/* An optional value is only ever "--summary=FILE" (or -sFILE): in
+			   "--summary FILE" the word after could be the program. */
+			rc = set_row(&rows[row], optarg, &joined[row]);
+		} else if (c == 'e') {
+			rc = parse_exitcode(optarg, &error_exitcode);
+		} else if (c == 'h') {
+			run_usage(stdout);
+			rc = -1;
+		} else if (c == ':') {
+			rc = usage_error("run", "option '%s' needs a value", argv[optind - 1]);
+		} else {
+			rc = usage_error("run", "unknown option '%s'", argv[optind - 1]);
+		}
 	}
-	if (plugins)
-		setenv("CUAUDIT_PLUGINS", plugins, 1);
+	if (rc == 0 && optind >= argc)
+		rc = usage_error("run", "no program to run");
+	for (size_t i = 0; i < NROWS; i++) {
+		if (rc == 0 && joined[i])
+			setenv(rows[i].var, joined[i], 1);
+		free(joined[i]);
+	}
+	if (rc)
+		return rc < 0 ? 0 : rc;
+	if (error_exitcode >= 0) {
+		counter_fd = make_counter(counter_path, sizeof(counter_path));
+		if (counter_fd < 0) {
+			fprintf(stderr, "cuaudit run: cannot make the failure counter: %s\n",
+				strerror(errno));
+			return 1;
+		}
+		setenv("CUAUDIT_ERROR_COUNT", counter_path, 1);
+	}
+	cua_config_load(&cfg, env_get, collect, 0);
+	if (module_diagnostics)
+		return usage_error("run", "%d bad value(s); the program was not started",
+				   module_diagnostics);
 	if (find_module(module, sizeof(module)) != 0) {
-		fprintf(stderr, "cuaudit: cannot find libcuaudit.so (set CUAUDIT_MODULE to its path)\n");
+		fprintf(stderr, "cuaudit run: cannot find libcuaudit.so (set CUAUDIT_MODULE to its "
+				"path)\n");
 		return 1;
 	}
 	if (set_ld_audit(module) != 0)
 		return 1;
-	execvp(argv[i + 1], argv + i + 1);
-	fprintf(stderr, "cuaudit: cannot run %s: %s\n", argv[i + 1], strerror(errno));
+	if (counter_fd >= 0)
+		return run_child(argv + optind, counter_fd, error_exitcode);
+	/* Without --error-exitcode there is nothing to learn afterwards: the program takes this
+	   process's place (same pid for service managers, signals and job control untouched). */
+	execvp(argv[optind], argv + optind);
+	fprintf(stderr, "cuaudit run: cannot run %s: %s\n", argv[optind], strerror(errno));
 	return errno == ENOENT ? 127 : 126;
 }
 
@@ -193,13 +515,13 @@ int main(int argc, char **argv)
 		usage(stdout);
 		return 0;
 	}
-	if (strcmp(argv[1], "--version") == 0) {
-		printf("cuaudit %s\n", CUAUDIT_VERSION);
+	if (strcmp(argv[1], "--version") == 0 || strcmp(argv[1], "-V") == 0) {
+		printf("cuaudit %s\n", CUA_VERSION);
 		return 0;
 	}
 	if (strcmp(argv[1], "run") == 0)
 		return run_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return cuaudit_report_main(argc - 1, argv + 1);
-	return usage_error("unknown command '%s'", argv[1]);
+	return usage_error(NULL, "unknown command '%s'", argv[1]);
 }

@@ -132,7 +132,8 @@ long cua_fmt_path(char *out, size_t cap, const char *tmpl, uint64_t pid, const c
 {
 	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0 };
 
-	if (cap == 0)
+	/* An empty template names no file: refuse it, as cua_config_check_template does. */
+	if (cap == 0 || !*tmpl)
 		return -1;
 	for (const char *s = tmpl; *s; s++) {
 		if (*s != '%') {

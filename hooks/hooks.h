@@ -12,6 +12,8 @@ int cua_fault_init(void);
 int cua_summary_init(void);
 int cua_trace_init(void);
 int cua_plugins_load(void);
+/* Counts failed calls into cua_cfg.error_count's file (cuaudit run --error-exitcode). */
+int cua_errcount_init(void);
 
 /* Work to do when the process exits normally, in registration order. */
 void cua_finish_add(void (*fn)(void));

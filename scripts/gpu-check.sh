@@ -92,6 +92,8 @@ if python3 -c 'import torch' 2>/dev/null; then
   outputs_same torch_matmul
   expect torch_matmul "(__)cudaLaunchKernel via bindnow/plt" 1 ' (__)?cudaLaunchKernel(_ptsz)?\(.*\) -> [A-Za-z_]+ [0-9]+ns (bindnow|plt)$'
   expect torch_matmul "cuLaunchKernel* via procaddress/dlsym" 1 ' cuLaunchKernel(Ex)?(_ptsz)?\(.*\) -> [A-Za-z_]+ [0-9]+ns (procaddress|dlsym)$'
+else
+  skip torch_matmul "python3 cannot import torch"
 fi
 
 # ---------------------------------------------------------------- hooks on PyTorch
@@ -128,6 +130,8 @@ PY
     python3 "$G/torch_hooks.py" fault >"$R/fault.out" 2>&1
   grep -q 'OutOfMemoryError raised by the injected' "$R/fault.out" && v=pass || v=FAIL
   record torch_hooks "CUAUDIT_FAULT cudaMalloc: $(tail -1 "$R/fault.out" | cut -c1-50)" "$v"
+else
+  skip torch_hooks "python3 cannot import torch"
 fi
 
 # Debug-level lookups: no pointer for a function the headers know may be passed through.
@@ -176,20 +180,44 @@ full threads_ptds "driver_launches=[4-9][0-9]* runtime_launches=[4-9][0-9]* *" "
 full graph "* graph_launches=[5-9]* *" "$B/gpu/graph"
 if python3 -c 'import torch' 2>/dev/null; then
   full torch_train "$L1 runtime_launches=[1-9]* cudaMalloc=[1-9]* *" python3 "$G/torch_train.py"
+else
+  skip torch_train "python3 cannot import torch"
 fi
 if python3 -c 'import cupy' 2>/dev/null; then
   full cupy_ops "driver_launches=[4-9]* *|driver_launches=[1-9][0-9]* *" python3 "$G/cupy_ops.py"
+else
+  skip cupy_ops "python3 cannot import cupy"
 fi
 if python3 -c 'import numba.cuda' 2>/dev/null; then
   full numba_kernel "$L1 *" python3 "$G/numba_kernel.py"
+else
+  skip numba_kernel "python3 cannot import numba.cuda"
 fi
 if python3 -c 'import jax' 2>/dev/null; then
   full jax_matmul "$L1 *" python3 "$G/jax_matmul.py"
+else
+  skip jax_matmul "python3 cannot import jax"
 fi
+
+# ---------------------------------------------------------------- cuaudit run --error-exitcode
+# A clean program keeps its status; an injected failure turns it into N (compute-sanitizer's
+# convention). Calls made inside other calls (cudart probing the driver) must not count.
+same=-; calls=-
+for prog in vecadd_static vecadd_shared; do
+  "$B/cuaudit" run -e 9 "$B/gpu/$prog" >"$R/$prog.exitcode.out" 2>"$R/$prog.exitcode.err"; rc=$?
+  [ $rc = 0 ] && v=pass || v=FAIL
+  record "$prog" "cuaudit run -e 9, no failure: status $rc (want 0)" "$v"
+done
+"$B/cuaudit" run -e 9 -f 'cudaMalloc=cudaErrorMemoryAllocation@every:1' "$B/gpu/vecadd_shared" \
+  >"$R/vecadd_shared.fault.out" 2>"$R/vecadd_shared.fault.err"; rc=$?
+[ $rc = 9 ] && v=pass || v=FAIL
+record vecadd_shared "cuaudit run -e 9 + cudaMalloc fault: status $rc (want 9)" "$v"
 
 debug_run vecadd_static "$B/gpu/vecadd_static"
 if python3 -c 'import torch' 2>/dev/null; then
   debug_run torch_matmul python3 "$G/torch_matmul.py"
+else
+  skip torch_matmul "python3 cannot import torch"
 fi
 
 # ---------------------------------------------------------------- library lifecycle

@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: MIT
 # scripts/setup.sh: installs what the build needs (Debian/Ubuntu), then configures and builds into build/.
 # Sourced by scripts/demo.sh and scripts/test.sh; BUILD_DIR overrides the build folder.
+# SETUP_LOG=FILE: one line per stage on the terminal, everything else into FILE, and its
+# end shown if a stage fails.
 set -euo pipefail
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 BUILD_DIR=${BUILD_DIR:-$ROOT/build}
@@ -20,7 +22,21 @@ if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ]; then
   command -v valgrind >/dev/null || need_pkgs+=(valgrind)
   command -v systemd-analyze >/dev/null || need_pkgs+=(systemd)
   command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg)
+  command -v lintian >/dev/null || need_pkgs+=(lintian)
 fi
+# step TITLE CMD...: runs CMD, quietly into $SETUP_LOG when set.
+step() {
+  local title=$1; shift
+  if [ -z "${SETUP_LOG:-}" ]; then "$@"; return; fi
+  echo "setup: $title"
+  echo "=== $title: $*" >>"$SETUP_LOG"
+  "$@" >>"$SETUP_LOG" 2>&1 && return 0
+  echo "setup: $title failed; the end of $SETUP_LOG:" >&2
+  tail -25 "$SETUP_LOG" >&2
+  return 1
+}
+[ -n "${SETUP_LOG:-}" ] && : >"$SETUP_LOG"
+
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "setup: installing ${need_pkgs[*]}"
   sudo=""
@@ -29,11 +45,11 @@ if [ ${#need_pkgs[@]} -gt 0 ]; then
     echo "setup: please install ${need_pkgs[*]} with your package manager" >&2
     exit 1
   fi
-  $sudo apt-get update -qq
-  DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_pkgs[@]}" >/dev/null
+  step "updating the package lists" $sudo apt-get update -qq
+  step "installing ${need_pkgs[*]}" env DEBIAN_FRONTEND=noninteractive $sudo apt-get install -y -qq "${need_pkgs[@]}"
 fi
 
 # The CUDA Toolkit is not in Debian's default repositories at the version cuaudit needs;
 # CMake's find_package(CUDAToolkit) stops with install instructions when it is missing.
-cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$BUILD_DIR" -j"$(nproc)"
+step "configuring into $BUILD_DIR" cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+step "building (log: ${SETUP_LOG:-the terminal})" cmake --build "$BUILD_DIR" -j"$(nproc)"

@@ -55,9 +55,13 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 				CHECK(cfg.plugins[i][0] == '/');
 		break;
 	case 5: /* file-name templates */
+		/* The check the configuration makes and the expansion the outputs make must agree:
+		   a template the check rejects never expands, and one that expands was accepted. */
 		n = cua_fmt_path(out, sizeof(out), s, 12345, "host");
 		if (n >= 0)
 			CHECK((size_t)n < sizeof(out) && out[n] == '\0' && cua_config_check_template(s) == 0);
+		if (cua_config_check_template(s) != 0)
+			CHECK(n < 0);
 		break;
 	}
 	return 0;

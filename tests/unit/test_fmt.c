@@ -108,6 +108,7 @@ static void path_template_rejects_unknown_escape_and_overflow(void **state)
 	(void)state;
 	assert_int_equal(cua_fmt_path(out, sizeof(out), "a%x", 1, "h"), -1);
 	assert_int_equal(cua_fmt_path(out, sizeof(out), "a%", 1, "h"), -1);
+	assert_int_equal(cua_fmt_path(out, sizeof(out), "", 1, "h"), -1);
 	assert_int_equal(cua_fmt_path(out, sizeof(out), "/long/path/%p", 1, "h"), -1);
 	assert_int_equal(cua_fmt_path(out, sizeof(out), "1234567", 1, "h"), 7);
 }

@@ -1,0 +1,320 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/packaging.sh: the .deb and `cmake --install` name one module path everywhere, and the cuaudit command behaves as documented.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+set -o pipefail
+MODULE_PATH=/usr/lib/cuaudit/libcuaudit.so # README, the mission, docs/deploy.md, cuaudit(7)
+
+# build_deb: the package of this build, unpacked into $dir/root as dpkg would install it.
+build_deb() {
+  (cd "$BUILD" && "$CPACK" -G DEB -B "$dir/pkg" >"$dir/cpack.txt" 2>&1) || { fail "cpack: $(tail -5 "$dir/cpack.txt")"; finish; }
+  deb=$(ls "$dir"/pkg/*.deb 2>/dev/null | head -1)
+  [ -n "$deb" ] || { fail "cpack made no .deb"; finish; }
+  dpkg-deb -x "$deb" "$dir/root" || { fail "dpkg-deb -x $deb"; finish; }
+  root=$dir/root
+}
+
+# value_of VAR FILE: the value of VAR= in an environment.d file, or of Environment=VAR= in a
+# unit, with systemd's %% unescaped. Exactly one such line must exist.
+value_of() {
+  local n
+  n=$(grep -cE "^(Environment=)?$1=" "$2")
+  [ "$n" = 1 ] || { echo "<$n lines set $1 in $2>"; return 1; }
+  grep -E "^(Environment=)?$1=" "$2" | sed -E "s/^(Environment=)?$1=//; s/%%/%/g"
+}
+
+# run_with_drop_in ROOT DROPIN PROG: runs PROG with the drop-in's Environment= settings and
+# nothing else, ROOT standing for / (the package is unpacked there, not installed): a value
+# that is an absolute path outside ROOT is taken inside it. LogsDirectory= is created, as
+# systemd does.
+run_with_drop_in() {
+  local root=$1 dropin=$2 prog=$3 line var val
+  local -a vars=()
+  while IFS= read -r line; do
+    var=${line%%=*} val=${line#*=} val=${val//%%/%}
+    if [[ $val == /* && $val != "$root"/* ]]; then val=$root$val; fi
+    vars+=("$var=$val")
+  done < <(sed -n 's/^Environment=//p' "$dropin")
+  local logs
+  logs=$(sed -n 's/^LogsDirectory=//p' "$dropin")
+  [ -n "$logs" ] && mkdir -p "$root/var/log/$logs"
+  printf '%s\n' "${vars[@]}" >dropin-env.txt
+  env "${vars[@]}" "$prog" >audited.out 2>audited.err
+  echo $? >audited.rc
+}
+
+# check_drop_in_run ROOT: the log and the summary the drop-in asks for exist and say so.
+check_drop_in_run() {
+  local logs=("$1"/var/log/cuaudit/[0-9]*.log) sums=("$1"/var/log/cuaudit/summary.[0-9]*.json)
+  same_results
+  [ -f "${logs[0]}" ] && grep -q 'libcuda loaded' "${logs[0]}" && pass "the drop-in's log file names the audited driver" ||
+    fail "no audited log in $1/var/log/cuaudit: $(cat dropin-env.txt) $(head -3 audited.err)"
+  [ -f "${sums[0]}" ] && "$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert any(a["name"]=="cuInit" for a in d["apis"])' "${sums[0]}" &&
+    pass "the drop-in's JSON summary counts cuInit" || fail "no summary with cuInit in $1/var/log/cuaudit"
+}
+
+# expect_status WANT CMD...: runs CMD (stdout in cmd.out, stderr in cmd.err) and checks its status.
+expect_status() {
+  local want=$1 rc; shift
+  "$@" >cmd.out 2>cmd.err; rc=$?
+  [ "$rc" = "$want" ] && pass "status $want: $*" || fail "status $rc, expected $want: $* ($(head -3 cmd.err))"
+}
+
+case $name in
+deb_unpacked_pkg_config_examples_and_docs_name_the_installed_module)
+  build_deb
+  [ -f "$root$MODULE_PATH" ] && pass "the package installs $MODULE_PATH" || fail "no $MODULE_PATH in the package: $(dpkg-deb -c "$deb" | grep -F .so)"
+  # Relocatable: found through PKG_CONFIG_PATH alone, no --define-variable.
+  got=$(PKG_CONFIG_PATH="$root/usr/share/pkgconfig" pkg-config --variable=module cuaudit)
+  [ -n "$got" ] && [ -f "$got" ] && [ "$(realpath "$got")" = "$(realpath "$root$MODULE_PATH")" ] &&
+    pass "pkg-config --variable=module resolves to the installed module" || fail "pkg-config module: '$got'"
+  cflags=$(PKG_CONFIG_PATH="$root/usr/share/pkgconfig" pkg-config --cflags cuaudit) &&
+    cc -shared -fPIC -fvisibility=hidden $cflags -o pc.so "$root/usr/share/cuaudit/examples/plugin/launch_counter.c" 2>pc.txt &&
+    pass "a plugin builds from the package with pkg-config --cflags" || fail "pkg-config build: $(head -3 pc.txt) [$cflags]"
+  for f in usr/share/cuaudit/examples/systemd/cuaudit.conf usr/share/cuaudit/examples/environment.d/50-cuaudit.conf; do
+    v=$(value_of LD_AUDIT "$root/$f")
+    [ "$v" = "$MODULE_PATH" ] && [ -f "$root$v" ] && pass "$f: LD_AUDIT names the installed module" || fail "$f: LD_AUDIT=$v"
+  done
+  "$PYTHON" - "$root" "$MODULE_PATH" <<'PY' >cmakecfg.txt && pass "cuauditConfig.cmake names the module relative to its prefix" || fail "CMake package: $(cat cmakecfg.txt)"
+import os, re, sys
+root, module = sys.argv[1], sys.argv[2]
+cfg = open(os.path.join(root, "usr/lib/cuaudit/cmake/cuauditConfig.cmake")).read()
+m = re.search(r'set_and_check\(CUAUDIT_MODULE "\$\{PACKAGE_PREFIX_DIR\}/([^"]+)"\)', cfg)
+assert m and "/usr/" + m.group(1) == module, cfg
+PY
+  # Every document that names the module's path names this one.
+  for f in usr/share/man/man7/cuaudit.7.gz usr/share/man/man1/cuaudit.1.gz; do
+    [ -f "$root/$f" ] && gzip -t "$root/$f" && pass "$f is compressed" || fail "$f missing or not gzip"
+  done
+  zgrep -q -F "$MODULE_PATH" "$root/usr/share/man/man7/cuaudit.7.gz" && pass "cuaudit(7) names $MODULE_PATH" || fail "cuaudit(7) lacks $MODULE_PATH"
+  for f in README.md docs/deploy.md docs/man/cuaudit.7 docs/man/cuaudit.1 examples/systemd/cuaudit.conf.in; do
+    bad=$(grep -noE '/usr/(local/)?lib/[^ )`"]*libcuaudit\.so' "$SRC/$f" | grep -vF "$MODULE_PATH" || true)
+    [ -z "$bad" ] && pass "$f names no other installed module path" || fail "$f: $bad"
+  done
+  [ -f "$root/usr/share/doc/cuaudit/copyright" ] && [ -f "$root/usr/share/doc/cuaudit/changelog.Debian.gz" ] &&
+    pass "copyright and changelog installed" || fail "copyright or changelog missing"
+  [ -f "$root/usr/share/bash-completion/completions/cuaudit" ] && pass "bash completion installed" || fail "no bash completion"
+  # The unpacked package's own command finds its own module.
+  "$root/usr/bin/cuaudit" run --log=info --log-file="$dir/deb.log" -- "$BIN/driver_lazy" >/dev/null 2>&1
+  grep -q "libcuda loaded" deb.log && grep -q "^.*cuaudit $(cat "$SRC/CMakeLists.txt" | sed -nE 's/^project\(cuaudit VERSION ([0-9.]+).*/\1/p')" deb.log &&
+    pass "the unpacked package's cuaudit runs a program audited" || fail "unpacked package: $(head -2 deb.log 2>&1)"
+  ;;
+deb_drop_in_environment_audits_a_program_from_the_staging_root)
+  build_deb
+  dropin=$root/usr/share/cuaudit/examples/systemd/cuaudit.conf
+  native "$BIN/driver_lazy"
+  run_with_drop_in "$root" "$dropin" "$BIN/driver_lazy"
+  grep -qx "LD_AUDIT=$root$MODULE_PATH" dropin-env.txt && pass "LD_AUDIT is the package's module" || fail "LD_AUDIT: $(cat dropin-env.txt)"
+  check_drop_in_run "$root"
+  # environment.d: the same module, and a program runs audited with exactly its lines.
+  envd=$root/usr/share/cuaudit/examples/environment.d/50-cuaudit.conf
+  mapfile -t lines < <(grep -E '^[A-Z_]+=' "$envd")
+  env "${lines[@]/#LD_AUDIT=/LD_AUDIT=$root}" CUAUDIT_LOG=info "$BIN/driver_lazy" >envd.out 2>envd.err
+  grep -q 'libcuda loaded' envd.err && pass "environment.d settings audit a program" || fail "environment.d: $(head -3 envd.err)"
+  ;;
+deb_package_is_lintian_clean)
+  command -v lintian >/dev/null || { echo "lintian is not installed (scripts/setup.sh installs it with CUAUDIT_SETUP_EXTRAS=1)"; exit 77; }
+  build_deb
+  # Overrides live in the package (usr/share/lintian/overrides/cuaudit), each with its reason.
+  lintian --fail-on error,warning --no-tag-display-limit "$deb" >lintian.txt 2>&1; rc=$?
+  cat lintian.txt
+  [ $rc = 0 ] && pass "lintian: no error or warning" || fail "lintian exit $rc"
+  grep -qE '^[EW]:' lintian.txt && fail "lintian reports errors or warnings" || pass "no E: or W: line"
+  ;;
+systemd_drop_in_from_the_package_passes_systemd_analyze_verify)
+  command -v systemd-analyze >/dev/null || { echo "systemd-analyze is not installed (scripts/setup.sh installs it with CUAUDIT_SETUP_EXTRAS=1)"; exit 77; }
+  build_deb
+  mkdir -p unit/demo.service.d && cp "$root/usr/share/cuaudit/examples/systemd/cuaudit.conf" unit/demo.service.d/
+  printf '[Unit]\nDescription=demo\n[Service]\nExecStart=/bin/true\n' >unit/demo.service
+  systemd-analyze verify unit/demo.service >verify.txt 2>&1; rc=$?
+  [ $rc = 0 ] && pass "systemd-analyze verify accepts the drop-in" || fail "systemd-analyze verify ($rc): $(head -5 verify.txt)"
+  # A broken drop-in must fail the same check, or the check proves nothing.
+  mkdir -p bad/demo.service.d && cp unit/demo.service bad/ && printf '[Service]\nEnvironmentt=X=1\nLogsDirectory=/abs\n' >bad/demo.service.d/cuaudit.conf
+  systemd-analyze verify bad/demo.service >bad.txt 2>&1 && grep -q . bad.txt && ! grep -qi 'unknown\|invalid\|not' bad.txt &&
+    fail "systemd-analyze accepts a broken drop-in silently" || pass "systemd-analyze flags a broken drop-in"
+  ;;
+install_prefix_pkg_config_find_package_and_drop_in_name_the_module)
+  root=$dir/root prefix=$dir/root/usr
+  "$CMAKE" --install "$BUILD" --prefix "$prefix" >install.txt 2>&1 || fail "install: $(tail -3 install.txt)"
+  module=$prefix/lib/cuaudit/libcuaudit.so
+  [ -f "$module" ] && pass "module at <prefix>/lib/cuaudit/libcuaudit.so" || fail "no $module"
+  got=$(PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --variable=module cuaudit)
+  [ -f "$got" ] && [ "$(realpath "$got")" = "$module" ] && pass "pkg-config --variable=module is the installed module" || fail "pkg-config: '$got'"
+  cflags=$(PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --cflags cuaudit) &&
+    cc -shared -fPIC -fvisibility=hidden $cflags -o pc.so "$prefix/share/cuaudit/examples/plugin/launch_counter.c" 2>pc.txt &&
+    pass "plugin built with pkg-config --cflags" || fail "pkg-config build: $(head -5 pc.txt) [$cflags]"
+  "$CMAKE" -S "$prefix/share/cuaudit/examples/plugin" -B pb -DCMAKE_PREFIX_PATH="$prefix" >pb.txt 2>&1 &&
+    "$CMAKE" --build pb >>pb.txt 2>&1 && pass "plugin built with find_package(cuaudit)" || fail "find_package build: $(tail -5 pb.txt)"
+  mkdir -p fp && cat >fp/CMakeLists.txt <<'EOF'
+cmake_minimum_required(VERSION 3.25)
+project(probe LANGUAGES C)
+find_package(cuaudit 1.0 REQUIRED)
+file(WRITE ${CMAKE_BINARY_DIR}/module.txt "${CUAUDIT_MODULE}")
+EOF
+  "$CMAKE" -S fp -B fpb -DCMAKE_PREFIX_PATH="$prefix" >fp.txt 2>&1 && [ "$(realpath "$(cat fpb/module.txt)")" = "$module" ] &&
+    pass "find_package's CUAUDIT_MODULE is the installed module" || fail "CUAUDIT_MODULE: $(cat fpb/module.txt 2>/dev/null) $(tail -3 fp.txt)"
+  dropin=$prefix/share/cuaudit/examples/systemd/cuaudit.conf
+  [ "$(value_of LD_AUDIT "$dropin")" = "$module" ] && pass "drop-in names the installed module exactly" || fail "drop-in: $(value_of LD_AUDIT "$dropin")"
+  [ "$(value_of LD_AUDIT "$prefix/share/cuaudit/examples/environment.d/50-cuaudit.conf")" = "$module" ] &&
+    pass "environment.d names the installed module exactly" || fail "environment.d"
+  native "$BIN/driver_lazy"
+  run_with_drop_in "$root" "$dropin" "$BIN/driver_lazy"
+  grep -qx "LD_AUDIT=$module" dropin-env.txt && pass "the drop-in's LD_AUDIT is used as written" || fail "LD_AUDIT: $(cat dropin-env.txt)"
+  check_drop_in_run "$root"
+  for p in pb/launch_counter.so pc.so; do
+    rm -f log.txt
+    "$prefix/bin/cuaudit" run --log=info --log-file="$dir/log.txt" --plugin="$p" -- "$BIN/driver_lazy" >/dev/null 2>&1
+    expect_log 1 "info: plugin: launch_counter: stream 0x[0-9a-f]+: 1 launch$"
+    grep -q "libcuda loaded" log.txt && pass "installed command found the installed module" || fail "module not found"
+  done
+  ;;
+cli_run_takes_getopt_forms_and_a_program_without_double_dash)
+  native "$BIN/driver_lazy"
+  for form in "--log verbose" "--log=verbose" "-l verbose" "-lverbose"; do
+    rm -f f.log
+    # shellcheck disable=SC2086 # the form is two words on purpose
+    "$CLI" run $form --log-file f.log "$BIN/driver_lazy" >audited.out 2>audited.err; echo $? >audited.rc
+    cmp -s native.out audited.out && cmp -s native.rc audited.rc && grep -q ' cuInit(' f.log &&
+      pass "form '$form' sets the level and the file" || fail "form '$form': $(head -3 audited.err)"
+  done
+  "$CLI" run -o "$dir/g.log" -l info -- "$BIN/driver_lazy" >/dev/null 2>&1
+  expect_log + "libcuda loaded" g.log
+  # The program's own options are its own, after its name.
+  out=$("$CLI" run echo --log=loud -x); rc=$?
+  [ $rc = 0 ] && [ "$out" = "--log=loud -x" ] && pass "options after the program's name are the program's" || fail "program's options: rc $rc '$out'"
+  expect_status 0 "$CLI" run --help
+  grep -q '^usage: cuaudit run' cmd.out && grep -q -- '--error-exitcode' cmd.out && pass "run --help" || fail "run --help: $(head -2 cmd.out)"
+  expect_status 0 "$CLI" report --help
+  grep -q 'usage: cuaudit report' cmd.out && pass "report --help" || fail "report --help"
+  expect_status 0 "$CLI" --help
+  expect_status 2 "$CLI" run
+  grep -q 'no program to run' cmd.err && pass "no program: a message" || fail "no program: $(cat cmd.err)"
+  expect_status 2 "$CLI" run --no-such-option "$BIN/no_cuda"
+  grep -q "unknown option '--no-such-option'" cmd.err && pass "unknown option named" || fail "unknown option: $(cat cmd.err)"
+  expect_status 2 "$CLI" run --log
+  grep -q "needs a value" cmd.err && pass "missing value named" || fail "missing value: $(cat cmd.err)"
+  expect_status 2 "$CLI" frobnicate
+  expect_status 42 "$CLI" run "$BIN/no_cuda"
+  expect_status 127 "$CLI" run "$dir/nonexistent"
+  ;;
+cli_run_refuses_bad_values_and_unwritable_paths_before_starting)
+  # Each refusal: status 2, a message naming the option or variable, and the program never ran.
+  refuse() { # WHAT-IN-MESSAGE ARGS...
+    local want=$1; shift
+    rm -f started
+    "$CLI" run "$@" -- bash -c 'touch started' >cmd.out 2>cmd.err; rc=$?
+    [ $rc = 2 ] && grep -q -- "$want" cmd.err && [ ! -e started ] && pass "refused: $* ($want)" ||
+      fail "not refused: $* (rc $rc, $(head -2 cmd.err), started: $([ -e started ] && echo yes || echo no))"
+  }
+  refuse "--log: " --log loud
+  refuse "cannot write into '/nonexistent/dir'" --log-file /nonexistent/dir/x.log
+  refuse "cannot write into '/nonexistent'" --trace=/nonexistent/t.json
+  refuse "cannot write into '/nonexistent'" --summary=/nonexistent/s.json
+  refuse "not a usable file name" --trace "$dir/t.%z.json"
+  refuse "CUAUDIT_MEM_LIMIT" --mem-limit lots
+  refuse "unknown ELF name" --fault 'cuNope=1@every:1'
+  refuse "cannot find" --plugin "$dir/none.so"
+  refuse "cannot find" --libcuda "$dir/none.so"
+  refuse "error-exitcode" --error-exitcode 300
+  refuse "an empty value" --log ""
+  CUAUDIT_LOG=loud refuse "CUAUDIT_LOG=\"loud\" is not valid"
+  # Nothing is refused when every value is good, and relative paths become absolute.
+  rm -f started
+  "$CLI" run --summary=s.json --trace t.json --log info --log-file l.log -- bash -c 'cd / && "$0"' "$BIN/driver_lazy" >/dev/null 2>&1
+  [ -s "$dir/s.json" ] && [ -s "$dir/t.json" ] && [ -s "$dir/l.log" ] && pass "relative output paths are taken from the command's directory" ||
+    fail "relative paths: $(ls)"
+  ;;
+cli_run_has_an_option_for_every_CUAUDIT_variable)
+  "$CLI" run --help >help.txt || fail "run --help"
+  # Every variable the module's configuration reads, except the counter the command itself sets.
+  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vx CUAUDIT_ERROR_COUNT)
+  [ -n "$vars" ] || fail "no CUAUDIT_ variable found in audit/*.c"
+  for v in $vars; do
+    grep -qE "^ +(-., )?--[a-z-]+.* $v:" help.txt && pass "$v has an option" || fail "$v has no option in run --help"
+  done
+  # cuaudit(1) documents every option the command has.
+  for o in $(sed -nE 's/^ +(-., )?--([a-z-]+).*/\2/p' help.txt); do
+    grep -qF -- "\\-\\-${o//-/\\-}" "$SRC/docs/man/cuaudit.1" && pass "cuaudit(1) documents --$o" || fail "cuaudit(1) lacks --$o"
+  done
+  # Each row's option really sets its variable: a child prints its environment.
+  while read -r opt var; do
+    val=$("$CLI" run "--$opt=x1" -- bash -c 'printf %s "${!1}"' _ "$var" 2>/dev/null)
+    case $var in CUAUDIT_LOG|CUAUDIT_MEM_LIMIT|CUAUDIT_FAULT|CUAUDIT_PLUGINS|CUAUDIT_LIBCUDA|CUAUDIT_LIBCUDART|CUAUDIT_LOG_FILE|CUAUDIT_TRACE|CUAUDIT_SUMMARY) continue ;; esac
+    # Values the module does not know yet pass through; a module that knows them may refuse x1.
+    [ "$val" = x1 ] || grep -q "$var" <("$CLI" run "--$opt=x1" -- true 2>&1) && pass "--$opt sets $var" || fail "--$opt does not set $var ('$val')"
+  done < <(sed -nE 's/^ +(-., )?--([a-z-]+)[ =\[].* (CUAUDIT_[A-Z_]+):.*/\2 \3/p' help.txt)
+  ;;
+cli_error_exitcode_is_returned_when_a_call_failed)
+  native "$BIN/runtime_shared"
+  fault='cuDeviceGetAttribute=CUDA_ERROR_INVALID_VALUE@every:1'
+  expect_status "$(cat native.rc)" "$CLI" run --error-exitcode 7 -- "$BIN/runtime_shared"
+  cmp -s native.out cmd.out && pass "no failed call: the program's own status and output" || fail "output differs"
+  # The mock's cuGetExportTable fails for the program's unknown table id: a real failed call.
+  expect_status 7 "$CLI" run --error-exitcode 7 -- "$BIN/driver_lazy"
+  grep -q '^cuaudit run: 1 CUDA call(s) failed; exit status 7$' cmd.err && pass "one failure counted" || fail "count: $(cat cmd.err)"
+  # Fault injection adds one failure per cuDeviceGetAttribute call.
+  expect_status 7 "$CLI" run -e 7 -f "$fault" "$BIN/driver_lazy"
+  grep -qE '^cuaudit run: [2-9] CUDA call\(s\) failed' cmd.err && pass "injected failures counted" || fail "count: $(cat cmd.err)"
+  expect_status 7 "$CLI" run --error-exitcode=7 --fault "$fault" "$BIN/driver_lazy"
+  grep -q 'CUDA call(s) failed; exit status 7' cmd.err && pass "a message says why" || fail "no message: $(cat cmd.err)"
+  expect_status 9 "$CLI" run -e 9 -f "$fault" --summary "$BIN/driver_lazy"
+  grep -qE 'cuDeviceGetAttribute' cmd.err && pass "summary still printed" || fail "no summary"
+  # A failure in a child process counts, and survives the program being killed with SIGKILL.
+  expect_status 5 "$CLI" run -e 5 -f "$fault" -- bash -c '"$0" >/dev/null; kill -KILL $$' "$BIN/driver_lazy"
+  # Without the option, the failure does not change the status.
+  "$CLI" run -f "$fault" "$BIN/driver_lazy" >/dev/null 2>&1; rc=$?
+  CUAUDIT_FAULT=$fault LD_AUDIT="$AUDIT" "$BIN/driver_lazy" >/dev/null 2>&1; want=$?
+  [ $rc = $want ] && pass "no --error-exitcode: the program's status ($rc)" || fail "status $rc, want $want"
+  # A program without CUDA keeps its status.
+  expect_status 42 "$CLI" run -e 7 "$BIN/no_cuda"
+  ;;
+cli_run_keeps_signals_and_forwards_SIGTERM)
+  # A program ended by a signal: cuaudit ends by the same signal (the shell reads 128+N).
+  expect_status 143 "$CLI" run -e 7 -- bash -c 'kill -TERM $$'
+  expect_status 130 "$CLI" run -e 7 -- bash -c 'kill -INT $$'
+  "$CLI" run -e 7 -- bash -c 'kill -SEGV $$' >/dev/null 2>&1; rc=$?
+  [ $rc = 139 ] && pass "SIGSEGV: 139" || fail "SIGSEGV: $rc"
+  ls core* >/dev/null 2>&1 && fail "a core file from cuaudit itself" || pass "no core file of cuaudit's own"
+  # SIGTERM sent to cuaudit (as systemd or Slurm do) reaches the program, which reports it.
+  "$CLI" run -e 7 -- bash -c 'trap "echo got TERM; exit 3" TERM; touch ready; while :; do sleep 0.1; done' >term.out 2>&1 &
+  pid=$!
+  for _ in $(seq 100); do [ -e ready ] && break; sleep 0.1; done
+  kill -TERM $pid
+  wait $pid; rc=$?
+  [ $rc = 3 ] && grep -q 'got TERM' term.out && pass "SIGTERM forwarded; the program's status kept" || fail "forward: rc $rc $(cat term.out)"
+  ;;
+cli_version_is_the_modules_and_the_packages)
+  ver=$(sed -nE 's/^project\(cuaudit VERSION ([0-9.]+).*/\1/p' "$SRC/CMakeLists.txt")
+  [ "$("$CLI" --version)" = "cuaudit $ver" ] && pass "--version: cuaudit $ver" || fail "--version: $("$CLI" --version)"
+  CUAUDIT_LOG=info audited "$BIN/driver_lazy"
+  expect_log 1 "info: cuaudit $ver, glibc [0-9.]+$"
+  grep -q "^Version: $ver$" "$BUILD/cuaudit.pc" && pass "pkg-config Version $ver" || fail "cuaudit.pc version"
+  for page in cuaudit.1 cuaudit.7; do
+    grep -q "^\.TH .*\"cuaudit $ver\"" "$SRC/docs/man/$page" && pass "$page names $ver" || fail "$page version"
+  done
+  ;;
+bash_completion_completes_commands_options_and_values)
+  comp=$SRC/cli/cuaudit.bash-completion
+  complete_words() { # the words of a command line, the last one being completed
+    bash --norc --noprofile -c 'source "$1"; shift; PATH="$(dirname "$1"):$PATH"; COMP_WORDS=("$@"); COMP_CWORD=$(($# - 1)); COMP_WORDS[0]=cuaudit; _cuaudit; printf "%s\n" "${COMPREPLY[@]}"' _ "$comp" "$CLI" "${@:2}"
+  }
+  bash -n "$comp" && pass "completion file parses" || fail "bash -n"
+  got=$(complete_words cuaudit r | sort | tr '\n' ' ')
+  [ "$got" = "report run " ] && pass "subcommands: $got" || fail "subcommands: '$got'"
+  got=$(complete_words cuaudit run --er)
+  [ "$got" = "--error-exitcode" ] && pass "run option: $got" || fail "run option: '$got'"
+  got=$(complete_words cuaudit run --tr | sort | tr '\n' ' ')
+  [ "$got" = "--trace --trace-max " ] && pass "option from the command's own table: $got" || fail "--tr: '$got'"
+  got=$(complete_words cuaudit run --libcudar)
+  [ "$got" = "--libcudart" ] && pass "an option without a short form: $got" || fail "--libcudar: '$got'"
+  got=$(complete_words cuaudit run --log ver)
+  [ "$got" = "verbose" ] && pass "log level value" || fail "log level: '$got'"
+  got=$(complete_words cuaudit run --log=de)
+  [ "$got" = "--log=debug" ] && pass "--log= value" || fail "--log=: '$got'"
+  touch "$dir/summary.1.json"
+  got=$(cd "$dir" && complete_words cuaudit report summ)
+  [ "$got" = "summary.1.json" ] && pass "report completes summaries" || fail "report: '$got'"
+  ;;
+*) fail "unknown case $name" ;;
+esac
+finish
