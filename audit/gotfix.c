@@ -41,7 +41,7 @@ static uintptr_t dyn_ptr(const struct link_map *map, ElfW(Addr) p)
 /* The program headers of a loaded object: the executable's from the aux vector, a shared
    object's from its ELF header, mapped at its load address. (dl_iterate_phdr does not list
    the executable yet while the loader is still starting it.) */
-static const ElfW(Phdr) *phdrs_of(const struct link_map *map, unsigned *count)
+const ElfW(Phdr) *cua_gotfix_phdrs(const struct link_map *map, unsigned *count)
 {
 	const ElfW(Ehdr) *eh = (const ElfW(Ehdr) *)map->l_addr;
 
@@ -60,7 +60,7 @@ static struct relro find_relro(const struct link_map *map)
 {
 	struct relro r = { 0, 0 };
 	unsigned n = 0;
-	const ElfW(Phdr) *ph = phdrs_of(map, &n);
+	const ElfW(Phdr) *ph = cua_gotfix_phdrs(map, &n);
 
 	for (unsigned i = 0; ph && i < n; i++) {
 		if (ph[i].p_type == PT_GNU_RELRO) {

@@ -13,4 +13,8 @@ void cua_gotfix_note(struct link_map *map);
    wrapper of that function. From la_activity(LA_ACT_CONSISTENT). */
 void cua_gotfix_run(void);
 
+/* The program headers of a loaded object (the executable's from the aux vector), or NULL;
+   *count gets their number. */
+const ElfW(Phdr) *cua_gotfix_phdrs(const struct link_map *map, unsigned *count);
+
 #endif

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "libs.h"
 #include "dispatch.h"
+#include "entrypatch.h"
 #include "gotfix.h"
 #include "log.h"
 #include "procaddress.h"
@@ -92,6 +93,9 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	(void)lmid;
 	if (layer == CUA_LIB_NONE) {
 		*cookie = 0;
+		/* Before any of the object's code can run: see docs/design.md, entry patching. */
+		if (cua_cfg.static_runtime)
+			cua_entrypatch_object(map);
 		/* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or
 		   GOT. Leaving the others unaudited keeps the loader from calling la_symbind64 for
 		   each of their bindings: thousands in a PyTorch process. Their dlsym lookups are

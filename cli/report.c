@@ -12,7 +12,7 @@ struct api_row {
 	char layer[16];
 	int nested;
 	double calls, errors, total_ns, min_ns, max_ns, p99_max_ns;
-	double bindings[5];
+	double bindings[6];
 	int processes;
 };
 
@@ -21,7 +21,8 @@ struct proc_row {
 	double pid, calls, errors, total_ns;
 };
 
-static const char *const bind_names[5] = { "plt", "bindnow", "dlsym", "procaddress", "got" };
+static const char *const bind_names[6] = { "plt", "bindnow", "dlsym", "procaddress", "got",
+					   "entry" };
 
 static char *slurp(const char *path)
 {
@@ -122,7 +123,7 @@ static void write_json(FILE *f, struct api_row *rows, size_t n, struct proc_row 
 			r->layer, r->nested ? "true" : "false", r->calls,
 			r->errors, r->total_ns, r->calls ? r->total_ns / r->calls : 0, r->min_ns,
 			r->max_ns, r->p99_max_ns, r->processes);
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < 6; k++)
 			fprintf(f, "%s\"%s\":%.0f", k ? "," : "", bind_names[k], r->bindings[k]);
 		fputs("}}", f);
 	}
@@ -179,7 +180,7 @@ static int merge_file(const char *path, struct api_row **rows, size_t *n, size_t
 		r->max_ns = json_num(a, "max_ns", 0) > r->max_ns ? json_num(a, "max_ns", 0) : r->max_ns;
 		r->p99_max_ns = p99 > r->p99_max_ns ? p99 : r->p99_max_ns;
 		r->processes++;
-		for (int k = 0; k < 5; k++)
+		for (int k = 0; k < 6; k++)
 			r->bindings[k] += json_num(b, bind_names[k], 0);
 		if (!json_num(a, "nested", 0)) {
 			proc->calls += json_num(a, "calls", 0);
