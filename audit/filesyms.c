@@ -27,6 +27,7 @@ static int header_ok(const struct cua_filesyms *f, const Elf64_Ehdr *eh)
 	return f->size >= sizeof(*eh) && memcmp(eh->e_ident, ELFMAG, SELFMAG) == 0 &&
 	       eh->e_ident[EI_CLASS] == ELFCLASS64 && eh->e_ident[EI_DATA] == ELFDATA2LSB &&
 	       eh->e_machine == EM_X86_64 && eh->e_shentsize == sizeof(Elf64_Shdr) &&
+	       eh->e_shoff % _Alignof(Elf64_Shdr) == 0 && eh->e_phoff % _Alignof(Elf64_Phdr) == 0 &&
 	       inside(f->size, eh->e_shoff, (uint64_t)eh->e_shnum * sizeof(Elf64_Shdr)) &&
 	       eh->e_phentsize == sizeof(Elf64_Phdr) &&
 	       inside(f->size, eh->e_phoff, (uint64_t)eh->e_phnum * sizeof(Elf64_Phdr));

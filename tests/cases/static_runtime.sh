@@ -137,6 +137,50 @@ writable_code_forbidden_falls_back_to_driver_level_once)
   expect_log 0 "$(call cudaMalloc '[a-z]+')"
   expect_log 2 "tid=[0-9]+ cuMemAlloc_v2\(dptr=.* procaddress$"
   ;;
+corrupt_section_headers_are_refused_and_the_program_runs)
+  # The kernel runs a program without its section headers; cuaudit must not trust them.
+  "$PYTHON" - "$BIN/static_rt" "$dir" <<'PY' || fail "could not write the corrupt copies"
+import os, struct, sys
+src, out = sys.argv[1], sys.argv[2]
+data = bytearray(open(src, "rb").read())
+shoff, = struct.unpack_from("<Q", data, 0x28)
+shnum, = struct.unpack_from("<H", data, 0x3C)
+def save(name, buf):
+    open(os.path.join(out, name), "wb").write(buf)
+    os.chmod(os.path.join(out, name), 0o755)
+a = bytearray(data); struct.pack_into("<Q", a, 0x28, 0xFFFFFFFFFFFF0000); save("far_shoff", a)
+b = bytearray(data); struct.pack_into("<H", b, 0x3C, 0xFFFF); save("many_sections", b)
+c = bytearray(data)
+for i in range(shnum):
+    off = shoff + i * 64
+    if struct.unpack_from("<I", c, off + 4)[0] == 2:  # SHT_SYMTAB: size past the end
+        struct.pack_into("<Q", c, off + 32, 1 << 62)
+save("huge_symtab", c)
+d = bytearray(data)
+for i in range(shnum):
+    off = shoff + i * 64
+    if struct.unpack_from("<I", d, off + 4)[0] == 2:  # names far outside the string table
+        sym_off, sym_size = struct.unpack_from("<QQ", d, off + 24)
+        for j in range(sym_size // 24):
+            struct.pack_into("<I", d, sym_off + j * 24, 0x7FFFFFF0)
+save("bad_names", d)
+PY
+  native "$BIN/static_rt"
+  for prog in far_shoff many_sections huge_symtab bad_names; do
+    CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG_FILE="$dir/$prog.log" audited "$dir/$prog"
+    same_results
+    expect_log 0 "$patched_line" "$prog.log"
+    expect_log 0 "$(call cudaMalloc '[a-z]+')" "$prog.log"
+  done
+  expect_log 1 'has no symbol table \(stripped\)' huge_symtab.log
+  ;;
+static_runtime_without_decoder_warns_once_and_runs)
+  native "$BIN/static_rt"
+  CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt"
+  same_results
+  expect_log 1 'warning: CUAUDIT_STATIC_RUNTIME: this cuaudit was built without the Zydis decoder; a statically linked runtime is seen at the driver level only'
+  expect_log 0 "$(call cudaMalloc '[a-z]+')"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish
