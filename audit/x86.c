@@ -7,8 +7,6 @@
 #include <Zydis/Zydis.h>
 #endif
 
-static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
-
 const char *cua_x86_verdict_name(unsigned verdict)
 {
 	static const char *const names[CUA_X86_VERDICTS] = {
@@ -57,6 +55,8 @@ int cua_x86_write_jump(uint8_t *code, const struct cua_x86_entry *e, uintptr_t i
 }
 
 #if defined(CUA_HAVE_ZYDIS) && defined(__x86_64__)
+
+static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
 
 /* The decoder holds no pointers and no state between calls: one per call is cheap and
    needs no lock on the loader thread. */
