@@ -497,6 +497,35 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 	cfg->nplugins = 0;
 }
 
+/* ---- CUAUDIT_STATIC_RUNTIME (entry patching of a statically linked runtime) ---- */
+
+int cua_config_parse_static_runtime(const char *s, int *out)
+{
+	static const char *const on[] = { "1", "on", "yes", "true" };
+	static const char *const off[] = { "0", "off", "no", "false" };
+
+	for (unsigned i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
+		if (same_word(s, on[i])) {
+			*out = 1;
+			return 0;
+		}
+		if (same_word(s, off[i])) {
+			*out = 0;
+			return 0;
+		}
+	}
+	return -1;
+}
+
+static void load_static_runtime(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_STATIC_RUNTIME");
+
+	if (v && cua_config_parse_static_runtime(v, &cfg->static_runtime) != 0)
+		bad_value(diag, "CUAUDIT_STATIC_RUNTIME", v, "1 or 0 (on/off, yes/no, true/false)",
+			  "A statically linked runtime is seen at the driver level only.");
+}
+
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure)
 {
 	memset(cfg, 0, sizeof(*cfg));
@@ -507,4 +536,5 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_substitute(cfg->libcudart, "CUAUDIT_LIBCUDART", get, diag);
 	load_hooks(cfg, get, diag);
 	load_error_count(cfg, get, diag);
+	load_static_runtime(cfg, get, diag);
 }

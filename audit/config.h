@@ -51,6 +51,8 @@ struct cua_config {
 	/* CUAUDIT_ERROR_COUNT: an existing file whose first 8 bytes count failed calls (set by
 	   `cuaudit run --error-exitcode`), or empty. */
 	char error_count[CUA_PATH_MAX];
+	/* CUAUDIT_STATIC_RUNTIME (issue 14): patch the entries of a statically linked runtime. */
+	int static_runtime;          /* 0 off (the default), 1 on */
 };
 
 /* Filled by la_version on the main thread before any other entry point runs; read-only after. */
@@ -89,6 +91,10 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg);
    a result name of the function's layer (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation)
    or a number. Returns 0, or -1 with a reason in why. */
 int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, unsigned whycap);
+
+/* CUAUDIT_STATIC_RUNTIME: "1" or "0" (also "on"/"off", "yes"/"no", "true"/"false", any case)
+   into *out. Returns 0 or -1. */
+int cua_config_parse_static_runtime(const char *s, int *out);
 
 /* CUAUDIT_PLUGINS: absolute paths separated by ':'. Returns 0 or -1. */
 int cua_config_parse_plugins(const char *s, struct cua_config *cfg);

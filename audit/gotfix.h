@@ -43,4 +43,5 @@ void cua_gotfix_close(uintptr_t cookie);
    are relocated by then. */
 void cua_gotfix_run(void);
 
+
 #endif

@@ -4,6 +4,7 @@
 #include "config.h"
 #include "libs.h"
 #include "dispatch.h"
+#include "entrypatch.h"
 #include "gotfix.h"
 #include "log.h"
 #include "procaddress.h"
@@ -74,9 +75,15 @@ static int classify(struct link_map *map)
    libcuda and libcudart carry LA_FLG_BINDTO (FACTS 1). */
 static unsigned int open_other(struct link_map *map, uintptr_t *cookie)
 {
+	/* Before any of the object's code can run: see docs/design.md, entry patching. */
+	int patched = cua_cfg.static_runtime && cua_entrypatch_object(map);
+
 	*cookie = 0;
-	if (!cua_symtab_references_cuda(map))
+	if (!cua_symtab_references_cuda(map)) {
+		if (patched)
+			*cookie = cua_entrypatch_cookie(map);
 		return 0;
+	}
 	*cookie = cua_gotfix_open(map);
 	cua_log_msg(CUA_LOG_DEBUG, "object opened: ", cua_lib_path(map), NULL);
 	return LA_FLG_BINDFROM;
@@ -108,7 +115,11 @@ CUA_LA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 {
 	struct cua_lib *lib = cua_lib_of_cookie(*cookie);
 	struct cua_ref *ref = cua_gotfix_ref(*cookie);
+	struct link_map *patched = cua_entrypatch_of_cookie(*cookie);
 
+	/* A patched object's trampolines go with it; one with CUDA references has a cua_ref. */
+	if (patched || ref)
+		cua_entrypatch_forget(patched ? patched : ref->map);
 	if (lib)
 		cua_libs_close(lib);
 	else if (ref)

@@ -10,7 +10,7 @@
 #include "table.h"
 
 static const char *const kind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got" };
+							    "procaddress", "got", "entry" };
 
 static unsigned binding_kind(unsigned int flags)
 {

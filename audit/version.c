@@ -11,6 +11,7 @@
 #include "cua_version.h"
 #include "dispatch.h"
 #include "gotfix.h"
+#include "entrypatch.h"
 #include "hooks.h"
 #include "instance.h"
 #include "libs.h"
@@ -143,7 +144,8 @@ static void report_lib(const struct cua_lib *lib)
 	char line[1024];
 	struct cua_buf b = CUA_BUF(line);
 	static const char *const kinds[CUAUDIT_BIND_COUNT] = { " plt=", " bindnow=", " dlsym=",
-							       " procaddress=", " got=" };
+							       " procaddress=", " got=",
+							       " entry=" };
 
 	cua_log_begin(&b, CUA_LOG_INFO);
 	cua_buf_str(&b, lib->path);
@@ -170,6 +172,7 @@ __attribute__((destructor)) static void report_at_exit(void)
 		return;
 	for (unsigned i = 0; i < cua_nlibs; i++)
 		report_lib(&cua_libs[i]);
+	cua_entrypatch_report();
 	for (unsigned i = 0; i < cua_pt_used(); i++) {
 		char n[24];
 		struct cua_buf b = CUA_BUF(n);

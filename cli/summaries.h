@@ -6,7 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CUA_NBIND 5
+#define CUA_NBIND 6
 extern const char *const cua_summaries_bind_names[CUA_NBIND];
 
 /* One record per (API, layer, nested); after merging, one per key across all inputs. */

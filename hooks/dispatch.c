@@ -11,6 +11,7 @@
 #include "table.h"
 
 void *cua_real[CUAUDIT_ID_COUNT];
+void *cua_real_entry[CUAUDIT_ID_COUNT];
 uint8_t cua_active;
 
 struct cua_sub cua_subs[CUA_MAX_SUBS];

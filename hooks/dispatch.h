@@ -20,6 +20,11 @@
 /* The real address of each ELF name, taken from the binding (sym->st_value) or from the
    defining object's own symbol table. Written before the wrapper is handed out. */
 extern void *cua_real[CUAUDIT_ID_COUNT];
+/* The real functions of a statically linked runtime whose entries were patched (issue 14):
+   trampolines to their relocated first instructions. Apart from cua_real, so that a shared
+   libcudart in the same process keeps its own. Read by the entry-kind wrappers only. */
+extern void *cua_real_entry[CUAUDIT_ID_COUNT];
+#define CUA_REAL_OF(kind, id) ((kind) == CUAUDIT_BIND_ENTRY ? cua_real_entry[id] : cua_real[id])
 
 /* Non-zero when any subscription exists; set before the program runs and constant after.
    With it zero a wrapper is one load, one well-predicted branch and the indirect call. */

@@ -12,7 +12,7 @@
 
 static const char *const level_tags[] = { "", "error", "warning", "info", "verbose", "debug" };
 static const char *const kind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got" };
+							    "procaddress", "got", "entry" };
 
 void cua_log_begin(struct cua_buf *b, int level)
 {

@@ -152,7 +152,7 @@ static const char *layer_name(unsigned id)
 }
 
 static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got" };
+							    "procaddress", "got", "entry" };
 
 /* Share of the section's time in hundredths of a percent, printed as 12.34. */
 static void put_share(struct cua_buf *b, uint64_t part, uint64_t whole)

@@ -241,7 +241,7 @@ static void put_us(struct cua_buf *b, uint64_t ns)
 }
 
 static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got" };
+							    "procaddress", "got", "entry" };
 
 /* Rebuilds the call from a record: string arguments point at their copies. */
 static void format_record(struct cua_writer *w, struct rec *r, uint64_t pid)

@@ -33,7 +33,9 @@ enum cuaudit_binding {
 	CUAUDIT_BIND_DLSYM = 2,       /* dlsym or dlvsym */
 	CUAUDIT_BIND_PROCADDRESS = 3, /* cuGetProcAddress or cudaGetDriverEntryPoint* */
 	CUAUDIT_BIND_GOT = 4,         /* GOT or data slot rewritten after relocation */
-	CUAUDIT_BIND_COUNT = 5,
+	CUAUDIT_BIND_ENTRY = 5,       /* entry of a statically linked runtime function patched
+					 (CUAUDIT_STATIC_RUNTIME=1) */
+	CUAUDIT_BIND_COUNT = 6,
 };
 
 /* One intercepted call, as every callback sees it. cuaudit owns it; it lives on the calling

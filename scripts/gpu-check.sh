@@ -22,7 +22,16 @@ failed=0
 } | tee "$R/versions.txt"
 
 # ---------------------------------------------------------------- build
-cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90 >"$R/build.log" 2>&1 &&
+# CUAUDIT_STATIC_RUNTIME needs Zydis. A GPU machine without network gets it from .deb files
+# carried along (apt-get download libzydis4.0 libzydis-dev libzycore-dev, into zydis-debs/),
+# unpacked into the build folder; the build RPATH then finds the library.
+zydis_args=()
+if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null 2>&1; then
+  for d in "$ROOT"/zydis-debs/*.deb; do dpkg -x "$d" "$B/zydis"; done
+  zydis_args=(-DZYDIS_INCLUDE_DIR="$B/zydis/usr/include"
+    -DZYDIS_LIBRARY="$(ls "$B"/zydis/usr/lib/*/libZydis.so.4* | head -1)")
+fi
+cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90 "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
   cmake --build "$B" -j"$(nproc)" >>"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
 G=$ROOT/tests/gpu
 CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
@@ -34,7 +43,9 @@ nvcc -cubin -arch=native -o "$B/gpu/kernels.cubin" "$G/kernels.cu" &&
   nvcc -cudart shared -o "$B/gpu/vecadd_shared" "$G/vecadd.cu" &&
   nvcc -o "$B/gpu/cublas_gemm" "$G/cublas_gemm.cu" -lcublas &&
   nvcc --default-stream per-thread -cudart shared -o "$B/gpu/threads_ptds" "$G/threads_ptds.cu" &&
-  nvcc -o "$B/gpu/graph" "$G/graph.cu" >>"$R/build.log" 2>&1 ||
+  nvcc -o "$B/gpu/graph" "$G/graph.cu" &&
+  nvcc -cudart shared -o "$B/gpu/cublas_gemm_shared" "$G/cublas_gemm.cu" -lcublas &&
+  nvcc -cudart shared -o "$B/gpu/graph_shared" "$G/graph.cu" >>"$R/build.log" 2>&1 ||
   { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
 
 # ---------------------------------------------------------------- checks
@@ -212,6 +223,60 @@ done
   >"$R/vecadd_shared.fault.out" 2>"$R/vecadd_shared.fault.err"; rc=$?
 [ $rc = 9 ] && v=pass || v=FAIL
 record vecadd_shared "cuaudit run -e 9 + cudaMalloc fault: status $rc (want 9)" "$v"
+# ---------------------------------------------------------------- statically linked runtime
+# CUAUDIT_STATIC_RUNTIME=1 (issue 14): nvcc's default build seen at the runtime level.
+# static_run NAME SHARED_PROG STATIC_PROG LAUNCH_LABEL LAUNCH_RE: native and patched outputs identical; verbose log
+# of the static build with runtime calls of binding kind "entry" and driver calls nested in
+# them; the summaries of the two builds compared call for call at the runtime layer
+# (tests/cases/compare_summaries.py: calls and errors of every runtime row not nested,
+# binding kinds ignored); the start-up cost of patching, from the info line.
+static_run() {
+  local name=$1 shared=$2 static=$3 launch_label=$4 launch_re=$5 v
+  log=$R/$name.static.log
+  "$static" >"$R/$name.static.native.out" 2>"$R/$name.static.native.err"
+  local nrc=$?
+  CUAUDIT_STATIC_RUNTIME=1 LD_AUDIT=$AUDIT CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE=$log \
+    "$static" >"$R/$name.static.audited.out" 2>"$R/$name.static.audited.err"
+  local arc=$?
+  if [ $nrc -eq 0 ] && [ $arc -eq 0 ] && cmp -s "$R/$name.static.native.out" "$R/$name.static.audited.out"; then
+    same=yes; else same="NO (rc $nrc/$arc)"; fi
+  calls=$(grep -c ' -> ' "$log" 2>/dev/null); calls=${calls:-0}
+  outputs_same "$name:static"
+  local patched
+  patched=$(grep -oE 'entries patched=[0-9]+ .* in [0-9]+ us' "$log" | head -1)
+  [ -n "$patched" ] && v=pass || v=FAIL
+  record "$name:static" "patching: ${patched:-no info line}" "$v"
+  expect "$name:static" "cudaMalloc via entry" 1 ' cudaMalloc\(.*\) -> cudaSuccess [0-9]+ns entry$'
+  expect "$name:static" "cudaMemcpy* via entry" 1 ' cudaMemcpy(Async)?(_ptds|_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry$'
+  expect "$name:static" "$launch_label" 1 "$launch_re"
+  expect "$name:static" "driver calls nested in runtime calls" 1 'tid=[0-9]+   cu[A-Za-z0-9_]+\(.*\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+  # The summaries: shared build (bindings plt/bindnow) against the static build (entry).
+  LD_AUDIT=$AUDIT CUAUDIT_SUMMARY=$R/$name.shared.summary.json "$shared" >/dev/null 2>&1
+  CUAUDIT_STATIC_RUNTIME=1 LD_AUDIT=$AUDIT CUAUDIT_SUMMARY=$R/$name.static.summary.json "$static" >/dev/null 2>&1
+  if python3 "$ROOT/tests/cases/compare_summaries.py" "$R/$name.shared.summary.json" \
+    "$R/$name.static.summary.json" runtime >"$R/$name.compare.txt" 2>&1; then v=pass; else v=FAIL; fi
+  record "$name:static" "summary vs shared: $(tail -1 "$R/$name.compare.txt")" "$v"
+  # Start-up cost: wall time of the patched run against the unpatched, 5 runs each.
+  local t0 t1 t2 i
+  t0=$(date +%s%N)
+  for i in 1 2 3 4 5; do LD_AUDIT=$AUDIT CUAUDIT_SUMMARY=/dev/null "$static" >/dev/null 2>&1; done
+  t1=$(date +%s%N)
+  for i in 1 2 3 4 5; do CUAUDIT_STATIC_RUNTIME=1 LD_AUDIT=$AUDIT CUAUDIT_SUMMARY=/dev/null "$static" >/dev/null 2>&1; done
+  t2=$(date +%s%N)
+  record "$name:static" "run time, 5 runs: $(( (t1 - t0) / 5000000 )) ms off, $(( (t2 - t1) / 5000000 )) ms on" pass
+}
+if grep -q CUA_HAVE_ZYDIS "$B/CMakeCache.txt" 2>/dev/null || nm -D --undefined-only "$AUDIT" | grep -q Zydis; then
+  entry_launch=' (__)?cudaLaunchKernel(_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry$'
+  static_run vecadd "$B/gpu/vecadd_shared" "$B/gpu/vecadd_static" "__cudaLaunchKernel via entry" "$entry_launch"
+  # cuBLAS launches from inside libcublas (its own runtime, stripped): driver level.
+  static_run cublas_gemm "$B/gpu/cublas_gemm_shared" "$B/gpu/cublas_gemm" "cuLaunchKernel* from cuBLAS" \
+    ' cuLaunchKernel(Ex)?(_ptsz)?\(.*\) -> CUDA_SUCCESS [0-9]+ns (procaddress|dlsym)$'
+  static_run graph "$B/gpu/graph_shared" "$B/gpu/graph" "cudaGraphLaunch via entry" \
+    ' cudaGraphLaunch(_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry$'
+  expect graph:static "<<<>>> in capture via entry" 1 "$entry_launch"
+else
+  same=no; record static_runtime "built without Zydis: carry zydis-debs/ (see above)" FAIL
+fi
 
 debug_run vecadd_static "$B/gpu/vecadd_static"
 if python3 -c 'import torch' 2>/dev/null; then

@@ -118,7 +118,7 @@ info_level_lists_libraries_and_binding_counts)
   CUAUDIT_LOG=info audited "$BIN/dlopen_api" libcuda.so.1 dlsym
   same_results
   expect_log 1 "info: libcuda loaded: .*/mock/libcuda.so.1"
-  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=7 procaddress=0 got=0 passthrough=0 unwrapped=0"
+  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=7 procaddress=0 got=0 entry=0 passthrough=0 unwrapped=0"
   expect_log 0 "cuInit\("
   ;;
 CUAUDIT_LIBCUDA_substitutes_the_driver)
@@ -145,9 +145,9 @@ second_copy_of_driver_is_left_unwrapped_and_reached)
   CUAUDIT_LOG=info audited "$BIN/dlopen_api" "$MOCK_DIR/copy2/libcuda.so.1" two
   same_results
   expect_out '^first copy: cuaudit mock GPU, second copy: cuaudit mock GPU \(copy2\)$'
-  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=0 got=0 passthrough=0 unwrapped=0"
+  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=0 got=0 entry=0 passthrough=0 unwrapped=0"
   expect_log 1 "warning: a second libcuda .*copy2/libcuda.so.1.* calls into the second are not intercepted"
-  expect_log 1 "copy2/libcuda.so.1 \(second copy, not intercepted\): bindings plt=0 bindnow=0 dlsym=0 procaddress=0 got=0 passthrough=0 unwrapped=2"
+  expect_log 1 "copy2/libcuda.so.1 \(second copy, not intercepted\): bindings plt=0 bindnow=0 dlsym=0 procaddress=0 got=0 entry=0 passthrough=0 unwrapped=2"
   ;;
 runtime_calls_and_their_driver_calls_are_logged_nested)
   native "$BIN/runtime_shared"

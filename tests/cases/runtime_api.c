@@ -31,6 +31,17 @@ static int second_copy(const char *path)
 	return 0;
 }
 
+#ifdef REGISTER_FATBIN
+void **__cudaRegisterFatBinary(void *fat_cubin);
+static int fatbin;
+
+/* As nvcc's generated code does: registration from a constructor, before main. */
+__attribute__((constructor)) static void register_fatbin(void)
+{
+	CHECK(__cudaRegisterFatBinary(&fatbin) != NULL);
+}
+#endif
+
 int main(int argc, char **argv)
 {
 	int in[8], out[8], n = 8, dev = -1;

@@ -188,7 +188,8 @@ EXPORT CUresult cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	if (!b)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	b->size = bytesize;
-	allocated += bytesize;
+	/* Atomic: threaded tests allocate and free at once and then check what is free. */
+	__atomic_add_fetch(&allocated, bytesize, __ATOMIC_RELAXED);
 	*dptr = (CUdeviceptr)(uintptr_t)b->data;
 	return CUDA_SUCCESS;
 }
@@ -204,7 +205,7 @@ EXPORT CUresult cuMemFree_v2(CUdeviceptr dptr)
 	NEED_INIT();
 	if (!dptr)
 		return CUDA_ERROR_INVALID_VALUE;
-	allocated -= block_of(dptr)->size;
+	__atomic_sub_fetch(&allocated, block_of(dptr)->size, __ATOMIC_RELAXED);
 	free(block_of(dptr));
 	return CUDA_SUCCESS;
 }
@@ -213,7 +214,7 @@ EXPORT CUresult cuMemGetInfo_v2(size_t *free_bytes, size_t *total)
 {
 	COUNT();
 	NEED_INIT();
-	*free_bytes = MOCK_TOTAL_MEM - allocated;
+	*free_bytes = MOCK_TOTAL_MEM - __atomic_load_n(&allocated, __ATOMIC_RELAXED);
 	*total = MOCK_TOTAL_MEM;
 	return CUDA_SUCCESS;
 }

@@ -21,7 +21,7 @@ static CUA_COLD CUresult cua_w_cuCtxSynchronize(unsigned cua_bind_kind)
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuCtxSynchronize(void)
+static CUresult cua_e6_cuCtxSynchronize(void)
 {
 	return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 }
@@ -60,6 +60,13 @@ static CUresult cua_e4_cuCtxSynchronize(void)
 	else
 		return cua_w_cuCtxSynchronize(4);
 }
+static CUresult cua_e5_cuCtxSynchronize(void)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
+	else
+		return cua_w_cuCtxSynchronize(5);
+}
 
 typedef CUresult (*cua_pfn_cuGetProcAddress)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 CUA_CHECK_PROTOTYPE(cuGetProcAddress, cua_pfn_cuGetProcAddress);
@@ -74,7 +81,7 @@ static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const ch
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+static CUresult cua_e6_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
@@ -120,6 +127,14 @@ static CUresult cua_e4_cuGetProcAddress(const char *symbol, void **pfn, int cuda
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
 	return r;
 }
+static CUresult cua_e5_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+{
+	if (CUA_UNLIKELY(cua_active))
+		return cua_w_cuGetProcAddress(5, symbol, pfn, cudaVersion, flags);
+	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
+	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
+	return r;
+}
 
 typedef CUresult (*cua_pfn_cuInit)(unsigned int Flags);
 CUA_CHECK_PROTOTYPE(cuInit, cua_pfn_cuInit);
@@ -132,7 +147,7 @@ static CUA_COLD CUresult cua_w_cuInit(unsigned cua_bind_kind, unsigned int Flags
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuInit(unsigned int Flags)
+static CUresult cua_e6_cuInit(unsigned int Flags)
 {
 	return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 }
@@ -171,6 +186,13 @@ static CUresult cua_e4_cuInit(unsigned int Flags)
 	else
 		return cua_w_cuInit(4, Flags);
 }
+static CUresult cua_e5_cuInit(unsigned int Flags)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
+	else
+		return cua_w_cuInit(5, Flags);
+}
 
 typedef CUresult (*cua_pfn_cuMemAlloc)(CUdeviceptr_v1 *dptr, unsigned int bytesize);
 CUA_CHECK_PROTOTYPE(cuMemAlloc, cua_pfn_cuMemAlloc);
@@ -183,7 +205,7 @@ static CUA_COLD CUresult cua_w_cuMemAlloc(unsigned cua_bind_kind, CUdeviceptr_v1
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+static CUresult cua_e6_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 }
@@ -222,6 +244,13 @@ static CUresult cua_e4_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 	else
 		return cua_w_cuMemAlloc(4, dptr, bytesize);
 }
+static CUresult cua_e5_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
+	else
+		return cua_w_cuMemAlloc(5, dptr, bytesize);
+}
 
 typedef CUresult (*cua_pfn_cuMemAlloc_v2)(CUdeviceptr *dptr, size_t bytesize);
 CUA_CHECK_PROTOTYPE(cuMemAlloc_v2, cua_pfn_cuMemAlloc_v2);
@@ -234,7 +263,7 @@ static CUA_COLD CUresult cua_w_cuMemAlloc_v2(unsigned cua_bind_kind, CUdeviceptr
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+static CUresult cua_e6_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
 }
@@ -273,6 +302,13 @@ static CUresult cua_e4_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 	else
 		return cua_w_cuMemAlloc_v2(4, dptr, bytesize);
 }
+static CUresult cua_e5_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
+	else
+		return cua_w_cuMemAlloc_v2(5, dptr, bytesize);
+}
 
 typedef CUresult (*cua_pfn_cuMemcpyHtoD_v2)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUA_CHECK_PROTOTYPE(cuMemcpyHtoD_v2, cua_pfn_cuMemcpyHtoD_v2);
@@ -285,7 +321,7 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2(unsigned cua_bind_kind, CUdevicep
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+static CUresult cua_e6_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 }
@@ -324,6 +360,13 @@ static CUresult cua_e4_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHos
 	else
 		return cua_w_cuMemcpyHtoD_v2(4, dstDevice, srcHost, ByteCount);
 }
+static CUresult cua_e5_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
+	else
+		return cua_w_cuMemcpyHtoD_v2(5, dstDevice, srcHost, ByteCount);
+}
 
 typedef CUresult (*cua_pfn_cuMemcpyHtoD_v2_ptds)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUA_CHECK_PROTOTYPE(cuMemcpyHtoD_v2_ptds, cua_pfn_cuMemcpyHtoD_v2_ptds);
@@ -336,7 +379,7 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2_ptds(unsigned cua_bind_kind, CUde
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+static CUresult cua_e6_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
 }
@@ -375,6 +418,13 @@ static CUresult cua_e4_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *s
 	else
 		return cua_w_cuMemcpyHtoD_v2_ptds(4, dstDevice, srcHost, ByteCount);
 }
+static CUresult cua_e5_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
+	else
+		return cua_w_cuMemcpyHtoD_v2_ptds(5, dstDevice, srcHost, ByteCount);
+}
 
 typedef CUresult (*cua_pfn_cuModuleGetFunction)(void **hfunc, void *hmod, const char *name);
 CUA_CHECK_PROTOTYPE(cuModuleGetFunction, cua_pfn_cuModuleGetFunction);
@@ -387,7 +437,7 @@ static CUA_COLD CUresult cua_w_cuModuleGetFunction(unsigned cua_bind_kind, void 
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+static CUresult cua_e6_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
 	return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 }
@@ -426,6 +476,13 @@ static CUresult cua_e4_cuModuleGetFunction(void **hfunc, void *hmod, const char 
 	else
 		return cua_w_cuModuleGetFunction(4, hfunc, hmod, name);
 }
+static CUresult cua_e5_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
+	else
+		return cua_w_cuModuleGetFunction(5, hfunc, hmod, name);
+}
 
 typedef CUresult (*cua_pfn_cuOldThing)(unsigned count, CUdevice arg1);
 CUA_CHECK_PROTOTYPE(cuOldThing, cua_pfn_cuOldThing);
@@ -438,7 +495,7 @@ static CUA_COLD CUresult cua_w_cuOldThing(unsigned cua_bind_kind, unsigned count
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuOldThing(unsigned count, CUdevice arg1)
+static CUresult cua_e6_cuOldThing(unsigned count, CUdevice arg1)
 {
 	return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 }
@@ -476,6 +533,13 @@ static CUresult cua_e4_cuOldThing(unsigned count, CUdevice arg1)
 		return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 	else
 		return cua_w_cuOldThing(4, count, arg1);
+}
+static CUresult cua_e5_cuOldThing(unsigned count, CUdevice arg1)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
+	else
+		return cua_w_cuOldThing(5, count, arg1);
 }
 
 const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
@@ -534,7 +598,7 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 		(const void *)cua_e4_cuModuleGetFunction,
 		(const void *)cua_e4_cuOldThing,
 	},
-	/* raw: no hook subscribed */ {
+	/* entry */ {
 		(const void *)cua_e5_cuCtxSynchronize,
 		(const void *)cua_e5_cuGetProcAddress,
 		(const void *)cua_e5_cuInit,
@@ -544,5 +608,16 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 		(const void *)cua_e5_cuMemcpyHtoD_v2_ptds,
 		(const void *)cua_e5_cuModuleGetFunction,
 		(const void *)cua_e5_cuOldThing,
+	},
+	/* raw: no hook subscribed */ {
+		(const void *)cua_e6_cuCtxSynchronize,
+		(const void *)cua_e6_cuGetProcAddress,
+		(const void *)cua_e6_cuInit,
+		(const void *)cua_e6_cuMemAlloc,
+		(const void *)cua_e6_cuMemAlloc_v2,
+		(const void *)cua_e6_cuMemcpyHtoD_v2,
+		(const void *)cua_e6_cuMemcpyHtoD_v2_ptds,
+		(const void *)cua_e6_cuModuleGetFunction,
+		(const void *)cua_e6_cuOldThing,
 	},
 };

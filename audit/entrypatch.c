@@ -1,0 +1,563 @@
+/* SPDX-License-Identifier: MIT */
+/* audit/entrypatch.c: redirects the functions of a statically linked CUDA runtime by patching their entries. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include <unistd.h>
+#include "config.h"
+#include "dispatch.h"
+#include "entrypatch.h"
+#include "filesyms.h"
+#include "libs.h"
+#include "log.h"
+#include "symtab.h"
+#include "table.h"
+#include "x86.h"
+
+#ifndef MAP_FIXED_NOREPLACE
+#define MAP_FIXED_NOREPLACE 0x100000
+#endif
+
+#define MAX_OBJECTS 8
+#define MAX_CANDIDATES 2048
+#define MAX_MAPS 128
+/* One slot per patched function: the island the entry jumps to, then the trampoline. */
+#define SLOT 64
+#define ISLAND_ROOM 16
+/* Trampolines must reach the object's code and data with rel32: keep a margin. */
+#define REACH (((uintptr_t)1 << 31) - ((uintptr_t)1 << 24))
+
+struct entry_obj {
+	struct link_map *map;
+	uint8_t *region;
+	size_t region_len;
+	unsigned patched;
+	unsigned changed; /* entries whose bytes differ from the file: left alone */
+	unsigned refused[CUA_X86_VERDICTS];
+	uint64_t cost_ns;
+};
+
+struct cand {
+	unsigned id;
+	uint8_t *addr;
+	size_t size;
+	struct cua_x86_entry e;
+	int verdict;
+};
+
+struct map_range {
+	uintptr_t start, end;
+	int prot;
+};
+
+/* la_objopen runs under the loader's lock: one object at a time, so these need no lock. */
+static struct entry_obj objs[MAX_OBJECTS];
+static unsigned nobjs;
+static struct cand cands[MAX_CANDIDATES];
+static struct map_range maps[MAX_MAPS];
+static int writable_code_forbidden;
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static const char *file_of(const struct link_map *map)
+{
+	/* The executable's link_map has no name; a program started as "ld.so prog" has one. */
+	return map->l_name && map->l_name[0] ? map->l_name : "/proc/self/exe";
+}
+
+/* The loaded object is the file: same program headers, else the symbols may lie. */
+static int file_matches(const struct link_map *map, const struct cua_filesyms *f)
+{
+	unsigned n = 0;
+	const ElfW(Phdr) *ph = cua_symtab_phdrs(map, &n);
+
+	return ph && n == f->phnum && memcmp(ph, f->phdr, n * sizeof(*ph)) == 0;
+}
+
+/* An executable segment of the object holds [vaddr, vaddr + size). */
+static int in_text(const struct cua_filesyms *f, uint64_t vaddr, uint64_t size)
+{
+	for (unsigned i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->phdr[i];
+
+		if (ph->p_type == PT_LOAD && (ph->p_flags & PF_X) && vaddr >= ph->p_vaddr &&
+		    size <= ph->p_filesz && vaddr - ph->p_vaddr <= ph->p_filesz - size)
+			return 1;
+	}
+	return 0;
+}
+
+/* The object's extent in memory, for the distance check of the trampolines. */
+static void extent(const struct link_map *map, const struct cua_filesyms *f, uintptr_t *lo,
+		   uintptr_t *hi)
+{
+	*lo = UINTPTR_MAX;
+	*hi = 0;
+	for (unsigned i = 0; i < f->phnum; i++) {
+		const Elf64_Phdr *ph = &f->phdr[i];
+
+		if (ph->p_type != PT_LOAD)
+			continue;
+		if (map->l_addr + ph->p_vaddr < *lo)
+			*lo = map->l_addr + ph->p_vaddr;
+		if (map->l_addr + ph->p_vaddr + ph->p_memsz > *hi)
+			*hi = map->l_addr + ph->p_vaddr + ph->p_memsz;
+	}
+}
+
+static int overlaps_earlier(unsigned n, const uint8_t *addr, unsigned len)
+{
+	for (unsigned i = 0; i < n; i++) {
+		const struct cand *c = &cands[i];
+
+		if (c->verdict == CUA_X86_OK && addr < c->addr + c->e.keep + c->e.len &&
+		    c->addr < addr + len)
+			return 1;
+	}
+	return 0;
+}
+
+static void plan_one(struct link_map *map, const struct cua_filesyms *f, struct entry_obj *o,
+		     struct cand *c, const Elf64_Sym *s)
+{
+	const uint8_t *on_disk;
+
+	c->verdict = cua_x86_plan(c->addr, c->size, &c->e);
+	if (c->verdict != CUA_X86_OK) {
+		o->refused[c->verdict]++;
+		cua_log_msg(CUA_LOG_VERBOSE, "entry of ", cua_api[c->id].elf_name, " in ",
+			    cua_lib_path(map), " left alone: ", cua_x86_verdict_name((unsigned)c->verdict),
+			    NULL);
+		return;
+	}
+	/* Bytes that differ from the file were changed by someone else: never patch twice. */
+	on_disk = cua_filesyms_at(f, s->st_value, c->e.keep + c->e.len);
+	if (!on_disk || memcmp(on_disk, c->addr, c->e.keep + c->e.len) != 0 ||
+	    overlaps_earlier((unsigned)(c - cands), c->addr, c->e.keep + c->e.len)) {
+		c->verdict = -1;
+		o->changed++;
+		cua_log_msg(CUA_LOG_VERBOSE, "entry of ", cua_api[c->id].elf_name, " in ",
+			    cua_lib_path(map), " left alone: not as in the file, or shared", NULL);
+	}
+}
+
+/* Each defined global function of .symtab that the generator knows as a runtime function. */
+static unsigned collect(struct link_map *map, const struct cua_filesyms *f, struct entry_obj *o)
+{
+	static uint8_t seen[CUAUDIT_ID_COUNT];
+	unsigned n = 0;
+
+	memset(seen, 0, sizeof(seen));
+	for (size_t i = 1; i < f->nsyms && n < MAX_CANDIDATES; i++) {
+		const Elf64_Sym *s = &f->symtab[i];
+		unsigned bind = ELF64_ST_BIND(s->st_info);
+		const char *elf_name;
+		int id;
+
+		/* Local too: a shared object that links the runtime in usually hides it. */
+		if (s->st_shndx == SHN_UNDEF || ELF64_ST_TYPE(s->st_info) != STT_FUNC ||
+		    (bind != STB_GLOBAL && bind != STB_WEAK && bind != STB_LOCAL))
+			continue;
+		if (!(elf_name = cua_filesyms_name(f, i)) || (id = cua_table_find(elf_name)) < 0 ||
+		    cua_api[id].layer != CUAUDIT_LAYER_RUNTIME || seen[id])
+			continue;
+		seen[id] = 1;
+		if (!in_text(f, s->st_value, s->st_size ? s->st_size : 1))
+			continue;
+		cands[n].id = (unsigned)id;
+		cands[n].addr = (uint8_t *)(map->l_addr + s->st_value);
+		cands[n].size = s->st_size;
+		plan_one(map, f, o, &cands[n], s);
+		n++;
+	}
+	return n;
+}
+
+static int reaches(uintptr_t p, size_t len, uintptr_t lo, uintptr_t hi)
+{
+	uintptr_t a = p < lo ? p : lo, b = p + len > hi ? p + len : hi;
+
+	return b - a < REACH;
+}
+
+/* Anonymous memory within rel32 reach of the whole object, below it first: above an
+   executable lies the heap, which should stay free to grow. */
+static uint8_t *alloc_near(uintptr_t lo, uintptr_t hi, size_t len)
+{
+	const uintptr_t step = (uintptr_t)16 << 20, page = (uintptr_t)sysconf(_SC_PAGESIZE);
+
+	for (uintptr_t k = 1; k <= 64; k++) {
+		uintptr_t hints[2] = { lo > k * step + len + (1u << 20) ? (lo - k * step - len) & ~(page - 1) : 0,
+				       (hi + k * step + page - 1) & ~(page - 1) };
+
+		for (unsigned h = 0; h < 2; h++) {
+			void *p;
+
+			if (!hints[h])
+				continue;
+			p = mmap((void *)hints[h], len, PROT_READ | PROT_WRITE,
+				 MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+			if (p == MAP_FAILED)
+				continue;
+			if (reaches((uintptr_t)p, len, lo, hi))
+				return p;
+			munmap(p, len);
+		}
+	}
+	return NULL;
+}
+
+static void forbidden(const char *what)
+{
+	if (writable_code_forbidden++)
+		return;
+	cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: the system forbids ", what,
+		    " (SELinux execmem/execmod?): a statically linked runtime is seen at the"
+		    " driver level only", NULL);
+}
+
+/* Islands and trampolines, written while the region is writable, then made executable. */
+static int build_region(struct entry_obj *o, unsigned n)
+{
+	for (unsigned i = 0; i < n; i++) {
+		struct cand *c = &cands[i];
+		uint8_t *slot = o->region + (size_t)i * SLOT;
+		int len;
+
+		if (c->verdict != CUA_X86_OK)
+			continue;
+		cua_x86_abs_jump(slot, (uintptr_t)cua_entry[CUAUDIT_BIND_ENTRY][c->id]);
+		len = cua_x86_trampoline(c->addr, &c->e, slot + ISLAND_ROOM, SLOT - ISLAND_ROOM);
+		if (len < 0) {
+			c->verdict = -len;
+			o->refused[-len]++;
+		}
+	}
+	if (mprotect(o->region, o->region_len, PROT_READ | PROT_EXEC) != 0) {
+		forbidden("executable memory");
+		return -1;
+	}
+	return 0;
+}
+
+static int hex_digit(char ch)
+{
+	if (ch >= '0' && ch <= '9')
+		return ch - '0';
+	if (ch >= 'a' && ch <= 'f')
+		return ch - 'a' + 10;
+	return -1;
+}
+
+/* "start-end perms ..." of /proc/self/maps; our own parser, so no locale is involved. */
+static int parse_maps_line(const char *s, size_t n, struct map_range *m)
+{
+	uintptr_t v[2] = { 0, 0 };
+	size_t i = 0;
+
+	for (unsigned k = 0; k < 2; k++, i++) {
+		int d;
+
+		while (i < n && (d = hex_digit(s[i])) >= 0)
+			v[k] = v[k] << 4 | (uintptr_t)d, i++;
+		if (i >= n || s[i] != (k ? ' ' : '-'))
+			return -1;
+	}
+	if (i + 3 > n)
+		return -1;
+	m->start = v[0];
+	m->end = v[1];
+	m->prot = (s[i] == 'r' ? PROT_READ : 0) | (s[i + 1] == 'w' ? PROT_WRITE : 0) |
+		  (s[i + 2] == 'x' ? PROT_EXEC : 0);
+	return 0;
+}
+
+/* The current protection of every mapping that overlaps [lo, hi): restored exactly after. */
+static unsigned read_maps(uintptr_t lo, uintptr_t hi)
+{
+	char buf[4096];
+	size_t have = 0;
+	unsigned n = 0;
+	int fd = open("/proc/self/maps", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 0;
+	for (;;) {
+		ssize_t r = read(fd, buf + have, sizeof(buf) - have);
+		size_t start = 0;
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		have += (size_t)r;
+		for (size_t i = 0; i < have; i++) {
+			struct map_range m;
+
+			if (buf[i] != '\n')
+				continue;
+			if (parse_maps_line(buf + start, i - start, &m) == 0 && m.start < hi &&
+			    m.end > lo && n < MAX_MAPS)
+				maps[n++] = m;
+			start = i + 1;
+		}
+		/* A line longer than the buffer is not one of ours: drop it. */
+		have = start ? have - start : 0;
+		memmove(buf, buf + start, have);
+	}
+	close(fd);
+	return n;
+}
+
+static int set_prot(unsigned nmaps, uintptr_t lo, uintptr_t hi, int add)
+{
+	for (unsigned i = 0; i < nmaps; i++) {
+		uintptr_t s = maps[i].start > lo ? maps[i].start : lo;
+		uintptr_t e = maps[i].end < hi ? maps[i].end : hi;
+
+		if (mprotect((void *)s, e - s, maps[i].prot | add) != 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* Writes the jumps. The object's code cannot run yet (see docs/design.md), so the bytes
+   need no atomic update; each page keeps its exec bit while it is writable. */
+static void patch_text(struct entry_obj *o, unsigned n)
+{
+	const uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+	uintptr_t lo = UINTPTR_MAX, hi = 0;
+	unsigned nmaps;
+
+	for (unsigned i = 0; i < n; i++) {
+		if (cands[i].verdict != CUA_X86_OK)
+			continue;
+		if ((uintptr_t)cands[i].addr < lo)
+			lo = (uintptr_t)cands[i].addr;
+		if ((uintptr_t)cands[i].addr + cands[i].e.keep + cands[i].e.len > hi)
+			hi = (uintptr_t)cands[i].addr + cands[i].e.keep + cands[i].e.len;
+	}
+	if (lo >= hi)
+		return;
+	lo &= ~(page - 1);
+	hi = (hi + page - 1) & ~(page - 1);
+	nmaps = read_maps(lo, hi);
+	if (nmaps == 0 || set_prot(nmaps, lo, hi, PROT_WRITE) != 0) {
+		set_prot(nmaps, lo, hi, 0);
+		forbidden("writing to code pages");
+		return;
+	}
+	for (unsigned i = 0; i < n; i++) {
+		struct cand *c = &cands[i];
+		uintptr_t tramp = (uintptr_t)o->region + (size_t)i * SLOT + ISLAND_ROOM;
+
+		if (c->verdict != CUA_X86_OK)
+			continue;
+		/* The slot is filled before the entry that leads to it. */
+		__atomic_store_n(&cua_real_entry[c->id], (void *)tramp, __ATOMIC_RELEASE);
+		if (cua_x86_write_jump(c->addr, &c->e, (uintptr_t)o->region + (size_t)i * SLOT) == 0)
+			o->patched++;
+		else
+			o->refused[CUA_X86_OUT_OF_REACH]++;
+	}
+	if (set_prot(nmaps, lo, hi, 0) != 0)
+		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: cannot restore the protection of"
+			    " the code pages of ", cua_lib_path(o->map), "; they stay writable", NULL);
+}
+
+static void log_result(const struct entry_obj *o)
+{
+	char line[512];
+	struct cua_buf b = CUA_BUF(line);
+
+	cua_log_begin(&b, CUA_LOG_INFO);
+	cua_buf_str(&b, cua_lib_path(o->map));
+	cua_buf_str(&b, " (static runtime): entries patched=");
+	cua_buf_u64(&b, o->patched);
+	for (unsigned v = 1; v < CUA_X86_VERDICTS; v++) {
+		cua_buf_char(&b, ' ');
+		cua_buf_str(&b, cua_x86_verdict_name(v));
+		cua_buf_char(&b, '=');
+		cua_buf_u64(&b, o->refused[v]);
+	}
+	cua_buf_str(&b, " changed=");
+	cua_buf_u64(&b, o->changed);
+	cua_buf_str(&b, " in ");
+	cua_buf_u64(&b, o->cost_ns / 1000);
+	cua_buf_str(&b, " us");
+	cua_log_end(&b);
+}
+
+static void patch_object(struct link_map *map, const struct cua_filesyms *f, uint64_t t0)
+{
+	struct entry_obj *o = &objs[nobjs];
+	uintptr_t lo, hi;
+	unsigned n;
+
+	memset(o, 0, sizeof(*o));
+	o->map = map;
+	n = collect(map, f, o);
+	extent(map, f, &lo, &hi);
+	o->region_len = ((size_t)n * SLOT + (size_t)sysconf(_SC_PAGESIZE) - 1) &
+			~((size_t)sysconf(_SC_PAGESIZE) - 1);
+	if (n && !(o->region = alloc_near(lo, hi, o->region_len))) {
+		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: no memory near ",
+			    cua_lib_path(map), " for trampolines; its runtime calls are seen at the"
+			    " driver level only", NULL);
+		return;
+	}
+	if (n && build_region(o, n) != 0) {
+		munmap(o->region, o->region_len);
+		return;
+	}
+	if (n)
+		patch_text(o, n);
+	o->cost_ns = now_ns() - t0;
+	nobjs++;
+	log_result(o);
+}
+
+/* The loader would rewrite such an object's code after us. */
+static int has_textrel(const struct link_map *map)
+{
+	for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++)
+		if (d->d_tag == DT_TEXTREL || (d->d_tag == DT_FLAGS && (d->d_un.d_val & DF_TEXTREL)))
+			return 1;
+	return 0;
+}
+
+static int recognised(const struct cua_filesyms *f)
+{
+	return cua_filesyms_find_function(f, "__cudaRegisterFatBinary") >= 0 &&
+	       cua_filesyms_find_function(f, "cudaMalloc") >= 0;
+}
+
+static void examine(struct link_map *map, const struct cua_filesyms *f, uint64_t t0)
+{
+	if (!f->symtab) {
+		/* Device code registered by a runtime that the object does not import: its own. */
+		if (f->has_fatbin && !f->imports_runtime)
+			cua_log_msg(CUA_LOG_INFO, cua_lib_path(map), " has no symbol table (stripped):"
+				    " its runtime calls are seen at the driver level only", NULL);
+		return;
+	}
+	if (!recognised(f))
+		return;
+	if (!cua_active) {
+		cua_log_msg(CUA_LOG_INFO, "static runtime in ", cua_lib_path(map),
+			    " left alone: no hook is on", NULL);
+		return;
+	}
+	/* One set of entry slots: the first static runtime owns them (like a second libcudart). */
+	if (nobjs > 0 || writable_code_forbidden) {
+		if (!writable_code_forbidden)
+			cua_log_msg(CUA_LOG_WARN, "a second static runtime (", cua_lib_path(map),
+				    ") besides ", cua_lib_path(objs[0].map),
+				    "; its runtime calls are seen at the driver level only", NULL);
+		return;
+	}
+	if (has_textrel(map)) {
+		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: ", cua_lib_path(map), " has text"
+			    " relocations; not patched", NULL);
+		return;
+	}
+	if (!file_matches(map, f)) {
+		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: ", file_of(map), " differs from"
+			    " the loaded ", cua_lib_path(map), "; not patched", NULL);
+		return;
+	}
+	patch_object(map, f, t0);
+}
+
+/* x86-64 with the Zydis decoder only: elsewhere one message, and the driver level. */
+static int supported(void)
+{
+#if !defined(__x86_64__) || !defined(CUA_HAVE_ZYDIS)
+	static int said;
+
+	if (!said++)
+		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: "
+#if !defined(__x86_64__)
+			    "entry patching works on x86-64 only"
+#else
+			    "this cuaudit was built without the Zydis decoder"
+#endif
+			    "; a statically linked runtime is seen at the driver level only", NULL);
+	return 0;
+#else
+	return 1;
+#endif
+}
+
+int cua_entrypatch_object(struct link_map *map)
+{
+	struct cua_filesyms f;
+	uint64_t t0;
+
+	if (!supported())
+		return 0;
+	t0 = now_ns();
+	if (cua_filesyms_open(&f, file_of(map)) != 0)
+		return 0;
+	examine(map, &f, t0);
+	cua_filesyms_close(&f);
+	return nobjs > 0 && objs[nobjs - 1].map == map;
+}
+
+uintptr_t cua_entrypatch_cookie(const struct link_map *map)
+{
+	for (unsigned i = 0; i < nobjs; i++)
+		if (objs[i].map == map)
+			return (uintptr_t)&objs[i];
+	return 0;
+}
+
+struct link_map *cua_entrypatch_of_cookie(uintptr_t cookie)
+{
+	uintptr_t base = (uintptr_t)objs;
+
+	if (cookie - base >= sizeof(objs))
+		return NULL;
+	return ((struct entry_obj *)cookie)->map;
+}
+
+void cua_entrypatch_forget(struct link_map *map)
+{
+	for (unsigned i = 0; i < nobjs; i++) {
+		if (objs[i].map != map)
+			continue;
+		/* The code that jumped here is unmapped with the object; nothing reaches these. */
+		if (objs[i].region)
+			munmap(objs[i].region, objs[i].region_len);
+		memset(cua_real_entry, 0, sizeof(cua_real_entry));
+		objs[i] = objs[--nobjs];
+		return;
+	}
+}
+
+void cua_entrypatch_report(void)
+{
+	for (unsigned i = 0; i < nobjs; i++) {
+		char line[512];
+		struct cua_buf b = CUA_BUF(line);
+		unsigned refused = objs[i].changed;
+
+		for (unsigned v = 1; v < CUA_X86_VERDICTS; v++)
+			refused += objs[i].refused[v];
+		cua_log_begin(&b, CUA_LOG_INFO);
+		cua_buf_str(&b, cua_lib_path(objs[i].map));
+		cua_buf_str(&b, " (static runtime): bindings entry=");
+		cua_buf_u64(&b, objs[i].patched);
+		cua_buf_str(&b, " refused=");
+		cua_buf_u64(&b, refused);
+		cua_log_end(&b);
+	}
+}
