@@ -261,8 +261,9 @@ EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
 	return entry_point(symbol, funcPtr, (int)cudaVersion, per_thread(flags), driverStatus);
 }
 
-/* nvcc's generated constructors call this first; with the runtime linked in, its name in the
-   symbol table is what identifies a static runtime (issue 14). */
+/* nvcc's generated constructors call this first. With the runtime linked in, its name in the
+   symbol table identifies a static runtime (issue 14); exported by a shared runtime, it and
+   cudaGetDriverEntryPoint identify a renamed libcudart-<hash>.so.13 (issue 9). */
 EXPORT void **__cudaRegisterFatBinary(void *fat_cubin)
 {
 	static void *handle;
@@ -288,11 +289,3 @@ EXPORT const char *cudaGetErrorString(cudaError_t error)
 	}
 }
 
-/* What nvcc's host code calls first. The real runtime exports it; cuaudit recognises a
-   renamed runtime (libcudart-<hash>.so.13) by it and cudaGetDriverEntryPoint. */
-EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
-{
-	mock_count(__func__);
-	(void)fatCubin;
-	return NULL;
-}
