@@ -81,8 +81,9 @@ void cua_version_flush_warnings(void)
 			    "PLT call goes through the loader's slow path",
 			    NULL);
 	if (w & CUA_NOTE_SECURE)
-		cua_log_msg(CUA_LOG_INFO, "secure mode (setuid or AT_SECURE): no plugins, no output "
-			    "files and no library substitutes", NULL);
+		cua_log_msg(CUA_LOG_INFO, "secure mode (setuid or AT_SECURE): cuaudit only "
+			    "observes: no memory limit, no faults, no plugins, no output files, no "
+			    "library substitutes and no addresses in the log", NULL);
 	if (w & CUA_WARN_NOT_FIRST)
 		cua_log_msg(CUA_LOG_WARN, "cuaudit is not the first module in LD_AUDIT; modules "
 			    "before it can hide dlsym bindings from it. Put it first.", NULL);
