@@ -28,6 +28,12 @@ struct slot {
 	uint32_t device;
 };
 
+/* For the exit report: the highest use, what VMM (cuMemCreate, NCCL's path) was charged,
+   and the allocations refused, per device. */
+static struct {
+	uint64_t peak, vmm_bytes, vmm_calls, refused;
+} seen[CUA_MAX_DEVICES];
+
 static struct slot *live;
 static struct slot pools[POOLS];
 static uint64_t used[CUA_MAX_DEVICES];
@@ -74,6 +80,15 @@ void cua_mem_clamp(uint64_t *free, uint64_t *total, uint64_t limit, uint64_t use
 		*free = left;
 }
 
+static void note_peak(unsigned dev, uint64_t u)
+{
+	uint64_t p = __atomic_load_n(&seen[dev].peak, __ATOMIC_RELAXED);
+
+	while (u > p && !__atomic_compare_exchange_n(&seen[dev].peak, &p, u, 0, __ATOMIC_RELAXED,
+						     __ATOMIC_RELAXED))
+		;
+}
+
 /* Takes size from the quota unless that would pass the limit; never wraps. */
 static int reserve(unsigned dev, uint64_t size, uint64_t limit)
 {
@@ -84,6 +99,7 @@ static int reserve(unsigned dev, uint64_t size, uint64_t limit)
 			return -1;
 	} while (!__atomic_compare_exchange_n(&used[dev], &u, u + size, 0, __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
+	note_peak(dev, u + size);
 	return 0;
 }
 
@@ -199,6 +215,7 @@ static int mem_enter(struct cuaudit_call *c, void *ctx)
 		return CUAUDIT_CALL_REAL;
 	size = d->size(c->args);
 	if (reserve((unsigned)dev, size, limit) != 0) {
+		__atomic_add_fetch(&seen[dev].refused, 1, __ATOMIC_RELAXED);
 		c->result = (uint64_t)(int64_t)out_of_memory(c->layer);
 		return CUAUDIT_SKIP_REAL;
 	}
@@ -226,6 +243,12 @@ static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d
 	if (charged != reserved)
 		adjust(dev, charged > reserved ? charged - reserved : reserved - charged,
 		       charged > reserved);
+	if (charged > reserved)
+		note_peak(dev, __atomic_load_n(&used[dev], __ATOMIC_RELAXED));
+	if (c->id == CUAUDIT_ID_cuMemCreate) {
+		__atomic_add_fetch(&seen[dev].vmm_bytes, charged, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&seen[dev].vmm_calls, 1, __ATOMIC_RELAXED);
+	}
 	key = d->key(c->args);
 	/* Untracked, the charge stays: better a quota too full than one that leaks. */
 	if (key > TOMBSTONE && put(live, SLOTS, key, charged, dev) == 0)
@@ -278,6 +301,34 @@ static void mem_exit(const struct cuaudit_call *c, void *ctx)
 	}
 }
 
+/* At exit, at info level: one line per device that had a quota and used it. */
+static void report(void)
+{
+	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++) {
+		char line[512];
+		struct cua_buf b = CUA_BUF(line);
+
+		if (!limit_of(d) || (!seen[d].peak && !seen[d].refused) || !cua_log_on(CUA_LOG_INFO))
+			continue;
+		cua_log_begin(&b, CUA_LOG_INFO);
+		cua_buf_str(&b, "memory limit: device ");
+		cua_buf_u64(&b, d);
+		cua_buf_str(&b, " quota ");
+		cua_buf_u64(&b, limit_of(d));
+		cua_buf_str(&b, " in_use ");
+		cua_buf_u64(&b, cua_memlimit_used(d));
+		cua_buf_str(&b, " peak ");
+		cua_buf_u64(&b, seen[d].peak);
+		cua_buf_str(&b, " cuMemCreate_bytes ");
+		cua_buf_u64(&b, seen[d].vmm_bytes);
+		cua_buf_str(&b, " cuMemCreate_calls ");
+		cua_buf_u64(&b, seen[d].vmm_calls);
+		cua_buf_str(&b, " refused ");
+		cua_buf_u64(&b, seen[d].refused);
+		cua_log_end(&b);
+	}
+}
+
 int cua_memlimit_init(void)
 {
 	static unsigned ids[256];
@@ -300,5 +351,6 @@ int cua_memlimit_init(void)
 		live = NULL;
 		return -1;
 	}
+	cua_finish_add(report);
 	return cua_dispatch_subscribe(&sub);
 }

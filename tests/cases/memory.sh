@@ -91,8 +91,12 @@ cuMemFree(p[0])                                  -> 0
 cuMemFree(p[1])                                  -> 0
 device 0, all freed          info 0: free 8 MiB total 8 MiB
 WANT
-  CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=8MiB,1:4MiB audited "$BIN/memory_paths" paths
+  CUAUDIT_LOG=info CUAUDIT_MEM_LIMIT=8MiB,1:4MiB audited "$BIN/memory_paths" paths
   want want.txt
+  # The exit report: pitch + managed + async peaked at 3 MiB on device 0; the pool's 2 MiB
+  # and one 2 MiB cuMemCreate filled device 1.
+  expect_log 1 '^cuaudit: info: memory limit: device 0 quota 8388608 in_use 0 peak 3145728 cuMemCreate_bytes 0 cuMemCreate_calls 0 refused 1$'
+  expect_log 1 '^cuaudit: info: memory limit: device 1 quota 4194304 in_use 0 peak 4194304 cuMemCreate_bytes 2097152 cuMemCreate_calls 1 refused 2$'
   ;;
 memory_limit_faults_summary_and_trace_together_are_exact)
   native "$BIN/memory_paths" combined
