@@ -30,7 +30,7 @@ if [ "${CUAUDIT_QUICK:-0}" != 1 ]; then
   # must come first in the program's own library list), so only the unit tests use it.
   cmake -S "$ROOT" -B "$BUILD_DIR-asan" -DCUAUDIT_SANITIZE=address,undefined -DCUAUDIT_BUILD_BENCH=OFF >/dev/null &&
     cmake --build "$BUILD_DIR-asan" -j"$jobs" --target unit_fmt unit_config unit_table unit_classify \
-      unit_passthrough unit_log unit_stats >/dev/null
+      unit_passthrough unit_log unit_stats unit_memory >/dev/null
   stage "unit tests under ASan+UBSan" "$BUILD_DIR-asan" -L unit
   # The audited cases with a UBSan-instrumented module: UBSan's runtime loads into the audit
   # namespace with the module and reports there.
