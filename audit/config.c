@@ -40,11 +40,38 @@ int cua_config_check_template(const char *tmpl)
 	if (!*tmpl)
 		return -1;
 	for (const char *s = tmpl; *s; s++) {
+		size_t n;
+
 		if (*s != '%')
 			continue;
 		s++;
-		if (*s != 'p' && *s != 'h' && *s != '%')
+		if (*s == 'q' && s[1] == '{' && (n = cua_fmt_var_name(s + 2)) > 0)
+			s += 2 + n;
+		else if (*s != 'p' && *s != 'h' && *s != '%')
 			return -1;
+	}
+	return 0;
+}
+
+int cua_config_capture_template(const char *tmpl, cua_getenv_fn get)
+{
+	for (const char *s = tmpl; *s; s++) {
+		size_t n;
+
+		if (*s != '%')
+			continue;
+		s++;
+		if (*s == 'q' && s[1] == '{' && (n = cua_fmt_var_name(s + 2)) > 0) {
+			char name[CUA_FMT_VAR_NAME_MAX + 1];
+
+			memcpy(name, s + 2, n);
+			name[n] = '\0';
+			if (cua_fmt_capture(name, n, get(name)) != 0)
+				return -1;
+			s += 2 + n;
+		} else if (!*s) {
+			break;
+		}
 	}
 	return 0;
 }
@@ -94,10 +121,12 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	v = get("CUAUDIT_LOG_FILE");
 	if (!v)
 		return;
-	if (cua_config_check_template(v) != 0 || copy_path(cfg->log_file, v) != 0)
+	if (cua_config_check_template(v) != 0 || cua_config_capture_template(v, get) != 0 ||
+	    copy_path(cfg->log_file, v) != 0)
 		bad_value(diag, "CUAUDIT_LOG_FILE", v,
 			  "a non-empty path shorter than 1024 bytes, where %p is the pid, %h the "
-			  "host name and %% a percent sign",
+			  "host name, %q{NAME} the value of environment variable NAME and %% a "
+			  "percent sign",
 			  "The log goes to stderr.");
 }
 
@@ -199,6 +228,8 @@ static const struct {
 	{ "tib", 1024ull * 1024 * 1024 * 1024 },
 };
 
+/* A size is computed exactly, in 128-bit arithmetic, and rounded down to a whole byte:
+   at most 18 fraction digits, and nothing above UINT64_MAX. */
 static int parse_size_at(const char **s, uint64_t *out)
 {
 	uint64_t whole, frac = 0, frac_scale = 1;
@@ -212,7 +243,7 @@ static int parse_size_at(const char **s, uint64_t *out)
 		if (*p < '0' || *p > '9')
 			return -1;
 		for (; *p >= '0' && *p <= '9'; p++) {
-			if (frac_scale >= 1000000000u)
+			if (frac_scale >= 1000000000000000000ull)
 				return -1;
 			frac = frac * 10 + (uint64_t)(*p - '0');
 			frac_scale *= 10;
@@ -224,6 +255,7 @@ static int parse_size_at(const char **s, uint64_t *out)
 	n = (size_t)(p - unit);
 	for (unsigned i = 0; i < sizeof(units) / sizeof(units[0]); i++) {
 		char word[4];
+		unsigned __int128 v;
 
 		if (strlen(units[i].name) != n || n >= sizeof(word))
 			continue;
@@ -231,9 +263,12 @@ static int parse_size_at(const char **s, uint64_t *out)
 			word[k] = lower(unit[k]);
 		if (memcmp(word, units[i].name, n) != 0)
 			continue;
-		if (whole > UINT64_MAX / units[i].factor)
+		/* whole * factor < 2^104 and frac * factor < 2^100: neither product can wrap. */
+		v = (unsigned __int128)whole * units[i].factor +
+		    (unsigned __int128)frac * units[i].factor / frac_scale;
+		if (v > UINT64_MAX)
 			return -1;
-		*out = whole * units[i].factor + frac * units[i].factor / frac_scale;
+		*out = (uint64_t)v;
 		*s = p;
 		return 0;
 	}
@@ -338,6 +373,10 @@ static int parse_one_fault(const char *s, size_t len, struct cua_fault *f, char 
 	if (parse_error_value(eq + 1, (size_t)(at - eq - 1), cua_api[id].layer, &f->error) != 0)
 		return fail_why(why, cap, "unknown error for this layer: ", eq + 1,
 				(size_t)(at - eq - 1));
+	/* Success skips the call and leaves its out-parameters unset: no fault at all. */
+	if (f->error == 0)
+		return fail_why(why, cap, "ERROR must be an error, not success: ", eq + 1,
+				(size_t)(at - eq - 1));
 	const char *p = at + 1;
 	if (strncmp(p, "every:", 6) == 0) {
 		f->mode = CUA_FAULT_EVERY;
@@ -430,12 +469,15 @@ static void load_report(char *dst, const char *var, int allow_stderr, cua_getenv
 		memcpy(dst, "stderr", 7);
 		return;
 	}
-	if (cua_config_check_template(v) != 0 || v[0] != '/' || copy_path(dst, v) != 0)
+	if (cua_config_check_template(v) != 0 || v[0] != '/' ||
+	    cua_config_capture_template(v, get) != 0 || copy_path(dst, v) != 0)
 		bad_value(diag, var, v,
 			  allow_stderr ? "stderr, or an absolute path (ending in .json for JSON) where"
-					 " %p is the pid, %h the host name and %% a percent sign"
-				       : "an absolute path where %p is the pid, %h the host name and"
-					 " %% a percent sign",
+					 " %p is the pid, %h the host name, %q{NAME} the value of"
+					 " environment variable NAME and %% a percent sign"
+				       : "an absolute path where %p is the pid, %h the host name,"
+					 " %q{NAME} the value of environment variable NAME and %% a"
+					 " percent sign",
 			  "It stays off.");
 }
 
@@ -495,6 +537,10 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 	if (cfg->summary[0])
 		memcpy(cfg->summary, "stderr", 7);
 	cfg->nplugins = 0;
+	/* Only observe: a limit or a fault would change what a privileged program does. */
+	cfg->mem_limit = 0;
+	memset(cfg->mem_limit_dev, 0, sizeof(cfg->mem_limit_dev));
+	cfg->nfaults = 0;
 }
 
 /* ---- CUAUDIT_STATIC_RUNTIME (entry patching of a statically linked runtime) ---- */

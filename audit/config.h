@@ -65,22 +65,32 @@ typedef void (*cua_diag_fn)(const char *message);
    naming the variable and the accepted values, and leaves that feature at its default. */
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure);
 
-/* In a setuid or AT_SECURE process (cfg->secure): nothing the environment names may be loaded
-   or written. Drops plugins, substitutes, the log file and the trace; a summary goes to
-   stderr. The loader already refuses LD_AUDIT paths with a slash there (FACTS 1). */
+/* In a setuid or AT_SECURE process (cfg->secure): cuaudit only observes. Nothing the
+   environment names may be loaded or written, and nothing may change the program's results:
+   drops plugins, substitutes, the log file, the trace, the memory limit and the faults; a
+   summary goes to stderr. The loader already refuses LD_AUDIT paths with a slash there
+   (FACTS 1). */
 void cua_config_restrict_secure(struct cua_config *cfg);
 
 /* Returns the level named by s (ASCII, any case), or -1. */
 int cua_config_parse_level(const char *s);
 
-/* Returns 0 if tmpl is a usable file-name template (only %p, %h and %% escapes), else -1. */
+/* Returns 0 if tmpl is a usable file-name template (only %p, %h, %q{NAME} and %% escapes),
+   else -1. Pure: it reads no environment. */
 int cua_config_check_template(const char *tmpl);
 /* 1 if path is a regular file holding an ELF shared object of this process's class and
    machine: what CUAUDIT_LIBCUDA and CUAUDIT_LIBCUDART must name. */
 int cua_config_is_shared_object(const char *path);
 
+/* Reads, through get, the environment variable of each %q{NAME} in an accepted template and
+   records it for cua_fmt_path. Every loader of a file-name template calls it in la_version.
+   Returns 0, or -1 when a value is longer than 255 bytes or more than 8 names are used. */
+int cua_config_capture_template(const char *tmpl, cua_getenv_fn get);
+
 /* "4GiB", "512MiB", "1.5GB", "4096": bytes into *out. Units B, KB, MB, GB, TB (powers of
-   1000) and KiB, MiB, GiB, TiB (powers of 1024), any case. Returns 0 or -1. */
+   1000) and KiB, MiB, GiB, TiB (powers of 1024), any case. Computed exactly and rounded down
+   to a whole byte; at most 18 fraction digits. Returns 0, or -1 for zero, for anything else,
+   and for a value above UINT64_MAX. */
 int cua_config_parse_size(const char *s, uint64_t *out);
 
 /* CUAUDIT_MEM_LIMIT: "SIZE" for every device, or "DEV:SIZE[,DEV:SIZE...]", or both forms
@@ -89,7 +99,8 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg);
 
 /* CUAUDIT_FAULT: "ELF_NAME=ERROR@every:N|after:N|prob:P[,seed:S]" separated by ';'. ERROR is
    a result name of the function's layer (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation)
-   or a number. Returns 0, or -1 with a reason in why. */
+   or a number; never success (0, CUDA_SUCCESS, cudaSuccess). Returns 0, or -1 with a reason
+   in why. */
 int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, unsigned whycap);
 
 /* CUAUDIT_STATIC_RUNTIME: "1" or "0" (also "on"/"off", "yes"/"no", "true"/"false", any case)

@@ -91,8 +91,9 @@ void cua_version_flush_warnings(void)
 			    "PLT call goes through the loader's slow path",
 			    NULL);
 	if (w & CUA_NOTE_SECURE)
-		cua_log_msg(CUA_LOG_INFO, "secure mode (setuid or AT_SECURE): no plugins, no output "
-			    "files and no library substitutes", NULL);
+		cua_log_msg(CUA_LOG_INFO, "secure mode (setuid or AT_SECURE): cuaudit only "
+			    "observes: no memory limit, no faults, no plugins, no output files, no "
+			    "library substitutes and no addresses in the log", NULL);
 	if (cua_instance_others() && !__atomic_exchange_n(&said_twice, 1, __ATOMIC_ACQ_REL))
 		cua_log_msg(CUA_LOG_WARN, "cuaudit is loaded twice in this process (DT_AUDIT and "
 			    "LD_AUDIT, for example through cuaudit run); the second instance stays "

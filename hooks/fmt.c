@@ -128,6 +128,61 @@ void cua_buf_quoted(struct cua_buf *b, const char *s, size_t max)
 		cua_buf_str(b, "...");
 }
 
+/* Environment values that %q{NAME} names, taken once in la_version (cua_fmt_capture). */
+#define VARS 8
+static struct {
+	char name[CUA_FMT_VAR_NAME_MAX + 1];
+	char value[CUA_FMT_VAR_VALUE_MAX + 1];
+	int set;
+} vars[VARS];
+static unsigned nvars;
+
+size_t cua_fmt_var_name(const char *s)
+{
+	size_t n = 0;
+
+	if (!((*s >= 'A' && *s <= 'Z') || (*s >= 'a' && *s <= 'z') || *s == '_'))
+		return 0;
+	while ((s[n] >= 'A' && s[n] <= 'Z') || (s[n] >= 'a' && s[n] <= 'z') || s[n] == '_' ||
+	       (s[n] >= '0' && s[n] <= '9'))
+		n++;
+	return n <= CUA_FMT_VAR_NAME_MAX && s[n] == '}' ? n : 0;
+}
+
+static int var_index(const char *name, size_t n)
+{
+	for (unsigned i = 0; i < nvars; i++)
+		if (strlen(vars[i].name) == n && memcmp(vars[i].name, name, n) == 0)
+			return (int)i;
+	return -1;
+}
+
+int cua_fmt_capture(const char *name, size_t n, const char *value)
+{
+	int i = var_index(name, n);
+
+	if (n == 0 || n > CUA_FMT_VAR_NAME_MAX || (value && strlen(value) > CUA_FMT_VAR_VALUE_MAX))
+		return -1;
+	if (i < 0) {
+		if (nvars == VARS)
+			return -1;
+		i = (int)nvars++;
+		memcpy(vars[i].name, name, n);
+		vars[i].name[n] = '\0';
+	}
+	vars[i].set = value != NULL;
+	if (value)
+		memcpy(vars[i].value, value, strlen(value) + 1);
+	else
+		vars[i].value[0] = '\0';
+	return 0;
+}
+
+void cua_fmt_forget_vars(void)
+{
+	nvars = 0;
+}
+
 long cua_fmt_path(char *out, size_t cap, const char *tmpl, uint64_t pid, const char *host)
 {
 	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0 };
@@ -136,19 +191,29 @@ long cua_fmt_path(char *out, size_t cap, const char *tmpl, uint64_t pid, const c
 	if (cap == 0 || !*tmpl)
 		return -1;
 	for (const char *s = tmpl; *s; s++) {
+		size_t n;
+
 		if (*s != '%') {
 			cua_buf_char(&b, *s);
 			continue;
 		}
 		s++;
-		if (*s == 'p')
+		if (*s == 'p') {
 			cua_buf_u64(&b, pid);
-		else if (*s == 'h')
+		} else if (*s == 'h') {
 			cua_buf_str(&b, host);
-		else if (*s == '%')
+		} else if (*s == '%') {
 			cua_buf_char(&b, '%');
-		else
+		} else if (*s == 'q' && s[1] == '{' && (n = cua_fmt_var_name(s + 2)) > 0) {
+			int i = var_index(s + 2, n);
+
+			/* Unset (or never captured) expands to nothing, as nsys does. */
+			if (i >= 0)
+				cua_buf_str(&b, vars[i].value);
+			s += 2 + n;
+		} else {
 			return -1;
+		}
 	}
 	out[b.len] = '\0';
 	return b.truncated ? -1 : (long)b.len;

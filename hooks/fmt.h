@@ -35,8 +35,21 @@ void cua_buf_u64_pad(struct cua_buf *b, uint64_t v, unsigned width);
    'max' bytes of it, then "..." if it was longer. NULL is written as NULL. */
 void cua_buf_quoted(struct cua_buf *b, const char *s, size_t max);
 
-/* Expand a file-name template: %p is the pid, %h the host name, %% a percent sign.
-   Returns the length written (NUL-terminated) or -1 if it does not fit or has another %. */
+/* Expand a file-name template: %p is the pid, %h the host name, %% a percent sign, and
+   %q{NAME} the value of environment variable NAME as cua_fmt_capture recorded it (empty when
+   unset or never captured). Returns the length written (NUL-terminated) or -1 if it does not
+   fit or has another %. Safe on any thread: it reads only the captured values. */
 long cua_fmt_path(char *out, size_t cap, const char *tmpl, uint64_t pid, const char *host);
+
+#define CUA_FMT_VAR_NAME_MAX 63
+#define CUA_FMT_VAR_VALUE_MAX 255
+/* The length of the NAME of "NAME}" at s ([A-Za-z_][A-Za-z0-9_]*, at most 63 bytes, closed
+   by '}'), or 0 if s does not start one. */
+size_t cua_fmt_var_name(const char *s);
+/* Records NAME's value (NULL: unset) for %q{NAME}; from la_version only, before any thread
+   expands a template. At most 8 names, values up to 255 bytes. Returns 0 or -1. */
+int cua_fmt_capture(const char *name, size_t n, const char *value);
+/* Drops every captured value (for tests). */
+void cua_fmt_forget_vars(void);
 
 #endif

@@ -55,6 +55,16 @@ static uint64_t read_scalar(const unsigned char *p, unsigned size, int is_signed
 	return v;
 }
 
+/* An address, in hex; hidden in a setuid or AT_SECURE process, where the caller's stderr
+   must not learn the layout of a privileged program. */
+static void address(struct cua_buf *b, uint64_t v)
+{
+	if (cua_cfg.secure)
+		cua_buf_str(b, "(hidden)");
+	else
+		cua_buf_hex(b, v);
+}
+
 static void format_arg(struct cua_buf *b, const struct cua_arg_desc *a, const void *args)
 {
 	const unsigned char *p = (const unsigned char *)args + a->offset;
@@ -69,7 +79,7 @@ static void format_arg(struct cua_buf *b, const struct cua_arg_desc *a, const vo
 		else if (!ptr)
 			cua_buf_str(b, "NULL");
 		else
-			cua_buf_hex(b, (uint64_t)(uintptr_t)ptr);
+			address(b, (uint64_t)(uintptr_t)ptr);
 		return;
 	}
 	case CUA_CLASS_INTEGER:
@@ -79,7 +89,7 @@ static void format_arg(struct cua_buf *b, const struct cua_arg_desc *a, const vo
 		uint64_t v = read_scalar(p, a->size, a->is_signed);
 
 		if (a->fmt == CUA_FMT_HEX)
-			cua_buf_hex(b, v);
+			address(b, v);
 		else if (a->is_signed)
 			cua_buf_i64(b, (int64_t)v);
 		else
@@ -112,7 +122,7 @@ static void format_result(struct cua_buf *b, const struct cua_api_desc *d, uint6
 		cua_buf_str(b, "void");
 		return;
 	case CUA_RET_PTR:
-		cua_buf_hex(b, r);
+		address(b, r);
 		return;
 	default:
 		cua_buf_i64(b, (int64_t)r);

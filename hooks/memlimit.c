@@ -9,13 +9,18 @@
 #include "dispatch.h"
 #include "hooks.h"
 #include "log.h"
+#include "memlimit.h"
+#include "memtable.h"
 #include "procaddress.h"
 #include "table.h"
 
-/* Live allocations by address (or cuMemCreate handle): open addressing, never resized. */
+/* Live allocations by address (or cuMemCreate handle): open addressing, never resized.
+   Keys 0 and 1 mark free slots; no allocation has those addresses. */
 #define SLOTS (1u << 16)
 #define EMPTY 0
 #define TOMBSTONE 1
+/* Pools by handle, with the device they were made for. */
+#define POOLS 256u
 
 struct slot {
 	uint64_t key;
@@ -23,60 +28,131 @@ struct slot {
 	uint32_t device;
 };
 
+/* For the exit report: the highest use, what VMM (cuMemCreate, NCCL's path) was charged,
+   and the allocations refused, per device. */
+static struct {
+	uint64_t peak, vmm_bytes, vmm_calls, refused;
+} seen[CUA_MAX_DEVICES];
+
 static struct slot *live;
+static struct slot pools[POOLS];
 static uint64_t used[CUA_MAX_DEVICES];
 static int full_warned;
+/* The table entry of each id, from 1; 0 for ids the hook does not handle. */
+static uint8_t entry_of[CUAUDIT_ID_COUNT];
+
+/* What an outer allocation reserved, from its enter to its exit. Outer calls on one thread
+   run one after another, so one record per thread is enough. */
+static __thread struct {
+	uint64_t size;
+	unsigned device;
+	int held;
+} pending;
 
 static uint64_t limit_of(unsigned dev)
 {
-	uint64_t l = dev < CUA_MAX_DEVICES ? cua_cfg.mem_limit_dev[dev] : 0;
+	uint64_t l;
 
+	if (dev >= CUA_MAX_DEVICES)
+		return 0;
+	l = cua_cfg.mem_limit_dev[dev];
 	return l ? l : cua_cfg.mem_limit;
 }
 
-static unsigned hash(uint64_t key)
+uint64_t cua_memlimit_quota(unsigned dev)
+{
+	return limit_of(dev);
+}
+
+uint64_t cua_memlimit_used(unsigned dev)
+{
+	return dev < CUA_MAX_DEVICES ? __atomic_load_n(&used[dev], __ATOMIC_RELAXED) : 0;
+}
+
+void cua_mem_clamp(uint64_t *free, uint64_t *total, uint64_t limit, uint64_t used_bytes)
+{
+	uint64_t left;
+
+	if (*total > limit)
+		*total = limit;
+	left = used_bytes < *total ? *total - used_bytes : 0;
+	if (*free > left)
+		*free = left;
+}
+
+static void note_peak(unsigned dev, uint64_t u)
+{
+	uint64_t p = __atomic_load_n(&seen[dev].peak, __ATOMIC_RELAXED);
+
+	while (u > p && !__atomic_compare_exchange_n(&seen[dev].peak, &p, u, 0, __ATOMIC_RELAXED,
+						     __ATOMIC_RELAXED))
+		;
+}
+
+/* Takes size from the quota unless that would pass the limit; never wraps. */
+static int reserve(unsigned dev, uint64_t size, uint64_t limit)
+{
+	uint64_t u = __atomic_load_n(&used[dev], __ATOMIC_ACQUIRE);
+
+	do {
+		if (size > limit || u > limit - size)
+			return -1;
+	} while (!__atomic_compare_exchange_n(&used[dev], &u, u + size, 0, __ATOMIC_ACQ_REL,
+					      __ATOMIC_ACQUIRE));
+	note_peak(dev, u + size);
+	return 0;
+}
+
+/* Adds (up) or gives back bytes, saturating at both ends. */
+static void adjust(unsigned dev, uint64_t bytes, int up)
+{
+	uint64_t u = __atomic_load_n(&used[dev], __ATOMIC_ACQUIRE), v;
+
+	do
+		v = up ? (u > UINT64_MAX - bytes ? UINT64_MAX : u + bytes)
+		       : (u > bytes ? u - bytes : 0);
+	while (!__atomic_compare_exchange_n(&used[dev], &u, v, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE));
+}
+
+static unsigned hash(uint64_t key, unsigned mask)
 {
 	key ^= key >> 33;
 	key *= 0xff51afd7ed558ccdull;
 	key ^= key >> 33;
-	return (unsigned)key & (SLOTS - 1);
+	return (unsigned)key & mask;
 }
 
-static void remember(uint64_t key, uint64_t size, unsigned dev)
+static int put(struct slot *t, unsigned n, uint64_t key, uint64_t size, unsigned dev)
 {
-	for (unsigned i = 0, h = hash(key); i < SLOTS; i++, h = (h + 1) & (SLOTS - 1)) {
-		uint64_t k = __atomic_load_n(&live[h].key, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0, h = hash(key, n - 1); i < n; i++, h = (h + 1) & (n - 1)) {
+		uint64_t k = __atomic_load_n(&t[h].key, __ATOMIC_ACQUIRE);
 
 		if ((k == EMPTY || k == TOMBSTONE) &&
-		    __atomic_compare_exchange_n(&live[h].key, &k, key, 0, __ATOMIC_ACQ_REL,
+		    __atomic_compare_exchange_n(&t[h].key, &k, key, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE)) {
-			live[h].size = size;
-			live[h].device = dev;
-			return;
+			t[h].size = size;
+			t[h].device = dev;
+			return 0;
 		}
 	}
-	if (!full_warned++)
-		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_MEM_LIMIT tracks at most 65536 live allocations;"
-			    " later frees are not credited", NULL);
+	return -1;
 }
 
-/* Removes key; returns its size and device, or 0. */
-static uint64_t forget(uint64_t key, unsigned *dev)
+/* Finds key; with take, removes it. Returns its slot or NULL. */
+static struct slot *find(struct slot *t, unsigned n, uint64_t key, int take)
 {
-	for (unsigned i = 0, h = hash(key); i < SLOTS; i++, h = (h + 1) & (SLOTS - 1)) {
-		uint64_t k = __atomic_load_n(&live[h].key, __ATOMIC_ACQUIRE);
+	for (unsigned i = 0, h = hash(key, n - 1); i < n; i++, h = (h + 1) & (n - 1)) {
+		uint64_t k = __atomic_load_n(&t[h].key, __ATOMIC_ACQUIRE);
 
 		if (k == EMPTY)
-			return 0;
-		if (k == key) {
-			uint64_t size = live[h].size;
-
-			*dev = live[h].device;
-			__atomic_store_n(&live[h].key, TOMBSTONE, __ATOMIC_RELEASE);
-			return size;
-		}
+			return NULL;
+		if (k == key && (!take || __atomic_compare_exchange_n(&t[h].key, &k, TOMBSTONE, 0,
+								      __ATOMIC_ACQ_REL,
+								      __ATOMIC_ACQUIRE)))
+			return &t[h];
 	}
-	return 0;
+	return NULL;
 }
 
 /* The current context's device, through the driver's own cuCtxGetDevice. */
@@ -92,95 +168,23 @@ static unsigned current_device(void)
 	return (unsigned)dev;
 }
 
-/* What an allocation asks for before the call (pitch calls: the unpadded size). */
-static int requested(const struct cuaudit_call *c, uint64_t *size)
+/* The device a call's memory belongs to, or -1 when it is no device memory cuaudit counts
+   (a host location, an ordinal out of range). */
+static int device_of(const struct cua_mem_desc *d, const void *args)
 {
-	switch (c->id) {
-#define REQ(elf, expr)                                                                          \
-	case CUAUDIT_ID_##elf: {                                                               \
-		const struct cuaudit_args_##elf *a = c->args;                                  \
-		*size = (uint64_t)(expr);                                                      \
-		return 1;                                                                      \
-	}
-	REQ(cuMemAlloc, a->bytesize)
-	REQ(cuMemAlloc_v2, a->bytesize)
-	REQ(cuMemAllocPitch, (uint64_t)a->WidthInBytes * a->Height)
-	REQ(cuMemAllocPitch_v2, (uint64_t)a->WidthInBytes * a->Height)
-	REQ(cuMemAllocAsync, a->bytesize)
-	REQ(cuMemAllocAsync_ptsz, a->bytesize)
-	REQ(cuMemAllocFromPoolAsync, a->bytesize)
-	REQ(cuMemAllocFromPoolAsync_ptsz, a->bytesize)
-	REQ(cuMemAllocManaged, a->bytesize)
-	REQ(cuMemCreate, a->size)
-	REQ(cudaMalloc, a->size)
-	REQ(cudaMallocPitch, (uint64_t)a->width * a->height)
-	REQ(cudaMalloc3D, (uint64_t)a->extent.width * a->extent.height * a->extent.depth)
-	REQ(cudaMallocAsync, a->size)
-	REQ(cudaMallocAsync_ptsz, a->size)
-	REQ(cudaMallocFromPoolAsync, a->size)
-	REQ(cudaMallocFromPoolAsync_ptsz, a->size)
-	REQ(cudaMallocManaged, a->size)
-#undef REQ
-	default:
-		return 0;
-	}
-}
+	uint64_t v = 0;
+	struct slot *p;
 
-/* After a successful allocation: its key and actual size. */
-static uint64_t allocated(const struct cuaudit_call *c, uint64_t *size)
-{
-	switch (c->id) {
-#define GOT(elf, key, expr)                                                                     \
-	case CUAUDIT_ID_##elf: {                                                               \
-		const struct cuaudit_args_##elf *a = c->args;                                  \
-		*size = (uint64_t)(expr);                                                      \
-		return (uint64_t)(key);                                                        \
-	}
-	GOT(cuMemAlloc, *a->dptr, a->bytesize)
-	GOT(cuMemAlloc_v2, *a->dptr, a->bytesize)
-	GOT(cuMemAllocPitch, *a->dptr, (uint64_t)*a->pPitch * a->Height)
-	GOT(cuMemAllocPitch_v2, *a->dptr, (uint64_t)*a->pPitch * a->Height)
-	GOT(cuMemAllocAsync, *a->dptr, a->bytesize)
-	GOT(cuMemAllocAsync_ptsz, *a->dptr, a->bytesize)
-	GOT(cuMemAllocFromPoolAsync, *a->dptr, a->bytesize)
-	GOT(cuMemAllocFromPoolAsync_ptsz, *a->dptr, a->bytesize)
-	GOT(cuMemAllocManaged, *a->dptr, a->bytesize)
-	GOT(cuMemCreate, *a->handle, a->size)
-	GOT(cudaMalloc, (uintptr_t)*a->devPtr, a->size)
-	GOT(cudaMallocPitch, (uintptr_t)*a->devPtr, (uint64_t)*a->pitch * a->height)
-	GOT(cudaMalloc3D, (uintptr_t)a->pitchedDevPtr->ptr,
-	    (uint64_t)a->pitchedDevPtr->pitch * a->extent.height * a->extent.depth)
-	GOT(cudaMallocAsync, (uintptr_t)*a->devPtr, a->size)
-	GOT(cudaMallocAsync_ptsz, (uintptr_t)*a->devPtr, a->size)
-	GOT(cudaMallocFromPoolAsync, (uintptr_t)*a->ptr, a->size)
-	GOT(cudaMallocFromPoolAsync_ptsz, (uintptr_t)*a->ptr, a->size)
-	GOT(cudaMallocManaged, (uintptr_t)*a->devPtr, a->size)
-#undef GOT
+	if (!d->device)
+		return (int)current_device();
+	switch (d->device(args, &v)) {
+	case CUA_MEM_DEV_GIVEN:
+		return v < CUA_MAX_DEVICES ? (int)v : -1;
+	case CUA_MEM_DEV_POOL:
+		p = v > TOMBSTONE ? find(pools, POOLS, v, 0) : NULL;
+		return p ? (int)p->device : (int)current_device();
 	default:
-		return 0;
-	}
-}
-
-/* The key a free releases, or 0 if the call is no free. */
-static uint64_t freed(const struct cuaudit_call *c)
-{
-	switch (c->id) {
-#define FREE(elf, key)                                                                          \
-	case CUAUDIT_ID_##elf: {                                                               \
-		const struct cuaudit_args_##elf *a = c->args;                                  \
-		return (uint64_t)(key);                                                        \
-	}
-	FREE(cuMemFree, a->dptr)
-	FREE(cuMemFree_v2, a->dptr)
-	FREE(cuMemFreeAsync, a->dptr)
-	FREE(cuMemFreeAsync_ptsz, a->dptr)
-	FREE(cuMemRelease, a->handle)
-	FREE(cudaFree, (uintptr_t)a->devPtr)
-	FREE(cudaFreeAsync, (uintptr_t)a->devPtr)
-	FREE(cudaFreeAsync_ptsz, (uintptr_t)a->devPtr)
-#undef FREE
-	default:
-		return 0;
+		return -1;
 	}
 }
 
@@ -190,128 +194,163 @@ static int out_of_memory(unsigned layer)
 					     : (int)cudaErrorMemoryAllocation;
 }
 
-/* user slot: (device << 56) | reserved bytes, kept from enter to exit. */
+static const struct cua_mem_desc *desc_of(unsigned id)
+{
+	return entry_of[id] ? &cua_mem_table[entry_of[id] - 1] : NULL;
+}
+
 static int mem_enter(struct cuaudit_call *c, void *ctx)
 {
+	const struct cua_mem_desc *d = desc_of(c->id);
 	uint64_t size, limit;
-	unsigned dev;
+	int dev;
 
 	(void)ctx;
 	/* A runtime allocation's own driver allocation is already counted: outer calls only. */
-	if (c->depth || !requested(c, &size))
+	if (c->depth || !d || d->verb != CUA_MEM_ALLOC)
 		return CUAUDIT_CALL_REAL;
-	dev = current_device();
-	limit = limit_of(dev);
-	if (!limit)
+	pending.held = 0;
+	dev = device_of(d, c->args);
+	if (dev < 0 || !(limit = limit_of((unsigned)dev)))
 		return CUAUDIT_CALL_REAL;
-	if (__atomic_add_fetch(&used[dev], size, __ATOMIC_ACQ_REL) > limit) {
-		__atomic_sub_fetch(&used[dev], size, __ATOMIC_ACQ_REL);
+	size = d->size(c->args);
+	if (reserve((unsigned)dev, size, limit) != 0) {
+		__atomic_add_fetch(&seen[dev].refused, 1, __ATOMIC_RELAXED);
 		c->result = (uint64_t)(int64_t)out_of_memory(c->layer);
 		return CUAUDIT_SKIP_REAL;
 	}
-	*c->user = (uint64_t)dev << 56 | size;
+	pending.size = size;
+	pending.device = (unsigned)dev;
+	pending.held = 1;
 	return CUAUDIT_CALL_REAL;
 }
 
-static void adjust_info(const struct cuaudit_call *c)
+/* After an allocation: charge what it really took, or give the reservation back when the
+   call failed or a hook skipped it (a fault, a plugin). */
+static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d)
 {
-	unsigned dev = current_device();
-	uint64_t limit = limit_of(dev), u, left;
+	unsigned dev = pending.device;
+	uint64_t reserved = pending.size, charged, key;
 
-	if (!limit)
+	if (!pending.held)
 		return;
-	u = __atomic_load_n(&used[dev], __ATOMIC_ACQUIRE);
-	left = u < limit ? limit - u : 0;
-	switch (c->id) {
-	case CUAUDIT_ID_cuMemGetInfo: {
-		const struct cuaudit_args_cuMemGetInfo *a = c->args;
-
-		if (*a->free > left)
-			*a->free = (unsigned)left;
-		*a->total = (unsigned)(limit > 0xffffffffu ? 0xffffffffu : limit);
-		break;
+	pending.held = 0;
+	if (c->skipped || (int)c->result != 0) {
+		adjust(dev, reserved, 0);
+		return;
 	}
-	case CUAUDIT_ID_cuMemGetInfo_v2: {
-		const struct cuaudit_args_cuMemGetInfo_v2 *a = c->args;
-
-		if (*a->free > left)
-			*a->free = left;
-		*a->total = limit;
-		break;
+	charged = d->charged(c->args);
+	if (charged != reserved)
+		adjust(dev, charged > reserved ? charged - reserved : reserved - charged,
+		       charged > reserved);
+	if (charged > reserved)
+		note_peak(dev, __atomic_load_n(&used[dev], __ATOMIC_RELAXED));
+	if (c->id == CUAUDIT_ID_cuMemCreate) {
+		__atomic_add_fetch(&seen[dev].vmm_bytes, charged, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&seen[dev].vmm_calls, 1, __ATOMIC_RELAXED);
 	}
-	case CUAUDIT_ID_cudaMemGetInfo: {
-		const struct cuaudit_args_cudaMemGetInfo *a = c->args;
-
-		if (*a->free > left)
-			*a->free = left;
-		*a->total = limit;
-		break;
-	}
-	default:
-		break;
-	}
+	key = d->key(c->args);
+	/* Untracked, the charge stays: better a quota too full than one that leaks. */
+	if (key > TOMBSTONE && put(live, SLOTS, key, charged, dev) == 0)
+		return;
+	if (!full_warned++)
+		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_MEM_LIMIT tracks at most 65536 live allocations;"
+			    " later frees are not credited", NULL);
 }
 
 static void mem_exit(const struct cuaudit_call *c, void *ctx)
 {
-	uint64_t size = 0, key;
-	unsigned dev;
+	const struct cua_mem_desc *d = desc_of(c->id);
+	struct slot *s;
+	uint64_t key;
+	int dev;
 
 	(void)ctx;
-	if (c->depth || c->skipped)
+	if (!d)
 		return;
-	if ((int)c->result != 0) {
-		/* A failed allocation gives its reservation back. */
-		if (*c->user)
-			__atomic_sub_fetch(&used[*c->user >> 56], *c->user & ((1ull << 56) - 1),
-					   __ATOMIC_ACQ_REL);
+	if (d->verb == CUA_MEM_POOL) {
+		/* At any depth: cudaMemPoolCreate's pool is the one its cuMemPoolCreate made. */
+		if (!c->skipped && (int)c->result == 0 && (key = d->key(c->args)) > TOMBSTONE &&
+		    (dev = device_of(d, c->args)) >= 0) {
+			/* A destroyed pool's handle may come back for another device. */
+			if ((s = find(pools, POOLS, key, 0)))
+				__atomic_store_n(&s->device, (unsigned)dev, __ATOMIC_RELAXED);
+			else
+				put(pools, POOLS, key, 0, (unsigned)dev);
+		}
 		return;
 	}
-	if (*c->user) {
-		uint64_t reserved = *c->user & ((1ull << 56) - 1);
+	if (c->depth)
+		return;
+	if (d->verb == CUA_MEM_ALLOC) {
+		allocated(c, d);
+		return;
+	}
+	if (c->skipped || (int)c->result != 0)
+		return;
+	if (d->verb == CUA_MEM_FREE) {
+		/* Memory cuaudit never charged (IPC or VMM imports) is not found and gives back
+		   nothing. */
+		key = d->key(c->args);
+		if (key > TOMBSTONE && (s = find(live, SLOTS, key, 1)))
+			adjust(s->device, s->size, 0);
+	} else if (d->verb == CUA_MEM_INFO && (dev = device_of(d, c->args)) >= 0 &&
+		   limit_of((unsigned)dev)) {
+		d->info(c->args, limit_of((unsigned)dev),
+			__atomic_load_n(&used[dev], __ATOMIC_ACQUIRE));
+	}
+}
 
-		dev = (unsigned)(*c->user >> 56);
-		key = allocated(c, &size);
-		/* Pitch allocations may pad: charge what was really given. */
-		if (size != reserved)
-			__atomic_add_fetch(&used[dev], size - reserved, __ATOMIC_ACQ_REL);
-		remember(key, size, dev);
-		return;
+/* At exit, at info level: one line per device that had a quota and used it. */
+static void report(void)
+{
+	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++) {
+		char line[512];
+		struct cua_buf b = CUA_BUF(line);
+
+		if (!limit_of(d) || (!seen[d].peak && !seen[d].refused) || !cua_log_on(CUA_LOG_INFO))
+			continue;
+		cua_log_begin(&b, CUA_LOG_INFO);
+		cua_buf_str(&b, "memory limit: device ");
+		cua_buf_u64(&b, d);
+		cua_buf_str(&b, " quota ");
+		cua_buf_u64(&b, limit_of(d));
+		cua_buf_str(&b, " in_use ");
+		cua_buf_u64(&b, cua_memlimit_used(d));
+		cua_buf_str(&b, " peak ");
+		cua_buf_u64(&b, seen[d].peak);
+		cua_buf_str(&b, " cuMemCreate_bytes ");
+		cua_buf_u64(&b, seen[d].vmm_bytes);
+		cua_buf_str(&b, " cuMemCreate_calls ");
+		cua_buf_u64(&b, seen[d].vmm_calls);
+		cua_buf_str(&b, " refused ");
+		cua_buf_u64(&b, seen[d].refused);
+		cua_log_end(&b);
 	}
-	key = freed(c);
-	if (key && (size = forget(key, &dev)))
-		__atomic_sub_fetch(&used[dev], size, __ATOMIC_ACQ_REL);
-	else if (c->id == CUAUDIT_ID_cuMemGetInfo || c->id == CUAUDIT_ID_cuMemGetInfo_v2 ||
-		 c->id == CUAUDIT_ID_cudaMemGetInfo)
-		adjust_info(c);
 }
 
 int cua_memlimit_init(void)
 {
-	static const char *const names[] = {
-		"cuMemAlloc", "cuMemAlloc_v2", "cuMemAllocPitch", "cuMemAllocPitch_v2",
-		"cuMemAllocAsync", "cuMemAllocAsync_ptsz", "cuMemAllocFromPoolAsync",
-		"cuMemAllocFromPoolAsync_ptsz", "cuMemAllocManaged", "cuMemCreate",
-		"cudaMalloc", "cudaMallocPitch", "cudaMalloc3D", "cudaMallocAsync",
-		"cudaMallocAsync_ptsz", "cudaMallocFromPoolAsync", "cudaMallocFromPoolAsync_ptsz",
-		"cudaMallocManaged",
-		"cuMemFree", "cuMemFree_v2", "cuMemFreeAsync", "cuMemFreeAsync_ptsz", "cuMemRelease",
-		"cudaFree", "cudaFreeAsync", "cudaFreeAsync_ptsz",
-		"cuMemGetInfo", "cuMemGetInfo_v2", "cudaMemGetInfo",
-	};
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = mem_enter, .exit = mem_exit,
-		     .elf_names = names, .nnames = sizeof(names) / sizeof(names[0]));
+	static unsigned ids[256];
+	unsigned n = 0;
 	int any = cua_cfg.mem_limit != 0;
 
 	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++)
 		any |= cua_cfg.mem_limit_dev[d] != 0;
 	if (!any)
 		return 0;
+	for (unsigned i = 0; i < cua_mem_count && n < 255; i++) {
+		entry_of[cua_mem_table[i].id] = (uint8_t)(i + 1);
+		ids[n++] = cua_mem_table[i].id;
+	}
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = mem_enter, .exit = mem_exit, .ids = ids,
+		     .nids = n);
 	live = mmap(NULL, sizeof(*live) * SLOTS, PROT_READ | PROT_WRITE,
 		    MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (live == MAP_FAILED) {
 		live = NULL;
 		return -1;
 	}
+	cua_finish_add(report);
 	return cua_dispatch_subscribe(&sub);
 }

@@ -328,7 +328,7 @@ def split_elf_name(elf_name):
 
 def read_policy(path):
     """policy.tsv lines: VERB<TAB>ELF_NAME<TAB>...<TAB># reason."""
-    policy = {"handwritten": {}, "nostring": set(), "skip": {}, "procaddress": {}}
+    policy = {"handwritten": {}, "nostring": set(), "skip": {}, "procaddress": {}, "mem": {}}
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -344,9 +344,152 @@ def read_policy(path):
                 policy["procaddress"][cols[1]] = cols[2].split(",")
             elif verb == "nostring" and len(cols) >= 4:
                 policy["nostring"].add((cols[1], cols[2]))
+            elif verb in MEM_COLUMNS and len(cols) == len(MEM_COLUMNS[verb]) + 3:
+                if cols[1] in policy["mem"]:
+                    raise GenError(f"{path}:{lineno}: {cols[1]} has two memory verbs")
+                policy["mem"][cols[1]] = (verb, dict(zip(MEM_COLUMNS[verb], cols[2:-1])))
             else:
                 raise GenError(f"{path}:{lineno}: cannot read policy line: {line!r}")
     return policy
+
+
+# ---------------------------------------------------------------- memory verbs
+
+# The memory limit's view of a call, one verb per ELF name (see policy.tsv for the grammar).
+MEM_COLUMNS = {
+    "memalloc": ["key", "size", "charged", "device"],
+    "memfree": ["key"],
+    "meminfo": ["free", "total", "device"],
+    "mempool": ["key", "device"],
+}
+MEM_VERBS = {"memalloc": "CUA_MEM_ALLOC", "memfree": "CUA_MEM_FREE", "meminfo": "CUA_MEM_INFO",
+             "mempool": "CUA_MEM_POOL"}
+MEM_PATH = re.compile(r"^(\*?)([A-Za-z_]\w*)((?:(?:\.|->)[A-Za-z_]\w*)*)$")
+
+
+def mem_path(a, text):
+    """'*dptr' -> '(*a->dptr)', 'prop->location' -> '(a->prop->location)'."""
+    m = MEM_PATH.match(text)
+    if not m:
+        raise GenError(f"policy: {a.elf_name}: cannot read {text!r} (want [*]param[.field|->field]...)")
+    if m.group(2) not in {n for _, n, _ in a.params}:
+        raise GenError(f"policy: {a.elf_name} has no parameter {m.group(2)}")
+    return f"({m.group(1)}a->{m.group(2)}{m.group(3)})"
+
+
+def mem_guards(a, text):
+    """Read before the call, a path may run through a NULL pointer the driver would reject:
+    the conditions that each pointer on the way is set."""
+    mem_path(a, text)
+    body = text.lstrip("*")
+    parts = re.split(r"(->)", body)
+    guards, prefix = [], ""
+    for i in range(0, len(parts) - 1, 2):
+        prefix += parts[i]
+        guards.append(f"!a->{prefix}")
+        prefix += "->"
+    return guards
+
+
+def mem_product(a, text):
+    """'WidthInBytes,Height' -> statements that multiply the factors into s, saturating."""
+    out = ["\tuint64_t s = 1;"]
+    for f in text.split(","):
+        out.append(f"\tif (__builtin_mul_overflow(s, (uint64_t){mem_path(a, f)}, &s))")
+        out.append("\t\treturn UINT64_MAX;")
+    out.append("\treturn s;")
+    return out
+
+
+def mem_functions(a, verb, cols):
+    """C functions for one policy line, and the initializer of its table entry."""
+    st = f"const struct cuaudit_args_{a.elf_name} *a = args;"
+    wst = f"struct cuaudit_args_{a.elf_name} *a = args;"
+    name = a.elf_name
+    fns, fields = [], {"id": f"CUAUDIT_ID_{name}", "verb": MEM_VERBS[verb]}
+
+    def fn(kind, ret, params, body, mutable=False):
+        fns.append(f"static {ret} mem_{kind}_{name}({params})")
+        fns.append("{")
+        fns.append("\t" + (wst if mutable else st))
+        fns.extend(body)
+        fns.append("}")
+        fields[kind] = f"mem_{kind}_{name}"
+
+    if "key" in cols:
+        fn("key", "uint64_t", "const void *args",
+           [f"\treturn (uint64_t)(uintptr_t){mem_path(a, cols['key'])};"])
+    if verb == "memalloc":
+        fn("size", "uint64_t", "const void *args", mem_product(a, cols["size"]))
+        charged = cols["size"] if cols["charged"] == "-" else cols["charged"]
+        fn("charged", "uint64_t", "const void *args", mem_product(a, charged))
+    if "device" in cols and cols["device"] != "current":
+        kind, _, path = cols["device"].partition(":")
+        if kind == "arg":
+            body = [f"\t*out = (uint64_t)(int64_t){mem_path(a, path)};",
+                    "\treturn CUA_MEM_DEV_GIVEN;"]
+        elif kind == "loc":
+            # CU_MEM_LOCATION_TYPE_DEVICE and cudaMemLocationTypeDevice are both 1.
+            loc = mem_path(a, path)
+            body = [f"\tif ({g})" + "\n\t\treturn CUA_MEM_DEV_NONE;" for g in mem_guards(a, path)]
+            body += [f"\tif ((int){loc}.type != 1)",
+                    "\t\treturn CUA_MEM_DEV_NONE;",
+                    f"\t*out = (uint64_t)(int64_t){loc}.id;",
+                    "\treturn CUA_MEM_DEV_GIVEN;"]
+        elif kind == "pool":
+            body = [f"\t*out = (uint64_t)(uintptr_t){mem_path(a, path)};",
+                    "\treturn CUA_MEM_DEV_POOL;"]
+        else:
+            raise GenError(f"policy: {name}: device must be current, arg:, loc: or pool:, "
+                           f"not {cols['device']!r}")
+        fn("device", "int", "const void *args, uint64_t *out", body)
+    if verb == "meminfo":
+        body = []
+        total = mem_path(a, cols["total"])
+        body.append(f"\tuint64_t total = (uint64_t){total}, free = total;")
+        if cols["free"] != "-":
+            free = mem_path(a, cols["free"])
+            body.append(f"\tfree = (uint64_t){free};")
+        body.append("\tcua_mem_clamp(&free, &total, limit, used);")
+        body.append(f"\t{total} = (__typeof__({total}))total;")
+        if cols["free"] != "-":
+            body.append(f"\t{free} = (__typeof__({free}))free;")
+        fn("info", "void", "void *args, uint64_t limit, uint64_t used", body, mutable=True)
+    return fns, fields
+
+
+def emit_memory(apis, note, includes, policy):
+    """The memory limit's table: for each call that allocates, frees, reports or creates a
+    pool, where its size, key and device are (hooks/memtable.h)."""
+    by_name = {a.elf_name: a for a in apis}
+    out = [f"/* SPDX-License-Identifier: MIT */",
+           f"/* {note} */",
+           "#define __CUDA_API_VERSION_INTERNAL"]
+    out += [f"#include <{h}>" for h in includes]
+    out += ["#include <stdint.h>",
+            '#include "cuaudit_ids.h"',
+            '#include "cuaudit_args.h"',
+            '#include "memtable.h"',
+            "",
+            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
+            ""]
+    entries = []
+    for name in sorted(policy["mem"], key=lambda n: n.encode()):
+        if name not in by_name:
+            continue  # a runtime name in a driver-only build
+        verb, cols = policy["mem"][name]
+        fns, fields = mem_functions(by_name[name], verb, cols)
+        out += fns
+        out.append("")
+        entries.append(fields)
+    out.append("const struct cua_mem_desc cua_mem_table[] = {")
+    for f in entries:
+        inits = ", ".join(f".{k} = {v}" for k, v in f.items())
+        out.append(f"\t{{ {inits} }},")
+    out.append("};")
+    out.append(f"const unsigned cua_mem_count = {len(entries)};")
+    out.append("")
+    return "\n".join(out)
 
 
 # ---------------------------------------------------------------- model
@@ -735,7 +878,7 @@ def main(argv):
             includes += args.runtime_headers
         known = {a.elf_name for a in apis} | set(policy["skip"])
         for name in (list(policy["handwritten"]) + list(policy["procaddress"]) +
-                     [n for n, _ in policy["nostring"]]):
+                     [n for n, _ in policy["nostring"]] + list(policy["mem"])):
             if name not in known:
                 raise GenError(f"{args.policy}: {name} is neither declared in the headers nor "
                                f"exported by the stub library")
@@ -753,6 +896,12 @@ def main(argv):
                      emit_table(apis, results, note, policy))
     write_if_changed(os.path.join(args.out, "cua_gen_wrappers.c"),
                      emit_wrappers(apis, note, includes, policy))
+    try:
+        memory = emit_memory(apis, note, includes, policy)
+    except GenError as e:
+        sys.stderr.write(f"hooks/gen: error: {e}\n")
+        return 1
+    write_if_changed(os.path.join(args.out, "cua_gen_memory.c"), memory)
     write_if_changed(os.path.join(args.out, "manifest.tsv"), emit_manifest(apis))
     undoc = "".join(f"{n}\n" for n in sorted(undescribed))
     write_if_changed(os.path.join(args.out, "undescribed.txt"), undoc)

@@ -24,10 +24,31 @@ struct CUstream_st {
 };
 
 static int initialized;
-static struct CUctx_st primary = { 0 };
+/* MOCK_DEVICE_COUNT=2 gives a second device, for per-device quotas. */
+#define MOCK_MAX_DEVICES 2
+static struct CUctx_st primary[MOCK_MAX_DEVICES] = { { 0 }, { 1 } };
 static __thread CUcontext current;
 static unsigned long long allocated;
 static unsigned v1_next = MOCK_V1_BASE;
+
+int mock_device_count(void)
+{
+	const char *n = getenv("MOCK_DEVICE_COUNT");
+
+	return n && n[0] == '2' ? 2 : 1;
+}
+
+/* For tests/mock/libcuda_mem.c: the calling thread's device (-1 without a context), and
+   the bytes cuMemGetInfo_v2 reports as taken. */
+int mock_current_device(void)
+{
+	return current ? current->device : -1;
+}
+
+void mock_account(long long bytes)
+{
+	allocated += (unsigned long long)bytes;
+}
 
 #define COUNT() mock_count(__func__)
 #define NEED_INIT()                                                                            \
@@ -58,7 +79,7 @@ EXPORT CUresult cuDeviceGetCount(int *count)
 {
 	COUNT();
 	NEED_INIT();
-	*count = 1;
+	*count = mock_device_count();
 	return CUDA_SUCCESS;
 }
 
@@ -66,9 +87,9 @@ EXPORT CUresult cuDeviceGet(CUdevice *device, int ordinal)
 {
 	COUNT();
 	NEED_INIT();
-	if (ordinal != 0)
+	if (ordinal < 0 || ordinal >= mock_device_count())
 		return CUDA_ERROR_INVALID_DEVICE;
-	*device = 0;
+	*device = ordinal;
 	return CUDA_SUCCESS;
 }
 
@@ -111,9 +132,9 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 {
 	COUNT();
 	NEED_INIT();
-	if (dev != 0)
+	if (dev < 0 || dev >= mock_device_count())
 		return CUDA_ERROR_INVALID_DEVICE;
-	*pctx = &primary;
+	*pctx = &primary[dev];
 	return CUDA_SUCCESS;
 }
 

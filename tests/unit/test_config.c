@@ -254,7 +254,8 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 		"CUAUDIT_LOG_FILE", "/tmp/x.log", "CUAUDIT_LIBCUDA", "/dev/null",
 		"CUAUDIT_LIBCUDART", "/dev/null", "CUAUDIT_SUMMARY", "/tmp/s.json",
 		"CUAUDIT_TRACE", "/tmp/t.json", "CUAUDIT_PLUGINS", "/dev/null",
-		"CUAUDIT_MEM_LIMIT", "1GiB", "CUAUDIT_LOG", "debug", NULL };
+		"CUAUDIT_MEM_LIMIT", "1GiB,1:2GiB", "CUAUDIT_LOG", "debug",
+		"CUAUDIT_FAULT", "cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:1", NULL };
 	struct cua_config cfg;
 
 	(void)state;
@@ -267,14 +268,18 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	assert_string_equal(cfg.trace, "");
 	assert_string_equal(cfg.summary, "stderr");
 	assert_int_equal(cfg.nplugins, 0);
-	/* What writes nothing and loads nothing stays: the quota and the log level. */
-	assert_true(cfg.mem_limit == 1ull << 30);
+	/* cuaudit only observes there (issue 10): no quota and no faults; the log level stays. */
+	assert_true(cfg.mem_limit == 0);
+	assert_true(cfg.mem_limit_dev[1] == 0);
+	assert_int_equal(cfg.nfaults, 0);
 	assert_int_equal(cfg.log_level, CUA_LOG_DEBUG);
 	cfg.secure = 0;
 	cua_config_load(&cfg, get, diag, 0);
 	cua_config_restrict_secure(&cfg);
 	assert_string_equal(cfg.trace, "/tmp/t.json");
 	assert_int_equal(cfg.nplugins, 1);
+	assert_true(cfg.mem_limit == 1ull << 30 && cfg.mem_limit_dev[1] == 2ull << 30);
+	assert_int_equal(cfg.nfaults, 1);
 }
 
 int main(void)
