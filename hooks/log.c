@@ -57,6 +57,18 @@ static uint64_t read_scalar(const unsigned char *p, unsigned size, int is_signed
 
 /* One value: an argument, or the pointee of an out-parameter. Returns 1 when the text is a
    plain number (the trace writes it unquoted). */
+static void format_uuid(struct cua_buf *b, const unsigned char *u)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (unsigned i = 0; i < 16; i++) {
+		if (i == 4 || i == 6 || i == 8 || i == 10)
+			cua_buf_char(b, '-');
+		cua_buf_char(b, hex[u[i] >> 4]);
+		cua_buf_char(b, hex[u[i] & 15]);
+	}
+}
+
 static int format_value(struct cua_buf *b, const unsigned char *p, unsigned size, unsigned cls,
 			int is_signed, unsigned fmt, unsigned names, int deref_strings)
 {
@@ -65,6 +77,11 @@ static int format_value(struct cua_buf *b, const unsigned char *p, unsigned size
 		const char *ptr;
 
 		memcpy(&ptr, p, sizeof(ptr));
+		if (fmt == CUA_FMT_UUID && ptr) {
+			/* The live log only: the caller's 16 bytes, which the driver read too. */
+			format_uuid(b, (const unsigned char *)ptr);
+			return 0;
+		}
 		if (fmt == CUA_FMT_STRING && (deref_strings || !ptr))
 			cua_buf_quoted(b, ptr, 64);
 		else if (!ptr)
@@ -98,6 +115,10 @@ static int format_value(struct cua_buf *b, const unsigned char *p, unsigned size
 		cua_buf_str(b, "<real>");
 		return 0;
 	case CUA_CLASS_RECORD:
+		if (fmt == CUA_FMT_UUID && size == 16) {
+			format_uuid(b, p);
+			return 0;
+		}
 		if (fmt == CUA_FMT_DIM3 && size == 12) {
 			uint32_t xyz[3];
 
@@ -150,7 +171,7 @@ int cua_log_out_value(const struct cuaudit_call *c, unsigned i, uint64_t out[2])
 
 	if (!a->out || !c->args || a->out_size > 2 * sizeof(uint64_t))
 		return 0;
-	if (a->out_cls == CUA_CLASS_RECORD ? a->out_fmt != CUA_FMT_DIM3
+	if (a->out_cls == CUA_CLASS_RECORD ? a->out_fmt != CUA_FMT_DIM3 && a->out_fmt != CUA_FMT_UUID
 					   : a->out_cls == CUA_CLASS_REAL || a->out_size > 8)
 		return 0;
 	/* Only after a call that succeeded: it accepted the pointer, so reading it is safe. */
@@ -175,8 +196,10 @@ int cua_log_format_arg_value(struct cua_buf *b, const struct cuaudit_call *c, un
 		return 0;
 	}
 	if (!out)
-		return format_value(b, p, a->size, a->cls, a->is_signed, a->fmt, a->out ? 0 : a->names,
-				    1);
+		/* Strings the trace copied into its record; a UUID is read only in the live log. */
+		return format_value(b, p, a->size, a->cls, a->is_signed,
+				    a->fmt == CUA_FMT_UUID && !deref_strings ? CUA_FMT_AUTO : a->fmt,
+				    a->out ? 0 : a->names, 1);
 	return format_value(b, (const unsigned char *)out, a->out_size, a->out_cls, a->out_signed,
 			    a->out_fmt, a->names, deref_strings);
 }

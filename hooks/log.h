@@ -33,8 +33,9 @@ void cua_log_format_args(struct cua_buf *b, const struct cuaudit_call *c);
 /* Appends the value of argument i as the log prints it. */
 void cua_log_format_arg(struct cua_buf *b, const struct cuaudit_call *c, unsigned i);
 /* Appends argument i's value, or with out non-NULL the value after the call that out holds
-   (read by cua_log_out_value); deref_strings 0 prints a string pointer in hex instead of
-   reading it. Returns 1 when the text is a plain number. */
+   (read by cua_log_out_value); deref_strings 0 (the trace, after the call's memory may be
+   gone) prints an out string pointer and a CUuuid pointer in hex instead of reading them.
+   Returns 1 when the text is a plain number. */
 int cua_log_format_arg_value(struct cua_buf *b, const struct cuaudit_call *c, unsigned i,
 			     const uint64_t *out, int deref_strings);
 /* For an out-parameter of a call that succeeded, copies what it points at into out (up to

@@ -31,6 +31,7 @@ enum cua_arg_fmt {
 	CUA_FMT_DIM3 = 3,   /* dim3 or uint3, printed (x,y,z) */
 	CUA_FMT_XYZ = 4,    /* first of PX, PY, PZ: prints all three as label=(x,y,z) */
 	CUA_FMT_SKIP = 5,   /* PY or PZ, printed with its PX */
+	CUA_FMT_UUID = 6,   /* a CUuuid, or a pointer to one read in the live log: 8-4-4-4-12 hex */
 };
 
 /* An out-parameter: a pointer the call fills in; its value prints after a successful call.

@@ -324,7 +324,7 @@ static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c, co
 		const char *name;
 
 		memcpy(&name, extras, sizeof(name));
-		cua_buf_str(b, "\"kernel\":\"");
+		cua_buf_str(b, "\"kernel_name\":\"");
 		json_escaped(b, name, strlen(name));
 		cua_buf_str(b, "\",");
 	}

@@ -427,6 +427,8 @@ def value_fmt(typ, api, name, policy, enums):
     t = norm_space(typ)
     if t in DIM_TYPES:
         return "CUA_FMT_DIM3", None
+    if t in ("CUuuid", "const CUuuid *", "cudaUUID_t"):
+        return "CUA_FMT_UUID", None
     if t == "const char *" and (api.elf_name, name) not in policy["nostring"]:
         return "CUA_FMT_STRING", None
     if "*" not in t and "deviceptr" in t.lower():
