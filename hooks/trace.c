@@ -317,7 +317,11 @@ static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c, co
 		cua_buf_char(b, '"');
 		cua_buf_str(b, d->args[i].name);
 		cua_buf_str(b, number ? "\":" : "\":\"");
-		json_escaped(b, val, v.len);
+		/* A string argument is already a JSON string: without the log's quotes. */
+		if (!number && v.len >= 2 && val[0] == '"' && val[v.len - 1] == '"')
+			json_escaped(b, val + 1, v.len - 2);
+		else
+			json_escaped(b, val, v.len);
 		cua_buf_str(b, number ? "," : "\",");
 	}
 	if (r->extras & KERNEL_BIT) {
