@@ -112,11 +112,18 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	if (v) {
 		int level = cua_config_parse_level(v);
 
-		if (level < 0)
-			bad_value(diag, "CUAUDIT_LOG", v, "off, error, warn, info, verbose, debug",
+		if (same_word(v, "errors")) {
+			/* Messages as at warn, and a line for each call that failed. */
+			cfg->log_errors = 1;
+			cfg->log_level = CUA_LOG_WARN;
+		} else if (level < 0) {
+			bad_value(diag, "CUAUDIT_LOG", v,
+				  "off, error, warn, info, verbose, debug, or errors (a line for each "
+				  "failed call)",
 				  "Logging stays at the default, warn.");
-		else
+		} else {
 			cfg->log_level = level;
+		}
 	}
 	v = get("CUAUDIT_LOG_FILE");
 	if (!v)
@@ -526,6 +533,98 @@ static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag
 			  "the absolute path of an existing regular file of at least 8 bytes (cuaudit "
 			  "run --error-exitcode makes one)",
 			  "Failed calls are not counted.");
+/* ---------------------------------------------------------------- filters */
+
+int cua_config_glob(const char *p, size_t plen, const char *name)
+{
+	const char *star = NULL, *resume = NULL, *end = p + plen;
+
+	/* Greedy with backtracking to the last '*': linear in practice, no recursion. */
+	while (*name) {
+		if (p < end && (*p == '?' || *p == *name)) {
+			p++;
+			name++;
+		} else if (p < end && *p == '*') {
+			star = p++;
+			resume = name;
+		} else if (star) {
+			p = star + 1;
+			name = ++resume;
+		} else {
+			return 0;
+		}
+	}
+	while (p < end && *p == '*')
+		p++;
+	return p == end;
+}
+
+int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned cap)
+{
+	uint8_t bits[(CUAUDIT_ID_COUNT + 7) / 8] = { 0 };
+
+	for (const char *next = s; next;) {
+		size_t len;
+		int any = 0;
+
+		s = next;
+		next = list_item(s, ',', &len);
+		if (len == 0)
+			return fail_why(why, cap, "an empty pattern", "", 0);
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+			if (cua_config_glob(s, len, cua_api[id].elf_name)) {
+				bits[id >> 3] |= (uint8_t)(1u << (id & 7));
+				any = 1;
+			}
+		}
+		if (!any)
+			return fail_why(why, cap, "no ELF name matches ", s, len);
+	}
+	memcpy(out, bits, sizeof(bits));
+	return 0;
+}
+
+unsigned cua_config_filter_ids(const struct cua_config *cfg, unsigned *ids)
+{
+	unsigned n = 0;
+
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+		if (!cfg->filtered || (cfg->filter[id >> 3] >> (id & 7) & 1))
+			ids[n++] = id;
+	return n;
+}
+
+static int load_globs(const char *var, uint8_t *bits, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get(var);
+	char why[256], accepted[512];
+	struct cua_buf b = CUA_BUF(accepted);
+
+	if (!v)
+		return 0;
+	if (cua_config_parse_globs(v, bits, why, sizeof(why)) == 0)
+		return 1;
+	cua_buf_str(&b, "ELF names or globs of them (* and ?), separated by commas, each matching at"
+			" least one wrapped function, such as cuMem*,*Async* (");
+	cua_buf_str(&b, why);
+	cua_buf_char(&b, ')');
+	accepted[b.len < sizeof(accepted) ? b.len : sizeof(accepted) - 1] = '\0';
+	bad_value(diag, var, v, accepted, "The log and the trace record every call.");
+	return -1;
+}
+
+/* INCLUDE picks ids (all when absent), EXCLUDE removes some; a bad value turns the filter off. */
+static void load_filters(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	uint8_t inc[(CUAUDIT_ID_COUNT + 7) / 8], exc[(CUAUDIT_ID_COUNT + 7) / 8];
+	int hi = load_globs("CUAUDIT_INCLUDE", inc, get, diag);
+	int he = load_globs("CUAUDIT_EXCLUDE", exc, get, diag);
+
+	if (hi < 0 || he < 0 || (!hi && !he))
+		return;
+	for (unsigned i = 0; i < sizeof(inc); i++)
+		cfg->filter[i] = (uint8_t)((hi ? inc[i] : 0xff) & (he ? ~exc[i] : 0xff));
+	cfg->filtered = 1;
 }
 
 void cua_config_restrict_secure(struct cua_config *cfg)
@@ -583,4 +682,5 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_hooks(cfg, get, diag);
 	load_error_count(cfg, get, diag);
 	load_static_runtime(cfg, get, diag);
+	load_filters(cfg, get, diag);
 }

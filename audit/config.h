@@ -12,7 +12,9 @@ enum cua_level {
 	CUA_LOG_DEBUG = 5,
 };
 
+#include <stddef.h>
 #include <stdint.h>
+#include "cuaudit_ids.h"
 
 #define CUA_PATH_MAX 1024
 #define CUA_MAX_DEVICES 64
@@ -53,6 +55,10 @@ struct cua_config {
 	char error_count[CUA_PATH_MAX];
 	/* CUAUDIT_STATIC_RUNTIME (issue 14): patch the entries of a statically linked runtime. */
 	int static_runtime;          /* 0 off (the default), 1 on */
+	/* What the log and the trace record (readable output). */
+	int log_errors;              /* CUAUDIT_LOG=errors: call lines for failed calls only */
+	int filtered;                /* CUAUDIT_INCLUDE or CUAUDIT_EXCLUDE is in force */
+	uint8_t filter[(CUAUDIT_ID_COUNT + 7) / 8]; /* a bit per id they record, if filtered */
 };
 
 /* Filled by la_version on the main thread before any other entry point runs; read-only after. */
@@ -109,5 +115,19 @@ int cua_config_parse_static_runtime(const char *s, int *out);
 
 /* CUAUDIT_PLUGINS: absolute paths separated by ':'. Returns 0 or -1. */
 int cua_config_parse_plugins(const char *s, struct cua_config *cfg);
+
+/* ---------------------------------------------------------------- filters */
+
+/* Matches an ELF name against a glob of '*' (any run) and '?' (any one byte). */
+int cua_config_glob(const char *pattern, size_t plen, const char *name);
+
+/* CUAUDIT_INCLUDE / CUAUDIT_EXCLUDE: comma-separated globs over ELF names into a bit per id
+   (out, CUAUDIT_ID_COUNT bits). Returns 0, or -1 with the first bad pattern (empty, or
+   matching no ELF name) described in why. */
+int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned whycap);
+
+/* The ids the log and the trace record: every id when not filtered. Returns how many it
+   wrote into ids (CUAUDIT_ID_COUNT entries). */
+unsigned cua_config_filter_ids(const struct cua_config *cfg, unsigned *ids);
 
 #endif

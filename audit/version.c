@@ -14,11 +14,13 @@
 #include "entrypatch.h"
 #include "hooks.h"
 #include "instance.h"
+#include "kernels.h"
 #include "libs.h"
 #include "log.h"
 #include "out.h"
 #include "passthrough.h"
 #include "procaddress.h"
+#include "provenance.h"
 
 unsigned cua_deferred_warnings;
 
@@ -112,6 +114,7 @@ static void start_hooks(void)
 	cua_trace_init();
 	cua_errcount_init();
 	cua_log_init();
+	cua_kernels_init();
 	cua_plugins_load();
 	cua_dispatch_close();
 }
@@ -125,6 +128,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 	if (!cua_instance_claim())
 		return 0;
 	cua_process_init();
+	cua_provenance_init();
 	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
 	cua_config_restrict_secure(&cua_cfg);
 	cua_out_setup(cua_cfg.log_file);

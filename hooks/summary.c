@@ -7,9 +7,11 @@
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
+#include "kernels.h"
 #include "libs.h"
 #include "log.h"
 #include "out.h"
+#include "provenance.h"
 #include "stats.h"
 #include "table.h"
 #include "writer.h"
@@ -28,7 +30,23 @@ struct tstats {
 	unsigned spare_left;
 };
 
+/* Launches by kernel name, per thread; keyed by the registry's stable name pointer (NULL for
+   launches whose kernel has no known name), merged by name at exit. */
+#define KSLOTS 1024
+struct kstat {
+	const char *name;
+	uint64_t launches, errors, total_ns;
+};
+struct kstats {
+	struct kstats *next;
+	uint64_t pid;
+	unsigned used;
+	struct kstat slot[KSLOTS];
+};
+
 static struct tstats *all_threads;
+static struct kstats *all_kstats;
+static __thread struct kstats *my_kstats __attribute__((tls_model("initial-exec")));
 static __thread struct tstats *mine __attribute__((tls_model("initial-exec")));
 
 static void *map_zeroed(size_t size)
@@ -84,6 +102,54 @@ static int is_error(const struct cuaudit_call *c)
 	return (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && (int)c->result != 0;
 }
 
+static struct kstats *thread_kstats(void)
+{
+	uint64_t pid = cua_process_id();
+	struct kstats *k = my_kstats;
+
+	if (CUA_LIKELY(k && k->pid == pid))
+		return k;
+	k = map_zeroed(sizeof(*k));
+	if (!k)
+		return NULL;
+	k->pid = pid;
+	k->next = __atomic_load_n(&all_kstats, __ATOMIC_ACQUIRE);
+	while (!__atomic_compare_exchange_n(&all_kstats, &k->next, k, 1, __ATOMIC_RELEASE,
+					    __ATOMIC_ACQUIRE))
+		;
+	my_kstats = k;
+	return k;
+}
+
+/* A launch the application made (depth 0: the driver launch inside a runtime launch is the
+   same kernel). Past KSLOTS names a thread's launches go to the unnamed row. */
+static void count_launch(const struct cuaudit_call *c)
+{
+	struct kstats *k = thread_kstats();
+	const char *name = cua_kernels_of_call(c);
+	unsigned h;
+
+	if (!k)
+		return;
+	h = (unsigned)(((uintptr_t)name >> 3) * 2654435761u) & (KSLOTS - 1);
+	for (unsigned i = 0; i < KSLOTS; i++, h = (h + 1) & (KSLOTS - 1)) {
+		struct kstat *s = &k->slot[h];
+
+		if (s->launches && s->name != name)
+			continue;
+		if (!s->launches && k->used == KSLOTS - 1 && name) {
+			name = NULL;
+			continue;
+		}
+		k->used += !s->launches;
+		s->name = name;
+		s->launches++;
+		s->errors += is_error(c);
+		s->total_ns += c->t_exit_ns - c->t_enter_ns;
+		return;
+	}
+}
+
 static void summary_exit(const struct cuaudit_call *c, void *ctx)
 {
 	struct tstats *t = thread_stats();
@@ -95,9 +161,17 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
 	if (s)
 		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
+	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
+		count_launch(c);
 }
 
 /* ---------------------------------------------------------------- report */
+
+/* Sections of their own, below: where the summary came from, and launches by kernel. */
+static void write_text_process(struct cua_writer *w);
+static void write_json_process(struct cua_writer *w);
+static void write_text_kernels(struct cua_writer *w);
+static void write_json_kernels(struct cua_writer *w);
 
 struct row {
 	unsigned id;
@@ -218,6 +292,7 @@ static void write_text(struct cua_writer *w, const struct row *rows, unsigned n)
 		"  time%      total_ns     calls  errors     avg_ns     min_ns  median_ns"
 		"     p99_ns      max_ns  stddev_ns  layer    api\n";
 
+	write_text_process(w);
 	for (unsigned nested = 0; nested < 2; nested++) {
 		struct cua_buf *b = cua_writer_room(w, 256);
 		uint64_t total = section_total(rows, n, nested);
@@ -233,6 +308,7 @@ static void write_text(struct cua_writer *w, const struct row *rows, unsigned n)
 			if (rows[i].nested == nested)
 				put_text_row(w, &rows[i], total);
 	}
+	write_text_kernels(w);
 }
 
 static void put_json_u64(struct cua_buf *b, const char *key, uint64_t v)
@@ -303,6 +379,8 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n)
 
 	cua_buf_str(b, "{\"schema\":\"cuaudit-summary/1\",\"pid\":");
 	cua_buf_u64(b, cua_process_id());
+	write_json_process(w);
+	b = cua_writer_room(w, 16);
 	cua_buf_str(b, ",\"apis\":[");
 	for (unsigned i = 0; i < n; i++)
 		write_json_row(w, &rows[i], totals[rows[i].nested], i == 0);
@@ -327,7 +405,119 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n)
 		cua_buf_str(b, "}}");
 	}
 	b = cua_writer_room(w, 16);
-	cua_buf_str(b, "\n]}\n");
+	cua_buf_str(b, "\n]");
+	write_json_kernels(w);
+	cua_buf_str(cua_writer_room(w, 8), "}\n");
+}
+
+/* ---------------------------------------------------------------- kernels */
+
+#define UNKNOWN_KERNEL "(unknown)"
+
+static const char *kname(const struct kstat *k)
+{
+	return k->name ? k->name : UNKNOWN_KERNEL;
+}
+
+static int by_kernel_total(const void *a, const void *b)
+{
+	const struct kstat *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns > y->total_ns ? -1 : 1;
+	return strcmp(kname(x), kname(y));
+}
+
+/* Every thread's launches of this process, one row per kernel name. */
+static struct kstat *collect_kernels(unsigned *nrows)
+{
+	uint64_t pid = cua_process_id();
+	size_t cap = 0;
+	unsigned n = 0;
+	struct kstat *rows;
+
+	for (struct kstats *k = __atomic_load_n(&all_kstats, __ATOMIC_ACQUIRE); k; k = k->next)
+		if (k->pid == pid)
+			cap += k->used;
+	*nrows = 0;
+	if (!cap || !(rows = map_zeroed(cap * sizeof(*rows))))
+		return NULL;
+	for (struct kstats *k = __atomic_load_n(&all_kstats, __ATOMIC_ACQUIRE); k; k = k->next) {
+		for (unsigned i = 0; k->pid == pid && i < KSLOTS; i++) {
+			const struct kstat *s = &k->slot[i];
+			unsigned j;
+
+			if (!s->launches)
+				continue;
+			for (j = 0; j < n && strcmp(kname(&rows[j]), kname(s)) != 0; j++)
+				;
+			if (j == n)
+				rows[n++].name = s->name;
+			rows[j].launches += s->launches;
+			rows[j].errors += s->errors;
+			rows[j].total_ns += s->total_ns;
+		}
+	}
+	qsort(rows, n, sizeof(*rows), by_kernel_total);
+	*nrows = n;
+	return rows;
+}
+
+static void write_json_kernels(struct cua_writer *w)
+{
+	unsigned n;
+	struct kstat *rows = collect_kernels(&n);
+
+	cua_buf_str(cua_writer_room(w, 32), ",\"kernels\":[");
+	for (unsigned i = 0; i < n; i++) {
+		struct cua_buf *b = cua_writer_room(w, strlen(kname(&rows[i])) * 6 + 256);
+
+		cua_buf_str(b, i ? ",\n  {\"name\":" : "\n  {\"name\":");
+		write_json_string(b, kname(&rows[i]));
+		put_json_u64(b, "launches", rows[i].launches);
+		put_json_u64(b, "errors", rows[i].errors);
+		put_json_u64(b, "total_ns", rows[i].total_ns);
+		cua_buf_char(b, '}');
+	}
+	cua_buf_str(cua_writer_room(w, 8), n ? "\n]" : "]");
+}
+
+static void write_text_kernels(struct cua_writer *w)
+{
+	unsigned n;
+	struct kstat *rows = collect_kernels(&n);
+	struct cua_buf *b;
+
+	if (!n)
+		return;
+	b = cua_writer_room(w, 256);
+	cua_buf_str(b, "\ncuaudit summary: launches by kernel\n"
+		       "  launches  errors      total_ns     avg_ns  kernel\n");
+	for (unsigned i = 0; i < n; i++) {
+		b = cua_writer_room(w, strlen(kname(&rows[i])) + 128);
+		put_col(b, rows[i].launches, 10);
+		put_col(b, rows[i].errors, 8);
+		put_col(b, rows[i].total_ns, 14);
+		put_col(b, rows[i].total_ns / rows[i].launches, 11);
+		cua_buf_str(b, "  ");
+		cua_buf_str(b, kname(&rows[i]));
+		cua_buf_char(b, '\n');
+	}
+}
+
+/* ---------------------------------------------------------------- provenance */
+
+static void write_json_process(struct cua_writer *w)
+{
+	struct cua_buf *b = cua_writer_room(w, 8192);
+
+	cua_buf_char(b, ',');
+	cua_provenance_json(b);
+}
+
+static void write_text_process(struct cua_writer *w)
+{
+	cua_provenance_text(cua_writer_room(w, 8192));
 }
 
 #define JSON_SIGNATURE "{\"schema\":\"cuaudit-summary/"

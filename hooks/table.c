@@ -61,6 +61,37 @@ int cua_table_result_value(unsigned layer, const char *name, size_t len, int *va
 	return -1;
 }
 
+const char *cua_table_enum_name(unsigned names, uint64_t value, unsigned size)
+{
+	const struct cua_enum_desc *e;
+	unsigned lo = 0, hi;
+	long long v = size == 4 ? (long long)(int32_t)(uint32_t)value : (long long)value;
+
+	if (names == 0 || names > cua_enums_count)
+		return NULL;
+	e = &cua_enums[names - 1];
+	hi = e->count;
+	/* Unsigned enums may hold values above INT32_MAX: try both readings. */
+	for (int pass = 0; pass < 2; pass++) {
+		lo = 0;
+		hi = e->count;
+		while (lo < hi) {
+			unsigned mid = lo + (hi - lo) / 2;
+
+			if (e->values[mid].value == v)
+				return e->values[mid].name;
+			if (e->values[mid].value < v)
+				lo = mid + 1;
+			else
+				hi = mid;
+		}
+		if (size != 4 || v >= 0)
+			break;
+		v = (long long)(uint32_t)value;
+	}
+	return NULL;
+}
+
 CUAUDIT_API const char *cuaudit_api_name(unsigned id)
 {
 	return id < CUAUDIT_ID_COUNT ? cua_api[id].elf_name : NULL;

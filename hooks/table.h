@@ -25,10 +25,19 @@ enum cua_arg_class {
 	_Generic((x), signed char: 1, short: 1, int: 1, long: 1, long long: 1, default: 0)
 
 enum cua_arg_fmt {
-	CUA_FMT_AUTO = 0,   /* pointers in hex, integers in decimal */
+	CUA_FMT_AUTO = 0,   /* pointers in hex, integers in decimal, enums by name */
 	CUA_FMT_HEX = 1,    /* an integer that holds an address (CUdeviceptr) */
 	CUA_FMT_STRING = 2, /* const char *, printed quoted */
+	CUA_FMT_DIM3 = 3,   /* dim3 or uint3, printed (x,y,z) */
+	CUA_FMT_XYZ = 4,    /* first of PX, PY, PZ: prints all three as label=(x,y,z) */
+	CUA_FMT_SKIP = 5,   /* PY or PZ, printed with its PX */
+	CUA_FMT_UUID = 6,   /* a CUuuid, or a pointer to one read in the live log: 8-4-4-4-12 hex */
 };
+
+/* An out-parameter: a pointer the call fills in; its value prints after a successful call.
+   The pointee's size, class and signedness come from the compiler, like the argument's. */
+#define CUA_OUT_ARG(m, fmt) 1, fmt, sizeof(*(m)), CUA_ARG_CLASS(*(m)), CUA_ARG_SIGNED(*(m))
+#define CUA_NOT_OUT 0, 0, 0, 0, 0
 
 enum cua_ret_class {
 	CUA_RET_CURESULT = 0,
@@ -45,6 +54,24 @@ struct cua_arg_desc {
 	uint8_t cls;
 	uint8_t is_signed;
 	uint8_t fmt;
+	uint8_t out;        /* an out-parameter */
+	uint8_t out_fmt;    /* how its pointee prints (enum cua_arg_fmt) */
+	uint16_t out_size;  /* the pointee's size, class and signedness */
+	uint8_t out_cls;
+	uint8_t out_signed;
+	uint16_t names;     /* 1 + index in cua_enums of the value's enum (the pointee's for an
+			       out-parameter); 0 for none */
+};
+
+struct cua_enum_value {
+	long long value;
+	const char *name;
+};
+
+struct cua_enum_desc {
+	const char *type;
+	unsigned count;
+	const struct cua_enum_value *values; /* sorted by value */
 };
 
 struct cua_api_desc {
@@ -68,6 +95,12 @@ extern const struct cua_result_name cua_results_driver[];
 extern const unsigned cua_results_driver_count;
 extern const struct cua_result_name cua_results_runtime[];
 extern const unsigned cua_results_runtime_count;
+extern const struct cua_enum_desc cua_enums[];
+extern const unsigned cua_enums_count;
+
+/* The name of an enum value (names: cua_arg_desc.names), or NULL. A 4-byte value matches on
+   its low 32 bits, whatever the enum's signedness. */
+const char *cua_table_enum_name(unsigned names, uint64_t value, unsigned size);
 
 /* Returns the id of an ELF name, or -1. Binary search: the ids are in byte order of the names. */
 int cua_table_find(const char *elf_name);

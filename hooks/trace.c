@@ -9,6 +9,8 @@
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
+#include "kernels.h"
+#include "provenance.h"
 #include "log.h"
 #include "out.h"
 #include "table.h"
@@ -18,6 +20,7 @@
    at exit. Each thread buffers up to 1 MiB and appends full buffers to a spill file beside
    the trace, so memory stays bounded at 1 MiB per thread that calls CUDA. */
 #define TBUF_SIZE (1u << 20)
+#define CUA_TRACE_MAX_OUTS 8
 #define STR_MAX 63
 
 enum { IDLE = 0, FLUSHING = 1, CLOSED = 2 };
@@ -31,9 +34,13 @@ struct rec {
 	uint8_t skipped;
 	uint16_t depth;
 	uint32_t tid;
-	uint32_t pad;
+	uint32_t extras; /* bit i: argument i's value after the call follows; KERNEL_BIT: a name */
 	uint64_t t_enter, t_exit, result;
 };
+
+/* After the strings, 8-aligned: 16 bytes per out-parameter value, then the kernel name. */
+#define KERNEL_BIT (1u << 31)
+#define OUT_BYTES 16
 
 struct tbuf {
 	struct tbuf *next;
@@ -46,6 +53,7 @@ struct tbuf {
 static struct tbuf *all_buffers;
 static __thread struct tbuf *mine __attribute__((tls_model("initial-exec")));
 static uint16_t args_size[CUAUDIT_ID_COUNT];
+static uint8_t has_out[CUAUDIT_ID_COUNT];
 static int spill_fd = -1;
 static uint64_t spill_pid;
 static int spill_lock;
@@ -157,15 +165,49 @@ static size_t string_len(const char *s)
 	return n;
 }
 
+/* What a record carries beyond the arguments: values the call wrote through its
+   out-parameters (read now, while the caller's memory is live) and the kernel's name. */
+struct extras {
+	uint32_t bits;
+	unsigned n;
+	uint64_t out[CUA_TRACE_MAX_OUTS][2];
+	const char *kernel;
+};
+
+static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
+{
+	const struct cua_api_desc *d = &cua_api[c->id];
+
+	ex->n = 0;
+	for (unsigned i = 0; has_out[c->id] && i < d->nargs && i < 31; i++)
+		if (ex->n < CUA_TRACE_MAX_OUTS && cua_log_out_value(c, i, ex->out[ex->n])) {
+			ex->bits |= 1u << i;
+			ex->n++;
+		}
+	ex->kernel = cua_kernels_is_launch(c->id) ? cua_kernels_of_call(c) : NULL;
+	if (ex->kernel)
+		ex->bits |= KERNEL_BIT;
+	return ex->n * OUT_BYTES + (ex->kernel ? sizeof(ex->kernel) : 0);
+}
+
+static void put_extras(char *p, const struct extras *ex)
+{
+	memcpy(p, ex->out, ex->n * OUT_BYTES);
+	if (ex->kernel)
+		memcpy(p + ex->n * OUT_BYTES, &ex->kernel, sizeof(ex->kernel));
+}
+
 static void trace_exit(const struct cuaudit_call *c, void *ctx)
 {
 	const struct cua_api_desc *d = &cua_api[c->id];
 	struct tbuf *t = thread_buffer();
 	size_t need = sizeof(struct rec) + args_size[c->id], at;
 	struct rec *r;
+	struct extras ex;
 	char *p;
 
 	(void)ctx;
+	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
 		return;
 	for (unsigned i = 0; i < d->nargs; i++) {
@@ -177,6 +219,8 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 		}
 	}
 	need = round8(need);
+	if (has_out[c->id] || cua_kernels_is_launch(c->id))
+		need += capture_extras(c, &ex);
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
 	if (CUA_UNLIKELY(t->committed + need > TBUF_SIZE) && flush_own(t) != 0)
@@ -192,6 +236,7 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 	r->t_enter = c->t_enter_ns;
 	r->t_exit = c->t_exit_ns;
 	r->result = c->result;
+	r->extras = ex.bits;
 	p = (char *)(r + 1);
 	if (args_size[c->id])
 		memcpy(p, c->args, args_size[c->id]);
@@ -208,6 +253,8 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 			p += n;
 		}
 	}
+	if (ex.bits)
+		put_extras((char *)r + round8((size_t)(p - (char *)r)), &ex);
 	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
 }
 
@@ -242,6 +289,92 @@ static void put_us(struct cua_buf *b, uint64_t ns)
 
 static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
 							    "procaddress", "got", "entry" };
+
+/* The arguments as JSON members: numbers as numbers, everything else as the log's text; an
+   out-parameter shows the value the call wrote, where the record has it. 'end' is where the
+   record's strings end, before they were made C strings in place. */
+static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c, const struct rec *r,
+			     const char *end)
+{
+	const struct cua_api_desc *d = &cua_api[c->id];
+	const char *extras = (const char *)r + round8((size_t)(end - (const char *)r));
+	char val[512];
+
+	for (unsigned i = 0; i < d->nargs; i++) {
+		struct cua_buf v = CUA_BUF(val);
+		const uint64_t *out = NULL;
+		uint64_t copy[2];
+		int number;
+
+		if (d->args[i].fmt == CUA_FMT_SKIP)
+			continue;
+		if (i < 31 && (r->extras & (1u << i))) {
+			memcpy(copy, extras, sizeof(copy));
+			extras += OUT_BYTES;
+			out = copy;
+		}
+		number = cua_log_format_arg_value(&v, c, i, out, 0);
+		cua_buf_char(b, '"');
+		cua_buf_str(b, d->args[i].name);
+		cua_buf_str(b, number ? "\":" : "\":\"");
+		/* A string argument is already a JSON string: without the log's quotes. */
+		if (!number && v.len >= 2 && val[0] == '"' && val[v.len - 1] == '"')
+			json_escaped(b, val + 1, v.len - 2);
+		else
+			json_escaped(b, val, v.len);
+		cua_buf_str(b, number ? "," : "\",");
+	}
+	if (r->extras & KERNEL_BIT) {
+		const char *name;
+
+		memcpy(&name, extras, sizeof(name));
+		cua_buf_str(b, "\"kernel_name\":\"");
+		json_escaped(b, name, strlen(name));
+		cua_buf_str(b, "\",");
+	}
+}
+
+/* Thread ids seen while formatting, for their thread_name events. */
+#define MAX_NAMED_THREADS 4096
+static uint32_t seen_tids[MAX_NAMED_THREADS];
+static unsigned nseen;
+
+static void note_thread(uint32_t tid)
+{
+	for (unsigned i = nseen; i > 0; i--)
+		if (seen_tids[i - 1] == tid)
+			return;
+	if (nseen < MAX_NAMED_THREADS)
+		seen_tids[nseen++] = tid;
+}
+
+/* Metadata events: the process carries the program's name, each thread its name from
+   /proc/self/task/TID/comm (read now, at exit, never on the call path; a thread that has
+   ended is named by its id). */
+static void write_names(struct cua_writer *w, uint64_t pid)
+{
+	struct cua_buf *b = cua_writer_room(w, 1024);
+	const char *prog = cua_provenance_program();
+
+	cua_buf_str(b, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
+	cua_buf_u64(b, pid);
+	cua_buf_str(b, ",\"args\":{\"name\":\"");
+	json_escaped(b, prog, strlen(prog));
+	cua_buf_str(b, "\"}}");
+	for (unsigned i = 0; i < nseen; i++) {
+		char name[64];
+		size_t n = cua_provenance_thread_name(seen_tids[i], name, sizeof(name));
+
+		b = cua_writer_room(w, 256);
+		cua_buf_str(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
+		cua_buf_u64(b, pid);
+		cua_buf_str(b, ",\"tid\":");
+		cua_buf_u64(b, seen_tids[i]);
+		cua_buf_str(b, ",\"args\":{\"name\":\"");
+		json_escaped(b, name, n);
+		cua_buf_str(b, "\"}}");
+	}
+}
 
 /* Rebuilds the call from a record: string arguments point at their copies. */
 static void format_record(struct cua_writer *w, struct rec *r, uint64_t pid)
@@ -288,16 +421,7 @@ static void format_record(struct cua_writer *w, struct rec *r, uint64_t pid)
 	cua_buf_str(b, ",\"tid\":");
 	cua_buf_u64(b, r->tid);
 	cua_buf_str(b, ",\"args\":{");
-	for (unsigned i = 0; i < d->nargs; i++) {
-		struct cua_buf v = CUA_BUF(val);
-
-		cua_log_format_arg(&v, &c, i);
-		cua_buf_char(b, '"');
-		cua_buf_str(b, d->args[i].name);
-		cua_buf_str(b, "\":\"");
-		json_escaped(b, val, v.len);
-		cua_buf_str(b, "\",");
-	}
+	format_args_json(b, &c, r, strings);
 	{
 		struct cua_buf v = CUA_BUF(val);
 
@@ -308,6 +432,7 @@ static void format_record(struct cua_writer *w, struct rec *r, uint64_t pid)
 	cua_buf_str(b, "\",\"binding\":\"");
 	cua_buf_str(b, bind_names[r->binding < CUAUDIT_BIND_COUNT ? r->binding : 0]);
 	cua_buf_str(b, r->skipped ? "\",\"skipped\":true}}" : "\"}}");
+	note_thread(r->tid);
 }
 
 /* Formats the whole records in p[0, n); returns how many bytes they took. */
@@ -367,10 +492,10 @@ static void trace_finish(void)
 		return;
 	}
 	cua_writer_init(&w, fd);
-	cua_buf_str(&h, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"name\":\"process_name\","
+	cua_buf_str(&h, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"name\":\"process_labels\","
 			"\"ph\":\"M\",\"pid\":");
 	cua_buf_u64(&h, pid);
-	cua_buf_str(&h, ",\"args\":{\"name\":\"cuaudit\"}}");
+	cua_buf_str(&h, ",\"args\":{\"labels\":\"cuaudit " CUAUDIT_VERSION "\"}}");
 	cua_buf_mem(cua_writer_room(&w, h.len), head, h.len);
 	for (struct tbuf *t = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); t; t = t->next) {
 		int idle = IDLE;
@@ -395,6 +520,7 @@ static void trace_finish(void)
 		if (window)
 			format_spill(&w, spill, window, pid);
 	}
+	write_names(&w, pid);
 	cua_buf_str(cua_writer_room(&w, 8), "\n]}\n");
 	cua_writer_flush(&w);
 	close(fd);
@@ -407,7 +533,10 @@ static void trace_finish(void)
 
 int cua_trace_init(void)
 {
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit);
+	static unsigned ids[CUAUDIT_ID_COUNT];
+	/* CUAUDIT_INCLUDE/EXCLUDE: the trace records only the ids they leave. */
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit, .ids = ids,
+		     .nids = cua_config_filter_ids(&cua_cfg, ids));
 
 	if (!cua_cfg.trace[0])
 		return 0;
@@ -420,6 +549,8 @@ int cua_trace_init(void)
 			end = e > end ? e : end;
 		}
 		args_size[id] = (uint16_t)round8(end);
+		for (unsigned i = 0; i < cua_api[id].nargs; i++)
+			has_out[id] |= cua_api[id].args[i].out;
 	}
 	cua_finish_add(trace_finish);
 	return cua_dispatch_subscribe(&sub);

@@ -145,6 +145,41 @@ else
   skip torch_hooks "python3 cannot import torch"
 fi
 
+# ---------------------------------------------------------------- kernel names on PyTorch (issue 12)
+# Launches name their kernels in the log, the trace and the summary's kernel table.
+if python3 -c 'import torch' 2>/dev/null; then
+  LD_AUDIT=$AUDIT CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE=$R/names.log CUAUDIT_SUMMARY=$R/names.summary.json \
+    CUAUDIT_TRACE=$R/names.trace.json python3 "$G/torch_matmul.py" >"$R/names.audited.out" 2>&1
+  log=$R/names.log; calls=-
+  cmp -s "$R/hooks.native.out" "$R/names.audited.out" && same=yes || same=NO
+  expect torch_names "log: launches with kernel_name" 1 '(cudaLaunchKernel|cuLaunchKernel)[A-Za-z_]*\(.*kernel_name="[^"]+"\) -> '
+  names=$(python3 - "$R/names.summary.json" "$R/names.trace.json" <<'PY' 2>&1
+import json, re, sys
+s = json.load(open(sys.argv[1]))
+t = json.load(open(sys.argv[2]))
+launch = re.compile(r"^_*(cudaLaunchKernel|cudaLaunchCooperativeKernel|cuLaunchKernel|cuLaunchCooperativeKernel)")
+ev = [e for e in t["traceEvents"] if e.get("ph") == "X" and launch.match(e["name"])]
+rt = [e for e in ev if e["cat"] == "runtime"]
+drv = [e for e in ev if e["cat"] == "driver"]
+named = lambda es: sum(1 for e in es if e["args"].get("kernel_name"))
+k = [x for x in s.get("kernels", []) if x["name"] != "(unknown)"]
+unk = sum(x["launches"] for x in s.get("kernels", []) if x["name"] == "(unknown)")
+print("trace_runtime=%d/%d trace_driver=%d/%d summary_kernels=%d unknown_launches=%d top=%s" % (
+    named(rt), len(rt), named(drv), len(drv), len(k), unk, (k[0]["name"][:40] if k else "-")))
+PY
+)
+  echo "$names" >"$R/names.txt"
+  case "$names" in
+    trace_runtime=[1-9]*trace_driver=[1-9]*summary_kernels=[1-9]*) v=pass ;;
+    *) v=FAIL ;;
+  esac
+  record torch_names "$(echo "$names" | cut -c1-58)" "$v"
+  python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["process"]; print(p["driver_version"], p["runtime_version"], p["command"][:30])' \
+    "$R/names.summary.json" >"$R/names.process.txt" 2>&1
+  grep -qE '^[0-9]+ [0-9]+ .*torch_matmul' "$R/names.process.txt" && v=pass || v=FAIL
+  record torch_names "summary process: $(cut -c1-40 "$R/names.process.txt")" "$v"
+fi
+
 # Debug-level lookups: no pointer for a function the headers know may be passed through.
 known_passed() { # LOG: lookups passed through whose API name the manifest knows
   grep -o 'lookup "[A-Za-z0-9_]*".*passed through.*' "$1" | sed -E 's/lookup "([^"]*)".*/\1/' | sort -u |

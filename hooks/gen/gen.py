@@ -324,11 +324,143 @@ def split_elf_name(elf_name):
     return elf_name, 1, flav
 
 
+
+# ---------------------------------------------------------------- enums, out-parameters, dims
+
+INT_SUFFIX = re.compile(r"\b(0[xX][0-9a-fA-F]+|\d+)[uUlL]+\b")
+
+
+def eval_enum_expr(expr, known):
+    """Value of an enumerator's initialiser: integers, known names and C operators; None if
+    it uses anything else."""
+    expr = INT_SUFFIX.sub(r"\1", expr.strip())
+    expr = re.sub(r"\(\s*(?:unsigned\s+)?(?:int|long|long\s+long)\s*\)", " ", expr)
+
+    def name(m):
+        n = m.group(0)
+        if re.match(r"^0[xX]", n) or n.isdigit():
+            return n
+        if n in known:
+            return f"({known[n]})"
+        raise KeyError(n)
+    try:
+        expr = re.sub(r"\b[A-Za-z_]\w*\b|\b0[xX][0-9a-fA-F]+\b", name, expr)
+    except KeyError:
+        return None
+    if not re.fullmatch(r"[0-9a-fA-FxX\s()|&^~+\-*<>]*", expr):
+        return None
+    try:
+        return int(eval(expr, {"__builtins__": {}}, {}))
+    except Exception:
+        return None
+
+
+def all_enums(text):
+    """Maps each enum type name ('CUdevice_attribute', 'enum cudaMemcpyKind') to its constants
+    [(name, value)] in value order, first name per value. Enums whose values cannot be
+    evaluated are left out: their arguments print as numbers."""
+    known, by_tag, out = {}, {}, {}
+    for m in re.finditer(r"(typedef\s+)?enum\s+(\w+)?\s*\{([^{}]*)\}\s*(\w*)\s*;", text):
+        items, value, ok = [], -1, True
+        for item in split_top(m.group(3)):
+            if not item:
+                continue
+            if "=" in item:
+                nm, expr = [x.strip() for x in item.split("=", 1)]
+                v = eval_enum_expr(expr, known)
+                if v is None:
+                    ok = False
+                    break
+                value = v
+            else:
+                nm = item.strip()
+                value += 1
+            known[nm] = value
+            items.append((nm, value))
+        if not ok:
+            continue
+        seen, consts = set(), []
+        for nm, v in items:
+            if v not in seen:
+                seen.add(v)
+                consts.append((nm, v))
+        consts.sort(key=lambda t: t[1])
+        if m.group(2):
+            by_tag[m.group(2)] = consts
+            out["enum " + m.group(2)] = consts
+        if m.group(1) and m.group(4):
+            out[m.group(4)] = consts
+    for m in re.finditer(r"typedef\s+enum\s+(\w+)\s+(\w+)\s*;", text):
+        if m.group(1) in by_tag:
+            out.setdefault(m.group(2), by_tag[m.group(1)])
+    return out
+
+
+DIM_TYPES = {"dim3", "uint3"}
+
+
+def out_pointee(api, typ, name, policy):
+    """The pointee type of an out-parameter (a pointer to one non-const integer, enum, handle
+    or pointer the call fills in), or None."""
+    key = (api.elf_name, name)
+    if key in policy["noout"] or ("*", name) in policy["noout"]:
+        return None
+    t = norm_space(typ)
+    if not t.endswith("*") or "(" in t:
+        return None
+    pointee = t[:-1].strip()
+    if key in policy["out"]:
+        return pointee
+    if "*" in pointee:
+        if pointee.endswith("const"):
+            return None
+    elif re.search(r"\bconst\b", pointee):
+        return None
+    base = re.sub(r"\bconst\b", " ", pointee).strip()
+    if base in ("void", "char", "unsigned char", "signed char") or re.match(r"^(struct|union) ",
+                                                                            base):
+        return None
+    return pointee
+
+
+def value_fmt(typ, api, name, policy, enums):
+    """(fmt, enum_type) for a value of type typ."""
+    t = norm_space(typ)
+    if t in DIM_TYPES:
+        return "CUA_FMT_DIM3", None
+    if t in ("CUuuid", "const CUuuid *", "cudaUUID_t"):
+        return "CUA_FMT_UUID", None
+    if t == "const char *" and (api.elf_name, name) not in policy["nostring"]:
+        return "CUA_FMT_STRING", None
+    if "*" not in t and "deviceptr" in t.lower():
+        return "CUA_FMT_HEX", None
+    if t in enums:
+        return "CUA_FMT_AUTO", t
+    return "CUA_FMT_AUTO", None
+
+
+def xyz_groups(params):
+    """Consecutive integer parameters named PX, PY, PZ (gridDimX, gridDimY, gridDimZ): index of
+    the X -> the label they print under ('grid'), and the indexes of Y and Z."""
+    labels, hidden = {}, set()
+    for i in range(len(params) - 2):
+        names = [params[i + k][1] for k in range(3)]
+        if any("*" in params[i + k][0] for k in range(3)):
+            continue
+        m = re.match(r"^(\w+)X$", names[0])
+        if m and names[1] == m.group(1) + "Y" and names[2] == m.group(1) + "Z":
+            label = re.sub(r"Dim$", "", m.group(1)) or m.group(1)
+            labels[i] = label
+            hidden.update((i + 1, i + 2))
+    return labels, hidden
+
+
 # ---------------------------------------------------------------- policy
 
 def read_policy(path):
     """policy.tsv lines: VERB<TAB>ELF_NAME<TAB>...<TAB># reason."""
-    policy = {"handwritten": {}, "nostring": set(), "skip": {}, "procaddress": {}, "mem": {}}
+    policy = {"handwritten": {}, "nostring": set(), "skip": {}, "procaddress": {}, "mem": {},
+              "out": set(), "noout": set()}
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -348,6 +480,8 @@ def read_policy(path):
                 if cols[1] in policy["mem"]:
                     raise GenError(f"{path}:{lineno}: {cols[1]} has two memory verbs")
                 policy["mem"][cols[1]] = (verb, dict(zip(MEM_COLUMNS[verb], cols[2:-1])))
+            elif verb in ("out", "noout") and len(cols) >= 4:
+                policy[verb].add((cols[1], cols[2]))
             else:
                 raise GenError(f"{path}:{lineno}: cannot read policy line: {line!r}")
     return policy
@@ -505,6 +639,7 @@ class Api:
         self.flavour = 0
         self.handwritten = False
         self.from_cxx = False  # declared only in a C++ header: no C prototype to check against
+        self.enums = {}  # enum type name -> constants, from this layer's headers
 
 
 def build_driver(args, policy):
@@ -547,6 +682,9 @@ def build_driver(args, policy):
                                f"PFN_{key[0]}_v{ver}{key[1]} has {nparams}")
             a.api_name, a.version, a.flavour = key[0], ver, FLAVOURS[key[1]]
     results = parse_enum(text, "cudaError_enum")
+    enums = all_enums(text)
+    for a in apis:
+        a.enums = enums
     public = strip_attributes(preprocess(args.cc, args.include, args.driver_headers, []))
     used = "\n".join(decl for a in apis for _, _, decl in a.params)
     extra = internal_only_typedefs(text, public, used)
@@ -576,6 +714,9 @@ def build_runtime(args, policy):
         a.flavour = FLAVOURS[flav]
         apis.append(a)
     results = parse_enum(text, "cudaError")
+    enums = all_enums(text)
+    for a in apis:
+        a.enums = enums
     return apis, undescribed, results
 
 
@@ -595,14 +736,6 @@ def ret_class(ret):
     if "*" in ret:
         return "CUA_RET_PTR"
     return "CUA_RET_OTHER"
-
-
-def arg_fmt(api, typ, name, policy):
-    if norm_space(typ) == "const char *" and (api.elf_name, name) not in policy["nostring"]:
-        return "CUA_FMT_STRING"
-    if "*" not in typ and "deviceptr" in typ.lower():
-        return "CUA_FMT_HEX"
-    return "CUA_FMT_AUTO"
 
 
 def c_str(s):
@@ -654,6 +787,33 @@ def norm_c(statement):
     return re.sub(r"[ \t]*\n\s*", "\n\t", statement.strip()).replace("\n\t}", "\n}").replace("\n\t{", " {")
 
 
+def arg_desc(a, i, policy, enum_index):
+    """One cua_arg_desc initialiser: name, layout, class, how it prints, and for an
+    out-parameter how its value after the call prints."""
+    typ, name, _ = a.params[i]
+    s = f"struct cuaudit_args_{a.elf_name}"
+    m = f"(({s} *)0)->{name}"
+    labels, hidden = xyz_groups(a.params)
+    fmt, enum = value_fmt(typ, a, name, policy, a.enums)
+    label = name
+    if i in labels:
+        fmt, label = "CUA_FMT_XYZ", labels[i]
+    elif i in hidden:
+        fmt = "CUA_FMT_SKIP"
+    pointee = out_pointee(a, typ, name, policy)
+    out = "CUA_NOT_OUT"
+    if pointee is not None:
+        ofmt, enum = value_fmt(pointee, a, "", policy, a.enums)
+        if norm_space(pointee) == "const char *":
+            ofmt = "CUA_FMT_STRING"
+        out = f"CUA_OUT_ARG({m}, {ofmt})"
+    names = 0
+    if enum is not None:
+        names = enum_index.setdefault(enum, (len(enum_index), a.enums[enum]))[0] + 1
+    return (f"\t{{ {c_str(label)}, offsetof({s}, {name}), sizeof({m}), "
+            f"CUA_ARG_CLASS({m}), CUA_ARG_SIGNED({m}), {fmt}, {out}, {names} }},")
+
+
 def emit_table(apis, results_by_layer, note, policy):
     out = [f"/* SPDX-License-Identifier: MIT */",
            f"/* {note} */",
@@ -662,16 +822,13 @@ def emit_table(apis, results_by_layer, note, policy):
            '#include "cuaudit_args.h"',
            '#include "table.h"',
            ""]
+    enum_index = {}
     for a in apis:
         if not a.params:
             continue
-        s = f"struct cuaudit_args_{a.elf_name}"
         out.append(f"static const struct cua_arg_desc args_{a.elf_name}[] = {{")
-        for typ, name, decl in a.params:
-            m = f"(({s} *)0)->{name}"
-            out.append(f"\t{{ {c_str(name)}, offsetof({s}, {name}), sizeof({m}), "
-                       f"CUA_ARG_CLASS({m}), CUA_ARG_SIGNED({m}), "
-                       f"{arg_fmt(a, typ, name, policy)} }},")
+        for i in range(len(a.params)):
+            out.append(arg_desc(a, i, policy, enum_index))
         out.append("};")
     out.append("")
     out.append("const struct cua_api_desc cua_api[CUAUDIT_ID_COUNT] = {")
@@ -689,6 +846,21 @@ def emit_table(apis, results_by_layer, note, policy):
         out.append("};")
         out.append(f"const unsigned cua_results_{layer}_count = {len(results)};")
         out.append("")
+    out.append("/* The enums arguments are typed with, for printing them by name; values sorted. */")
+    ordered = sorted(enum_index.items(), key=lambda t: t[1][0])
+    for name, (idx, consts) in ordered:
+        out.append(f"static const struct cua_enum_value enum_{idx}[] = {{ /* {name} */")
+        for nm, val in consts:
+            out.append(f"\t{{ {val}ll, {c_str(nm)} }},")
+        out.append("};")
+    out.append(f"const struct cua_enum_desc cua_enums[] = {{")
+    for name, (idx, consts) in ordered:
+        out.append(f"\t{{ {c_str(name)}, {len(consts)}, enum_{idx} }},")
+    if not ordered:
+        out.append("\t{ \"\", 0, NULL },")
+    out.append("};")
+    out.append(f"const unsigned cua_enums_count = {len(ordered)};")
+    out.append("")
     return "\n".join(out)
 
 
@@ -878,7 +1050,8 @@ def main(argv):
             includes += args.runtime_headers
         known = {a.elf_name for a in apis} | set(policy["skip"])
         for name in (list(policy["handwritten"]) + list(policy["procaddress"]) +
-                     [n for n, _ in policy["nostring"]] + list(policy["mem"])):
+                     [n for n, _ in policy["nostring"]] + list(policy["mem"]) +
+                     [n for n, _ in policy["out"] | policy["noout"] if n != "*"]):
             if name not in known:
                 raise GenError(f"{args.policy}: {name} is neither declared in the headers nor "
                                f"exported by the stub library")

@@ -9,8 +9,8 @@ direct_link_lazy_plt_is_intercepted)
   for f in cuMemcpyHtoD_v2 cuMemcpyDtoH_v2 cuStreamSynchronize cuLaunchKernel; do
     expect_log 1 "$(call "$f" plt)"
   done
-  expect_log 1 'cuMemAlloc_v2\(dptr=0x[0-9a-f]+, bytesize=32\) -> CUDA_SUCCESS'
-  expect_log 1 'cuGetErrorName\(error=2, pStr=0x[0-9a-f]+\) -> CUDA_SUCCESS'
+  expect_log 1 'cuMemAlloc_v2\(dptr=0x[0-9a-f]+->0x[0-9a-f]+, bytesize=32\) -> CUDA_SUCCESS'
+  expect_log 1 'cuGetErrorName\(error=CUDA_ERROR_OUT_OF_MEMORY, pStr=0x[0-9a-f]+->"CUDA_ERROR_OUT_OF_MEMORY"\) -> CUDA_SUCCESS'
   expect_log 1 'cuGetExportTable\(.*\) -> CUDA_ERROR_INVALID_VALUE'
   ;;
 direct_link_bind_now_is_intercepted_at_load)
@@ -161,7 +161,7 @@ runtime_calls_and_their_driver_calls_are_logged_nested)
   expect_log 1 "tid=[0-9]+   cuMemAlloc_v2\(dptr=.* procaddress$"
   expect_log 1 "tid=[0-9]+   cuLaunchKernel\(f=.* procaddress$"
   expect_log 1 "tid=[0-9]+   cuMemcpyHtoD_v2\(.* procaddress$"
-  expect_log 1 "tid=[0-9]+ cudaMalloc\(devPtr=0x[0-9a-f]+, size=32\) -> cudaSuccess"
+  expect_log 1 "tid=[0-9]+ cudaMalloc\(devPtr=0x[0-9a-f]+->0x[0-9a-f]+, size=32\) -> cudaSuccess"
   ;;
 runtime_lookups_follow_cudart_order_and_are_all_wrapped)
   native "$BIN/runtime_shared"
@@ -209,9 +209,9 @@ entry_points_return_wrappers_matching_version)
   same_results
   expect_out '^cuCtxGetDevice@2000 -> 0, device 0$'
   expect_out '^cuCtxGetDevice@13000 -> 0, device 100$'
-  expect_log 1 ' cuCtxGetDevice\(device=0x[0-9a-f]+\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
-  expect_log + ' cuCtxGetDevice_v2\(device=0x[0-9a-f]+, ctx=NULL\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
-  expect_log 1 '^cuaudit: [0-9.]+ pid=[0-9]+ tid=[0-9]+ cuMemAlloc_v2\(dptr=0x[0-9a-f]+, bytesize=64\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+  expect_log 1 ' cuCtxGetDevice\(device=0x[0-9a-f]+->[0-9]+\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+  expect_log + ' cuCtxGetDevice_v2\(device=0x[0-9a-f]+->100, ctx=NULL\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
+  expect_log 1 '^cuaudit: [0-9.]+ pid=[0-9]+ tid=[0-9]+ cuMemAlloc_v2\(dptr=0x[0-9a-f]+->0x[0-9a-f]+, bytesize=64\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
   ;;
 unknown_and_too_old_lookups_pass_through_untouched)
   native "$BIN/runtime_shared"
@@ -330,7 +330,7 @@ trace_is_valid_json_and_runtime_events_enclose_driver_events)
   # Each runtime call that reaches the driver encloses those calls: cudaGetDevice, cudaMalloc,
   # 2 cudaMemcpy, cudaLaunchKernel, cudaFree, 5 entry points, and the lazy start's lookups.
   expect_log 1 '^events=[0-9]+ driver_inside_runtime=(1[1-9]|[2-9][0-9])$' check.txt
-  grep -q '"name":"cuMemAlloc_v2","cat":"driver","ph":"X",.*"args":{"dptr":"0x[0-9a-f]*","bytesize":"32","result":"CUDA_SUCCESS","binding":"procaddress"}' t.json \
+  grep -q '"name":"cuMemAlloc_v2","cat":"driver","ph":"X",.*"args":{"dptr":"0x[0-9a-f]*","bytesize":32,"result":"CUDA_SUCCESS","binding":"procaddress"}' t.json \
     && pass "events carry arguments, result and binding" || fail "event arguments missing"
   ;;
 trace_is_complete_after_return_and_exit_from_a_thread)

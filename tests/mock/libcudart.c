@@ -261,16 +261,83 @@ EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
 	return entry_point(symbol, funcPtr, (int)cudaVersion, per_thread(flags), driverStatus);
 }
 
+/* ---------------------------------------------------------------- nvcc's registration */
+
+/* What nvcc's host code calls: the fat binary's registration, one __cudaRegisterFunction per
+   kernel (host stub -> mangled device name), then, since CUDA 13, __cudaGetKernel and
+   __cudaLaunchKernel for each <<<>>>. The mock's "device code" is the host stub itself. */
+struct CUkern_st {
+	const void *host_fun;
+	const char *name;
+};
+
+#define MAX_REGISTERED 64
+static struct CUkern_st registered[MAX_REGISTERED];
+static unsigned nregistered;
+static void *fatbin_handle[1];
+
 /* nvcc's generated constructors call this first. With the runtime linked in, its name in the
    symbol table identifies a static runtime (issue 14); exported by a shared runtime, it and
    cudaGetDriverEntryPoint identify a renamed libcudart-<hash>.so.13 (issue 9). */
-EXPORT void **__cudaRegisterFatBinary(void *fat_cubin)
+EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
-	static void *handle;
-
 	mock_count(__func__);
-	handle = fat_cubin;
-	return &handle;
+	fatbin_handle[0] = fatCubin;
+	return fatbin_handle;
+}
+
+EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
+{
+	(void)fatCubinHandle;
+	mock_count(__func__);
+}
+
+EXPORT void __cudaUnregisterFatBinary(void **fatCubinHandle)
+{
+	(void)fatCubinHandle;
+	mock_count(__func__);
+}
+
+EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+				   const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+				   dim3 *bDim, dim3 *gDim, int *wSize)
+{
+	(void)fatCubinHandle, (void)deviceFun, (void)thread_limit, (void)tid, (void)bid;
+	(void)bDim, (void)gDim, (void)wSize;
+	mock_count(__func__);
+	if (nregistered < MAX_REGISTERED)
+		registered[nregistered++] = (struct CUkern_st){ hostFun, deviceName };
+}
+
+EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
+{
+	mock_count(__func__);
+	for (unsigned i = 0; i < nregistered; i++) {
+		if (registered[i].host_fun == hostFun) {
+			*kernel = &registered[i];
+			return cudaSuccess;
+		}
+	}
+	return cudaErrorInvalidDeviceFunction;
+}
+
+EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block, void **args,
+				      size_t shmem, cudaStream_t stream)
+{
+	BEGIN();
+	if (!kernel)
+		return cudaErrorInvalidDeviceFunction;
+	return launch_on(0, kernel->host_fun, grid, block, args, shmem, stream);
+}
+
+/* Constants: answered without starting the driver, as the real runtime does. */
+EXPORT cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
+{
+	mock_count(__func__);
+	if (!runtimeVersion)
+		return cudaErrorInvalidValue;
+	*runtimeVersion = MOCK_CUDART_VERSION;
+	return cudaSuccess;
 }
 
 #ifdef MOCK_STATIC_CUDART

@@ -9,6 +9,9 @@
 #include <cmocka.h>
 #include "config.h"
 #include "cuaudit_ids.h"
+#include "table.h"
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
 
 static const char *const *fake_env;
 static int diags;
@@ -282,6 +285,99 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	assert_int_equal(cfg.nfaults, 1);
 }
 
+/* ---------------------------------------------------------------- filters (readable) */
+
+static int has(const struct cua_config *cfg, const char *elf_name)
+{
+	int id = cua_table_find(elf_name);
+
+	assert_true(id >= 0);
+	return cfg->filter[id >> 3] >> (id & 7) & 1;
+}
+
+static void globs_match_star_and_question_mark(void **state)
+{
+	(void)state;
+	assert_true(cua_config_glob("cuMem*", 6, "cuMemAlloc_v2"));
+	assert_true(cua_config_glob("*Async*", 7, "cuMemcpyAsync_ptsz"));
+	assert_true(cua_config_glob("cu?nit", 6, "cuInit"));
+	assert_true(cua_config_glob("*", 1, "cuInit"));
+	assert_true(cua_config_glob("cuInit", 6, "cuInit"));
+	assert_false(cua_config_glob("cuInit", 6, "cuInit_v2"));
+	assert_false(cua_config_glob("cuMem*Free", 10, "cuMemAlloc"));
+	assert_true(cua_config_glob("*a*b*c", 6, "xaxxbxcxbc"));
+	/* The length bounds the pattern: "cuInit,cuMem*" is two patterns to the parser. */
+	assert_true(cua_config_glob("cuInit,cuMem*", 6, "cuInit"));
+}
+
+static void include_and_exclude_make_one_mask(void **state)
+{
+	static const char *const env[] = { "CUAUDIT_INCLUDE", "cuMem*,cuInit", "CUAUDIT_EXCLUDE",
+					   "*Free*", NULL };
+	static const char *const none[] = { NULL };
+	struct cua_config cfg = load(env);
+	unsigned ids[CUAUDIT_ID_COUNT];
+
+	(void)state;
+	assert_int_equal(diags, 0);
+	assert_int_equal(cfg.filtered, 1);
+	assert_true(has(&cfg, "cuInit") && has(&cfg, "cuMemAlloc_v2"));
+	assert_false(has(&cfg, "cuMemFree_v2") || has(&cfg, "cuDeviceGetCount"));
+	assert_true(cua_config_filter_ids(&cfg, ids) < CUAUDIT_ID_COUNT);
+	cfg = load(none);
+	assert_int_equal(cfg.filtered, 0);
+	assert_int_equal(cua_config_filter_ids(&cfg, ids), CUAUDIT_ID_COUNT);
+}
+
+static void bad_patterns_give_one_message_and_no_filter(void **state)
+{
+	static const char *const empty[] = { "CUAUDIT_INCLUDE", "cuInit,", NULL };
+	static const char *const nomatch[] = { "CUAUDIT_EXCLUDE", "cuNoSuch*", NULL };
+	static const char *const blank[] = { "CUAUDIT_INCLUDE", "", NULL };
+	struct cua_config cfg = load(empty);
+
+	(void)state;
+	assert_int_equal(diags, 1);
+	assert_non_null(strstr(last_diag, "an empty pattern"));
+	assert_int_equal(cfg.filtered, 0);
+	cfg = load(nomatch);
+	assert_int_equal(diags, 1);
+	assert_non_null(strstr(last_diag, "no ELF name matches cuNoSuch*"));
+	assert_int_equal(cfg.filtered, 0);
+	cfg = load(blank);
+	assert_int_equal(diags, 1);
+	assert_int_equal(cfg.filtered, 0);
+}
+
+static void log_errors_is_warn_with_failed_calls(void **state)
+{
+	static const char *const env[] = { "CUAUDIT_LOG", "Errors", NULL };
+	struct cua_config cfg = load(env);
+
+	(void)state;
+	assert_int_equal(diags, 0);
+	assert_int_equal(cfg.log_errors, 1);
+	assert_int_equal(cfg.log_level, CUA_LOG_WARN);
+}
+
+static void enum_values_have_names(void **state)
+{
+	int id = cua_table_find("cuDeviceGetAttribute");
+	const struct cua_arg_desc *a;
+
+	(void)state;
+	assert_true(id >= 0);
+	a = &cua_api[id].args[1];
+	assert_string_equal(a->name, "attrib");
+	assert_string_equal(cua_table_enum_name(a->names, CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, 4),
+			    "CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT");
+	assert_null(cua_table_enum_name(a->names, 0x7ffffff0, 4));
+	assert_null(cua_table_enum_name(0, 1, 4));
+	/* The out-parameter of the same call is marked, its pointee an int. */
+	assert_int_equal(cua_api[id].args[0].out, 1);
+	assert_int_equal(cua_api[id].args[0].out_size, sizeof(int));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -298,6 +394,11 @@ int main(void)
 		cmocka_unit_test(bad_fault_specs_say_why),
 		cmocka_unit_test(plugin_lists_need_absolute_readable_paths),
 		cmocka_unit_test(secure_mode_loads_and_writes_nothing_the_environment_names),
+		cmocka_unit_test(globs_match_star_and_question_mark),
+		cmocka_unit_test(include_and_exclude_make_one_mask),
+		cmocka_unit_test(bad_patterns_give_one_message_and_no_filter),
+		cmocka_unit_test(log_errors_is_warn_with_failed_calls),
+		cmocka_unit_test(enum_values_have_names),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

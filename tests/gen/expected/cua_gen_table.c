@@ -5,47 +5,64 @@
 #include "cuaudit_args.h"
 #include "table.h"
 
+static const struct cua_arg_desc args_cuDeviceGetAttribute[] = {
+	{ "pi", offsetof(struct cuaudit_args_cuDeviceGetAttribute, pi), sizeof(((struct cuaudit_args_cuDeviceGetAttribute *)0)->pi), CUA_ARG_CLASS(((struct cuaudit_args_cuDeviceGetAttribute *)0)->pi), CUA_ARG_SIGNED(((struct cuaudit_args_cuDeviceGetAttribute *)0)->pi), CUA_FMT_AUTO, CUA_OUT_ARG(((struct cuaudit_args_cuDeviceGetAttribute *)0)->pi, CUA_FMT_AUTO), 0 },
+	{ "attrib", offsetof(struct cuaudit_args_cuDeviceGetAttribute, attrib), sizeof(((struct cuaudit_args_cuDeviceGetAttribute *)0)->attrib), CUA_ARG_CLASS(((struct cuaudit_args_cuDeviceGetAttribute *)0)->attrib), CUA_ARG_SIGNED(((struct cuaudit_args_cuDeviceGetAttribute *)0)->attrib), CUA_FMT_AUTO, CUA_NOT_OUT, 1 },
+	{ "dev", offsetof(struct cuaudit_args_cuDeviceGetAttribute, dev), sizeof(((struct cuaudit_args_cuDeviceGetAttribute *)0)->dev), CUA_ARG_CLASS(((struct cuaudit_args_cuDeviceGetAttribute *)0)->dev), CUA_ARG_SIGNED(((struct cuaudit_args_cuDeviceGetAttribute *)0)->dev), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
+};
 static const struct cua_arg_desc args_cuGetProcAddress[] = {
-	{ "symbol", offsetof(struct cuaudit_args_cuGetProcAddress, symbol), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_FMT_STRING },
-	{ "pfn", offsetof(struct cuaudit_args_cuGetProcAddress, pfn), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_FMT_AUTO },
-	{ "cudaVersion", offsetof(struct cuaudit_args_cuGetProcAddress, cudaVersion), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_FMT_AUTO },
-	{ "flags", offsetof(struct cuaudit_args_cuGetProcAddress, flags), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_FMT_AUTO },
+	{ "symbol", offsetof(struct cuaudit_args_cuGetProcAddress, symbol), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->symbol), CUA_FMT_STRING, CUA_NOT_OUT, 0 },
+	{ "pfn", offsetof(struct cuaudit_args_cuGetProcAddress, pfn), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->pfn), CUA_FMT_AUTO, CUA_OUT_ARG(((struct cuaudit_args_cuGetProcAddress *)0)->pfn, CUA_FMT_AUTO), 0 },
+	{ "cudaVersion", offsetof(struct cuaudit_args_cuGetProcAddress, cudaVersion), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->cudaVersion), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
+	{ "flags", offsetof(struct cuaudit_args_cuGetProcAddress, flags), sizeof(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_ARG_CLASS(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_ARG_SIGNED(((struct cuaudit_args_cuGetProcAddress *)0)->flags), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
 };
 static const struct cua_arg_desc args_cuInit[] = {
-	{ "Flags", offsetof(struct cuaudit_args_cuInit, Flags), sizeof(((struct cuaudit_args_cuInit *)0)->Flags), CUA_ARG_CLASS(((struct cuaudit_args_cuInit *)0)->Flags), CUA_ARG_SIGNED(((struct cuaudit_args_cuInit *)0)->Flags), CUA_FMT_AUTO },
+	{ "Flags", offsetof(struct cuaudit_args_cuInit, Flags), sizeof(((struct cuaudit_args_cuInit *)0)->Flags), CUA_ARG_CLASS(((struct cuaudit_args_cuInit *)0)->Flags), CUA_ARG_SIGNED(((struct cuaudit_args_cuInit *)0)->Flags), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
+};
+static const struct cua_arg_desc args_cuLaunchKernel[] = {
+	{ "f", offsetof(struct cuaudit_args_cuLaunchKernel, f), sizeof(((struct cuaudit_args_cuLaunchKernel *)0)->f), CUA_ARG_CLASS(((struct cuaudit_args_cuLaunchKernel *)0)->f), CUA_ARG_SIGNED(((struct cuaudit_args_cuLaunchKernel *)0)->f), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
+	{ "grid", offsetof(struct cuaudit_args_cuLaunchKernel, gridDimX), sizeof(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimX), CUA_ARG_CLASS(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimX), CUA_ARG_SIGNED(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimX), CUA_FMT_XYZ, CUA_NOT_OUT, 0 },
+	{ "gridDimY", offsetof(struct cuaudit_args_cuLaunchKernel, gridDimY), sizeof(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimY), CUA_ARG_CLASS(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimY), CUA_ARG_SIGNED(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimY), CUA_FMT_SKIP, CUA_NOT_OUT, 0 },
+	{ "gridDimZ", offsetof(struct cuaudit_args_cuLaunchKernel, gridDimZ), sizeof(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimZ), CUA_ARG_CLASS(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimZ), CUA_ARG_SIGNED(((struct cuaudit_args_cuLaunchKernel *)0)->gridDimZ), CUA_FMT_SKIP, CUA_NOT_OUT, 0 },
+	{ "block", offsetof(struct cuaudit_args_cuLaunchKernel, blockDimX), sizeof(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimX), CUA_ARG_CLASS(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimX), CUA_ARG_SIGNED(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimX), CUA_FMT_XYZ, CUA_NOT_OUT, 0 },
+	{ "blockDimY", offsetof(struct cuaudit_args_cuLaunchKernel, blockDimY), sizeof(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimY), CUA_ARG_CLASS(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimY), CUA_ARG_SIGNED(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimY), CUA_FMT_SKIP, CUA_NOT_OUT, 0 },
+	{ "blockDimZ", offsetof(struct cuaudit_args_cuLaunchKernel, blockDimZ), sizeof(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimZ), CUA_ARG_CLASS(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimZ), CUA_ARG_SIGNED(((struct cuaudit_args_cuLaunchKernel *)0)->blockDimZ), CUA_FMT_SKIP, CUA_NOT_OUT, 0 },
+	{ "kernelParams", offsetof(struct cuaudit_args_cuLaunchKernel, kernelParams), sizeof(((struct cuaudit_args_cuLaunchKernel *)0)->kernelParams), CUA_ARG_CLASS(((struct cuaudit_args_cuLaunchKernel *)0)->kernelParams), CUA_ARG_SIGNED(((struct cuaudit_args_cuLaunchKernel *)0)->kernelParams), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
 };
 static const struct cua_arg_desc args_cuMemAlloc[] = {
-	{ "dptr", offsetof(struct cuaudit_args_cuMemAlloc, dptr), sizeof(((struct cuaudit_args_cuMemAlloc *)0)->dptr), CUA_ARG_CLASS(((struct cuaudit_args_cuMemAlloc *)0)->dptr), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemAlloc *)0)->dptr), CUA_FMT_AUTO },
-	{ "bytesize", offsetof(struct cuaudit_args_cuMemAlloc, bytesize), sizeof(((struct cuaudit_args_cuMemAlloc *)0)->bytesize), CUA_ARG_CLASS(((struct cuaudit_args_cuMemAlloc *)0)->bytesize), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemAlloc *)0)->bytesize), CUA_FMT_AUTO },
+	{ "dptr", offsetof(struct cuaudit_args_cuMemAlloc, dptr), sizeof(((struct cuaudit_args_cuMemAlloc *)0)->dptr), CUA_ARG_CLASS(((struct cuaudit_args_cuMemAlloc *)0)->dptr), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemAlloc *)0)->dptr), CUA_FMT_AUTO, CUA_OUT_ARG(((struct cuaudit_args_cuMemAlloc *)0)->dptr, CUA_FMT_HEX), 0 },
+	{ "bytesize", offsetof(struct cuaudit_args_cuMemAlloc, bytesize), sizeof(((struct cuaudit_args_cuMemAlloc *)0)->bytesize), CUA_ARG_CLASS(((struct cuaudit_args_cuMemAlloc *)0)->bytesize), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemAlloc *)0)->bytesize), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
 };
 static const struct cua_arg_desc args_cuMemAlloc_v2[] = {
-	{ "dptr", offsetof(struct cuaudit_args_cuMemAlloc_v2, dptr), sizeof(((struct cuaudit_args_cuMemAlloc_v2 *)0)->dptr), CUA_ARG_CLASS(((struct cuaudit_args_cuMemAlloc_v2 *)0)->dptr), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemAlloc_v2 *)0)->dptr), CUA_FMT_AUTO },
-	{ "bytesize", offsetof(struct cuaudit_args_cuMemAlloc_v2, bytesize), sizeof(((struct cuaudit_args_cuMemAlloc_v2 *)0)->bytesize), CUA_ARG_CLASS(((struct cuaudit_args_cuMemAlloc_v2 *)0)->bytesize), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemAlloc_v2 *)0)->bytesize), CUA_FMT_AUTO },
+	{ "dptr", offsetof(struct cuaudit_args_cuMemAlloc_v2, dptr), sizeof(((struct cuaudit_args_cuMemAlloc_v2 *)0)->dptr), CUA_ARG_CLASS(((struct cuaudit_args_cuMemAlloc_v2 *)0)->dptr), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemAlloc_v2 *)0)->dptr), CUA_FMT_AUTO, CUA_OUT_ARG(((struct cuaudit_args_cuMemAlloc_v2 *)0)->dptr, CUA_FMT_HEX), 0 },
+	{ "bytesize", offsetof(struct cuaudit_args_cuMemAlloc_v2, bytesize), sizeof(((struct cuaudit_args_cuMemAlloc_v2 *)0)->bytesize), CUA_ARG_CLASS(((struct cuaudit_args_cuMemAlloc_v2 *)0)->bytesize), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemAlloc_v2 *)0)->bytesize), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
 };
 static const struct cua_arg_desc args_cuMemcpyHtoD_v2[] = {
-	{ "dstDevice", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2, dstDevice), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->dstDevice), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->dstDevice), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->dstDevice), CUA_FMT_HEX },
-	{ "srcHost", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2, srcHost), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->srcHost), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->srcHost), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->srcHost), CUA_FMT_AUTO },
-	{ "ByteCount", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2, ByteCount), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->ByteCount), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->ByteCount), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->ByteCount), CUA_FMT_AUTO },
+	{ "dstDevice", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2, dstDevice), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->dstDevice), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->dstDevice), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->dstDevice), CUA_FMT_HEX, CUA_NOT_OUT, 0 },
+	{ "srcHost", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2, srcHost), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->srcHost), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->srcHost), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->srcHost), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
+	{ "ByteCount", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2, ByteCount), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->ByteCount), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->ByteCount), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2 *)0)->ByteCount), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
 };
 static const struct cua_arg_desc args_cuMemcpyHtoD_v2_ptds[] = {
-	{ "dstDevice", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2_ptds, dstDevice), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->dstDevice), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->dstDevice), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->dstDevice), CUA_FMT_HEX },
-	{ "srcHost", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2_ptds, srcHost), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->srcHost), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->srcHost), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->srcHost), CUA_FMT_AUTO },
-	{ "ByteCount", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2_ptds, ByteCount), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->ByteCount), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->ByteCount), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->ByteCount), CUA_FMT_AUTO },
+	{ "dstDevice", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2_ptds, dstDevice), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->dstDevice), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->dstDevice), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->dstDevice), CUA_FMT_HEX, CUA_NOT_OUT, 0 },
+	{ "srcHost", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2_ptds, srcHost), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->srcHost), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->srcHost), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->srcHost), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
+	{ "ByteCount", offsetof(struct cuaudit_args_cuMemcpyHtoD_v2_ptds, ByteCount), sizeof(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->ByteCount), CUA_ARG_CLASS(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->ByteCount), CUA_ARG_SIGNED(((struct cuaudit_args_cuMemcpyHtoD_v2_ptds *)0)->ByteCount), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
 };
 static const struct cua_arg_desc args_cuModuleGetFunction[] = {
-	{ "hfunc", offsetof(struct cuaudit_args_cuModuleGetFunction, hfunc), sizeof(((struct cuaudit_args_cuModuleGetFunction *)0)->hfunc), CUA_ARG_CLASS(((struct cuaudit_args_cuModuleGetFunction *)0)->hfunc), CUA_ARG_SIGNED(((struct cuaudit_args_cuModuleGetFunction *)0)->hfunc), CUA_FMT_AUTO },
-	{ "hmod", offsetof(struct cuaudit_args_cuModuleGetFunction, hmod), sizeof(((struct cuaudit_args_cuModuleGetFunction *)0)->hmod), CUA_ARG_CLASS(((struct cuaudit_args_cuModuleGetFunction *)0)->hmod), CUA_ARG_SIGNED(((struct cuaudit_args_cuModuleGetFunction *)0)->hmod), CUA_FMT_AUTO },
-	{ "name", offsetof(struct cuaudit_args_cuModuleGetFunction, name), sizeof(((struct cuaudit_args_cuModuleGetFunction *)0)->name), CUA_ARG_CLASS(((struct cuaudit_args_cuModuleGetFunction *)0)->name), CUA_ARG_SIGNED(((struct cuaudit_args_cuModuleGetFunction *)0)->name), CUA_FMT_AUTO },
+	{ "hfunc", offsetof(struct cuaudit_args_cuModuleGetFunction, hfunc), sizeof(((struct cuaudit_args_cuModuleGetFunction *)0)->hfunc), CUA_ARG_CLASS(((struct cuaudit_args_cuModuleGetFunction *)0)->hfunc), CUA_ARG_SIGNED(((struct cuaudit_args_cuModuleGetFunction *)0)->hfunc), CUA_FMT_AUTO, CUA_OUT_ARG(((struct cuaudit_args_cuModuleGetFunction *)0)->hfunc, CUA_FMT_AUTO), 0 },
+	{ "hmod", offsetof(struct cuaudit_args_cuModuleGetFunction, hmod), sizeof(((struct cuaudit_args_cuModuleGetFunction *)0)->hmod), CUA_ARG_CLASS(((struct cuaudit_args_cuModuleGetFunction *)0)->hmod), CUA_ARG_SIGNED(((struct cuaudit_args_cuModuleGetFunction *)0)->hmod), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
+	{ "name", offsetof(struct cuaudit_args_cuModuleGetFunction, name), sizeof(((struct cuaudit_args_cuModuleGetFunction *)0)->name), CUA_ARG_CLASS(((struct cuaudit_args_cuModuleGetFunction *)0)->name), CUA_ARG_SIGNED(((struct cuaudit_args_cuModuleGetFunction *)0)->name), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
 };
 static const struct cua_arg_desc args_cuOldThing[] = {
-	{ "count", offsetof(struct cuaudit_args_cuOldThing, count), sizeof(((struct cuaudit_args_cuOldThing *)0)->count), CUA_ARG_CLASS(((struct cuaudit_args_cuOldThing *)0)->count), CUA_ARG_SIGNED(((struct cuaudit_args_cuOldThing *)0)->count), CUA_FMT_AUTO },
-	{ "arg1", offsetof(struct cuaudit_args_cuOldThing, arg1), sizeof(((struct cuaudit_args_cuOldThing *)0)->arg1), CUA_ARG_CLASS(((struct cuaudit_args_cuOldThing *)0)->arg1), CUA_ARG_SIGNED(((struct cuaudit_args_cuOldThing *)0)->arg1), CUA_FMT_AUTO },
+	{ "count", offsetof(struct cuaudit_args_cuOldThing, count), sizeof(((struct cuaudit_args_cuOldThing *)0)->count), CUA_ARG_CLASS(((struct cuaudit_args_cuOldThing *)0)->count), CUA_ARG_SIGNED(((struct cuaudit_args_cuOldThing *)0)->count), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
+	{ "arg1", offsetof(struct cuaudit_args_cuOldThing, arg1), sizeof(((struct cuaudit_args_cuOldThing *)0)->arg1), CUA_ARG_CLASS(((struct cuaudit_args_cuOldThing *)0)->arg1), CUA_ARG_SIGNED(((struct cuaudit_args_cuOldThing *)0)->arg1), CUA_FMT_AUTO, CUA_NOT_OUT, 0 },
 };
 
 const struct cua_api_desc cua_api[CUAUDIT_ID_COUNT] = {
 	{ "cuCtxSynchronize", "cuCtxSynchronize", 2000, 0, CUAUDIT_LAYER_DRIVER, 0, CUA_RET_CURESULT, NULL },
+	{ "cuDeviceGetAttribute", "cuDeviceGetAttribute", 0, 0, CUAUDIT_LAYER_DRIVER, 3, CUA_RET_CURESULT, args_cuDeviceGetAttribute },
 	{ "cuGetProcAddress", "cuGetProcAddress", 11030, 0, CUAUDIT_LAYER_DRIVER, 4, CUA_RET_CURESULT, args_cuGetProcAddress },
 	{ "cuInit", "cuInit", 2000, 0, CUAUDIT_LAYER_DRIVER, 1, CUA_RET_CURESULT, args_cuInit },
+	{ "cuLaunchKernel", "cuLaunchKernel", 0, 0, CUAUDIT_LAYER_DRIVER, 8, CUA_RET_CURESULT, args_cuLaunchKernel },
 	{ "cuMemAlloc", "cuMemAlloc", 2000, 0, CUAUDIT_LAYER_DRIVER, 2, CUA_RET_CURESULT, args_cuMemAlloc },
 	{ "cuMemAlloc_v2", "cuMemAlloc", 3020, 0, CUAUDIT_LAYER_DRIVER, 2, CUA_RET_CURESULT, args_cuMemAlloc_v2 },
 	{ "cuMemcpyHtoD_v2", "cuMemcpyHtoD", 3020, 0, CUAUDIT_LAYER_DRIVER, 3, CUA_RET_CURESULT, args_cuMemcpyHtoD_v2 },
@@ -61,3 +78,14 @@ const struct cua_result_name cua_results_driver[] = {
 	{ 999, "CUDA_ERROR_UNKNOWN" },
 };
 const unsigned cua_results_driver_count = 4;
+
+/* The enums arguments are typed with, for printing them by name; values sorted. */
+static const struct cua_enum_value enum_0[] = { /* CUdevice_attribute */
+	{ 1ll, "CU_DEVICE_ATTRIBUTE_A" },
+	{ 2ll, "CU_DEVICE_ATTRIBUTE_C" },
+	{ 5ll, "CU_DEVICE_ATTRIBUTE_B" },
+};
+const struct cua_enum_desc cua_enums[] = {
+	{ "CUdevice_attribute", 3, enum_0 },
+};
+const unsigned cua_enums_count = 1;

@@ -68,6 +68,57 @@ static CUresult cua_e5_cuCtxSynchronize(void)
 		return cua_w_cuCtxSynchronize(5);
 }
 
+typedef CUresult (*cua_pfn_cuDeviceGetAttribute)(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUA_CHECK_PROTOTYPE(cuDeviceGetAttribute, cua_pfn_cuDeviceGetAttribute);
+static CUA_COLD CUresult cua_w_cuDeviceGetAttribute(unsigned cua_bind_kind, int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	struct cuaudit_args_cuDeviceGetAttribute a = { pi, attrib, dev };
+	struct cua_call c;
+	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuDeviceGetAttribute, cua_bind_kind, &a))
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(a.pi, a.attrib, a.dev);
+	cua_dispatch_exit(&c);
+	return (CUresult)c.pub.result;
+}
+static CUresult cua_e5_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
+}
+static CUresult cua_e0_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
+	else
+		return cua_w_cuDeviceGetAttribute(0, pi, attrib, dev);
+}
+static CUresult cua_e1_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
+	else
+		return cua_w_cuDeviceGetAttribute(1, pi, attrib, dev);
+}
+static CUresult cua_e2_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
+	else
+		return cua_w_cuDeviceGetAttribute(2, pi, attrib, dev);
+}
+static CUresult cua_e3_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
+	else
+		return cua_w_cuDeviceGetAttribute(3, pi, attrib, dev);
+}
+static CUresult cua_e4_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
+	else
+		return cua_w_cuDeviceGetAttribute(4, pi, attrib, dev);
+}
+
 typedef CUresult (*cua_pfn_cuGetProcAddress)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 CUA_CHECK_PROTOTYPE(cuGetProcAddress, cua_pfn_cuGetProcAddress);
 static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
@@ -192,6 +243,57 @@ static CUresult cua_e5_cuInit(unsigned int Flags)
 		return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 	else
 		return cua_w_cuInit(5, Flags);
+}
+
+typedef CUresult (*cua_pfn_cuLaunchKernel)(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
+CUA_CHECK_PROTOTYPE(cuLaunchKernel, cua_pfn_cuLaunchKernel);
+static CUA_COLD CUresult cua_w_cuLaunchKernel(unsigned cua_bind_kind, void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+{
+	struct cuaudit_args_cuLaunchKernel a = { f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams };
+	struct cua_call c;
+	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuLaunchKernel, cua_bind_kind, &a))
+		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(a.f, a.gridDimX, a.gridDimY, a.gridDimZ, a.blockDimX, a.blockDimY, a.blockDimZ, a.kernelParams);
+	cua_dispatch_exit(&c);
+	return (CUresult)c.pub.result;
+}
+static CUresult cua_e5_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+{
+	return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+}
+static CUresult cua_e0_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+	else
+		return cua_w_cuLaunchKernel(0, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+}
+static CUresult cua_e1_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+	else
+		return cua_w_cuLaunchKernel(1, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+}
+static CUresult cua_e2_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+	else
+		return cua_w_cuLaunchKernel(2, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+}
+static CUresult cua_e3_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+	else
+		return cua_w_cuLaunchKernel(3, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+}
+static CUresult cua_e4_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+	else
+		return cua_w_cuLaunchKernel(4, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
 
 typedef CUresult (*cua_pfn_cuMemAlloc)(CUdeviceptr_v1 *dptr, unsigned int bytesize);
@@ -545,8 +647,10 @@ static CUresult cua_e5_cuOldThing(unsigned count, CUdevice arg1)
 const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	/* plt */ {
 		(const void *)cua_e0_cuCtxSynchronize,
+		(const void *)cua_e0_cuDeviceGetAttribute,
 		(const void *)cua_e0_cuGetProcAddress,
 		(const void *)cua_e0_cuInit,
+		(const void *)cua_e0_cuLaunchKernel,
 		(const void *)cua_e0_cuMemAlloc,
 		(const void *)cua_e0_cuMemAlloc_v2,
 		(const void *)cua_e0_cuMemcpyHtoD_v2,
@@ -556,8 +660,10 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	},
 	/* bindnow */ {
 		(const void *)cua_e1_cuCtxSynchronize,
+		(const void *)cua_e1_cuDeviceGetAttribute,
 		(const void *)cua_e1_cuGetProcAddress,
 		(const void *)cua_e1_cuInit,
+		(const void *)cua_e1_cuLaunchKernel,
 		(const void *)cua_e1_cuMemAlloc,
 		(const void *)cua_e1_cuMemAlloc_v2,
 		(const void *)cua_e1_cuMemcpyHtoD_v2,
@@ -567,8 +673,10 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	},
 	/* dlsym */ {
 		(const void *)cua_e2_cuCtxSynchronize,
+		(const void *)cua_e2_cuDeviceGetAttribute,
 		(const void *)cua_e2_cuGetProcAddress,
 		(const void *)cua_e2_cuInit,
+		(const void *)cua_e2_cuLaunchKernel,
 		(const void *)cua_e2_cuMemAlloc,
 		(const void *)cua_e2_cuMemAlloc_v2,
 		(const void *)cua_e2_cuMemcpyHtoD_v2,
@@ -578,8 +686,10 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	},
 	/* procaddress */ {
 		(const void *)cua_e3_cuCtxSynchronize,
+		(const void *)cua_e3_cuDeviceGetAttribute,
 		(const void *)cua_e3_cuGetProcAddress,
 		(const void *)cua_e3_cuInit,
+		(const void *)cua_e3_cuLaunchKernel,
 		(const void *)cua_e3_cuMemAlloc,
 		(const void *)cua_e3_cuMemAlloc_v2,
 		(const void *)cua_e3_cuMemcpyHtoD_v2,
@@ -589,8 +699,10 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	},
 	/* got */ {
 		(const void *)cua_e4_cuCtxSynchronize,
+		(const void *)cua_e4_cuDeviceGetAttribute,
 		(const void *)cua_e4_cuGetProcAddress,
 		(const void *)cua_e4_cuInit,
+		(const void *)cua_e4_cuLaunchKernel,
 		(const void *)cua_e4_cuMemAlloc,
 		(const void *)cua_e4_cuMemAlloc_v2,
 		(const void *)cua_e4_cuMemcpyHtoD_v2,
@@ -600,8 +712,10 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	},
 	/* entry */ {
 		(const void *)cua_e5_cuCtxSynchronize,
+		(const void *)cua_e5_cuDeviceGetAttribute,
 		(const void *)cua_e5_cuGetProcAddress,
 		(const void *)cua_e5_cuInit,
+		(const void *)cua_e5_cuLaunchKernel,
 		(const void *)cua_e5_cuMemAlloc,
 		(const void *)cua_e5_cuMemAlloc_v2,
 		(const void *)cua_e5_cuMemcpyHtoD_v2,

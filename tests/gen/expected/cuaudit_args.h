@@ -12,6 +12,11 @@ typedef unsigned int CUdeviceptr_v1;
 
 /* The arguments of one call, by name. Hooks may change them before the real call.
    Functions without parameters have no struct; their hooks receive NULL. */
+struct cuaudit_args_cuDeviceGetAttribute {
+	int *pi;
+	CUdevice_attribute attrib;
+	CUdevice dev;
+};
 struct cuaudit_args_cuGetProcAddress {
 	const char *symbol;
 	void **pfn;
@@ -20,6 +25,16 @@ struct cuaudit_args_cuGetProcAddress {
 };
 struct cuaudit_args_cuInit {
 	unsigned int Flags;
+};
+struct cuaudit_args_cuLaunchKernel {
+	void *f;
+	unsigned int gridDimX;
+	unsigned int gridDimY;
+	unsigned int gridDimZ;
+	unsigned int blockDimX;
+	unsigned int blockDimY;
+	unsigned int blockDimZ;
+	void **kernelParams;
 };
 struct cuaudit_args_cuMemAlloc {
 	CUdeviceptr_v1 *dptr;

@@ -6,15 +6,17 @@
 /* One id per wrapped ELF name, in byte order of the names. */
 enum cuaudit_api_id {
 	CUAUDIT_ID_cuCtxSynchronize = 0,
-	CUAUDIT_ID_cuGetProcAddress = 1,
-	CUAUDIT_ID_cuInit = 2,
-	CUAUDIT_ID_cuMemAlloc = 3,
-	CUAUDIT_ID_cuMemAlloc_v2 = 4,
-	CUAUDIT_ID_cuMemcpyHtoD_v2 = 5,
-	CUAUDIT_ID_cuMemcpyHtoD_v2_ptds = 6,
-	CUAUDIT_ID_cuModuleGetFunction = 7,
-	CUAUDIT_ID_cuOldThing = 8,
-	CUAUDIT_ID_COUNT = 9
+	CUAUDIT_ID_cuDeviceGetAttribute = 1,
+	CUAUDIT_ID_cuGetProcAddress = 2,
+	CUAUDIT_ID_cuInit = 3,
+	CUAUDIT_ID_cuLaunchKernel = 4,
+	CUAUDIT_ID_cuMemAlloc = 5,
+	CUAUDIT_ID_cuMemAlloc_v2 = 6,
+	CUAUDIT_ID_cuMemcpyHtoD_v2 = 7,
+	CUAUDIT_ID_cuMemcpyHtoD_v2_ptds = 8,
+	CUAUDIT_ID_cuModuleGetFunction = 9,
+	CUAUDIT_ID_cuOldThing = 10,
+	CUAUDIT_ID_COUNT = 11
 };
 
 #endif

@@ -1,0 +1,249 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/provenance.c: records which host, process, command and versions a report describes. */
+#include <fcntl.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "cuaudit.h"
+#include "cuaudit_ids.h"
+#include "hooks.h"
+#include "procaddress.h"
+#include "provenance.h"
+
+#define CMDLINE_MAX 4096
+
+static char command[CMDLINE_MAX] = "(unknown)";
+static char program[256] = "(unknown)";
+static char host[256] = "unknown";
+static uint64_t start_s;
+/* Noted versions, plus one: 0 means none seen. */
+static int noted[2];
+
+static uint64_t wall_seconds(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_REALTIME, &ts);
+	return (uint64_t)ts.tv_sec;
+}
+
+void cua_provenance_init(void)
+{
+	char raw[CMDLINE_MAX];
+	ssize_t n = 0;
+	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
+
+	start_s = wall_seconds();
+	if (gethostname(host, sizeof(host)) != 0)
+		memcpy(host, "unknown", 8);
+	host[sizeof(host) - 1] = '\0';
+	if (fd >= 0) {
+		n = read(fd, raw, sizeof(raw) - 1);
+		close(fd);
+	}
+	while (n > 0 && raw[n - 1] == '\0')
+		n--;
+	if (n <= 0)
+		return;
+	raw[n] = '\0';
+	/* argv[0] is the first NUL-terminated field; its last component names the program. */
+	{
+		const char *slash = strrchr(raw, '/');
+		const char *base = slash ? slash + 1 : raw;
+		size_t len = strlen(base);
+
+		if (len >= sizeof(program))
+			len = sizeof(program) - 1;
+		memcpy(program, base, len);
+		program[len] = '\0';
+	}
+	for (ssize_t i = 0; i < n; i++)
+		command[i] = raw[i] ? raw[i] : ' ';
+	command[n] = '\0';
+}
+
+const char *cua_provenance_command(void)
+{
+	return command;
+}
+
+const char *cua_provenance_program(void)
+{
+	return program;
+}
+
+void cua_provenance_note_version(unsigned layer, int version)
+{
+	if (layer < 2)
+		__atomic_store_n(&noted[layer], version + 1, __ATOMIC_RELAXED);
+}
+
+int cua_provenance_version(unsigned layer, int *version)
+{
+	unsigned id = layer == CUAUDIT_LAYER_DRIVER ? CUAUDIT_ID_cuDriverGetVersion
+						    : CUAUDIT_ID_cudaRuntimeGetVersion;
+	int (*get)(int *);
+	int v = 0;
+
+	if (layer >= 2)
+		return -1;
+	if (__atomic_load_n(&noted[layer], __ATOMIC_RELAXED)) {
+		*version = __atomic_load_n(&noted[layer], __ATOMIC_RELAXED) - 1;
+		return 0;
+	}
+	/* The real function from the export index: cuaudit's own call is neither logged nor
+	   counted. Both work before any initialisation. */
+	get = (int (*)(int *))cua_procaddress_real(id);
+	if (!get || get(&v) != 0)
+		return -1;
+	*version = v;
+	return 0;
+}
+
+/* Days since 1970-01-01 to a civil date (proleptic Gregorian). */
+static void civil(uint64_t days, unsigned *y, unsigned *m, unsigned *d)
+{
+	uint64_t z = days + 719468, era = z / 146097, doe = z - era * 146097;
+	uint64_t yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
+	uint64_t doy = doe - (365 * yoe + yoe / 4 - yoe / 100), mp = (5 * doy + 2) / 153;
+
+	*d = (unsigned)(doy - (153 * mp + 2) / 5 + 1);
+	*m = (unsigned)(mp < 10 ? mp + 3 : mp - 9);
+	*y = (unsigned)(yoe + era * 400 + (*m <= 2));
+}
+
+void cua_provenance_iso8601(char out[20], uint64_t seconds)
+{
+	unsigned y, mo, d, s = (unsigned)(seconds % 86400);
+	char tmp[32];
+	struct cua_buf b = CUA_BUF(tmp);
+
+	civil(seconds / 86400, &y, &mo, &d);
+	cua_buf_u64_pad(&b, y, 4);
+	cua_buf_char(&b, '-');
+	cua_buf_u64_pad(&b, mo, 2);
+	cua_buf_char(&b, '-');
+	cua_buf_u64_pad(&b, d, 2);
+	cua_buf_char(&b, 'T');
+	cua_buf_u64_pad(&b, s / 3600, 2);
+	cua_buf_char(&b, ':');
+	cua_buf_u64_pad(&b, s / 60 % 60, 2);
+	cua_buf_char(&b, ':');
+	cua_buf_u64_pad(&b, s % 60, 2);
+	cua_buf_char(&b, 'Z');
+	memcpy(out, tmp, 20);
+}
+
+static void json_string(struct cua_buf *b, const char *s)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	cua_buf_char(b, '"');
+	for (; *s; s++) {
+		unsigned char c = (unsigned char)*s;
+
+		if (c == '"' || c == '\\') {
+			cua_buf_char(b, '\\');
+			cua_buf_char(b, (char)c);
+		} else if (c < 0x20) {
+			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+			cua_buf_mem(b, esc, sizeof(esc));
+		} else {
+			cua_buf_char(b, (char)c);
+		}
+	}
+	cua_buf_char(b, '"');
+}
+
+static void json_version(struct cua_buf *b, const char *key, unsigned layer)
+{
+	int v;
+
+	cua_buf_str(b, key);
+	if (cua_provenance_version(layer, &v) == 0)
+		cua_buf_i64(b, v);
+	else
+		cua_buf_str(b, "null");
+}
+
+void cua_provenance_json(struct cua_buf *b)
+{
+	char t[20];
+
+	cua_buf_str(b, "\"process\":{\"host\":");
+	json_string(b, host);
+	cua_buf_str(b, ",\"pid\":");
+	cua_buf_u64(b, cua_process_id());
+	cua_buf_str(b, ",\"command\":");
+	json_string(b, command);
+	cua_provenance_iso8601(t, start_s);
+	cua_buf_str(b, ",\"start\":\"");
+	cua_buf_mem(b, t, sizeof(t));
+	cua_provenance_iso8601(t, wall_seconds());
+	cua_buf_str(b, "\",\"end\":\"");
+	cua_buf_mem(b, t, sizeof(t));
+	cua_buf_str(b, "\",\"cuaudit_version\":\"" CUAUDIT_VERSION "\"");
+	json_version(b, ",\"driver_version\":", CUAUDIT_LAYER_DRIVER);
+	json_version(b, ",\"runtime_version\":", CUAUDIT_LAYER_RUNTIME);
+	cua_buf_char(b, '}');
+}
+
+static void text_version(struct cua_buf *b, const char *label, unsigned layer)
+{
+	int v;
+
+	cua_buf_str(b, label);
+	if (cua_provenance_version(layer, &v) == 0)
+		cua_buf_i64(b, v);
+	else
+		cua_buf_str(b, "unknown");
+}
+
+void cua_provenance_text(struct cua_buf *b)
+{
+	char t[20];
+
+	cua_buf_str(b, "cuaudit summary: host ");
+	cua_buf_str(b, host);
+	cua_buf_str(b, ", pid ");
+	cua_buf_u64(b, cua_process_id());
+	cua_buf_str(b, ", command ");
+	cua_buf_quoted(b, command, 512);
+	cua_provenance_iso8601(t, start_s);
+	cua_buf_str(b, ", from ");
+	cua_buf_mem(b, t, sizeof(t));
+	cua_provenance_iso8601(t, wall_seconds());
+	cua_buf_str(b, " to ");
+	cua_buf_mem(b, t, sizeof(t));
+	cua_buf_str(b, ", cuaudit " CUAUDIT_VERSION);
+	text_version(b, ", driver ", CUAUDIT_LAYER_DRIVER);
+	text_version(b, ", runtime ", CUAUDIT_LAYER_RUNTIME);
+	cua_buf_char(b, '\n');
+}
+
+size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)
+{
+	char path[64];
+	struct cua_buf p = CUA_BUF(path);
+	struct cua_buf o = { out, 0, cap, 0 };
+	ssize_t n = -1;
+	int fd;
+
+	cua_buf_str(&p, "/proc/self/task/");
+	cua_buf_u64(&p, tid);
+	cua_buf_str(&p, "/comm");
+	path[p.len < sizeof(path) ? p.len : sizeof(path) - 1] = '\0';
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd >= 0) {
+		n = read(fd, out, cap);
+		close(fd);
+	}
+	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\0'))
+		n--;
+	if (n > 0)
+		return (size_t)n;
+	cua_buf_str(&o, "thread ");
+	cua_buf_u64(&o, tid);
+	return o.len;
+}

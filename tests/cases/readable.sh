@@ -1,0 +1,161 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/readable.sh: readable output: kernel names, out-parameters, enums and dims, trace types and names, filters, errors-only log, provenance.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+CHECK_READABLE="$CASES_DIR/readable_check.py"
+
+# check KIND FILE OUT: runs readable_check.py; its output in OUT, a failure reported.
+check() {
+  "$PYTHON" "$CHECK_READABLE" "$1" "$2" >"$3" 2>&1 || fail "$1 check of $2: $(tail -2 "$3")"
+}
+X='0x[0-9a-f]+'
+
+case $name in
+launches_name_their_kernels_in_log_trace_and_summary)
+  native "$BIN/kernels"
+  CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$BIN/kernels"
+  same_results
+  # Runtime launches: by host stub (cudaLaunchKernel) and by kernel handle (__cudaLaunchKernel).
+  expect_log 1 " cudaLaunchKernel\(func=$X, .*kernel_name=\"_Z6scale3Pii\"\) -> cudaSuccess"
+  expect_log 2 " __cudaLaunchKernel\(kernel=$X, .*kernel_name=\"_Z4add5Pii\"\) -> cudaSuccess"
+  # Driver launches: module look-up, library kernel, and a handle only cuFuncGetName names.
+  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z10vec_doublePiPKii\"\) -> CUDA_SUCCESS"
+  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z7add_onePii\"\) -> CUDA_SUCCESS"
+  expect_log 2 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z9mock_onlyPii\"\) -> CUDA_SUCCESS"
+  expect_log 1 " cuLaunchKernel\(f=NULL, [^\"]*\) -> CUDA_ERROR_INVALID_HANDLE"
+  # cuaudit's own cuFuncGetName calls: once per handle nobody looked up, never logged.
+  expect_log 1 '^mock cuFuncGetName: 3$' audited.err
+  expect_log 0 'cuFuncGetName\(' log.txt
+  check kernels s.json k.txt
+  expect_log 1 '^kernel _Z6scale3Pii launches=1 errors=0$' k.txt
+  expect_log 1 '^kernel _Z4add5Pii launches=2 errors=0$' k.txt
+  expect_log 1 '^kernel _Z10vec_doublePiPKii launches=1 errors=0$' k.txt
+  expect_log 1 '^kernel _Z7add_onePii launches=1 errors=0$' k.txt
+  expect_log 1 '^kernel _Z9mock_onlyPii launches=2 errors=0$' k.txt
+  expect_log 1 '^kernel \(unknown\) launches=1 errors=1$' k.txt
+  # Launches inside runtime launches are the same kernels: not counted twice.
+  expect_log 6 '^kernel ' k.txt
+  check trace t.json tr.txt
+  expect_log 1 '^launch cudaLaunchKernel kernel=_Z6scale3Pii$' tr.txt
+  expect_log 2 '^launch __cudaLaunchKernel kernel=_Z4add5Pii$' tr.txt
+  expect_log 2 '^launch cuLaunchKernel kernel=_Z9mock_onlyPii$' tr.txt
+  expect_log 1 '^launch cuLaunchKernel kernel=_Z10vec_doublePiPKii$' tr.txt
+  ;;
+out_parameters_enums_and_dims_are_readable_in_the_log)
+  native "$BIN/driver_lazy"
+  audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 " cuDeviceGetCount\(count=$X->1\) -> CUDA_SUCCESS"
+  expect_log 1 " cuDriverGetVersion\(driverVersion=$X->13000\) -> CUDA_SUCCESS"
+  expect_log 1 " cuDeviceGetAttribute\(pi=$X->1016, attrib=CU_DEVICE_ATTRIBUTE_MULTIPROCESSOR_COUNT, dev=0\)"
+  expect_log 1 " cuStreamCreate\(phStream=$X->$X, Flags=0\) -> CUDA_SUCCESS"
+  expect_log 1 " cuCtxGetCurrent\(pctx=$X->$X\) -> CUDA_SUCCESS"
+  expect_log 1 " cuMemGetInfo_v2\(free=$X->[0-9]+, total=$X->17179869184\)"
+  expect_log 1 " cuGetErrorString\(error=CUDA_ERROR_INVALID_VALUE, pStr=$X->\"invalid argument\"\)"
+  expect_log 1 " cuLaunchKernel\(f=$X, grid=\(1,1,1\), block=\(8,1,1\), sharedMemBytes=0, hStream=$X, kernelParams=$X, extra=NULL"
+  # A failed call's out-parameter shows the pointer only: the call may not have written it.
+  expect_log 1 " cuGetExportTable\(ppExportTable=$X, pExportTableId=[0-9a-f-]+\) -> CUDA_ERROR_INVALID_VALUE"
+  native "$BIN/runtime_shared"
+  rm -f log.txt
+  audited "$BIN/runtime_shared"
+  same_results
+  expect_log 1 " cudaMemcpy\(dst=$X, src=$X, count=32, kind=cudaMemcpyHostToDevice\) -> cudaSuccess"
+  expect_log 1 " cudaMemcpy\(dst=$X, src=$X, count=32, kind=cudaMemcpyDeviceToHost\) -> cudaSuccess"
+  expect_log 1 " cudaLaunchKernel\(func=$X, gridDim=\(1,1,1\), blockDim=\(8,1,1\), args=$X, sharedMem=0, stream=NULL"
+  expect_log 1 " cudaGetDevice\(device=$X->100\) -> cudaSuccess"
+  expect_log + " cudaGetDriverEntryPointByVersion\(symbol=\"cuNoSuchFunction\", funcPtr=$X->NULL, cudaVersion=13000, flags=0, driverStatus=$X->cudaDriverEntryPointSymbolNotFound\)"
+  ;;
+export_table_uuid_is_logged)
+  native "$BIN/kernels"
+  audited "$BIN/kernels"
+  same_results
+  # "cuaudit-mock-tbl" as bytes, in the 8-4-4-4-12 form; the table pointer after the call.
+  expect_log 1 " cuGetExportTable\(ppExportTable=$X->$X, pExportTableId=63756175-6469-742d-6d6f-636b2d74626c\) -> CUDA_SUCCESS"
+  native "$BIN/driver_lazy"
+  rm -f log.txt
+  audited "$BIN/driver_lazy"
+  expect_log 1 " cuGetExportTable\(ppExportTable=$X, pExportTableId=00000000-0000-0000-0000-000000000000\) -> CUDA_ERROR_INVALID_VALUE"
+  ;;
+trace_numbers_are_numbers_and_process_and_threads_are_named)
+  native "$BIN/kernels"
+  CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" audited "$BIN/kernels"
+  same_results
+  check trace t.json tr.txt
+  expect_log 1 '^integer_args=yes$' tr.txt
+  expect_log 1 '^process_name=kernels$' tr.txt
+  expect_log 1 '^threads=2 named=2$' tr.txt
+  expect_log 1 '^thread_name=kern-worker$' tr.txt
+  expect_log 1 '^thread_name=kernels$' tr.txt
+  grep -q '"name":"cuMemcpyHtoD_v2",.*"args":{"dstDevice":"0x[0-9a-f]*","srcHost":"0x[0-9a-f]*","ByteCount":16,' t.json &&
+    pass "sizes are JSON numbers, addresses strings" || fail "cuMemcpyHtoD_v2 arguments not typed"
+  grep -q '"name":"cuDeviceGetCount",.*"args":{"count":1,' t.json &&
+    pass "an out-parameter shows its value as a number" || fail "cuDeviceGetCount count not 1"
+  grep -q '"kind":"cudaMemcpyHostToDevice"' t.json && pass "enums by name" || fail "kind not named"
+  grep -q '"gridDim":"(1,1,1)"' t.json && pass "dim3 as (x,y,z)" || fail "gridDim not (x,y,z)"
+  ;;
+include_and_exclude_choose_what_log_and_trace_record)
+  native "$BIN/driver_lazy"
+  CUAUDIT_INCLUDE='cuMem*,cuInit' CUAUDIT_EXCLUDE='*Free*,*_ptds' CUAUDIT_SUMMARY="$dir/s.json" \
+    CUAUDIT_TRACE="$dir/t.json" audited "$BIN/driver_lazy"
+  same_results
+  [ ! -s audited.err ] && pass "no message" || fail "stderr: $(head -3 audited.err)"
+  expect_log 1 "$(call cuInit plt)"
+  expect_log 1 "$(call cuMemAlloc_v2 plt)"
+  expect_log 1 "$(call cuMemcpyHtoD_v2 plt)"
+  expect_log 0 "$(call cuMemFree_v2 plt)"
+  expect_log 0 "$(call cuDeviceGetCount plt)"
+  expect_log 5 ' -> [A-Z_]+ [0-9]+ns plt$'
+  check trace t.json tr.txt
+  expect_log 1 '^calls cuInit cuMemAlloc_v2 cuMemGetInfo_v2 cuMemcpyDtoH_v2 cuMemcpyHtoD_v2$' tr.txt
+  # The summary still counts every call.
+  check apis s.json ap.txt
+  grep -q ' cuDeviceGetCount ' ap.txt && grep -q ' cuMemFree_v2 ' ap.txt &&
+    pass "summary counts filtered-out calls" || fail "summary lost calls: $(cat ap.txt)"
+  ;;
+bad_filter_patterns_warn_once_and_record_everything)
+  native "$BIN/driver_lazy"
+  CUAUDIT_INCLUDE='cuMem*,cuNoSuch*' CUAUDIT_LOG_FILE= audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 'CUAUDIT_INCLUDE="cuMem\*,cuNoSuch\*" is not valid; accepted: .*no ELF name matches cuNoSuch\*.*record every call' audited.err
+  expect_log 1 'is not valid' audited.err
+  expect_log 1 "$(call cuDeviceGetCount plt)" audited.err
+  CUAUDIT_EXCLUDE='cuInit,,' CUAUDIT_LOG_FILE= audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 'CUAUDIT_EXCLUDE="cuInit,," is not valid; accepted: .*an empty pattern' audited.err
+  expect_log 1 "$(call cuInit plt)" audited.err
+  ;;
+log_errors_logs_only_failed_calls)
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=errors audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 ' cuGetExportTable\(.*\) -> CUDA_ERROR_INVALID_VALUE [0-9]+ns plt$'
+  expect_log 1 ' -> '
+  native "$BIN/kernels"
+  rm -f log.txt
+  CUAUDIT_LOG=ERRORS audited "$BIN/kernels"
+  same_results
+  expect_log 1 ' cuLaunchKernel\(f=NULL, .*\) -> CUDA_ERROR_INVALID_HANDLE [0-9]+ns plt$'
+  expect_log 1 ' -> '
+  ;;
+summary_says_where_it_came_from)
+  native "$BIN/kernels"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/kernels"
+  same_results
+  check process s.json p.txt
+  expect_log 1 "^host=$(hostname)$" p.txt
+  expect_log 1 '^pid=[0-9]+$' p.txt
+  expect_log 1 "^command=$BIN/kernels$" p.txt
+  expect_log 1 '^cuaudit_version=[0-9]+\.[0-9]+\.[0-9]+$' p.txt
+  # The program asked the runtime's version; the driver's cuaudit asks itself at exit.
+  expect_log 1 '^driver_version=13000$' p.txt
+  expect_log 1 '^runtime_version=13000$' p.txt
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY=stderr CUAUDIT_LOG_FILE= audited "$BIN/kernels" extra-arg
+  expect_log 1 "^cuaudit summary: host $(hostname), pid [0-9]+, command \"$BIN/kernels extra-arg\", from [0-9T:Z-]+ to [0-9T:Z-]+, cuaudit [0-9.]+, driver 13000, runtime 13000$" audited.err
+  expect_log 1 '^cuaudit summary: launches by kernel$' audited.err
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  _Z4add5Pii$' audited.err
+  ;;
+*)
+  fail "unknown case $name"
+  ;;
+esac
+finish
