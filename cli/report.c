@@ -584,8 +584,11 @@ int cuaudit_report_main(int argc, char **argv)
 	if (o.json_out && write_json(o.json_out, &s) != 0)
 		status = 1;
 	sort_by = o.sort;
-	qsort(s.apis, s.napis, sizeof(*s.apis), api_order);
-	qsort(s.kernels, s.nkernels, sizeof(*s.kernels), kernel_order);
+	/* qsort's base must not be NULL, even for no elements. */
+	if (s.napis)
+		qsort(s.apis, s.napis, sizeof(*s.apis), api_order);
+	if (s.nkernels)
+		qsort(s.kernels, s.nkernels, sizeof(*s.kernels), kernel_order);
 	if (o.csv)
 		print_csv(&s, &o);
 	else

@@ -44,6 +44,7 @@ const struct cua_field cua_summaries_fields[] = {
 	[F_B_FIRST + 2] = { "apis[].bindings.dlsym", CUA_F_UINT, 0 },
 	[F_B_FIRST + 3] = { "apis[].bindings.procaddress", CUA_F_UINT, 0 },
 	[F_B_FIRST + 4] = { "apis[].bindings.got", CUA_F_UINT, 0 },
+	[F_B_FIRST + 5] = { "apis[].bindings.entry", CUA_F_UINT, 0 },
 	[F_P_HOST] = { "process.host", CUA_F_STRING, 0 },
 	[F_P_PID] = { "process.pid", CUA_F_UINT, 0 },
 	[F_P_COMMAND] = { "process.command", CUA_F_STRING, 0 },
