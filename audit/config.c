@@ -533,6 +533,8 @@ static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag
 			  "the absolute path of an existing regular file of at least 8 bytes (cuaudit "
 			  "run --error-exitcode makes one)",
 			  "Failed calls are not counted.");
+}
+
 /* ---------------------------------------------------------------- filters */
 
 int cua_config_glob(const char *p, size_t plen, const char *name)

@@ -96,6 +96,7 @@ int cua_provenance_version(unsigned layer, int *version)
 	get = (int (*)(int *))cua_procaddress_real(id);
 	if (!get || get(&v) != 0)
 		return -1;
+	cua_provenance_note_version(layer, v);
 	*version = v;
 	return 0;
 }

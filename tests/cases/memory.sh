@@ -148,7 +148,7 @@ secure_process_only_observes)
   grep -q 'libcuda loaded' audited.err || { echo "the module was not loaded in the setuid process"; cat audited.err | head -3; exit 77; }
   same_results
   expect_log 1 '^cuaudit: info: secure mode .*only observes' audited.err
-  expect_log 12 ' cuMemAlloc_v2\(dptr=\(hidden\), bytesize=1048576\) -> CUDA_SUCCESS [0-9]+ns plt$' audited.err
+  expect_log 12 ' cuMemAlloc_v2\(dptr=\(hidden\)->\(hidden\), bytesize=1048576\) -> CUDA_SUCCESS [0-9]+ns plt$' audited.err
   expect_log 0 '0x[0-9a-f]' audited.err
   expect_log 0 'skipped' audited.err
   ;;

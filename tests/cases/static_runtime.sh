@@ -20,7 +20,7 @@ static_runtime_calls_are_logged_at_runtime_level_with_identical_results)
   # Driver calls made inside runtime calls are one level deeper, as with a shared runtime.
   expect_log 1 "tid=[0-9]+   cuMemAlloc_v2\(dptr=.* procaddress$"
   expect_log 1 "tid=[0-9]+   cuLaunchKernel\(f=.* procaddress$"
-  expect_log 1 "tid=[0-9]+ cudaMalloc\(devPtr=0x[0-9a-f]+, size=32\) -> cudaSuccess"
+  expect_log 1 "tid=[0-9]+ cudaMalloc\(devPtr=0x[0-9a-f]+->0x[0-9a-f]+, size=32\) -> cudaSuccess"
   expect_log 1 "\(executable\) $patched_line[1-9][0-9]* short-branch=0 unknown-opcode=0 branch-into-entry=0 too-short=0"
   ;;
 static_and_shared_builds_give_the_same_runtime_summary)

@@ -79,7 +79,7 @@ static CUA_COLD CUresult cua_w_cuDeviceGetAttribute(unsigned cua_bind_kind, int 
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+static CUresult cua_e6_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 }
@@ -117,6 +117,13 @@ static CUresult cua_e4_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, 
 		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 	else
 		return cua_w_cuDeviceGetAttribute(4, pi, attrib, dev);
+}
+static CUresult cua_e5_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
+	else
+		return cua_w_cuDeviceGetAttribute(5, pi, attrib, dev);
 }
 
 typedef CUresult (*cua_pfn_cuGetProcAddress)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
@@ -256,7 +263,7 @@ static CUA_COLD CUresult cua_w_cuLaunchKernel(unsigned cua_bind_kind, void *f, u
 	cua_dispatch_exit(&c);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e5_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+static CUresult cua_e6_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
 {
 	return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
@@ -294,6 +301,13 @@ static CUresult cua_e4_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned i
 		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 	else
 		return cua_w_cuLaunchKernel(4, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+}
+static CUresult cua_e5_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+{
+	if (CUA_LIKELY(!cua_active))
+		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
+	else
+		return cua_w_cuLaunchKernel(5, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
 
 typedef CUresult (*cua_pfn_cuMemAlloc)(CUdeviceptr_v1 *dptr, unsigned int bytesize);
@@ -725,8 +739,10 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	},
 	/* raw: no hook subscribed */ {
 		(const void *)cua_e6_cuCtxSynchronize,
+		(const void *)cua_e6_cuDeviceGetAttribute,
 		(const void *)cua_e6_cuGetProcAddress,
 		(const void *)cua_e6_cuInit,
+		(const void *)cua_e6_cuLaunchKernel,
 		(const void *)cua_e6_cuMemAlloc,
 		(const void *)cua_e6_cuMemAlloc_v2,
 		(const void *)cua_e6_cuMemcpyHtoD_v2,
