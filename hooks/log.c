@@ -188,7 +188,7 @@ static void log_exit(const struct cuaudit_call *c, void *ctx)
 
 void cua_log_init(void)
 {
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = log_exit);
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = log_exit, .flags = CUAUDIT_SUB_TIMES);
 
 	if (cua_log_on(CUA_LOG_VERBOSE))
 		cua_dispatch_subscribe(&sub);

@@ -371,7 +371,7 @@ static void summary_finish(void)
 
 int cua_summary_init(void)
 {
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit);
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
 
 	if (!cua_cfg.summary[0])
 		return 0;

@@ -407,7 +407,7 @@ static void trace_finish(void)
 
 int cua_trace_init(void)
 {
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit);
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit, .flags = CUAUDIT_SUB_TIMES);
 
 	if (!cua_cfg.trace[0])
 		return 0;

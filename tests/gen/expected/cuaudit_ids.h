@@ -17,4 +17,7 @@ enum cuaudit_api_id {
 	CUAUDIT_ID_COUNT = 9
 };
 
+/* Identifies this id table; a plugin records it in its cuaudit_plugin_info. */
+#define CUAUDIT_IDS_HASH 0x972e3902ff81a2beull
+
 #endif
