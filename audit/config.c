@@ -436,6 +436,29 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 			  "No plugin is loaded.");
 }
 
+/* ---------------------------------------------------------------- performance */
+
+int cua_config_parse_sample(const char *s, unsigned *out)
+{
+	uint64_t v;
+
+	if (parse_u64(&s, &v) != 0 || *s || v == 1 || v > 1000000)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static void load_sample(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_SUMMARY_SAMPLE");
+
+	if (v && cua_config_parse_sample(v, &cfg->summary_sample) != 0)
+		bad_value(diag, "CUAUDIT_SUMMARY_SAMPLE", v,
+			  "0 (time every call) or an integer N from 2 to 1000000 (time 1 call in N"
+			  " of each sub-microsecond function)",
+			  "Every call is timed.");
+}
+
 void cua_config_restrict_secure(struct cua_config *cfg)
 {
 	if (!cfg->secure)
@@ -455,4 +478,5 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_substitute(cfg->libcuda, "CUAUDIT_LIBCUDA", get, diag);
 	load_substitute(cfg->libcudart, "CUAUDIT_LIBCUDART", get, diag);
 	load_hooks(cfg, get, diag);
+	load_sample(cfg, get, diag);
 }

@@ -48,6 +48,9 @@ struct cua_config {
 	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
 	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
+	/* performance: CUAUDIT_SUMMARY_SAMPLE, 0 for exact timing, else N: once a function's
+	   mean is known on a thread, a sub-microsecond function is timed 1 call in N. */
+	unsigned summary_sample;
 };
 
 /* Filled by la_version on the main thread before any other entry point runs; read-only after. */
@@ -78,6 +81,9 @@ int cua_config_parse_size(const char *s, uint64_t *out);
 /* CUAUDIT_MEM_LIMIT: "SIZE" for every device, or "DEV:SIZE[,DEV:SIZE...]", or both forms
    mixed ("8GiB,0:4GiB"). Returns 0 or -1. */
 int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg);
+
+/* CUAUDIT_SUMMARY_SAMPLE: "0" (exact) or an integer N from 2 to 1000000. Returns 0 or -1. */
+int cua_config_parse_sample(const char *s, unsigned *out);
 
 /* CUAUDIT_FAULT: "ELF_NAME=ERROR@every:N|after:N|prob:P[,seed:S]" separated by ';'. ERROR is
    a result name of the function's layer (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation)

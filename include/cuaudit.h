@@ -169,13 +169,12 @@ struct cuaudit_plugin_info {
 #else
 #define CUAUDIT_INFO_CUDA_VERSION_ 0
 #endif
-#ifdef CUAUDIT_IDS_HASH
-#define CUAUDIT_INFO_IDS_HASH_ CUAUDIT_IDS_HASH
-#else
+/* cuaudit_ids.h redefines this to its CUAUDIT_IDS_HASH, whether included before or after. */
+#ifndef CUAUDIT_INFO_IDS_HASH_
 #define CUAUDIT_INFO_IDS_HASH_ 0
 #endif
 /* Defines the plugin's cuaudit_plugin_info. Put it after the includes: it records the
-   versions of the headers included before it. A plugin that names functions by ELF name and
+   versions of the headers included before it (include cuda.h before cuaudit.h). A plugin that names functions by ELF name and
    finds ids with host->api_id() leaves out cuaudit_ids.h and loads into any cuaudit of the
    same major version; one that includes it loads only where the id tables match. */
 #define CUAUDIT_PLUGIN_INFO(plugin_name, plugin_version)                                     \

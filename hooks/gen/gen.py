@@ -483,7 +483,9 @@ def emit_ids(apis, note):
         for byte in a.elf_name.encode() + b"\n":
             h = ((h ^ byte) * 0x100000001b3) & 0xffffffffffffffff
     out += ["/* Identifies this id table; a plugin records it in its cuaudit_plugin_info. */",
-            f"#define CUAUDIT_IDS_HASH 0x{h:016x}ull", "", "#endif", ""]
+            f"#define CUAUDIT_IDS_HASH 0x{h:016x}ull",
+            "#undef CUAUDIT_INFO_IDS_HASH_",
+            "#define CUAUDIT_INFO_IDS_HASH_ CUAUDIT_IDS_HASH", "", "#endif", ""]
     return "\n".join(out)
 
 
