@@ -70,14 +70,15 @@ sampled_summary_counts_every_call_and_marks_estimates)
   native "$BIN/mock_calls" plt 20000
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=100 CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/mock_calls" plt 20000
   [ "$(cat audited.rc)" = 0 ] && pass "ran" || fail "status $(cat audited.rc)"
-  # 10 passes of 20000 calls: counted exactly; timed: 64 then about 1 in 100.
+  # 10 passes of 20000 calls: counted exactly; timed: 64 calls, more while the first slow
+  # calls (lazy binding, a loaded machine) keep the mean above 1 us, then 1 in 100.
   "$PYTHON" - "$dir/s.json" <<'PY' && pass "calls exact, timed sampled, estimates marked" || fail "sampled summary wrong"
 import json, sys
 d = json.load(open(sys.argv[1]))
 r = [a for a in d["apis"] if a["name"] == "cuCtxGetCurrent"][0]
 print(r)
 assert r["calls"] == 200000, r
-assert 64 + 200000 // 100 - 100 <= r["timed"] <= 64 + 200000 // 100 + 100, r
+assert 200000 // 100 <= r["timed"] <= 200000 // 10, r
 assert r["total_ns"] >= r["avg_ns"] * r["calls"] - r["calls"], r
 # A function called a few times is timed every call: no "timed" field.
 i = [a for a in d["apis"] if a["name"] == "cuInit"][0]
