@@ -11,6 +11,9 @@
 #define CUA_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CUA_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CUA_COLD __attribute__((noinline))
+/* The hot path: one copy in each wrapper body even where a thousand wrappers in one file
+   would make the compiler stop inlining (it did: a call per enter). */
+#define CUA_HOT_INLINE static inline __attribute__((always_inline))
 /* The generator writes each prototype from the parsed header; the compiler confirms it. */
 #define CUA_CHECK_PROTOTYPE(elf, pfn)                                                          \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(&elf), pfn), #elf " prototype")
@@ -98,7 +101,7 @@ extern struct cua_tsc cua_tsc_scale;
 uint64_t cua_clock_slow_ns(void);
 
 /* Monotonic nanoseconds: the TSC once calibrated, clock_gettime before or without one. */
-static inline uint64_t cua_clock_ns(void)
+CUA_HOT_INLINE uint64_t cua_clock_ns(void)
 {
 #if defined(__x86_64__)
 	if (CUA_LIKELY(cua_tsc_scale.on))
@@ -116,7 +119,7 @@ uint64_t cua_thread_id(void);
 extern volatile uint64_t *cua_pid_cache;
 
 /* cua_thread_id without a call when the cache is good: one TLS and one memory compare. */
-static inline uint64_t cua_thread_id_fast(void)
+CUA_HOT_INLINE uint64_t cua_thread_id_fast(void)
 {
 	uint64_t pid = CUA_LIKELY(cua_pid_cache != NULL) ? *cua_pid_cache : 0;
 
@@ -126,7 +129,7 @@ static inline uint64_t cua_thread_id_fast(void)
 }
 
 /* Inline in each wrapper body: with hooks on, this runs on every call. */
-static inline int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
+CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
 {
 	struct cuaudit_call *p = &c->pub;
 	int call_real = 1;
@@ -165,7 +168,7 @@ static inline int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned k
 	return call_real;
 }
 
-static inline void cua_dispatch_exit(struct cua_call *c)
+CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 {
 	struct cuaudit_call *p = &c->pub;
 
