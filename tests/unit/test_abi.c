@@ -25,7 +25,11 @@ static void exit_cb(const struct cuaudit_call *c, void *ctx)
 
 static __attribute__((noinline)) int trailing_bytes_nonzero(void)
 {
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = exit_cb);
+	/* Every field given: a plain initializer then leaves the padding as the stack had it
+	   (seen with GCC 12 and the 1.0 macro); CUAUDIT_OPTS must zero it anyway. */
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = NULL, .exit = exit_cb, .ctx = NULL,
+		     .layers = CUAUDIT_LAYERS_ALL, .ids = NULL, .nids = 0, .elf_names = NULL,
+		     .nnames = 0, .flags = 0);
 	const unsigned char *p = (const unsigned char *)&sub;
 	size_t end = offsetof(struct cuaudit_subscription, flags) + sizeof(sub.flags);
 	int bad = 0;
