@@ -629,6 +629,29 @@ static void load_filters(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn 
 	cfg->filtered = 1;
 }
 
+/* ---------------------------------------------------------------- performance */
+
+int cua_config_parse_sample(const char *s, unsigned *out)
+{
+	uint64_t v;
+
+	if (parse_u64(&s, &v) != 0 || *s || v == 1 || v > 1000000)
+		return -1;
+	*out = (unsigned)v;
+	return 0;
+}
+
+static void load_sample(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_SUMMARY_SAMPLE");
+
+	if (v && cua_config_parse_sample(v, &cfg->summary_sample) != 0)
+		bad_value(diag, "CUAUDIT_SUMMARY_SAMPLE", v,
+			  "0 (time every call) or an integer N from 2 to 1000000 (time 1 call in N"
+			  " of each sub-microsecond function)",
+			  "Every call is timed.");
+}
+
 void cua_config_restrict_secure(struct cua_config *cfg)
 {
 	if (!cfg->secure)
@@ -685,4 +708,5 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_error_count(cfg, get, diag);
 	load_static_runtime(cfg, get, diag);
 	load_filters(cfg, get, diag);
+	load_sample(cfg, get, diag);
 }

@@ -59,6 +59,9 @@ struct cua_config {
 	int log_errors;              /* CUAUDIT_LOG=errors: call lines for failed calls only */
 	int filtered;                /* CUAUDIT_INCLUDE or CUAUDIT_EXCLUDE is in force */
 	uint8_t filter[(CUAUDIT_ID_COUNT + 7) / 8]; /* a bit per id they record, if filtered */
+	/* performance: CUAUDIT_SUMMARY_SAMPLE, 0 for exact timing, else N: once a function's
+	   mean is known on a thread, a sub-microsecond function is timed 1 call in N. */
+	unsigned summary_sample;
 };
 
 /* Filled by la_version on the main thread before any other entry point runs; read-only after. */
@@ -102,6 +105,9 @@ int cua_config_parse_size(const char *s, uint64_t *out);
 /* CUAUDIT_MEM_LIMIT: "SIZE" for every device, or "DEV:SIZE[,DEV:SIZE...]", or both forms
    mixed ("8GiB,0:4GiB"). Returns 0 or -1. */
 int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg);
+
+/* CUAUDIT_SUMMARY_SAMPLE: "0" (exact) or an integer N from 2 to 1000000. Returns 0 or -1. */
+int cua_config_parse_sample(const char *s, unsigned *out);
 
 /* CUAUDIT_FAULT: "ELF_NAME=ERROR@every:N|after:N|prob:P[,seed:S]" separated by ';'. ERROR is
    a result name of the function's layer (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation)

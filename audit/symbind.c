@@ -82,7 +82,9 @@ static uintptr_t redirect(Elf64_Sym *sym, struct cua_lib *def, uintptr_t refcook
 	/* Idempotent: every binding of this name in this object carries the same address. */
 	__atomic_store_n(&cua_real[id], (void *)sym->st_value, __ATOMIC_RELEASE);
 	__atomic_add_fetch(&def->binds[kind], 1, __ATOMIC_RELAXED);
-	log_binding(symname, kind, refcook, "wrapped");
+	log_binding(symname, kind, refcook,
+		    cua_entry_kind(kind, id) == CUA_RAW ? "raw entry, no subscription covers it"
+							: "wrapped");
 	return (uintptr_t)cua_wrapper(kind, id);
 }
 

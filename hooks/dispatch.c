@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/dispatch.c: runs the subscribed callbacks around each intercepted call. */
 #include <errno.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
@@ -13,6 +14,7 @@
 void *cua_real[CUAUDIT_ID_COUNT];
 void *cua_real_entry[CUAUDIT_ID_COUNT];
 uint8_t cua_active;
+uint8_t cua_plan[CUAUDIT_ID_COUNT];
 
 struct cua_sub cua_subs[CUA_MAX_SUBS];
 unsigned cua_nsubs;
@@ -42,6 +44,22 @@ static int copy_sized(void *dst, size_t dst_size, const void *src)
 	memset(dst, 0, dst_size);
 	memcpy(dst, src, size < dst_size ? size : dst_size);
 	return 0;
+}
+
+/* The union of the subscriptions, per function: what the entry chooser and the clock read. */
+static void make_plan(void)
+{
+	memset(cua_plan, 0, sizeof(cua_plan));
+	for (unsigned i = 0; i < cua_nsubs; i++) {
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+			if (!(cua_subs[i].mask[id >> 3] & (1u << (id & 7))))
+				continue;
+			cua_plan[id] |= CUA_PLAN_HOOKED;
+			if (cua_subs[i].timed)
+				cua_plan[id] |= CUA_PLAN_TIMED;
+		}
+	}
+	cua_active = cua_nsubs > 0;
 }
 
 int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
@@ -78,8 +96,13 @@ int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
 	s->enter = sub.enter;
 	s->exit = sub.exit;
 	s->ctx = sub.ctx;
+	/* A 1.0 subscription stops before flags; it was promised times. */
+	s->timed = in->size <= offsetof(struct cuaudit_subscription, flags) ||
+		   (sub.flags & CUAUDIT_SUB_TIMES);
+	if (sub.flags & ~CUAUDIT_SUB_TIMES)
+		return -EINVAL;
 	cua_nsubs++;
-	cua_active = 1;
+	make_plan();
 	return 0;
 }
 
@@ -92,7 +115,7 @@ void cua_dispatch_truncate(unsigned first)
 {
 	if (!closed && first < cua_nsubs)
 		cua_nsubs = first;
-	cua_active = cua_nsubs > 0;
+	make_plan();
 }
 
 unsigned cua_dispatch_count(void)
@@ -168,7 +191,8 @@ uint64_t cua_clock_slow_ns(void)
 #define MADV_WIPEONFORK 18
 #endif
 
-static volatile uint64_t *pid_cache;
+volatile uint64_t *cua_pid_cache;
+#define pid_cache cua_pid_cache
 
 void cua_process_init(void)
 {
@@ -223,12 +247,6 @@ uint64_t cua_thread_id(void)
 		cua_self.tid = (uint64_t)syscall(SYS_gettid);
 	}
 	return cua_self.tid;
-}
-
-void cua_dispatch_describe(struct cuaudit_call *p)
-{
-	p->elf_name = cua_api[p->id].elf_name;
-	p->layer = (enum cuaudit_layer)cua_api[p->id].layer;
 }
 
 uint64_t cua_dispatch_new_thread(void)

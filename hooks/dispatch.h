@@ -6,10 +6,14 @@
 #include <stdint.h>
 #include "cuaudit.h"
 #include "cuaudit_ids.h"
+#include "table.h"
 
 #define CUA_LIKELY(x) __builtin_expect(!!(x), 1)
 #define CUA_UNLIKELY(x) __builtin_expect(!!(x), 0)
 #define CUA_COLD __attribute__((noinline))
+/* The hot path: one copy in each wrapper body even where a thousand wrappers in one file
+   would make the compiler stop inlining (it did: a call per enter). */
+#define CUA_HOT_INLINE static inline __attribute__((always_inline))
 /* The generator writes each prototype from the parsed header; the compiler confirms it. */
 #define CUA_CHECK_PROTOTYPE(elf, pfn)                                                          \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(&elf), pfn), #elf " prototype")
@@ -30,16 +34,29 @@ extern void *cua_real_entry[CUAUDIT_ID_COUNT];
    With it zero a wrapper is one load, one well-predicted branch and the indirect call. */
 extern uint8_t cua_active;
 
+/* cua_plan[id]: what the subscriptions ask of one function. Subscriptions are made in
+   la_version (built-in hooks, then the plugins' init functions) and registration closes
+   before the first binding, so the plan is fixed before any entry is handed out. */
+#define CUA_PLAN_HOOKED 1u /* some subscription covers it: hand out the full wrapper */
+#define CUA_PLAN_TIMED 2u  /* one of those asked for times: read the clock around the call */
+extern uint8_t cua_plan[CUAUDIT_ID_COUNT];
+
 /* cua_entry[kind][id]: the wrapper entry point handed out for a binding of that kind;
    cua_entry[CUA_RAW][id] forwards with no hook check at all. */
 #define CUA_RAW CUA_KIND_COUNT
 extern const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT];
 
-/* The entry to hand out for a binding: with no subscription there is nothing to run, and
-   the raw entry costs only its indirect jump. */
+/* The one chooser of the entry to hand out for a binding (la_symbind64, GOT fix-ups,
+   cuGetProcAddress pointers): a function no subscription covers gets the raw entry, which
+   costs only its indirect jump, whatever else is subscribed. */
+static inline unsigned cua_entry_kind(unsigned kind, unsigned id)
+{
+	return cua_plan[id] & CUA_PLAN_HOOKED ? kind : CUA_RAW;
+}
+
 static inline const void *cua_wrapper(unsigned kind, unsigned id)
 {
-	return cua_entry[cua_active ? kind : CUA_RAW][id];
+	return cua_entry[cua_entry_kind(kind, id)][id];
 }
 
 /* One call in flight, on the wrapper's stack: the public record and each subscription's
@@ -64,6 +81,7 @@ struct cua_sub {
 	cuaudit_enter_fn enter;
 	cuaudit_exit_fn exit;
 	void *ctx;
+	uint8_t timed; /* reads t_enter_ns and t_exit_ns */
 	uint8_t mask[CUA_MASK_BYTES];
 };
 extern struct cua_sub cua_subs[CUA_MAX_SUBS];
@@ -88,7 +106,7 @@ extern struct cua_tsc cua_tsc_scale;
 uint64_t cua_clock_slow_ns(void);
 
 /* Monotonic nanoseconds: the TSC once calibrated, clock_gettime before or without one. */
-static inline uint64_t cua_clock_ns(void)
+CUA_HOT_INLINE uint64_t cua_clock_ns(void)
 {
 #if defined(__x86_64__)
 	if (CUA_LIKELY(cua_tsc_scale.on))
@@ -100,13 +118,23 @@ static inline uint64_t cua_clock_ns(void)
 }
 
 uint64_t cua_dispatch_new_thread(void);
-/* Fills elf_name and layer from the generated table. */
-void cua_dispatch_describe(struct cuaudit_call *p);
 /* The calling thread's kernel id, cached; correct in a forked child too. */
 uint64_t cua_thread_id(void);
+/* The page cua_process_id caches the pid in; wiped to 0 in a forked child. */
+extern volatile uint64_t *cua_pid_cache;
+
+/* cua_thread_id without a call when the cache is good: one TLS and one memory compare. */
+CUA_HOT_INLINE uint64_t cua_thread_id_fast(void)
+{
+	uint64_t pid = CUA_LIKELY(cua_pid_cache != NULL) ? *cua_pid_cache : 0;
+
+	if (CUA_LIKELY(pid && pid == cua_self.tid_pid))
+		return cua_self.tid;
+	return cua_thread_id();
+}
 
 /* Inline in each wrapper body: with hooks on, this runs on every call. */
-static inline int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
+CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
 {
 	struct cuaudit_call *p = &c->pub;
 	int call_real = 1;
@@ -115,17 +143,17 @@ static inline int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned k
 		cua_self.serial = cua_dispatch_new_thread();
 	p->size = sizeof(*p);
 	p->id = id;
-	p->elf_name = NULL; /* filled below from the table */
+	p->elf_name = cua_api[id].elf_name;
+	p->layer = (enum cuaudit_layer)cua_api[id].layer;
 	p->binding = (enum cuaudit_binding)kind;
 	p->args = args;
 	p->result = 0;
 	/* Thread serial in the high bits: unique without a shared counter on the hot path. */
 	p->correlation_id = cua_self.serial << 40 | ++cua_self.calls;
-	p->thread_id = cua_thread_id();
+	p->thread_id = cua_thread_id_fast();
 	p->t_exit_ns = 0;
 	p->depth = cua_self.depth++;
 	p->skipped = 0;
-	cua_dispatch_describe(p);
 	for (unsigned i = 0; i < cua_nsubs; i++) {
 		const struct cua_sub *s = &cua_subs[i];
 
@@ -140,15 +168,16 @@ static inline int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned k
 		}
 	}
 	p->skipped = !call_real;
-	p->t_enter_ns = cua_clock_ns();
+	/* No subscriber on this function wants times: no clock is read at all. */
+	p->t_enter_ns = cua_plan[id] & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	return call_real;
 }
 
-static inline void cua_dispatch_exit(struct cua_call *c)
+CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 {
 	struct cuaudit_call *p = &c->pub;
 
-	p->t_exit_ns = cua_clock_ns();
+	p->t_exit_ns = cua_plan[p->id] & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	cua_self.depth--;
 	for (unsigned i = cua_nsubs; i > 0; i--) {
 		const struct cua_sub *s = &cua_subs[i - 1];

@@ -345,7 +345,7 @@ void cua_log_init(void)
 	static unsigned ids[CUAUDIT_ID_COUNT];
 	/* CUAUDIT_INCLUDE/EXCLUDE: the log covers only the ids they leave. */
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = log_exit, .ids = ids,
-		     .nids = cua_config_filter_ids(&cua_cfg, ids));
+		     .nids = cua_config_filter_ids(&cua_cfg, ids), .flags = CUAUDIT_SUB_TIMES);
 
 	if (cua_log_on(CUA_LOG_VERBOSE) || cua_cfg.log_errors)
 		cua_dispatch_subscribe(&sub);

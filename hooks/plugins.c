@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/plugins.c: loads CUAUDIT_PLUGINS and hands each one the host interface. */
+#include <cuda.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
@@ -10,6 +11,20 @@
 #include "table.h"
 
 #define MAX_AT_EXIT 16
+#define MAX_PLUGINS 16
+#define MAX_PLUGIN_NAME 64
+
+/* The opaque handle of the public API: what a plugin's log lines are prefixed with. */
+struct cuaudit_plugin {
+	char prefix[MAX_PLUGIN_NAME + 10]; /* "plugin <name>: " */
+	uint64_t ids_hash;                 /* of the id table it was compiled with, or 0 */
+};
+
+static struct cuaudit_plugin plugins[MAX_PLUGINS];
+static struct cuaudit_host hosts[MAX_PLUGINS];
+static unsigned nplugins;
+/* The plugin whose init function is running, or NULL. */
+static struct cuaudit_plugin *current;
 
 static struct {
 	void (*fn)(void *);
@@ -20,7 +35,18 @@ static int in_init;
 
 static int host_subscribe(const struct cuaudit_subscription *sub)
 {
-	return in_init ? cua_dispatch_subscribe(sub) : -EPERM;
+	if (!in_init)
+		return -EPERM;
+	/* Ids compiled from another id table would name other functions: refuse them. The
+	   size check comes first so that a short struct is not read past its end. */
+	if (sub && sub->size >= offsetof(struct cuaudit_subscription, nids) && sub->ids &&
+	    current && current->ids_hash != CUAUDIT_IDS_HASH) {
+		cua_log_msg(CUA_LOG_ERROR, current->prefix,
+			    "subscribes by CUAUDIT_ID_* but was built against another id table; "
+			    "name the functions by ELF name (elf_names) instead", NULL);
+		return -EINVAL;
+	}
+	return cua_dispatch_subscribe(sub);
 }
 
 static int host_api_id(const char *elf_name)
@@ -32,6 +58,12 @@ static void host_log(int level, const char *message)
 {
 	if (level >= CUA_LOG_ERROR && level <= CUA_LOG_DEBUG && message)
 		cua_log_msg(level, "plugin: ", message, NULL);
+}
+
+static void host_plugin_log(const struct cuaudit_plugin *p, int level, const char *message)
+{
+	if (level >= CUA_LOG_ERROR && level <= CUA_LOG_DEBUG && message)
+		cua_log_msg(level, p ? p->prefix : "plugin: ", message, NULL);
 }
 
 static int host_at_exit(void (*fn)(void *), void *ctx)
@@ -52,7 +84,7 @@ static void run_at_exit(void)
 		at_exit_list[i].fn(at_exit_list[i].ctx);
 }
 
-static const struct cuaudit_host host = {
+static const struct cuaudit_host host_template = {
 	.size = sizeof(struct cuaudit_host),
 	.version_major = CUAUDIT_VERSION_MAJOR,
 	.version_minor = CUAUDIT_VERSION_MINOR,
@@ -62,7 +94,43 @@ static const struct cuaudit_host host = {
 	.log = host_log,
 	.now_ns = cua_clock_ns,
 	.at_exit = host_at_exit,
+	.plugin_log = host_plugin_log,
+	.cuda_version = CUDA_VERSION,
+	.ids_hash = CUAUDIT_IDS_HASH,
 };
+
+static void set_prefix(struct cuaudit_plugin *p, const char *name)
+{
+	size_t n = 0;
+
+	memcpy(p->prefix, "plugin ", 7);
+	/* Printable ASCII only: the name ends up in a log line. */
+	for (; name[n] && n < MAX_PLUGIN_NAME; n++)
+		p->prefix[7 + n] = name[n] > ' ' && name[n] < 127 ? name[n] : '_';
+	memcpy(p->prefix + 7 + n, ": ", 3);
+}
+
+/* Why the plugin cannot be loaded, or NULL. Fills the handle from its info. */
+static const char *check_info(void *h, struct cuaudit_plugin *p)
+{
+	const struct cuaudit_plugin_info *info = dlsym(h, CUAUDIT_PLUGIN_INFO_SYMBOL);
+
+	if (!info)
+		return "has no " CUAUDIT_PLUGIN_INFO_SYMBOL " (built against cuaudit 1.0, whose ids "
+		       "change between builds: rebuild it with CUAUDIT_PLUGIN_INFO)";
+	if (info->size < offsetof(struct cuaudit_plugin_info, ids_hash) + sizeof(uint64_t))
+		return "has a cuaudit_plugin_info too short to read";
+	if (info->version_major != CUAUDIT_VERSION_MAJOR)
+		return "was built against another major version of cuaudit.h";
+	if (info->name && info->name[0])
+		set_prefix(p, info->name);
+	p->ids_hash = info->ids_hash;
+	if (info->ids_hash && info->ids_hash != CUAUDIT_IDS_HASH)
+		return "was compiled with CUAUDIT_ID_* constants from another id table (another "
+		       "toolkit or cuaudit build): rebuild it here, or name functions by ELF name "
+		       "and leave out cuaudit_ids.h";
+	return NULL;
+}
 
 static void load_one(const char *path)
 {
@@ -70,10 +138,24 @@ static void load_one(const char *path)
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	cuaudit_plugin_init_fn init;
 	unsigned first = cua_dispatch_count(), first_exit = n_at_exit;
+	struct cuaudit_plugin *p;
+	const char *why;
 	int rc;
 
 	if (!h) {
 		cua_log_msg(CUA_LOG_ERROR, "cannot load plugin ", path, ": ", dlerror(), NULL);
+		return;
+	}
+	if (nplugins == MAX_PLUGINS) {
+		cua_log_msg(CUA_LOG_ERROR, "plugin ", path, " not loaded: too many plugins", NULL);
+		dlclose(h);
+		return;
+	}
+	p = &plugins[nplugins];
+	set_prefix(p, path);
+	if ((why = check_info(h, p)) != NULL) {
+		cua_log_msg(CUA_LOG_ERROR, "plugin ", path, " refused: it ", why, NULL);
+		dlclose(h);
 		return;
 	}
 	init = (cuaudit_plugin_init_fn)dlsym(h, CUAUDIT_PLUGIN_INIT);
@@ -82,8 +164,13 @@ static void load_one(const char *path)
 		dlclose(h);
 		return;
 	}
+	hosts[nplugins] = host_template;
+	hosts[nplugins].plugin = p;
+	nplugins++;
 	in_init = 1;
-	rc = init(&host);
+	current = p;
+	rc = init(&hosts[nplugins - 1]);
+	current = NULL;
 	in_init = 0;
 	if (rc < 0) {
 		cua_dispatch_truncate(first);

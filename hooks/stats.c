@@ -21,11 +21,12 @@ void cua_stats_merge(struct cua_stat *a, const struct cua_stat *b)
 {
 	if (!b->calls)
 		return;
-	if (!a->calls || b->min_ns < a->min_ns)
+	if (b->timed && (!a->timed || b->min_ns < a->min_ns))
 		a->min_ns = b->min_ns;
 	if (b->max_ns > a->max_ns)
 		a->max_ns = b->max_ns;
 	a->calls += b->calls;
+	a->timed += b->timed;
 	a->errors += b->errors;
 	a->total_ns += b->total_ns;
 	a->sumsq += b->sumsq;
@@ -38,9 +39,10 @@ void cua_stats_merge(struct cua_stat *a, const struct cua_stat *b)
 uint64_t cua_stats_percentile(const struct cua_stat *s, unsigned permille)
 {
 	/* The rank of the wanted call, 1-based, rounded up: p50 of 4 calls is the 2nd. */
-	uint64_t rank = (s->calls * permille + 999) / 1000, seen = 0;
+	uint64_t n = s->timed ? s->timed : s->calls; /* the histogram holds the timed calls */
+	uint64_t rank = (n * permille + 999) / 1000, seen = 0;
 
-	if (!s->calls)
+	if (!n)
 		return 0;
 	if (rank == 0)
 		rank = 1;

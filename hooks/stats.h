@@ -19,6 +19,9 @@ struct cua_stat {
 	double sumsq;
 	uint64_t by_binding[CUAUDIT_BIND_COUNT];
 	uint32_t hist[CUA_HIST_BUCKETS];
+	/* Calls whose duration was measured: equal to calls unless the summary samples; the
+	   time fields and the histogram then describe these calls only. */
+	uint64_t timed;
 };
 
 /* Inline: the summary adds one sample per intercepted call. */
@@ -37,11 +40,12 @@ uint64_t cua_stats_bucket_value(unsigned bucket);
 
 static inline void cua_stats_add(struct cua_stat *s, uint64_t ns, int error, unsigned binding)
 {
-	if (s->calls == 0 || ns < s->min_ns)
+	if (s->timed == 0 || ns < s->min_ns)
 		s->min_ns = ns;
 	if (ns > s->max_ns)
 		s->max_ns = ns;
 	s->calls++;
+	s->timed++;
 	s->errors += error != 0;
 	s->total_ns += ns;
 	s->sumsq += (double)ns * (double)ns;
@@ -49,6 +53,15 @@ static inline void cua_stats_add(struct cua_stat *s, uint64_t ns, int error, uns
 		s->by_binding[binding]++;
 	s->hist[cua_stats_bucket(ns)]++;
 }
+/* Counts a call whose duration was not measured (the sampled summary). */
+static inline void cua_stats_count(struct cua_stat *s, int error, unsigned binding)
+{
+	s->calls++;
+	s->errors += error != 0;
+	if (binding < CUAUDIT_BIND_COUNT)
+		s->by_binding[binding]++;
+}
+
 /* Adds b into a (merging threads). */
 void cua_stats_merge(struct cua_stat *a, const struct cua_stat *b);
 /* The value below which 'permille' thousandths of the calls fall (500: median, 990: p99). */

@@ -165,6 +165,76 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 		count_launch(c);
 }
 
+/* ---------------------------------------------------------------- sampled mode */
+
+/* CUAUDIT_SUMMARY_SAMPLE=N: every call is counted, but two clock reads are the floor of an
+   exact time, so once a function's mean on a thread rests on SAMPLE_WARMUP timed calls and is
+   below SAMPLE_SLOW_NS, only 1 call in N is timed. Slower calls are always timed: there the
+   clock is a small share. The report scales the times up and says so ("timed"). */
+#define SAMPLE_WARMUP 64
+#define SAMPLE_SLOW_NS 1000
+
+static int sample_this(const struct cua_stat *s)
+{
+	if (s->timed < SAMPLE_WARMUP || s->total_ns >= SAMPLE_SLOW_NS * s->timed)
+		return 1;
+	return s->calls % cua_cfg.summary_sample == 0;
+}
+
+/* The subscription asks for no times; the clock is read here, for the sampled calls only.
+   The call's user slot carries either the start time of a timed call, or, for the common
+   untimed call, its statistics block with the low bit set (blocks are 8-byte aligned), so
+   that an untimed call looks its block up once. */
+static int sampled_enter(struct cuaudit_call *c, void *ctx)
+{
+	struct tstats *t = thread_stats();
+	struct cua_stat *s;
+
+	(void)ctx;
+	if (CUA_UNLIKELY(!t))
+		return CUAUDIT_CALL_REAL;
+	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
+	if (CUA_UNLIKELY(!s))
+		return CUAUDIT_CALL_REAL;
+	if (sample_this(s))
+		*c->user = cua_clock_ns() & ~(uint64_t)1;
+	else
+		*c->user = (uint64_t)(uintptr_t)s | 1;
+	return CUAUDIT_CALL_REAL;
+}
+
+static void sampled_exit(const struct cuaudit_call *c, void *ctx)
+{
+	uint64_t u = *c->user;
+	uint64_t end;
+	struct tstats *t;
+	struct cua_stat *s;
+
+	(void)ctx;
+	if (CUA_LIKELY(u & 1)) {
+		cua_stats_count((struct cua_stat *)(uintptr_t)(u & ~(uint64_t)1), is_error(c),
+				c->binding);
+		return;
+	}
+	if (!u)
+		return;
+	end = cua_clock_ns();
+	t = thread_stats();
+	s = t ? stat_of(t, c->depth ? NESTED : OUTER, c->id) : NULL;
+	if (s)
+		cua_stats_add(s, end > u ? end - u : 0, is_error(c), c->binding);
+}
+
+/* Scales a sampled row's time to all its calls: total and sum of squares by calls/timed, so
+   that avg_ns, stddev_ns and the shares read as estimates for every call. */
+static void estimate(struct cua_stat *s)
+{
+	if (!s->timed || s->timed >= s->calls)
+		return;
+	s->total_ns = (uint64_t)((unsigned __int128)s->total_ns * s->calls / s->timed);
+	s->sumsq = s->sumsq * (double)s->calls / (double)s->timed;
+}
+
 /* ---------------------------------------------------------------- report */
 
 /* Sections of their own, below: where the summary came from, and launches by kernel. */
@@ -209,6 +279,7 @@ static struct row *collect(unsigned *nrows)
 				if (t->pid == pid && t->slot[nested][id])
 					cua_stats_merge(&r->s, t->slot[nested][id]);
 			if (r->s.calls) {
+				estimate(&r->s);
 				r->id = id;
 				r->nested = nested;
 				n++;
@@ -262,7 +333,7 @@ static void put_text_row(struct cua_writer *w, const struct row *r, uint64_t sec
 	put_col(b, s->total_ns, 14);
 	put_col(b, s->calls, 10);
 	put_col(b, s->errors, 8);
-	put_col(b, s->total_ns / s->calls, 11);
+	put_col(b, s->calls ? s->total_ns / s->calls : 0, 11);
 	put_col(b, s->min_ns, 11);
 	put_col(b, cua_stats_percentile(s, 500), 11);
 	put_col(b, cua_stats_percentile(s, 990), 11);
@@ -273,6 +344,11 @@ static void put_text_row(struct cua_writer *w, const struct row *r, uint64_t sec
 	/* "layer    api": the name starts in the same column for both layers. */
 	cua_buf_str(b, cua_api[r->id].layer == CUAUDIT_LAYER_DRIVER ? "   " : "  ");
 	cua_buf_str(b, cua_api[r->id].elf_name);
+	if (s->timed < s->calls) {
+		cua_buf_str(b, "  (estimate: ");
+		cua_buf_u64(b, s->timed);
+		cua_buf_str(b, " calls timed)");
+	}
 	cua_buf_char(b, '\n');
 }
 
@@ -330,9 +406,11 @@ static void write_json_row(struct cua_writer *w, const struct row *r, uint64_t t
 	cua_buf_str(b, layer_name(r->id));
 	cua_buf_str(b, r->nested ? "\",\"nested\":true" : "\",\"nested\":false");
 	put_json_u64(b, "calls", s->calls);
+	if (s->timed < s->calls)
+		put_json_u64(b, "timed", s->timed);
 	put_json_u64(b, "errors", s->errors);
 	put_json_u64(b, "total_ns", s->total_ns);
-	put_json_u64(b, "avg_ns", s->total_ns / s->calls);
+	put_json_u64(b, "avg_ns", s->calls ? s->total_ns / s->calls : 0);
 	put_json_u64(b, "min_ns", s->min_ns);
 	put_json_u64(b, "median_ns", cua_stats_percentile(s, 500));
 	put_json_u64(b, "p99_ns", cua_stats_percentile(s, 990));
@@ -561,10 +639,11 @@ static void summary_finish(void)
 
 int cua_summary_init(void)
 {
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit);
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
+	CUAUDIT_OPTS(cuaudit_subscription, sampled, .enter = sampled_enter, .exit = sampled_exit);
 
 	if (!cua_cfg.summary[0])
 		return 0;
 	cua_finish_add(summary_finish);
-	return cua_dispatch_subscribe(&sub);
+	return cua_dispatch_subscribe(cua_cfg.summary_sample ? &sampled : &sub);
 }

@@ -536,7 +536,7 @@ int cua_trace_init(void)
 	static unsigned ids[CUAUDIT_ID_COUNT];
 	/* CUAUDIT_INCLUDE/EXCLUDE: the trace records only the ids they leave. */
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit, .ids = ids,
-		     .nids = cua_config_filter_ids(&cua_cfg, ids));
+		     .nids = cua_config_filter_ids(&cua_cfg, ids), .flags = CUAUDIT_SUB_TIMES);
 
 	if (!cua_cfg.trace[0])
 		return 0;

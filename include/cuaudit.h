@@ -5,13 +5,19 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
+
+#ifdef __cplusplus
+extern "C" {
+#endif
 
 #define CUAUDIT_API __attribute__((visibility("default")))
 
 /* Version of this header. A plugin built against a newer minor version still loads; cuaudit
-   reads only the struct fields that a struct's size field covers. */
+   reads only the struct fields that a struct's size field covers. A new major version is an
+   incompatible ABI: the host refuses plugins of another major version (docs/hooks.md). */
 #define CUAUDIT_VERSION_MAJOR 1
-#define CUAUDIT_VERSION_MINOR 0
+#define CUAUDIT_VERSION_MINOR 1
 
 /* Which library an intercepted function belongs to. */
 enum cuaudit_layer {
@@ -54,8 +60,10 @@ struct cuaudit_call {
 	uint64_t result;
 	uint64_t correlation_id;   /* unique per call within the process */
 	uint64_t thread_id;        /* the kernel's thread id */
-	uint64_t t_enter_ns;       /* monotonic clock, just before the real call */
-	uint64_t t_exit_ns;        /* just after it; 0 in enter callbacks */
+	/* Monotonic clock just before the real call and just after it (0 in enter callbacks);
+	   both 0 unless a subscription covering this function set CUAUDIT_SUB_TIMES. */
+	uint64_t t_enter_ns;
+	uint64_t t_exit_ns;
 	unsigned depth;            /* CUDA calls in flight on this thread: 1 for a driver call
 				      made inside a runtime call */
 	int skipped;               /* an enter callback skipped the real call */
@@ -83,11 +91,21 @@ struct cuaudit_subscription {
 	size_t nids;
 	const char *const *elf_names; /* if non-NULL, only these ELF names (nnames of them) */
 	size_t nnames;
+	/* Since 1.1. CUAUDIT_SUB_TIMES: the callbacks read t_enter_ns and t_exit_ns. Without it
+	   (and with no other subscription on the same function asking) both are 0 and no clock
+	   is read. A subscription from a plugin built against 1.0, whose size stops before this
+	   field, is treated as asking for times. */
+	unsigned flags;
 };
+#define CUAUDIT_SUB_TIMES 1u
 
-/* Declares a sized options struct: CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = f); */
+/* Declares a sized options struct with every byte zeroed first, padding included, so that
+   the bytes past the fields an older cuaudit knows read as zero:
+   CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = f); */
 #define CUAUDIT_OPTS(type, name, ...)                                                         \
-	struct type name = { .size = sizeof(struct type), __VA_ARGS__ }
+	struct type name;                                                                      \
+	memset(&name, 0, sizeof(name));                                                        \
+	name = (struct type){ .size = sizeof(struct type), __VA_ARGS__ }
 
 enum cuaudit_level {
 	CUAUDIT_LEVEL_ERROR = 1,
@@ -96,13 +114,19 @@ enum cuaudit_level {
 	CUAUDIT_LEVEL_DEBUG = 5,
 };
 
-/* What cuaudit offers a plugin. Valid for the life of the process. */
+/* A loaded plugin, as cuaudit knows it. Opaque; valid for the life of the process. */
+struct cuaudit_plugin;
+
+/* What cuaudit offers a plugin. Each plugin gets its own copy, valid for the life of the
+   process. */
 struct cuaudit_host {
 	size_t size;
-	unsigned version_major, version_minor;
-	/* Adds a subscription. Only during cuaudit_plugin_init. Returns 0, -EINVAL (bad size,
-	   unknown layer, id or name), or -ENOSPC. cuaudit copies the struct and the id list;
-	   the names are looked up at once. */
+	unsigned version_major, version_minor; /* of the cuaudit that loaded the plugin */
+	/* Adds a subscription. Only during cuaudit_plugin_init: the entry of every binding is
+	   chosen from the subscriptions made by then, so a later call returns -EPERM. Returns
+	   0, -EINVAL (bad size, unknown layer, id or name, or ids from a plugin whose id table
+	   differs from the host's), -EPERM, or -ENOSPC. cuaudit copies the struct and the id
+	   list; the names are looked up at once. */
 	int (*subscribe)(const struct cuaudit_subscription *sub);
 	/* ELF name of an id, or NULL. */
 	const char *(*api_name)(unsigned id);
@@ -115,7 +139,52 @@ struct cuaudit_host {
 	/* Runs fn(ctx) when the process exits normally, after the last call. Only during
 	   cuaudit_plugin_init. Returns 0 or -ENOSPC. */
 	int (*at_exit)(void (*fn)(void *ctx), void *ctx);
+	/* Since 1.1. This plugin's handle. */
+	struct cuaudit_plugin *plugin;
+	/* Since 1.1. Like log, with the plugin's name in the line ("plugin launch_counter: ").
+	   Safe on any thread. */
+	void (*plugin_log)(const struct cuaudit_plugin *plugin, int level, const char *message);
+	/* Since 1.1. CUDA_VERSION of the cuda.h the host was built against (13000). */
+	unsigned cuda_version;
+	/* Since 1.1. CUAUDIT_IDS_HASH of the host's id table: equal to the plugin's when the
+	   CUAUDIT_ID_* constants it was compiled with mean the same functions here. */
+	uint64_t ids_hash;
 };
+
+/* What a plugin says about itself; CUAUDIT_PLUGIN_INFO defines it. cuaudit reads it before
+   cuaudit_plugin_init and refuses, with a message naming the plugin and the reason, a plugin
+   without it, of another major version, or compiled with CUAUDIT_ID_* constants from an id
+   table other than the host's. */
+struct cuaudit_plugin_info {
+	size_t size;
+	const char *name;     /* in log lines: "plugin <name>: ..." */
+	const char *version;  /* the plugin's own version, free text */
+	unsigned version_major, version_minor; /* the cuaudit.h it was compiled with */
+	unsigned cuda_version; /* CUDA_VERSION of its cuda.h, 0 if it included none */
+	/* CUAUDIT_IDS_HASH if it included cuaudit_ids.h (and so may switch on CUAUDIT_ID_*
+	   constants), 0 if it names functions by ELF name only. */
+	uint64_t ids_hash;
+};
+
+#ifdef CUDA_VERSION
+#define CUAUDIT_INFO_CUDA_VERSION_ CUDA_VERSION
+#else
+#define CUAUDIT_INFO_CUDA_VERSION_ 0
+#endif
+/* cuaudit_ids.h redefines this to its CUAUDIT_IDS_HASH, whether included before or after. */
+#ifndef CUAUDIT_INFO_IDS_HASH_
+#define CUAUDIT_INFO_IDS_HASH_ 0
+#endif
+/* Defines the plugin's cuaudit_plugin_info. Put it after the includes: it records the
+   versions of the headers included before it (include cuda.h before cuaudit.h). A plugin that names functions by ELF name and
+   finds ids with host->api_id() leaves out cuaudit_ids.h and loads into any cuaudit of the
+   same major version; one that includes it loads only where the id tables match. */
+#define CUAUDIT_PLUGIN_INFO(plugin_name, plugin_version)                                     \
+	CUAUDIT_API const struct cuaudit_plugin_info cuaudit_plugin_info = {                   \
+		sizeof(struct cuaudit_plugin_info), plugin_name, plugin_version,               \
+		CUAUDIT_VERSION_MAJOR, CUAUDIT_VERSION_MINOR, CUAUDIT_INFO_CUDA_VERSION_,      \
+		CUAUDIT_INFO_IDS_HASH_ }
+#define CUAUDIT_PLUGIN_INFO_SYMBOL "cuaudit_plugin_info"
 
 /* A plugin exports this; cuaudit calls it once, before the program runs. Return 0 to stay
    loaded, or a negative errno value to be unloaded (its subscriptions are then dropped). */
@@ -126,4 +195,7 @@ typedef int (*cuaudit_plugin_init_fn)(const struct cuaudit_host *host);
    Thread-safe; the string is static. */
 CUAUDIT_API const char *cuaudit_api_name(unsigned id);
 
+#ifdef __cplusplus
+}
+#endif
 #endif

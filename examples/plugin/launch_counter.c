@@ -4,8 +4,11 @@
 #include <cuda_runtime_api.h>
 #include <cuaudit/cuaudit.h>
 #include <cuaudit/cuaudit_args.h>
-#include <cuaudit/cuaudit_ids.h>
 #include <stdint.h>
+
+/* No cuaudit_ids.h: the plugin names functions by ELF name and asks the host for their ids
+   at init, so it loads into any cuaudit 1.x whatever toolkit that was built from. */
+CUAUDIT_PLUGIN_INFO("launch_counter", "1.1");
 
 /* Callbacks run on the application's threads: no printf here (see the README). The table is
    filled with atomic operations, so any number of threads may launch at once. */
@@ -49,26 +52,41 @@ static void count(uintptr_t stream)
 	}
 }
 
-/* The stream argument of each launch entry point, by its generated argument struct. */
+/* The launch entry points, by ELF name, and the host's id of each, found at init. */
+enum launch { L_CU, L_CU_PTSZ, L_CU_EX, L_CU_EX_PTSZ, L_RT, L_RT_PTSZ, L_NVCC, L_NVCC_PTSZ, L_COUNT };
+static const char *const launch_names[L_COUNT] = {
+	"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
+	"cudaLaunchKernel", "cudaLaunchKernel_ptsz",
+	/* What nvcc 13 emits for <<<...>>>. */
+	"__cudaLaunchKernel", "__cudaLaunchKernel_ptsz",
+};
+static int launch_ids[L_COUNT];
+
+/* The stream argument of each launch entry point, by its generated argument struct: a
+   struct is named after its ELF name, whose prototype never changes. */
 static uintptr_t stream_of(const struct cuaudit_call *c)
 {
-	switch (c->id) {
-	case CUAUDIT_ID_cuLaunchKernel:
+	int which = L_COUNT;
+
+	for (int i = 0; i < L_COUNT; i++)
+		if (launch_ids[i] == (int)c->id)
+			which = i;
+	switch (which) {
+	case L_CU:
 		return (uintptr_t)((const struct cuaudit_args_cuLaunchKernel *)c->args)->hStream;
-	case CUAUDIT_ID_cuLaunchKernel_ptsz:
+	case L_CU_PTSZ:
 		return (uintptr_t)((const struct cuaudit_args_cuLaunchKernel_ptsz *)c->args)->hStream;
-	case CUAUDIT_ID_cuLaunchKernelEx:
+	case L_CU_EX:
 		return (uintptr_t)((const struct cuaudit_args_cuLaunchKernelEx *)c->args)->config->hStream;
-	case CUAUDIT_ID_cuLaunchKernelEx_ptsz:
+	case L_CU_EX_PTSZ:
 		return (uintptr_t)((const struct cuaudit_args_cuLaunchKernelEx_ptsz *)c->args)->config->hStream;
-	case CUAUDIT_ID_cudaLaunchKernel:
+	case L_RT:
 		return (uintptr_t)((const struct cuaudit_args_cudaLaunchKernel *)c->args)->stream;
-	case CUAUDIT_ID_cudaLaunchKernel_ptsz:
+	case L_RT_PTSZ:
 		return (uintptr_t)((const struct cuaudit_args_cudaLaunchKernel_ptsz *)c->args)->stream;
-	/* What nvcc 13 emits for <<<...>>>. */
-	case CUAUDIT_ID___cudaLaunchKernel:
+	case L_NVCC:
 		return (uintptr_t)((const struct cuaudit_args___cudaLaunchKernel *)c->args)->stream;
-	case CUAUDIT_ID___cudaLaunchKernel_ptsz:
+	case L_NVCC_PTSZ:
 		return (uintptr_t)((const struct cuaudit_args___cudaLaunchKernel_ptsz *)c->args)->stream;
 	default:
 		return UINTPTR_MAX;
@@ -128,29 +146,28 @@ static void report(void *ctx)
 
 		if (__atomic_load_n(&streams[i].used, __ATOMIC_ACQUIRE) != 2)
 			continue;
-		p = put_str(p, "launch_counter: stream ");
+		p = put_str(p, "stream ");
 		p = put_hex(p, streams[i].stream);
 		p = put_str(p, ": ");
 		p = put_dec(p, streams[i].launches);
 		p = put_str(p, streams[i].launches == 1 ? " launch" : " launches");
 		*p = '\0';
-		host->log(CUAUDIT_LEVEL_INFO, line);
+		host->plugin_log(host->plugin, CUAUDIT_LEVEL_INFO, line);
 	}
 }
 
 CUAUDIT_API int cuaudit_plugin_init(const struct cuaudit_host *h)
 {
-	static const char *const launches[] = {
-		"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
-		"cudaLaunchKernel", "cudaLaunchKernel_ptsz", "__cudaLaunchKernel",
-		"__cudaLaunchKernel_ptsz",
-	};
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = on_exit_call, .elf_names = launches,
-		     .nnames = sizeof(launches) / sizeof(launches[0]));
+	/* No times asked (flags 0): the launches cost no clock read. */
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = on_exit_call, .elf_names = launch_names,
+		     .nnames = L_COUNT);
 
+	/* 1.1 added plugin_log; an older host has a shorter struct. */
 	if (h->size < sizeof(*h) || h->version_major != CUAUDIT_VERSION_MAJOR)
 		return -1;
 	host = h;
+	for (int i = 0; i < L_COUNT; i++)
+		launch_ids[i] = h->api_id(launch_names[i]);
 	if (h->subscribe(&sub) != 0 || h->at_exit(report, NULL) != 0)
 		return -1;
 	return 0;

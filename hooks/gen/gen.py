@@ -752,7 +752,17 @@ def emit_ids(apis, note):
            "enum cuaudit_api_id {"]
     for i, a in enumerate(apis):
         out.append(f"\tCUAUDIT_ID_{a.elf_name} = {i},")
-    out += [f"\tCUAUDIT_ID_COUNT = {len(apis)}", "};", "", "#endif", ""]
+    out += [f"\tCUAUDIT_ID_COUNT = {len(apis)}", "};", ""]
+    # FNV-1a over the names in id order: two builds agree on every id exactly when they
+    # agree on this, so a plugin compiled with these constants can be checked at load.
+    h = 0xcbf29ce484222325
+    for a in apis:
+        for byte in a.elf_name.encode() + b"\n":
+            h = ((h ^ byte) * 0x100000001b3) & 0xffffffffffffffff
+    out += ["/* Identifies this id table; a plugin records it in its cuaudit_plugin_info. */",
+            f"#define CUAUDIT_IDS_HASH 0x{h:016x}ull",
+            "#undef CUAUDIT_INFO_IDS_HASH_",
+            "#define CUAUDIT_INFO_IDS_HASH_ CUAUDIT_IDS_HASH", "", "#endif", ""]
     return "\n".join(out)
 
 

@@ -164,7 +164,7 @@ EOF
   for p in pb/launch_counter.so pc.so; do
     rm -f log.txt
     "$prefix/bin/cuaudit" run --log=info --log-file="$dir/log.txt" --plugin="$p" -- "$BIN/driver_lazy" >/dev/null 2>&1
-    expect_log 1 "info: plugin: launch_counter: stream 0x[0-9a-f]+: 1 launch$"
+    expect_log 1 "info: plugin launch_counter: stream 0x[0-9a-f]+: 1 launch$"
     grep -q "libcuda loaded" log.txt && pass "installed command found the installed module" || fail "module not found"
   done
   ;;

@@ -446,12 +446,12 @@ example_plugin_counts_launches_per_stream)
   same_results
   expect_log 1 "info: plugin loaded: .*/launch_counter.so"
   # The application's cudaLaunchKernel counts; the cuLaunchKernel inside it does not.
-  expect_log 1 "info: plugin: launch_counter: stream 0x0: 1 launch$"
+  expect_log 1 "info: plugin launch_counter: stream 0x0: 1 launch$"
   native "$BIN/driver_lazy"
   rm -f log.txt
   CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/launch_counter.so" audited "$BIN/driver_lazy"
   same_results
-  expect_log 1 "info: plugin: launch_counter: stream 0x[0-9a-f]+: 1 launch$"
+  expect_log 1 "info: plugin launch_counter: stream 0x[0-9a-f]+: 1 launch$"
   ;;
 cli_run_sets_the_environment_and_keeps_the_status)
   native "$BIN/driver_lazy"

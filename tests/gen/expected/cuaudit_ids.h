@@ -19,4 +19,9 @@ enum cuaudit_api_id {
 	CUAUDIT_ID_COUNT = 11
 };
 
+/* Identifies this id table; a plugin records it in its cuaudit_plugin_info. */
+#define CUAUDIT_IDS_HASH 0x972e3902ff81a2beull
+#undef CUAUDIT_INFO_IDS_HASH_
+#define CUAUDIT_INFO_IDS_HASH_ CUAUDIT_IDS_HASH
+
 #endif

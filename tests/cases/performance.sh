@@ -1,0 +1,92 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/performance.sh: the per-function entry choice, declared times, the sampled summary and the plugin ABI checks, on the mock.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+
+# offset_of SYMBOL: the symbol's offset in libcuaudit.so, as nm prints it, without zeros.
+offset_of() { nm "$AUDIT" | awk -v s="$1" '$3 == s {sub(/^0+/, "", $1); print $1}'; }
+
+case $name in
+memory_limit_only_binds_other_functions_to_the_raw_entry)
+  # The address dlsym hands out for cuCtxGetCurrent is the raw entry itself (cua_e5_), not
+  # a wrapper that tests for hooks; cuMemAlloc_v2's is the dlsym kind's full wrapper (cua_e2_).
+  # (No log level here: verbose and debug subscribe to every function.)
+  CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=1GiB audited "$BIN/entry_of" cuCtxGetCurrent cuMemAlloc_v2
+  raw=$(offset_of cua_e5_cuCtxGetCurrent); full=$(offset_of cua_e2_cuMemAlloc_v2)
+  [ -n "$raw" ] && [ -n "$full" ] || fail "entry symbols not found in $AUDIT"
+  expect_out "^cuCtxGetCurrent libcuaudit.so $raw\$"
+  expect_out "^cuMemAlloc_v2 libcuaudit.so $full\$"
+  # With a summary on, the same function gets the full wrapper.
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY=stderr audited "$BIN/entry_of" cuCtxGetCurrent
+  expect_out "^cuCtxGetCurrent libcuaudit.so $(offset_of cua_e2_cuCtxGetCurrent)\$"
+  # And the memory limit still works on what it covers, through the program's PLT.
+  native "$BIN/hooks_alloc"
+  CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=1GiB audited "$BIN/hooks_alloc"
+  [ "$(cat audited.rc)" = "$(cat native.rc)" ] && pass "same status" || fail "status differs"
+  ;;
+plugin_naming_functions_by_elf_name_loads_across_id_tables)
+  # Built against the generator fixture's cuda.h and id table, loaded into this build.
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/fixture_names.so" audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 "info: plugin loaded: .*/fixture_names.so"
+  # driver_lazy allocates 32 bytes once and asks for the current context once.
+  expect_log 1 "info: plugin fixture_names: bytes 32 calls 2 timed 0$"
+  ;;
+plugin_compiled_with_another_id_table_is_refused_clearly)
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/fixture_ids.so" audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 "error: plugin .*/fixture_ids.so refused: it was compiled with CUAUDIT_ID_\* constants from another id table"
+  expect_log 0 "plugin loaded"
+  expect_log 0 "plugin fixture_ids: bytes"
+  ;;
+plugin_without_info_or_of_another_major_is_refused_clearly)
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/fixture_no_info.so:$BIN/fixture_other_major.so:$BIN/fixture_names.so" \
+    audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 "error: plugin .*/fixture_no_info.so refused: it has no cuaudit_plugin_info"
+  expect_log 1 "error: plugin .*/fixture_other_major.so refused: it was built against another major version"
+  # The refusals leave the next plugin working.
+  expect_log 1 "info: plugin fixture_names: bytes 32 calls 2 timed 0$"
+  ;;
+subscription_without_times_reads_no_clock)
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/fixture_names_timed.so" audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 "info: plugin fixture_names_timed: bytes 32 calls 2 timed 2$"
+  # Untimed alone: 0 above. With the summary (timed) on the same functions, times are there.
+  rm -f log.txt
+  CUAUDIT_LOG=info CUAUDIT_SUMMARY=stderr CUAUDIT_PLUGINS="$BIN/fixture_names.so" audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 "info: plugin fixture_names: bytes 32 calls 2 timed 2$"
+  # The memory limit alone asks for no times either: its functions carry 0.
+  rm -f log.txt
+  CUAUDIT_LOG=info CUAUDIT_MEM_LIMIT=1GiB CUAUDIT_PLUGINS="$BIN/fixture_names.so" audited "$BIN/driver_lazy"
+  expect_log 1 "info: plugin fixture_names: bytes 32 calls 2 timed 0$"
+  ;;
+sampled_summary_counts_every_call_and_marks_estimates)
+  native "$BIN/mock_calls" plt 20000
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=100 CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/mock_calls" plt 20000
+  [ "$(cat audited.rc)" = 0 ] && pass "ran" || fail "status $(cat audited.rc)"
+  # 10 passes of 20000 calls: counted exactly; timed: 64 calls, more while the first slow
+  # calls (lazy binding, a loaded machine) keep the mean above 1 us, then 1 in 100.
+  "$PYTHON" - "$dir/s.json" <<'PY' && pass "calls exact, timed sampled, estimates marked" || fail "sampled summary wrong"
+import json, sys
+d = json.load(open(sys.argv[1]))
+r = [a for a in d["apis"] if a["name"] == "cuCtxGetCurrent"][0]
+print(r)
+assert r["calls"] == 200000, r
+assert 200000 // 100 <= r["timed"] <= 200000 // 10, r
+assert r["total_ns"] >= r["avg_ns"] * r["calls"] - r["calls"], r
+# A function called a few times is timed every call: no "timed" field.
+i = [a for a in d["apis"] if a["name"] == "cuInit"][0]
+assert "timed" not in i and i["calls"] == 1, i
+PY
+  CUAUDIT_SUMMARY_SAMPLE=1 audited "$BIN/mock_calls" plt 10
+  expect_log 1 "CUAUDIT_SUMMARY_SAMPLE" audited.err
+  ;;
+*) fail "unknown case $name" ;;
+esac
+finish

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/unit/test_abi.c: the public ABI's sized structs: CUAUDIT_OPTS zeroes padding, and dispatch's plan follows what subscriptions cover and whether they ask for times. */
+#include <errno.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <string.h>
+#include <cmocka.h>
+#include "dispatch.h"
+
+/* Leaves a pattern in the stack below the caller, where the next call's locals will lie. */
+static __attribute__((noinline)) void dirty_stack(void)
+{
+	volatile unsigned char junk[4096];
+
+	for (size_t i = 0; i < sizeof(junk); i++)
+		junk[i] = 0xa5;
+}
+
+static void exit_cb(const struct cuaudit_call *c, void *ctx)
+{
+	(void)c, (void)ctx;
+}
+
+static __attribute__((noinline)) int trailing_bytes_nonzero(void)
+{
+	/* Every field given: a plain initializer then leaves the padding as the stack had it
+	   (seen with GCC 12 and the 1.0 macro); CUAUDIT_OPTS must zero it anyway. */
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = NULL, .exit = exit_cb, .ctx = NULL,
+		     .layers = CUAUDIT_LAYERS_ALL, .ids = NULL, .nids = 0, .elf_names = NULL,
+		     .nnames = 0, .flags = 0);
+	const unsigned char *p = (const unsigned char *)&sub;
+	size_t end = offsetof(struct cuaudit_subscription, flags) + sizeof(sub.flags);
+	int bad = 0;
+
+	for (size_t i = end; i < sizeof(sub); i++)
+		bad |= p[i];
+	return bad || sub.size != sizeof(sub) || sub.flags != 0;
+}
+
+static void opts_zero_the_padding_past_the_last_field(void **state)
+{
+	(void)state;
+	/* flags is an unsigned after a size_t: the struct ends in padding on LP64. */
+	assert_true(sizeof(struct cuaudit_subscription) >
+		    offsetof(struct cuaudit_subscription, flags) + sizeof(unsigned));
+	dirty_stack();
+	assert_int_equal(trailing_bytes_nonzero(), 0);
+}
+
+static void plan_marks_covered_functions_and_times_only_where_asked(void **state)
+{
+	static const char *const untimed_names[] = { "cuMemAlloc_v2" };
+	static const char *const timed_names[] = { "cuCtxGetCurrent" };
+	CUAUDIT_OPTS(cuaudit_subscription, untimed, .exit = exit_cb, .elf_names = untimed_names,
+		     .nnames = 1);
+	CUAUDIT_OPTS(cuaudit_subscription, timed, .exit = exit_cb, .elf_names = timed_names,
+		     .nnames = 1, .flags = CUAUDIT_SUB_TIMES);
+	CUAUDIT_OPTS(cuaudit_subscription, bad_flags, .exit = exit_cb, .flags = 0x80);
+	/* A 1.0 subscription stops before flags: it is promised times. */
+	CUAUDIT_OPTS(cuaudit_subscription, old, .exit = exit_cb, .elf_names = untimed_names,
+		     .nnames = 1);
+
+	(void)state;
+	old.size = offsetof(struct cuaudit_subscription, flags);
+	assert_int_equal(cua_dispatch_subscribe(&untimed), 0);
+	assert_int_equal(cua_dispatch_subscribe(&timed), 0);
+	assert_int_equal(cua_dispatch_subscribe(&bad_flags), -EINVAL);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], CUA_PLAN_HOOKED);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent], CUA_PLAN_HOOKED | CUA_PLAN_TIMED);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuInit], 0);
+	assert_int_equal(cua_entry_kind(CUAUDIT_BIND_PLT, CUAUDIT_ID_cuInit), CUA_RAW);
+	assert_int_equal(cua_entry_kind(CUAUDIT_BIND_DLSYM, CUAUDIT_ID_cuMemAlloc_v2),
+			 CUAUDIT_BIND_DLSYM);
+	assert_int_equal(cua_dispatch_subscribe(&old), 0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], CUA_PLAN_HOOKED | CUA_PLAN_TIMED);
+	/* Dropping a failed plugin's subscriptions takes their marks back. */
+	cua_dispatch_truncate(1);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent], 0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], CUA_PLAN_HOOKED);
+	/* Once bindings are handed out, nothing more may subscribe. */
+	cua_dispatch_close();
+	assert_int_equal(cua_dispatch_subscribe(&timed), -EPERM);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(opts_zero_the_padding_past_the_last_field),
+		cmocka_unit_test(plan_marks_covered_functions_and_times_only_where_asked),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
