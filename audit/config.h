@@ -48,7 +48,19 @@ struct cua_config {
 	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
 	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
+	/* Output survival (issue 15): live snapshots, bounded outputs, capture range. */
+	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
+	uint64_t trace_max;          /* CUAUDIT_TRACE_MAX bytes of records; 0: no bound */
+	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
+	int capture;                 /* enum cua_capture */
 };
+
+enum cua_capture {
+	CUA_CAPTURE_ALL = 0,
+	CUA_CAPTURE_PROFILER_API = 1, /* trace only between cu/cudaProfilerStart and Stop */
+};
+
+#define CUA_FLUSH_INTERVAL_DEFAULT_NS (30ull * 1000000000ull)
 
 /* Filled by la_version on the main thread before any other entry point runs; read-only after. */
 extern struct cua_config cua_cfg;
@@ -86,5 +98,12 @@ int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, un
 
 /* CUAUDIT_PLUGINS: absolute paths separated by ':'. Returns 0 or -1. */
 int cua_config_parse_plugins(const char *s, struct cua_config *cfg);
+
+/* CUAUDIT_FLUSH_INTERVAL: whole seconds, 0 for off. Returns 0 or -1. */
+int cua_config_parse_seconds(const char *s, uint64_t *ns);
+
+/* Is this trace or summary path usable: not empty, not a directory ("/x/", "/x/." or an
+   existing directory)? Returns 0 or -1. */
+int cua_config_check_file_path(const char *path);
 
 #endif
