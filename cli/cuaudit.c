@@ -8,6 +8,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "report.h"
+#include "trace.h"
 
 #ifndef CUAUDIT_VERSION
 #define CUAUDIT_VERSION "unknown"
@@ -20,6 +21,7 @@ static void usage(FILE *f)
 {
 	fputs("usage: cuaudit run [OPTIONS] -- PROGRAM [ARGS...]\n"
 	      "       cuaudit report [--json=FILE] SUMMARY.json...\n"
+	      "       cuaudit trace [-o OUT.json] TRACE.PID.NONCE.raw...\n"
 	      "       cuaudit --help | --version\n"
 	      "\n"
 	      "run: runs PROGRAM with cuaudit (LD_AUDIT set to the installed module, first in the\n"
@@ -201,5 +203,7 @@ int main(int argc, char **argv)
 		return run_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return cuaudit_report_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "trace") == 0)
+		return cua_cli_trace_main(argc - 1, argv + 1);
 	return usage_error("unknown command '%s'", argv[1]);
 }

@@ -442,9 +442,12 @@ static void trace_finish(void)
 		cua_log_msg(CUA_LOG_INFO, "trace written to ", path, NULL);
 		if (rawfd >= 0)
 			unlink(raw.path);
-	} else if (rawfd >= 0) {
-		cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
-			    "; convert them with: cuaudit trace ", raw.path, NULL);
+	} else {
+		/* A cut JSON file is no trace: remove it, keep the raw file's whole blocks. */
+		unlink(path);
+		if (rawfd >= 0)
+			cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
+				    "; convert them with: cuaudit trace ", raw.path, NULL);
 	}
 	if (rawfd >= 0)
 		close(rawfd);

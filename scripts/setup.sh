@@ -20,6 +20,9 @@ if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ]; then
   command -v valgrind >/dev/null || need_pkgs+=(valgrind)
   command -v systemd-analyze >/dev/null || need_pkgs+=(systemd)
   command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg)
+  # The Chrome DevTools trace engine (npm) loads cuaudit's traces in tests/cases/output.sh.
+  command -v node >/dev/null || need_pkgs+=(nodejs)
+  command -v npm >/dev/null || need_pkgs+=(npm)
 fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "setup: installing ${need_pkgs[*]}"
@@ -37,3 +40,7 @@ fi
 # CMake's find_package(CUDAToolkit) stops with install instructions when it is missing.
 cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
 cmake --build "$BUILD_DIR" -j"$(nproc)"
+if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ] && [ ! -d "$BUILD_DIR/node_modules/@paulirish/trace_engine" ]; then
+  echo "setup: installing the Chrome DevTools trace engine (npm) into $BUILD_DIR"
+  npm install --prefix "$BUILD_DIR" --no-audit --no-fund --silent @paulirish/trace_engine@0.0.65 >/dev/null
+fi
