@@ -494,6 +494,7 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 			bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api",
 				  "Every call is traced.");
 	}
+	load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
 	if (cfg->trace[0] && cua_config_check_file_path(cfg->trace) != 0) {
 		bad_value(diag, "CUAUDIT_TRACE", cfg->trace,
 			  "an absolute path of a file, not of a directory", "It stays off.");
@@ -513,6 +514,7 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 	if (!cfg->secure)
 		return;
 	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
+	cfg->metrics[0] = '\0';
 	if (cfg->summary[0])
 		memcpy(cfg->summary, "stderr", 7);
 	cfg->nplugins = 0;

@@ -53,6 +53,7 @@ struct cua_config {
 	uint64_t trace_max;          /* CUAUDIT_TRACE_MAX bytes of records; 0: no bound */
 	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
 	int capture;                 /* enum cua_capture */
+	char metrics[CUA_PATH_MAX];  /* CUAUDIT_METRICS: a file-name template, or empty (off) */
 };
 
 enum cua_capture {

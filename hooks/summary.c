@@ -12,6 +12,7 @@
 #include "hooks.h"
 #include "libs.h"
 #include "log.h"
+#include "metrics.h"
 #include "out.h"
 #include "stats.h"
 #include "table.h"
@@ -382,6 +383,26 @@ static int choose_path(int json)
 	return 0;
 }
 
+/* CUAUDIT_METRICS: the same rows for Prometheus. */
+static void write_metrics(void)
+{
+	unsigned n = 0;
+	struct row *rows = collect(&n);
+	struct cua_metric_row *m = (struct cua_metric_row *)rows;
+
+	if (!rows)
+		return;
+	/* In place: each metric row is smaller than the row it is made from. */
+	for (unsigned i = 0; i < n; i++) {
+		struct cua_metric_row r = { rows[i].id, rows[i].nested, rows[i].s.calls,
+					    rows[i].s.errors, rows[i].s.total_ns };
+
+		m[i] = r;
+	}
+	cua_metrics_write(m, n);
+	munmap(rows, 2 * (size_t)CUAUDIT_ID_COUNT * sizeof(*rows));
+}
+
 static void write_rows(struct cua_writer *w, int json, int snapshot)
 {
 	unsigned n = 0;
@@ -460,12 +481,14 @@ static void snapshot_due(uint64_t now)
 		return;
 	if (claim_writer(0) != 0)
 		return;
-	if (!__atomic_load_n(&final_written, __ATOMIC_ACQUIRE) &&
-	    strcmp(cua_cfg.summary, "stderr") != 0) {
+	if (!__atomic_load_n(&final_written, __ATOMIC_ACQUIRE)) {
 		int old = PTHREAD_CANCEL_ENABLE;
 
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-		write_file(1);
+		if (cua_cfg.summary[0] && strcmp(cua_cfg.summary, "stderr") != 0)
+			write_file(1);
+		if (cua_cfg.metrics[0])
+			write_metrics();
 		pthread_setcancelstate(old, &old);
 	}
 	__atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
@@ -477,6 +500,10 @@ static void summary_finish(void)
 
 	claim_writer(1);
 	__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);
+	if (cua_cfg.metrics[0])
+		write_metrics();
+	if (!cua_cfg.summary[0])
+		return;
 	if (strcmp(cua_cfg.summary, "stderr") == 0) {
 		cua_writer_init(&w, cua_out_stderr_fd());
 		write_rows(&w, 0, 0);
@@ -491,9 +518,11 @@ int cua_summary_init(void)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit);
 
-	if (!cua_cfg.summary[0])
+	if (!cua_cfg.summary[0] && !cua_cfg.metrics[0])
 		return 0;
-	next_snapshot = cua_cfg.flush_interval_ns && strcmp(cua_cfg.summary, "stderr") != 0
+	cua_metrics_setup();
+	next_snapshot = cua_cfg.flush_interval_ns &&
+				(strcmp(cua_cfg.summary, "stderr") != 0 || cua_cfg.metrics[0])
 				? cua_clock_slow_ns() + cua_cfg.flush_interval_ns
 				: UINT64_MAX;
 	cua_finish_add(summary_finish);

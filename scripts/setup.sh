@@ -23,6 +23,8 @@ if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ]; then
   # The Chrome DevTools trace engine (npm) loads cuaudit's traces in tests/cases/output.sh.
   command -v node >/dev/null || need_pkgs+=(nodejs)
   command -v npm >/dev/null || need_pkgs+=(npm)
+  # promtool checks CUAUDIT_METRICS files.
+  command -v promtool >/dev/null || need_pkgs+=(prometheus)
 fi
 if [ ${#need_pkgs[@]} -gt 0 ]; then
   echo "setup: installing ${need_pkgs[*]}"

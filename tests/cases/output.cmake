@@ -12,5 +12,6 @@ case_script(output.sh
   empty_or_directory_trace_path_is_refused_and_leaves_no_file
   trace_and_log_stop_cleanly_at_their_size_limits
   rotated_log_is_reopened_at_the_next_line
-  profiler_api_capture_range_traces_only_inside_start_stop)
+  profiler_api_capture_range_traces_only_inside_start_stop
+  metrics_file_passes_promtool_and_carries_calls_and_quota)
 set_tests_properties(exit_during_cut_short_trace_flush_never_hangs PROPERTIES TIMEOUT 400)

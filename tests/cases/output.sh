@@ -207,6 +207,32 @@ profiler_api_capture_range_traces_only_inside_start_stop)
   expect_log 1 '^cuProfilerStop events=1$' check.txt
   expect_log 1 '^cuInit events=0$' check.txt
   ;;
+metrics_file_passes_promtool_and_carries_calls_and_quota)
+  native "$PROG" calls 1000
+  CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=8GiB,0:4GiB CUAUDIT_METRICS="$dir/m.%p.prom" audited "$PROG" calls 1000
+  same_results
+  prom=$(ls m.*.prom 2>/dev/null | head -1)
+  [ -n "$prom" ] && pass "metrics written to $prom" || { fail "no metrics file: $(ls)"; finish; }
+  if command -v promtool >/dev/null; then
+    promtool check metrics <"$prom" >promtool.txt 2>&1 && pass "promtool check metrics accepts it" || fail "promtool: $(head -5 promtool.txt)"
+  elif [ "${CI:-}" = true ]; then
+    fail "promtool is not installed: scripts/setup.sh extras must install Debian's prometheus"
+  else
+    echo "note: promtool is not installed (CUAUDIT_SETUP_EXTRAS=1 scripts/setup.sh installs it)"
+  fi
+  expect_log 1 '^cuaudit_calls_total\{host="[^"]+",pid="[0-9]+",program="output_prog",api="cuDeviceGetCount",layer="driver",nested="false"\} 1000$' "$prom"
+  expect_log 1 '^cuaudit_errors_total\{.*api="cuInit".*\} 0$' "$prom"
+  expect_log 1 '^cuaudit_call_seconds_total\{.*api="cuDeviceGetCount".*\} [0-9]+\.[0-9]{9}$' "$prom"
+  expect_log 1 '^cuaudit_memory_quota_bytes\{.*device="0"\} 4294967296$' "$prom"
+  expect_log 1 '^cuaudit_memory_quota_bytes\{.*device="all"\} 8589934592$' "$prom"
+  # Live: a service's metrics appear while it runs.
+  rm -f m.*.prom
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_METRICS="$dir/live.prom" "$PROG" service 500 >out.txt 2>err.txt &
+  pid=$!
+  for i in $(seq 60); do sleep 0.1; grep -q 'api="cuDeviceGetCount".*} 500$' live.prom 2>/dev/null && break; done
+  kill -KILL $pid; wait $pid
+  grep -q 'api="cuDeviceGetCount".*} 500$' live.prom && pass "live metrics of a running service" || fail "no live metrics"
+  ;;
 *)
   fail "unknown case $name"
   ;;
