@@ -157,7 +157,8 @@ static void make_raw(uint64_t pid)
 }
 
 /* The raw file's descriptor, made at the first block of this process; -1 when there is
-   none. Never waits: while another thread makes the file, the caller keeps its records. */
+   none. A thread that finds another making it waits for that, but never forever: the maker
+   runs with cancellation off, and a bounded wait covers the rest. */
 static int raw_file(void)
 {
 	uint64_t pid = cua_process_id(), seen = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE);
@@ -166,8 +167,11 @@ static int raw_file(void)
 	if (CUA_LIKELY(seen == pid))
 		return raw.dead ? -1 : raw.fd;
 	if (!__atomic_compare_exchange_n(&raw.opening, &zero, 1, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
-		return -1;
+					 __ATOMIC_ACQUIRE)) {
+		for (unsigned i = 0; i < 100000 && __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid; i++)
+			usleep(10);
+		return __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && !raw.dead ? raw.fd : -1;
+	}
 	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid) {
 		/* A forked child makes its own file; the parent's descriptor is the parent's. */
 		if (raw.fd >= 0 && raw.pid)
@@ -262,8 +266,9 @@ static int flush_own(struct tbuf *t)
 	t->flusher = (uint32_t)cua_thread_id();
 	__atomic_store_n(&t->slot.busy, 1, __ATOMIC_RELEASE);
 	old = nocancel_begin();
-	if (t->committed && write_block(t->data, t->committed) != 0 && raw_file() >= 0 && !raw.dead)
-		rc = -1; /* the file is being made by another thread: keep the records */
+	/* Records are dropped only when the file is gone for good (one message said so). */
+	if (t->committed && write_block(t->data, t->committed) != 0 && !raw.dead)
+		rc = -1;
 	nocancel_end(old);
 	if (rc == 0)
 		__atomic_store_n(&t->committed, 0, __ATOMIC_RELEASE);
