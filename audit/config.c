@@ -652,12 +652,85 @@ static void load_sample(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn d
 			  "Every call is timed.");
 }
 
+/* ---------------------------------------------------------------- output survival */
+
+int cua_config_parse_seconds(const char *s, uint64_t *ns)
+{
+	uint64_t v;
+
+	if (parse_u64(&s, &v) != 0 || *s || v > 365ull * 24 * 3600)
+		return -1;
+	*ns = v * 1000000000ull;
+	return 0;
+}
+
+int cua_config_check_file_path(const char *path)
+{
+	const char *base = strrchr(path, '/');
+	struct stat st;
+
+	base = base ? base + 1 : path;
+	if (!*base || strcmp(base, ".") == 0 || strcmp(base, "..") == 0)
+		return -1;
+	/* A name without escapes names one file: refuse it if it is a directory now. */
+	if (!strchr(path, '%') && stat(path, &st) == 0 && S_ISDIR(st.st_mode))
+		return -1;
+	return 0;
+}
+
+static void load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get(var);
+
+	if (v && cua_config_parse_size(v, dst) != 0)
+		bad_value(diag, var, v,
+			  "a size such as 64MiB, 1GB or 1048576 (units B, KB, MB, GB, TB, KiB, MiB,"
+			  " GiB, TiB)",
+			  "That output is not bounded.");
+}
+
+static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_FLUSH_INTERVAL");
+
+	cfg->flush_interval_ns = CUA_FLUSH_INTERVAL_DEFAULT_NS;
+	if (v && cua_config_parse_seconds(v, &cfg->flush_interval_ns) != 0) {
+		cfg->flush_interval_ns = CUA_FLUSH_INTERVAL_DEFAULT_NS;
+		bad_value(diag, "CUAUDIT_FLUSH_INTERVAL", v,
+			  "whole seconds from 0 (no snapshots) to 31536000",
+			  "Snapshots are written every 30 seconds.");
+	}
+	load_size(&cfg->trace_max, "CUAUDIT_TRACE_MAX", get, diag);
+	load_size(&cfg->log_max, "CUAUDIT_LOG_MAX", get, diag);
+	if ((v = get("CUAUDIT_CAPTURE"))) {
+		if (same_word(v, "profiler-api"))
+			cfg->capture = CUA_CAPTURE_PROFILER_API;
+		else if (!same_word(v, "all"))
+			bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api",
+				  "Every call is traced.");
+	}
+	load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
+	if (cfg->trace[0] && cua_config_check_file_path(cfg->trace) != 0) {
+		bad_value(diag, "CUAUDIT_TRACE", cfg->trace,
+			  "an absolute path of a file, not of a directory", "It stays off.");
+		cfg->trace[0] = '\0';
+	}
+	if (cfg->summary[0] && strcmp(cfg->summary, "stderr") != 0 &&
+	    cua_config_check_file_path(cfg->summary) != 0) {
+		bad_value(diag, "CUAUDIT_SUMMARY", cfg->summary,
+			  "stderr, or an absolute path of a file, not of a directory",
+			  "It stays off.");
+		cfg->summary[0] = '\0';
+	}
+}
+
 void cua_config_restrict_secure(struct cua_config *cfg)
 {
 	if (!cfg->secure)
 		return;
 	cfg->error_count[0] = '\0';
 	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
+	cfg->metrics[0] = '\0';
 	if (cfg->summary[0])
 		memcpy(cfg->summary, "stderr", 7);
 	cfg->nplugins = 0;
@@ -709,4 +782,5 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_static_runtime(cfg, get, diag);
 	load_filters(cfg, get, diag);
 	load_sample(cfg, get, diag);
+	load_survival(cfg, get, diag);
 }

@@ -62,7 +62,20 @@ struct cua_config {
 	/* performance: CUAUDIT_SUMMARY_SAMPLE, 0 for exact timing, else N: once a function's
 	   mean is known on a thread, a sub-microsecond function is timed 1 call in N. */
 	unsigned summary_sample;
+	/* Output survival (issue 15): live snapshots, bounded outputs, capture range. */
+	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
+	uint64_t trace_max;          /* CUAUDIT_TRACE_MAX bytes of records; 0: no bound */
+	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
+	int capture;                 /* enum cua_capture */
+	char metrics[CUA_PATH_MAX];  /* CUAUDIT_METRICS: a file-name template, or empty (off) */
 };
+
+enum cua_capture {
+	CUA_CAPTURE_ALL = 0,
+	CUA_CAPTURE_PROFILER_API = 1, /* trace only between cu/cudaProfilerStart and Stop */
+};
+
+#define CUA_FLUSH_INTERVAL_DEFAULT_NS (30ull * 1000000000ull)
 
 /* Filled by la_version on the main thread before any other entry point runs; read-only after. */
 extern struct cua_config cua_cfg;
@@ -135,5 +148,11 @@ int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned whyc
 /* The ids the log and the trace record: every id when not filtered. Returns how many it
    wrote into ids (CUAUDIT_ID_COUNT entries). */
 unsigned cua_config_filter_ids(const struct cua_config *cfg, unsigned *ids);
+/* CUAUDIT_FLUSH_INTERVAL: whole seconds, 0 for off. Returns 0 or -1. */
+int cua_config_parse_seconds(const char *s, uint64_t *ns);
+
+/* Is this trace or summary path usable: not empty, not a directory ("/x/", "/x/." or an
+   existing directory)? Returns 0 or -1. */
+int cua_config_check_file_path(const char *path);
 
 #endif

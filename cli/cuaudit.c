@@ -15,6 +15,7 @@
 #include "config.h"
 #include "cua_version.h"
 #include "report.h"
+#include "trace.h"
 
 #ifndef CUAUDIT_MODULE_REL
 #define CUAUDIT_MODULE_REL "../lib/cuaudit/libcuaudit.so"
@@ -76,7 +77,7 @@ static const struct var_row rows[] = {
 	  "what to capture" },
 	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "MODE", VAL_PLAIN, NULL, NULL,
 	  "how to treat a runtime linked into the program" },
-	{ "sample", 0, "CUAUDIT_SAMPLE", "N", VAL_PLAIN, NULL, NULL,
+	{ "summary-sample", 0, "CUAUDIT_SUMMARY_SAMPLE", "N", VAL_PLAIN, NULL, NULL,
 	  "time one call in N" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -119,10 +120,12 @@ static void usage(FILE *f)
 {
 	fputs("usage: cuaudit run [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	      "       cuaudit report [OPTIONS] SUMMARY.json...\n"
+	      "       cuaudit trace [-o OUT.json] TRACE.PID.NONCE.raw...\n"
 	      "       cuaudit --help | --version\n"
 	      "\n"
 	      "run     runs PROGRAM with every CUDA call intercepted ('cuaudit run --help')\n"
 	      "report  merges the JSON summaries of several processes ('cuaudit report --help')\n"
+	      "trace   turns the raw trace file a killed process left into a Chrome trace\n"
 	      "\n"
 	      "See cuaudit(1) and cuaudit(7).\n",
 	      f);
@@ -523,5 +526,7 @@ int main(int argc, char **argv)
 		return run_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "report") == 0)
 		return cuaudit_report_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "trace") == 0)
+		return cua_cli_trace_main(argc - 1, argv + 1);
 	return usage_error(NULL, "unknown command '%s'", argv[1]);
 }

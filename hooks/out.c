@@ -1,15 +1,16 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/out.c: opens, reopens after fork, and writes cuaudit's log without stdio. */
+/* hooks/out.c: opens, checks, reopens (after fork, reuse or rotation) and writes cuaudit's log without stdio. */
 #include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "fmt.h"
 #include "hooks.h"
 #include "out.h"
+#include "writer.h"
 
 /* Above 1000: the application may close stderr or dup2 over low descriptors. */
 #define CUA_FD_MIN 1000
@@ -20,6 +21,8 @@ static int log_fd = -1;
 /* Who opened log_fd and in what state, in one word so a forked child can tell its own state
    from its parent's: (pid << 2) | state, state 0 closed, 1 being opened, 2 open. */
 static uint64_t log_word;
+
+static int log_write_failed;
 
 static int dup_high(int fd)
 {
@@ -56,18 +59,23 @@ void cua_out_setup(const char *tmpl)
 	memcpy(log_template, tmpl, strlen(tmpl) + 1);
 }
 
-static void write_all(int fd, const char *buf, size_t len)
+/* 0 when every byte was written; else -1 with errno set (EIO for a write of 0 bytes). */
+static int write_all(int fd, const char *buf, size_t len)
 {
 	while (len) {
 		ssize_t n = write(fd, buf, len);
 
 		if (n < 0 && errno == EINTR)
 			continue;
-		if (n <= 0)
-			return;
+		if (n <= 0) {
+			if (n == 0)
+				errno = EIO;
+			return -1;
+		}
 		buf += n;
 		len -= (size_t)n;
 	}
+	return 0;
 }
 
 int cua_out_stderr_fd(void)
@@ -83,32 +91,66 @@ void cua_out_stderr(const char *buf, size_t len)
 	errno = saved;
 }
 
+static char log_path[CUA_PATH_MAX];
+static dev_t log_dev;
+static ino_t log_ino;
+static uint64_t log_bytes; /* written to the current file, for CUAUDIT_LOG_MAX */
+static int log_full;       /* the marker is written; lines are dropped until a new file */
+
+static void say_once(const char *what, int err)
+{
+	cua_writer_report(what, log_path, err);
+}
+
+/* Opens the log file: never following a symbolic link, never blocking (a FIFO without a
+   reader is refused with ENXIO), at 1000 or above. Remembers its identity. */
 static int open_log(int pid)
 {
-	char path[CUA_PATH_MAX], host[256];
+	char host[256];
+	struct stat st;
+	int fd;
 
 	if (gethostname(host, sizeof(host)) != 0)
 		memcpy(host, "unknown", 8);
 	host[sizeof(host) - 1] = '\0';
-	if (cua_fmt_path(path, sizeof(path), log_template, (unsigned)pid, host) < 0)
+	if (cua_fmt_path(log_path, sizeof(log_path), log_template, (unsigned)pid, host) < 0)
 		return -1;
 	/* O_APPEND keeps whole lines from several processes sharing one file intact. */
-	int fd = open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW, 0644);
+	fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
+		  0644);
 	if (fd < 0) {
-		static const char msg[] = "cuaudit: cannot open CUAUDIT_LOG_FILE; logging to stderr\n";
-
-		write_all(stderr_fd, msg, sizeof(msg) - 1);
+		say_once("cannot open CUAUDIT_LOG_FILE=", errno);
 		return -1;
 	}
-	int high = dup_high(fd);
-	if (high >= 0) {
+	fd = cua_fd_high(fd);
+	if (fstat(fd, &st) != 0) {
 		close(fd);
-		fd = high;
+		return -1;
 	}
+	log_dev = st.st_dev;
+	log_ino = st.st_ino;
+	__atomic_store_n(&log_bytes, S_ISREG(st.st_mode) ? (uint64_t)st.st_size : 0,
+			 __ATOMIC_RELAXED);
+	__atomic_store_n(&log_full, 0, __ATOMIC_RELAXED);
 	return fd;
 }
 
-/* Returns the descriptor to log to, opening or reopening (after fork) the file as needed. */
+/* Does fd still name the file we opened, and does the name still lead to it? A program
+   that closed our descriptor and opened its own file in its place fails the first test;
+   a log rotated by rename or removal fails the second. */
+static int log_still_ours(int fd)
+{
+	struct stat st;
+
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_dev != log_dev || st.st_ino != log_ino)
+		return 0;
+	if (!S_ISREG(st.st_mode))
+		return 1;
+	return stat(log_path, &st) == 0 && st.st_dev == log_dev && st.st_ino == log_ino;
+}
+
+/* Returns the descriptor to log to, opening or reopening (after fork, after the program
+   closed or reused ours, after a rotation) the file as needed; -2 to drop the line. */
 static int log_descriptor(void)
 {
 	uint64_t pid, word;
@@ -118,14 +160,24 @@ static int log_descriptor(void)
 	pid = cua_process_id();
 	for (;;) {
 		word = __atomic_load_n(&log_word, __ATOMIC_ACQUIRE);
-		if (word == (pid << 2 | 2))
+		if (word == (pid << 2 | 2)) {
+			int fd = __atomic_load_n(&log_fd, __ATOMIC_ACQUIRE);
+
+			if (fd < 0 || log_still_ours(fd))
+				break;
+			/* Reopen: claim the word back from the open state. */
+			if (!__atomic_compare_exchange_n(&log_word, &word, pid << 2 | 1, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				continue;
+			/* Not closed: the number may be the program's own file now. */
+			log_fd = open_log((int)pid);
+			__atomic_store_n(&log_word, pid << 2 | 2, __ATOMIC_RELEASE);
 			break;
-		/* State 1 of our own pid: another thread is opening. Anything else (closed, or a
-		   parent's state inherited through fork) is ours to replace. */
-		if (word == (pid << 2 | 1)) {
-			sched_yield();
-			continue;
 		}
+		/* State 1 of our own pid: another thread is opening. Never wait for it (it may
+		   have been cancelled or interrupted): this line goes to stderr. */
+		if (word == (pid << 2 | 1))
+			return stderr_fd;
 		if (!__atomic_compare_exchange_n(&log_word, &word, pid << 2 | 1, 0, __ATOMIC_ACQ_REL,
 						 __ATOMIC_ACQUIRE))
 			continue;
@@ -135,18 +187,46 @@ static int log_descriptor(void)
 			close(log_fd);
 			log_fd = -1;
 		}
-		if (log_fd < 0)
+		if (log_fd < 0 || !log_still_ours(log_fd))
 			log_fd = open_log((int)pid);
 		__atomic_store_n(&log_word, pid << 2 | 2, __ATOMIC_RELEASE);
 		break;
 	}
-	return log_fd >= 0 ? log_fd : stderr_fd;
+	if (log_fd < 0)
+		return stderr_fd;
+	if (cua_cfg.log_max && __atomic_load_n(&log_full, __ATOMIC_RELAXED))
+		return -2;
+	return log_fd;
+}
+
+static const char limit_marker[] =
+	"cuaudit: warning: CUAUDIT_LOG_MAX reached; no more lines are written to this file\n";
+
+/* Counts the line against CUAUDIT_LOG_MAX; the first line past it is replaced by the
+   marker, and one message goes to stderr. Returns 0 to write the line. */
+static int log_room(int fd, size_t len)
+{
+	uint64_t before;
+
+	if (!cua_cfg.log_max || fd == stderr_fd)
+		return 0;
+	before = __atomic_fetch_add(&log_bytes, len, __ATOMIC_RELAXED);
+	if (before + len <= cua_cfg.log_max)
+		return 0;
+	if (__atomic_exchange_n(&log_full, 1, __ATOMIC_ACQ_REL))
+		return -1;
+	write_all(fd, limit_marker, sizeof(limit_marker) - 1);
+	say_once("CUAUDIT_LOG_MAX reached; the log stops at ", 0);
+	return -1;
 }
 
 void cua_out_log(const char *buf, size_t len)
 {
 	int saved = errno;
+	int fd = log_descriptor();
 
-	write_all(log_descriptor(), buf, len);
+	if (fd >= 0 && log_room(fd, len) == 0 && write_all(fd, buf, len) != 0 && fd != stderr_fd &&
+	    !__atomic_exchange_n(&log_write_failed, 1, __ATOMIC_ACQ_REL))
+		say_once("cannot write the log to ", errno);
 	errno = saved;
 }

@@ -4,6 +4,7 @@
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
+#include "cua_version.h"
 #include "cuaudit.h"
 #include "cuaudit_ids.h"
 #include "hooks.h"
@@ -184,7 +185,7 @@ void cua_provenance_json(struct cua_buf *b)
 	cua_provenance_iso8601(t, wall_seconds());
 	cua_buf_str(b, "\",\"end\":\"");
 	cua_buf_mem(b, t, sizeof(t));
-	cua_buf_str(b, "\",\"cuaudit_version\":\"" CUAUDIT_VERSION "\"");
+	cua_buf_str(b, "\",\"cuaudit_version\":\"" CUA_VERSION "\"");
 	json_version(b, ",\"driver_version\":", CUAUDIT_LAYER_DRIVER);
 	json_version(b, ",\"runtime_version\":", CUAUDIT_LAYER_RUNTIME);
 	cua_buf_char(b, '}');
@@ -217,7 +218,7 @@ void cua_provenance_text(struct cua_buf *b)
 	cua_provenance_iso8601(t, wall_seconds());
 	cua_buf_str(b, " to ");
 	cua_buf_mem(b, t, sizeof(t));
-	cua_buf_str(b, ", cuaudit " CUAUDIT_VERSION);
+	cua_buf_str(b, ", cuaudit " CUA_VERSION);
 	text_version(b, ", driver ", CUAUDIT_LAYER_DRIVER);
 	text_version(b, ", runtime ", CUAUDIT_LAYER_RUNTIME);
 	cua_buf_char(b, '\n');

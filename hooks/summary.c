@@ -1,8 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/summary.c: the CUAUDIT_SUMMARY hook: per-API call statistics, written as a table or JSON at exit. */
+#include <errno.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "dispatch.h"
@@ -10,10 +13,12 @@
 #include "kernels.h"
 #include "libs.h"
 #include "log.h"
+#include "metrics.h"
 #include "out.h"
 #include "provenance.h"
 #include "stats.h"
 #include "table.h"
+#include "threads.h"
 #include "writer.h"
 
 /* Index 0: calls the application made; 1: calls made inside another intercepted call. */
@@ -23,11 +28,11 @@
 
 /* One thread's statistics. Only its thread writes them; the report reads them at exit. */
 struct tstats {
-	struct tstats *next;
-	uint64_t pid;
+	struct cua_tslot head; /* in the per-thread registry: an ended thread's is reused */
 	struct cua_stat *slot[2][CUAUDIT_ID_COUNT];
 	struct cua_stat *spare;
 	unsigned spare_left;
+	struct kstats *kernels; /* launches by kernel name, made at the thread's first launch */
 };
 
 /* Launches by kernel name, per thread; keyed by the registry's stable name pointer (NULL for
@@ -38,15 +43,12 @@ struct kstat {
 	uint64_t launches, errors, total_ns;
 };
 struct kstats {
-	struct kstats *next;
-	uint64_t pid;
 	unsigned used;
 	struct kstat slot[KSLOTS];
 };
 
-static struct tstats *all_threads;
-static struct kstats *all_kstats;
-static __thread struct kstats *my_kstats __attribute__((tls_model("initial-exec")));
+static struct cua_tslot *all_threads;
+static uint64_t next_snapshot; /* clock time of the next live snapshot; UINT64_MAX: none */
 static __thread struct tstats *mine __attribute__((tls_model("initial-exec")));
 
 static void *map_zeroed(size_t size)
@@ -62,17 +64,15 @@ static struct tstats *thread_stats(void)
 	struct tstats *t = mine;
 
 	/* A forked child starts its own: the parent's calls are the parent's to report. */
-	if (CUA_LIKELY(t && t->pid == cua_process_id()))
+	if (CUA_LIKELY(t && t->head.pid == cua_process_id()))
 		return t;
 	pid = cua_process_id();
-	t = map_zeroed(sizeof(*t));
+	/* An ended thread's statistics carry on under this thread: counts stay exact and
+	   memory follows the threads alive at once. */
+	t = (struct tstats *)cua_tslot_acquire(&all_threads, sizeof(*t), pid,
+					       (uint32_t)cua_thread_id());
 	if (!t)
 		return NULL;
-	t->pid = pid;
-	t->next = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE);
-	while (!__atomic_compare_exchange_n(&all_threads, &t->next, t, 1, __ATOMIC_RELEASE,
-					    __ATOMIC_ACQUIRE))
-		;
 	mine = t;
 	return t;
 }
@@ -91,7 +91,7 @@ static struct cua_stat *stat_of(struct tstats *t, unsigned nested, unsigned id)
 	}
 	s = t->spare++;
 	t->spare_left--;
-	t->slot[nested][id] = s;
+	__atomic_store_n(&t->slot[nested][id], s, __ATOMIC_RELEASE);
 	return s;
 }
 
@@ -102,22 +102,20 @@ static int is_error(const struct cuaudit_call *c)
 	return (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && (int)c->result != 0;
 }
 
+/* Kept in the thread's statistics, so that a thread that adopts an ended thread's record
+   carries its launches on too, and memory follows the threads alive at once. */
 static struct kstats *thread_kstats(void)
 {
-	uint64_t pid = cua_process_id();
-	struct kstats *k = my_kstats;
+	struct tstats *t = thread_stats();
+	struct kstats *k;
 
-	if (CUA_LIKELY(k && k->pid == pid))
-		return k;
-	k = map_zeroed(sizeof(*k));
-	if (!k)
+	if (CUA_UNLIKELY(!t))
 		return NULL;
-	k->pid = pid;
-	k->next = __atomic_load_n(&all_kstats, __ATOMIC_ACQUIRE);
-	while (!__atomic_compare_exchange_n(&all_kstats, &k->next, k, 1, __ATOMIC_RELEASE,
-					    __ATOMIC_ACQUIRE))
-		;
-	my_kstats = k;
+	if (CUA_LIKELY(t->kernels))
+		return t->kernels;
+	k = map_zeroed(sizeof(*k));
+	if (k)
+		__atomic_store_n(&t->kernels, k, __ATOMIC_RELEASE);
 	return k;
 }
 
@@ -149,6 +147,7 @@ static void count_launch(const struct cuaudit_call *c)
 		return;
 	}
 }
+static void snapshot_due(uint64_t now);
 
 static void summary_exit(const struct cuaudit_call *c, void *ctx)
 {
@@ -163,6 +162,8 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
 	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
 		count_launch(c);
+	if (CUA_UNLIKELY(c->t_exit_ns >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
+		snapshot_due(c->t_exit_ns);
 }
 
 /* ---------------------------------------------------------------- sampled mode */
@@ -211,6 +212,8 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 	struct cua_stat *s;
 
 	(void)ctx;
+	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
+		count_launch(c); /* untimed launches add no time to their kernel's row */
 	if (CUA_LIKELY(u & 1)) {
 		cua_stats_count((struct cua_stat *)(uintptr_t)(u & ~(uint64_t)1), is_error(c),
 				c->binding);
@@ -223,6 +226,9 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 	s = t ? stat_of(t, c->depth ? NESTED : OUTER, c->id) : NULL;
 	if (s)
 		cua_stats_add(s, end > u ? end - u : 0, is_error(c), c->binding);
+	/* Only timed calls read the clock, so only they notice a snapshot is due. */
+	if (CUA_UNLIKELY(end >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
+		snapshot_due(end);
 }
 
 /* Scales a sampled row's time to all its calls: total and sum of squares by calls/timed, so
@@ -274,10 +280,15 @@ static struct row *collect(unsigned *nrows)
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 			struct row *r = &rows[n];
 
-			for (struct tstats *t = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); t;
-			     t = t->next)
-				if (t->pid == pid && t->slot[nested][id])
-					cua_stats_merge(&r->s, t->slot[nested][id]);
+			for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h;
+			     h = h->next) {
+				struct tstats *t = (struct tstats *)h;
+				struct cua_stat *s = __atomic_load_n(&t->slot[nested][id],
+								     __ATOMIC_ACQUIRE);
+
+				if (h->pid == pid && s)
+					cua_stats_merge(&r->s, s);
+			}
 			if (r->s.calls) {
 				estimate(&r->s);
 				r->id = id;
@@ -450,7 +461,7 @@ static void write_json_string(struct cua_buf *b, const char *s)
 	cua_buf_char(b, '"');
 }
 
-static void write_json(struct cua_writer *w, const struct row *rows, unsigned n)
+static void write_json(struct cua_writer *w, const struct row *rows, unsigned n, int snapshot)
 {
 	struct cua_buf *b = cua_writer_room(w, 256);
 	uint64_t totals[2] = { section_total(rows, n, 0), section_total(rows, n, 1) };
@@ -458,7 +469,9 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n)
 	cua_buf_str(b, "{\"schema\":\"cuaudit-summary/1\",\"pid\":");
 	cua_buf_u64(b, cua_process_id());
 	write_json_process(w);
-	b = cua_writer_room(w, 16);
+	b = cua_writer_room(w, 32);
+	if (snapshot)
+		cua_buf_str(b, ",\"snapshot\":true");
 	cua_buf_str(b, ",\"apis\":[");
 	for (unsigned i = 0; i < n; i++)
 		write_json_row(w, &rows[i], totals[rows[i].nested], i == 0);
@@ -514,14 +527,19 @@ static struct kstat *collect_kernels(unsigned *nrows)
 	unsigned n = 0;
 	struct kstat *rows;
 
-	for (struct kstats *k = __atomic_load_n(&all_kstats, __ATOMIC_ACQUIRE); k; k = k->next)
-		if (k->pid == pid)
+	for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h; h = h->next) {
+		struct kstats *k = __atomic_load_n(&((struct tstats *)h)->kernels, __ATOMIC_ACQUIRE);
+
+		if (h->pid == pid && k)
 			cap += k->used;
+	}
 	*nrows = 0;
 	if (!cap || !(rows = map_zeroed(cap * sizeof(*rows))))
 		return NULL;
-	for (struct kstats *k = __atomic_load_n(&all_kstats, __ATOMIC_ACQUIRE); k; k = k->next) {
-		for (unsigned i = 0; k->pid == pid && i < KSLOTS; i++) {
+	for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h; h = h->next) {
+		struct kstats *k = __atomic_load_n(&((struct tstats *)h)->kernels, __ATOMIC_ACQUIRE);
+
+		for (unsigned i = 0; h->pid == pid && k && i < KSLOTS; i++) {
 			const struct kstat *s = &k->slot[i];
 			unsigned j;
 
@@ -608,33 +626,164 @@ static int ends_with(const char *s, const char *suffix)
 	return n >= m && strcmp(s + n - m, suffix) == 0;
 }
 
+/* The file the summary goes to, chosen once per process: cuaudit_writer_open never
+   truncates a file cuaudit did not write, and every later write replaces it whole. */
+static char chosen[CUA_PATH_MAX];
+static uint64_t chosen_pid;
+static int chosen_new; /* we created it empty: removed if nothing could be written */
+
+static int choose_path(int json)
+{
+	uint64_t pid = cua_process_id();
+	int fd;
+
+	if (chosen_pid == pid)
+		return chosen[0] ? 0 : -1;
+	chosen_pid = pid;
+	chosen[0] = '\0';
+	fd = cua_writer_open(cua_cfg.summary, json ? JSON_SIGNATURE : TEXT_SIGNATURE, chosen,
+			     sizeof(chosen));
+	if (fd < 0) {
+		cua_writer_report("cannot create the summary CUAUDIT_SUMMARY=", cua_cfg.summary,
+				  errno);
+		chosen[0] = '\0';
+		return -1;
+	}
+	struct stat st;
+	chosen_new = fstat(fd, &st) == 0 && st.st_size == 0;
+	close(fd);
+	return 0;
+}
+
+/* CUAUDIT_METRICS: the same rows for Prometheus. */
+static void write_metrics(void)
+{
+	unsigned n = 0;
+	struct row *rows = collect(&n);
+	struct cua_metric_row *m = (struct cua_metric_row *)rows;
+
+	if (!rows)
+		return;
+	/* In place: each metric row is smaller than the row it is made from. */
+	for (unsigned i = 0; i < n; i++) {
+		struct cua_metric_row r = { rows[i].id, rows[i].nested, rows[i].s.calls,
+					    rows[i].s.errors, rows[i].s.total_ns };
+
+		m[i] = r;
+	}
+	cua_metrics_write(m, n);
+	munmap(rows, 2 * (size_t)CUAUDIT_ID_COUNT * sizeof(*rows));
+}
+
+static void write_rows(struct cua_writer *w, int json, int snapshot)
+{
+	unsigned n = 0;
+	struct row *rows = collect(&n);
+	struct row none[1] = { { 0 } };
+
+	if (json)
+		write_json(w, rows ? rows : none, rows ? n : 0, snapshot);
+	else
+		write_text(w, rows ? rows : none, rows ? n : 0);
+	if (rows)
+		munmap(rows, 2 * (size_t)CUAUDIT_ID_COUNT * sizeof(*rows));
+}
+
+/* Writes the summary to its file through a temporary file and a rename: a reader, or a
+   kill at any moment, sees a whole summary. Returns 0 when written. */
+static int write_file(int snapshot)
+{
+	static struct cua_writer w;
+	char tmp[CUA_PATH_MAX + 64];
+	int json = ends_with(cua_cfg.summary, ".json"), fd;
+
+	if (choose_path(json) != 0)
+		return -1;
+	fd = cua_writer_open_temp(chosen, tmp, sizeof(tmp));
+	if (fd < 0) {
+		cua_writer_report("cannot write the summary beside ", chosen, errno);
+		return -1;
+	}
+	cua_writer_init(&w, fd);
+	write_rows(&w, json, snapshot);
+	if (cua_writer_commit(&w, tmp, chosen) != 0) {
+		if (chosen_new && !snapshot)
+			unlink(chosen); /* never leave an empty file that looks written */
+		return -1;
+	}
+	chosen_new = 0;
+	return 0;
+}
+
+/* One writer at a time: a snapshot, or the final summary. The final one never waits for a
+   snapshot forever: one in progress on this very thread (exit() from a signal handler) or
+   by a thread that has ended is abandoned; its temporary file is never renamed. */
+static uint32_t writer_tid;
+static int final_written;
+
+static int claim_writer(int final)
+{
+	uint32_t self = (uint32_t)cua_thread_id();
+
+	for (unsigned spins = 0;; spins++) {
+		uint32_t owner = 0;
+
+		if (__atomic_compare_exchange_n(&writer_tid, &owner, self, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return 0;
+		if (!final)
+			return -1;
+		if (owner == self || !cua_thread_alive(cua_process_id(), owner) || spins > 200000) {
+			__atomic_store_n(&writer_tid, self, __ATOMIC_RELEASE);
+			return 0;
+		}
+		usleep(10);
+	}
+}
+
+/* From summary_exit on the thread that noticed the interval passed: no thread and no
+   signal handler of our own. */
+static void snapshot_due(uint64_t now)
+{
+	uint64_t due = __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED);
+
+	if (now < due || !__atomic_compare_exchange_n(&next_snapshot, &due,
+						      now + cua_cfg.flush_interval_ns, 0,
+						      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+		return;
+	if (claim_writer(0) != 0)
+		return;
+	if (!__atomic_load_n(&final_written, __ATOMIC_ACQUIRE)) {
+		int old = PTHREAD_CANCEL_ENABLE;
+
+		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+		if (cua_cfg.summary[0] && strcmp(cua_cfg.summary, "stderr") != 0)
+			write_file(1);
+		if (cua_cfg.metrics[0])
+			write_metrics();
+		pthread_setcancelstate(old, &old);
+	}
+	__atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
+}
+
 static void summary_finish(void)
 {
 	static struct cua_writer w;
-	char path[CUA_PATH_MAX];
-	unsigned n = 0;
-	struct row *rows = collect(&n);
-	int to_stderr = strcmp(cua_cfg.summary, "stderr") == 0;
-	int json = ends_with(cua_cfg.summary, ".json");
-	int fd = to_stderr ? cua_out_stderr_fd()
-			   : cua_writer_open(cua_cfg.summary, json ? JSON_SIGNATURE : TEXT_SIGNATURE,
-					     path, sizeof(path));
 
-	if (fd < 0) {
-		cua_log_msg(CUA_LOG_ERROR, "cannot write the summary to CUAUDIT_SUMMARY=",
-			    cua_cfg.summary, NULL);
+	claim_writer(1);
+	__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);
+	if (cua_cfg.metrics[0])
+		write_metrics();
+	if (!cua_cfg.summary[0])
+		return;
+	if (strcmp(cua_cfg.summary, "stderr") == 0) {
+		cua_writer_init(&w, cua_out_stderr_fd());
+		write_rows(&w, 0, 0);
+		cua_writer_flush(&w);
 		return;
 	}
-	cua_writer_init(&w, fd);
-	if (!to_stderr && json)
-		write_json(&w, rows ? rows : (struct row[1]){ { 0 } }, rows ? n : 0);
-	else
-		write_text(&w, rows ? rows : (struct row[1]){ { 0 } }, rows ? n : 0);
-	cua_writer_flush(&w);
-	if (!to_stderr) {
-		close(fd);
-		cua_log_msg(CUA_LOG_INFO, "summary written to ", path, NULL);
-	}
+	if (write_file(0) == 0)
+		cua_log_msg(CUA_LOG_INFO, "summary written to ", chosen, NULL);
 }
 
 int cua_summary_init(void)
@@ -642,8 +791,13 @@ int cua_summary_init(void)
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
 	CUAUDIT_OPTS(cuaudit_subscription, sampled, .enter = sampled_enter, .exit = sampled_exit);
 
-	if (!cua_cfg.summary[0])
+	if (!cua_cfg.summary[0] && !cua_cfg.metrics[0])
 		return 0;
+	cua_metrics_setup();
+	next_snapshot = cua_cfg.flush_interval_ns &&
+				(strcmp(cua_cfg.summary, "stderr") != 0 || cua_cfg.metrics[0])
+				? cua_clock_slow_ns() + cua_cfg.flush_interval_ns
+				: UINT64_MAX;
 	cua_finish_add(summary_finish);
 	return cua_dispatch_subscribe(cua_cfg.summary_sample ? &sampled : &sub);
 }

@@ -1,82 +1,104 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/trace.c: the CUAUDIT_TRACE hook: binary records per call, written out as Chrome trace JSON at exit. */
+/* hooks/trace.c: the CUAUDIT_TRACE hook: binary records per call in per-thread buffers, written to a raw file that becomes Chrome trace JSON. */
+#include <errno.h>
 #include <fcntl.h>
-#include <sched.h>
+#include <pthread.h>
 #include <string.h>
-#include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
 #include "kernels.h"
-#include "provenance.h"
 #include "log.h"
 #include "out.h"
+#include "provenance.h"
 #include "table.h"
+#include "threads.h"
+#include "tracefmt.h"
 #include "writer.h"
 
-/* A call costs a copy of its arguments into the thread's buffer; the JSON is formatted once,
-   at exit. Each thread buffers up to 1 MiB and appends full buffers to a spill file beside
-   the trace, so memory stays bounded at 1 MiB per thread that calls CUDA. */
+/* A call costs a copy of its arguments into the thread's buffer; the JSON is formatted at
+   exit, or by `cuaudit trace` from the raw file after a kill. Each thread buffers up to
+   1 MiB and writes a full buffer, or one older than CUAUDIT_FLUSH_INTERVAL, to the raw file
+   as one block, so memory stays bounded at 1 MiB per live thread that calls CUDA. */
 #define TBUF_SIZE (1u << 20)
-#define CUA_TRACE_MAX_OUTS 8
 #define STR_MAX 63
 
 enum { IDLE = 0, FLUSHING = 1, CLOSED = 2 };
 
-/* One call. Followed by the argument struct, then each string argument as a length byte and
-   its bytes; the size is a multiple of 8 so the next record's struct stays aligned. */
-struct rec {
-	uint16_t size;
-	uint16_t id;
-	uint8_t binding;
-	uint8_t skipped;
-	uint16_t depth;
-	uint32_t tid;
-	uint32_t extras; /* bit i: argument i's value after the call follows; KERNEL_BIT: a name */
-	uint64_t t_enter, t_exit, result;
-};
-
-/* After the strings, 8-aligned: 16 bytes per out-parameter value, then the kernel name. */
-#define KERNEL_BIT (1u << 31)
-#define OUT_BYTES 16
-
 struct tbuf {
-	struct tbuf *next;
-	uint64_t pid;
-	int state;        /* IDLE, FLUSHING (its thread writes it out), CLOSED (exit has) */
-	size_t committed; /* bytes of whole records */
+	struct cua_tslot slot; /* slot.busy: a flush is in progress */
+	int state;             /* IDLE, FLUSHING (its thread writes it out), CLOSED (exit has) */
+	uint32_t flusher;      /* the thread that set FLUSHING */
+	uint64_t flush_at;     /* write the buffer out at the first call after this time */
+	size_t committed;      /* bytes of whole records */
 	_Alignas(8) char data[];
 };
 
-static struct tbuf *all_buffers;
+static struct cua_tslot *all_buffers;
 static __thread struct tbuf *mine __attribute__((tls_model("initial-exec")));
-static uint16_t args_size[CUAUDIT_ID_COUNT];
-static uint8_t has_out[CUAUDIT_ID_COUNT];
-static int spill_fd = -1;
-static uint64_t spill_pid;
-static int spill_lock;
-static char spill_path[CUA_PATH_MAX + 32];
+
+/* The raw file, one per process image: pid plus a nonce taken at load, since exec keeps
+   the pid and the new image must not collide with the old one's file. */
+static struct {
+	int fd;
+	uint64_t pid;   /* the process the file belongs to; 0 before it is made */
+	int opening;    /* claimed by the thread making it */
+	int dead;       /* stopped: cannot create, foreign descriptor, limit, write error */
+	int limited;    /* stopped by CUAUDIT_TRACE_MAX */
+	dev_t dev;
+	ino_t ino;
+	uint64_t end;   /* next free offset: blocks reserve their place with one atomic add */
+	char path[CUA_PATH_MAX + 64];
+} raw = { .fd = -1 };
+static uint64_t nonce;
+static int capturing; /* CUAUDIT_CAPTURE=profiler-api: inside Start..Stop */
+static uint8_t has_out[CUAUDIT_ID_COUNT]; /* the function has out-parameters */
+static int finished;
 
 static size_t round8(size_t n)
 {
 	return (n + 7) & ~(size_t)7;
 }
 
-static void write_all(int fd, const char *p, size_t n)
+/* Our writes must not be cut short by pthread_cancel: write(2) is a cancellation point,
+   and a thread unwound mid-flush would leave its buffer marked busy. The cancellation
+   state lives in the thread's descriptor, which both namespaces' libcs share. */
+static int nocancel_begin(void)
 {
-	while (n) {
-		ssize_t w = write(fd, p, n);
+	int old = PTHREAD_CANCEL_ENABLE;
 
-		if (w <= 0)
-			return;
-		p += w;
-		n -= (size_t)w;
-	}
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
 }
 
-/* The trace file name for this process, and its spill file beside it. */
+static void nocancel_end(int old)
+{
+	pthread_setcancelstate(old, &old);
+}
+
+static int pwrite_all(int fd, const void *p, size_t n, off_t at)
+{
+	while (n) {
+		ssize_t w = pwrite(fd, p, n, at);
+
+		if (w < 0 && errno == EINTR)
+			continue;
+		if (w <= 0) {
+			if (w == 0)
+				errno = EIO;
+			return -1;
+		}
+		p = (const char *)p + w;
+		n -= (size_t)w;
+		at += w;
+	}
+	return 0;
+}
+
+/* The trace file name for this process, and its raw file beside it. */
 static int trace_path(char *path, size_t cap)
 {
 	char host[256];
@@ -87,38 +109,135 @@ static int trace_path(char *path, size_t cap)
 	return cua_fmt_path(path, cap, cua_cfg.trace, cua_process_id(), host) < 0 ? -1 : 0;
 }
 
-static int spill_file(void)
+static void stop_raw(const char *why, int err)
 {
-	uint64_t pid = cua_process_id();
+	if (__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL))
+		return;
+	cua_writer_report(why, raw.path, err);
+}
 
-	if (CUA_LIKELY(__atomic_load_n(&spill_pid, __ATOMIC_ACQUIRE) == pid))
-		return spill_fd;
-	while (__atomic_exchange_n(&spill_lock, 1, __ATOMIC_ACQUIRE))
-		sched_yield();
-	if (spill_pid != pid) {
-		char path[CUA_PATH_MAX];
-		struct cua_buf b = CUA_BUF(spill_path);
+static void make_raw(uint64_t pid)
+{
+	char path[CUA_PATH_MAX];
+	struct cua_buf b = CUA_BUF(raw.path);
+	struct cua_raw_head h;
+	struct stat st;
+	int fd;
 
-		spill_fd = -1;
-		if (trace_path(path, sizeof(path)) == 0) {
-			/* A forked child gets its own spill file, whatever the trace's name. */
-			cua_buf_str(&b, path);
-			cua_buf_char(&b, '.');
-			cua_buf_u64(&b, pid);
-			cua_buf_str(&b, ".raw");
-			spill_path[b.len < sizeof(spill_path) ? b.len : sizeof(spill_path) - 1] = '\0';
-			/* O_EXCL: a file already there (a crashed run's spill) is not ours to
-			   overwrite; without a spill file, full buffers are dropped. */
-			spill_fd = open(spill_path, O_RDWR | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC |
-						    O_NOFOLLOW, 0600);
-			if (spill_fd < 0)
-				cua_log_msg(CUA_LOG_WARN, "cannot create the trace spill file ",
-					    spill_path, NULL);
-		}
-		__atomic_store_n(&spill_pid, pid, __ATOMIC_RELEASE);
+	raw.fd = -1;
+	raw.dead = 0;
+	raw.end = sizeof(h);
+	if (trace_path(path, sizeof(path)) != 0)
+		return;
+	cua_buf_str(&b, path);
+	cua_buf_char(&b, '.');
+	cua_buf_u64(&b, pid);
+	cua_buf_char(&b, '.');
+	cua_buf_hex(&b, nonce);
+	cua_buf_str(&b, ".raw");
+	raw.path[b.len < sizeof(raw.path) ? b.len : sizeof(raw.path) - 1] = '\0';
+	/* O_EXCL: a file already there is not ours to overwrite. */
+	fd = open(raw.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	if (fd < 0) {
+		stop_raw("cannot create the trace's raw file ", errno);
+		return;
 	}
-	__atomic_store_n(&spill_lock, 0, __ATOMIC_RELEASE);
-	return spill_fd;
+	fd = cua_fd_high(fd);
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CUA_RAW_MAGIC, sizeof(CUA_RAW_MAGIC) - 1);
+	h.table_sig = cua_tracefmt_table_sig();
+	h.pid = pid;
+	h.nonce = nonce;
+	if (fstat(fd, &st) != 0 || pwrite_all(fd, &h, sizeof(h), 0) != 0) {
+		stop_raw("cannot write the trace's raw file ", errno);
+		close(fd);
+		unlink(raw.path);
+		return;
+	}
+	raw.dev = st.st_dev;
+	raw.ino = st.st_ino;
+	raw.fd = fd;
+}
+
+/* The raw file's descriptor, made at the first block of this process; -1 when there is
+   none. A thread that finds another making it waits for that, but never forever: the maker
+   runs with cancellation off, and a bounded wait covers the rest. */
+static int raw_file(void)
+{
+	uint64_t pid = cua_process_id(), seen = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE);
+	int zero = 0;
+
+	if (CUA_LIKELY(seen == pid))
+		return raw.dead ? -1 : raw.fd;
+	if (!__atomic_compare_exchange_n(&raw.opening, &zero, 1, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		for (unsigned i = 0; i < 100000 && __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid; i++)
+			usleep(10);
+		return __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && !raw.dead ? raw.fd : -1;
+	}
+	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid) {
+		/* A forked child makes its own file; the parent's descriptor is the parent's. */
+		if (raw.fd >= 0 && raw.pid)
+			close(raw.fd);
+		make_raw(pid);
+		__atomic_store_n(&raw.pid, pid, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&raw.opening, 0, __ATOMIC_RELEASE);
+	return raw.dead ? -1 : raw.fd;
+}
+
+/* Is our descriptor still our file? The program may have closed it and opened its own
+   file under the same number. If not, reopen ours by name, or stop with one message. */
+static int raw_checked(int fd)
+{
+	struct stat st;
+	int again;
+
+	if (fstat(fd, &st) == 0 && st.st_dev == raw.dev && st.st_ino == raw.ino)
+		return fd;
+	again = open(raw.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (again >= 0 && fstat(again, &st) == 0 && st.st_dev == raw.dev && st.st_ino == raw.ino) {
+		again = cua_fd_high(again);
+		/* Never close the old number: it is the program's now. Other threads may still
+		   hold it for one more check, which fails, and they reopen too. */
+		__atomic_store_n(&raw.fd, again, __ATOMIC_RELEASE);
+		return again;
+	}
+	if (again >= 0)
+		close(again);
+	stop_raw("the trace's raw file was removed or its descriptor taken; the trace stops at ",
+		 EBADF);
+	return -1;
+}
+
+/* Appends one block; the block's state is written after its records. */
+static int write_block(const char *data, size_t len)
+{
+	struct cua_block_head h = { CUA_BLOCK_MAGIC, CUA_BLOCK_WRITING, len };
+	uint32_t done = CUA_BLOCK_COMPLETE;
+	int fd = raw_file();
+	uint64_t at;
+
+	if (fd < 0 || (fd = raw_checked(fd)) < 0)
+		return -1;
+	at = __atomic_fetch_add(&raw.end, sizeof(h) + len, __ATOMIC_RELAXED);
+	if (cua_cfg.trace_max && at + sizeof(h) + len > cua_cfg.trace_max + sizeof(struct cua_raw_head)) {
+		struct cua_block_head m = { CUA_BLOCK_MAGIC, CUA_BLOCK_LIMIT, 0 };
+
+		if (!__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL)) {
+			raw.limited = 1;
+			pwrite_all(fd, &m, sizeof(m), (off_t)at);
+			cua_writer_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
+		}
+		return -1;
+	}
+	if (pwrite_all(fd, &h, sizeof(h), (off_t)at) != 0 ||
+	    pwrite_all(fd, data, len, (off_t)(at + sizeof(h))) != 0 ||
+	    pwrite_all(fd, &done, sizeof(done), (off_t)(at + 4)) != 0) {
+		stop_raw("cannot write the trace's raw file ", errno);
+		return -1;
+	}
+	return 0;
 }
 
 static struct tbuf *thread_buffer(void)
@@ -126,34 +245,41 @@ static struct tbuf *thread_buffer(void)
 	struct tbuf *t = mine;
 	uint64_t pid = cua_process_id();
 
-	if (CUA_LIKELY(t && t->pid == pid))
+	if (CUA_LIKELY(t && t->slot.pid == pid))
 		return t;
-	t = mmap(NULL, sizeof(*t) + TBUF_SIZE, PROT_READ | PROT_WRITE,
-		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (t == MAP_FAILED)
+	t = (struct tbuf *)cua_tslot_acquire(&all_buffers, sizeof(*t) + TBUF_SIZE, pid,
+					     (uint32_t)cua_thread_id());
+	if (!t)
 		return NULL;
-	t->pid = pid;
-	t->next = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE);
-	while (!__atomic_compare_exchange_n(&all_buffers, &t->next, t, 1, __ATOMIC_RELEASE,
-					    __ATOMIC_ACQUIRE))
-		;
+	t->flush_at = cua_cfg.flush_interval_ns ? cua_clock_ns() + cua_cfg.flush_interval_ns
+						: UINT64_MAX;
 	mine = t;
 	return t;
 }
 
+/* Writes this thread's records out as one block. Returns 0 when the buffer may be reused:
+   written, or dropped because the file is gone (one message said so). */
 static int flush_own(struct tbuf *t)
 {
-	int idle = IDLE;
-	int fd = spill_file();
+	int idle = IDLE, old, rc = 0;
 
 	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return -1;
-	if (fd >= 0)
-		write_all(fd, t->data, t->committed);
-	__atomic_store_n(&t->committed, 0, __ATOMIC_RELEASE);
+	t->flusher = (uint32_t)cua_thread_id();
+	__atomic_store_n(&t->slot.busy, 1, __ATOMIC_RELEASE);
+	old = nocancel_begin();
+	/* Records are dropped only when the file is gone for good (one message said so). */
+	if (t->committed && write_block(t->data, t->committed) != 0 && !raw.dead)
+		rc = -1;
+	nocancel_end(old);
+	if (rc == 0)
+		__atomic_store_n(&t->committed, 0, __ATOMIC_RELEASE);
+	if (cua_cfg.flush_interval_ns)
+		t->flush_at = cua_clock_ns() + cua_cfg.flush_interval_ns;
+	__atomic_store_n(&t->slot.busy, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->state, IDLE, __ATOMIC_RELEASE);
-	return 0;
+	return rc;
 }
 
 static size_t string_len(const char *s)
@@ -165,13 +291,31 @@ static size_t string_len(const char *s)
 	return n;
 }
 
-/* What a record carries beyond the arguments: values the call wrote through its
-   out-parameters (read now, while the caller's memory is live) and the kernel's name. */
+/* CUAUDIT_CAPTURE=profiler-api: Start opens the range (and is recorded), Stop closes it
+   (and is recorded). */
+static int captured(unsigned id)
+{
+	switch (id) {
+	/* cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call these inside. */
+	case CUAUDIT_ID_cuProfilerStart:
+		__atomic_store_n(&capturing, 1, __ATOMIC_RELAXED);
+		return 1;
+	case CUAUDIT_ID_cuProfilerStop:
+		return __atomic_exchange_n(&capturing, 0, __ATOMIC_RELAXED);
+	default:
+		return __atomic_load_n(&capturing, __ATOMIC_RELAXED);
+	}
+}
+
+/* What a record carries beyond its arguments: the values the call wrote through its
+   out-parameters (read now, while the caller's memory is live) and the kernel's name, copied
+   so that `cuaudit trace` can format a raw file in another process. */
 struct extras {
 	uint32_t bits;
 	unsigned n;
 	uint64_t out[CUA_TRACE_MAX_OUTS][2];
 	const char *kernel;
+	size_t klen;
 };
 
 static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
@@ -185,30 +329,38 @@ static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 			ex->n++;
 		}
 	ex->kernel = cua_kernels_is_launch(c->id) ? cua_kernels_of_call(c) : NULL;
+	ex->klen = 0;
+	while (ex->kernel && ex->klen < 255 && ex->kernel[ex->klen])
+		ex->klen++;
 	if (ex->kernel)
-		ex->bits |= KERNEL_BIT;
-	return ex->n * OUT_BYTES + (ex->kernel ? sizeof(ex->kernel) : 0);
+		ex->bits |= CUA_TRACE_KERNEL_BIT;
+	return ex->n * CUA_TRACE_OUT_BYTES + (ex->kernel ? 1 + ex->klen : 0);
 }
 
 static void put_extras(char *p, const struct extras *ex)
 {
-	memcpy(p, ex->out, ex->n * OUT_BYTES);
-	if (ex->kernel)
-		memcpy(p + ex->n * OUT_BYTES, &ex->kernel, sizeof(ex->kernel));
+	memcpy(p, ex->out, ex->n * CUA_TRACE_OUT_BYTES);
+	if (ex->kernel) {
+		p += ex->n * CUA_TRACE_OUT_BYTES;
+		*p = (char)ex->klen;
+		memcpy(p + 1, ex->kernel, ex->klen);
+	}
 }
 
 static void trace_exit(const struct cuaudit_call *c, void *ctx)
 {
 	const struct cua_api_desc *d = &cua_api[c->id];
 	struct tbuf *t = thread_buffer();
-	size_t need = sizeof(struct rec) + args_size[c->id], at;
-	struct rec *r;
+	size_t need = sizeof(struct cua_trace_rec) + cua_trace_args_size[c->id], at;
+	struct cua_trace_rec *r;
 	struct extras ex;
 	char *p;
 
 	(void)ctx;
 	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
+		return;
+	if (CUA_UNLIKELY(cua_cfg.capture) && !captured(c->id))
 		return;
 	for (unsigned i = 0; i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
@@ -220,13 +372,13 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 	}
 	need = round8(need);
 	if (has_out[c->id] || cua_kernels_is_launch(c->id))
-		need += capture_extras(c, &ex);
+		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
 	if (CUA_UNLIKELY(t->committed + need > TBUF_SIZE) && flush_own(t) != 0)
 		return;
 	at = t->committed;
-	r = (struct rec *)(t->data + at);
+	r = (struct cua_trace_rec *)(t->data + at);
 	r->size = (uint16_t)need;
 	r->id = (uint16_t)c->id;
 	r->binding = (uint8_t)c->binding;
@@ -238,9 +390,9 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 	r->result = c->result;
 	r->extras = ex.bits;
 	p = (char *)(r + 1);
-	if (args_size[c->id])
-		memcpy(p, c->args, args_size[c->id]);
-	p += args_size[c->id];
+	if (cua_trace_args_size[c->id])
+		memcpy(p, c->args, cua_trace_args_size[c->id]);
+	p += cua_trace_args_size[c->id];
 	for (unsigned i = 0; i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
 			const char *s;
@@ -256,279 +408,107 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 	if (ex.bits)
 		put_extras((char *)r + round8((size_t)(p - (char *)r)), &ex);
 	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+	/* Live output: what a kill would lose is at most one interval of this thread. */
+	if (CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
+		flush_own(t);
 }
 
-/* ---------------------------------------------------------------- JSON, at exit */
+/* ---------------------------------------------------------------- at exit */
 
-static void json_escaped(struct cua_buf *b, const char *s, size_t n)
+/* Takes a buffer from its thread. A flush in progress is waited for, but never forever:
+   a flush cut short on this very thread (exit() from a signal handler) or by a thread that
+   no longer exists left the records in memory whole; its block in the file stays marked
+   as being written, and the reader skips it. Returns 1 to format the buffer. */
+static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, unsigned *cut)
 {
-	static const char hex[] = "0123456789abcdef";
+	for (unsigned spins = 0;; spins++) {
+		int idle = IDLE;
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			cua_buf_char(b, '\\');
-			cua_buf_char(b, (char)c);
-		} else if (c < 0x20) {
-			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-			cua_buf_mem(b, esc, sizeof(esc));
-		} else {
-			cua_buf_char(b, (char)c);
+		if (__atomic_compare_exchange_n(&t->state, &idle, CLOSED, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return 1;
+		if (idle == CLOSED)
+			return 0;
+		if (t->flusher == self || !cua_thread_alive(pid, t->flusher) || spins > 200000) {
+			(*cut)++;
+			__atomic_store_n(&t->state, CLOSED, __ATOMIC_RELEASE);
+			return 1;
 		}
+		usleep(10);
 	}
 }
 
-static void put_us(struct cua_buf *b, uint64_t ns)
+static void format_buffers(struct cua_writer *w, uint64_t pid, uint64_t *last_ns,
+			   unsigned *cut)
 {
-	cua_buf_u64(b, ns / 1000);
-	cua_buf_char(b, '.');
-	cua_buf_u64_pad(b, ns % 1000, 3);
-}
+	uint32_t self = (uint32_t)cua_thread_id();
 
-static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got", "entry" };
+	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
+		struct tbuf *t = (struct tbuf *)s;
 
-/* The arguments as JSON members: numbers as numbers, everything else as the log's text; an
-   out-parameter shows the value the call wrote, where the record has it. 'end' is where the
-   record's strings end, before they were made C strings in place. */
-static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c, const struct rec *r,
-			     const char *end)
-{
-	const struct cua_api_desc *d = &cua_api[c->id];
-	const char *extras = (const char *)r + round8((size_t)(end - (const char *)r));
-	char val[512];
-
-	for (unsigned i = 0; i < d->nargs; i++) {
-		struct cua_buf v = CUA_BUF(val);
-		const uint64_t *out = NULL;
-		uint64_t copy[2];
-		int number;
-
-		if (d->args[i].fmt == CUA_FMT_SKIP)
+		if (s->pid != pid || !take_buffer(t, self, pid, cut))
 			continue;
-		if (i < 31 && (r->extras & (1u << i))) {
-			memcpy(copy, extras, sizeof(copy));
-			extras += OUT_BYTES;
-			out = copy;
-		}
-		number = cua_log_format_arg_value(&v, c, i, out, 0);
-		cua_buf_char(b, '"');
-		cua_buf_str(b, d->args[i].name);
-		cua_buf_str(b, number ? "\":" : "\":\"");
-		/* A string argument is already a JSON string: without the log's quotes. */
-		if (!number && v.len >= 2 && val[0] == '"' && val[v.len - 1] == '"')
-			json_escaped(b, val + 1, v.len - 2);
-		else
-			json_escaped(b, val, v.len);
-		cua_buf_str(b, number ? "," : "\",");
+		if (raw.limited)
+			continue; /* past the limit: the file ended with its marker */
+		cua_tracefmt_records(w, t->data, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE),
+				     pid);
 	}
-	if (r->extras & KERNEL_BIT) {
-		const char *name;
-
-		memcpy(&name, extras, sizeof(name));
-		cua_buf_str(b, "\"kernel_name\":\"");
-		json_escaped(b, name, strlen(name));
-		cua_buf_str(b, "\",");
-	}
+	(void)last_ns;
 }
 
-/* Thread ids seen while formatting, for their thread_name events. */
-#define MAX_NAMED_THREADS 4096
-static uint32_t seen_tids[MAX_NAMED_THREADS];
-static unsigned nseen;
-
-static void note_thread(uint32_t tid)
-{
-	for (unsigned i = nseen; i > 0; i--)
-		if (seen_tids[i - 1] == tid)
-			return;
-	if (nseen < MAX_NAMED_THREADS)
-		seen_tids[nseen++] = tid;
-}
-
-/* Metadata events: the process carries the program's name, each thread its name from
-   /proc/self/task/TID/comm (read now, at exit, never on the call path; a thread that has
-   ended is named by its id). */
-static void write_names(struct cua_writer *w, uint64_t pid)
-{
-	struct cua_buf *b = cua_writer_room(w, 1024);
-	const char *prog = cua_provenance_program();
-
-	cua_buf_str(b, ",\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":");
-	cua_buf_u64(b, pid);
-	cua_buf_str(b, ",\"args\":{\"name\":\"");
-	json_escaped(b, prog, strlen(prog));
-	cua_buf_str(b, "\"}}");
-	for (unsigned i = 0; i < nseen; i++) {
-		char name[64];
-		size_t n = cua_provenance_thread_name(seen_tids[i], name, sizeof(name));
-
-		b = cua_writer_room(w, 256);
-		cua_buf_str(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
-		cua_buf_u64(b, pid);
-		cua_buf_str(b, ",\"tid\":");
-		cua_buf_u64(b, seen_tids[i]);
-		cua_buf_str(b, ",\"args\":{\"name\":\"");
-		json_escaped(b, name, n);
-		cua_buf_str(b, "\"}}");
-	}
-}
-
-/* Rebuilds the call from a record: string arguments point at their copies. */
-static void format_record(struct cua_writer *w, struct rec *r, uint64_t pid)
-{
-	const struct cua_api_desc *d;
-	struct cuaudit_call c;
-	char *args = (char *)(r + 1), *strings = args + args_size[r->id];
-	char val[512];
-	struct cua_buf *b;
-
-	if (r->id >= CUAUDIT_ID_COUNT)
-		return;
-	d = &cua_api[r->id];
-	memset(&c, 0, sizeof(c));
-	c.id = r->id;
-	c.elf_name = d->elf_name;
-	c.layer = (enum cuaudit_layer)d->layer;
-	c.binding = (enum cuaudit_binding)r->binding;
-	c.args = args_size[r->id] ? args : NULL;
-	c.result = r->result;
-	c.skipped = r->skipped;
-	for (unsigned i = 0; i < d->nargs; i++) {
-		if (d->args[i].fmt == CUA_FMT_STRING) {
-			/* Length byte, then the bytes: make them a C string in place of the length. */
-			size_t n = (unsigned char)strings[0];
-			char *copy = strings;
-
-			memmove(copy, strings + 1, n);
-			copy[n] = '\0';
-			memcpy(args + d->args[i].offset, &copy, sizeof(copy));
-			strings += 1 + n;
-		}
-	}
-	b = cua_writer_room(w, 4096);
-	cua_buf_str(b, ",\n{\"name\":\"");
-	cua_buf_str(b, d->elf_name);
-	cua_buf_str(b, d->layer == CUAUDIT_LAYER_DRIVER ? "\",\"cat\":\"driver\"" : "\",\"cat\":\"runtime\"");
-	cua_buf_str(b, ",\"ph\":\"X\",\"ts\":");
-	put_us(b, r->t_enter);
-	cua_buf_str(b, ",\"dur\":");
-	put_us(b, r->t_exit - r->t_enter);
-	cua_buf_str(b, ",\"pid\":");
-	cua_buf_u64(b, pid);
-	cua_buf_str(b, ",\"tid\":");
-	cua_buf_u64(b, r->tid);
-	cua_buf_str(b, ",\"args\":{");
-	format_args_json(b, &c, r, strings);
-	{
-		struct cua_buf v = CUA_BUF(val);
-
-		cua_log_format_result(&v, &c);
-		cua_buf_str(b, "\"result\":\"");
-		json_escaped(b, val, v.len);
-	}
-	cua_buf_str(b, "\",\"binding\":\"");
-	cua_buf_str(b, bind_names[r->binding < CUAUDIT_BIND_COUNT ? r->binding : 0]);
-	cua_buf_str(b, r->skipped ? "\",\"skipped\":true}}" : "\"}}");
-	note_thread(r->tid);
-}
-
-/* Formats the whole records in p[0, n); returns how many bytes they took. */
-static size_t format_records(struct cua_writer *w, char *p, size_t n, uint64_t pid)
-{
-	size_t done = 0;
-
-	while (n - done >= sizeof(struct rec)) {
-		struct rec *r = (struct rec *)(p + done);
-
-		if (r->size < sizeof(*r) || r->size > n - done)
-			break;
-		format_record(w, r, pid);
-		done += r->size;
-	}
-	return done;
-}
-
-/* The spill file, read back through one buffer-sized window so that memory stays bounded
-   however long the run was. A record cut at the window's end moves to its start. */
-static void format_spill(struct cua_writer *w, int fd, struct tbuf *window, uint64_t pid)
-{
-	size_t have = 0;
-	off_t at = 0;
-
-	for (;;) {
-		ssize_t n = pread(fd, window->data + have, TBUF_SIZE - have, at);
-		size_t used;
-
-		if (n <= 0)
-			break;
-		at += n;
-		have += (size_t)n;
-		used = format_records(w, window->data, have, pid);
-		if (used == 0 && have == TBUF_SIZE)
-			break; /* a record larger than the window: the file is damaged */
-		memmove(window->data, window->data + used, have - used);
-		have -= used;
-	}
-}
-
-/* At exit, from whichever thread calls exit(): the spill file, then every buffer of this
-   process, become the JSON; events after this point are dropped. */
+/* At exit, from whichever thread calls exit(): the raw file's blocks, then every buffer of
+   this process, become the JSON; events after this point are dropped. */
 static void trace_finish(void)
 {
 	static struct cua_writer w;
-	uint64_t pid = cua_process_id();
-	char path[CUA_PATH_MAX], head[256];
-	struct cua_buf h = CUA_BUF(head);
-	int spill = spill_file(), fd;
-	struct stat st;
+	uint64_t pid = cua_process_id(), last_ns = 0;
+	char path[CUA_PATH_MAX];
+	int fd, rawfd, limited = 0, old = nocancel_begin();
+	unsigned cut = 0, skipped = 0;
 
-	if ((fd = cua_writer_open(cua_cfg.trace, "{\"displayTimeUnit\":\"ns\",\"traceEvents\"", path,
-				  sizeof(path))) < 0) {
-		cua_log_msg(CUA_LOG_ERROR, "cannot write the trace to CUAUDIT_TRACE=", cua_cfg.trace,
-			    NULL);
-		return;
+	if (__atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
+		goto out;
+	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
+	if ((fd = cua_writer_open(cua_cfg.trace, CUA_TRACE_SIGNATURE, path, sizeof(path))) < 0) {
+		cua_writer_report("cannot create the trace CUAUDIT_TRACE=", cua_cfg.trace, errno);
+		goto out;
 	}
 	cua_writer_init(&w, fd);
-	cua_buf_str(&h, "{\"displayTimeUnit\":\"ns\",\"traceEvents\":[\n{\"name\":\"process_labels\","
-			"\"ph\":\"M\",\"pid\":");
-	cua_buf_u64(&h, pid);
-	cua_buf_str(&h, ",\"args\":{\"labels\":\"cuaudit " CUAUDIT_VERSION "\"}}");
-	cua_buf_mem(cua_writer_room(&w, h.len), head, h.len);
-	for (struct tbuf *t = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); t; t = t->next) {
-		int idle = IDLE;
+	cua_tracefmt_head(&w, pid);
+	if (rawfd >= 0) {
+		/* The exiting thread's buffer is formatted below, after the file: take it now and
+		   use a fresh window, so a flush this thread had in progress loses nothing. */
+		static char window[TBUF_SIZE];
 
-		if (t->pid != pid)
-			continue;
-		while (!__atomic_compare_exchange_n(&t->state, &idle, CLOSED, 0, __ATOMIC_ACQ_REL,
-						    __ATOMIC_ACQUIRE)) {
-			if (idle == CLOSED)
-				break;
-			idle = IDLE;
-			sched_yield();
-		}
-		if (idle != CLOSED)
-			format_records(&w, t->data, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE),
-				       pid);
+		skipped = cua_tracefmt_raw(&w, rawfd, window, sizeof(window), pid, &limited, &last_ns);
 	}
-	if (spill >= 0 && fstat(spill, &st) == 0 && st.st_size > 0) {
-		/* The exiting thread's own buffer is written out by now: reuse it as the window. */
-		struct tbuf *window = thread_buffer();
-
-		if (window)
-			format_spill(&w, spill, window, pid);
+	if (!limited)
+		format_buffers(&w, pid, &last_ns, &cut);
+	if (limited || raw.limited)
+		cua_tracefmt_marker(&w, pid, last_ns, "CUAUDIT_TRACE_MAX reached; later events were dropped");
+	if (cut)
+		cua_log_msg(CUA_LOG_WARN, "a trace buffer flush was cut short (thread cancelled or "
+			    "exit from a signal handler); its records were taken from memory", NULL);
+	if (skipped)
+		cua_log_msg(CUA_LOG_WARN, "blocks of the trace's raw file were cut short and skipped",
+			    NULL);
+	cua_tracefmt_names(&w, pid, cua_provenance_program(), cua_provenance_thread_name);
+	cua_tracefmt_tail(&w);
+	if (cua_writer_close(&w, path) == 0) {
+		cua_log_msg(CUA_LOG_INFO, "trace written to ", path, NULL);
+		if (rawfd >= 0)
+			unlink(raw.path);
+	} else {
+		/* A cut JSON file is no trace: remove it, keep the raw file's whole blocks. */
+		unlink(path);
+		if (rawfd >= 0)
+			cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
+				    "; convert them with: cuaudit trace ", raw.path, NULL);
 	}
-	write_names(&w, pid);
-	cua_buf_str(cua_writer_room(&w, 8), "\n]}\n");
-	cua_writer_flush(&w);
-	close(fd);
-	cua_log_msg(CUA_LOG_INFO, "trace written to ", path, NULL);
-	if (spill >= 0) {
-		close(spill);
-		unlink(spill_path);
-	}
+	if (rawfd >= 0)
+		close(rawfd);
+out:
+	nocancel_end(old);
 }
 
 int cua_trace_init(void)
@@ -540,18 +520,12 @@ int cua_trace_init(void)
 
 	if (!cua_cfg.trace[0])
 		return 0;
-	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
-		size_t end = 0;
-
-		for (unsigned i = 0; i < cua_api[id].nargs; i++) {
-			size_t e = (size_t)cua_api[id].args[i].offset + cua_api[id].args[i].size;
-
-			end = e > end ? e : end;
-		}
-		args_size[id] = (uint16_t)round8(end);
+	cua_tracefmt_init();
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		for (unsigned i = 0; i < cua_api[id].nargs; i++)
 			has_out[id] |= cua_api[id].args[i].out;
-	}
+	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
+		nonce = cua_clock_slow_ns();
 	cua_finish_add(trace_finish);
 	return cua_dispatch_subscribe(&sub);
 }

@@ -2,14 +2,23 @@
 /* hooks/writer.c: a small buffered writer on top of write(2), and report-file opening. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h> /* rename only: no stream is used */
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
+#include "config.h"
+#include "out.h"
 #include "writer.h"
+
+/* Above 1000: the application may close or dup2 over its low descriptors. */
+#define CUA_FD_MIN 1000
 
 void cua_writer_init(struct cua_writer *w, int fd)
 {
 	w->fd = fd;
 	w->failed = fd < 0;
+	w->err = fd < 0 ? EBADF : 0;
+	w->written = 0;
 	w->b = (struct cua_buf){ w->mem, 0, sizeof(w->mem), 0 };
 }
 
@@ -25,8 +34,10 @@ void cua_writer_flush(struct cua_writer *w)
 			continue;
 		if (n <= 0) {
 			w->failed = 1;
+			w->err = n < 0 ? errno : EIO;
 			break;
 		}
+		w->written += (uint64_t)n;
 		p += n;
 		left -= (size_t)n;
 	}
@@ -52,6 +63,14 @@ static int ours(int fd, const char *signature)
 		want = sizeof(head);
 	n = pread(fd, head, want, 0);
 	return n == 0 || (n == (ssize_t)want && memcmp(head, signature, want) == 0);
+}
+
+/* Only a regular file can be ours: a FIFO or a device named as a report is left alone. */
+static int regular(int fd)
+{
+	struct stat st;
+
+	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* "dir/summary.json", 3 -> "dir/summary.3.json" */
@@ -92,14 +111,133 @@ int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t 
 		}
 		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 		if (fd >= 0)
-			return fd;
+			return cua_fd_high(fd);
 		if (errno != EEXIST)
 			return -1;
-		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
-		if (fd >= 0 && ours(fd, signature) && ftruncate(fd, 0) == 0)
-			return fd;
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd >= 0 && regular(fd) && ours(fd, signature) && ftruncate(fd, 0) == 0)
+			return cua_fd_high(fd);
 		if (fd >= 0)
 			close(fd);
 	}
+	return -1;
+}
+
+int cua_fd_high(int fd)
+{
+	int high;
+
+	if (fd < 0 || fd >= CUA_FD_MIN)
+		return fd;
+	high = fcntl(fd, F_DUPFD_CLOEXEC, CUA_FD_MIN);
+	if (high < 0)
+		return fd; /* RLIMIT_NOFILE below 1000: a low copy still beats none */
+	close(fd);
+	return high;
+}
+
+static const struct {
+	int err;
+	const char *text;
+} errors[] = {
+	{ ENOSPC, "ENOSPC (No space left on device)" },
+	{ EFBIG, "EFBIG (File too large)" },
+	{ EDQUOT, "EDQUOT (Disk quota exceeded)" },
+	{ EIO, "EIO (Input/output error)" },
+	{ EACCES, "EACCES (Permission denied)" },
+	{ EROFS, "EROFS (Read-only file system)" },
+	{ ENOENT, "ENOENT (No such file or directory)" },
+	{ ENOTDIR, "ENOTDIR (Not a directory)" },
+	{ EISDIR, "EISDIR (Is a directory)" },
+	{ ENXIO, "ENXIO (No reader on the FIFO)" },
+	{ EPIPE, "EPIPE (Broken pipe)" },
+	{ EAGAIN, "EAGAIN (Would block)" },
+	{ EBADF, "EBADF (Bad file descriptor)" },
+	{ EMFILE, "EMFILE (Too many open files)" },
+	{ ELOOP, "ELOOP (A symbolic link)" },
+	{ EEXIST, "EEXIST (File exists)" },
+};
+
+void cua_buf_errno(struct cua_buf *b, int err)
+{
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
+		if (errors[i].err == err) {
+			cua_buf_str(b, errors[i].text);
+			return;
+		}
+	}
+	cua_buf_str(b, "errno ");
+	cua_buf_i64(b, err);
+}
+
+void cua_writer_report(const char *what, const char *path, int err)
+{
+	char line[CUA_PATH_MAX + 256];
+	struct cua_buf b = CUA_BUF(line);
+
+	if (cua_cfg.log_level < CUA_LOG_ERROR)
+		return;
+	cua_buf_str(&b, "cuaudit: error: ");
+	cua_buf_str(&b, what);
+	cua_buf_str(&b, path);
+	cua_buf_str(&b, ": ");
+	cua_buf_errno(&b, err);
+	if (b.len == b.cap)
+		b.len--;
+	line[b.len++] = '\n';
+	cua_out_stderr(line, b.len);
+}
+
+int cua_writer_close(struct cua_writer *w, const char *path)
+{
+	cua_writer_flush(w);
+	if (w->fd >= 0 && close(w->fd) != 0 && !w->failed) {
+		w->failed = 1;
+		w->err = errno;
+	}
+	w->fd = -1;
+	if (!w->failed)
+		return 0;
+	cua_writer_report("cannot write ", path, w->err);
+	return -1;
+}
+
+int cua_writer_open_temp(const char *path, char *tmp, size_t cap)
+{
+	const char *slash = strrchr(path, '/');
+	struct cua_buf b = { tmp, 0, cap ? cap - 1 : 0, 0 };
+	int fd;
+
+	/* DIR/.NAME.PID.tmp: hidden, in the same file system so that rename is atomic. */
+	cua_buf_mem(&b, path, slash ? (size_t)(slash - path + 1) : 0);
+	cua_buf_char(&b, '.');
+	cua_buf_str(&b, slash ? slash + 1 : path);
+	cua_buf_char(&b, '.');
+	cua_buf_u64(&b, (uint64_t)getpid());
+	cua_buf_str(&b, ".tmp");
+	if (b.truncated)
+		return -1;
+	tmp[b.len] = '\0';
+	unlink(tmp); /* a crashed image of this pid (exec keeps it) may have left one */
+	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
+	return cua_fd_high(fd);
+}
+
+int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path)
+{
+	cua_writer_flush(w);
+	if (w->fd >= 0 && close(w->fd) != 0 && !w->failed) {
+		w->failed = 1;
+		w->err = errno;
+	}
+	w->fd = -1;
+	if (!w->failed && rename(tmp, path) != 0) {
+		w->failed = 1;
+		w->err = errno;
+	}
+	if (!w->failed)
+		return 0;
+	unlink(tmp);
+	cua_writer_report("cannot write ", path, w->err);
 	return -1;
 }

@@ -8,6 +8,8 @@
 struct cua_writer {
 	int fd;
 	int failed;
+	int err;          /* errno of the first failed write; EIO for a write that wrote 0 */
+	uint64_t written; /* bytes that reached the descriptor */
 	struct cua_buf b;
 	char mem[16384];
 };
@@ -23,5 +25,28 @@ void cua_writer_flush(struct cua_writer *w);
    extension) instead, so it never truncates a file it did not create. The name used is in
    path_out. Returns the descriptor or -1. */
 int cua_writer_open(const char *tmpl, const char *signature, char *path_out, size_t path_cap);
+
+/* Flushes, closes, and says so when anything failed: one message on stderr naming 'path'
+   and the error. Returns 0 if every byte was written, else -1. */
+int cua_writer_close(struct cua_writer *w, const char *path);
+
+/* A descriptor for fd at 1000 or above (close-on-exec), closing fd; fd itself where the
+   limit on descriptors is lower. The program may close or reuse its low descriptors. */
+int cua_fd_high(int fd);
+
+/* "ENOSPC (No space left on device)" for the errors an output meets; the number otherwise.
+   Locale-free: strerror may crash on application threads. */
+void cua_buf_errno(struct cua_buf *b, int err);
+
+/* One message on cuaudit's stderr: "cuaudit: error: WHAT PATH: ERROR". */
+void cua_writer_report(const char *what, const char *path, int err);
+
+/* Replaces 'path' atomically: writes go to a temporary file beside it, renamed over it by
+   cua_writer_commit, so a reader sees the old file or the new one, never a part. Returns
+   the descriptor (at 1000 or above) or -1; the temporary name is kept in tmp. */
+int cua_writer_open_temp(const char *path, char *tmp, size_t cap);
+/* Closes w and renames tmp over path; on any failure removes tmp, reports once and
+   returns -1. */
+int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path);
 
 #endif

@@ -353,6 +353,34 @@ else
   same=n/a; record lifecycle "lifecycle programs build" FAIL
 fi
 
+# ---------------------------------------------------------------- output survival (issue 15)
+# A real program's summary, trace and metrics after exit; then one killed mid-run: its last
+# snapshot and `cuaudit trace` of its raw file must be valid.
+same=n/a
+jsonok() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit(0 if eval(sys.argv[2]) else 1)' "$@" 2>/dev/null; }
+LD_AUDIT=$AUDIT CUAUDIT_LOG=warn CUAUDIT_SUMMARY=$R/o.s.json CUAUDIT_TRACE=$R/o.t.json CUAUDIT_METRICS=$R/o.prom \
+  "$B/gpu/cublas_gemm" >/dev/null 2>"$R/o.err"
+if jsonok "$R/o.s.json" 'len(d["apis"]) > 0' && jsonok "$R/o.t.json" 'len(d["traceEvents"]) > 10' &&
+  grep -q '^cuaudit_calls_total{.*api="cuLaunchKernel"' "$R/o.prom"; then
+  record cublas_gemm "summary, trace and metrics valid after exit" pass
+else
+  record cublas_gemm "summary, trace and metrics valid after exit" FAIL
+fi
+kprog=("$B/gpu/threads_ptds"); python3 -c 'import torch' 2>/dev/null && kprog=(python3 "$G/torch_train.py")
+LD_AUDIT=$AUDIT CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_SUMMARY=$R/k.s.json CUAUDIT_TRACE=$R/k.t.json \
+  "${kprog[@]}" >/dev/null 2>"$R/k.err" &
+kpid=$!; sleep 6; kill -KILL $kpid 2>/dev/null; wait $kpid; krc=$?
+if [ $krc = 137 ]; then
+  "$B/cuaudit" trace -o "$R/k.json" "$R"/k.t.json.*.raw >>"$R/k.err" 2>&1
+  if jsonok "$R/k.s.json" 'd.get("snapshot") is True and len(d["apis"]) > 0' && jsonok "$R/k.json" 'len(d["traceEvents"]) > 2'; then
+    record "${kprog[-1]##*/}" "SIGKILL at 6 s: snapshot and cuaudit trace valid" pass
+  else
+    record "${kprog[-1]##*/}" "SIGKILL at 6 s: snapshot and cuaudit trace valid" FAIL
+  fi
+else
+  rows+=("$(printf '%-16s %-10s %-58s %s' "${kprog[-1]##*/}" "$same" "ended before the SIGKILL at 6 s (rc $krc)" "not checked")")
+fi
+
 # ---------------------------------------------------------------- table
 echo
 printf '%-16s %-10s %-58s %s\n' program identical check result

@@ -25,6 +25,11 @@ if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ]; then
   command -v systemd-analyze >/dev/null || need_pkgs+=(systemd)
   command -v dpkg-deb >/dev/null || need_pkgs+=(dpkg)
   command -v lintian >/dev/null || need_pkgs+=(lintian)
+  # The Chrome DevTools trace engine (npm) loads cuaudit's traces in tests/cases/output.sh.
+  command -v node >/dev/null || need_pkgs+=(nodejs)
+  command -v npm >/dev/null || need_pkgs+=(npm)
+  # promtool checks CUAUDIT_METRICS files.
+  command -v promtool >/dev/null || need_pkgs+=(prometheus)
 fi
 # step TITLE CMD...: runs CMD, quietly into $SETUP_LOG when set.
 step() {
@@ -55,3 +60,7 @@ fi
 # CMake's find_package(CUDAToolkit) stops with install instructions when it is missing.
 step "configuring into $BUILD_DIR" cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo
 step "building (log: ${SETUP_LOG:-the terminal})" cmake --build "$BUILD_DIR" -j"$(nproc)"
+if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ] && [ ! -d "$BUILD_DIR/node_modules/@paulirish/trace_engine" ]; then
+  step "installing the Chrome DevTools trace engine (npm) into $BUILD_DIR" \
+    npm install --prefix "$BUILD_DIR" --no-audit --no-fund --silent @paulirish/trace_engine@0.0.65
+fi

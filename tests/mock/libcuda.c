@@ -2,6 +2,7 @@
 /* tests/mock/libcuda.c: a deterministic libcuda.so.1 with the real ELF names and ABIs, backed by host memory. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
+#include <cudaProfiler.h>
 #include <dlfcn.h>
 #include <errno.h>
 #include <stddef.h>
@@ -522,6 +523,19 @@ EXPORT CUresult cuGetExportTable(const void **table, const CUuuid *id)
 
 /* An export no CUDA header declares, as a newer driver would have: eight integer arguments
    and two doubles, so a pass-through that disturbs any register shows. */
+/* cudaProfiler.h: the capture range of CUAUDIT_CAPTURE=profiler-api. */
+EXPORT CUresult cuProfilerStart(void)
+{
+	COUNT();
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuProfilerStop(void)
+{
+	COUNT();
+	return CUDA_SUCCESS;
+}
+
 EXPORT long cuMockFutureCall(long a, long b, long c, long d, long e, long f, long g, long h,
 			     double x, double y)
 {

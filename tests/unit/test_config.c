@@ -378,6 +378,41 @@ static void enum_values_have_names(void **state)
 	assert_int_equal(cua_api[id].args[0].out_size, sizeof(int));
 }
 
+static void survival_variables_parse_and_bad_ones_fall_back(void **state)
+{
+	static const char *const good[] = { "CUAUDIT_FLUSH_INTERVAL", "5", "CUAUDIT_TRACE_MAX",
+					    "2MiB", "CUAUDIT_LOG_MAX", "64KiB", "CUAUDIT_CAPTURE",
+					    "Profiler-API", NULL };
+	static const char *const bad[] = { "CUAUDIT_FLUSH_INTERVAL", "-1", NULL };
+	static const char *const off[] = { "CUAUDIT_FLUSH_INTERVAL", "0", NULL };
+	static const char *const dir[] = { "CUAUDIT_TRACE", "/tmp/", NULL };
+	struct cua_config cfg;
+	uint64_t ns;
+
+	(void)state;
+	cfg = load(NULL);
+	assert_int_equal(diags, 0);
+	assert_true(cfg.flush_interval_ns == CUA_FLUSH_INTERVAL_DEFAULT_NS);
+	cfg = load(good);
+	assert_int_equal(diags, 0);
+	assert_true(cfg.flush_interval_ns == 5000000000ull);
+	assert_true(cfg.trace_max == 2u << 20 && cfg.log_max == 64u << 10);
+	assert_int_equal(cfg.capture, CUA_CAPTURE_PROFILER_API);
+	cfg = load(bad);
+	assert_int_equal(diags, 1);
+	assert_non_null(strstr(last_diag, "CUAUDIT_FLUSH_INTERVAL"));
+	assert_true(cfg.flush_interval_ns == CUA_FLUSH_INTERVAL_DEFAULT_NS);
+	cfg = load(off);
+	assert_true(cfg.flush_interval_ns == 0);
+	cfg = load(dir);
+	assert_int_equal(diags, 1);
+	assert_int_equal(cfg.trace[0], '\0');
+	assert_int_equal(cua_config_parse_seconds("12x", &ns), -1);
+	assert_int_equal(cua_config_check_file_path("/tmp/t.json"), 0);
+	assert_int_equal(cua_config_check_file_path("/tmp/.."), -1);
+	assert_int_equal(cua_config_check_file_path("/tmp"), -1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -399,6 +434,7 @@ int main(void)
 		cmocka_unit_test(bad_patterns_give_one_message_and_no_filter),
 		cmocka_unit_test(log_errors_is_warn_with_failed_calls),
 		cmocka_unit_test(enum_values_have_names),
+		cmocka_unit_test(survival_variables_parse_and_bad_ones_fall_back),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }

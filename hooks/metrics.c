@@ -1,0 +1,165 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/metrics.c: writes CUAUDIT_METRICS, the Prometheus text format, atomically at each summary snapshot and at exit. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <unistd.h>
+#include "config.h"
+#include "hooks.h"
+#include "metrics.h"
+#include "table.h"
+#include "writer.h"
+
+static char program[256] = "unknown";
+
+void cua_metrics_setup(void)
+{
+	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, program, sizeof(program) - 1) : -1;
+
+	if (fd >= 0)
+		close(fd);
+	if (n > 0) {
+		program[n] = '\0';
+		if (program[n - 1] == '\n')
+			program[n - 1] = '\0';
+	}
+}
+
+/* A label value: backslash, quote and newline escaped, as the format requires. */
+static void label(struct cua_buf *b, const char *key, const char *v, int first)
+{
+	cua_buf_str(b, first ? "" : ",");
+	cua_buf_str(b, key);
+	cua_buf_str(b, "=\"");
+	for (; *v; v++) {
+		if (*v == '\\' || *v == '"')
+			cua_buf_char(b, '\\');
+		if (*v == '\n') {
+			cua_buf_str(b, "\\n");
+			continue;
+		}
+		cua_buf_char(b, *v);
+	}
+	cua_buf_char(b, '"');
+}
+
+static void common(struct cua_buf *b, const char *host, const char *pid)
+{
+	label(b, "host", host, 1);
+	label(b, "pid", pid, 0);
+	label(b, "program", program, 0);
+}
+
+static void head(struct cua_writer *w, const char *name, const char *type, const char *help)
+{
+	struct cua_buf *b = cua_writer_room(w, 512);
+
+	cua_buf_str(b, "# HELP ");
+	cua_buf_str(b, name);
+	cua_buf_char(b, ' ');
+	cua_buf_str(b, help);
+	cua_buf_str(b, "\n# TYPE ");
+	cua_buf_str(b, name);
+	cua_buf_char(b, ' ');
+	cua_buf_str(b, type);
+	cua_buf_char(b, '\n');
+}
+
+static void seconds(struct cua_buf *b, uint64_t ns)
+{
+	cua_buf_u64(b, ns / 1000000000u);
+	cua_buf_char(b, '.');
+	cua_buf_u64_pad(b, ns % 1000000000u, 9);
+}
+
+/* which: 0 calls, 1 errors, 2 seconds. */
+static void api_family(struct cua_writer *w, const struct cua_metric_row *rows, unsigned n,
+		       unsigned which, const char *host, const char *pid)
+{
+	static const char *const names[] = { "cuaudit_calls_total", "cuaudit_errors_total",
+					     "cuaudit_call_seconds_total" };
+	static const char *const helps[] = {
+		"CUDA calls intercepted, by API (ELF name), layer and nesting.",
+		"CUDA calls that returned an error, by API, layer and nesting.",
+		"Time spent in CUDA calls, by API, layer and nesting.",
+	};
+
+	head(w, names[which], "counter", helps[which]);
+	for (unsigned i = 0; i < n; i++) {
+		struct cua_buf *b = cua_writer_room(w, 1024);
+
+		cua_buf_str(b, names[which]);
+		cua_buf_char(b, '{');
+		common(b, host, pid);
+		label(b, "api", cua_api[rows[i].id].elf_name, 0);
+		label(b, "layer", cua_api[rows[i].id].layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime", 0);
+		label(b, "nested", rows[i].nested ? "true" : "false", 0);
+		cua_buf_str(b, "} ");
+		if (which == 0)
+			cua_buf_u64(b, rows[i].calls);
+		else if (which == 1)
+			cua_buf_u64(b, rows[i].errors);
+		else
+			seconds(b, rows[i].total_ns);
+		cua_buf_char(b, '\n');
+	}
+}
+
+static void quota_family(struct cua_writer *w, const char *host, const char *pid)
+{
+	int any = cua_cfg.mem_limit != 0;
+
+	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++)
+		any |= cua_cfg.mem_limit_dev[d] != 0;
+	if (!any)
+		return;
+	head(w, "cuaudit_memory_quota_bytes", "gauge",
+	     "CUAUDIT_MEM_LIMIT quota per device (device \"all\": the default for the others).");
+	for (unsigned d = 0; d <= CUA_MAX_DEVICES; d++) {
+		uint64_t q = d == CUA_MAX_DEVICES ? cua_cfg.mem_limit : cua_cfg.mem_limit_dev[d];
+		char dev[24];
+		struct cua_buf db = CUA_BUF(dev), *b;
+
+		if (!q)
+			continue;
+		if (d == CUA_MAX_DEVICES)
+			cua_buf_str(&db, "all");
+		else
+			cua_buf_u64(&db, d);
+		dev[db.len] = '\0';
+		b = cua_writer_room(w, 512);
+		cua_buf_str(b, "cuaudit_memory_quota_bytes{");
+		common(b, host, pid);
+		label(b, "device", dev, 0);
+		cua_buf_str(b, "} ");
+		cua_buf_u64(b, q);
+		cua_buf_char(b, '\n');
+	}
+}
+
+int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
+{
+	static struct cua_writer w;
+	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64], host[256], pid[24];
+	struct cua_buf pb = CUA_BUF(pid);
+	int fd;
+
+	if (gethostname(host, sizeof(host)) != 0)
+		memcpy(host, "unknown", 8);
+	host[sizeof(host) - 1] = '\0';
+	cua_buf_u64(&pb, cua_process_id());
+	pid[pb.len] = '\0';
+	if (cua_fmt_path(path, sizeof(path), cua_cfg.metrics, cua_process_id(), host) < 0)
+		return -1;
+	fd = cua_writer_open_temp(path, tmp, sizeof(tmp));
+	if (fd < 0) {
+		cua_writer_report("cannot write the metrics beside ", path, errno);
+		return -1;
+	}
+	cua_writer_init(&w, fd);
+	for (unsigned which = 0; which < 3; which++)
+		api_family(&w, rows, n, which, host, pid);
+	quota_family(&w, host, pid);
+	return cua_writer_commit(&w, tmp, path);
+}

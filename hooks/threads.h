@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/threads.h: the per-thread registry: one record per live thread, handed to a new thread once its owner has ended. */
+#ifndef CUA_THREADS_H
+#define CUA_THREADS_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+/* The head of every per-thread record (the summary's statistics, the trace's buffer). Only
+   its owner thread writes the record; readers at exit or at a snapshot read it as it is. */
+struct cua_tslot {
+	struct cua_tslot *next;
+	uint64_t pid;  /* the process that made it: a forked child starts its own */
+	uint32_t tid;  /* the owner thread */
+	uint32_t busy; /* non-zero while its owner is inside an operation that must finish first */
+};
+
+/* The calling thread's record in the list at *head: a record whose owner thread no longer
+   exists (tgkill reports ESRCH, or its thread id is the caller's own) is adopted as it is,
+   counts and buffered records included, so memory follows the live threads and nothing
+   counted is lost; otherwise a new zeroed record of 'size' bytes is mapped and added.
+   Returns NULL only if mapping fails. Not on the hot path: once per thread. */
+struct cua_tslot *cua_tslot_acquire(struct cua_tslot **head, size_t size, uint64_t pid,
+				    uint32_t tid);
+
+/* Does thread tid of process pid still exist? */
+int cua_thread_alive(uint64_t pid, uint32_t tid);
+
+#endif

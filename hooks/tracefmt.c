@@ -1,0 +1,316 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/tracefmt.c: turns the trace's binary records into Chrome trace JSON, in the module at exit and in `cuaudit trace`. */
+#include <string.h>
+#include <unistd.h>
+#include "cua_version.h"
+#include "dispatch.h"
+#include "log.h"
+#include "table.h"
+#include "tracefmt.h"
+
+uint16_t cua_trace_args_size[CUAUDIT_ID_COUNT];
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+void cua_tracefmt_init(void)
+{
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		size_t end = 0;
+
+		for (unsigned i = 0; i < cua_api[id].nargs; i++) {
+			size_t e = (size_t)cua_api[id].args[i].offset + cua_api[id].args[i].size;
+
+			end = e > end ? e : end;
+		}
+		cua_trace_args_size[id] = (uint16_t)round8(end);
+	}
+}
+
+uint64_t cua_tracefmt_table_sig(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		for (const char *s = cua_api[id].elf_name; *s; s++)
+			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+		h = (h ^ cua_trace_args_size[id]) * 0x100000001b3ull;
+		h = (h ^ cua_api[id].nargs) * 0x100000001b3ull;
+	}
+	return h;
+}
+
+static void json_escaped(struct cua_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			cua_buf_char(b, '\\');
+			cua_buf_char(b, (char)c);
+		} else if (c < 0x20 || c > 0x7e) {
+			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+			cua_buf_mem(b, esc, sizeof(esc));
+		} else {
+			cua_buf_char(b, (char)c);
+		}
+	}
+}
+
+static void put_us(struct cua_buf *b, uint64_t ns)
+{
+	cua_buf_u64(b, ns / 1000);
+	cua_buf_char(b, '.');
+	cua_buf_u64_pad(b, ns % 1000, 3);
+}
+
+static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
+							    "procaddress", "got", "entry" };
+
+void cua_tracefmt_head(struct cua_writer *w, uint64_t pid)
+{
+	struct cua_buf *b = cua_writer_room(w, 256);
+
+	cua_buf_str(b, CUA_TRACE_SIGNATURE ":[\n{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":");
+	cua_buf_u64(b, pid);
+	cua_buf_str(b, ",\"args\":{\"labels\":\"cuaudit " CUA_VERSION "\"}}");
+}
+
+/* Thread ids seen while formatting, for their thread_name events. */
+#define MAX_NAMED_THREADS 4096
+static uint32_t seen_tids[MAX_NAMED_THREADS];
+static unsigned nseen;
+
+static void note_thread(uint32_t tid)
+{
+	for (unsigned i = nseen; i > 0; i--)
+		if (seen_tids[i - 1] == tid)
+			return;
+	if (nseen < MAX_NAMED_THREADS)
+		seen_tids[nseen++] = tid;
+}
+
+static void name_event(struct cua_writer *w, const char *what, uint64_t pid, const uint32_t *tid,
+		       const char *name, size_t n)
+{
+	struct cua_buf *b = cua_writer_room(w, 512);
+
+	cua_buf_str(b, ",\n{\"name\":\"");
+	cua_buf_str(b, what);
+	cua_buf_str(b, "\",\"ph\":\"M\",\"pid\":");
+	cua_buf_u64(b, pid);
+	if (tid) {
+		cua_buf_str(b, ",\"tid\":");
+		cua_buf_u64(b, *tid);
+	}
+	cua_buf_str(b, ",\"args\":{\"name\":\"");
+	json_escaped(b, name, n);
+	cua_buf_str(b, "\"}}");
+}
+
+void cua_tracefmt_names(struct cua_writer *w, uint64_t pid, const char *program,
+			size_t (*thread_name)(uint32_t tid, char *out, size_t cap))
+{
+	if (program && program[0])
+		name_event(w, "process_name", pid, NULL, program, strlen(program));
+	for (unsigned i = 0; i < nseen; i++) {
+		char name[64];
+		size_t n = thread_name ? thread_name(seen_tids[i], name, sizeof(name)) : 0;
+
+		if (!n) {
+			struct cua_buf t = CUA_BUF(name);
+
+			cua_buf_str(&t, "thread ");
+			cua_buf_u64(&t, seen_tids[i]);
+			n = t.len;
+		}
+		name_event(w, "thread_name", pid, &seen_tids[i], name, n);
+	}
+}
+
+/* The arguments as JSON members: numbers as numbers, everything else as the log's text; an
+   out-parameter shows the value the call wrote, where the record has it. 'extras' is where
+   the record's extras begin. */
+static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
+			     const struct cua_trace_rec *r, const char *extras)
+{
+	const struct cua_api_desc *d = &cua_api[c->id];
+	char val[512];
+
+	for (unsigned i = 0; i < d->nargs; i++) {
+		struct cua_buf v = CUA_BUF(val);
+		const uint64_t *out = NULL;
+		uint64_t copy[2];
+		int number;
+
+		if (d->args[i].fmt == CUA_FMT_SKIP)
+			continue;
+		if (i < 31 && (r->extras & (1u << i))) {
+			memcpy(copy, extras, sizeof(copy));
+			extras += CUA_TRACE_OUT_BYTES;
+			out = copy;
+		}
+		number = cua_log_format_arg_value(&v, c, i, out, 0);
+		cua_buf_char(b, '"');
+		cua_buf_str(b, d->args[i].name);
+		cua_buf_str(b, number ? "\":" : "\":\"");
+		/* A string argument is already a JSON string: without the log's quotes. */
+		if (!number && v.len >= 2 && val[0] == '"' && val[v.len - 1] == '"')
+			json_escaped(b, val + 1, v.len - 2);
+		else
+			json_escaped(b, val, v.len);
+		cua_buf_str(b, number ? "," : "\",");
+	}
+	if (r->extras & CUA_TRACE_KERNEL_BIT) {
+		cua_buf_str(b, "\"kernel_name\":\"");
+		json_escaped(b, extras + 1, (unsigned char)extras[0]);
+		cua_buf_str(b, "\",");
+	}
+}
+
+void cua_tracefmt_tail(struct cua_writer *w)
+{
+	cua_buf_str(cua_writer_room(w, 8), "\n]}\n");
+}
+
+void cua_tracefmt_marker(struct cua_writer *w, uint64_t pid, uint64_t ts_ns, const char *why)
+{
+	struct cua_buf *b = cua_writer_room(w, 512);
+
+	cua_buf_str(b, ",\n{\"name\":\"cuaudit: ");
+	json_escaped(b, why, strlen(why));
+	cua_buf_str(b, "\",\"cat\":\"cuaudit\",\"ph\":\"i\",\"s\":\"p\",\"ts\":");
+	put_us(b, ts_ns);
+	cua_buf_str(b, ",\"pid\":");
+	cua_buf_u64(b, pid);
+	cua_buf_str(b, ",\"tid\":");
+	cua_buf_u64(b, pid);
+	cua_buf_str(b, "}");
+}
+
+/* Rebuilds the call from a record: string arguments point at their copies. */
+static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_t pid)
+{
+	const struct cua_api_desc *d = &cua_api[r->id];
+	struct cuaudit_call c;
+	char *args = (char *)(r + 1), *strings = args + cua_trace_args_size[r->id];
+	char val[512];
+	struct cua_buf *b;
+
+	memset(&c, 0, sizeof(c));
+	c.id = r->id;
+	c.elf_name = d->elf_name;
+	c.layer = (enum cuaudit_layer)d->layer;
+	c.binding = (enum cuaudit_binding)r->binding;
+	c.args = cua_trace_args_size[r->id] ? args : NULL;
+	c.result = r->result;
+	c.skipped = r->skipped;
+	for (unsigned i = 0; i < d->nargs; i++) {
+		if (d->args[i].fmt == CUA_FMT_STRING) {
+			/* Length byte, then the bytes: make them a C string in place of the length. */
+			size_t n = (unsigned char)strings[0];
+			char *copy = strings;
+
+			memmove(copy, strings + 1, n);
+			copy[n] = '\0';
+			memcpy(args + d->args[i].offset, &copy, sizeof(copy));
+			strings += 1 + n;
+		}
+	}
+	b = cua_writer_room(w, 4096);
+	cua_buf_str(b, ",\n{\"name\":\"");
+	cua_buf_str(b, d->elf_name);
+	cua_buf_str(b, d->layer == CUAUDIT_LAYER_DRIVER ? "\",\"cat\":\"driver\"" : "\",\"cat\":\"runtime\"");
+	cua_buf_str(b, ",\"ph\":\"X\",\"ts\":");
+	put_us(b, r->t_enter);
+	cua_buf_str(b, ",\"dur\":");
+	put_us(b, r->t_exit - r->t_enter);
+	cua_buf_str(b, ",\"pid\":");
+	cua_buf_u64(b, pid);
+	cua_buf_str(b, ",\"tid\":");
+	cua_buf_u64(b, r->tid);
+	cua_buf_str(b, ",\"args\":{");
+	format_args_json(b, &c, r, (const char *)r + round8((size_t)(strings - (char *)r)));
+	{
+		struct cua_buf v = CUA_BUF(val);
+
+		cua_log_format_result(&v, &c);
+		cua_buf_str(b, "\"result\":\"");
+		json_escaped(b, val, v.len);
+	}
+	cua_buf_str(b, "\",\"binding\":\"");
+	cua_buf_str(b, bind_names[r->binding < CUAUDIT_BIND_COUNT ? r->binding : 0]);
+	cua_buf_str(b, r->skipped ? "\",\"skipped\":true}}" : "\"}}");
+	note_thread(r->tid);
+}
+
+/* A record the reader can trust: sized within the block, a known id, and room for its
+   argument struct. */
+static int valid(const struct cua_trace_rec *r, size_t left)
+{
+	return r->size >= sizeof(*r) && r->size <= left && (r->size & 7) == 0 &&
+	       r->id < CUAUDIT_ID_COUNT && sizeof(*r) + cua_trace_args_size[r->id] <= r->size;
+}
+
+size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pid)
+{
+	size_t done = 0;
+
+	while (n - done >= sizeof(struct cua_trace_rec)) {
+		struct cua_trace_rec *r = (struct cua_trace_rec *)(p + done);
+
+		if (!valid(r, n - done))
+			break;
+		format_record(w, r, pid);
+		done += r->size;
+	}
+	return done;
+}
+
+static uint64_t last_time(const char *p, size_t n)
+{
+	uint64_t t = 0;
+
+	for (size_t at = 0; n - at >= sizeof(struct cua_trace_rec);) {
+		const struct cua_trace_rec *r = (const struct cua_trace_rec *)(p + at);
+
+		if (!valid(r, n - at))
+			break;
+		t = r->t_exit > t ? r->t_exit : t;
+		at += r->size;
+	}
+	return t;
+}
+
+unsigned cua_tracefmt_raw(struct cua_writer *w, int fd, char *window, size_t cap, uint64_t pid,
+			  int *limited, uint64_t *last_ns)
+{
+	off_t at = sizeof(struct cua_raw_head);
+	unsigned skipped = 0;
+	struct cua_block_head h;
+
+	*limited = 0;
+	while (pread(fd, &h, sizeof(h), at) == (ssize_t)sizeof(h) && h.magic == CUA_BLOCK_MAGIC) {
+		at += sizeof(h);
+		if (h.state == CUA_BLOCK_LIMIT) {
+			*limited = 1;
+			break;
+		}
+		if (h.state != CUA_BLOCK_COMPLETE || h.len > cap ||
+		    pread(fd, window, h.len, at) != (ssize_t)h.len) {
+			skipped++;
+		} else {
+			uint64_t t = last_time(window, h.len);
+
+			*last_ns = t > *last_ns ? t : *last_ns;
+			cua_tracefmt_records(w, window, h.len, pid);
+		}
+		at += (off_t)h.len;
+	}
+	return skipped;
+}

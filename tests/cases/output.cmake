@@ -1,0 +1,17 @@
+# SPDX-License-Identifier: MIT
+# tests/cases/output.cmake: the output-survival cases (issue 15): services, kills, reused descriptors, full disks, exec, thread churn.
+case_program(output_prog SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
+case_script(output.sh
+  service_killed_by_SIGTERM_and_SIGKILL_leaves_snapshot_and_loadable_trace
+  program_closing_and_reusing_descriptors_keeps_its_files_byte_identical
+  log_to_fifo_without_reader_does_not_hang
+  exit_during_cut_short_trace_flush_never_hangs
+  full_disk_and_file_size_limit_are_reported_never_called_written
+  exec_gives_launcher_and_workload_separate_complete_traces
+  thread_churn_memory_is_bounded_and_counts_exact
+  empty_or_directory_trace_path_is_refused_and_leaves_no_file
+  trace_and_log_stop_cleanly_at_their_size_limits
+  rotated_log_is_reopened_at_the_next_line
+  profiler_api_capture_range_traces_only_inside_start_stop
+  metrics_file_passes_promtool_and_carries_calls_and_quota)
+set_tests_properties(exit_during_cut_short_trace_flush_never_hangs PROPERTIES TIMEOUT 400)

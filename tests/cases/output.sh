@@ -1,0 +1,241 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/output.sh: output survival (issue 15): services killed, reused descriptors, FIFOs, full disks, exec, thread churn, limits.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+PROG="$BIN/output_prog"
+ENGINE="$BUILD/node_modules/@paulirish/trace_engine"
+
+# engine_check TRACE NAME=COUNT...: the Chrome DevTools trace engine (npm, installed by
+# scripts/setup.sh with CUAUDIT_SETUP_EXTRAS=1) loads the trace, and counts X events.
+engine_check() {
+  local file=$1; shift
+  local names=() want
+  for want in "$@"; do names+=("${want%%=*}"); done
+  if [ ! -d "$ENGINE" ] || ! command -v node >/dev/null; then
+    if [ "${CI:-}" = true ]; then fail "the trace engine is not installed ($ENGINE): scripts/setup.sh extras must install it"; return; fi
+    echo "note: no trace engine at $ENGINE (CUAUDIT_SETUP_EXTRAS=1 scripts/setup.sh installs it); Python's JSON parser only"
+    "$PYTHON" "$CHECK_JSON" trace "$file" "${names[@]}" >engine.txt 2>&1 || { fail "trace not loadable: $(tail -2 engine.txt)"; return; }
+  else
+    timeout 300 node "$CASES_DIR/trace_engine_check.mjs" "$ENGINE" "$file" "${names[@]}" >engine.txt 2>&1 ||
+      { fail "the trace engine cannot load $file: $(tail -3 engine.txt)"; return; }
+    pass "the Chrome DevTools trace engine loads $file ($(tail -1 engine.txt))"
+  fi
+  for want in "$@"; do expect_log 1 "^${want%%=*} events=${want#*=}\$" engine.txt; done
+}
+
+# snapshot_calls FILE NAME: prints NAME's outer call count and the snapshot flag.
+snapshot_calls() {
+  "$PYTHON" - "$1" "$2" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+rows = [a for a in d["apis"] if a["name"] == sys.argv[2] and not a["nested"]]
+print(f"calls={rows[0]['calls'] if rows else 0} snapshot={str(d.get('snapshot', False)).lower()}")
+PY
+}
+
+case $name in
+service_killed_by_SIGTERM_and_SIGKILL_leaves_snapshot_and_loadable_trace)
+  for sig in TERM KILL; do
+    rm -f s.json t.json* out.txt
+    env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_SUMMARY="$dir/s.json" \
+      CUAUDIT_TRACE="$dir/t.json" "$PROG" service 50000 >out.txt 2>err.txt &
+    pid=$!
+    # Wait for the burst, then for a snapshot that holds it all (the heartbeat notices).
+    for i in $(seq 100); do grep -q 'burst 50000 done' out.txt 2>/dev/null && break; sleep 0.1; done
+    ok=""
+    for i in $(seq 100); do
+      sleep 0.1
+      [ -s s.json ] && snapshot_calls s.json cuDeviceGetCount >snap.txt 2>/dev/null && grep -q '^calls=50000 ' snap.txt && { ok=1; break; }
+    done
+    sleep 1.2 # one more interval: the heartbeat thread writes its trace buffer out
+    kill -$sig $pid; wait $pid; rc=$?
+    [ $rc = $((128 + $(kill -l $sig))) ] && pass "SIG$sig: the service died of it ($rc)" || fail "SIG$sig: status $rc"
+    [ -n "$ok" ] && pass "SIG$sig: a live snapshot had all 50000 calls" || fail "SIG$sig: no snapshot with the burst: $(cat snap.txt 2>/dev/null)"
+    snapshot_calls s.json cuDeviceGetCount >snap.txt 2>&1 || fail "SIG$sig: the last snapshot is not valid JSON: $(tail -2 snap.txt)"
+    expect_log 1 '^calls=50000 snapshot=true$' snap.txt
+    ls .s.json.*.tmp >/dev/null 2>&1 && fail "SIG$sig: a temporary file is left" || pass "SIG$sig: no temporary file"
+    [ ! -e t.json ] && pass "SIG$sig: no JSON trace was written by the killed process" || fail "SIG$sig: t.json exists"
+    raw=$(ls t.json.$pid.*.raw 2>/dev/null | head -1)
+    [ -n "$raw" ] && pass "SIG$sig: the raw trace is on disk" || { fail "SIG$sig: no raw trace: $(ls)"; continue; }
+    "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 && pass "SIG$sig: cuaudit trace converted it" || fail "SIG$sig: cuaudit trace: $(cat conv.txt)"
+    engine_check k.json cuDeviceGetCount=50000
+    "$PYTHON" "$CHECK_JSON" trace k.json cuInit >check.txt 2>&1 || fail "SIG$sig: trace JSON: $(tail -2 check.txt)"
+    expect_log 1 '^cuInit events=1$' check.txt
+  done
+  ;;
+program_closing_and_reusing_descriptors_keeps_its_files_byte_identical)
+  for how in close-loop close-range; do
+    rm -rf n a && mkdir n a
+    native "$PROG" fds $how "$dir/n" 50000
+    CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.txt" CUAUDIT_TRACE="$dir/t.json" audited "$PROG" fds $how "$dir/a" 50000
+    same_results
+    cmp -s n/program.out a/program.out && pass "$how: the program's file is byte-identical" || fail "$how: program.out differs ($(wc -c <a/program.out) bytes)"
+    cmp -s n/daemon.dat a/daemon.dat && pass "$how: the file at descriptor 1000 is byte-identical" || fail "$how: daemon.dat differs ($(wc -c <a/daemon.dat) bytes)"
+    "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "$how: trace: $(tail -2 check.txt)"
+    expect_log 1 '^cuDeviceGetCount events=80000$' check.txt
+    expect_log 80000 "$(call cuDeviceGetCount plt)" log.txt
+    rm -f t.json log.txt
+  done
+  ;;
+log_to_fifo_without_reader_does_not_hang)
+  mkfifo log.fifo
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.fifo" audited timeout -k 2 20 "$BIN/driver_lazy"
+  [ "$(cat audited.rc)" != 124 ] && [ "$(cat audited.rc)" != 137 ] && pass "no hang (status $(cat audited.rc))" || fail "hung on the FIFO"
+  same_results
+  expect_log 1 "cannot open CUAUDIT_LOG_FILE=$dir/log.fifo: ENXIO" audited.err
+  expect_log + "$(call cuInit plt)" audited.err
+  ;;
+exit_during_cut_short_trace_flush_never_hangs)
+  # A whole trace ends with "]}"; every tenth run is also parsed in full.
+  whole() { [ "$(tail -c 3 t.json 2>/dev/null)" = "]}" ] && { [ $(($1 % 10)) != 0 ] || "$PYTHON" "$CHECK_JSON" trace t.json cuInit >check.txt 2>&1; }; }
+  for mode in cancel sigterm; do
+    hung=0 bad=0 start=$SECONDS
+    for i in $(seq 25); do
+      rm -f t.json t.json.*.raw
+      arg=""; [ $mode = sigterm ] && arg=$((5000 + i * 400))
+      env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" timeout -k 2 10 "$PROG" $mode $arg >out.txt 2>err.txt; rc=$?
+      # 124: timed out; 137: killed after it (its own SIGTERM handler may be stuck too).
+      [ $rc = 124 ] || [ $rc = 137 ] && { hung=$((hung + 1)); continue; }
+      { [ $rc = 0 ] && whole $i; } || bad=$((bad + 1))
+    done
+    [ $hung = 0 ] && pass "$mode: 25 exits, none hung ($((SECONDS - start)) s)" || fail "$mode: $hung of 25 hung"
+    [ $bad = 0 ] && pass "$mode: 25 whole traces" || fail "$mode: $bad of 25 without a whole trace"
+  done
+  ;;
+full_disk_and_file_size_limit_are_reported_never_called_written)
+  native "$PROG" calls 100000
+  # RLIMIT_FSIZE: writes past 256 KiB fail with EFBIG (SIGXFSZ ignored, as the shell passes it on).
+  (trap '' XFSZ; ulimit -f 256; CUAUDIT_LOG=info CUAUDIT_LOG_FILE= CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" \
+    audited "$PROG" calls 100000)
+  same_results
+  expect_log 1 "error: cannot write $dir/t.json: EFBIG" audited.err
+  expect_log 1 "error: cannot write the trace's raw file $dir/t.json.[0-9]+.[0-9a-fx]+.raw: EFBIG" audited.err
+  grep -q 'trace written to' audited.err && fail "a cut trace was reported written" || pass "the trace is not reported written"
+  [ ! -e t.json ] || "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' t.json 2>/dev/null &&
+    pass "no invalid trace file is left" || fail "an invalid trace file is left ($(wc -c <t.json) bytes)"
+  "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' s.json && pass "the small summary fits and is whole" || fail "summary"
+  # The summary alone over the limit: 4 KiB.
+  rm -f s.json
+  (trap '' XFSZ; ulimit -f 4; CUAUDIT_LOG=info CUAUDIT_LOG_FILE= CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/runtime_shared")
+  expect_log 1 "error: cannot write $dir/s.json: EFBIG" audited.err
+  expect_log 0 'summary written to' audited.err
+  [ ! -e s.json ] && pass "no empty or partial summary is left" || fail "s.json left: $(wc -c <s.json) bytes"
+  # /dev/full as the log: ENOSPC, said once on stderr.
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE=/dev/full audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 'error: cannot write the log to /dev/full: ENOSPC' audited.err
+  expect_log 1 . audited.err
+  ;;
+exec_gives_launcher_and_workload_separate_complete_traces)
+  native "$PROG" launch 30000 "$PROG" calls 100000
+  CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_TRACE="$dir/t.%p.json" audited "$PROG" launch 30000 "$PROG" calls 100000
+  same_results
+  traces=(t.*.json)
+  [ ${#traces[@]} = 1 ] && pass "one JSON trace for the pid" || fail "traces: ${traces[*]}"
+  "$PYTHON" "$CHECK_JSON" trace "${traces[0]}" cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=100000$' check.txt
+  ;;
+thread_churn_memory_is_bounded_and_counts_exact)
+  native "$PROG" churn 25600 10
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$PROG" churn 25600 10
+  same_results
+  "$PYTHON" "$CHECK_JSON" summary s.json cuDeviceGetCount:outer >check.txt 2>&1 || fail "summary: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount:outer calls=256000 errors=0$' check.txt
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check2.txt 2>&1 || fail "trace: $(tail -2 check2.txt)"
+  expect_log 1 '^cuDeviceGetCount events=256000$' check2.txt
+  # Bound: 16 live threads, each with a 1 MiB trace buffer and its statistics, plus 16 MiB.
+  nh=$(sed -n 's/^peak_rss_kib=//p' native.err); ah=$(sed -n 's/^peak_rss_kib=//p' audited.err)
+  [ -n "$nh" ] && [ -n "$ah" ] && [ $((ah - nh)) -le $((32 * 1024 + 16384)) ] &&
+    pass "peak RSS grew by $((ah - nh)) KiB over 25600 threads (bound $((32 * 1024 + 16384)))" || fail "peak RSS native $nh audited $ah KiB"
+  ;;
+empty_or_directory_trace_path_is_refused_and_leaves_no_file)
+  native "$BIN/driver_lazy"
+  for t in "$dir/" "$dir/." "$dir"; do
+    env LD_AUDIT="$AUDIT" CUAUDIT_TRACE="$t" "$BIN/driver_lazy" >audited.out 2>audited.err; echo $? >audited.rc
+    same_results
+    expect_log 1 "^cuaudit: CUAUDIT_TRACE=\".*\" is not valid; accepted: " audited.err
+    expect_log 1 . audited.err
+  done
+  (cd "$dir" && "$CLI" run --trace= -- "$BIN/driver_lazy" >audited.out 2>audited.err); echo $? >audited.rc
+  same_results
+  left=$(ls -A "$dir" | grep -E '\.raw$|^\.[0-9]+' || true)
+  [ -z "$left" ] && pass "no spill or raw file left" || fail "left behind: $left"
+  ;;
+trace_and_log_stop_cleanly_at_their_size_limits)
+  native "$PROG" calls 100000
+  CUAUDIT_LOG=verbose CUAUDIT_LOG_MAX=64KiB CUAUDIT_TRACE_MAX=2MiB CUAUDIT_TRACE="$dir/t.json" audited "$PROG" calls 100000
+  same_results
+  size=$(stat -c %s log.txt)
+  [ "$size" -le $((64 * 1024 + 200)) ] && pass "log stopped at $size bytes" || fail "log is $size bytes"
+  tail -1 log.txt | grep -q 'CUAUDIT_LOG_MAX reached' && pass "the log ends with the marker" || fail "no marker: $(tail -1 log.txt)"
+  [ "$(grep -c 'cuDeviceGetCount' log.txt)" = "$(grep -c '^cuaudit: [0-9]' log.txt)" ] || true
+  "$PYTHON" - log.txt <<'PY' && pass "every line before the marker is whole" || fail "a cut line in the log"
+import re, sys
+lines = open(sys.argv[1]).read().split("\n")
+assert lines[-1] == ""
+assert all(re.match(r"^cuaudit: ", l) for l in lines[:-1]), [l for l in lines if not l.startswith("cuaudit: ")][:2]
+PY
+  expect_log 1 "CUAUDIT_LOG_MAX reached; the log stops at $dir/log.txt" audited.err
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  n=$(sed -n 's/^cuDeviceGetCount events=//p' check.txt)
+  [ -n "$n" ] && [ "$n" -gt 10000 ] && [ "$n" -lt 100000 ] && pass "trace kept $n events before its limit" || fail "trace events: $n"
+  grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' t.json && pass "the trace ends with the marker event" || fail "no marker event"
+  expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/t.json" audited.err
+  ;;
+rotated_log_is_reopened_at_the_next_line)
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.txt" "$PROG" service 10 >out.txt 2>err.txt &
+  pid=$!
+  for i in $(seq 100); do grep -q 'burst 10 done' out.txt 2>/dev/null && break; sleep 0.1; done
+  sleep 0.3
+  mv log.txt log.1
+  sleep 0.5
+  n1=$(wc -l <log.1)
+  sleep 0.5
+  kill $pid; wait $pid
+  [ "$(wc -l <log.1)" = "$n1" ] && pass "the rotated file no longer grows" || fail "log.1 still grows"
+  [ -s log.txt ] && expect_log + "$(call cuDriverGetVersion plt)" log.txt || fail "no new log.txt after the rename"
+  expect_log 10 "$(call cuDeviceGetCount plt)" log.1
+  ;;
+profiler_api_capture_range_traces_only_inside_start_stop)
+  native "$PROG" profiler
+  CUAUDIT_LOG=warn CUAUDIT_CAPTURE=profiler-api CUAUDIT_TRACE="$dir/t.json" audited "$PROG" profiler
+  same_results
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount cuProfilerStart cuProfilerStop cuInit >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=7$' check.txt
+  expect_log 1 '^cuProfilerStart events=1$' check.txt
+  expect_log 1 '^cuProfilerStop events=1$' check.txt
+  expect_log 1 '^cuInit events=0$' check.txt
+  ;;
+metrics_file_passes_promtool_and_carries_calls_and_quota)
+  native "$PROG" calls 1000
+  CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=8GiB,0:4GiB CUAUDIT_METRICS="$dir/m.%p.prom" audited "$PROG" calls 1000
+  same_results
+  prom=$(ls m.*.prom 2>/dev/null | head -1)
+  [ -n "$prom" ] && pass "metrics written to $prom" || { fail "no metrics file: $(ls)"; finish; }
+  if command -v promtool >/dev/null; then
+    promtool check metrics <"$prom" >promtool.txt 2>&1 && pass "promtool check metrics accepts it" || fail "promtool: $(head -5 promtool.txt)"
+  elif [ "${CI:-}" = true ]; then
+    fail "promtool is not installed: scripts/setup.sh extras must install Debian's prometheus"
+  else
+    echo "note: promtool is not installed (CUAUDIT_SETUP_EXTRAS=1 scripts/setup.sh installs it)"
+  fi
+  expect_log 1 '^cuaudit_calls_total\{host="[^"]+",pid="[0-9]+",program="output_prog",api="cuDeviceGetCount",layer="driver",nested="false"\} 1000$' "$prom"
+  expect_log 1 '^cuaudit_errors_total\{.*api="cuInit".*\} 0$' "$prom"
+  expect_log 1 '^cuaudit_call_seconds_total\{.*api="cuDeviceGetCount".*\} [0-9]+\.[0-9]{9}$' "$prom"
+  expect_log 1 '^cuaudit_memory_quota_bytes\{.*device="0"\} 4294967296$' "$prom"
+  expect_log 1 '^cuaudit_memory_quota_bytes\{.*device="all"\} 8589934592$' "$prom"
+  # Live: a service's metrics appear while it runs.
+  rm -f m.*.prom
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_METRICS="$dir/live.prom" "$PROG" service 500 >out.txt 2>err.txt &
+  pid=$!
+  for i in $(seq 60); do sleep 0.1; grep -q 'api="cuDeviceGetCount".*} 500$' live.prom 2>/dev/null && break; done
+  kill -KILL $pid; wait $pid
+  grep -q 'api="cuDeviceGetCount".*} 500$' live.prom && pass "live metrics of a running service" || fail "no live metrics"
+  ;;
+*)
+  fail "unknown case $name"
+  ;;
+esac
+finish

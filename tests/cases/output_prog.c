@@ -1,0 +1,221 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/cases/output_prog.c: programs that stress cuaudit's outputs: services killed, descriptors closed and reused, thread churn, cancellation, exec. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include <cudaProfiler.h>
+#include "common.h"
+
+static int n;
+
+static void calls(long count)
+{
+	for (long i = 0; i < count; i++)
+		CHECK(cuDeviceGetCount(&n) == CUDA_SUCCESS);
+}
+
+/* service N: N calls, then a slow heartbeat of other calls until killed. */
+static int service(long count)
+{
+	int v;
+
+	calls(count);
+	printf("burst %ld done\n", count);
+	fflush(stdout);
+	for (;;) {
+		cuDriverGetVersion(&v);
+		usleep(20000);
+	}
+	return 0;
+}
+
+static void put(int fd, const char *s)
+{
+	CHECK(write(fd, s, strlen(s)) == (ssize_t)strlen(s));
+}
+
+/* fds close-loop|close-range DIR CALLS: closes every descriptor above 2 as daemons do,
+   opens its own files (one kept at 1000, as a daemon keeps its data file high), calls. */
+static int fds(const char *how, const char *dir, long count)
+{
+	char a[4096], b[4096];
+	int fa, fb;
+
+	calls(30000);
+	if (strcmp(how, "close-loop") == 0) {
+		for (int fd = 3; fd < 64; fd++)
+			close(fd);
+		for (int fd = 1000; fd < 1064; fd++)
+			close(fd);
+	} else {
+		CHECK(syscall(SYS_close_range, 3u, ~0u, 0) == 0);
+	}
+	snprintf(a, sizeof(a), "%s/program.out", dir);
+	snprintf(b, sizeof(b), "%s/daemon.dat", dir);
+	fa = open(a, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	fb = open(b, O_WRONLY | O_CREAT | O_TRUNC, 0644);
+	CHECK(fa >= 0 && fb >= 0);
+	CHECK(fcntl(fb, F_DUPFD, 1000) == 1000);
+	close(fb);
+	put(fa, "program data\n");
+	put(1000, "daemon data\n");
+	calls(count);
+	put(fa, "end\n");
+	put(1000, "end\n");
+	printf("calls %ld\n", 30000 + count);
+	return 0;
+}
+
+static long churn_calls;
+
+static void *short_thread(void *arg)
+{
+	(void)arg;
+	calls(churn_calls);
+	return NULL;
+}
+
+static long peak_rss_kib(void)
+{
+	char line[256];
+	long kib = -1;
+	FILE *f = fopen("/proc/self/status", "r");
+
+	while (f && fgets(line, sizeof(line), f))
+		if (strncmp(line, "VmHWM:", 6) == 0)
+			kib = atol(line + 6);
+	if (f)
+		fclose(f);
+	return kib;
+}
+
+/* churn THREADS CALLS: THREADS short-lived threads, 16 alive at a time. */
+static int churn(long threads, long count)
+{
+	pthread_t t[16];
+
+	churn_calls = count;
+	for (long done = 0; done < threads; done += 16) {
+		for (int i = 0; i < 16; i++)
+			CHECK(pthread_create(&t[i], NULL, short_thread, NULL) == 0);
+		for (int i = 0; i < 16; i++)
+			pthread_join(t[i], NULL);
+	}
+	printf("calls %ld\n", threads * count);
+	fprintf(stderr, "peak_rss_kib=%ld\n", peak_rss_kib());
+	return 0;
+}
+
+/* cancel: a worker calls until cancelled; its only cancellation point of its own is rare,
+   so a cancellation lands wherever cuaudit writes, if cuaudit lets it. */
+static void *until_cancelled(void *arg)
+{
+	(void)arg;
+	for (long i = 1;; i++) {
+		cuDeviceGetCount(&n);
+		if (i % 200000 == 0)
+			pthread_testcancel();
+	}
+	return NULL;
+}
+
+static int cancel(void)
+{
+	pthread_t t;
+
+	CHECK(pthread_create(&t, NULL, until_cancelled, NULL) == 0);
+	usleep(30000);
+	pthread_cancel(t);
+	pthread_join(t, NULL);
+	printf("cancelled\n");
+	return 0;
+}
+
+/* sigterm: SIGTERM reaches the calling worker at a random point, often inside a flush of
+   its trace buffer; the handler calls exit(). */
+static void on_term(int sig)
+{
+	(void)sig;
+	exit(0);
+}
+
+static void *forever(void *arg)
+{
+	sigset_t s;
+
+	(void)arg;
+	sigemptyset(&s);
+	sigaddset(&s, SIGTERM);
+	pthread_sigmask(SIG_UNBLOCK, &s, NULL);
+	for (;;)
+		cuDeviceGetCount(&n);
+	return NULL;
+}
+
+static int sigterm(long delay_us)
+{
+	struct sigaction sa;
+	sigset_t s;
+	pthread_t t;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_term;
+	sigaction(SIGTERM, &sa, NULL);
+	sigemptyset(&s);
+	sigaddset(&s, SIGTERM);
+	pthread_sigmask(SIG_BLOCK, &s, NULL);
+	CHECK(pthread_create(&t, NULL, forever, NULL) == 0);
+	usleep((useconds_t)delay_us);
+	kill(getpid(), SIGTERM);
+	for (;;)
+		pause();
+}
+
+/* profiler: 5 calls, Start, 7 calls, Stop, 11 calls. */
+static int profiler(void)
+{
+	calls(5);
+	CHECK(cuProfilerStart() == CUDA_SUCCESS);
+	calls(7);
+	CHECK(cuProfilerStop() == CUDA_SUCCESS);
+	calls(11);
+	printf("profiler range done\n");
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	CHECK(argc >= 2);
+	CHECK(cuInit(0) == CUDA_SUCCESS);
+	if (strcmp(argv[1], "service") == 0 && argc == 3)
+		return service(atol(argv[2]));
+	if (strcmp(argv[1], "calls") == 0 && argc == 3) {
+		calls(atol(argv[2]));
+		printf("calls %s\n", argv[2]);
+		return 0;
+	}
+	if (strcmp(argv[1], "fds") == 0 && argc == 5)
+		return fds(argv[2], argv[3], atol(argv[4]));
+	if (strcmp(argv[1], "churn") == 0 && argc == 4)
+		return churn(atol(argv[2]), atol(argv[3]));
+	if (strcmp(argv[1], "cancel") == 0)
+		return cancel();
+	if (strcmp(argv[1], "sigterm") == 0 && argc == 3)
+		return sigterm(atol(argv[2]));
+	if (strcmp(argv[1], "profiler") == 0)
+		return profiler();
+	/* launch N PROGRAM ARGS...: N calls, then the workload replaces this image. */
+	if (strcmp(argv[1], "launch") == 0 && argc >= 4) {
+		calls(atol(argv[2]));
+		fflush(stdout);
+		execv(argv[3], argv + 3);
+		perror("execv");
+		return 127;
+	}
+	fprintf(stderr, "unknown mode\n");
+	return 2;
+}
