@@ -3,7 +3,6 @@
 #include <string.h>
 #include "dispatch.h"
 #include "libs.h"
-#include "provenance.h"
 #include "log.h"
 #include "passthrough.h"
 #include "procaddress.h"
@@ -103,15 +102,8 @@ static void retire_owner(struct cua_lib *lib)
 void cua_libs_close(struct cua_lib *lib)
 {
 	cua_log_msg(CUA_LOG_INFO, cua_libs_layer_name(lib->layer), " unloaded: ", lib->path, NULL);
-	if (lib->owner) {
-		int version;
-
-		/* The summary's "process" names the versions; this is the last moment the
-		   library's own answer can be had (at exit too: _dl_fini closes it before the
-		   summary is written). The version query needs no initialisation. */
-		(void)cua_provenance_version(lib->layer, &version);
+	if (lib->owner)
 		retire_owner(lib);
-	}
 	lib->map = NULL;
 	__atomic_store_n(&lib->live, 0, __ATOMIC_RELEASE);
 }

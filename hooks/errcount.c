@@ -15,6 +15,10 @@ static uint64_t *counter;
 
 /* CUDA_ERROR_NOT_READY and cudaErrorNotReady: a query's "not finished yet", not a failure. */
 #define NOT_READY 600
+/* CUDA_ERROR_DEINITIALIZED and cudaErrorCudartUnloading: teardown calls the runtime makes at
+   exit after the driver has shut down (seen on every nvcc program, driver 580); the program
+   has finished by then. */
+#define DEINITIALIZED 4
 
 static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 {
@@ -25,7 +29,7 @@ static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 	/* Only what the program itself was told (depth 0), as compute-sanitizer reports API
 	   errors: a runtime probing the driver inside its own calls is not the program failing. */
 	if (c->depth == 0 && (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && result != 0 &&
-	    result != NOT_READY)
+	    result != NOT_READY && result != DEINITIALIZED)
 		__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
 }
 

@@ -174,7 +174,7 @@ PY
     *) v=FAIL ;;
   esac
   record torch_names "$(echo "$names" | cut -c1-58)" "$v"
-  python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["process"]; print(p["driver_version"], p["runtime_version"], p["command"][:30])' \
+  python3 -c 'import json,sys; p=json.load(open(sys.argv[1]))["process"]; print(p["driver_version"], p["runtime_version"], p["command"])' \
     "$R/names.summary.json" >"$R/names.process.txt" 2>&1
   grep -qE '^[0-9]+ [0-9]+ .*torch_matmul' "$R/names.process.txt" && v=pass || v=FAIL
   record torch_names "summary process: $(cut -c1-40 "$R/names.process.txt")" "$v"

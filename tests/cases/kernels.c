@@ -99,6 +99,7 @@ int main(void)
 	CHECK(cudaMemcpy(host, d, sizeof(host), cudaMemcpyDeviceToHost) == cudaSuccess);
 	show("runtime", host, n);
 	printf("cudaRuntimeGetVersion -> %d\n", (int)cudaRuntimeGetVersion(&version));
+	printf("cuDriverGetVersion -> %d\n", (int)cuDriverGetVersion(&version));
 
 	SHOW(cuModuleGetFunction(&f, NULL, "_Z10vec_doublePiPKii"));
 	SHOW(cuLibraryGetKernel(&kern, NULL, "_Z7add_onePii"));

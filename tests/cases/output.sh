@@ -158,7 +158,11 @@ empty_or_directory_trace_path_is_refused_and_leaves_no_file)
     expect_log 1 "^cuaudit: CUAUDIT_TRACE=\".*\" is not valid; accepted: " audited.err
     expect_log 1 . audited.err
   done
-  (cd "$dir" && "$CLI" run --trace= -- "$BIN/driver_lazy" >audited.out 2>audited.err); echo $? >audited.rc
+  # The command refuses an empty value before the program starts; the module warns and runs.
+  (cd "$dir" && "$CLI" run --trace= -- "$BIN/driver_lazy" >cli.out 2>cli.err); rc=$?
+  [ $rc -eq 2 ] && grep -q -- '--trace' cli.err && [ ! -s cli.out ] &&
+    pass "cuaudit run --trace= is refused before the program starts" || fail "cuaudit run --trace=: status $rc, $(head -2 cli.err)"
+  (cd "$dir" && env LD_AUDIT="$AUDIT" CUAUDIT_TRACE= "$BIN/driver_lazy" >audited.out 2>audited.err); echo $? >audited.rc
   same_results
   left=$(ls -A "$dir" | grep -E '\.raw$|^\.[0-9]+' || true)
   [ -z "$left" ] && pass "no spill or raw file left" || fail "left behind: $left"
@@ -170,7 +174,6 @@ trace_and_log_stop_cleanly_at_their_size_limits)
   size=$(stat -c %s log.txt)
   [ "$size" -le $((64 * 1024 + 200)) ] && pass "log stopped at $size bytes" || fail "log is $size bytes"
   tail -1 log.txt | grep -q 'CUAUDIT_LOG_MAX reached' && pass "the log ends with the marker" || fail "no marker: $(tail -1 log.txt)"
-  [ "$(grep -c 'cuDeviceGetCount' log.txt)" = "$(grep -c '^cuaudit: [0-9]' log.txt)" ] || true
   "$PYTHON" - log.txt <<'PY' && pass "every line before the marker is whole" || fail "a cut line in the log"
 import re, sys
 lines = open(sys.argv[1]).read().split("\n")

@@ -265,6 +265,11 @@ cli_error_exitcode_is_returned_when_a_call_failed)
   "$CLI" run -f "$fault" "$BIN/driver_lazy" >/dev/null 2>&1; rc=$?
   CUAUDIT_FAULT=$fault LD_AUDIT="$AUDIT" "$BIN/driver_lazy" >/dev/null 2>&1; want=$?
   [ $rc = $want ] && pass "no --error-exitcode: the program's status ($rc)" || fail "status $rc, want $want"
+  # Teardown after the driver shut down (DEINITIALIZED, as nvcc programs see at exit) is no failure.
+  teardown='cudaFree=cudaErrorCudartUnloading@every:1'
+  CUAUDIT_FAULT=$teardown LD_AUDIT="$AUDIT" "$BIN/runtime_shared" >/dev/null 2>&1; want=$?
+  expect_status "$want" "$CLI" run -e 7 -f "$teardown" "$BIN/runtime_shared"
+  expect_status 7 "$CLI" run -e 7 -f 'cudaFree=cudaErrorInvalidValue@every:1' "$BIN/runtime_shared"
   # A program without CUDA keeps its status.
   expect_status 42 "$CLI" run -e 7 "$BIN/no_cuda"
   ;;

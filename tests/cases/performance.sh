@@ -8,11 +8,11 @@ offset_of() { nm "$AUDIT" | awk -v s="$1" '$3 == s {sub(/^0+/, "", $1); print $1
 
 case $name in
 memory_limit_only_binds_other_functions_to_the_raw_entry)
-  # The address dlsym hands out for cuCtxGetCurrent is the raw entry itself (cua_e5_), not
+  # The address dlsym hands out for cuCtxGetCurrent is the raw entry itself (cua_e6_), not
   # a wrapper that tests for hooks; cuMemAlloc_v2's is the dlsym kind's full wrapper (cua_e2_).
   # (No log level here: verbose and debug subscribe to every function.)
   CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=1GiB audited "$BIN/entry_of" cuCtxGetCurrent cuMemAlloc_v2
-  raw=$(offset_of cua_e5_cuCtxGetCurrent); full=$(offset_of cua_e2_cuMemAlloc_v2)
+  raw=$(offset_of cua_e6_cuCtxGetCurrent); full=$(offset_of cua_e2_cuMemAlloc_v2)
   [ -n "$raw" ] && [ -n "$full" ] || fail "entry symbols not found in $AUDIT"
   expect_out "^cuCtxGetCurrent libcuaudit.so $raw\$"
   expect_out "^cuMemAlloc_v2 libcuaudit.so $full\$"

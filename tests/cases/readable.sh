@@ -146,7 +146,7 @@ summary_says_where_it_came_from)
   expect_log 1 '^pid=[0-9]+$' p.txt
   expect_log 1 "^command=$BIN/kernels$" p.txt
   expect_log 1 '^cuaudit_version=[0-9]+\.[0-9]+\.[0-9]+$' p.txt
-  # The program asked the runtime's version; the driver's cuaudit asks itself at exit.
+  # The program asked both versions: the summary names what it was told.
   expect_log 1 '^driver_version=13000$' p.txt
   expect_log 1 '^runtime_version=13000$' p.txt
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY=stderr CUAUDIT_LOG_FILE= audited "$BIN/kernels" extra-arg

@@ -20,7 +20,7 @@ enum cuaudit_api_id {
 };
 
 /* Identifies this id table; a plugin records it in its cuaudit_plugin_info. */
-#define CUAUDIT_IDS_HASH 0x972e3902ff81a2beull
+#define CUAUDIT_IDS_HASH 0xafe5625877834636ull
 #undef CUAUDIT_INFO_IDS_HASH_
 #define CUAUDIT_INFO_IDS_HASH_ CUAUDIT_IDS_HASH
 
