@@ -1,6 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* audit/objopen.c: decides which objects the loader audits and records each CUDA library. */
 #include <string.h>
+#include "audit.h"
+#include "environment.h"
 #include "config.h"
 #include "libs.h"
 #include "dispatch.h"
@@ -10,15 +12,6 @@
 #include "procaddress.h"
 #include "symtab.h"
 
-uint64_t cua_lib_binding_count(const struct cua_lib *lib, unsigned kind)
-{
-	uint64_t n = __atomic_load_n(&lib->binds[kind], __ATOMIC_RELAXED);
-
-	/* Lookups are counted where they happen, per layer; they belong to the owner. */
-	if (kind == CUAUDIT_BIND_PROCADDRESS && lib->owner)
-		n += cua_procaddress_handed_out(lib->layer);
-	return n;
-}
 
 static void add_export(void *lib, const char *elf_name, uintptr_t addr)
 {
@@ -97,7 +90,7 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	(void)lmid;
 	if (layer == CUA_LIB_NONE)
 		return open_other(map, cookie);
-	cua_version_flush_warnings();
+	cua_environment_flush_warnings();
 	if (cua_active)
 		cua_clock_calibrate();
 	lib = cua_libs_open(map, layer);

@@ -2,6 +2,7 @@
 /* audit/symbind.c: turns each CUDA binding the loader reports into a wrapper address. */
 #include <elf.h>
 #include <link.h>
+#include "audit.h"
 #include "dispatch.h"
 #include "gotfix.h"
 #include "libs.h"
@@ -9,8 +10,6 @@
 #include "passthrough.h"
 #include "table.h"
 
-static const char *const kind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got", "entry" };
 
 static unsigned binding_kind(unsigned int flags)
 {
@@ -39,7 +38,7 @@ static void log_binding(const char *symname, unsigned kind, uintptr_t refcook, c
 {
 	if (!cua_log_on(CUA_LOG_DEBUG))
 		return;
-	cua_log_msg(CUA_LOG_DEBUG, "bind ", symname, " (", kind_names[kind], ") from ",
+	cua_log_msg(CUA_LOG_DEBUG, "bind ", symname, " (", cua_binding_names[kind], ") from ",
 		    ref_name(refcook), ": ", how, NULL);
 }
 

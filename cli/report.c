@@ -9,6 +9,7 @@
 #include "json.h"
 #include "report.h"
 #include "summaries.h"
+#include "table.h"
 
 /* A summary of 100k APIs is about 30 MB; anything far larger is not one. */
 #define MAX_INPUT_BYTES (1024L * 1024 * 1024)
@@ -489,7 +490,7 @@ static void write_json_apis(FILE *f, const struct cua_summaries *s)
 			(unsigned long long)(r->min_ns == UINT64_MAX ? 0 : r->min_ns),
 			(unsigned long long)r->max_ns, (unsigned long long)r->p99_max_ns, r->processes);
 		for (int k = 0; k < CUA_NBIND; k++)
-			fprintf(f, "%s\"%s\":%llu", k ? "," : "", cua_summaries_bind_names[k],
+			fprintf(f, "%s\"%s\":%llu", k ? "," : "", cua_binding_names[k],
 				(unsigned long long)r->bindings[k]);
 		fputs("}}", f);
 	}

@@ -5,9 +5,9 @@
 #include <string.h>
 #include "json.h"
 #include "summaries.h"
+#include "table.h"
 
-const char *const cua_summaries_bind_names[CUA_NBIND] = { "plt", "bindnow", "dlsym", "procaddress",
-							  "got", "entry" };
+
 
 /* Every field the reader reads, in the order of the enum below; tests/unit/test_report.c holds
  * this table against docs/summary-schema.json. */

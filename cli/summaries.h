@@ -6,8 +6,9 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#define CUA_NBIND 6
-extern const char *const cua_summaries_bind_names[CUA_NBIND];
+#include "table.h"
+
+#define CUA_NBIND CUAUDIT_BIND_COUNT
 
 /* One record per (API, layer, nested); after merging, one per key across all inputs. */
 struct cua_api_rec {

@@ -8,6 +8,7 @@
 #include "hooks.h"
 #include "metrics.h"
 #include "table.h"
+#include "out.h"
 #include "writer.h"
 
 static char program[256] = "unknown";
@@ -154,7 +155,7 @@ int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 		return -1;
 	fd = cua_writer_open_temp(path, tmp, sizeof(tmp));
 	if (fd < 0) {
-		cua_writer_report("cannot write the metrics beside ", path, errno);
+		cua_out_report("cannot write the metrics beside ", path, errno);
 		return -1;
 	}
 	cua_writer_init(&w, fd);

@@ -307,8 +307,6 @@ static const char *layer_name(unsigned id)
 	return cua_api[id].layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime";
 }
 
-static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got", "entry" };
 
 /* Share of the section's time in hundredths of a percent, printed as 12.34. */
 static void put_share(struct cua_buf *b, uint64_t part, uint64_t whole)
@@ -432,7 +430,7 @@ static void write_json_row(struct cua_writer *w, const struct row *r, uint64_t t
 	cua_buf_str(b, ",\"bindings\":{");
 	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
 		cua_buf_str(b, k ? ",\"" : "\"");
-		cua_buf_str(b, bind_names[k]);
+		cua_buf_str(b, cua_binding_names[k]);
 		cua_buf_str(b, "\":");
 		cua_buf_u64(b, s->by_binding[k]);
 	}
@@ -489,7 +487,7 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n,
 		cua_buf_str(b, ",\"bindings\":{");
 		for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
 			cua_buf_str(b, k ? ",\"" : "\"");
-			cua_buf_str(b, bind_names[k]);
+			cua_buf_str(b, cua_binding_names[k]);
 			cua_buf_str(b, "\":");
 			cua_buf_u64(b, cua_lib_binding_count(lib, k));
 		}
@@ -644,7 +642,7 @@ static int choose_path(int json)
 	fd = cua_writer_open(cua_cfg.summary, json ? JSON_SIGNATURE : TEXT_SIGNATURE, chosen,
 			     sizeof(chosen));
 	if (fd < 0) {
-		cua_writer_report("cannot create the summary CUAUDIT_SUMMARY=", cua_cfg.summary,
+		cua_out_report("cannot create the summary CUAUDIT_SUMMARY=", cua_cfg.summary,
 				  errno);
 		chosen[0] = '\0';
 		return -1;
@@ -701,7 +699,7 @@ static int write_file(int snapshot)
 		return -1;
 	fd = cua_writer_open_temp(chosen, tmp, sizeof(tmp));
 	if (fd < 0) {
-		cua_writer_report("cannot write the summary beside ", chosen, errno);
+		cua_out_report("cannot write the summary beside ", chosen, errno);
 		return -1;
 	}
 	cua_writer_init(&w, fd);

@@ -12,6 +12,7 @@
 #include "hooks.h"
 #include "kernels.h"
 #include "log.h"
+#include "fd.h"
 #include "out.h"
 #include "provenance.h"
 #include "table.h"
@@ -113,7 +114,7 @@ static void stop_raw(const char *why, int err)
 {
 	if (__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL))
 		return;
-	cua_writer_report(why, raw.path, err);
+	cua_out_report(why, raw.path, err);
 }
 
 static void make_raw(uint64_t pid)
@@ -227,7 +228,7 @@ static int write_block(const char *data, size_t len)
 		if (!__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL)) {
 			raw.limited = 1;
 			pwrite_all(fd, &m, sizeof(m), (off_t)at);
-			cua_writer_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
+			cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
 		}
 		return -1;
 	}
@@ -470,7 +471,7 @@ static void trace_finish(void)
 		goto out;
 	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
 	if ((fd = cua_writer_open(cua_cfg.trace, CUA_TRACE_SIGNATURE, path, sizeof(path))) < 0) {
-		cua_writer_report("cannot create the trace CUAUDIT_TRACE=", cua_cfg.trace, errno);
+		cua_out_report("cannot create the trace CUAUDIT_TRACE=", cua_cfg.trace, errno);
 		goto out;
 	}
 	cua_writer_init(&w, fd);

@@ -227,8 +227,8 @@ cli_run_refuses_bad_values_and_unwritable_paths_before_starting)
 cli_run_has_an_option_for_every_CUAUDIT_variable)
   "$CLI" run --help >help.txt || fail "run --help"
   # Every variable the module's configuration reads, except the counter the command itself sets.
-  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vx CUAUDIT_ERROR_COUNT)
-  [ -n "$vars" ] || fail "no CUAUDIT_ variable found in audit/*.c"
+  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/hooks/core/config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vx CUAUDIT_ERROR_COUNT)
+  [ -n "$vars" ] || fail "no CUAUDIT_ variable found in the configuration"
   for v in $vars; do
     grep -qE "^ +(-., )?--[a-z-]+.* $v:" help.txt && pass "$v has an option" || fail "$v has no option in run --help"
   done

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/dispatch.c: runs the subscribed callbacks around each intercepted call. */
+/* hooks/core/dispatch.c: keeps the subscriptions and the per-function plan the wrappers and the entry chooser read. */
 #include <errno.h>
 #include <stddef.h>
 #include <string.h>
@@ -8,7 +8,6 @@
 #include <time.h>
 #include <unistd.h>
 #include "dispatch.h"
-#include "hooks.h"
 #include "table.h"
 
 void *cua_real[CUAUDIT_ID_COUNT];
@@ -121,132 +120,6 @@ void cua_dispatch_truncate(unsigned first)
 unsigned cua_dispatch_count(void)
 {
 	return cua_nsubs;
-}
-
-static uint64_t monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
-/* The TSC, scaled to nanoseconds on the monotonic clock's scale: ns = ns_base +
-   ((tsc - tsc_base) * mult) >> 32. Reading it costs a few ns where a clock_gettime in a
-   virtual machine can cost 20 or more; each timed call reads the clock twice. */
-struct cua_tsc cua_tsc_scale;
-#define tsc cua_tsc_scale
-
-#if defined(__x86_64__)
-#include <cpuid.h>
-#include <x86intrin.h>
-
-static int invariant_tsc(void)
-{
-	unsigned a, b, c, d;
-
-	if (!__get_cpuid(0x80000000u, &a, &b, &c, &d) || a < 0x80000007u)
-		return 0;
-	__get_cpuid(0x80000007u, &a, &b, &c, &d);
-	return (d >> 8) & 1;
-}
-
-void cua_clock_calibrate(void)
-{
-	uint64_t t0, m0, t1, m1;
-
-	if (tsc.on || !invariant_tsc())
-		return;
-	/* 2 ms against the monotonic clock: a frequency error of about 1 in 10^5. */
-	m0 = monotonic_ns();
-	t0 = __rdtsc();
-	do
-		m1 = monotonic_ns();
-	while (m1 - m0 < 2000000u);
-	t1 = __rdtsc();
-	if (t1 <= t0)
-		return;
-	tsc.mult = (uint64_t)(((unsigned __int128)(m1 - m0) << 32) / (t1 - t0));
-	tsc.tsc_base = t1;
-	tsc.ns_base = m1;
-	__atomic_store_n(&tsc.on, 1, __ATOMIC_RELEASE);
-}
-
-uint64_t cua_clock_slow_ns(void)
-{
-	return monotonic_ns();
-}
-#else
-void cua_clock_calibrate(void)
-{
-}
-
-uint64_t cua_clock_slow_ns(void)
-{
-	return monotonic_ns();
-}
-#endif
-
-#ifndef MADV_WIPEONFORK
-#define MADV_WIPEONFORK 18
-#endif
-
-volatile uint64_t *cua_pid_cache;
-#define pid_cache cua_pid_cache
-
-void cua_process_init(void)
-{
-	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
-		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-
-	if (p != MAP_FAILED && madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK) == 0)
-		pid_cache = p;
-	else if (p != MAP_FAILED)
-		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
-}
-
-uint64_t cua_process_id(void)
-{
-	uint64_t pid;
-
-	if (CUA_LIKELY(pid_cache)) {
-		pid = *pid_cache;
-		if (CUA_LIKELY(pid))
-			return pid;
-		pid = (uint64_t)getpid();
-		*pid_cache = pid;
-		return pid;
-	}
-	/* Without MADV_WIPEONFORK (Linux < 4.14) only the system call is safe. */
-	return (uint64_t)getpid();
-}
-
-#define MAX_FINISH 16
-static void (*finish[MAX_FINISH])(void);
-static unsigned nfinish;
-
-void cua_finish_add(void (*fn)(void))
-{
-	if (nfinish < MAX_FINISH)
-		finish[nfinish++] = fn;
-}
-
-void cua_finish_run(void)
-{
-	for (unsigned i = 0; i < nfinish; i++)
-		finish[i]();
-}
-
-uint64_t cua_thread_id(void)
-{
-	uint64_t pid = cua_process_id();
-
-	/* A forked child's thread has a new id: the cache is keyed by the process. */
-	if (cua_self.tid_pid != pid) {
-		cua_self.tid_pid = pid;
-		cua_self.tid = (uint64_t)syscall(SYS_gettid);
-	}
-	return cua_self.tid;
 }
 
 uint64_t cua_dispatch_new_thread(void)

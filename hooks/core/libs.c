@@ -107,3 +107,13 @@ void cua_libs_close(struct cua_lib *lib)
 	lib->map = NULL;
 	__atomic_store_n(&lib->live, 0, __ATOMIC_RELEASE);
 }
+
+uint64_t cua_lib_binding_count(const struct cua_lib *lib, unsigned kind)
+{
+	uint64_t n = __atomic_load_n(&lib->binds[kind], __ATOMIC_RELAXED);
+
+	/* Lookups are counted where they happen, per layer; they belong to the owner. */
+	if (kind == CUAUDIT_BIND_PROCADDRESS && lib->owner)
+		n += cua_procaddress_handed_out(lib->layer);
+	return n;
+}

@@ -91,6 +91,8 @@ struct cua_result_name {
 };
 
 extern const struct cua_api_desc cua_api[CUAUDIT_ID_COUNT];
+/* How a binding was made, as logs, summaries, traces and reports name it (enum cuaudit_binding). */
+extern const char *const cua_binding_names[CUAUDIT_BIND_COUNT];
 extern const struct cua_result_name cua_results_driver[];
 extern const unsigned cua_results_driver_count;
 extern const struct cua_result_name cua_results_runtime[];

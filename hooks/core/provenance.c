@@ -7,7 +7,7 @@
 #include "cua_version.h"
 #include "cuaudit.h"
 #include "cuaudit_ids.h"
-#include "hooks.h"
+#include "process.h"
 #include "procaddress.h"
 #include "provenance.h"
 

@@ -5,14 +5,12 @@
 #include <time.h>
 #include <unistd.h>
 #include "dispatch.h"
-#include "hooks.h"
+#include "process.h"
 #include "log.h"
 #include "out.h"
 #include "table.h"
 
 static const char *const level_tags[] = { "", "error", "warning", "info", "verbose", "debug" };
-static const char *const kind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got", "entry" };
 
 void cua_log_begin(struct cua_buf *b, int level)
 {
@@ -312,7 +310,7 @@ size_t cua_log_format_call(char *out, size_t cap, const struct cuaudit_call *c, 
 	cua_buf_char(&b, ' ');
 	cua_buf_u64(&b, c->t_exit_ns - c->t_enter_ns);
 	cua_buf_str(&b, "ns ");
-	cua_buf_str(&b, kind_names[c->binding]);
+	cua_buf_str(&b, cua_binding_names[c->binding]);
 	if (c->skipped)
 		cua_buf_str(&b, " skipped");
 	b.p[b.len++] = '\n';

@@ -69,8 +69,6 @@ static void put_us(struct cua_buf *b, uint64_t ns)
 	cua_buf_u64_pad(b, ns % 1000, 3);
 }
 
-static const char *const bind_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
-							    "procaddress", "got", "entry" };
 
 void cua_tracefmt_head(struct cua_writer *w, uint64_t pid)
 {
@@ -244,7 +242,7 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 		json_escaped(b, val, v.len);
 	}
 	cua_buf_str(b, "\",\"binding\":\"");
-	cua_buf_str(b, bind_names[r->binding < CUAUDIT_BIND_COUNT ? r->binding : 0]);
+	cua_buf_str(b, cua_binding_names[r->binding < CUAUDIT_BIND_COUNT ? r->binding : 0]);
 	cua_buf_str(b, r->skipped ? "\",\"skipped\":true}}" : "\"}}");
 	note_thread(r->tid);
 }

@@ -7,13 +7,11 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
+#include "fd.h"
 #include "fmt.h"
-#include "hooks.h"
+#include "process.h"
 #include "out.h"
-#include "writer.h"
 
-/* Above 1000: the application may close stderr or dup2 over low descriptors. */
-#define CUA_FD_MIN 1000
 
 static int stderr_fd = 2;
 static char log_template[CUA_PATH_MAX];
@@ -99,7 +97,7 @@ static int log_full;       /* the marker is written; lines are dropped until a n
 
 static void say_once(const char *what, int err)
 {
-	cua_writer_report(what, log_path, err);
+	cua_out_report(what, log_path, err);
 }
 
 /* Opens the log file: never following a symbolic link, never blocking (a FIFO without a
@@ -229,4 +227,22 @@ void cua_out_log(const char *buf, size_t len)
 	    !__atomic_exchange_n(&log_write_failed, 1, __ATOMIC_ACQ_REL))
 		say_once("cannot write the log to ", errno);
 	errno = saved;
+}
+
+void cua_out_report(const char *what, const char *path, int err)
+{
+	char line[CUA_PATH_MAX + 256];
+	struct cua_buf b = CUA_BUF(line);
+
+	if (cua_cfg.log_level < CUA_LOG_ERROR)
+		return;
+	cua_buf_str(&b, "cuaudit: error: ");
+	cua_buf_str(&b, what);
+	cua_buf_str(&b, path);
+	cua_buf_str(&b, ": ");
+	cua_buf_errno(&b, err);
+	if (b.len == b.cap)
+		b.len--;
+	line[b.len++] = '\n';
+	cua_out_stderr(line, b.len);
 }

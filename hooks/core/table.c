@@ -96,3 +96,6 @@ CUAUDIT_API const char *cuaudit_api_name(unsigned id)
 {
 	return id < CUAUDIT_ID_COUNT ? cua_api[id].elf_name : NULL;
 }
+
+const char *const cua_binding_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
+							    "procaddress", "got", "entry" };

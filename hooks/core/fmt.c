@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/fmt.c: number and string formatting without libc's locale-dependent functions. */
 #include <string.h>
+#include <errno.h>
 #include "fmt.h"
 
 size_t cua_fmt_u64(char *out, uint64_t v)
@@ -217,4 +218,38 @@ long cua_fmt_path(char *out, size_t cap, const char *tmpl, uint64_t pid, const c
 	}
 	out[b.len] = '\0';
 	return b.truncated ? -1 : (long)b.len;
+}
+
+static const struct {
+	int err;
+	const char *text;
+} errors[] = {
+	{ ENOSPC, "ENOSPC (No space left on device)" },
+	{ EFBIG, "EFBIG (File too large)" },
+	{ EDQUOT, "EDQUOT (Disk quota exceeded)" },
+	{ EIO, "EIO (Input/output error)" },
+	{ EACCES, "EACCES (Permission denied)" },
+	{ EROFS, "EROFS (Read-only file system)" },
+	{ ENOENT, "ENOENT (No such file or directory)" },
+	{ ENOTDIR, "ENOTDIR (Not a directory)" },
+	{ EISDIR, "EISDIR (Is a directory)" },
+	{ ENXIO, "ENXIO (No reader on the FIFO)" },
+	{ EPIPE, "EPIPE (Broken pipe)" },
+	{ EAGAIN, "EAGAIN (Would block)" },
+	{ EBADF, "EBADF (Bad file descriptor)" },
+	{ EMFILE, "EMFILE (Too many open files)" },
+	{ ELOOP, "ELOOP (A symbolic link)" },
+	{ EEXIST, "EEXIST (File exists)" },
+};
+
+void cua_buf_errno(struct cua_buf *b, int err)
+{
+	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
+		if (errors[i].err == err) {
+			cua_buf_str(b, errors[i].text);
+			return;
+		}
+	}
+	cua_buf_str(b, "errno ");
+	cua_buf_i64(b, err);
 }

@@ -7,11 +7,10 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
+#include "fd.h"
 #include "out.h"
 #include "writer.h"
 
-/* Above 1000: the application may close or dup2 over its low descriptors. */
-#define CUA_FD_MIN 1000
 
 void cua_writer_init(struct cua_writer *w, int fd)
 {
@@ -123,70 +122,8 @@ int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t 
 	return -1;
 }
 
-int cua_fd_high(int fd)
-{
-	int high;
 
-	if (fd < 0 || fd >= CUA_FD_MIN)
-		return fd;
-	high = fcntl(fd, F_DUPFD_CLOEXEC, CUA_FD_MIN);
-	if (high < 0)
-		return fd; /* RLIMIT_NOFILE below 1000: a low copy still beats none */
-	close(fd);
-	return high;
-}
 
-static const struct {
-	int err;
-	const char *text;
-} errors[] = {
-	{ ENOSPC, "ENOSPC (No space left on device)" },
-	{ EFBIG, "EFBIG (File too large)" },
-	{ EDQUOT, "EDQUOT (Disk quota exceeded)" },
-	{ EIO, "EIO (Input/output error)" },
-	{ EACCES, "EACCES (Permission denied)" },
-	{ EROFS, "EROFS (Read-only file system)" },
-	{ ENOENT, "ENOENT (No such file or directory)" },
-	{ ENOTDIR, "ENOTDIR (Not a directory)" },
-	{ EISDIR, "EISDIR (Is a directory)" },
-	{ ENXIO, "ENXIO (No reader on the FIFO)" },
-	{ EPIPE, "EPIPE (Broken pipe)" },
-	{ EAGAIN, "EAGAIN (Would block)" },
-	{ EBADF, "EBADF (Bad file descriptor)" },
-	{ EMFILE, "EMFILE (Too many open files)" },
-	{ ELOOP, "ELOOP (A symbolic link)" },
-	{ EEXIST, "EEXIST (File exists)" },
-};
-
-void cua_buf_errno(struct cua_buf *b, int err)
-{
-	for (size_t i = 0; i < sizeof(errors) / sizeof(errors[0]); i++) {
-		if (errors[i].err == err) {
-			cua_buf_str(b, errors[i].text);
-			return;
-		}
-	}
-	cua_buf_str(b, "errno ");
-	cua_buf_i64(b, err);
-}
-
-void cua_writer_report(const char *what, const char *path, int err)
-{
-	char line[CUA_PATH_MAX + 256];
-	struct cua_buf b = CUA_BUF(line);
-
-	if (cua_cfg.log_level < CUA_LOG_ERROR)
-		return;
-	cua_buf_str(&b, "cuaudit: error: ");
-	cua_buf_str(&b, what);
-	cua_buf_str(&b, path);
-	cua_buf_str(&b, ": ");
-	cua_buf_errno(&b, err);
-	if (b.len == b.cap)
-		b.len--;
-	line[b.len++] = '\n';
-	cua_out_stderr(line, b.len);
-}
 
 int cua_writer_close(struct cua_writer *w, const char *path)
 {
@@ -198,7 +135,7 @@ int cua_writer_close(struct cua_writer *w, const char *path)
 	w->fd = -1;
 	if (!w->failed)
 		return 0;
-	cua_writer_report("cannot write ", path, w->err);
+	cua_out_report("cannot write ", path, w->err);
 	return -1;
 }
 
@@ -238,6 +175,6 @@ int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path)
 	if (!w->failed)
 		return 0;
 	unlink(tmp);
-	cua_writer_report("cannot write ", path, w->err);
+	cua_out_report("cannot write ", path, w->err);
 	return -1;
 }

@@ -52,4 +52,8 @@ int cua_fmt_capture(const char *name, size_t n, const char *value);
 /* Drops every captured value (for tests). */
 void cua_fmt_forget_vars(void);
 
+/* "ENOSPC (No space left on device)" for the errors an output meets; the number otherwise.
+   Locale-free: strerror may crash on application threads. */
+void cua_buf_errno(struct cua_buf *b, int err);
+
 #endif

@@ -30,16 +30,7 @@ int cua_writer_open(const char *tmpl, const char *signature, char *path_out, siz
    and the error. Returns 0 if every byte was written, else -1. */
 int cua_writer_close(struct cua_writer *w, const char *path);
 
-/* A descriptor for fd at 1000 or above (close-on-exec), closing fd; fd itself where the
-   limit on descriptors is lower. The program may close or reuse its low descriptors. */
-int cua_fd_high(int fd);
 
-/* "ENOSPC (No space left on device)" for the errors an output meets; the number otherwise.
-   Locale-free: strerror may crash on application threads. */
-void cua_buf_errno(struct cua_buf *b, int err);
-
-/* One message on cuaudit's stderr: "cuaudit: error: WHAT PATH: ERROR". */
-void cua_writer_report(const char *what, const char *path, int err);
 
 /* Replaces 'path' atomically: writes go to a temporary file beside it, renamed over it by
    cua_writer_commit, so a reader sees the old file or the new one, never a part. Returns

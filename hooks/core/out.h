@@ -19,4 +19,8 @@ int cua_out_stderr_fd(void);
 /* Writes to cuaudit's copy of stderr, whatever the log destination. */
 void cua_out_stderr(const char *buf, size_t len);
 
+/* One error line on stderr (never into the log, which may be what failed): WHAT PATH: the
+   error's name. Said at level error and above. */
+void cua_out_report(const char *what, const char *path, int err);
+
 #endif

@@ -9,8 +9,6 @@
 
 #define CUA_MAX_LIBS 16
 
-/* The rtld-audit entry points: the only exports besides the public cuaudit_* API. */
-#define CUA_LA_EXPORT __attribute__((visibility("default")))
 
 enum cua_lib_kind {
 	CUA_LIB_NONE = -1,
@@ -75,13 +73,5 @@ static inline const char *cua_lib_path(const struct link_map *map)
 	return map && map->l_name && map->l_name[0] ? map->l_name : "(executable)";
 }
 
-/* Warnings found in la_version that only matter to CUDA programs, printed at the first CUDA
-   library so that every other process stays silent. */
-extern unsigned cua_deferred_warnings;
-#define CUA_WARN_OLD_GLIBC 1u
-#define CUA_WARN_NOT_FIRST 2u
-#define CUA_NOTE_SECURE 4u
-#define CUA_NOTE_BANNER 8u
-void cua_version_flush_warnings(void);
 
 #endif

@@ -1,0 +1,53 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/core/process.c: process and thread identity that stays right across fork, without atfork handlers. */
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#include "dispatch.h"
+#include "process.h"
+
+#ifndef MADV_WIPEONFORK
+#define MADV_WIPEONFORK 18
+#endif
+
+volatile uint64_t *cua_pid_cache;
+#define pid_cache cua_pid_cache
+
+void cua_process_init(void)
+{
+	void *p = mmap(NULL, (size_t)sysconf(_SC_PAGESIZE), PROT_READ | PROT_WRITE,
+		       MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	if (p != MAP_FAILED && madvise(p, (size_t)sysconf(_SC_PAGESIZE), MADV_WIPEONFORK) == 0)
+		pid_cache = p;
+	else if (p != MAP_FAILED)
+		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
+}
+
+uint64_t cua_process_id(void)
+{
+	uint64_t pid;
+
+	if (CUA_LIKELY(pid_cache)) {
+		pid = *pid_cache;
+		if (CUA_LIKELY(pid))
+			return pid;
+		pid = (uint64_t)getpid();
+		*pid_cache = pid;
+		return pid;
+	}
+	/* Without MADV_WIPEONFORK (Linux < 4.14) only the system call is safe. */
+	return (uint64_t)getpid();
+}
+
+uint64_t cua_thread_id(void)
+{
+	uint64_t pid = cua_process_id();
+
+	/* A forked child's thread has a new id: the cache is keyed by the process. */
+	if (cua_self.tid_pid != pid) {
+		cua_self.tid_pid = pid;
+		cua_self.tid = (uint64_t)syscall(SYS_gettid);
+	}
+	return cua_self.tid;
+}
