@@ -9,6 +9,7 @@
 #include "gotfix.h"
 #include "libs.h"
 #include "log.h"
+#include "index.h"
 #include "procaddress.h"
 #include "symtab.h"
 #include "table.h"
@@ -123,7 +124,7 @@ static void fix_slot(struct link_map *map, const ElfW(Rela) *r, const struct rel
 	/* R_X86_64_64 may carry an addend (&table[1]); only a plain function address is ours. */
 	if (r->r_addend != 0)
 		return;
-	id = cua_procaddress_find(*slot, &elf_name);
+	id = cua_index_find(*slot, &elf_name);
 	if (id < 0)
 		return;
 	__atomic_store_n(&cua_real[id], (void *)*slot, __ATOMIC_RELEASE);

@@ -9,13 +9,14 @@
 #include "entrypatch.h"
 #include "gotfix.h"
 #include "log.h"
+#include "index.h"
 #include "procaddress.h"
 #include "symtab.h"
 
 
 static void add_export(void *lib, const char *elf_name, uintptr_t addr)
 {
-	cua_procaddress_add(elf_name, addr, ((struct cua_lib *)lib)->layer);
+	cua_index_add(elf_name, addr, ((struct cua_lib *)lib)->layer);
 }
 
 /* Every function the library exports, by address: pointers the driver hands out at run time
@@ -26,7 +27,7 @@ static void index_exports(struct cua_lib *lib)
 	if (cua_symtab_each_function(lib->map, add_export, lib) < 0)
 		cua_log_msg(CUA_LOG_WARN, "cannot read the symbol table of ", lib->path,
 			    "; pointers it hands out are not intercepted", NULL);
-	cua_procaddress_seal();
+	cua_index_seal();
 }
 
 static const char *activity_name(unsigned int flag)

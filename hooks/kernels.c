@@ -9,7 +9,9 @@
 #include "cuaudit_args.h"
 #include "dispatch.h"
 #include "kernels.h"
+#include "callfmt.h"
 #include "log.h"
+#include "index.h"
 #include "procaddress.h"
 #include "provenance.h"
 #include "table.h"
@@ -195,7 +197,7 @@ static void record(const struct cuaudit_call *c, void *ctx)
 			register_host_function((uintptr_t)a->hostFun, a->deviceName);
 		return;
 	}
-	if (!cua_log_call_succeeded(c))
+	if (!cua_callfmt_succeeded(c))
 		return;
 	switch (c->id) {
 	case CUAUDIT_ID___cudaGetKernel: {
@@ -305,7 +307,7 @@ static const unsigned launch_ids[] = {
 static const char *ask_driver(uintptr_t f)
 {
 	CUresult (*get_name)(const char **, CUfunction) =
-		(CUresult(*)(const char **, CUfunction))cua_procaddress_real(CUAUDIT_ID_cuFuncGetName);
+		(CUresult(*)(const char **, CUfunction))cua_index_real(CUAUDIT_ID_cuFuncGetName);
 	const char *name = NULL;
 
 	if (!get_name || get_name(&name, (CUfunction)f) != CUDA_SUCCESS || !name)
@@ -335,7 +337,7 @@ const char *cua_kernels_of_call(const struct cuaudit_call *c)
 		return NULL;
 	if (find(space, key))
 		name = cua_kernels_lookup(space, key);
-	else if (space == HANDLES && c->layer == CUAUDIT_LAYER_DRIVER && cua_log_call_succeeded(c))
+	else if (space == HANDLES && c->layer == CUAUDIT_LAYER_DRIVER && cua_callfmt_succeeded(c))
 		/* Only after a launch that succeeded: the driver accepted the handle. */
 		name = ask_driver(key);
 	else

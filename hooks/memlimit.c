@@ -11,6 +11,7 @@
 #include "log.h"
 #include "memlimit.h"
 #include "memtable.h"
+#include "index.h"
 #include "procaddress.h"
 #include "table.h"
 
@@ -160,7 +161,7 @@ static unsigned current_device(void)
 {
 	/* Not cached: the driver may be unloaded and loaded again at another address. */
 	CUresult (*get_device)(CUdevice *) =
-		(CUresult(*)(CUdevice *))cua_procaddress_real(CUAUDIT_ID_cuCtxGetDevice);
+		(CUresult(*)(CUdevice *))cua_index_real(CUAUDIT_ID_cuCtxGetDevice);
 	CUdevice dev = 0;
 
 	if (!get_device || get_device(&dev) != CUDA_SUCCESS || dev < 0 || dev >= CUA_MAX_DEVICES)

@@ -11,6 +11,7 @@
 #include "dispatch.h"
 #include "hooks.h"
 #include "kernels.h"
+#include "callfmt.h"
 #include "log.h"
 #include "fd.h"
 #include "out.h"
@@ -325,7 +326,7 @@ static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 
 	ex->n = 0;
 	for (unsigned i = 0; has_out[c->id] && i < d->nargs && i < 31; i++)
-		if (ex->n < CUA_TRACE_MAX_OUTS && cua_log_out_value(c, i, ex->out[ex->n])) {
+		if (ex->n < CUA_TRACE_MAX_OUTS && cua_callfmt_out_value(c, i, ex->out[ex->n])) {
 			ex->bits |= 1u << i;
 			ex->n++;
 		}

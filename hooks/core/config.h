@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* audit/config.h: the configuration read once from the environment in la_version. */
+/* hooks/core/config.h: the configuration read once from the environment in la_version. */
 #ifndef CUA_CONFIG_H
 #define CUA_CONFIG_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/dispatch.h: what generated wrappers call: the real-function slots and the hook core. */
+/* hooks/core/dispatch.h: what generated wrappers call: the real-function slots and the hook core. */
 #ifndef CUA_DISPATCH_H
 #define CUA_DISPATCH_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/fmt.c: number and string formatting without libc's locale-dependent functions. */
+/* hooks/core/fmt.c: number and string formatting without libc's locale-dependent functions. */
 #include <string.h>
 #include <errno.h>
 #include "fmt.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/fmt.h: locale-free formatting into bounded buffers, safe on any application thread. */
+/* hooks/core/fmt.h: locale-free formatting into bounded buffers, safe on any application thread. */
 #ifndef CUA_FMT_H
 #define CUA_FMT_H
 

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
-/* audit/libs.c: the library registry: one record per CUDA library, from la_objopen to la_objclose and after. */
+/* hooks/core/libs.c: the library registry: one record per CUDA library, from la_objopen to la_objclose and after. */
 #include <string.h>
 #include "dispatch.h"
 #include "libs.h"
 #include "log.h"
 #include "passthrough.h"
+#include "index.h"
 #include "procaddress.h"
 #include "symtab.h"
 #include "table.h"
@@ -89,7 +90,7 @@ struct cua_lib *cua_libs_open(struct link_map *map, int layer)
    and a wrapper still routed there would call into whatever lands at them. */
 static void retire_owner(struct cua_lib *lib)
 {
-	cua_procaddress_retire(lib->lo, lib->hi);
+	cua_index_retire(lib->lo, lib->hi);
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 		uintptr_t real = (uintptr_t)__atomic_load_n(&cua_real[id], __ATOMIC_ACQUIRE);
 

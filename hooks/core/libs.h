@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* audit/libs.h: the CUDA libraries the loader has opened, one record each, used as cookies. */
+/* hooks/core/libs.h: the CUDA libraries the loader has opened, one record each, used as cookies. */
 #ifndef CUA_LIBS_H
 #define CUA_LIBS_H
 

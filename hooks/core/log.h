@@ -1,12 +1,13 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/log.h: the log: one line per call at verbose, and cuaudit's own messages by level. */
+/* hooks/core/log.h: cuaudit's own messages by level, and the verbose hook's start. */
 #ifndef CUA_LOG_H
 #define CUA_LOG_H
 
 #include "config.h"
 #include "fmt.h"
 
-/* Registers the per-call hook when the level is verbose or above. From la_version only. */
+/* Registers the per-call hook (hooks/log.c) when the level is verbose or above, or errors.
+   From la_version only. */
 void cua_log_init(void);
 
 static inline int cua_log_on(int level)
@@ -21,29 +22,5 @@ void cua_log_end(struct cua_buf *b);
 
 /* Shorthand for a message of plain strings; NULL-terminated list. */
 void cua_log_msg(int level, const char *first, ...) __attribute__((sentinel));
-
-/* Formats the call line the verbose log writes; exposed for tests. Returns the length. */
-struct cuaudit_call;
-size_t cua_log_format_call(char *out, size_t cap, const struct cuaudit_call *c, uint64_t pid,
-			   uint64_t wall_ns);
-
-/* Appends "name=value, ..." for a call's arguments, as the log prints them. */
-struct cua_buf;
-void cua_log_format_args(struct cua_buf *b, const struct cuaudit_call *c);
-/* Appends the value of argument i as the log prints it. */
-void cua_log_format_arg(struct cua_buf *b, const struct cuaudit_call *c, unsigned i);
-/* Appends argument i's value, or with out non-NULL the value after the call that out holds
-   (read by cua_log_out_value); deref_strings 0 (the trace, after the call's memory may be
-   gone) prints an out string pointer and a CUuuid pointer in hex instead of reading them.
-   Returns 1 when the text is a plain number. */
-int cua_log_format_arg_value(struct cua_buf *b, const struct cuaudit_call *c, unsigned i,
-			     const uint64_t *out, int deref_strings);
-/* For an out-parameter of a call that succeeded, copies what it points at into out (up to
-   16 bytes) and returns 1; otherwise 0. Never reads through NULL. From exit callbacks only. */
-int cua_log_out_value(const struct cuaudit_call *c, unsigned i, uint64_t out[2]);
-/* The call returned CUDA_SUCCESS or cudaSuccess, and was not skipped. */
-int cua_log_call_succeeded(const struct cuaudit_call *c);
-/* Appends a call's result as the log prints it (CUDA_SUCCESS, cudaErrorMemoryAllocation, hex). */
-void cua_log_format_result(struct cua_buf *b, const struct cuaudit_call *c);
 
 #endif

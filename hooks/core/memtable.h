@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/memtable.h: the generated table of calls that allocate, free, report or pool device memory (policy.tsv's memory verbs). */
+/* hooks/core/memtable.h: the generated table of calls that allocate, free, report or pool device memory (policy.tsv's memory verbs). */
 #ifndef CUA_MEMTABLE_H
 #define CUA_MEMTABLE_H
 

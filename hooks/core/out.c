@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/out.c: opens, checks, reopens (after fork, reuse or rotation) and writes cuaudit's log without stdio. */
+/* hooks/core/out.c: opens, checks, reopens (after fork, reuse or rotation) and writes cuaudit's log without stdio. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdint.h>

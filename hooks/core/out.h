@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/out.h: cuaudit's own output descriptors, safe to use from any thread and after fork. */
+/* hooks/core/out.h: cuaudit's own output descriptors, safe to use from any thread and after fork. */
 #ifndef CUA_OUT_H
 #define CUA_OUT_H
 

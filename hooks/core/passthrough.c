@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/passthrough.c: hands out counting trampolines for CUDA exports cuaudit has no prototype for. */
+/* hooks/core/passthrough.c: hands out counting trampolines for CUDA exports cuaudit has no prototype for. */
 #include <sched.h>
 #include <string.h>
 #include "passthrough.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/passthrough.h: counting trampolines for exports the headers do not describe. */
+/* hooks/core/passthrough.h: counting trampolines for exports the headers do not describe. */
 #ifndef CUA_PASSTHROUGH_H
 #define CUA_PASSTHROUGH_H
 

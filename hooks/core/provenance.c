@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/provenance.c: records which host, process, command and versions a report describes. */
+/* hooks/core/provenance.c: records which host, process, command and versions a report describes. */
 #include <fcntl.h>
 #include <string.h>
 #include <time.h>
@@ -8,6 +8,7 @@
 #include "cuaudit.h"
 #include "cuaudit_ids.h"
 #include "process.h"
+#include "index.h"
 #include "procaddress.h"
 #include "provenance.h"
 
@@ -94,7 +95,7 @@ int cua_provenance_version(unsigned layer, int *version)
 	}
 	/* The real function from the export index: cuaudit's own call is neither logged nor
 	   counted. Both work before any initialisation. */
-	get = (int (*)(int *))cua_procaddress_real(id);
+	get = (int (*)(int *))cua_index_real(id);
 	if (!get || get(&v) != 0)
 		return -1;
 	cua_provenance_note_version(layer, v);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/provenance.h: where a report came from: host, pid, command line, times, versions. */
+/* hooks/core/provenance.h: where a report came from: host, pid, command line, times, versions. */
 #ifndef CUA_PROVENANCE_H
 #define CUA_PROVENANCE_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/stats.c: accumulates call durations and reads percentiles back from a histogram. */
+/* hooks/core/stats.c: accumulates call durations and reads percentiles back from a histogram. */
 #include <string.h>
 #include "stats.h"
 

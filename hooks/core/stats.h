@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/stats.h: per-call duration statistics with a log-linear histogram for percentiles. */
+/* hooks/core/stats.h: per-call duration statistics with a log-linear histogram for percentiles. */
 #ifndef CUA_STATS_H
 #define CUA_STATS_H
 

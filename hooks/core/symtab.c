@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* audit/symtab.c: reads function names and addresses from an object's DT_SYMTAB, sized by its hash table. */
+/* hooks/core/symtab.c: reads function names and addresses from an object's DT_SYMTAB, sized by its hash table. */
 #include <elf.h>
 #include <stddef.h>
 #include <string.h>

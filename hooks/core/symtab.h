@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* audit/symtab.h: walks a loaded object's own dynamic symbol table. */
+/* hooks/core/symtab.h: walks a loaded object's own dynamic symbol table. */
 #ifndef CUA_SYMTAB_H
 #define CUA_SYMTAB_H
 

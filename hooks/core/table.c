@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/table.c: looks up ELF names and result codes in the generated tables. */
+/* hooks/core/table.c: looks up ELF names and result codes in the generated tables. */
 #include <string.h>
 #include "table.h"
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/table.h: the shape of the generated tables that describe each wrapped ELF name. */
+/* hooks/core/table.h: the shape of the generated tables that describe each wrapped ELF name. */
 #ifndef CUA_TABLE_H
 #define CUA_TABLE_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/threads.c: the per-thread registry shared by the summary and the trace: records of ended threads are reused. */
+/* hooks/core/threads.c: the per-thread registry shared by the summary and the trace: records of ended threads are reused. */
 #include <errno.h>
 #include <signal.h>
 #include <sys/mman.h>

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/threads.h: the per-thread registry: one record per live thread, handed to a new thread once its owner has ended. */
+/* hooks/core/threads.h: the per-thread registry: one record per live thread, handed to a new thread once its owner has ended. */
 #ifndef CUA_THREADS_H
 #define CUA_THREADS_H
 

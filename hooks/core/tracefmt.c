@@ -1,9 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/tracefmt.c: turns the trace's binary records into Chrome trace JSON, in the module at exit and in `cuaudit trace`. */
+/* hooks/core/tracefmt.c: turns the trace's binary records into Chrome trace JSON, in the module at exit and in `cuaudit trace`. */
 #include <string.h>
 #include <unistd.h>
 #include "cua_version.h"
 #include "dispatch.h"
+#include "callfmt.h"
 #include "log.h"
 #include "table.h"
 #include "tracefmt.h"
@@ -153,7 +154,7 @@ static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
 			extras += CUA_TRACE_OUT_BYTES;
 			out = copy;
 		}
-		number = cua_log_format_arg_value(&v, c, i, out, 0);
+		number = cua_callfmt_arg_value(&v, c, i, out, 0);
 		cua_buf_char(b, '"');
 		cua_buf_str(b, d->args[i].name);
 		cua_buf_str(b, number ? "\":" : "\":\"");
@@ -237,7 +238,7 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 	{
 		struct cua_buf v = CUA_BUF(val);
 
-		cua_log_format_result(&v, &c);
+		cua_callfmt_result(&v, &c);
 		cua_buf_str(b, "\"result\":\"");
 		json_escaped(b, val, v.len);
 	}

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/tracefmt.h: the trace's binary records and raw file, and their conversion to Chrome trace JSON. */
+/* hooks/core/tracefmt.h: the trace's binary records and raw file, and their conversion to Chrome trace JSON. */
 #ifndef CUA_TRACEFMT_H
 #define CUA_TRACEFMT_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/writer.c: a small buffered writer on top of write(2), and report-file opening. */
+/* hooks/core/writer.c: a small buffered writer on top of write(2), and report-file opening. */
 #include <errno.h>
 #include <fcntl.h>
 #include <stdio.h> /* rename only: no stream is used */

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/writer.h: buffered, locale-free writing of reports to a descriptor. */
+/* hooks/core/writer.h: buffered, locale-free writing of reports to a descriptor. */
 #ifndef CUA_WRITER_H
 #define CUA_WRITER_H
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include "cuaudit_args.h"
 #include "dispatch.h"
+#include "callfmt.h"
 #include "log.h"
 #include "table.h"
 
@@ -19,7 +20,7 @@ static const char *format(struct cuaudit_call *c)
 	c->elf_name = cua_api[c->id].elf_name;
 	c->layer = (enum cuaudit_layer)cua_api[c->id].layer;
 	c->thread_id = 78;
-	n = cua_log_format_call(line, sizeof(line), c, 77, 1700000000123456789ull);
+	n = cua_callfmt_call(line, sizeof(line), c, 77, 1700000000123456789ull);
 
 	line[n] = '\0';
 	return line;
