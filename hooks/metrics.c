@@ -9,6 +9,8 @@
 #include "metrics.h"
 #include "table.h"
 #include "out.h"
+#include "process.h"
+#include "provenance.h"
 #include "writer.h"
 
 static char program[256] = "unknown";
@@ -142,16 +144,13 @@ static void quota_family(struct cua_writer *w, const char *host, const char *pid
 int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 {
 	static struct cua_writer w;
-	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64], host[256], pid[24];
+	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64], pid[24];
 	struct cua_buf pb = CUA_BUF(pid);
 	int fd;
 
-	if (gethostname(host, sizeof(host)) != 0)
-		memcpy(host, "unknown", 8);
-	host[sizeof(host) - 1] = '\0';
 	cua_buf_u64(&pb, cua_process_id());
 	pid[pb.len] = '\0';
-	if (cua_fmt_path(path, sizeof(path), cua_cfg.metrics, cua_process_id(), host) < 0)
+	if (cua_fmt_path(path, sizeof(path), cua_cfg.metrics, cua_process_id(), cua_process_host()) < 0)
 		return -1;
 	fd = cua_writer_open_temp(path, tmp, sizeof(tmp));
 	if (fd < 0) {
@@ -160,7 +159,7 @@ int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 	}
 	cua_writer_init(&w, fd);
 	for (unsigned which = 0; which < 3; which++)
-		api_family(&w, rows, n, which, host, pid);
-	quota_family(&w, host, pid);
+		api_family(&w, rows, n, which, cua_process_host(), pid);
+	quota_family(&w, cua_process_host(), pid);
 	return cua_writer_commit(&w, tmp, path);
 }

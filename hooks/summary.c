@@ -437,28 +437,6 @@ static void write_json_row(struct cua_writer *w, const struct row *r, uint64_t t
 	cua_buf_str(b, "}}");
 }
 
-static void write_json_string(struct cua_buf *b, const char *s)
-{
-	/* cua_buf_quoted escapes as C does; JSON wants \u00XX for control bytes. */
-	cua_buf_char(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			cua_buf_char(b, '\\');
-			cua_buf_char(b, (char)c);
-		} else if (c < 0x20) {
-			static const char hex[] = "0123456789abcdef";
-			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-			cua_buf_mem(b, esc, sizeof(esc));
-		} else {
-			cua_buf_char(b, (char)c);
-		}
-	}
-	cua_buf_char(b, '"');
-}
-
 static void write_json(struct cua_writer *w, const struct row *rows, unsigned n, int snapshot)
 {
 	struct cua_buf *b = cua_writer_room(w, 256);
@@ -480,7 +458,7 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n,
 
 		b = cua_writer_room(w, 2048);
 		cua_buf_str(b, i ? ",\n  {\"path\":" : "\n  {\"path\":");
-		write_json_string(b, lib->path);
+		cua_buf_json_string(b, lib->path);
 		cua_buf_str(b, ",\"layer\":\"");
 		cua_buf_str(b, lib->layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime");
 		cua_buf_str(b, lib->owner ? "\",\"intercepted\":true" : "\",\"intercepted\":false");
@@ -567,7 +545,7 @@ static void write_json_kernels(struct cua_writer *w)
 		struct cua_buf *b = cua_writer_room(w, strlen(kname(&rows[i])) * 6 + 256);
 
 		cua_buf_str(b, i ? ",\n  {\"name\":" : "\n  {\"name\":");
-		write_json_string(b, kname(&rows[i]));
+		cua_buf_json_string(b, kname(&rows[i]));
 		put_json_u64(b, "launches", rows[i].launches);
 		put_json_u64(b, "errors", rows[i].errors);
 		put_json_u64(b, "total_ns", rows[i].total_ns);

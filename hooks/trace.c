@@ -15,6 +15,7 @@
 #include "log.h"
 #include "fd.h"
 #include "out.h"
+#include "process.h"
 #include "provenance.h"
 #include "table.h"
 #include "threads.h"
@@ -81,34 +82,11 @@ static void nocancel_end(int old)
 	pthread_setcancelstate(old, &old);
 }
 
-static int pwrite_all(int fd, const void *p, size_t n, off_t at)
-{
-	while (n) {
-		ssize_t w = pwrite(fd, p, n, at);
-
-		if (w < 0 && errno == EINTR)
-			continue;
-		if (w <= 0) {
-			if (w == 0)
-				errno = EIO;
-			return -1;
-		}
-		p = (const char *)p + w;
-		n -= (size_t)w;
-		at += w;
-	}
-	return 0;
-}
-
 /* The trace file name for this process, and its raw file beside it. */
 static int trace_path(char *path, size_t cap)
 {
-	char host[256];
 
-	if (gethostname(host, sizeof(host)) != 0)
-		memcpy(host, "unknown", 8);
-	host[sizeof(host) - 1] = '\0';
-	return cua_fmt_path(path, cap, cua_cfg.trace, cua_process_id(), host) < 0 ? -1 : 0;
+	return cua_fmt_path(path, cap, cua_cfg.trace, cua_process_id(), cua_process_host()) < 0 ? -1 : 0;
 }
 
 static void stop_raw(const char *why, int err)
@@ -150,7 +128,7 @@ static void make_raw(uint64_t pid)
 	h.table_sig = cua_tracefmt_table_sig();
 	h.pid = pid;
 	h.nonce = nonce;
-	if (fstat(fd, &st) != 0 || pwrite_all(fd, &h, sizeof(h), 0) != 0) {
+	if (fstat(fd, &st) != 0 || cua_fd_write_all(fd, &h, sizeof(h), 0) != 0) {
 		stop_raw("cannot write the trace's raw file ", errno);
 		close(fd);
 		unlink(raw.path);
@@ -228,14 +206,14 @@ static int write_block(const char *data, size_t len)
 
 		if (!__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL)) {
 			raw.limited = 1;
-			pwrite_all(fd, &m, sizeof(m), (off_t)at);
+			cua_fd_write_all(fd, &m, sizeof(m), (off_t)at);
 			cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
 		}
 		return -1;
 	}
-	if (pwrite_all(fd, &h, sizeof(h), (off_t)at) != 0 ||
-	    pwrite_all(fd, data, len, (off_t)(at + sizeof(h))) != 0 ||
-	    pwrite_all(fd, &done, sizeof(done), (off_t)(at + 4)) != 0) {
+	if (cua_fd_write_all(fd, &h, sizeof(h), (off_t)at) != 0 ||
+	    cua_fd_write_all(fd, data, len, (off_t)(at + sizeof(h))) != 0 ||
+	    cua_fd_write_all(fd, &done, sizeof(done), (off_t)(at + 4)) != 0) {
 		stop_raw("cannot write the trace's raw file ", errno);
 		return -1;
 	}

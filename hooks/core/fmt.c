@@ -253,3 +253,32 @@ void cua_buf_errno(struct cua_buf *b, int err)
 	cua_buf_str(b, "errno ");
 	cua_buf_i64(b, err);
 }
+
+void cua_buf_json(struct cua_buf *b, const char *s, size_t n)
+{
+	static const char hex[] = "0123456789abcdef";
+
+	for (size_t i = 0; i < n; i++) {
+		unsigned char c = (unsigned char)s[i];
+
+		if (c == '"' || c == '\\') {
+			cua_buf_char(b, '\\');
+			cua_buf_char(b, (char)c);
+		} else if (c < 0x20 || c > 0x7e) {
+			/* Bytes above 0x7e too: the output stays valid JSON whatever the bytes. */
+			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
+
+			cua_buf_mem(b, esc, sizeof(esc));
+		} else {
+			cua_buf_char(b, (char)c);
+		}
+	}
+}
+
+void cua_buf_json_string(struct cua_buf *b, const char *s)
+{
+	cua_buf_char(b, '"');
+	if (s)
+		cua_buf_json(b, s, strlen(s));
+	cua_buf_char(b, '"');
+}

@@ -56,4 +56,10 @@ void cua_fmt_forget_vars(void);
    Locale-free: strerror may crash on application threads. */
 void cua_buf_errno(struct cua_buf *b, int err);
 
+/* Appends s[0, n) escaped for a JSON string (quotes, backslashes, control bytes and bytes above
+   0x7e as \u00XX); cua_buf_json_string adds the quotes around a C string. The one JSON
+   escaper of the module. */
+void cua_buf_json(struct cua_buf *b, const char *s, size_t n);
+void cua_buf_json_string(struct cua_buf *b, const char *s);
+
 #endif

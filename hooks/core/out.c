@@ -57,25 +57,6 @@ void cua_out_setup(const char *tmpl)
 	memcpy(log_template, tmpl, strlen(tmpl) + 1);
 }
 
-/* 0 when every byte was written; else -1 with errno set (EIO for a write of 0 bytes). */
-static int write_all(int fd, const char *buf, size_t len)
-{
-	while (len) {
-		ssize_t n = write(fd, buf, len);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
-			if (n == 0)
-				errno = EIO;
-			return -1;
-		}
-		buf += n;
-		len -= (size_t)n;
-	}
-	return 0;
-}
-
 int cua_out_stderr_fd(void)
 {
 	return stderr_fd;
@@ -85,7 +66,7 @@ void cua_out_stderr(const char *buf, size_t len)
 {
 	int saved = errno;
 
-	write_all(stderr_fd, buf, len);
+	cua_fd_write_all(stderr_fd, buf, len, -1);
 	errno = saved;
 }
 
@@ -104,14 +85,11 @@ static void say_once(const char *what, int err)
    reader is refused with ENXIO), at 1000 or above. Remembers its identity. */
 static int open_log(int pid)
 {
-	char host[256];
 	struct stat st;
 	int fd;
 
-	if (gethostname(host, sizeof(host)) != 0)
-		memcpy(host, "unknown", 8);
-	host[sizeof(host) - 1] = '\0';
-	if (cua_fmt_path(log_path, sizeof(log_path), log_template, (unsigned)pid, host) < 0)
+	if (cua_fmt_path(log_path, sizeof(log_path), log_template, (unsigned)pid,
+			 cua_process_host()) < 0)
 		return -1;
 	/* O_APPEND keeps whole lines from several processes sharing one file intact. */
 	fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
@@ -213,7 +191,7 @@ static int log_room(int fd, size_t len)
 		return 0;
 	if (__atomic_exchange_n(&log_full, 1, __ATOMIC_ACQ_REL))
 		return -1;
-	write_all(fd, limit_marker, sizeof(limit_marker) - 1);
+	cua_fd_write_all(fd, limit_marker, sizeof(limit_marker) - 1, -1);
 	say_once("CUAUDIT_LOG_MAX reached; the log stops at ", 0);
 	return -1;
 }
@@ -223,7 +201,7 @@ void cua_out_log(const char *buf, size_t len)
 	int saved = errno;
 	int fd = log_descriptor();
 
-	if (fd >= 0 && log_room(fd, len) == 0 && write_all(fd, buf, len) != 0 && fd != stderr_fd &&
+	if (fd >= 0 && log_room(fd, len) == 0 && cua_fd_write_all(fd, buf, len, -1) != 0 && fd != stderr_fd &&
 	    !__atomic_exchange_n(&log_write_failed, 1, __ATOMIC_ACQ_REL))
 		say_once("cannot write the log to ", errno);
 	errno = saved;

@@ -2,6 +2,7 @@
 /* hooks/core/process.c: process and thread identity that stays right across fork, without atfork handlers. */
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <string.h>
 #include <unistd.h>
 #include "dispatch.h"
 #include "process.h"
@@ -50,4 +51,14 @@ uint64_t cua_thread_id(void)
 		cua_self.tid = (uint64_t)syscall(SYS_gettid);
 	}
 	return cua_self.tid;
+}
+
+static char host[256];
+
+const char *cua_process_host(void)
+{
+	/* Read once: a host name does not change under a running program. */
+	if (!host[0] && (gethostname(host, sizeof(host) - 1) != 0 || !host[0]))
+		memcpy(host, "unknown", 8);
+	return host;
 }

@@ -14,5 +14,7 @@ void cua_process_init(void);
 /* This process's id in one load: the cache lives in a page the kernel wipes in a forked
    child (MADV_WIPEONFORK), since pthread_atfork handlers of the audit namespace never run. */
 uint64_t cua_process_id(void);
+/* The host name, for %h in file names and the summary's "process"; "unknown" if unreadable. */
+const char *cua_process_host(void);
 
 #endif

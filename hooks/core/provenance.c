@@ -16,7 +16,6 @@
 
 static char command[CMDLINE_MAX] = "(unknown)";
 static char program[256] = "(unknown)";
-static char host[256] = "unknown";
 static uint64_t start_s;
 /* Noted versions, plus one: 0 means none seen. */
 static int noted[2];
@@ -36,9 +35,6 @@ void cua_provenance_init(void)
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 
 	start_s = wall_seconds();
-	if (gethostname(host, sizeof(host)) != 0)
-		memcpy(host, "unknown", 8);
-	host[sizeof(host) - 1] = '\0';
 	if (fd >= 0) {
 		n = read(fd, raw, sizeof(raw) - 1);
 		close(fd);
@@ -137,28 +133,6 @@ void cua_provenance_iso8601(char out[20], uint64_t seconds)
 	memcpy(out, tmp, 20);
 }
 
-static void json_string(struct cua_buf *b, const char *s)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	cua_buf_char(b, '"');
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
-
-		if (c == '"' || c == '\\') {
-			cua_buf_char(b, '\\');
-			cua_buf_char(b, (char)c);
-		} else if (c < 0x20) {
-			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-			cua_buf_mem(b, esc, sizeof(esc));
-		} else {
-			cua_buf_char(b, (char)c);
-		}
-	}
-	cua_buf_char(b, '"');
-}
-
 static void json_version(struct cua_buf *b, const char *key, unsigned layer)
 {
 	int v;
@@ -175,11 +149,11 @@ void cua_provenance_json(struct cua_buf *b)
 	char t[20];
 
 	cua_buf_str(b, "\"process\":{\"host\":");
-	json_string(b, host);
+	cua_buf_json_string(b, cua_process_host());
 	cua_buf_str(b, ",\"pid\":");
 	cua_buf_u64(b, cua_process_id());
 	cua_buf_str(b, ",\"command\":");
-	json_string(b, command);
+	cua_buf_json_string(b, command);
 	cua_provenance_iso8601(t, start_s);
 	cua_buf_str(b, ",\"start\":\"");
 	cua_buf_mem(b, t, sizeof(t));
@@ -208,7 +182,7 @@ void cua_provenance_text(struct cua_buf *b)
 	char t[20];
 
 	cua_buf_str(b, "cuaudit summary: host ");
-	cua_buf_str(b, host);
+	cua_buf_str(b, cua_process_host());
 	cua_buf_str(b, ", pid ");
 	cua_buf_u64(b, cua_process_id());
 	cua_buf_str(b, ", command ");

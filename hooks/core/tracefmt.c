@@ -43,26 +43,6 @@ uint64_t cua_tracefmt_table_sig(void)
 	return h;
 }
 
-static void json_escaped(struct cua_buf *b, const char *s, size_t n)
-{
-	static const char hex[] = "0123456789abcdef";
-
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			cua_buf_char(b, '\\');
-			cua_buf_char(b, (char)c);
-		} else if (c < 0x20 || c > 0x7e) {
-			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-			cua_buf_mem(b, esc, sizeof(esc));
-		} else {
-			cua_buf_char(b, (char)c);
-		}
-	}
-}
-
 static void put_us(struct cua_buf *b, uint64_t ns)
 {
 	cua_buf_u64(b, ns / 1000);
@@ -108,7 +88,7 @@ static void name_event(struct cua_writer *w, const char *what, uint64_t pid, con
 		cua_buf_u64(b, *tid);
 	}
 	cua_buf_str(b, ",\"args\":{\"name\":\"");
-	json_escaped(b, name, n);
+	cua_buf_json(b, name, n);
 	cua_buf_str(b, "\"}}");
 }
 
@@ -160,14 +140,14 @@ static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
 		cua_buf_str(b, number ? "\":" : "\":\"");
 		/* A string argument is already a JSON string: without the log's quotes. */
 		if (!number && v.len >= 2 && val[0] == '"' && val[v.len - 1] == '"')
-			json_escaped(b, val + 1, v.len - 2);
+			cua_buf_json(b, val + 1, v.len - 2);
 		else
-			json_escaped(b, val, v.len);
+			cua_buf_json(b, val, v.len);
 		cua_buf_str(b, number ? "," : "\",");
 	}
 	if (r->extras & CUA_TRACE_KERNEL_BIT) {
 		cua_buf_str(b, "\"kernel_name\":\"");
-		json_escaped(b, extras + 1, (unsigned char)extras[0]);
+		cua_buf_json(b, extras + 1, (unsigned char)extras[0]);
 		cua_buf_str(b, "\",");
 	}
 }
@@ -182,7 +162,7 @@ void cua_tracefmt_marker(struct cua_writer *w, uint64_t pid, uint64_t ts_ns, con
 	struct cua_buf *b = cua_writer_room(w, 512);
 
 	cua_buf_str(b, ",\n{\"name\":\"cuaudit: ");
-	json_escaped(b, why, strlen(why));
+	cua_buf_json(b, why, strlen(why));
 	cua_buf_str(b, "\",\"cat\":\"cuaudit\",\"ph\":\"i\",\"s\":\"p\",\"ts\":");
 	put_us(b, ts_ns);
 	cua_buf_str(b, ",\"pid\":");
@@ -240,7 +220,7 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 
 		cua_callfmt_result(&v, &c);
 		cua_buf_str(b, "\"result\":\"");
-		json_escaped(b, val, v.len);
+		cua_buf_json(b, val, v.len);
 	}
 	cua_buf_str(b, "\",\"binding\":\"");
 	cua_buf_str(b, cua_binding_names[r->binding < CUAUDIT_BIND_COUNT ? r->binding : 0]);

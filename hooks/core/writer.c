@@ -9,6 +9,7 @@
 #include "config.h"
 #include "fd.h"
 #include "out.h"
+#include "process.h"
 #include "writer.h"
 
 
@@ -26,19 +27,13 @@ void cua_writer_flush(struct cua_writer *w)
 	const char *p = w->mem;
 	size_t left = w->b.len;
 
-	while (left && !w->failed) {
-		ssize_t n = write(w->fd, p, left);
-
-		if (n < 0 && errno == EINTR)
-			continue;
-		if (n <= 0) {
+	if (left && !w->failed) {
+		if (cua_fd_write_all(w->fd, p, left, -1) != 0) {
 			w->failed = 1;
-			w->err = n < 0 ? errno : EIO;
-			break;
+			w->err = errno;
+		} else {
+			w->written += (uint64_t)left;
 		}
-		w->written += (uint64_t)n;
-		p += n;
-		left -= (size_t)n;
 	}
 	w->b.len = 0;
 	w->b.truncated = 0;
@@ -90,13 +85,10 @@ static int numbered(char *out, size_t cap, const char *path, unsigned k)
 
 int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t cap)
 {
-	char host[256], base[1024];
+	char base[1024];
 	int fd;
 
-	if (gethostname(host, sizeof(host)) != 0)
-		memcpy(host, "unknown", 8);
-	host[sizeof(host) - 1] = '\0';
-	if (cua_fmt_path(base, sizeof(base), tmpl, (unsigned)getpid(), host) < 0)
+	if (cua_fmt_path(base, sizeof(base), tmpl, (unsigned)getpid(), cua_process_host()) < 0)
 		return -1;
 	for (unsigned k = 0; k < 100; k++) {
 		if (k == 0) {
