@@ -80,11 +80,6 @@ struct relro {
 	uintptr_t start, end;
 };
 
-static uintptr_t dyn_ptr(const struct link_map *map, ElfW(Addr) p)
-{
-	return p < map->l_addr ? map->l_addr + p : p;
-}
-
 static struct relro find_relro(const struct link_map *map)
 {
 	struct relro r = { 0, 0 };
@@ -148,7 +143,7 @@ static void scan(struct link_map *map)
 
 	for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++) {
 		if (d->d_tag == DT_RELA)
-			rela = (const ElfW(Rela) *)dyn_ptr(map, d->d_un.d_ptr);
+			rela = (const ElfW(Rela) *)cua_symtab_dyn_ptr(map, d->d_un.d_ptr);
 		else if (d->d_tag == DT_RELASZ)
 			relasz = d->d_un.d_val;
 	}
@@ -192,10 +187,10 @@ static int find_relocs(const struct link_map *map, struct relocs *r)
 	memset(r, 0, sizeof(*r));
 	for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
-		case DT_RELA: r->rela = (ElfW(Rela) *)dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_RELA: r->rela = (ElfW(Rela) *)cua_symtab_dyn_ptr(map, d->d_un.d_ptr); break;
 		case DT_RELASZ: relasz = d->d_un.d_val; break;
-		case DT_SYMTAB: r->symtab = (const ElfW(Sym) *)dyn_ptr(map, d->d_un.d_ptr); break;
-		case DT_STRTAB: r->strtab = (const char *)dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_SYMTAB: r->symtab = (const ElfW(Sym) *)cua_symtab_dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_STRTAB: r->strtab = (const char *)cua_symtab_dyn_ptr(map, d->d_un.d_ptr); break;
 		default: break;
 		}
 	}

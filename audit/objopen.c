@@ -66,7 +66,7 @@ static int classify(struct link_map *map)
 /* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or GOT.
    Leaving the others unaudited keeps the loader from calling la_symbind64 for each of their
    bindings: thousands in a PyTorch process. Their dlsym lookups are still seen, because
-   libcuda and libcudart carry LA_FLG_BINDTO (FACTS 1). */
+   libcuda and libcudart carry LA_FLG_BINDTO (docs/facts.md §1.2, §1.3). */
 static unsigned int open_other(struct link_map *map, uintptr_t *cookie)
 {
 	/* Before any of the object's code can run: see docs/design.md, entry patching. */

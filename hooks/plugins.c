@@ -134,7 +134,7 @@ static const char *check_info(void *h, struct cuaudit_plugin *p)
 
 static void load_one(const char *path)
 {
-	/* The plugin joins cuaudit's own namespace, with its private libc (FACTS 2). */
+	/* The plugin joins cuaudit's own namespace, with its private libc (docs/facts.md §2). */
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	cuaudit_plugin_init_fn init;
 	unsigned first = cua_dispatch_count(), first_exit = n_at_exit;

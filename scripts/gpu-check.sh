@@ -224,26 +224,18 @@ L1='driver_launches=[1-9]*'
 full cublas_gemm "$L1 *" "$B/gpu/cublas_gemm"
 full threads_ptds "driver_launches=[4-9][0-9]* runtime_launches=[4-9][0-9]* *" "$B/gpu/threads_ptds"
 full graph "* graph_launches=[5-9]* *" "$B/gpu/graph"
-if python3 -c 'import torch' 2>/dev/null; then
-  full torch_train "$L1 runtime_launches=[1-9]* cudaMalloc=[1-9]* *" python3 "$G/torch_train.py"
-else
-  skip torch_train "python3 cannot import torch"
-fi
-if python3 -c 'import cupy' 2>/dev/null; then
-  full cupy_ops "driver_launches=[4-9]* *|driver_launches=[1-9][0-9]* *" python3 "$G/cupy_ops.py"
-else
-  skip cupy_ops "python3 cannot import cupy"
-fi
-if python3 -c 'import numba.cuda' 2>/dev/null; then
-  full numba_kernel "$L1 *" python3 "$G/numba_kernel.py"
-else
-  skip numba_kernel "python3 cannot import numba.cuda"
-fi
-if python3 -c 'import jax' 2>/dev/null; then
-  full jax_matmul "$L1 *" python3 "$G/jax_matmul.py"
-else
-  skip jax_matmul "python3 cannot import jax"
-fi
+# framework MODULE NAME PATTERN SCRIPT: a full check, or a skipped row where MODULE is missing.
+framework() {
+  if python3 -c "import $1" 2>/dev/null; then
+    full "$2" "$3" python3 "$G/$4"
+  else
+    skip "$2" "python3 cannot import $1"
+  fi
+}
+framework torch torch_train "$L1 runtime_launches=[1-9]* cudaMalloc=[1-9]* *" torch_train.py
+framework cupy cupy_ops "driver_launches=[4-9]* *|driver_launches=[1-9][0-9]* *" cupy_ops.py
+framework numba.cuda numba_kernel "$L1 *" numba_kernel.py
+framework jax jax_matmul "$L1 *" jax_matmul.py
 
 # ---------------------------------------------------------------- cuaudit run --error-exitcode
 # A clean program keeps its status; an injected failure turns it into N (compute-sanitizer's

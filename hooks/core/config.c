@@ -198,28 +198,45 @@ static int parse_u64(const char **s, uint64_t *out)
 	return 0;
 }
 
-/* "0.01" -> 10000000 parts per 10^9; accepts 0 to 1. */
-static int parse_fraction_ppb(const char **s, uint64_t *out)
+/* "W" or "W.F", with at least one digit after a point and at most 18: the whole part, the
+   fraction's digits as a number, and 10 to the power of their count. Exact, never wraps. */
+static int parse_decimal(const char **s, uint64_t *whole, uint64_t *frac, uint64_t *scale)
 {
-	uint64_t whole, frac = 0, scale = 1000000000u;
 	const char *p = *s;
 
-	if (parse_u64(&p, &whole) != 0 || whole > 1)
+	*frac = 0;
+	*scale = 1;
+	if (parse_u64(&p, whole) != 0)
 		return -1;
 	if (*p == '.') {
 		p++;
 		if (*p < '0' || *p > '9')
 			return -1;
 		for (; *p >= '0' && *p <= '9'; p++) {
-			scale /= 10;
-			frac += (uint64_t)(*p - '0') * scale;
+			if (*scale >= 1000000000000000000ull)
+				return -1;
+			*frac = *frac * 10 + (uint64_t)(*p - '0');
+			*scale *= 10;
 		}
 	}
-	frac += whole * 1000000000u;
-	if (frac > 1000000000u)
+	*s = p;
+	return 0;
+}
+
+/* "0.01" -> 10000000 parts per 10^9; accepts 0 to 1. */
+static int parse_fraction_ppb(const char **s, uint64_t *out)
+{
+	uint64_t whole, frac, scale, ppb;
+	const char *p = *s;
+
+	if (parse_decimal(&p, &whole, &frac, &scale) != 0 || whole > 1)
+		return -1;
+	ppb = scale <= 1000000000u ? frac * (1000000000u / scale) : frac / (scale / 1000000000u);
+	ppb += whole * 1000000000u;
+	if (ppb > 1000000000u)
 		return -1;
 	*s = p;
-	*out = frac;
+	*out = ppb;
 	return 0;
 }
 
@@ -239,23 +256,12 @@ static const struct {
    at most 18 fraction digits, and nothing above UINT64_MAX. */
 static int parse_size_at(const char **s, uint64_t *out)
 {
-	uint64_t whole, frac = 0, frac_scale = 1;
+	uint64_t whole, frac, frac_scale;
 	const char *p = *s, *unit;
 	size_t n;
 
-	if (parse_u64(&p, &whole) != 0)
+	if (parse_decimal(&p, &whole, &frac, &frac_scale) != 0)
 		return -1;
-	if (*p == '.') {
-		p++;
-		if (*p < '0' || *p > '9')
-			return -1;
-		for (; *p >= '0' && *p <= '9'; p++) {
-			if (frac_scale >= 1000000000000000000ull)
-				return -1;
-			frac = frac * 10 + (uint64_t)(*p - '0');
-			frac_scale *= 10;
-		}
-	}
 	unit = p;
 	while ((*p >= 'a' && *p <= 'z') || (*p >= 'A' && *p <= 'Z'))
 		p++;

@@ -3,13 +3,16 @@
 #ifndef CUA_CONFIG_H
 #define CUA_CONFIG_H
 
+#include "cuaudit.h"
+
+/* The public levels (enum cuaudit_level, what plugins log at), plus off and verbose. */
 enum cua_level {
 	CUA_LOG_OFF = 0,
-	CUA_LOG_ERROR = 1,
-	CUA_LOG_WARN = 2,
-	CUA_LOG_INFO = 3,
+	CUA_LOG_ERROR = CUAUDIT_LEVEL_ERROR,
+	CUA_LOG_WARN = CUAUDIT_LEVEL_WARN,
+	CUA_LOG_INFO = CUAUDIT_LEVEL_INFO,
 	CUA_LOG_VERBOSE = 4,
-	CUA_LOG_DEBUG = 5,
+	CUA_LOG_DEBUG = CUAUDIT_LEVEL_DEBUG,
 };
 
 #include <stddef.h>
@@ -91,7 +94,7 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
    environment names may be loaded or written, and nothing may change the program's results:
    drops plugins, substitutes, the log file, the trace, the memory limit and the faults; a
    summary goes to stderr. The loader already refuses LD_AUDIT paths with a slash there
-   (FACTS 1). */
+   (docs/facts.md §1.12). */
 void cua_config_restrict_secure(struct cua_config *cfg);
 
 /* Returns the level named by s (ASCII, any case), or -1. */

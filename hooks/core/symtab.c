@@ -7,8 +7,7 @@
 #include "symtab.h"
 #include "table.h"
 
-/* glibc relocates d_ptr in place on most targets, but not everywhere: accept both forms. */
-static uintptr_t dyn_ptr(const struct link_map *map, ElfW(Addr) p)
+uintptr_t cua_symtab_dyn_ptr(const struct link_map *map, ElfW(Addr) p)
 {
 	return p < map->l_addr ? map->l_addr + p : p;
 }
@@ -46,10 +45,10 @@ static int find_table(const struct link_map *map, struct table *t)
 	t->strtab = NULL;
 	for (const ElfW(Dyn) *d = map->l_ld; d && d->d_tag != DT_NULL; d++) {
 		switch (d->d_tag) {
-		case DT_SYMTAB: t->symtab = (const ElfW(Sym) *)dyn_ptr(map, d->d_un.d_ptr); break;
-		case DT_STRTAB: t->strtab = (const char *)dyn_ptr(map, d->d_un.d_ptr); break;
-		case DT_HASH: hash = (const uint32_t *)dyn_ptr(map, d->d_un.d_ptr); break;
-		case DT_GNU_HASH: gnu_hash = (const uint32_t *)dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_SYMTAB: t->symtab = (const ElfW(Sym) *)cua_symtab_dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_STRTAB: t->strtab = (const char *)cua_symtab_dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_HASH: hash = (const uint32_t *)cua_symtab_dyn_ptr(map, d->d_un.d_ptr); break;
+		case DT_GNU_HASH: gnu_hash = (const uint32_t *)cua_symtab_dyn_ptr(map, d->d_un.d_ptr); break;
 		default: break;
 		}
 	}

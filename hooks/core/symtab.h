@@ -6,6 +6,10 @@
 #include <link.h>
 #include <stdint.h>
 
+/* A dynamic-section address (d_ptr) as a pointer: glibc relocates d_ptr in place on most
+   targets, but not everywhere, so both forms are accepted. */
+uintptr_t cua_symtab_dyn_ptr(const struct link_map *map, ElfW(Addr) p);
+
 typedef void (*cua_symtab_fn)(void *ctx, const char *elf_name, uintptr_t addr);
 
 /* Calls each() for every defined global or weak function of the object, with its run-time

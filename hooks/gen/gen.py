@@ -592,17 +592,22 @@ def mem_functions(a, verb, cols):
     return fns, fields
 
 
+def generated_head(note, includes):
+    """The first lines of a generated C file that uses the toolkit's prototypes: every ELF
+    name with its own (__CUDA_API_VERSION_INTERNAL), and the generated ids and arguments."""
+    return ["/* SPDX-License-Identifier: MIT */",
+            f"/* {note} */",
+            "#define __CUDA_API_VERSION_INTERNAL"] + [f"#include <{h}>" for h in includes] + [
+            "#include <stdint.h>",
+            '#include "cuaudit_ids.h"',
+            '#include "cuaudit_args.h"']
+
+
 def emit_memory(apis, note, includes, policy):
     """The memory limit's table: for each call that allocates, frees, reports or creates a
-    pool, where its size, key and device are (hooks/memtable.h)."""
+    pool, where its size, key and device are (hooks/core/memtable.h)."""
     by_name = {a.elf_name: a for a in apis}
-    out = [f"/* SPDX-License-Identifier: MIT */",
-           f"/* {note} */",
-           "#define __CUDA_API_VERSION_INTERNAL"]
-    out += [f"#include <{h}>" for h in includes]
-    out += ["#include <stdint.h>",
-            '#include "cuaudit_ids.h"',
-            '#include "cuaudit_args.h"',
+    out = generated_head(note, includes) + [
             '#include "memtable.h"',
             "",
             '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
@@ -987,13 +992,7 @@ def wrapper_for(a, policy):
 
 
 def emit_wrappers(apis, note, includes, policy):
-    out = [f"/* SPDX-License-Identifier: MIT */",
-           f"/* {note} */",
-           "#define __CUDA_API_VERSION_INTERNAL"]
-    out += [f"#include <{h}>" for h in includes]
-    out += ["#include <stdint.h>",
-            '#include "cuaudit_ids.h"',
-            '#include "cuaudit_args.h"',
+    out = generated_head(note, includes) + [
             '#include "dispatch.h"',
             '#include "procaddress.h"',
             "",

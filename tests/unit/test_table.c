@@ -40,7 +40,7 @@ static void driver_covers_every_stub_export(void **state)
 	(void)state;
 	for (unsigned i = 0; i < CUAUDIT_ID_COUNT; i++)
 		driver += cua_api[i].layer == CUAUDIT_LAYER_DRIVER;
-	/* CUDA 13.0's stub libcuda.so exports 637 functions (FACTS.md section 4). */
+	/* CUDA 13.0's stub libcuda.so exports 637 functions (docs/facts.md §4.1). */
 	assert_true(driver >= 630);
 }
 
