@@ -534,10 +534,10 @@ void cua_entrypatch_forget(struct link_map *map)
 	for (unsigned i = 0; i < nobjs; i++) {
 		if (objs[i].map != map)
 			continue;
-		/* The code that jumped here is unmapped with the object; nothing reaches these. */
-		if (objs[i].region)
-			munmap(objs[i].region, objs[i].region_len);
-		memset(cua_real_entry, 0, sizeof(cua_real_entry));
+		/* The trampolines stay mapped and cua_real_entry keeps its targets: la_objclose
+		   also comes at exit (the executable's, from _dl_fini) while code may still run,
+		   and after a real unmap nothing jumps to them. A later static runtime takes the
+		   slots over. */
 		objs[i] = objs[--nobjs];
 		return;
 	}

@@ -162,6 +162,8 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
 	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
 		count_launch(c);
+	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
+		cua_provenance_poll();
 	if (CUA_UNLIKELY(c->t_exit_ns >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
 		snapshot_due(c->t_exit_ns);
 }
@@ -214,6 +216,8 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 	(void)ctx;
 	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
 		count_launch(c); /* untimed launches add no time to their kernel's row */
+	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
+		cua_provenance_poll();
 	if (CUA_LIKELY(u & 1)) {
 		cua_stats_count((struct cua_stat *)(uintptr_t)(u & ~(uint64_t)1), is_error(c),
 				c->binding);

@@ -353,7 +353,7 @@ jsonok() { python3 -c 'import json,sys; d=json.load(open(sys.argv[1])); sys.exit
 LD_AUDIT=$AUDIT CUAUDIT_LOG=warn CUAUDIT_SUMMARY=$R/o.s.json CUAUDIT_TRACE=$R/o.t.json CUAUDIT_METRICS=$R/o.prom \
   "$B/gpu/cublas_gemm" >/dev/null 2>"$R/o.err"
 if jsonok "$R/o.s.json" 'len(d["apis"]) > 0' && jsonok "$R/o.t.json" 'len(d["traceEvents"]) > 10' &&
-  grep -q '^cuaudit_calls_total{.*api="cuLaunchKernel"' "$R/o.prom"; then
+  grep -qE '^cuaudit_calls_total\{.*api="cuLaunchKernel(Ex)?"' "$R/o.prom"; then
   record cublas_gemm "summary, trace and metrics valid after exit" pass
 else
   record cublas_gemm "summary, trace and metrics valid after exit" FAIL

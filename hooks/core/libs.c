@@ -88,15 +88,16 @@ struct cua_lib *cua_libs_open(struct link_map *map, int layer)
 
 /* Nothing may keep pointing into the unmapped code: a later load can reuse the addresses,
    and a wrapper still routed there would call into whatever lands at them. */
+/* The index forgets the library's addresses, so no later lookup can match them, and its
+   pass-through stubs become free for the next copy. cua_real[] keeps the addresses: a wrapper
+   handed out before the close still reaches what the program itself would have reached.
+   That matters at exit, where _dl_fini calls la_objclose for libcuda while the objects stay
+   mapped and libcudart's destructors still call the driver (a NULL there crashed every
+   program that closes the driver before the runtime: bench/calls on the H200). After a real
+   unmap, such a call fails as it would natively; every binding of a new copy sets its own. */
 static void retire_owner(struct cua_lib *lib)
 {
 	cua_index_retire(lib->lo, lib->hi);
-	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
-		uintptr_t real = (uintptr_t)__atomic_load_n(&cua_real[id], __ATOMIC_ACQUIRE);
-
-		if (cua_api[id].layer == lib->layer || (real >= lib->lo && real < lib->hi))
-			__atomic_store_n(&cua_real[id], NULL, __ATOMIC_RELEASE);
-	}
 	cua_pt_retire((void *)lib->lo, (void *)lib->hi);
 }
 

@@ -7,6 +7,8 @@
 void *cua_pt_real[CUA_PT_COUNT];
 uint64_t cua_pt_calls[CUA_PT_COUNT];
 static char names[CUA_PT_COUNT][CUA_PT_NAME_MAX];
+/* The library behind the stub was closed: its name may serve the next copy (under lock). */
+static unsigned char retired[CUA_PT_COUNT];
 static unsigned used;
 static int lock;
 
@@ -49,6 +51,7 @@ void *cua_pt_get(const char *elf_name, void *real)
 		sched_yield();
 	for (unsigned i = 0; i < used; i++) {
 		if (cua_pt_real[i] == real) {
+			retired[i] = 0;
 			stub = (void *)(cua_pt_code + CUA_PT_STUB_SIZE * i);
 			goto out;
 		}
@@ -56,7 +59,8 @@ void *cua_pt_get(const char *elf_name, void *real)
 	/* A library loaded again: its name's stub, retired at the unload, serves the new copy,
 	   so reloads neither use up the stubs nor split the counts. */
 	for (unsigned i = 0; i < used; i++) {
-		if (!cua_pt_real[i] && strcmp(names[i], elf_name) == 0) {
+		if (retired[i] && strcmp(names[i], elf_name) == 0) {
+			retired[i] = 0;
 			__atomic_store_n(&cua_pt_real[i], real, __ATOMIC_RELEASE);
 			stub = (void *)(cua_pt_code + CUA_PT_STUB_SIZE * i);
 			goto out;
@@ -82,9 +86,11 @@ void cua_pt_retire(void *lo, void *hi)
 {
 	while (__atomic_exchange_n(&lock, 1, __ATOMIC_ACQUIRE))
 		sched_yield();
+	/* The stub keeps its target (a late call from a destructor at exit reaches it, as it
+	   would natively); it is only marked free for the next copy of its library. */
 	for (unsigned i = 0; i < used; i++)
 		if (cua_pt_real[i] >= lo && cua_pt_real[i] < hi)
-			__atomic_store_n(&cua_pt_real[i], NULL, __ATOMIC_RELEASE);
+			retired[i] = 1;
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 }
 

@@ -76,6 +76,21 @@ void cua_provenance_note_version(unsigned layer, int version)
 		__atomic_store_n(&noted[layer], version + 1, __ATOMIC_RELAXED);
 }
 
+int cua_provenance_known;
+static unsigned polls;
+
+void cua_provenance_poll(void)
+{
+	int v;
+
+	/* Both versions, or give up after a few tries (a process with one layer only). */
+	if (cua_provenance_version(CUAUDIT_LAYER_DRIVER, &v) == 0 &&
+	    cua_provenance_version(CUAUDIT_LAYER_RUNTIME, &v) == 0)
+		cua_provenance_known = 1;
+	else if (++polls >= 64)
+		cua_provenance_known = 1;
+}
+
 int cua_provenance_version(unsigned layer, int *version)
 {
 	unsigned id = layer == CUAUDIT_LAYER_DRIVER ? CUAUDIT_ID_cuDriverGetVersion

@@ -24,6 +24,12 @@ void cua_provenance_note_version(unsigned layer, int version);
 /* The version of a layer: noted, or asked of the library's own function now (a direct call,
    never through a wrapper). Returns 0 and sets *version, or -1. At exit only. */
 int cua_provenance_version(unsigned layer, int *version);
+/* Set once both versions are noted (or after 64 tries). Until then the summary calls
+   cua_provenance_poll from calls the application made (depth 0), while the libraries are
+   loaded: at exit glibc may have closed them before the summary is written, and cuaudit
+   never calls into a closing library. */
+extern int cua_provenance_known;
+void cua_provenance_poll(void);
 
 /* The "process" object of the JSON summary (docs/hooks.md), without a leading comma. */
 void cua_provenance_json(struct cua_buf *b);

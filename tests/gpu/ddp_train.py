@@ -10,6 +10,12 @@ import torch.distributed as dist
 from torch.nn.parallel import DistributedDataParallel as DDP
 
 
+def say(line):
+    """One write per line: the two ranks share the terminal, and print() writes the line and
+    its newline apart when unbuffered, so lines from both ranks would run together."""
+    os.write(1, (line + "\n").encode())
+
+
 def main():
     local_rank = int(os.environ["LOCAL_RANK"])
     torch.cuda.set_device(local_rank)
@@ -36,24 +42,24 @@ def main():
         mean = loss.detach().clone()
         dist.all_reduce(mean)
         mean /= world
-        print("rank %d step %02d loss %.8f" % (rank, step, mean.item()), flush=True)
+        say("rank %d step %02d loss %.8f" % (rank, step, mean.item()))
     checksum = sum(p.detach().double().sum().item() for p in model.parameters())
-    print("rank %d params %.8f" % (rank, checksum), flush=True)
+    say("rank %d params %.8f" % (rank, checksum))
 
     if os.environ.get("DDP_PROBE") == "1":
         # With a quota, free and total are the quota's view: more than free must be refused.
         torch.cuda.synchronize()
         torch.cuda.empty_cache()
         free, total = torch.cuda.mem_get_info()
-        print("probe rank %d total %d free %d" % (rank, total, free), flush=True)
+        say("probe rank %d total %d free %d" % (rank, total, free))
         try:
             big = torch.empty(free + (256 << 20), dtype=torch.uint8, device="cuda")
-            print("probe rank %d over-quota allocation succeeded" % rank, flush=True)
+            say("probe rank %d over-quota allocation succeeded" % rank)
             del big
         except torch.cuda.OutOfMemoryError:
-            print("probe rank %d over-quota allocation refused" % rank, flush=True)
+            say("probe rank %d over-quota allocation refused" % rank)
         half = torch.empty(free // 2, dtype=torch.uint8, device="cuda")
-        print("probe rank %d half of free allocated" % rank, flush=True)
+        say("probe rank %d half of free allocated" % rank)
         del half
     dist.barrier(device_ids=[local_rank])
     dist.destroy_process_group()
