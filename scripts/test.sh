@@ -37,6 +37,8 @@ if [ "${CUAUDIT_QUICK:-0}" != 1 ]; then
   # namespace with the module and reports there.
   cmake -S "$ROOT" -B "$BUILD_DIR-ubsan" -DCUAUDIT_SANITIZE=undefined -DCUAUDIT_BUILD_BENCH=OFF >/dev/null &&
     cmake --build "$BUILD_DIR-ubsan" -j"$jobs" >/dev/null
+  # The trace engine the output cases load traces with was installed into the normal build.
+  [ -d "$BUILD_DIR/node_modules" ] && ln -sfn "$BUILD_DIR/node_modules" "$BUILD_DIR-ubsan/node_modules"
   stage "audited cases under UBSan" "$BUILD_DIR-ubsan" -L cases
   # valgrind's malloc replacement collides with the audit namespace's own libc (a run under
   # LD_AUDIT aborts in free() at exit), so memcheck runs the unit tests of the code that runs there.

@@ -126,6 +126,10 @@ CUAUDIT_LIBCUDA_at_a_directory_or_text_file_warns_once_and_runs)
   done
   ;;
 dt_audit_program_under_LD_AUDIT_logs_every_call_once)
+  # The second instance returns 0 from la_version and glibc unloads it. A module built with
+  # UBSan drags in its runtime, which glibc cannot unload (rtld.c, unload_audit_module
+  # asserts the namespace is empty): this case runs on the normal build only.
+  if nm -D "$AUDIT" | grep -q ' U __ubsan_'; then echo "skipped: a UBSan module cannot be unloaded by glibc"; exit 77; fi
   native "$BIN/driver_lazy"
   audited "$BIN/driver_dtaudit"
   same_results
