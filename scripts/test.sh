@@ -25,6 +25,17 @@ stage() {
 }
 
 stage "tests (normal build)" "$BUILD_DIR"
+# The README's first command, on the tree just built: it must run and show the log, the
+# summary table and the trace.
+echo "=== the quick-start demo (scripts/demo.sh)"
+total=$((total + 1))
+if BUILD_DIR="$BUILD_DIR" bash "$ROOT/scripts/demo.sh" >"$log" 2>&1 &&
+  grep -qE '\(([1-9][0-9]*) calls logged\)' "$log" && grep -q -- '--- the summary' "$log" &&
+  grep -q 'Total' "$log" && [ -s "$BUILD_DIR/demo-out/trace.json" ]; then
+  echo "demo: passed"
+else
+  echo "demo: FAILED"; tail -20 "$log"; failed=$((failed + 1))
+fi
 if [ "${CUAUDIT_QUICK:-0}" != 1 ]; then
   # Every unit test, named from tests/unit/test_*.c, so a new one cannot be left out.
   unit_targets=$(cd "$ROOT/tests/unit" && ls test_*.c | sed -E 's/^test_(.*)\.c$/unit_\1/' | tr '\n' ' ')
