@@ -23,6 +23,12 @@ lifecycle_library(lifecycle_probe ${CASE_BIN} cases/lifecycle_probe.c)
 target_link_libraries(lifecycle_probe PRIVATE lifecycle_missing mock_cuda)
 # Undefined "cu" names that are no CUDA functions: never audited.
 lifecycle_library(lifecycle_notcuda ${CASE_BIN} cases/lifecycle_notcuda.c)
+# A library whose destructor calls the driver through a kept pointer; the program needs the
+# driver first, so glibc finalizes (and audits the close of) the driver before that library.
+lifecycle_library(lifecycle_late ${CASE_BIN} cases/lifecycle_late.c)
+target_link_libraries(lifecycle_late PRIVATE ${CMAKE_DL_LIBS})
+case_program(lifecycle_exit SOURCES cases/lifecycle_exit.c LINK mock_cuda lifecycle_late
+  OPTIONS -Wl,--no-as-needed)
 add_dependencies(lifecycle_loads lifecycle_refs lifecycle_lazyref lifecycle_probe lifecycle_notcuda)
 add_dependencies(lifecycle_reload mock_cuda)
 add_dependencies(lifecycle_race mock_cuda mock_cudart)
@@ -34,5 +40,6 @@ case_script(lifecycle.sh
   lookups_racing_with_the_first_runtime_load_are_all_wrapped
   renamed_libcudart_is_recognised_by_its_exports
   CUAUDIT_LIBCUDA_at_a_directory_or_text_file_warns_once_and_runs
-  dt_audit_program_under_LD_AUDIT_logs_every_call_once)
+  dt_audit_program_under_LD_AUDIT_logs_every_call_once
+  driver_closed_at_exit_before_a_destructor_that_calls_it_keeps_working)
 set_tests_properties(dt_audit_program_under_LD_AUDIT_logs_every_call_once PROPERTIES SKIP_RETURN_CODE 77)

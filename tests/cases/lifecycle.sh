@@ -138,6 +138,16 @@ dt_audit_program_under_LD_AUDIT_logs_every_call_once)
   done
   expect_log 1 'warning: .*cuaudit is loaded twice'
   ;;
+driver_closed_at_exit_before_a_destructor_that_calls_it_keeps_working)
+  native "$BIN/lifecycle_exit"
+  CUAUDIT_LOG=debug audited "$BIN/lifecycle_exit"
+  same_results
+  expect_out '^destructor: cuDeviceGetCount -> [0-9]+, count'
+  # The order that matters: the driver's la_objclose came first, then the destructor's call.
+  order=$(grep -nE 'libcuda unloaded|cuDeviceGetCount\(' log.txt | cut -d: -f2- | sed -E 's/.*(unloaded|cuDeviceGetCount).*/\1/' | tr '\n' ' ')
+  [ "$order" = "unloaded cuDeviceGetCount " ] && pass "the driver was closed before the destructor called it, and the call was intercepted" ||
+    fail "order of close and call: '$order'"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish
