@@ -7,11 +7,13 @@
 #include "libs.h"
 #include "dispatch.h"
 #include "entrypatch.h"
+#include "exec.h"
 #include "gotfix.h"
 #include "log.h"
 #include "index.h"
 #include "procaddress.h"
 #include "symtab.h"
+#include "table.h"
 
 
 static void add_export(void *lib, const char *elf_name, uintptr_t addr)
@@ -63,20 +65,36 @@ static int classify(struct link_map *map)
 	return layer;
 }
 
+enum { IMPORTS_CUDA = 1, IMPORTS_EXEC = 2 };
+
+static unsigned import_kind(const char *elf_name)
+{
+	if (cua_table_find(elf_name) >= 0)
+		return IMPORTS_CUDA;
+	return cua_exec_is_name(elf_name) ? IMPORTS_EXEC : 0;
+}
+
 /* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or GOT.
    Leaving the others unaudited keeps the loader from calling la_symbind64 for each of their
    bindings: thousands in a PyTorch process. Their dlsym lookups are still seen, because
-   libcuda and libcudart carry LA_FLG_BINDTO (docs/facts.md §1.2, §1.3). */
-static unsigned int open_other(struct link_map *map, uintptr_t *cookie)
+   libcuda and libcudart carry LA_FLG_BINDTO (docs/facts.md §1.2, §1.3). An object that calls
+   exec is audited too, when some output must be written before exec replaces the image. */
+static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *cookie)
 {
 	/* Before any of the object's code can run: see docs/design.md, entry patching. */
 	int patched = cua_cfg.static_runtime && cua_entrypatch_object(map);
+	unsigned all = cua_exec_wanted() ? IMPORTS_CUDA | IMPORTS_EXEC : IMPORTS_CUDA;
+	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
+	   functions, and an object that names none of ours cannot bind to a wrapper. */
+	unsigned imports = cua_symtab_imports(map, import_kind, all) & all;
 
 	*cookie = 0;
-	if (!cua_symtab_references_cuda(map)) {
+	if ((*cookie = cua_exec_open_libc(map, lmid)) != 0)
+		return LA_FLG_BINDTO;
+	if (!(imports & IMPORTS_CUDA)) {
 		if (patched)
 			*cookie = cua_entrypatch_cookie(map);
-		return 0;
+		return imports ? LA_FLG_BINDFROM : 0;
 	}
 	*cookie = cua_gotfix_open(map);
 	cua_log_msg(CUA_LOG_DEBUG, "object opened: ", cua_lib_path(map), NULL);
@@ -88,9 +106,8 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	int layer = classify(map);
 	struct cua_lib *lib;
 
-	(void)lmid;
 	if (layer == CUA_LIB_NONE)
-		return open_other(map, cookie);
+		return open_other(map, lmid, cookie);
 	cua_environment_flush_warnings();
 	if (cua_active)
 		cua_clock_calibrate();

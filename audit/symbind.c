@@ -4,6 +4,7 @@
 #include <link.h>
 #include "audit.h"
 #include "dispatch.h"
+#include "exec.h"
 #include "gotfix.h"
 #include "libs.h"
 #include "log.h"
@@ -94,6 +95,7 @@ CUA_LA_EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t
 
 	(void)ndx;
 	if (CUA_LIKELY(!def))
-		return sym->st_value;
+		return cua_exec_is_cookie(*defcook) ? cua_exec_bind(symname, sym->st_value)
+						    : sym->st_value;
 	return redirect(sym, def, *refcook, *flags, symname);
 }

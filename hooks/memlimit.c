@@ -352,6 +352,6 @@ int cua_memlimit_init(void)
 		live = NULL;
 		return -1;
 	}
-	cua_finish_add(report);
+	cua_finish_add(report, NULL);
 	return cua_dispatch_subscribe(&sub);
 }

@@ -186,7 +186,7 @@ int cua_plugins_load(void)
 {
 	if (!cua_cfg.nplugins)
 		return 0;
-	cua_finish_add(run_at_exit);
+	cua_finish_add(run_at_exit, NULL);
 	for (unsigned i = 0; i < cua_cfg.nplugins; i++)
 		load_one(cua_cfg.plugins[i]);
 	return 0;

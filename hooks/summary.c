@@ -766,6 +766,14 @@ static void summary_finish(void)
 		cua_log_msg(CUA_LOG_INFO, "summary written to ", chosen, NULL);
 }
 
+/* After an exec that failed: the program goes on, and so do the snapshots; the summary is
+   written again at exit, with every call. */
+static void summary_resume(void)
+{
+	__atomic_store_n(&final_written, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
+}
+
 int cua_summary_init(void)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
@@ -778,6 +786,6 @@ int cua_summary_init(void)
 				(strcmp(cua_cfg.summary, "stderr") != 0 || cua_cfg.metrics[0])
 				? cua_clock_slow_ns() + cua_cfg.flush_interval_ns
 				: UINT64_MAX;
-	cua_finish_add(summary_finish);
+	cua_finish_add(summary_finish, summary_resume);
 	return cua_dispatch_subscribe(cua_cfg.summary_sample ? &sampled : &sub);
 }

@@ -506,6 +506,6 @@ int cua_trace_init(void)
 			has_out[id] |= cua_api[id].args[i].out;
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
 		nonce = cua_clock_slow_ns();
-	cua_finish_add(trace_finish);
+	cua_finish_add(trace_finish, NULL);
 	return cua_dispatch_subscribe(&sub);
 }

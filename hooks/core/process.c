@@ -41,6 +41,14 @@ uint64_t cua_process_id(void)
 	return (uint64_t)getpid();
 }
 
+int cua_process_image_is_own(void)
+{
+	uint64_t cached = pid_cache ? *pid_cache : 0;
+
+	/* Without the cache (Linux < 4.14) a vfork child cannot be told apart: say no. */
+	return cached && cached == (uint64_t)getpid();
+}
+
 uint64_t cua_thread_id(void)
 {
 	uint64_t pid = cua_process_id();

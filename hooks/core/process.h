@@ -5,15 +5,25 @@
 
 #include <stdint.h>
 
-/* Work to do when the process exits normally, in registration order (hooks/core/finish.c). */
-void cua_finish_add(void (*fn)(void));
+/* Work to do when the program image ends: at a normal exit, or just before exec replaces it
+   (hooks/core/finish.c). Each runs once, in registration order. After an exec that failed,
+   cua_finish_resume calls each resume function given (the output goes on and is written
+   again at exit); work without one stays done. */
+void cua_finish_add(void (*fn)(void), void (*resume)(void));
 void cua_finish_run(void);
+void cua_finish_resume(void);
+/* Whether any work is registered: nothing to write at exec otherwise. */
+int cua_finish_any(void);
 
 /* Sets up the fork detector; from la_version. */
 void cua_process_init(void);
 /* This process's id in one load: the cache lives in a page the kernel wipes in a forked
    child (MADV_WIPEONFORK), since pthread_atfork handlers of the audit namespace never run. */
 uint64_t cua_process_id(void);
+/* 1 when this process owns its memory and has used cuaudit since its pid was cached: 0 in
+   a vfork child, which shares its parent's memory (the cache holds the parent's pid), and in
+   a forked child that has made no call yet (the kernel wiped the cache). */
+int cua_process_image_is_own(void);
 /* The host name, for %h in file names and the summary's "process"; "unknown" if unreadable. */
 const char *cua_process_host(void);
 

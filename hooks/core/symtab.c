@@ -61,19 +61,17 @@ static int find_table(const struct link_map *map, struct table *t)
 	return 0;
 }
 
-int cua_symtab_references_cuda(const struct link_map *map)
+unsigned cua_symtab_imports(const struct link_map *map, cua_symtab_kind_fn kind, unsigned all)
 {
 	struct table t;
+	unsigned found = 0;
 
 	if (find_table(map, &t) != 0)
-		return 1; /* cannot tell: assume it does */
-	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
-	   functions, and an object that names none of ours cannot bind to a wrapper. */
-	for (uint32_t i = 1; i < t.count; i++)
-		if (t.symtab[i].st_shndx == SHN_UNDEF &&
-		    cua_table_find(t.strtab + t.symtab[i].st_name) >= 0)
-			return 1;
-	return 0;
+		return all; /* cannot tell: assume it imports everything */
+	for (uint32_t i = 1; i < t.count && found != all; i++)
+		if (t.symtab[i].st_shndx == SHN_UNDEF)
+			found |= kind(t.strtab + t.symtab[i].st_name);
+	return found;
 }
 
 static uint32_t gnu_hash_of(const char *s)
@@ -111,12 +109,12 @@ static int is_defined_function(const struct table *t, uint32_t i, const char *el
 
 /* The loader's own lookup, through the hash table: objects with 100,000 symbols are common
    and every object is asked at la_objopen. */
-int cua_symtab_defines(const struct link_map *map, const char *elf_name)
+static const ElfW(Sym) *lookup(const struct link_map *map, const char *elf_name)
 {
 	struct table t;
 
 	if (find_table(map, &t) != 0)
-		return 0;
+		return NULL;
 	if (t.gnu_hash) {
 		const uint32_t *h = t.gnu_hash;
 		uint32_t nbuckets = h[0], symoffset = h[1], bloom_size = h[2];
@@ -125,25 +123,37 @@ int cua_symtab_defines(const struct link_map *map, const char *elf_name)
 		uint32_t hash = gnu_hash_of(elf_name);
 
 		if (nbuckets == 0)
-			return 0;
+			return NULL;
 		for (uint32_t i = buckets[hash % nbuckets]; i >= symoffset && i; i++) {
 			if ((chain[i - symoffset] | 1) == (hash | 1) &&
 			    is_defined_function(&t, i, elf_name))
-				return 1;
+				return &t.symtab[i];
 			if (chain[i - symoffset] & 1)
 				break;
 		}
-		return 0;
+		return NULL;
 	}
 	uint32_t nbucket = t.hash[0];
 	const uint32_t *bucket = t.hash + 2, *chain = bucket + nbucket;
 
 	if (nbucket == 0)
-		return 0;
+		return NULL;
 	for (uint32_t i = bucket[sysv_hash_of(elf_name) % nbucket]; i; i = chain[i])
 		if (is_defined_function(&t, i, elf_name))
-			return 1;
-	return 0;
+			return &t.symtab[i];
+	return NULL;
+}
+
+int cua_symtab_defines(const struct link_map *map, const char *elf_name)
+{
+	return lookup(map, elf_name) != NULL;
+}
+
+uintptr_t cua_symtab_function_address(const struct link_map *map, const char *elf_name)
+{
+	const ElfW(Sym) *s = lookup(map, elf_name);
+
+	return s && ELF64_ST_TYPE(s->st_info) == STT_FUNC ? map->l_addr + s->st_value : 0;
 }
 
 const ElfW(Phdr) *cua_symtab_phdrs(const struct link_map *map, unsigned *count)

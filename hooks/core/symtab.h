@@ -17,12 +17,17 @@ typedef void (*cua_symtab_fn)(void *ctx, const char *elf_name, uintptr_t addr);
    functions it reported, or -1 when the object has no usable table. */
 long cua_symtab_each_function(const struct link_map *map, cua_symtab_fn each, void *ctx);
 
-/* Returns 1 if the object has an undefined symbol that names a function of the generated
-   table: only such an object can bind to a CUDA function through its PLT or GOT. */
-int cua_symtab_references_cuda(const struct link_map *map);
+/* What an undefined symbol's name is to the caller: a set of bits, 0 for nothing. */
+typedef unsigned (*cua_symtab_kind_fn)(const char *elf_name);
+/* The bits kind() gives the object's undefined symbols, OR-ed; the walk stops once all are
+   found. An object without a usable table is taken to import everything (all). */
+unsigned cua_symtab_imports(const struct link_map *map, cua_symtab_kind_fn kind, unsigned all);
 
 /* Returns 1 if the object itself defines a global or weak function of that ELF name. */
 int cua_symtab_defines(const struct link_map *map, const char *elf_name);
+/* The run-time address of the object's own global or weak STT_FUNC of that name (not an
+   IFUNC, whose address is its resolver), or 0. */
+uintptr_t cua_symtab_function_address(const struct link_map *map, const char *elf_name);
 
 /* The object's program headers: the executable's from the aux vector (dl_iterate_phdr does
    not list it while the loader is still starting it), a shared object's from its ELF header. */

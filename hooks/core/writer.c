@@ -5,6 +5,7 @@
 #include <stdio.h> /* rename only: no stream is used */
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "config.h"
 #include "fd.h"
@@ -67,6 +68,84 @@ static int regular(int fd)
 	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
+/* Files written as an image ends at exec carry a mark in their modification time, so that the
+   next image of the process (exec keeps the pid) does not overwrite them: the nanoseconds
+   encode the process's start (/proc/self/stat field 22, clock ticks since boot, which exec
+   keeps), and the seconds are the time of writing. See docs/design.md, "exec". */
+static int marking;
+
+struct start {
+	uint64_t ticks;    /* 0: unknown */
+	int64_t real_sec;  /* about when, in CLOCK_REALTIME seconds */
+};
+
+static struct start process_start(void)
+{
+	struct start st = { 0, 0 };
+	char stat[1024];
+	int fd = open("/proc/self/stat", O_RDONLY | O_CLOEXEC);
+	ssize_t n = fd >= 0 ? read(fd, stat, sizeof(stat) - 1) : -1;
+	long tick = sysconf(_SC_CLK_TCK);
+	struct timespec real, boot;
+	const char *p;
+	int field = 2;
+
+	if (fd >= 0)
+		close(fd);
+	if (n <= 0 || tick <= 0)
+		return st;
+	stat[n] = '\0';
+	p = strrchr(stat, ')'); /* the command name may hold spaces and parentheses */
+	for (; p && *p && field < 22; p++)
+		if (*p == ' ')
+			field++;
+	if (!p || *p < '0' || *p > '9')
+		return st;
+	for (; *p >= '0' && *p <= '9'; p++)
+		st.ticks = st.ticks * 10 + (uint64_t)(*p - '0');
+	if (clock_gettime(CLOCK_REALTIME, &real) != 0 || clock_gettime(CLOCK_BOOTTIME, &boot) != 0) {
+		st.ticks = 0;
+		return st;
+	}
+	st.real_sec = real.tv_sec - boot.tv_sec + (int64_t)(st.ticks / (uint64_t)tick);
+	return st;
+}
+
+static long mark_nsec(uint64_t ticks)
+{
+	return (long)(ticks % 999983u) * 1000 + 1;
+}
+
+void cua_writer_mark_images(int on)
+{
+	marking = on;
+}
+
+/* Marks a file this image finished at exec (the descriptor is still open). */
+static void mark(int fd)
+{
+	struct start st;
+	struct timespec t[2];
+
+	if (!marking || fd < 0 || (st = process_start()).ticks == 0 ||
+	    clock_gettime(CLOCK_REALTIME, &t[1]) != 0)
+		return;
+	t[0].tv_sec = 0;
+	t[0].tv_nsec = UTIME_OMIT;
+	t[1].tv_nsec = mark_nsec(st.ticks);
+	futimens(fd, t);
+}
+
+/* An existing file of ours that an earlier image of this process finished at its exec. */
+static int earlier_image(int fd)
+{
+	struct start st = process_start();
+	struct stat s;
+
+	return st.ticks && fstat(fd, &s) == 0 && s.st_mtim.tv_nsec == mark_nsec(st.ticks) &&
+	       s.st_mtim.tv_sec >= st.real_sec - 2;
+}
+
 /* "dir/summary.json", 3 -> "dir/summary.3.json" */
 static int numbered(char *out, size_t cap, const char *path, unsigned k)
 {
@@ -106,7 +185,8 @@ int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t 
 		if (errno != EEXIST)
 			return -1;
 		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-		if (fd >= 0 && regular(fd) && ours(fd, signature) && ftruncate(fd, 0) == 0)
+		if (fd >= 0 && regular(fd) && ours(fd, signature) && !earlier_image(fd) &&
+		    ftruncate(fd, 0) == 0)
 			return cua_fd_high(fd);
 		if (fd >= 0)
 			close(fd);
@@ -120,6 +200,8 @@ int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t 
 int cua_writer_close(struct cua_writer *w, const char *path)
 {
 	cua_writer_flush(w);
+	if (!w->failed)
+		mark(w->fd);
 	if (w->fd >= 0 && close(w->fd) != 0 && !w->failed) {
 		w->failed = 1;
 		w->err = errno;
@@ -155,6 +237,8 @@ int cua_writer_open_temp(const char *path, char *tmp, size_t cap)
 int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path)
 {
 	cua_writer_flush(w);
+	if (!w->failed)
+		mark(w->fd);
 	if (w->fd >= 0 && close(w->fd) != 0 && !w->failed) {
 		w->failed = 1;
 		w->err = errno;

@@ -21,10 +21,15 @@ void cua_writer_flush(struct cua_writer *w);
 
 /* Opens a report file named by a template (%p, %h), never following a symbolic link in the
    last component. An existing file is reused only if it is empty or begins with
-   'signature' (cuaudit wrote it); otherwise cuaudit writes NAME.1, NAME.2, ... (before the
+   'signature' (cuaudit wrote it) and was not finished at exec by an earlier image of this
+   process (cua_writer_mark_images); otherwise cuaudit writes NAME.1, NAME.2, ... (before the
    extension) instead, so it never truncates a file it did not create. The name used is in
    path_out. Returns the descriptor or -1. */
 int cua_writer_open(const char *tmpl, const char *signature, char *path_out, size_t path_cap);
+
+/* While on, files closed or committed are marked as finished by an image that ends at exec
+   (in their modification time's nanoseconds), so the next image keeps them. */
+void cua_writer_mark_images(int on);
 
 /* Flushes, closes, and says so when anything failed: one message on stderr naming 'path'
    and the error. Returns 0 if every byte was written, else -1. */

@@ -129,13 +129,74 @@ full_disk_and_file_size_limit_are_reported_never_called_written)
   expect_log 1 . audited.err
   ;;
 exec_gives_launcher_and_workload_separate_complete_traces)
-  native "$PROG" launch 30000 "$PROG" calls 100000
-  CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_TRACE="$dir/t.%p.json" audited "$PROG" launch 30000 "$PROG" calls 100000
+  # The launcher's outputs are written at the exec; the workload keeps the pid and takes the
+  # next numbered names, so neither overwrites the other.
+  native "$PROG" launch 200000 "$PROG" calls 100000
+  CUAUDIT_LOG=info CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" CUAUDIT_TRACE="$dir/t.%p.json" \
+    audited "$PROG" launch 200000 "$PROG" calls 100000
   same_results
-  traces=(t.*.json)
-  [ ${#traces[@]} = 1 ] && pass "one JSON trace for the pid" || fail "traces: ${traces[*]}"
-  "$PYTHON" "$CHECK_JSON" trace "${traces[0]}" cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
-  expect_log 1 '^cuDeviceGetCount events=100000$' check.txt
+  pid=$(sed -n 's/.*summary written to .*s\.\([0-9]*\)\.json$/\1/p' log.txt | head -1)
+  [ -n "$pid" ] && pass "the launcher's summary was written (pid $pid)" || { fail "no launcher summary: $(tail -3 log.txt)"; finish; }
+  expect_log 1 'info: exec: this program image ends; its outputs are written now$'
+  [ "$(ls t.*.json | wc -l)" = 2 ] && [ "$(ls s.*.json | wc -l)" = 2 ] &&
+    pass "two traces and two summaries for one pid" || fail "files: $(ls)"
+  for f in "s.$pid" "t.$pid"; do
+    [ -e "$f.json" ] && [ -e "$f.1.json" ] && pass "$f: launcher's and workload's files" || fail "$f: $(ls)"
+  done
+  for pair in "$pid:200000" "$pid.1:100000"; do
+    f=${pair%%:*}; n=${pair#*:}
+    "$PYTHON" "$CHECK_JSON" trace "t.$f.json" cuDeviceGetCount >check.txt 2>&1 || fail "trace t.$f.json: $(tail -2 check.txt)"
+    expect_log 1 "^cuDeviceGetCount events=$n\$" check.txt
+    "$PYTHON" "$CHECK_JSON" summary "s.$f.json" cuDeviceGetCount:outer >check.txt 2>&1 || fail "summary s.$f.json: $(tail -2 check.txt)"
+    expect_log 1 "^cuDeviceGetCount:outer calls=$n errors=0\$" check.txt
+  done
+  left=$(ls -A | grep -E '\.raw$|\.tmp$' || true)
+  [ -z "$left" ] && pass "no raw or temporary file left" || fail "left behind: $left"
+  ;;
+failed_exec_keeps_counting_and_says_so)
+  # EACCES, not ENOENT: the module's own calls leave ENOENT in its errno, the program's is read.
+  printf 'not a program\n' >"$dir/not-executable"; chmod 644 "$dir/not-executable"
+  native "$PROG" launch 1000 "$dir/not-executable"
+  CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" \
+    audited "$PROG" launch 1000 "$dir/not-executable"
+  same_results
+  expect_out '^execv: Permission denied$' audited.out
+  expect_log 1 'warning: exec failed: EACCES \(Permission denied\); the outputs were written at the attempt: the summary goes on and is written again at exit, the trace ended there$'
+  "$PYTHON" "$CHECK_JSON" summary s.json cuDeviceGetCount:outer >check.txt 2>&1 || fail "summary: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount:outer calls=2000 errors=0$' check.txt
+  snapshot_calls s.json cuDeviceGetCount >snap.txt 2>&1
+  expect_log 1 '^calls=2000 snapshot=false$' snap.txt
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=1000$' check.txt
+  [ "$(ls -A | grep -cE '^[st]\..*json$')" = 2 ] && pass "one summary and one trace" || fail "files: $(ls -A)"
+  ;;
+vfork_child_exec_writes_nothing_and_parent_outputs_are_complete)
+  native "$PROG" vfork 5000 "$BIN/no_cuda"
+  CUAUDIT_LOG=info CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" CUAUDIT_TRACE="$dir/t.%p.json" \
+    audited "$PROG" vfork 5000 "$BIN/no_cuda"
+  same_results
+  expect_log 0 'exec: this program image ends'
+  [ "$(ls s.*.json | wc -l)" = 1 ] && [ "$(ls t.*.json | wc -l)" = 1 ] && pass "one summary and one trace, the parent's" || fail "files: $(ls)"
+  "$PYTHON" "$CHECK_JSON" summary s.*.json cuDeviceGetCount:outer >check.txt 2>&1 || fail "summary: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount:outer calls=10000 errors=0$' check.txt
+  "$PYTHON" "$CHECK_JSON" trace t.*.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=10000$' check.txt
+  ;;
+exec_list_forms_pass_arguments_and_environment_unchanged)
+  for form in execl execle execlp; do
+    target="$PROG"; [ $form = execlp ] && target=output_prog
+    rm -f s.*.json
+    PATH="$BIN:$PATH" native "$PROG" list $form 300 "$target"
+    PATH="$BIN:$PATH" CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" \
+      audited "$PROG" list $form 300 "$target"
+    same_results
+    expect_out '^argv\[1\]=<two words>$' audited.out
+    want='\(unset\)'; [ $form = execle ] && want=from-execle
+    expect_out "^CUA_LIST=<$want>\$" audited.out
+    first=$(ls s.*.json | grep -v '\.1\.json$' | head -1)
+    "$PYTHON" "$CHECK_JSON" summary "$first" cuDeviceGetCount:outer >check.txt 2>&1 || fail "$form: launcher summary: $(tail -2 check.txt)"
+    expect_log 1 '^cuDeviceGetCount:outer calls=300 errors=0$' check.txt
+  done
   ;;
 thread_churn_memory_is_bounded_and_counts_exact)
   native "$PROG" churn 25600 10

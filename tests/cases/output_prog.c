@@ -6,6 +6,7 @@
 #include <signal.h>
 #include <string.h>
 #include <sys/syscall.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include <cudaProfiler.h>
 #include "common.h"
@@ -187,6 +188,25 @@ static int profiler(void)
 	return 0;
 }
 
+static int vfork_exec(long count, const char *program)
+{
+	int status;
+	pid_t child;
+
+	calls(count);
+	fflush(stdout);
+	child = vfork();
+	CHECK(child >= 0);
+	if (child == 0) {
+		execl(program, program, (char *)NULL);
+		_exit(127);
+	}
+	CHECK(waitpid(child, &status, 0) == child);
+	calls(count);
+	printf("vfork child status %d\n", WEXITSTATUS(status));
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	CHECK(argc >= 2);
@@ -208,13 +228,46 @@ int main(int argc, char **argv)
 		return sigterm(atol(argv[2]));
 	if (strcmp(argv[1], "profiler") == 0)
 		return profiler();
-	/* launch N PROGRAM ARGS...: N calls, then the workload replaces this image. */
+	/* launch N PROGRAM ARGS...: N calls, then the workload replaces this image. If the exec
+	   fails, N more calls and status 127. */
 	if (strcmp(argv[1], "launch") == 0 && argc >= 4) {
 		calls(atol(argv[2]));
 		fflush(stdout);
 		execv(argv[3], argv + 3);
-		perror("execv");
+		printf("execv: %s\n", strerror(errno));
+		calls(atol(argv[2]));
 		return 127;
+	}
+	/* vfork N PROGRAM: N calls, a vfork child execs PROGRAM, N more calls. */
+	if (strcmp(argv[1], "vfork") == 0 && argc == 4)
+		return vfork_exec(atol(argv[2]), argv[3]);
+	/* list FORM N PROGRAM: N calls, then execl, execle or execlp with three arguments. */
+	if (strcmp(argv[1], "list") == 0 && argc == 5) {
+		extern char **environ;
+		char *env[256] = { "CUA_LIST=from-execle" };
+		int k = 1;
+
+		/* execle's environment: ours for the loader and cuaudit, and one variable more. */
+		for (char **e = environ; *e && k < 255; e++)
+			if (strncmp(*e, "LD_", 3) == 0 || strncmp(*e, "CUAUDIT_", 8) == 0)
+				env[k++] = *e;
+		calls(atol(argv[3]));
+		fflush(stdout);
+		if (strcmp(argv[2], "execl") == 0)
+			execl(argv[4], "first", "two words", "", (char *)NULL);
+		else if (strcmp(argv[2], "execle") == 0)
+			execle(argv[4], "first", "two words", "", (char *)NULL, env);
+		else if (strcmp(argv[2], "execlp") == 0)
+			execlp(argv[4], "first", "two words", "", (char *)NULL);
+		printf("%s: %s\n", argv[2], strerror(errno));
+		return 127;
+	}
+	/* args: what the exec'd program was given. */
+	if (strcmp(argv[1], "args") == 0 || (argc == 3 && strcmp(argv[1], "two words") == 0)) {
+		for (int i = 0; i < argc; i++)
+			printf("argv[%d]=<%s>\n", i, argv[i]);
+		printf("CUA_LIST=<%s>\n", getenv("CUA_LIST") ? getenv("CUA_LIST") : "(unset)");
+		return 0;
 	}
 	fprintf(stderr, "unknown mode\n");
 	return 2;

@@ -1,0 +1,224 @@
+/* SPDX-License-Identifier: MIT */
+/* audit/exec.c: the exec wrappers: the image's summary, trace and plugins' exit work are written before exec replaces it. */
+#include <errno.h>
+#include <limits.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <string.h>
+#include <unistd.h>
+#include "exec.h"
+#include "fmt.h"
+#include "libs.h"
+#include "log.h"
+#include "process.h"
+#include "symtab.h"
+#include "writer.h"
+
+/* exec keeps the process but replaces its image: no exit handler and no destructor runs, so
+   this is the last point where the image's outputs can be written (docs/design.md, "exec").
+   Only the C library of the main namespace is watched; the functions are taken from its own
+   symbol table, and a binding is redirected only when it resolved to that very address. */
+enum { EXECVE, EXECV, EXECVP, EXECVPE, FEXECVE, EXECVEAT, EXECL, EXECLE, EXECLP, NEXEC };
+
+static const char *const names[NEXEC] = {
+	"execve", "execv", "execvp", "execvpe", "fexecve", "execveat", "execl", "execle", "execlp",
+};
+
+typedef int (*execve_fn)(const char *, char *const[], char *const[]);
+typedef int (*execv_fn)(const char *, char *const[]);
+typedef int (*fexecve_fn)(int, char *const[], char *const[]);
+typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int);
+
+static uintptr_t real[NEXEC];
+/* The program's errno is its C library's, not the one of the audit namespace's own libc
+   (docs/design.md §7): read and set through that library's __errno_location. */
+static int *(*program_errno)(void);
+static _Alignas(8) char libc_cookie; /* its address is the C library's loader cookie */
+
+int cua_exec_wanted(void)
+{
+	return cua_finish_any();
+}
+
+unsigned cua_exec_is_name(const char *elf_name)
+{
+	/* Every name starts with "exec" or "fexec". */
+	if (elf_name[0] != 'e' && elf_name[0] != 'f')
+		return 0;
+	for (unsigned i = 0; i < NEXEC; i++)
+		if (strcmp(elf_name, names[i]) == 0)
+			return 1;
+	return 0;
+}
+
+static int is_libc_name(const char *path)
+{
+	const char *slash = path ? strrchr(path, '/') : NULL, *base = slash ? slash + 1 : path;
+
+	return base && strncmp(base, "libc.so", 7) == 0;
+}
+
+uintptr_t cua_exec_open_libc(struct link_map *map, Lmid_t lmid)
+{
+	if (lmid != LM_ID_BASE || !is_libc_name(map->l_name) || !cua_exec_wanted())
+		return 0;
+	for (unsigned i = 0; i < NEXEC; i++)
+		real[i] = cua_symtab_function_address(map, names[i]);
+	program_errno = (int *(*)(void))cua_symtab_function_address(map, "__errno_location");
+	/* The collecting forms call these three. */
+	if (!real[EXECVE] || !real[EXECV] || !real[EXECVP] || !program_errno)
+		return 0;
+	return (uintptr_t)&libc_cookie;
+}
+
+int cua_exec_is_cookie(uintptr_t cookie)
+{
+	return cookie == (uintptr_t)&libc_cookie;
+}
+
+/* Before the exec: returns 1 when the outputs were written. Nothing is written in a vfork
+   child, which shares its parent's memory and outputs, nor by an image that has not used
+   CUDA (a forked child on its way to another program). */
+static int image_ends(void)
+{
+	if (!cua_nlibs || !cua_process_image_is_own())
+		return 0;
+	cua_log_msg(CUA_LOG_INFO, "exec: this program image ends; its outputs are written now", NULL);
+	cua_writer_mark_images(1);
+	cua_finish_run();
+	cua_writer_mark_images(0);
+	return 1;
+}
+
+/* The exec failed and the program goes on: say what became of its outputs. The program's
+   errno is the exec's and stays so; only the module's own is used here. */
+static void image_goes_on(int wrote)
+{
+	if (wrote) {
+		int err = *program_errno();
+		char why[64];
+		struct cua_buf b = CUA_BUF(why);
+
+		cua_buf_errno(&b, err);
+		why[b.len < sizeof(why) ? b.len : sizeof(why) - 1] = '\0';
+		cua_finish_resume();
+		cua_log_msg(CUA_LOG_WARN, "exec failed: ", why, "; the outputs were written at the "
+			    "attempt: the summary goes on and is written again at exit, the trace ended "
+			    "there", NULL);
+	}
+}
+
+static int w_execve(const char *path, char *const argv[], char *const envp[])
+{
+	int wrote = image_ends(), rc = ((execve_fn)real[EXECVE])(path, argv, envp);
+
+	image_goes_on(wrote);
+	return rc;
+}
+
+static int w_execv(const char *path, char *const argv[])
+{
+	int wrote = image_ends(), rc = ((execv_fn)real[EXECV])(path, argv);
+
+	image_goes_on(wrote);
+	return rc;
+}
+
+static int w_execvp(const char *file, char *const argv[])
+{
+	int wrote = image_ends(), rc = ((execv_fn)real[EXECVP])(file, argv);
+
+	image_goes_on(wrote);
+	return rc;
+}
+
+static int w_execvpe(const char *file, char *const argv[], char *const envp[])
+{
+	int wrote = image_ends(), rc = ((execve_fn)real[EXECVPE])(file, argv, envp);
+
+	image_goes_on(wrote);
+	return rc;
+}
+
+static int w_fexecve(int fd, char *const argv[], char *const envp[])
+{
+	int wrote = image_ends(), rc = ((fexecve_fn)real[FEXECVE])(fd, argv, envp);
+
+	image_goes_on(wrote);
+	return rc;
+}
+
+static int w_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
+		      int flags)
+{
+	int wrote = image_ends(), rc = ((execveat_fn)real[EXECVEAT])(dirfd, path, argv, envp, flags);
+
+	image_goes_on(wrote);
+	return rc;
+}
+
+/* The list forms: the arguments up to the NULL that ends them, as an array on this stack,
+   then the array form of the same family (execle: the environment follows that NULL).
+   count and args walk the same arguments; argc is bounded as the C library bounds it. */
+static int list_form(unsigned form, const char *path, const char *arg, va_list count,
+		     va_list args)
+{
+	long n = 0;
+	char *const *envp = NULL;
+	int wrote, rc;
+
+	if (arg)
+		for (n = 1; va_arg(count, const char *); n++)
+			if (n == INT_MAX) {
+				*program_errno() = E2BIG;
+				return -1;
+			}
+	char *argv[n + 1];
+
+	argv[0] = (char *)arg;
+	for (long i = 1; i <= n; i++)
+		argv[i] = va_arg(args, char *);
+	argv[n] = NULL;
+	if (form == EXECLE)
+		envp = va_arg(args, char *const *);
+	wrote = image_ends();
+	if (form == EXECLE)
+		rc = ((execve_fn)real[EXECVE])(path, argv, envp);
+	else
+		rc = ((execv_fn)real[form == EXECLP ? EXECVP : EXECV])(path, argv);
+	image_goes_on(wrote);
+	return rc;
+}
+
+#define LIST_WRAPPER(fn, form)                                       \
+	static int fn(const char *path, const char *arg, ...)        \
+	{                                                            \
+		va_list count, args;                                 \
+		int rc;                                              \
+									     \
+		va_start(count, arg);                                \
+		va_start(args, arg);                                 \
+		rc = list_form(form, path, arg, count, args);        \
+		va_end(args);                                        \
+		va_end(count);                                       \
+		return rc;                                           \
+	}
+
+LIST_WRAPPER(w_execl, EXECL)
+LIST_WRAPPER(w_execle, EXECLE)
+LIST_WRAPPER(w_execlp, EXECLP)
+
+static void *const wrappers[NEXEC] = {
+	(void *)w_execve, (void *)w_execv,     (void *)w_execvp, (void *)w_execvpe, (void *)w_fexecve,
+	(void *)w_execveat, (void *)w_execl, (void *)w_execle, (void *)w_execlp,
+};
+
+uintptr_t cua_exec_bind(const char *symname, uintptr_t value)
+{
+	if (!cua_exec_is_name(symname))
+		return value;
+	for (unsigned i = 0; i < NEXEC; i++)
+		if (real[i] && value == real[i] && strcmp(symname, names[i]) == 0)
+			return (uintptr_t)wrappers[i];
+	return value;
+}
