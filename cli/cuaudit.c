@@ -73,6 +73,8 @@ static const struct var_row rows[] = {
 	  "the most the log may hold" },
 	{ "metrics", 0, "CUAUDIT_METRICS", "FILE", VAL_PLAIN, NULL, NULL,
 	  "where live metrics go" },
+	{ "metrics-labels", 0, "CUAUDIT_METRICS_LABELS", "LABELS", VAL_PLAIN, NULL, NULL,
+	  "extra metric labels, NAME=VALUE,..." },
 	{ "capture", 0, "CUAUDIT_CAPTURE", "SPEC", VAL_PLAIN, NULL, NULL,
 	  "what to capture" },
 	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "MODE", VAL_PLAIN, NULL, NULL,

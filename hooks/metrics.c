@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "hooks.h"
+#include "memlimit.h"
 #include "metrics.h"
 #include "table.h"
 #include "out.h"
@@ -47,11 +48,24 @@ static void label(struct cua_buf *b, const char *key, const char *v, int first)
 	cua_buf_char(b, '"');
 }
 
+/* CUAUDIT_METRICS_LABELS, expanded at each write (a forked child has its own %p). */
+static char user_values[CUA_MAX_METRIC_LABELS][CUA_PATH_MAX];
+
+static void expand_user_labels(void)
+{
+	for (unsigned i = 0; i < cua_cfg.nmetric_labels; i++)
+		if (cua_fmt_path(user_values[i], sizeof(user_values[i]), cua_cfg.metric_label_values[i],
+				 cua_process_id(), cua_process_host()) < 0)
+			user_values[i][0] = '\0';
+}
+
 static void common(struct cua_buf *b, const char *host, const char *pid)
 {
 	label(b, "host", host, 1);
 	label(b, "pid", pid, 0);
 	label(b, "program", program, 0);
+	for (unsigned i = 0; i < cua_cfg.nmetric_labels; i++)
+		label(b, cua_cfg.metric_label_names[i], user_values[i], 0);
 }
 
 static void head(struct cua_writer *w, const char *name, const char *type, const char *help)
@@ -109,7 +123,23 @@ static void api_family(struct cua_writer *w, const struct cua_metric_row *rows, 
 	}
 }
 
-static void quota_family(struct cua_writer *w, const char *host, const char *pid)
+static void device_row(struct cua_writer *w, const char *name, const char *dev, uint64_t v,
+		       const char *host, const char *pid)
+{
+	struct cua_buf *b = cua_writer_room(w, 1024);
+
+	cua_buf_str(b, name);
+	cua_buf_char(b, '{');
+	common(b, host, pid);
+	label(b, "device", dev, 0);
+	cua_buf_str(b, "} ");
+	cua_buf_u64(b, v);
+	cua_buf_char(b, '\n');
+}
+
+/* CUAUDIT_MEM_LIMIT: each device's quota (device "all": the default for the others), and
+   the bytes the process holds on each device that has a quota or holds any. */
+static void memory_families(struct cua_writer *w, const char *host, const char *pid)
 {
 	int any = cua_cfg.mem_limit != 0;
 
@@ -122,7 +152,7 @@ static void quota_family(struct cua_writer *w, const char *host, const char *pid
 	for (unsigned d = 0; d <= CUA_MAX_DEVICES; d++) {
 		uint64_t q = d == CUA_MAX_DEVICES ? cua_cfg.mem_limit : cua_cfg.mem_limit_dev[d];
 		char dev[24];
-		struct cua_buf db = CUA_BUF(dev), *b;
+		struct cua_buf db = CUA_BUF(dev);
 
 		if (!q)
 			continue;
@@ -131,13 +161,20 @@ static void quota_family(struct cua_writer *w, const char *host, const char *pid
 		else
 			cua_buf_u64(&db, d);
 		dev[db.len] = '\0';
-		b = cua_writer_room(w, 512);
-		cua_buf_str(b, "cuaudit_memory_quota_bytes{");
-		common(b, host, pid);
-		label(b, "device", dev, 0);
-		cua_buf_str(b, "} ");
-		cua_buf_u64(b, q);
-		cua_buf_char(b, '\n');
+		device_row(w, "cuaudit_memory_quota_bytes", dev, q, host, pid);
+	}
+	head(w, "cuaudit_memory_used_bytes", "gauge",
+	     "Device memory the process holds as CUAUDIT_MEM_LIMIT counts it, per device.");
+	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++) {
+		uint64_t used = cua_memlimit_used(d);
+		char dev[24];
+		struct cua_buf db = CUA_BUF(dev);
+
+		if (!used && !cua_cfg.mem_limit_dev[d] && !(d == 0 && cua_cfg.mem_limit))
+			continue;
+		cua_buf_u64(&db, d);
+		dev[db.len] = '\0';
+		device_row(w, "cuaudit_memory_used_bytes", dev, used, host, pid);
 	}
 }
 
@@ -158,8 +195,9 @@ int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 		return -1;
 	}
 	cua_writer_init(&w, fd);
+	expand_user_labels();
 	for (unsigned which = 0; which < 3; which++)
 		api_family(&w, rows, n, which, cua_process_host(), pid);
-	quota_family(&w, cua_process_host(), pid);
+	memory_families(&w, cua_process_host(), pid);
 	return cua_writer_commit(&w, tmp, path);
 }

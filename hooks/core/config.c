@@ -695,6 +695,85 @@ static void load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_dia
 			  "That output is not bounded.");
 }
 
+/* ---- CUAUDIT_METRICS_LABELS ---- */
+
+static int label_name_ok(const char *n, size_t len)
+{
+	static const char *const taken[] = { "host", "pid", "program", "api", "layer", "nested",
+					     "device" };
+
+	if (len == 0 || len >= 64 || (n[0] >= '0' && n[0] <= '9') || (len >= 2 && n[0] == '_' && n[1] == '_'))
+		return 0;
+	for (size_t i = 0; i < len; i++) {
+		char c = n[i];
+
+		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
+		      c == '_'))
+			return 0;
+	}
+	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
+		if (strlen(taken[i]) == len && memcmp(taken[i], n, len) == 0)
+			return 0;
+	return 1;
+}
+
+int cua_config_parse_metric_labels(const char *s, struct cua_config *cfg)
+{
+	unsigned n = 0;
+
+	while (*s) {
+		const char *eq = strchr(s, '='), *end = strchr(s, ',');
+		size_t nlen, vlen;
+
+		if (!end)
+			end = s + strlen(s);
+		if (!eq || eq > end || n == CUA_MAX_METRIC_LABELS)
+			return -1;
+		nlen = (size_t)(eq - s);
+		vlen = (size_t)(end - eq - 1);
+		if (!label_name_ok(s, nlen) || vlen >= sizeof(cfg->metric_label_values[0]))
+			return -1;
+		for (unsigned i = 0; i < n; i++)
+			if (strlen(cfg->metric_label_names[i]) == nlen &&
+			    memcmp(cfg->metric_label_names[i], s, nlen) == 0)
+				return -1;
+		memcpy(cfg->metric_label_names[n], s, nlen);
+		cfg->metric_label_names[n][nlen] = '\0';
+		memcpy(cfg->metric_label_values[n], eq + 1, vlen);
+		cfg->metric_label_values[n][vlen] = '\0';
+		if (vlen && cua_config_check_template(cfg->metric_label_values[n]) != 0)
+			return -1;
+		n++;
+		if (!*end)
+			break;
+		s = end + 1;
+		if (!*s)
+			return -1; /* a trailing comma */
+	}
+	cfg->nmetric_labels = n;
+	return 0;
+}
+
+static void load_metric_labels(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_METRICS_LABELS");
+	int ok;
+
+	if (!v)
+		return;
+	ok = cua_config_parse_metric_labels(v, cfg) == 0;
+	for (unsigned i = 0; ok && i < cfg->nmetric_labels; i++)
+		ok = cua_config_capture_template(cfg->metric_label_values[i], get) == 0;
+	if (!ok) {
+		cfg->nmetric_labels = 0;
+		bad_value(diag, "CUAUDIT_METRICS_LABELS", v,
+			  "NAME=VALUE pairs separated by commas, at most 8, where NAME is a"
+			  " Prometheus label name other than host, pid, program, api, layer, nested"
+			  " and device, and VALUE may use %p, %h, %q{NAME} and %%",
+			  "The metrics carry host, pid and program only.");
+	}
+}
+
 static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v = get("CUAUDIT_FLUSH_INTERVAL");
@@ -716,6 +795,7 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 				  "Every call is traced.");
 	}
 	load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
+	load_metric_labels(cfg, get, diag);
 	if (cfg->trace[0] && cua_config_check_file_path(cfg->trace) != 0) {
 		bad_value(diag, "CUAUDIT_TRACE", cfg->trace,
 			  "an absolute path of a file, not of a directory", "It stays off.");
@@ -737,6 +817,7 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 	cfg->error_count[0] = '\0';
 	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
 	cfg->metrics[0] = '\0';
+	cfg->nmetric_labels = 0;
 	if (cfg->summary[0])
 		memcpy(cfg->summary, "stderr", 7);
 	cfg->nplugins = 0;

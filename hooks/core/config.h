@@ -23,6 +23,7 @@ enum cua_level {
 #define CUA_MAX_DEVICES 64
 #define CUA_MAX_FAULTS 16
 #define CUA_MAX_PLUGINS 8
+#define CUA_MAX_METRIC_LABELS 8
 
 enum cua_fault_mode {
 	CUA_FAULT_EVERY = 1, /* calls N, 2N, 3N, ... fail */
@@ -71,6 +72,10 @@ struct cua_config {
 	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
 	int capture;                 /* enum cua_capture */
 	char metrics[CUA_PATH_MAX];  /* CUAUDIT_METRICS: a file-name template, or empty (off) */
+	/* CUAUDIT_METRICS_LABELS: extra labels of every series, each value a template. */
+	unsigned nmetric_labels;
+	char metric_label_names[CUA_MAX_METRIC_LABELS][64];
+	char metric_label_values[CUA_MAX_METRIC_LABELS][256];
 };
 
 enum cua_capture {
@@ -134,6 +139,12 @@ int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, un
 /* CUAUDIT_STATIC_RUNTIME: "1" or "0" (also "on"/"off", "yes"/"no", "true"/"false", any case)
    into *out. Returns 0 or -1. */
 int cua_config_parse_static_runtime(const char *s, int *out);
+
+/* CUAUDIT_METRICS_LABELS: "NAME=VALUE[,NAME=VALUE...]", at most 8. NAME is a Prometheus
+   label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with "__") other than the ones cuaudit
+   sets (host, pid, program, api, layer, nested, device), each once; VALUE is a template with
+   %p, %h, %q{NAME} and %%, with no comma. Pure: it reads no environment. Returns 0 or -1. */
+int cua_config_parse_metric_labels(const char *s, struct cua_config *cfg);
 
 /* CUAUDIT_PLUGINS: absolute paths separated by ':'. Returns 0 or -1. */
 int cua_config_parse_plugins(const char *s, struct cua_config *cfg);

@@ -413,6 +413,36 @@ static void survival_variables_parse_and_bad_ones_fall_back(void **state)
 	assert_int_equal(cua_config_check_file_path("/tmp"), -1);
 }
 
+static void metric_labels_take_names_and_templates(void **state)
+{
+	static const char *const bad[] = {
+		"pid=1", "device=0", "__x=1", "9a=1", "a-b=1", "a", "=1", "a=1,", "a=1,,b=2",
+		"a=1,a=2", "a=%z", "a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9",
+		"abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcd=1",
+	};
+	struct cua_config cfg;
+
+	(void)state;
+	memset(&cfg, 0, sizeof(cfg));
+	assert_int_equal(cua_config_parse_metric_labels("rank=%q{RANK},pod=p-%h,_x=,A9=%%", &cfg), 0);
+	assert_int_equal(cfg.nmetric_labels, 4);
+	assert_string_equal(cfg.metric_label_names[0], "rank");
+	assert_string_equal(cfg.metric_label_values[0], "%q{RANK}");
+	assert_string_equal(cfg.metric_label_names[1], "pod");
+	assert_string_equal(cfg.metric_label_values[1], "p-%h");
+	assert_string_equal(cfg.metric_label_names[2], "_x");
+	assert_string_equal(cfg.metric_label_values[2], "");
+	assert_string_equal(cfg.metric_label_names[3], "A9");
+	assert_int_equal(cua_config_parse_metric_labels("", &cfg), 0);
+	assert_int_equal(cfg.nmetric_labels, 0);
+	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+		cfg.nmetric_labels = 0;
+		if (cua_config_parse_metric_labels(bad[i], &cfg) != -1)
+			fail_msg("accepted %s", bad[i]);
+		assert_int_equal(cfg.nmetric_labels, 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -435,6 +465,7 @@ int main(void)
 		cmocka_unit_test(log_errors_is_warn_with_failed_calls),
 		cmocka_unit_test(enum_values_have_names),
 		cmocka_unit_test(survival_variables_parse_and_bad_ones_fall_back),
+		cmocka_unit_test(metric_labels_take_names_and_templates),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
