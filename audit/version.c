@@ -37,14 +37,14 @@ static void diag_stderr(const char *message)
 static void start_hooks(void)
 {
 	/* Hooks that may skip a call first; observers after, so they see the outcome. */
-	cua_memlimit_init();
-	cua_fault_init();
-	cua_summary_init();
-	cua_trace_init();
-	cua_errcount_init();
-	cua_log_init();
-	cua_kernels_init();
-	cua_plugins_load();
+	cua_memlimit_init(&cua_cfg);
+	cua_fault_init(&cua_cfg);
+	cua_summary_init(&cua_cfg);
+	cua_trace_init(&cua_cfg);
+	cua_errcount_init(&cua_cfg);
+	cua_log_init(&cua_cfg);
+	cua_kernels_init(&cua_cfg);
+	cua_plugins_load(&cua_cfg);
 	cua_dispatch_close();
 }
 

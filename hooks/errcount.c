@@ -33,17 +33,17 @@ static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 		__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
 }
 
-int cua_errcount_init(void)
+int cua_errcount_init(const struct cua_config *all)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = errcount_exit);
 	struct stat st;
 	void *p;
 	int fd;
 
-	if (!cua_cfg.error_count[0])
+	if (!all->error_count[0])
 		return 0;
 	/* No O_NOFOLLOW: the command names its counter as /proc/PID/fd/N, a link by design. */
-	fd = open(cua_cfg.error_count, O_RDWR | O_CLOEXEC);
+	fd = open(all->error_count, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*counter)) {

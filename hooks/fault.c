@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/fault.c: the CUAUDIT_FAULT hook: makes chosen calls fail on a deterministic schedule. */
+#include <string.h>
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
@@ -26,11 +27,17 @@ static int fires(const struct cua_fault *f, uint64_t n)
 	}
 }
 
+/* This hook's slice of the configuration, copied at start. */
+static struct {
+	struct cua_fault faults[CUA_MAX_FAULTS];
+	unsigned nfaults;
+} cfg;
+
 static int fault_enter(struct cuaudit_call *c, void *ctx)
 {
 	(void)ctx;
-	for (unsigned i = 0; i < cua_cfg.nfaults; i++) {
-		const struct cua_fault *f = &cua_cfg.faults[i];
+	for (unsigned i = 0; i < cfg.nfaults; i++) {
+		const struct cua_fault *f = &cfg.faults[i];
 
 		if (f->id != c->id)
 			continue;
@@ -43,15 +50,17 @@ static int fault_enter(struct cuaudit_call *c, void *ctx)
 	return CUAUDIT_CALL_REAL;
 }
 
-int cua_fault_init(void)
+int cua_fault_init(const struct cua_config *all)
 {
 	unsigned ids[CUA_MAX_FAULTS];
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = fault_enter, .ids = ids,
-		     .nids = cua_cfg.nfaults);
+		     .nids = all->nfaults);
 
-	if (!cua_cfg.nfaults)
+	if (!all->nfaults)
 		return 0;
-	for (unsigned i = 0; i < cua_cfg.nfaults; i++)
-		ids[i] = cua_cfg.faults[i].id;
+	memcpy(cfg.faults, all->faults, sizeof(cfg.faults));
+	cfg.nfaults = all->nfaults;
+	for (unsigned i = 0; i < cfg.nfaults; i++)
+		ids[i] = cfg.faults[i].id;
 	return cua_dispatch_subscribe(&sub);
 }

@@ -6,15 +6,19 @@
 #include <stdint.h>
 #include "process.h"
 
-/* Each reads its part of cua_cfg and subscribes if enabled; from la_version, in this order:
-   the ones that may skip or fail calls first, observers after. Return 0 or -errno. */
-int cua_memlimit_init(void);
-int cua_fault_init(void);
-int cua_summary_init(void);
-int cua_trace_init(void);
-int cua_plugins_load(void);
-/* Counts failed calls into cua_cfg.error_count's file (cuaudit run --error-exitcode). */
-int cua_errcount_init(void);
+struct cua_config;
+
+/* Each copies its slice of the configuration (no hook reads the global record, on the hot
+   path or elsewhere; tests/layers.py checks) and subscribes if enabled; from la_version, in
+   this order: the ones that may skip or fail calls first, observers after. Return 0 or
+   -errno. */
+int cua_memlimit_init(const struct cua_config *all);
+int cua_fault_init(const struct cua_config *all);
+int cua_summary_init(const struct cua_config *all);
+int cua_trace_init(const struct cua_config *all);
+int cua_plugins_load(const struct cua_config *all);
+/* Counts failed calls into the file CUAUDIT_ERROR_COUNT names (cuaudit run --error-exitcode). */
+int cua_errcount_init(const struct cua_config *all);
 
 
 #endif

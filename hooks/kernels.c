@@ -355,13 +355,13 @@ static const unsigned record_ids[] = {
 	CUAUDIT_ID_cudaRuntimeGetVersion,
 };
 
-int cua_kernels_init(void)
+int cua_kernels_init(const struct cua_config *all)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = record, .ids = record_ids,
 		     .nids = sizeof(record_ids) / sizeof(record_ids[0]));
 
-	if (!cua_cfg.trace[0] && !cua_cfg.summary[0] && !cua_log_on(CUA_LOG_VERBOSE) &&
-	    !cua_cfg.log_errors)
+	if (!all->trace[0] && !all->summary[0] && !cua_log_on(CUA_LOG_VERBOSE) &&
+	    !all->log_errors)
 		return 0;
 	for (unsigned i = 0; i < sizeof(launch_ids) / sizeof(launch_ids[0]); i++)
 		cua_kernels_launch_mask[launch_ids[i] >> 3] |= (uint8_t)(1u << (launch_ids[i] & 7));

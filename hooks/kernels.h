@@ -9,7 +9,8 @@
 
 /* Subscribes the registry to the registration and look-up calls when the log, the trace or
    the summary is on (they name launches). From la_version, after those hooks. */
-int cua_kernels_init(void);
+struct cua_config;
+int cua_kernels_init(const struct cua_config *all);
 
 /* A bit per id that launches a kernel (cuLaunchKernel, cudaLaunchKernel, __cudaLaunchKernel,
    ...); set by cua_kernels_init, read-only after. */

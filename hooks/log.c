@@ -9,6 +9,9 @@
 #include "process.h"
 #include "table.h"
 
+/* This hook's slice of the configuration: CUAUDIT_LOG=errors. */
+static int errors_only;
+
 static int is_error(const struct cuaudit_call *c)
 {
 	unsigned ret = cua_api[c->id].ret;
@@ -22,7 +25,7 @@ static void log_exit(const struct cuaudit_call *c, void *ctx)
 	struct timespec ts;
 
 	(void)ctx;
-	if (cua_cfg.log_errors && !is_error(c))
+	if (errors_only && !is_error(c))
 		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	size_t n = cua_callfmt_call(line, sizeof(line), c, cua_process_id(),
@@ -30,13 +33,14 @@ static void log_exit(const struct cuaudit_call *c, void *ctx)
 	cua_out_log(line, n);
 }
 
-void cua_log_init(void)
+void cua_log_init(const struct cua_config *all)
 {
 	static unsigned ids[CUAUDIT_ID_COUNT];
 	/* CUAUDIT_INCLUDE/EXCLUDE: the log covers only the ids they leave. */
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = log_exit, .ids = ids,
-		     .nids = cua_config_filter_ids(&cua_cfg, ids), .flags = CUAUDIT_SUB_TIMES);
+		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
 
-	if (cua_log_on(CUA_LOG_VERBOSE) || cua_cfg.log_errors)
+	errors_only = all->log_errors;
+	if (cua_log_on(CUA_LOG_VERBOSE) || errors_only)
 		cua_dispatch_subscribe(&sub);
 }

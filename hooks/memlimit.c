@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/memlimit.c: the CUAUDIT_MEM_LIMIT hook: a per-device quota on device memory, as both layers see it. */
 #define __CUDA_API_VERSION_INTERNAL
+#include <string.h>
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
@@ -50,14 +51,20 @@ static __thread struct {
 	int held;
 } pending;
 
+/* This hook's slice of the configuration, copied at start. */
+static struct {
+	uint64_t all;                      /* every device's quota, 0 for none */
+	uint64_t dev[CUA_MAX_DEVICES];     /* per device; 0 falls back to all */
+} cfg;
+
 static uint64_t limit_of(unsigned dev)
 {
 	uint64_t l;
 
 	if (dev >= CUA_MAX_DEVICES)
 		return 0;
-	l = cua_cfg.mem_limit_dev[dev];
-	return l ? l : cua_cfg.mem_limit;
+	l = cfg.dev[dev];
+	return l ? l : cfg.all;
 }
 
 uint64_t cua_memlimit_quota(unsigned dev)
@@ -330,16 +337,18 @@ static void report(void)
 	}
 }
 
-int cua_memlimit_init(void)
+int cua_memlimit_init(const struct cua_config *all)
 {
 	static unsigned ids[256];
 	unsigned n = 0;
-	int any = cua_cfg.mem_limit != 0;
+	int any = all->mem_limit != 0;
 
 	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++)
-		any |= cua_cfg.mem_limit_dev[d] != 0;
+		any |= all->mem_limit_dev[d] != 0;
 	if (!any)
 		return 0;
+	cfg.all = all->mem_limit;
+	memcpy(cfg.dev, all->mem_limit_dev, sizeof(cfg.dev));
 	for (unsigned i = 0; i < cua_mem_count && n < 255; i++) {
 		entry_of[cua_mem_table[i].id] = (uint8_t)(i + 1);
 		ids[n++] = cua_mem_table[i].id;

@@ -16,8 +16,23 @@
 
 static char program[256] = "unknown";
 
-void cua_metrics_setup(void)
+/* This output's slice of the configuration, copied at start. */
+static struct {
+	char path[CUA_PATH_MAX];                                /* CUAUDIT_METRICS */
+	unsigned nlabels;                                       /* CUAUDIT_METRICS_LABELS */
+	char names[CUA_MAX_METRIC_LABELS][64];
+	char values[CUA_MAX_METRIC_LABELS][256];
+	uint64_t mem_all, mem_dev[CUA_MAX_DEVICES];             /* CUAUDIT_MEM_LIMIT */
+} cfg;
+
+void cua_metrics_setup(const struct cua_config *all)
 {
+	memcpy(cfg.path, all->metrics, sizeof(cfg.path));
+	cfg.nlabels = all->nmetric_labels;
+	memcpy(cfg.names, all->metric_label_names, sizeof(cfg.names));
+	memcpy(cfg.values, all->metric_label_values, sizeof(cfg.values));
+	cfg.mem_all = all->mem_limit;
+	memcpy(cfg.mem_dev, all->mem_limit_dev, sizeof(cfg.mem_dev));
 	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, program, sizeof(program) - 1) : -1;
 
@@ -53,8 +68,8 @@ static char user_values[CUA_MAX_METRIC_LABELS][CUA_PATH_MAX];
 
 static void expand_user_labels(void)
 {
-	for (unsigned i = 0; i < cua_cfg.nmetric_labels; i++)
-		if (cua_fmt_path(user_values[i], sizeof(user_values[i]), cua_cfg.metric_label_values[i],
+	for (unsigned i = 0; i < cfg.nlabels; i++)
+		if (cua_fmt_path(user_values[i], sizeof(user_values[i]), cfg.values[i],
 				 cua_process_id(), cua_process_host()) < 0)
 			user_values[i][0] = '\0';
 }
@@ -64,8 +79,8 @@ static void common(struct cua_buf *b, const char *host, const char *pid)
 	label(b, "host", host, 1);
 	label(b, "pid", pid, 0);
 	label(b, "program", program, 0);
-	for (unsigned i = 0; i < cua_cfg.nmetric_labels; i++)
-		label(b, cua_cfg.metric_label_names[i], user_values[i], 0);
+	for (unsigned i = 0; i < cfg.nlabels; i++)
+		label(b, cfg.names[i], user_values[i], 0);
 }
 
 static void head(struct cua_writer *w, const char *name, const char *type, const char *help)
@@ -141,16 +156,16 @@ static void device_row(struct cua_writer *w, const char *name, const char *dev, 
    the bytes the process holds on each device that has a quota or holds any. */
 static void memory_families(struct cua_writer *w, const char *host, const char *pid)
 {
-	int any = cua_cfg.mem_limit != 0;
+	int any = cfg.mem_all != 0;
 
 	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++)
-		any |= cua_cfg.mem_limit_dev[d] != 0;
+		any |= cfg.mem_dev[d] != 0;
 	if (!any)
 		return;
 	head(w, "cuaudit_memory_quota_bytes", "gauge",
 	     "CUAUDIT_MEM_LIMIT quota per device (device \"all\": the default for the others).");
 	for (unsigned d = 0; d <= CUA_MAX_DEVICES; d++) {
-		uint64_t q = d == CUA_MAX_DEVICES ? cua_cfg.mem_limit : cua_cfg.mem_limit_dev[d];
+		uint64_t q = d == CUA_MAX_DEVICES ? cfg.mem_all : cfg.mem_dev[d];
 		char dev[24];
 		struct cua_buf db = CUA_BUF(dev);
 
@@ -170,7 +185,7 @@ static void memory_families(struct cua_writer *w, const char *host, const char *
 		char dev[24];
 		struct cua_buf db = CUA_BUF(dev);
 
-		if (!used && !cua_cfg.mem_limit_dev[d] && !(d == 0 && cua_cfg.mem_limit))
+		if (!used && !cfg.mem_dev[d] && !(d == 0 && cfg.mem_all))
 			continue;
 		cua_buf_u64(&db, d);
 		dev[db.len] = '\0';
@@ -187,7 +202,7 @@ int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 
 	cua_buf_u64(&pb, cua_process_id());
 	pid[pb.len] = '\0';
-	if (cua_fmt_path(path, sizeof(path), cua_cfg.metrics, cua_process_id(), cua_process_host()) < 0)
+	if (cua_fmt_path(path, sizeof(path), cfg.path, cua_process_id(), cua_process_host()) < 0)
 		return -1;
 	fd = cua_writer_open_temp(path, tmp, sizeof(tmp));
 	if (fd < 0) {

@@ -11,8 +11,11 @@ struct cua_metric_row {
 	uint64_t calls, errors, total_ns;
 };
 
-/* Reads the program name; from la_version, on the main thread. */
-void cua_metrics_setup(void);
+struct cua_config;
+
+/* Copies its slice of the configuration and reads the program name; from la_version, on the
+   main thread. */
+void cua_metrics_setup(const struct cua_config *all);
 /* Replaces the metrics file atomically with these rows (from the summary's snapshot or its
    final write). Returns 0 when written. */
 int cua_metrics_write(const struct cua_metric_row *rows, unsigned n);

@@ -182,12 +182,12 @@ static void load_one(const char *path)
 	cua_log_msg(CUA_LOG_INFO, "plugin loaded: ", path, NULL);
 }
 
-int cua_plugins_load(void)
+int cua_plugins_load(const struct cua_config *all)
 {
-	if (!cua_cfg.nplugins)
+	if (!all->nplugins)
 		return 0;
 	cua_finish_add(run_at_exit, NULL);
-	for (unsigned i = 0; i < cua_cfg.nplugins; i++)
-		load_one(cua_cfg.plugins[i]);
+	for (unsigned i = 0; i < all->nplugins; i++)
+		load_one(all->plugins[i]);
 	return 0;
 }

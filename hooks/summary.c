@@ -48,6 +48,14 @@ struct kstats {
 };
 
 static struct cua_tslot *all_threads;
+/* This hook's slice of the configuration, copied at start. */
+static struct {
+	char path[CUA_PATH_MAX];    /* CUAUDIT_SUMMARY: "stderr", a template, or empty */
+	int metrics;                /* CUAUDIT_METRICS is on: written with each snapshot */
+	unsigned sample;            /* CUAUDIT_SUMMARY_SAMPLE */
+	uint64_t flush_interval_ns; /* CUAUDIT_FLUSH_INTERVAL */
+} cfg;
+
 static uint64_t next_snapshot; /* clock time of the next live snapshot; UINT64_MAX: none */
 static __thread struct tstats *mine __attribute__((tls_model("initial-exec")));
 
@@ -181,7 +189,7 @@ static int sample_this(const struct cua_stat *s)
 {
 	if (s->timed < SAMPLE_WARMUP || s->total_ns >= SAMPLE_SLOW_NS * s->timed)
 		return 1;
-	return s->calls % cua_cfg.summary_sample == 0;
+	return s->calls % cfg.sample == 0;
 }
 
 /* The subscription asks for no times; the clock is read here, for the sampled calls only.
@@ -621,10 +629,10 @@ static int choose_path(int json)
 		return chosen[0] ? 0 : -1;
 	chosen_pid = pid;
 	chosen[0] = '\0';
-	fd = cua_writer_open(cua_cfg.summary, json ? JSON_SIGNATURE : TEXT_SIGNATURE, chosen,
+	fd = cua_writer_open(cfg.path, json ? JSON_SIGNATURE : TEXT_SIGNATURE, chosen,
 			     sizeof(chosen));
 	if (fd < 0) {
-		cua_out_report("cannot create the summary CUAUDIT_SUMMARY=", cua_cfg.summary,
+		cua_out_report("cannot create the summary CUAUDIT_SUMMARY=", cfg.path,
 				  errno);
 		chosen[0] = '\0';
 		return -1;
@@ -675,7 +683,7 @@ static int write_file(int snapshot)
 {
 	static struct cua_writer w;
 	char tmp[CUA_PATH_MAX + 64];
-	int json = ends_with(cua_cfg.summary, ".json"), fd;
+	int json = ends_with(cfg.path, ".json"), fd;
 
 	if (choose_path(json) != 0)
 		return -1;
@@ -728,7 +736,7 @@ static void snapshot_due(uint64_t now)
 	uint64_t due = __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED);
 
 	if (now < due || !__atomic_compare_exchange_n(&next_snapshot, &due,
-						      now + cua_cfg.flush_interval_ns, 0,
+						      now + cfg.flush_interval_ns, 0,
 						      __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 		return;
 	if (claim_writer(0) != 0)
@@ -737,9 +745,9 @@ static void snapshot_due(uint64_t now)
 		int old = PTHREAD_CANCEL_ENABLE;
 
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
-		if (cua_cfg.summary[0] && strcmp(cua_cfg.summary, "stderr") != 0)
+		if (cfg.path[0] && strcmp(cfg.path, "stderr") != 0)
 			write_file(1);
-		if (cua_cfg.metrics[0])
+		if (cfg.metrics)
 			write_metrics();
 		pthread_setcancelstate(old, &old);
 	}
@@ -752,11 +760,11 @@ static void summary_finish(void)
 
 	claim_writer(1);
 	__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);
-	if (cua_cfg.metrics[0])
+	if (cfg.metrics)
 		write_metrics();
-	if (!cua_cfg.summary[0])
+	if (!cfg.path[0])
 		return;
-	if (strcmp(cua_cfg.summary, "stderr") == 0) {
+	if (strcmp(cfg.path, "stderr") == 0) {
 		cua_writer_init(&w, cua_out_stderr_fd());
 		write_rows(&w, 0, 0);
 		cua_writer_flush(&w);
@@ -774,18 +782,23 @@ static void summary_resume(void)
 	__atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
 }
 
-int cua_summary_init(void)
+int cua_summary_init(const struct cua_config *all)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
 	CUAUDIT_OPTS(cuaudit_subscription, sampled, .enter = sampled_enter, .exit = sampled_exit);
 
-	if (!cua_cfg.summary[0] && !cua_cfg.metrics[0])
+	if (!all->summary[0] && !all->metrics[0])
 		return 0;
-	cua_metrics_setup();
-	next_snapshot = cua_cfg.flush_interval_ns &&
-				(strcmp(cua_cfg.summary, "stderr") != 0 || cua_cfg.metrics[0])
-				? cua_clock_slow_ns() + cua_cfg.flush_interval_ns
+	memcpy(cfg.path, all->summary, sizeof(cfg.path));
+	cfg.metrics = all->metrics[0] != 0;
+	cfg.sample = all->summary_sample;
+	cfg.flush_interval_ns = all->flush_interval_ns;
+	if (cfg.metrics)
+		cua_metrics_setup(all);
+	next_snapshot = cfg.flush_interval_ns &&
+				(strcmp(cfg.path, "stderr") != 0 || cfg.metrics)
+				? cua_clock_slow_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
 	cua_finish_add(summary_finish, summary_resume);
-	return cua_dispatch_subscribe(cua_cfg.summary_sample ? &sampled : &sub);
+	return cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
 }

@@ -40,6 +40,14 @@ struct tbuf {
 	_Alignas(8) char data[];
 };
 
+/* This hook's slice of the configuration, copied at start. */
+static struct {
+	char path[CUA_PATH_MAX];      /* CUAUDIT_TRACE, a template */
+	uint64_t max;                 /* CUAUDIT_TRACE_MAX; 0: no bound */
+	uint64_t flush_interval_ns;   /* CUAUDIT_FLUSH_INTERVAL; 0: only full buffers */
+	int capture;                  /* CUAUDIT_CAPTURE */
+} cfg;
+
 static struct cua_tslot *all_buffers;
 static __thread struct tbuf *mine __attribute__((tls_model("initial-exec")));
 
@@ -86,7 +94,7 @@ static void nocancel_end(int old)
 static int trace_path(char *path, size_t cap)
 {
 
-	return cua_fmt_path(path, cap, cua_cfg.trace, cua_process_id(), cua_process_host()) < 0 ? -1 : 0;
+	return cua_fmt_path(path, cap, cfg.path, cua_process_id(), cua_process_host()) < 0 ? -1 : 0;
 }
 
 static void stop_raw(const char *why, int err)
@@ -201,7 +209,7 @@ static int write_block(const char *data, size_t len)
 	if (fd < 0 || (fd = raw_checked(fd)) < 0)
 		return -1;
 	at = __atomic_fetch_add(&raw.end, sizeof(h) + len, __ATOMIC_RELAXED);
-	if (cua_cfg.trace_max && at + sizeof(h) + len > cua_cfg.trace_max + sizeof(struct cua_raw_head)) {
+	if (cfg.max && at + sizeof(h) + len > cfg.max + sizeof(struct cua_raw_head)) {
 		struct cua_block_head m = { CUA_BLOCK_MAGIC, CUA_BLOCK_LIMIT, 0 };
 
 		if (!__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL)) {
@@ -231,7 +239,7 @@ static struct tbuf *thread_buffer(void)
 					     (uint32_t)cua_thread_id());
 	if (!t)
 		return NULL;
-	t->flush_at = cua_cfg.flush_interval_ns ? cua_clock_ns() + cua_cfg.flush_interval_ns
+	t->flush_at = cfg.flush_interval_ns ? cua_clock_ns() + cfg.flush_interval_ns
 						: UINT64_MAX;
 	mine = t;
 	return t;
@@ -255,8 +263,8 @@ static int flush_own(struct tbuf *t)
 	nocancel_end(old);
 	if (rc == 0)
 		__atomic_store_n(&t->committed, 0, __ATOMIC_RELEASE);
-	if (cua_cfg.flush_interval_ns)
-		t->flush_at = cua_clock_ns() + cua_cfg.flush_interval_ns;
+	if (cfg.flush_interval_ns)
+		t->flush_at = cua_clock_ns() + cfg.flush_interval_ns;
 	__atomic_store_n(&t->slot.busy, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->state, IDLE, __ATOMIC_RELEASE);
 	return rc;
@@ -340,7 +348,7 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
 		return;
-	if (CUA_UNLIKELY(cua_cfg.capture) && !captured(c->id))
+	if (CUA_UNLIKELY(cfg.capture) && !captured(c->id))
 		return;
 	for (unsigned i = 0; i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
@@ -449,8 +457,8 @@ static void trace_finish(void)
 	if (__atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
 		goto out;
 	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
-	if ((fd = cua_writer_open(cua_cfg.trace, CUA_TRACE_SIGNATURE, path, sizeof(path))) < 0) {
-		cua_out_report("cannot create the trace CUAUDIT_TRACE=", cua_cfg.trace, errno);
+	if ((fd = cua_writer_open(cfg.path, CUA_TRACE_SIGNATURE, path, sizeof(path))) < 0) {
+		cua_out_report("cannot create the trace CUAUDIT_TRACE=", cfg.path, errno);
 		goto out;
 	}
 	cua_writer_init(&w, fd);
@@ -491,15 +499,19 @@ out:
 	nocancel_end(old);
 }
 
-int cua_trace_init(void)
+int cua_trace_init(const struct cua_config *all)
 {
 	static unsigned ids[CUAUDIT_ID_COUNT];
 	/* CUAUDIT_INCLUDE/EXCLUDE: the trace records only the ids they leave. */
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit, .ids = ids,
-		     .nids = cua_config_filter_ids(&cua_cfg, ids), .flags = CUAUDIT_SUB_TIMES);
+		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
 
-	if (!cua_cfg.trace[0])
+	if (!all->trace[0])
 		return 0;
+	memcpy(cfg.path, all->trace, sizeof(cfg.path));
+	cfg.max = all->trace_max;
+	cfg.flush_interval_ns = all->flush_interval_ns;
+	cfg.capture = all->capture;
 	cua_tracefmt_init();
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		for (unsigned i = 0; i < cua_api[id].nargs; i++)

@@ -5,7 +5,8 @@
 ignored; a line 'allow FILE -> HEADER  # reason' permits one upward include). Every quoted
 #include of a file in a listed folder must name a header in the same or a lower layer.
 Modules (a .c and its .h of one base name) must form no include loop. Prints each violation;
-exits 1 on any, or when a listed folder has no source (a stale map). With BUILD_DIR, the same
+exits 1 on any, or when a listed folder has no source (a stale map), or when a file of the hooks layer
+names the global configuration record cua_cfg (each hook copies its slice when it starts). With BUILD_DIR, the same
 rules hold for calls: the object files' defined and undefined symbols (nm) give which file calls
 which, so a loop through declarations kept in another file's header is found too."""
 import os
@@ -145,6 +146,15 @@ def visit(m, stack):
 for m in sorted(edges):
     if m not in state:
         visit(m, [])
+
+# Each built-in hook keeps its own slice of the configuration, copied when it starts: no file
+# of the hooks layer itself names the global record (docs/design.md, "The layers").
+for rel, i in sources.items():
+    if i is not None and layers[i] == "hooks" and rel.endswith((".c", ".h")):
+        with open(os.path.join(root, rel), errors="replace") as f:
+            for n, line in enumerate(f, 1):
+                if re.search(r"\bcua_cfg\b", line):
+                    errors.append(f"{rel}:{n}: a hook reads the global configuration (cua_cfg); copy a slice at start")
 
 for e in errors:
     print(e)

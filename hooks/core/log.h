@@ -8,7 +8,8 @@
 
 /* Registers the per-call hook (hooks/log.c) when the level is verbose or above, or errors.
    From la_version only. */
-void cua_log_init(void);
+struct cua_config;
+void cua_log_init(const struct cua_config *all);
 
 static inline int cua_log_on(int level)
 {
