@@ -3,7 +3,8 @@
 # bench/run.sh: cuaudit's added cost per call in every configuration, side by side, with the TSC floor, the PyTorch loop and start-up; --mock runs the same on the mock driver without a GPU.
 # Usage: bench/run.sh BUILD_DIR          on a GPU machine (BUILD_DIR holds libcuaudit.so, bench/calls, bench/cupti_subscriber*.so)
 #        bench/run.sh --mock BUILD_DIR   anywhere: the per-call columns on the mock (tests/cases/mock_calls)
-# Environment: ROUNDS (3), TORCH_SECONDS (2 s of training per run), NO_TORCH=1 to skip the PyTorch columns.
+# Environment: ROUNDS (3), TORCH_SECONDS (2 s of training per run), NO_TORCH=1 to skip the PyTorch columns,
+#              BASELINE=/path/libcuaudit.so to measure another build of the module beside this one.
 set -u
 MOCK=0
 [ "${1:-}" = --mock ] && { MOCK=1; shift; }
@@ -28,17 +29,27 @@ declare -A env_of=(
 )
 # Every call writes output in these: fewer calls per pass keep the files small; ns per call
 # stays comparable.
-declare -A scale_of=([trace]=20 [verbose]=200)
+declare -A scale_of=([trace]=20 [verbose]=200 [base_trace]=20)
+# BASELINE=/path/libcuaudit.so: another build of the module (an older commit) measured in the
+# same interleaved rounds, with the same programs: its rows read base_*.
+base_configs=""
+if [ -n "${BASELINE:-}" ]; then
+  BA="LD_AUDIT=$BASELINE CUAUDIT_LOG=warn"
+  env_of[base_no_hook]="$BA"
+  env_of[base_summary]="$BA CUAUDIT_SUMMARY=$W/summary.%p.json"
+  env_of[base_trace]="$BA CUAUDIT_TRACE=$W/trace.%p.json"
+  base_configs=" base_no_hook base_summary base_trace"
+fi
 if [ $MOCK = 1 ]; then
   CALLS=$B/tests/cases/mock_calls
   export LD_LIBRARY_PATH=$B/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  configs="native no_hook memlimit summary sampled trace verbose"
+  configs="native no_hook memlimit summary sampled trace verbose$base_configs"
   calls_of() { "$CALLS" "$1" 200000 | awk '{print $2}'; }
   tsc_ns() { "$CALLS" tsc 2000000 | awk '{print $2}'; }
   NO_TORCH=1
 else
   CALLS=$B/bench/calls
-  configs="native no_hook memlimit summary sampled trace verbose cupti cupti_ts"
+  configs="native no_hook memlimit summary sampled trace verbose cupti cupti_ts$base_configs"
   # bench/calls does 16 passes of 2,000,000 calls; a quarter keeps each run near a second.
   calls_of() { BENCH_SCALE=$((4 * ${BENCH_SCALE:-1})) "$CALLS" "$1" | awk '{print $2}'; }
   tsc_ns() { "$CALLS" clock | awk '$1 == "rdtsc" {print $2}'; }
@@ -83,11 +94,11 @@ for c in $configs; do
 done
 tsc=$(tsc_ns)
 
-printf '%-9s %18s %18s %18s %18s' config "(a) PLT" "(b) procaddress" "(c) cudaGetDevice" "(d) launch"
+printf '%-12s %18s %18s %18s %18s' config "(a) PLT" "(b) procaddress" "(c) cudaGetDevice" "(d) launch"
 [ "$NO_TORCH" = 0 ] && printf ' %18s %14s' "torch steps/s" "start-up"
 echo
 for c in $configs; do
-  row=$(printf '%-9s' "$c")
+  row=$(printf '%-12s' "$c")
   for mode in $modes; do
     if [ "$c" = native ]; then row+=$(printf ' %18s' "$(printf '%.2f ns' "${m[$c.$mode]}")")
     else row+=$(printf ' %18s' "$(awk -v x="${m[$c.$mode]}" -v b="${m[native.$mode]}" 'BEGIN {printf "%+.2f (%.2fx)", x - b, x / b}')"); fi
@@ -129,6 +140,16 @@ case " $configs " in *" cupti "*)
       "5 * $(added sampled $mode) <= $(added cupti $mode)"
   done ;;
 esac
+# The redesign's promise: the hot path is not slower than the baseline build's (1 ns is
+# within the noise of these medians).
+if [ -n "$base_configs" ]; then
+  for c in no_hook summary trace; do
+    for mode in plt procaddress cudart; do
+      target "$c on $mode not slower than the baseline ($(added $c $mode) vs $(added base_$c $mode), 1 ns of noise)" \
+        "$(added $c $mode) <= $(added base_$c $mode) + 1"
+    done
+  done
+fi
 if [ "$NO_TORCH" = 0 ]; then
   target "PyTorch loop at most 3% slower with the summary" "${m[native.steps]} / ${m[summary.steps]} <= 1.03"
   target "PyTorch loop at most 5% slower with the trace" "${m[native.steps]} / ${m[trace.steps]} <= 1.05"

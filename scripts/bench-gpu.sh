@@ -10,4 +10,12 @@ cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release -DCMAKE_
 [ -x "$B/bench/calls" ] || { echo "bench/calls was not built (no nvcc?)"; exit 1; }
 nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>/dev/null | head -1
 python3 -c "import torch; print('torch', torch.__version__, 'cuda', torch.version.cuda)" 2>/dev/null
+# A baseline module to compare with, built from a source archive carried along
+# (git archive OLD_COMMIT | gzip > baseline-src.tar.gz); same programs, same rounds.
+if [ -f "$ROOT/baseline-src.tar.gz" ] && [ -z "${BASELINE:-}" ]; then
+  rm -rf "$B-baseline-src" && mkdir -p "$B-baseline-src" && tar xzf "$ROOT/baseline-src.tar.gz" -C "$B-baseline-src" &&
+    cmake -S "$B-baseline-src" -B "$B-baseline" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=Release >>"$B.log" 2>&1 &&
+    cmake --build "$B-baseline" -j"$(nproc)" --target cuaudit >>"$B.log" 2>&1 &&
+    export BASELINE=$B-baseline/libcuaudit.so && echo "baseline: $(tar xzOf "$ROOT/baseline-src.tar.gz" BASELINE 2>/dev/null || echo archive)"
+fi
 exec bash "$ROOT/bench/run.sh" "$B"

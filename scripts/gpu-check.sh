@@ -373,6 +373,24 @@ else
   rows+=("$(printf '%-16s %-10s %-58s %s' "${kprog[-1]##*/}" "$same" "ended before the SIGKILL at 6 s (rc $krc)" "not checked")")
 fi
 
+# exec: a PyTorch launcher execs a PyTorch workload (after one failed exec). The launcher's
+# summary and trace are written at the exec; the workload keeps the pid and writes NAME.1.json.
+if python3 -c 'import torch' 2>/dev/null; then
+  python3 "$G/exec_launch.py" >"$R/x.native.out" 2>"$R/x.native.err"; nrc=$?
+  LD_AUDIT=$AUDIT CUAUDIT_LOG=warn CUAUDIT_LOG_FILE=$R/x.log CUAUDIT_SUMMARY=$R/x.s.%p.json CUAUDIT_TRACE=$R/x.t.%p.json \
+    python3 "$G/exec_launch.py" >"$R/x.audited.out" 2>"$R/x.audited.err"; arc=$?
+  same=no; [ $nrc = 0 ] && [ $arc = 0 ] && cmp -s "$R/x.native.out" "$R/x.audited.out" && same=yes
+  xs=$(ls "$R"/x.s.*.json 2>/dev/null | grep -v '\.1\.json$' | head -1); xs1=${xs%.json}.1.json
+  xt=${xs/x.s./x.t.}; xt1=${xt%.json}.1.json
+  if [ -n "$xs" ] && jsonok "$xs" 'len(d["apis"]) > 0 and not d.get("snapshot")' && jsonok "$xs1" 'len(d["apis"]) > 0' &&
+    jsonok "$xt" 'len(d["traceEvents"]) > 10' && jsonok "$xt1" 'len(d["traceEvents"]) > 10' &&
+    grep -q 'warning: exec failed: ENOENT' "$R/x.log" && [ "$(ls "$R"/x.s.*.json | wc -l)" = 2 ]; then
+    record exec_launch "launcher's and workload's summaries and traces apart" pass
+  else
+    record exec_launch "launcher's and workload's summaries and traces apart" FAIL
+  fi
+fi
+
 # ---------------------------------------------------------------- table
 echo
 printf '%-16s %-10s %-58s %s\n' program identical check result
