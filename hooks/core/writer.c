@@ -194,10 +194,8 @@ int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t 
 	return -1;
 }
 
-
-
-
-int cua_writer_close(struct cua_writer *w, const char *path)
+/* Flushes, marks (at an exec) and closes the descriptor; a failure of any is kept in w. */
+static void close_fd(struct cua_writer *w)
 {
 	cua_writer_flush(w);
 	if (!w->failed)
@@ -207,6 +205,11 @@ int cua_writer_close(struct cua_writer *w, const char *path)
 		w->err = errno;
 	}
 	w->fd = -1;
+}
+
+int cua_writer_close(struct cua_writer *w, const char *path)
+{
+	close_fd(w);
 	if (!w->failed)
 		return 0;
 	cua_out_report("cannot write ", path, w->err);
@@ -236,14 +239,7 @@ int cua_writer_open_temp(const char *path, char *tmp, size_t cap)
 
 int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path)
 {
-	cua_writer_flush(w);
-	if (!w->failed)
-		mark(w->fd);
-	if (w->fd >= 0 && close(w->fd) != 0 && !w->failed) {
-		w->failed = 1;
-		w->err = errno;
-	}
-	w->fd = -1;
+	close_fd(w);
 	if (!w->failed && rename(tmp, path) != 0) {
 		w->failed = 1;
 		w->err = errno;
