@@ -198,18 +198,13 @@ int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 	static struct cua_writer w;
 	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64], pid[24];
 	struct cua_buf pb = CUA_BUF(pid);
-	int fd;
 
 	cua_buf_u64(&pb, cua_process_id());
 	pid[pb.len] = '\0';
 	if (cua_fmt_path(path, sizeof(path), cfg.path, cua_process_id(), cua_process_host()) < 0)
 		return -1;
-	fd = cua_writer_open_temp(path, tmp, sizeof(tmp));
-	if (fd < 0) {
-		cua_out_report("cannot write the metrics beside ", path, errno);
+	if (cua_writer_begin_atomic(&w, "metrics", path, tmp, sizeof(tmp)) != 0)
 		return -1;
-	}
-	cua_writer_init(&w, fd);
 	expand_user_labels();
 	for (unsigned which = 0; which < 3; which++)
 		api_family(&w, rows, n, which, cua_process_host(), pid);

@@ -683,16 +683,12 @@ static int write_file(int snapshot)
 {
 	static struct cua_writer w;
 	char tmp[CUA_PATH_MAX + 64];
-	int json = ends_with(cfg.path, ".json"), fd;
+	int json = ends_with(cfg.path, ".json");
 
 	if (choose_path(json) != 0)
 		return -1;
-	fd = cua_writer_open_temp(chosen, tmp, sizeof(tmp));
-	if (fd < 0) {
-		cua_out_report("cannot write the summary beside ", chosen, errno);
+	if (cua_writer_begin_atomic(&w, "summary", chosen, tmp, sizeof(tmp)) != 0)
 		return -1;
-	}
-	cua_writer_init(&w, fd);
 	write_rows(&w, json, snapshot);
 	if (cua_writer_commit(&w, tmp, chosen) != 0) {
 		if (chosen_new && !snapshot)

@@ -148,40 +148,9 @@ void cua_provenance_iso8601(char out[20], uint64_t seconds)
 	memcpy(out, tmp, 20);
 }
 
-static void json_version(struct cua_buf *b, const char *key, unsigned layer)
-{
-	int v;
-
-	cua_buf_str(b, key);
-	if (cua_provenance_version(layer, &v) == 0)
-		cua_buf_i64(b, v);
-	else
-		cua_buf_str(b, "null");
-}
-
-void cua_provenance_json(struct cua_buf *b)
-{
-	char t[20];
-
-	cua_buf_str(b, "\"process\":{\"host\":");
-	cua_buf_json_string(b, cua_process_host());
-	cua_buf_str(b, ",\"pid\":");
-	cua_buf_u64(b, cua_process_id());
-	cua_buf_str(b, ",\"command\":");
-	cua_buf_json_string(b, command);
-	cua_provenance_iso8601(t, start_s);
-	cua_buf_str(b, ",\"start\":\"");
-	cua_buf_mem(b, t, sizeof(t));
-	cua_provenance_iso8601(t, wall_seconds());
-	cua_buf_str(b, "\",\"end\":\"");
-	cua_buf_mem(b, t, sizeof(t));
-	cua_buf_str(b, "\",\"cuaudit_version\":\"" CUA_VERSION "\"");
-	json_version(b, ",\"driver_version\":", CUAUDIT_LAYER_DRIVER);
-	json_version(b, ",\"runtime_version\":", CUAUDIT_LAYER_RUNTIME);
-	cua_buf_char(b, '}');
-}
-
-static void text_version(struct cua_buf *b, const char *label, unsigned layer)
+/* label, then the layer's version, or 'missing' when it is not known. */
+static void version_field(struct cua_buf *b, const char *label, unsigned layer,
+			  const char *missing)
 {
 	int v;
 
@@ -189,29 +158,63 @@ static void text_version(struct cua_buf *b, const char *label, unsigned layer)
 	if (cua_provenance_version(layer, &v) == 0)
 		cua_buf_i64(b, v);
 	else
-		cua_buf_str(b, "unknown");
+		cua_buf_str(b, missing);
+}
+
+/* The one record in its two spellings: the summary's JSON and its text head. */
+struct spelling {
+	int json;
+	const char *host, *pid, *command, *start, *end, *cuaudit, *driver, *runtime, *unknown,
+		*close;
+};
+
+static const struct spelling as_json = {
+	1, "\"process\":{\"host\":", ",\"pid\":", ",\"command\":", ",\"start\":\"", "\",\"end\":\"",
+	"\",\"cuaudit_version\":\"" CUA_VERSION "\"", ",\"driver_version\":", ",\"runtime_version\":",
+	"null", "}",
+};
+
+static const struct spelling as_text = {
+	0, "cuaudit summary: host ", ", pid ", ", command ", ", from ", " to ",
+	", cuaudit " CUA_VERSION, ", driver ", ", runtime ", "unknown", "\n",
+};
+
+static void provenance(struct cua_buf *b, const struct spelling *sp)
+{
+	char t[20];
+
+	cua_buf_str(b, sp->host);
+	if (sp->json)
+		cua_buf_json_string(b, cua_process_host());
+	else
+		cua_buf_str(b, cua_process_host());
+	cua_buf_str(b, sp->pid);
+	cua_buf_u64(b, cua_process_id());
+	cua_buf_str(b, sp->command);
+	if (sp->json)
+		cua_buf_json_string(b, command);
+	else
+		cua_buf_quoted(b, command, 512);
+	cua_provenance_iso8601(t, start_s);
+	cua_buf_str(b, sp->start);
+	cua_buf_mem(b, t, sizeof(t));
+	cua_provenance_iso8601(t, wall_seconds());
+	cua_buf_str(b, sp->end);
+	cua_buf_mem(b, t, sizeof(t));
+	cua_buf_str(b, sp->cuaudit);
+	version_field(b, sp->driver, CUAUDIT_LAYER_DRIVER, sp->unknown);
+	version_field(b, sp->runtime, CUAUDIT_LAYER_RUNTIME, sp->unknown);
+	cua_buf_str(b, sp->close);
+}
+
+void cua_provenance_json(struct cua_buf *b)
+{
+	provenance(b, &as_json);
 }
 
 void cua_provenance_text(struct cua_buf *b)
 {
-	char t[20];
-
-	cua_buf_str(b, "cuaudit summary: host ");
-	cua_buf_str(b, cua_process_host());
-	cua_buf_str(b, ", pid ");
-	cua_buf_u64(b, cua_process_id());
-	cua_buf_str(b, ", command ");
-	cua_buf_quoted(b, command, 512);
-	cua_provenance_iso8601(t, start_s);
-	cua_buf_str(b, ", from ");
-	cua_buf_mem(b, t, sizeof(t));
-	cua_provenance_iso8601(t, wall_seconds());
-	cua_buf_str(b, " to ");
-	cua_buf_mem(b, t, sizeof(t));
-	cua_buf_str(b, ", cuaudit " CUA_VERSION);
-	text_version(b, ", driver ", CUAUDIT_LAYER_DRIVER);
-	text_version(b, ", runtime ", CUAUDIT_LAYER_RUNTIME);
-	cua_buf_char(b, '\n');
+	provenance(b, &as_text);
 }
 
 size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)

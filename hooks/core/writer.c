@@ -216,7 +216,7 @@ int cua_writer_close(struct cua_writer *w, const char *path)
 	return -1;
 }
 
-int cua_writer_open_temp(const char *path, char *tmp, size_t cap)
+static int open_temp(const char *path, char *tmp, size_t cap)
 {
 	const char *slash = strrchr(path, '/');
 	struct cua_buf b = { tmp, 0, cap ? cap - 1 : 0, 0 };
@@ -235,6 +235,27 @@ int cua_writer_open_temp(const char *path, char *tmp, size_t cap)
 	unlink(tmp); /* a crashed image of this pid (exec keeps it) may have left one */
 	fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
 	return cua_fd_high(fd);
+}
+
+int cua_writer_begin_atomic(struct cua_writer *w, const char *what, const char *path, char *tmp,
+			    size_t cap)
+{
+	int fd = open_temp(path, tmp, cap);
+	char why[64];
+	struct cua_buf b = CUA_BUF(why);
+
+	if (fd < 0) {
+		int err = errno;
+
+		cua_buf_str(&b, "cannot write the ");
+		cua_buf_str(&b, what);
+		cua_buf_str(&b, " beside ");
+		why[b.len < sizeof(why) ? b.len : sizeof(why) - 1] = '\0';
+		cua_out_report(why, path, err);
+		return -1;
+	}
+	cua_writer_init(w, fd);
+	return 0;
 }
 
 int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path)

@@ -38,9 +38,11 @@ int cua_writer_close(struct cua_writer *w, const char *path);
 
 
 /* Replaces 'path' atomically: writes go to a temporary file beside it, renamed over it by
-   cua_writer_commit, so a reader sees the old file or the new one, never a part. Returns
-   the descriptor (at 1000 or above) or -1; the temporary name is kept in tmp. */
-int cua_writer_open_temp(const char *path, char *tmp, size_t cap);
+   cua_writer_commit, so a reader sees the old file or the new one, never a part. Starts w on
+   it and returns 0; the temporary name is kept in tmp. On failure says "cannot write the
+   <what> beside <path>" once and returns -1. */
+int cua_writer_begin_atomic(struct cua_writer *w, const char *what, const char *path, char *tmp,
+			    size_t cap);
 /* Closes w and renames tmp over path; on any failure removes tmp, reports once and
    returns -1. */
 int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path);
