@@ -6,6 +6,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 #include "dispatch.h"
+#include "exec.h"
 #include "gotfix.h"
 #include "libs.h"
 #include "log.h"
@@ -198,18 +199,27 @@ static int find_relocs(const struct link_map *map, struct relocs *r)
 	return r->rela && r->symtab && r->strtab && r->count ? 0 : -1;
 }
 
+#define EXEC_SLOT (-2)
+
 /* A GLOB_DAT, or a 64-bit data relocation with no addend, against an undefined symbol
-   that names a function of the generated table: its id, else -1. */
+   that names a function of the generated table: its id. A GLOB_DAT of an exec function
+   (a -fno-plt call, when exec is watched): EXEC_SLOT. Else -1. */
 static int cuda_slot(const struct relocs *r, const ElfW(Rela) *rel)
 {
 	unsigned type = ELF64_R_TYPE(rel->r_info);
 	size_t sym = ELF64_R_SYM(rel->r_info);
+	const char *name;
+	int id;
 
 	if (!sym || !(type == R_X86_64_GLOB_DAT || (type == R_X86_64_64 && rel->r_addend == 0)))
 		return -1;
 	if (r->symtab[sym].st_shndx != SHN_UNDEF)
 		return -1;
-	return cua_table_find(r->strtab + r->symtab[sym].st_name);
+	name = r->strtab + r->symtab[sym].st_name;
+	if ((id = cua_table_find(name)) >= 0)
+		return id;
+	return type == R_X86_64_GLOB_DAT && cua_exec_wanted() && cua_exec_is_name(name) ? EXEC_SLOT
+										  : -1;
 }
 
 /* The protection of the segment that holds an address, to restore after our write. */
@@ -244,7 +254,7 @@ static long rewrite(struct cua_ref *ref)
 	if (find_relocs(ref->map, &r) != 0)
 		return 0;
 	for (size_t i = 0; i < r.count; i++) {
-		if (cuda_slot(&r, &r.rela[i]) < 0)
+		if (cuda_slot(&r, &r.rela[i]) == -1)
 			continue;
 		first = first ? first : (uintptr_t)&r.rela[i];
 		last = (uintptr_t)&r.rela[i + 1];
@@ -260,10 +270,11 @@ static long rewrite(struct cua_ref *ref)
 	for (size_t i = 0; i < r.count; i++) {
 		int id = cuda_slot(&r, &r.rela[i]);
 
-		if (id < 0)
+		if (id == -1)
 			continue;
 		r.rela[i].r_info = ELF64_R_INFO(ELF64_R_SYM(r.rela[i].r_info), R_X86_64_JUMP_SLOT);
-		ref->got[id >> 3] |= (uint8_t)(1u << (id & 7));
+		if (id >= 0)
+			ref->got[id >> 3] |= (uint8_t)(1u << (id & 7));
 		turned++;
 	}
 	mprotect((void *)first, last - first, prot);

@@ -19,8 +19,8 @@ struct cua_ref {
    JUMP_SLOTs at load (glibc >= 2.35 on x86-64), else after relocation. From la_version. */
 void cua_gotfix_init(unsigned glibc_version);
 
-/* Takes charge of an object that references CUDA functions (la_objopen, before the loader
-   relocates it) and returns its cookie. */
+/* Takes charge of an object that references CUDA functions, or exec functions while exec is
+   watched (la_objopen, before the loader relocates it), and returns its cookie. */
 uintptr_t cua_gotfix_open(struct link_map *map);
 
 /* The record behind a cookie from cua_gotfix_open, or NULL. */

@@ -91,11 +91,12 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	*cookie = 0;
 	if ((*cookie = cua_exec_open_libc(map, lmid)) != 0)
 		return LA_FLG_BINDTO;
-	if (!(imports & IMPORTS_CUDA)) {
+	if (!imports) {
 		if (patched)
 			*cookie = cua_entrypatch_cookie(map);
-		return imports ? LA_FLG_BINDFROM : 0;
+		return 0;
 	}
+	/* Its GOT slots of CUDA or exec functions are turned into audited JUMP_SLOTs. */
 	*cookie = cua_gotfix_open(map);
 	cua_log_msg(CUA_LOG_DEBUG, "object opened: ", cua_lib_path(map), NULL);
 	return LA_FLG_BINDFROM;

@@ -1,6 +1,9 @@
 # SPDX-License-Identifier: MIT
 # tests/cases/output.cmake: the output-survival cases (issue 15): services, kills, reused descriptors, full disks, exec, thread churn.
 case_program(output_prog SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
+# -fno-plt, as Arch Linux builds everything: execv is called through a GOT slot.
+case_program(output_prog_noplt SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
+target_compile_options(output_prog_noplt PRIVATE -fno-plt)
 case_script(output.sh
   service_killed_by_SIGTERM_and_SIGKILL_leaves_snapshot_and_loadable_trace
   program_closing_and_reusing_descriptors_keeps_its_files_byte_identical
@@ -11,6 +14,7 @@ case_script(output.sh
   failed_exec_keeps_counting_and_says_so
   vfork_child_exec_writes_nothing_and_parent_outputs_are_complete
   exec_list_forms_pass_arguments_and_environment_unchanged
+  exec_through_a_got_slot_writes_the_launcher_outputs
   thread_churn_memory_is_bounded_and_counts_exact
   empty_or_directory_trace_path_is_refused_and_leaves_no_file
   trace_and_log_stop_cleanly_at_their_size_limits

@@ -198,6 +198,21 @@ exec_list_forms_pass_arguments_and_environment_unchanged)
     expect_log 1 '^cuDeviceGetCount:outer calls=300 errors=0$' check.txt
   done
   ;;
+exec_through_a_got_slot_writes_the_launcher_outputs)
+  # The launcher is built with -fno-plt: its execv is a GLOB_DAT slot, never a PLT binding.
+  readelf -rW "$BIN/output_prog_noplt" >relocs.txt
+  expect_log 1 'R_X86_64_GLOB_DAT .* execv(@GLIBC_[0-9.]+)? \+ 0$' relocs.txt
+  expect_log 0 'R_X86_64_JUMP_SLOT .* execv(@|[[:space:]])' relocs.txt
+  native "$BIN/output_prog_noplt" launch 200000 "$PROG" calls 1000
+  CUAUDIT_LOG=info CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" \
+    audited "$BIN/output_prog_noplt" launch 200000 "$PROG" calls 1000
+  same_results
+  expect_log 1 'info: exec: this program image ends; its outputs are written now$'
+  [ "$(ls s.*.json | wc -l)" = 2 ] && pass "the launcher's and the workload's summaries" || fail "files: $(ls)"
+  first=$(ls s.*.json | grep -v '\.1\.json$' | head -1)
+  "$PYTHON" "$CHECK_JSON" summary "$first" cuDeviceGetCount:outer >check.txt 2>&1 || fail "launcher summary: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount:outer calls=200000 errors=0$' check.txt
+  ;;
 thread_churn_memory_is_bounded_and_counts_exact)
   native "$PROG" churn 25600 10
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$PROG" churn 25600 10
