@@ -5,6 +5,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "exec.h"
 #include "fmt.h"
@@ -37,7 +38,7 @@ static _Alignas(8) char libc_cookie; /* its address is the C library's loader co
 
 int cua_exec_wanted(void)
 {
-	return cua_finish_any();
+	return cua_finish_any_at_exec();
 }
 
 unsigned cua_exec_is_name(const char *elf_name)
@@ -76,16 +77,32 @@ int cua_exec_is_cookie(uintptr_t cookie)
 	return cookie == (uintptr_t)&libc_cookie;
 }
 
+/* A file that is not there fails the exec without replacing anything: Python's os.execvp
+   tries each PATH entry this way. Nothing is written for such a try. NULL: not known here
+   (the C library searches PATH itself, or a descriptor names the program). */
+static int missing(const char *path)
+{
+	struct stat st;
+
+	return path && stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
+}
+
+/* A file name the C library looks up in PATH is not a path to check. */
+static const char *searched(const char *file)
+{
+	return file && strchr(file, '/') ? file : NULL;
+}
+
 /* Before the exec: returns 1 when the outputs were written. Nothing is written in a vfork
    child, which shares its parent's memory and outputs, nor by an image that has not used
    CUDA (a forked child on its way to another program). */
-static int image_ends(void)
+static int image_ends(const char *path)
 {
-	if (!cua_nlibs || !cua_process_image_is_own())
+	if (!cua_nlibs || !cua_process_image_is_own() || missing(path))
 		return 0;
 	cua_log_msg(CUA_LOG_INFO, "exec: this program image ends; its outputs are written now", NULL);
 	cua_writer_mark_images(1);
-	cua_finish_run();
+	cua_finish_run_at_exec();
 	cua_writer_mark_images(0);
 	return 1;
 }
@@ -95,6 +112,7 @@ static int image_ends(void)
 static void image_goes_on(int wrote)
 {
 	if (wrote) {
+		static int said;
 		int err = *program_errno();
 		char why[64];
 		struct cua_buf b = CUA_BUF(why);
@@ -102,15 +120,17 @@ static void image_goes_on(int wrote)
 		cua_buf_errno(&b, err);
 		why[b.len < sizeof(why) ? b.len : sizeof(why) - 1] = '\0';
 		cua_finish_resume();
-		cua_log_msg(CUA_LOG_WARN, "exec failed: ", why, "; the outputs were written at the "
-			    "attempt: the summary goes on and is written again at exit, the trace ended "
-			    "there", NULL);
+		/* Once per image at warning level: a launcher may try several programs. */
+		cua_log_msg(__atomic_exchange_n(&said, 1, __ATOMIC_RELAXED) ? CUA_LOG_DEBUG
+									    : CUA_LOG_WARN,
+			    "exec failed: ", why, "; the outputs were written at the attempt: the "
+			    "summary goes on and is written again at exit, the trace ended there", NULL);
 	}
 }
 
 static int w_execve(const char *path, char *const argv[], char *const envp[])
 {
-	int wrote = image_ends(), rc = ((execve_fn)real[EXECVE])(path, argv, envp);
+	int wrote = image_ends(path), rc = ((execve_fn)real[EXECVE])(path, argv, envp);
 
 	image_goes_on(wrote);
 	return rc;
@@ -118,7 +138,7 @@ static int w_execve(const char *path, char *const argv[], char *const envp[])
 
 static int w_execv(const char *path, char *const argv[])
 {
-	int wrote = image_ends(), rc = ((execv_fn)real[EXECV])(path, argv);
+	int wrote = image_ends(path), rc = ((execv_fn)real[EXECV])(path, argv);
 
 	image_goes_on(wrote);
 	return rc;
@@ -126,7 +146,7 @@ static int w_execv(const char *path, char *const argv[])
 
 static int w_execvp(const char *file, char *const argv[])
 {
-	int wrote = image_ends(), rc = ((execv_fn)real[EXECVP])(file, argv);
+	int wrote = image_ends(searched(file)), rc = ((execv_fn)real[EXECVP])(file, argv);
 
 	image_goes_on(wrote);
 	return rc;
@@ -134,7 +154,7 @@ static int w_execvp(const char *file, char *const argv[])
 
 static int w_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	int wrote = image_ends(), rc = ((execve_fn)real[EXECVPE])(file, argv, envp);
+	int wrote = image_ends(searched(file)), rc = ((execve_fn)real[EXECVPE])(file, argv, envp);
 
 	image_goes_on(wrote);
 	return rc;
@@ -142,7 +162,7 @@ static int w_execvpe(const char *file, char *const argv[], char *const envp[])
 
 static int w_fexecve(int fd, char *const argv[], char *const envp[])
 {
-	int wrote = image_ends(), rc = ((fexecve_fn)real[FEXECVE])(fd, argv, envp);
+	int wrote = image_ends(NULL), rc = ((fexecve_fn)real[FEXECVE])(fd, argv, envp);
 
 	image_goes_on(wrote);
 	return rc;
@@ -151,7 +171,7 @@ static int w_fexecve(int fd, char *const argv[], char *const envp[])
 static int w_execveat(int dirfd, const char *path, char *const argv[], char *const envp[],
 		      int flags)
 {
-	int wrote = image_ends(), rc = ((execveat_fn)real[EXECVEAT])(dirfd, path, argv, envp, flags);
+	int wrote = image_ends(NULL), rc = ((execveat_fn)real[EXECVEAT])(dirfd, path, argv, envp, flags);
 
 	image_goes_on(wrote);
 	return rc;
@@ -179,9 +199,11 @@ static int list_form(unsigned form, const char *path, const char *arg, va_list c
 	for (long i = 1; i <= n; i++)
 		argv[i] = va_arg(args, char *);
 	argv[n] = NULL;
+	/* POSIX: the environment follows the NULL that ends the list; with no arguments at all
+	   (arg NULL) that NULL is arg itself, so envp is the next one. */
 	if (form == EXECLE)
 		envp = va_arg(args, char *const *);
-	wrote = image_ends();
+	wrote = image_ends(form == EXECLP ? searched(path) : path);
 	if (form == EXECLE)
 		rc = ((execve_fn)real[EXECVE])(path, argv, envp);
 	else

@@ -337,6 +337,10 @@ static void report(void)
 	}
 }
 
+static void report_again(void)
+{
+}
+
 int cua_memlimit_init(const struct cua_config *all)
 {
 	static unsigned ids[256];
@@ -361,6 +365,7 @@ int cua_memlimit_init(const struct cua_config *all)
 		live = NULL;
 		return -1;
 	}
-	cua_finish_add(report, NULL);
+	/* Said at an exec too, and again at exit if the exec failed. */
+	cua_finish_add(report, report_again, CUA_FINISH_AT_EXEC);
 	return cua_dispatch_subscribe(&sub);
 }

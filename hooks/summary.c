@@ -795,6 +795,6 @@ int cua_summary_init(const struct cua_config *all)
 				(strcmp(cfg.path, "stderr") != 0 || cfg.metrics)
 				? cua_clock_slow_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
-	cua_finish_add(summary_finish, summary_resume);
+	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC);
 	return cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
 }

@@ -34,6 +34,7 @@ enum { IDLE = 0, FLUSHING = 1, CLOSED = 2 };
 struct tbuf {
 	struct cua_tslot slot; /* slot.busy: a flush is in progress */
 	int state;             /* IDLE, FLUSHING (its thread writes it out), CLOSED (exit has) */
+	int taken;             /* closed by this finish, to be formatted */
 	uint32_t flusher;      /* the thread that set FLUSHING */
 	uint64_t flush_at;     /* write the buffer out at the first call after this time */
 	size_t committed;      /* bytes of whole records */
@@ -157,13 +158,17 @@ static int raw_file(void)
 
 	if (CUA_LIKELY(seen == pid))
 		return raw.dead ? -1 : raw.fd;
+	/* After the trace is finished no raw file is made: it would be left behind. */
+	if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE))
+		return -1;
 	if (!__atomic_compare_exchange_n(&raw.opening, &zero, 1, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
 		for (unsigned i = 0; i < 100000 && __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid; i++)
 			usleep(10);
 		return __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && !raw.dead ? raw.fd : -1;
 	}
-	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid) {
+	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid &&
+	    !__atomic_load_n(&finished, __ATOMIC_ACQUIRE)) {
 		/* A forked child makes its own file; the parent's descriptor is the parent's. */
 		if (raw.fd >= 0 && raw.pid)
 			close(raw.fd);
@@ -426,22 +431,29 @@ static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, unsigned *cu
 	}
 }
 
-static void format_buffers(struct cua_writer *w, uint64_t pid, uint64_t *last_ns,
-			   unsigned *cut)
+/* Closes every buffer of this process first: a flush in progress then ends (its block is
+   whole in the file) before the file is read. */
+static void take_buffers(uint64_t pid, unsigned *cut)
 {
 	uint32_t self = (uint32_t)cua_thread_id();
 
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
 
-		if (s->pid != pid || !take_buffer(t, self, pid, cut))
-			continue;
-		if (raw.limited)
+		t->taken = s->pid == pid && take_buffer(t, self, pid, cut);
+	}
+}
+
+static void format_buffers(struct cua_writer *w, uint64_t pid)
+{
+	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
+		struct tbuf *t = (struct tbuf *)s;
+
+		if (!t->taken || raw.limited)
 			continue; /* past the limit: the file ended with its marker */
 		cua_tracefmt_records(w, t->data, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE),
 				     pid);
 	}
-	(void)last_ns;
 }
 
 /* At exit, from whichever thread calls exit(): the raw file's blocks, then every buffer of
@@ -456,6 +468,13 @@ static void trace_finish(void)
 
 	if (__atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
 		goto out;
+	/* The file stops growing: other threads go on calling during exit() and until an exec
+	   replaces the image, and a converter chasing their blocks would never end. A raw file
+	   being made now is waited for (bounded), so that it is converted and removed too. */
+	__atomic_store_n(&raw.dead, 1, __ATOMIC_RELEASE);
+	for (unsigned i = 0; i < 100000 && __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE); i++)
+		usleep(10);
+	take_buffers(pid, &cut);
 	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
 	if ((fd = cua_writer_open(cfg.path, CUA_TRACE_SIGNATURE, path, sizeof(path))) < 0) {
 		cua_out_report("cannot create the trace CUAUDIT_TRACE=", cfg.path, errno);
@@ -464,14 +483,14 @@ static void trace_finish(void)
 	cua_writer_init(&w, fd);
 	cua_tracefmt_head(&w, pid);
 	if (rawfd >= 0) {
-		/* The exiting thread's buffer is formatted below, after the file: take it now and
-		   use a fresh window, so a flush this thread had in progress loses nothing. */
+		/* The buffers are formatted below, after the file; a fresh window, so that a flush
+		   cut short on this thread (its records are still in its buffer) loses nothing. */
 		static char window[TBUF_SIZE];
 
 		skipped = cua_tracefmt_raw(&w, rawfd, window, sizeof(window), pid, &limited, &last_ns);
 	}
 	if (!limited)
-		format_buffers(&w, pid, &last_ns, &cut);
+		format_buffers(&w, pid);
 	if (limited || raw.limited)
 		cua_tracefmt_marker(&w, pid, last_ns, "CUAUDIT_TRACE_MAX reached; later events were dropped");
 	if (cut)
@@ -493,6 +512,10 @@ static void trace_finish(void)
 			cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
 				    "; convert them with: cuaudit trace ", raw.path, NULL);
 	}
+	/* Events after this point are dropped (a thread that goes on after a failed exec):
+	   nothing is written to the raw file again, and its number may be the program's soon. */
+	__atomic_store_n(&raw.dead, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&raw.fd, -1, __ATOMIC_RELEASE);
 	if (rawfd >= 0)
 		close(rawfd);
 out:
@@ -518,6 +541,6 @@ int cua_trace_init(const struct cua_config *all)
 			has_out[id] |= cua_api[id].args[i].out;
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
 		nonce = cua_clock_slow_ns();
-	cua_finish_add(trace_finish, NULL);
+	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC);
 	return cua_dispatch_subscribe(&sub);
 }

@@ -5,15 +5,17 @@
 
 #include <stdint.h>
 
-/* Work to do when the program image ends: at a normal exit, or just before exec replaces it
-   (hooks/core/finish.c). Each runs once, in registration order. After an exec that failed,
-   cua_finish_resume calls each resume function given (the output goes on and is written
-   again at exit); work without one stays done. */
-void cua_finish_add(void (*fn)(void), void (*resume)(void));
+/* Work to do when the program image ends (hooks/core/finish.c): at a normal exit, and, for
+   work flagged CUA_FINISH_AT_EXEC, just before exec replaces the image. Each runs once, in
+   registration order. After an exec that failed, cua_finish_resume calls each resume
+   function given and the work runs again at exit; work without one stays done. */
+enum { CUA_FINISH_AT_EXEC = 1 };
+void cua_finish_add(void (*fn)(void), void (*resume)(void), unsigned flags);
 void cua_finish_run(void);
+void cua_finish_run_at_exec(void);
 void cua_finish_resume(void);
-/* Whether any work is registered: nothing to write at exec otherwise. */
-int cua_finish_any(void);
+/* Whether any work is flagged CUA_FINISH_AT_EXEC: nothing to write at exec otherwise. */
+int cua_finish_any_at_exec(void);
 
 /* Sets up the fork detector; from la_version. */
 void cua_process_init(void);

@@ -111,9 +111,10 @@ static struct start process_start(void)
 	return st;
 }
 
+/* Whole microseconds, never 0: file systems that keep microseconds keep the mark too. */
 static long mark_nsec(uint64_t ticks)
 {
-	return (long)(ticks % 999983u) * 1000 + 1;
+	return (long)(ticks % 999983u + 1) * 1000;
 }
 
 void cua_writer_mark_images(int on)
@@ -132,6 +133,9 @@ static void mark(int fd)
 		return;
 	t[0].tv_sec = 0;
 	t[0].tv_nsec = UTIME_OMIT;
+	/* Never in the future: the mark's nanoseconds within the last second. */
+	if (mark_nsec(st.ticks) > t[1].tv_nsec)
+		t[1].tv_sec--;
 	t[1].tv_nsec = mark_nsec(st.ticks);
 	futimens(fd, t);
 }
@@ -160,6 +164,35 @@ static int numbered(char *out, size_t cap, const char *path, unsigned k)
 	cua_buf_str(&b, dot);
 	out[b.len] = '\0';
 	return b.truncated ? -1 : 0;
+}
+
+int cua_writer_atomic_path(const char *tmpl, char *path, size_t cap)
+{
+	char base[1024];
+
+	if (cua_fmt_path(base, sizeof(base), tmpl, (unsigned)getpid(), cua_process_host()) < 0)
+		return -1;
+	for (unsigned k = 0; k < 100; k++) {
+		int fd, earlier;
+
+		if (k == 0) {
+			size_t n = strlen(base);
+
+			if (n >= cap)
+				return -1;
+			memcpy(path, base, n + 1);
+		} else if (numbered(path, cap, base, k) != 0) {
+			return -1;
+		}
+		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+		if (fd < 0)
+			return 0; /* free, or the rename will say why not */
+		earlier = regular(fd) && earlier_image(fd);
+		close(fd);
+		if (!earlier)
+			return 0;
+	}
+	return -1;
 }
 
 int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t cap)

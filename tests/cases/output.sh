@@ -133,7 +133,7 @@ exec_gives_launcher_and_workload_separate_complete_traces)
   # next numbered names, so neither overwrites the other.
   native "$PROG" launch 200000 "$PROG" calls 100000
   CUAUDIT_LOG=info CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" CUAUDIT_TRACE="$dir/t.%p.json" \
-    audited "$PROG" launch 200000 "$PROG" calls 100000
+    CUAUDIT_METRICS="$dir/m.%p.prom" audited "$PROG" launch 200000 "$PROG" calls 100000
   same_results
   pid=$(sed -n 's/.*summary written to .*s\.\([0-9]*\)\.json$/\1/p' log.txt | head -1)
   [ -n "$pid" ] && pass "the launcher's summary was written (pid $pid)" || { fail "no launcher summary: $(tail -3 log.txt)"; finish; }
@@ -149,6 +149,8 @@ exec_gives_launcher_and_workload_separate_complete_traces)
     expect_log 1 "^cuDeviceGetCount events=$n\$" check.txt
     "$PYTHON" "$CHECK_JSON" summary "s.$f.json" cuDeviceGetCount:outer >check.txt 2>&1 || fail "summary s.$f.json: $(tail -2 check.txt)"
     expect_log 1 "^cuDeviceGetCount:outer calls=$n errors=0\$" check.txt
+    m=m.$f.prom
+    expect_log 1 "^cuaudit_calls_total\\{.*api=\"cuDeviceGetCount\",layer=\"driver\",nested=\"false\"\\} $n\$" "$m"
   done
   left=$(ls -A | grep -E '\.raw$|\.tmp$' || true)
   [ -z "$left" ] && pass "no raw or temporary file left" || fail "left behind: $left"
@@ -182,20 +184,63 @@ vfork_child_exec_writes_nothing_and_parent_outputs_are_complete)
   "$PYTHON" "$CHECK_JSON" trace t.*.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
   expect_log 1 '^cuDeviceGetCount events=10000$' check.txt
   ;;
-exec_list_forms_pass_arguments_and_environment_unchanged)
-  for form in execl execle execlp; do
-    target="$PROG"; [ $form = execlp ] && target=output_prog
+every_exec_form_passes_arguments_and_environment_unchanged)
+  for form in execl execle execlp execve execv execvp execvpe fexecve execveat; do
+    target="$PROG"; case $form in execlp|execvp|execvpe) target=output_prog;; esac
     rm -f s.*.json
     PATH="$BIN:$PATH" native "$PROG" list $form 300 "$target"
     PATH="$BIN:$PATH" CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" \
       audited "$PROG" list $form 300 "$target"
     same_results
     expect_out '^argv\[1\]=<two words>$' audited.out
-    want='\(unset\)'; [ $form = execle ] && want=from-execle
+    want='\(unset\)'; case $form in execle|execvpe) want=from-execle;; esac
     expect_out "^CUA_LIST=<$want>\$" audited.out
     first=$(ls s.*.json | grep -v '\.1\.json$' | head -1)
     "$PYTHON" "$CHECK_JSON" summary "$first" cuDeviceGetCount:outer >check.txt 2>&1 || fail "$form: launcher summary: $(tail -2 check.txt)"
     expect_log 1 '^cuDeviceGetCount:outer calls=300 errors=0$' check.txt
+  done
+  ;;
+path_search_misses_write_nothing_and_say_nothing)
+  # Tries at programs that are not there replace nothing: no write, no warning; the real
+  # exec then writes the launcher's outputs once.
+  native "$PROG" search 5000 "$PROG"
+  CUAUDIT_LOG=info CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" CUAUDIT_TRACE="$dir/t.%p.json" \
+    audited "$PROG" search 5000 "$PROG"
+  same_results
+  expect_log 1 'info: exec: this program image ends; its outputs are written now$'
+  expect_log 0 'exec failed'
+  first=$(ls t.*.json | grep -v '\.1\.json$' | head -1)
+  "$PYTHON" "$CHECK_JSON" trace "$first" cuDeviceGetCount >check.txt 2>&1 || fail "launcher trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=5000$' check.txt
+  ;;
+exit_or_exec_while_another_thread_calls_leaves_whole_files_and_never_hangs)
+  # The main thread keeps calling while a second thread execs: the launcher's files are whole
+  # (valid JSON, the exec thread's 3000 calls in them), and nothing hangs.
+  for i in 1 2 3; do
+    rm -f s.*.json t.*.json
+    # CUAUDIT_TRACE_MAX: were the finish to chase the busy thread's blocks again, the disk
+    # would fill at hundreds of MB/s until the timeout.
+    CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" CUAUDIT_TRACE="$dir/t.%p.json" \
+      CUAUDIT_TRACE_MAX=256MiB timeout 60 env LD_AUDIT="$AUDIT" "$PROG" thread 3000 "$PROG" >audited.out 2>audited.err
+    rc=$?
+    [ $rc = 0 ] && grep -q '^calls 1000$' audited.out && pass "round $i: the workload ran (status 0)" || fail "round $i: status $rc, $(tail -2 audited.err)"
+    first=$(ls s.*.json | grep -v '\.1\.json$' | head -1)
+    snapshot_calls "$first" cuDeviceGetCount >snap.txt 2>&1 || fail "round $i: launcher summary is not valid JSON: $(tail -2 snap.txt)"
+    n=$(sed -n 's/^calls=\([0-9]*\) .*/\1/p' snap.txt)
+    [ -n "$n" ] && [ "$n" -ge 3000 ] && pass "round $i: launcher summary has $n calls (>= 3000)" || fail "round $i: $(cat snap.txt)"
+    tfirst=$(ls t.*.json | grep -v '\.1\.json$' | head -1)
+    "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' "$tfirst" 2>check.txt && pass "round $i: launcher trace is valid JSON" || fail "round $i: trace: $(tail -1 check.txt)"
+  done
+  # The same at exit: exit() from main while another thread keeps calling. The trace's raw
+  # file stops growing at the finish, so converting it ends.
+  for i in 1 2 3; do
+    rm -f t.json*
+    CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_TRACE="$dir/t.json" CUAUDIT_TRACE_MAX=256MiB \
+      timeout 60 env LD_AUDIT="$AUDIT" "$PROG" busy 3000 >audited.out 2>audited.err
+    rc=$?
+    [ $rc = 0 ] && pass "exit round $i: status 0, no hang" || fail "exit round $i: status $rc"
+    "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 && pass "exit round $i: valid trace ($(tail -1 check.txt))" || fail "exit round $i: trace: $(tail -2 check.txt)"
+    [ -z "$(ls -A | grep '\.raw$')" ] && pass "exit round $i: no raw file left" || fail "exit round $i: $(ls -A)"
   done
   ;;
 exec_through_a_got_slot_writes_the_launcher_outputs)

@@ -188,6 +188,37 @@ static int profiler(void)
 	return 0;
 }
 
+static void *call_forever(void *arg)
+{
+	(void)arg;
+	for (;;)
+		CHECK(cuDeviceGetCount(&n) == CUDA_SUCCESS);
+	return NULL;
+}
+
+static const char *thread_program;
+
+static void *exec_thread(void *arg)
+{
+	char *const next[] = { (char *)thread_program, "calls", "1000", NULL };
+
+	calls((long)(intptr_t)arg);
+	execv(thread_program, next);
+	perror("execv");
+	_exit(127);
+}
+
+static int thread_exec(long count, const char *program)
+{
+	pthread_t t;
+
+	thread_program = program;
+	fflush(stdout);
+	CHECK(pthread_create(&t, NULL, exec_thread, (void *)(intptr_t)count) == 0);
+	for (;;)
+		CHECK(cuDeviceGetCount(&n) == CUDA_SUCCESS);
+}
+
 static int vfork_exec(long count, const char *program)
 {
 	int status;
@@ -241,7 +272,35 @@ int main(int argc, char **argv)
 	/* vfork N PROGRAM: N calls, a vfork child execs PROGRAM, N more calls. */
 	if (strcmp(argv[1], "vfork") == 0 && argc == 4)
 		return vfork_exec(atol(argv[2]), argv[3]);
-	/* list FORM N PROGRAM: N calls, then execl, execle or execlp with three arguments. */
+	/* search N PROGRAM: N calls, then two tries at programs that are not there (as Python's
+	   os.execvp walks PATH), then PROGRAM with "calls 1000". */
+	if (strcmp(argv[1], "search") == 0 && argc == 4) {
+		char *const next[] = { argv[3], "calls", "1000", NULL };
+
+		calls(atol(argv[2]));
+		fflush(stdout);
+		execv("/nonexistent/a/output_prog", next);
+		execv("/nonexistent/b/output_prog", next);
+		execv(argv[3], next);
+		printf("execv: %s\n", strerror(errno));
+		return 127;
+	}
+	/* busy N: a second thread calls without end; the main thread makes N calls and exits. */
+	if (strcmp(argv[1], "busy") == 0 && argc == 3) {
+		pthread_t t;
+
+		CHECK(pthread_create(&t, NULL, call_forever, NULL) == 0);
+		calls(atol(argv[2]));
+		printf("exiting\n");
+		fflush(stdout);
+		exit(0);
+	}
+	/* thread N PROGRAM: a second thread makes N calls and execs PROGRAM ("calls 1000") while
+	   the main thread keeps calling. */
+	if (strcmp(argv[1], "thread") == 0 && argc == 4)
+		return thread_exec(atol(argv[2]), argv[3]);
+	/* list FORM N PROGRAM: N calls, then one of the exec functions with three arguments
+	   ("first", "two words", ""); execle and execvpe pass an environment of their own. */
 	if (strcmp(argv[1], "list") == 0 && argc == 5) {
 		extern char **environ;
 		char *env[256] = { "CUA_LIST=from-execle" };
@@ -253,12 +312,26 @@ int main(int argc, char **argv)
 				env[k++] = *e;
 		calls(atol(argv[3]));
 		fflush(stdout);
+		char *const args[] = { "first", "two words", "", NULL };
+
 		if (strcmp(argv[2], "execl") == 0)
 			execl(argv[4], "first", "two words", "", (char *)NULL);
 		else if (strcmp(argv[2], "execle") == 0)
 			execle(argv[4], "first", "two words", "", (char *)NULL, env);
 		else if (strcmp(argv[2], "execlp") == 0)
 			execlp(argv[4], "first", "two words", "", (char *)NULL);
+		else if (strcmp(argv[2], "execve") == 0)
+			execve(argv[4], args, environ);
+		else if (strcmp(argv[2], "execv") == 0)
+			execv(argv[4], args);
+		else if (strcmp(argv[2], "execvp") == 0)
+			execvp(argv[4], args);
+		else if (strcmp(argv[2], "execvpe") == 0)
+			execvpe(argv[4], args, env);
+		else if (strcmp(argv[2], "fexecve") == 0)
+			fexecve(open(argv[4], O_RDONLY | O_CLOEXEC), args, environ);
+		else if (strcmp(argv[2], "execveat") == 0)
+			execveat(AT_FDCWD, argv[4], args, environ, 0);
 		printf("%s: %s\n", argv[2], strerror(errno));
 		return 127;
 	}
