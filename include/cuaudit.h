@@ -136,8 +136,8 @@ struct cuaudit_host {
 	void (*log)(int level, const char *message);
 	/* The clock of t_enter_ns and t_exit_ns. */
 	uint64_t (*now_ns)(void);
-	/* Runs fn(ctx) when the process exits normally, after the last call. Only during
-	   cuaudit_plugin_init. Returns 0 or -ENOSPC. */
+	/* Runs fn(ctx) when the process exits normally, after the last call (not before an
+	   exec). Only during cuaudit_plugin_init. Returns 0 or -ENOSPC. */
 	int (*at_exit)(void (*fn)(void *ctx), void *ctx);
 	/* Since 1.1. This plugin's handle. */
 	struct cuaudit_plugin *plugin;

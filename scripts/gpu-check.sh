@@ -384,7 +384,7 @@ if python3 -c 'import torch' 2>/dev/null; then
   xt=${xs/x.s./x.t.}; xt1=${xt%.json}.1.json
   if [ -n "$xs" ] && jsonok "$xs" 'len(d["apis"]) > 0 and not d.get("snapshot")' && jsonok "$xs1" 'len(d["apis"]) > 0' &&
     jsonok "$xt" 'len(d["traceEvents"]) > 10' && jsonok "$xt1" 'len(d["traceEvents"]) > 10' &&
-    grep -q 'warning: exec failed: ENOENT' "$R/x.log" && [ "$(ls "$R"/x.s.*.json | wc -l)" = 2 ]; then
+    grep -q 'warning: exec failed: EACCES' "$R/x.log" && [ "$(ls "$R"/x.s.*.json | wc -l)" = 2 ]; then
     record exec_launch "launcher's and workload's summaries and traces apart" pass
   else
     record exec_launch "launcher's and workload's summaries and traces apart" FAIL
