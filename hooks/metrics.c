@@ -193,9 +193,6 @@ static void memory_families(struct cua_writer *w, const char *host, const char *
 	}
 }
 
-static char chosen[CUA_PATH_MAX];
-static uint64_t chosen_pid;
-
 int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 {
 	static struct cua_writer w;
@@ -204,16 +201,12 @@ int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 
 	cua_buf_u64(&pb, cua_process_id());
 	pid[pb.len] = '\0';
-	/* Chosen once per process image: a workload exec'd by the launcher keeps the pid, and
-	   its metrics go beside the launcher's final ones. */
-	if (chosen_pid != cua_process_id()) {
-		chosen_pid = cua_process_id();
-		if (cua_writer_atomic_path(cfg.path, chosen, sizeof(chosen)) != 0)
-			chosen[0] = '\0';
-	}
-	if (!chosen[0])
+	/* One file per process, a live view: a workload exec'd by its launcher keeps the pid and
+	   replaces the launcher's metrics (its counters restart, as a restarted process's do).
+	   A second file with the same labels would make node_exporter's textfile collector
+	   refuse the duplicate series. */
+	if (cua_fmt_path(path, sizeof(path), cfg.path, cua_process_id(), cua_process_host()) < 0)
 		return -1;
-	memcpy(path, chosen, sizeof(path));
 	if (cua_writer_begin_atomic(&w, "metrics", path, tmp, sizeof(tmp)) != 0)
 		return -1;
 	expand_user_labels();

@@ -166,35 +166,6 @@ static int numbered(char *out, size_t cap, const char *path, unsigned k)
 	return b.truncated ? -1 : 0;
 }
 
-int cua_writer_atomic_path(const char *tmpl, char *path, size_t cap)
-{
-	char base[1024];
-
-	if (cua_fmt_path(base, sizeof(base), tmpl, (unsigned)getpid(), cua_process_host()) < 0)
-		return -1;
-	for (unsigned k = 0; k < 100; k++) {
-		int fd, earlier;
-
-		if (k == 0) {
-			size_t n = strlen(base);
-
-			if (n >= cap)
-				return -1;
-			memcpy(path, base, n + 1);
-		} else if (numbered(path, cap, base, k) != 0) {
-			return -1;
-		}
-		fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-		if (fd < 0)
-			return 0; /* free, or the rename will say why not */
-		earlier = regular(fd) && earlier_image(fd);
-		close(fd);
-		if (!earlier)
-			return 0;
-	}
-	return -1;
-}
-
 int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t cap)
 {
 	char base[1024];

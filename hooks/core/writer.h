@@ -37,11 +37,6 @@ int cua_writer_close(struct cua_writer *w, const char *path);
 
 
 
-/* The name of a file replaced atomically (cua_writer_begin_atomic): the template's, or, when
-   an earlier image of this process finished that file at its exec, NAME.1, NAME.2, ...
-   Returns 0, or -1 when no name fits. */
-int cua_writer_atomic_path(const char *tmpl, char *path, size_t cap);
-
 /* Replaces 'path' atomically: writes go to a temporary file beside it, renamed over it by
    cua_writer_commit, so a reader sees the old file or the new one, never a part. Starts w on
    it and returns 0; the temporary name is kept in tmp. On failure says "cannot write the
