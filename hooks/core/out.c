@@ -32,12 +32,34 @@ static int dup_high(int fd)
 	return nfd;
 }
 
+/* What our copy of stderr refers to, to tell it from a file the program opened under the
+   same number after closing ours (close_range, a daemon closing every descriptor). */
+static dev_t stderr_dev;
+static ino_t stderr_ino;
+static int stderr_taken;
+static int stderr_ready;
+
 void cua_out_setup(const char *tmpl)
 {
 	int fd = dup_high(2);
+	struct stat st;
 
-	if (fd >= 0)
+	stderr_ready = 1;
+	if (fd >= 0 && fstat(fd, &st) == 0) {
 		stderr_fd = fd;
+		stderr_dev = st.st_dev;
+		stderr_ino = st.st_ino;
+	} else {
+		/* No copy: fd 2 itself, checked the same way. */
+		if (fd >= 0)
+			close(fd);
+		if (fstat(2, &st) == 0) {
+			stderr_dev = st.st_dev;
+			stderr_ino = st.st_ino;
+		} else {
+			stderr_taken = 1;
+		}
+	}
 	log_template[0] = '\0';
 	if (!tmpl[0])
 		return;
@@ -57,16 +79,33 @@ void cua_out_setup(const char *tmpl)
 	memcpy(log_template, tmpl, strlen(tmpl) + 1);
 }
 
+/* Our copy of stderr while it still is one; -1 once the program has closed it and may have
+   opened its own file under the number: that output stops (there is nowhere to say so). */
+static int stderr_checked(void)
+{
+	struct stat st;
+
+	if (!stderr_ready)
+		return 2; /* la_version, before cua_out_setup: the configuration's messages */
+	if (__atomic_load_n(&stderr_taken, __ATOMIC_RELAXED))
+		return -1;
+	if (fstat(stderr_fd, &st) == 0 && st.st_dev == stderr_dev && st.st_ino == stderr_ino)
+		return stderr_fd;
+	__atomic_store_n(&stderr_taken, 1, __ATOMIC_RELAXED);
+	return -1;
+}
+
 int cua_out_stderr_fd(void)
 {
-	return stderr_fd;
+	return stderr_checked();
 }
 
 void cua_out_stderr(const char *buf, size_t len)
 {
-	int saved = errno;
+	int saved = errno, fd = stderr_checked();
 
-	cua_fd_write_all(stderr_fd, buf, len, -1);
+	if (fd >= 0)
+		cua_fd_write_all(fd, buf, len, -1);
 	errno = saved;
 }
 
@@ -132,7 +171,7 @@ static int log_descriptor(void)
 	uint64_t pid, word;
 
 	if (!log_template[0])
-		return stderr_fd;
+		return stderr_checked();
 	pid = cua_process_id();
 	for (;;) {
 		word = __atomic_load_n(&log_word, __ATOMIC_ACQUIRE);
@@ -153,7 +192,7 @@ static int log_descriptor(void)
 		/* State 1 of our own pid: another thread is opening. Never wait for it (it may
 		   have been cancelled or interrupted): this line goes to stderr. */
 		if (word == (pid << 2 | 1))
-			return stderr_fd;
+			return stderr_checked();
 		if (!__atomic_compare_exchange_n(&log_word, &word, pid << 2 | 1, 0, __ATOMIC_ACQ_REL,
 						 __ATOMIC_ACQUIRE))
 			continue;
@@ -169,7 +208,7 @@ static int log_descriptor(void)
 		break;
 	}
 	if (log_fd < 0)
-		return stderr_fd;
+		return stderr_checked();
 	if (cua_cfg.log_max && __atomic_load_n(&log_full, __ATOMIC_RELAXED))
 		return -2;
 	return log_fd;

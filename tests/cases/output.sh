@@ -75,6 +75,14 @@ program_closing_and_reusing_descriptors_keeps_its_files_byte_identical)
     expect_log 1 '^cuDeviceGetCount events=80000$' check.txt
     expect_log 80000 "$(call cuDeviceGetCount plt)" log.txt
     rm -f t.json log.txt
+    # No log file and a summary on stderr: cuaudit's copy of stderr (descriptor 1000) was
+    # closed and the number is the program's now; nothing of cuaudit's may land there.
+    rm -rf a && mkdir a
+    env LD_AUDIT="$AUDIT" CUAUDIT_LOG=info CUAUDIT_SUMMARY=stderr "$PROG" fds $how "$dir/a" 50000 >audited.out 2>audited.err
+    echo $? >audited.rc
+    same_results
+    cmp -s n/daemon.dat a/daemon.dat && pass "$how: stderr copy taken: the file at descriptor 1000 is byte-identical" ||
+      fail "$how: cuaudit wrote into the program's descriptor 1000 ($(wc -c <a/daemon.dat) bytes)"
   done
   ;;
 log_to_fifo_without_reader_does_not_hang)
