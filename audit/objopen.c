@@ -125,6 +125,11 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 /* The loader is about to free the link_map: after this, nothing of the object is read. */
 CUA_LA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 {
+	/* The main namespace's C library is closed only by _dl_fini at exit, and stays mapped:
+	   its cookie stays, so that an exec bound lazily while another thread exits (after
+	   this point) is still seen. Nothing of its link_map is read. */
+	if (cua_exec_is_cookie(*cookie))
+		return 0;
 	struct cua_lib *lib = cua_lib_of_cookie(*cookie);
 	struct cua_ref *ref = cua_gotfix_ref(*cookie);
 	struct link_map *patched = cua_entrypatch_of_cookie(*cookie);

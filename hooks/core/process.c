@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "dispatch.h"
 #include "process.h"
+#include "threads.h"
 
 #ifndef MADV_WIPEONFORK
 #define MADV_WIPEONFORK 18
@@ -45,8 +46,10 @@ int cua_process_image_is_own(void)
 {
 	uint64_t cached = pid_cache ? *pid_cache : 0;
 
-	/* Without the cache (Linux < 4.14) a vfork child cannot be told apart: say no. */
-	return cached && cached == (uint64_t)getpid();
+	/* Without the cache (Linux < 4.14) a vfork child cannot be told apart: say no. The
+	   cache alone is set by a log line too: a call kept by the summary or the trace is
+	   what makes the image's outputs worth writing. */
+	return cached && cached == (uint64_t)getpid() && cua_tslot_last_pid() == cached;
 }
 
 uint64_t cua_thread_id(void)

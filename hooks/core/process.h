@@ -22,9 +22,9 @@ void cua_process_init(void);
 /* This process's id in one load: the cache lives in a page the kernel wipes in a forked
    child (MADV_WIPEONFORK), since pthread_atfork handlers of the audit namespace never run. */
 uint64_t cua_process_id(void);
-/* 1 when this process owns its memory and has used cuaudit since its pid was cached: 0 in
-   a vfork child, which shares its parent's memory (the cache holds the parent's pid), and in
-   a forked child that has made no call yet (the kernel wiped the cache). */
+/* 1 when this process owns its memory and has made a call the summary or the trace kept: 0
+   in a vfork child, which shares its parent's memory (the cache holds the parent's pid), and
+   in an image or a forked child that has made no such call yet. */
 int cua_process_image_is_own(void);
 /* The host name, for %h in file names and the summary's "process"; "unknown" if unreadable. */
 const char *cua_process_host(void);

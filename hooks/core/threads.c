@@ -43,11 +43,19 @@ static struct cua_tslot *adopt(struct cua_tslot *head, uint64_t pid, uint32_t ti
 	return NULL;
 }
 
+static uint64_t last_pid;
+
+uint64_t cua_tslot_last_pid(void)
+{
+	return __atomic_load_n(&last_pid, __ATOMIC_RELAXED);
+}
+
 struct cua_tslot *cua_tslot_acquire(struct cua_tslot **head, size_t size, uint64_t pid,
 				    uint32_t tid)
 {
 	struct cua_tslot *s = adopt(__atomic_load_n(head, __ATOMIC_ACQUIRE), pid, tid);
 
+	__atomic_store_n(&last_pid, pid, __ATOMIC_RELAXED);
 	if (s)
 		return s;
 	s = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);

@@ -23,6 +23,10 @@ struct cua_tslot {
 struct cua_tslot *cua_tslot_acquire(struct cua_tslot **head, size_t size, uint64_t pid,
 				    uint32_t tid);
 
+/* The process whose thread last took a record: the current one once any of its threads has
+   made a call that the summary or the trace keeps. */
+uint64_t cua_tslot_last_pid(void);
+
 /* Does thread tid of process pid still exist? */
 int cua_thread_alive(uint64_t pid, uint32_t tid);
 

@@ -209,6 +209,19 @@ every_exec_form_passes_arguments_and_environment_unchanged)
     expect_log 1 '^cuDeviceGetCount:outer calls=300 errors=0$' check.txt
   done
   ;;
+launcher_without_calls_writes_nothing_at_its_exec)
+  # The launcher loads the driver but makes no call; its log lines (info, %p in the name)
+  # must not make it count as an image with outputs: the workload's are the only ones.
+  native "$PROG" nocalls "$PROG" calls 5
+  CUAUDIT_LOG=info CUAUDIT_LOG_FILE="$dir/%p.log" CUAUDIT_SUMMARY="$dir/s.%p.json" CUAUDIT_TRACE="$dir/t.%p.json" \
+    audited "$PROG" nocalls "$PROG" calls 5
+  same_results
+  [ "$(ls s.*.json | wc -l)" = 1 ] && [ "$(ls t.*.json | wc -l)" = 1 ] && [ -z "$(ls | grep '\.1\.json$')" ] &&
+    pass "one summary and one trace, the workload's" || fail "files: $(ls)"
+  "$PYTHON" "$CHECK_JSON" summary s.*.json cuDeviceGetCount:outer >check.txt 2>&1 || fail "summary: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount:outer calls=5 errors=0$' check.txt
+  expect_log 0 'image ends' "$(ls *.log | head -1)"
+  ;;
 path_search_misses_write_nothing_and_say_nothing)
   # Tries at programs that are not there replace nothing: no write, no warning; the real
   # exec then writes the launcher's outputs once.
