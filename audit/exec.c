@@ -34,6 +34,7 @@ static uintptr_t real[NEXEC];
 /* The program's errno is its C library's, not the one of the audit namespace's own libc
    (docs/design.md §7): read and set through that library's __errno_location. */
 static int *(*program_errno)(void);
+static char *(*program_getenv)(const char *);
 static _Alignas(8) char libc_cookie; /* its address is the C library's loader cookie */
 
 int cua_exec_wanted(void)
@@ -66,6 +67,7 @@ uintptr_t cua_exec_open_libc(struct link_map *map, Lmid_t lmid)
 	for (unsigned i = 0; i < NEXEC; i++)
 		real[i] = cua_symtab_function_address(map, names[i]);
 	program_errno = (int *(*)(void))cua_symtab_function_address(map, "__errno_location");
+	program_getenv = (char *(*)(const char *))cua_symtab_function_address(map, "getenv");
 	/* The collecting forms call these three. */
 	if (!real[EXECVE] || !real[EXECV] || !real[EXECVP] || !program_errno)
 		return 0;
@@ -87,24 +89,67 @@ static int missing(const char *path)
 	return path && stat(path, &st) != 0 && (errno == ENOENT || errno == ENOTDIR);
 }
 
-/* A file name the C library looks up in PATH is not a path to check. */
-static const char *searched(const char *file)
+/* execvp and its kin: a name without a slash is looked up in the program's PATH (its own
+   getenv: the audit namespace has an environment of its own), as the C library will;
+   "/bin:/usr/bin" when PATH is unset, an empty entry for the current directory. Returns 1
+   when no entry holds the file: the exec will fail and replace nothing. */
+static int not_on_path(const char *file)
 {
-	return file && strchr(file, '/') ? file : NULL;
+	const char *path = program_getenv ? program_getenv("PATH") : NULL;
+	size_t flen = strlen(file);
+
+	if (!file[0])
+		return 1;
+	if (strchr(file, '/'))
+		return missing(file);
+	if (!path)
+		path = "/bin:/usr/bin";
+	for (const char *p = path;; p++) {
+		const char *end = strchr(p, ':');
+		size_t dlen = end ? (size_t)(end - p) : strlen(p);
+		char full[4096];
+		struct stat st;
+
+		if (dlen + 1 + flen < sizeof(full)) {
+			memcpy(full, p, dlen);
+			full[dlen] = '/';
+			memcpy(full + dlen + 1, file, flen + 1);
+			if (stat(dlen ? full : file, &st) == 0 || (errno != ENOENT && errno != ENOTDIR))
+				return 0;
+		} else {
+			return 0; /* cannot tell: write */
+		}
+		if (!end)
+			return 1;
+		p = end;
+	}
 }
 
 /* Before the exec: returns 1 when the outputs were written. Nothing is written in a vfork
    child, which shares its parent's memory and outputs, nor by an image that has not used
    CUDA (a forked child on its way to another program). */
-static int image_ends(const char *path)
+static int image_ends_common(void)
 {
-	if (!cua_nlibs || !cua_process_image_is_own() || missing(path))
+	if (!cua_nlibs || !cua_process_image_is_own())
 		return 0;
 	cua_log_msg(CUA_LOG_INFO, "exec: this program image ends; its outputs are written now", NULL);
 	cua_writer_mark_images(1);
 	cua_finish_run_at_exec();
 	cua_writer_mark_images(0);
 	return 1;
+}
+
+/* path: the program's path as given (NULL: named by a descriptor); a missing one is
+   skipped. */
+static int image_ends(const char *path)
+{
+	return missing(path) ? 0 : image_ends_common();
+}
+
+/* file: a name the C library looks up in PATH when it has no slash. */
+static int image_ends_searched(const char *file)
+{
+	return file && not_on_path(file) ? 0 : image_ends_common();
 }
 
 /* The exec failed and the program goes on: say what became of its outputs. The program's
@@ -146,7 +191,7 @@ static int w_execv(const char *path, char *const argv[])
 
 static int w_execvp(const char *file, char *const argv[])
 {
-	int wrote = image_ends(searched(file)), rc = ((execv_fn)real[EXECVP])(file, argv);
+	int wrote = image_ends_searched(file), rc = ((execv_fn)real[EXECVP])(file, argv);
 
 	image_goes_on(wrote);
 	return rc;
@@ -154,7 +199,7 @@ static int w_execvp(const char *file, char *const argv[])
 
 static int w_execvpe(const char *file, char *const argv[], char *const envp[])
 {
-	int wrote = image_ends(searched(file)), rc = ((execve_fn)real[EXECVPE])(file, argv, envp);
+	int wrote = image_ends_searched(file), rc = ((execve_fn)real[EXECVPE])(file, argv, envp);
 
 	image_goes_on(wrote);
 	return rc;
@@ -203,7 +248,7 @@ static int list_form(unsigned form, const char *path, const char *arg, va_list c
 	   (arg NULL) that NULL is arg itself, so envp is the next one. */
 	if (form == EXECLE)
 		envp = va_arg(args, char *const *);
-	wrote = image_ends(form == EXECLP ? searched(path) : path);
+	wrote = form == EXECLP ? image_ends_searched(path) : image_ends(path);
 	if (form == EXECLE)
 		rc = ((execve_fn)real[EXECVE])(path, argv, envp);
 	else

@@ -256,8 +256,10 @@ void cua_out_report(const char *what, const char *path, int err)
 	cua_buf_str(&b, "cuaudit: error: ");
 	cua_buf_str(&b, what);
 	cua_buf_str(&b, path);
-	cua_buf_str(&b, ": ");
-	cua_buf_errno(&b, err);
+	if (err) {
+		cua_buf_str(&b, ": ");
+		cua_buf_errno(&b, err);
+	}
 	if (b.len == b.cap)
 		b.len--;
 	line[b.len++] = '\n';

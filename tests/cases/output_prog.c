@@ -279,7 +279,8 @@ int main(int argc, char **argv)
 	if (strcmp(argv[1], "vfork") == 0 && argc == 4)
 		return vfork_exec(atol(argv[2]), argv[3]);
 	/* search N PROGRAM: N calls, then two tries at programs that are not there (as Python's
-	   os.execvp walks PATH), then PROGRAM with "calls 1000". */
+	   os.execvp walks PATH) and an execvp of a name on no PATH entry, then PROGRAM with
+	   "calls 1000". */
 	if (strcmp(argv[1], "search") == 0 && argc == 4) {
 		char *const next[] = { argv[3], "calls", "1000", NULL };
 
@@ -287,6 +288,7 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		execv("/nonexistent/a/output_prog", next);
 		execv("/nonexistent/b/output_prog", next);
+		execvp("cuaudit_no_such_program", next); /* a bare name on no PATH entry */
 		execv(argv[3], next);
 		printf("execv: %s\n", strerror(errno));
 		return 127;
