@@ -462,7 +462,7 @@ static void trace_finish(void)
 {
 	static struct cua_writer w;
 	uint64_t pid = cua_process_id(), last_ns = 0;
-	char path[CUA_PATH_MAX];
+	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64];
 	int fd, rawfd, limited = 0, old = nocancel_begin();
 	unsigned cut = 0, skipped = 0;
 
@@ -476,11 +476,17 @@ static void trace_finish(void)
 		usleep(10);
 	take_buffers(pid, &cut);
 	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
+	/* The name is chosen (never a file cuaudit did not write), then the JSON is written
+	   beside it and renamed over it: a kill while it is written leaves no cut file under
+	   the name, and the raw file, which `cuaudit trace` converts. */
 	if ((fd = cua_writer_open(cfg.path, CUA_TRACE_SIGNATURE, path, sizeof(path))) < 0) {
 		cua_out_report("cannot create the trace CUAUDIT_TRACE=", cfg.path, errno);
 		goto out;
 	}
-	cua_writer_init(&w, fd);
+	close(fd);
+	unlink(path); /* empty: made or emptied by cua_writer_open */
+	if (cua_writer_begin_atomic(&w, "trace", path, tmp, sizeof(tmp)) != 0)
+		goto out;
 	cua_tracefmt_head(&w, pid);
 	if (rawfd >= 0) {
 		/* The buffers are formatted below, after the file; a fresh window, so that a flush
@@ -501,13 +507,13 @@ static void trace_finish(void)
 			    NULL);
 	cua_tracefmt_names(&w, pid, cua_provenance_program(), cua_provenance_thread_name);
 	cua_tracefmt_tail(&w);
-	if (cua_writer_close(&w, path) == 0) {
+	if (cua_writer_commit(&w, tmp, path) == 0) {
 		cua_log_msg(CUA_LOG_INFO, "trace written to ", path, NULL);
 		if (rawfd >= 0)
 			unlink(raw.path);
 	} else {
-		/* A cut JSON file is no trace: remove it, keep the raw file's whole blocks. */
-		unlink(path);
+		/* A cut JSON file is no trace: the commit removed it; the raw file's whole blocks
+		   stay. */
 		if (rawfd >= 0)
 			cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
 				    "; convert them with: cuaudit trace ", raw.path, NULL);

@@ -209,6 +209,23 @@ every_exec_form_passes_arguments_and_environment_unchanged)
     expect_log 1 '^cuDeviceGetCount:outer calls=300 errors=0$' check.txt
   done
   ;;
+kill_while_the_trace_is_written_leaves_no_cut_file)
+  # SIGKILL (a stop timeout) while the JSON is being written at exit: the name holds no cut
+  # file, the raw file stays, and cuaudit trace converts it.
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" "$PROG" calls 1500000 >out.txt 2>err.txt &
+  pid=$!
+  seen=""
+  for i in $(seq 1000); do ls -A | grep -q '^\.t\.json\..*\.tmp$' && { seen=1; break; }; kill -0 $pid 2>/dev/null || break; sleep 0.01; done
+  kill -KILL $pid 2>/dev/null; wait $pid
+  if [ -z "$seen" ]; then
+    fail "the trace's temporary file was never seen (the process ended first): $(ls -A)"
+  else
+    [ ! -e t.json ] && pass "no cut trace under its name" || fail "t.json exists after the kill ($(wc -c <t.json) bytes)"
+    raw=$(ls t.json.$pid.*.raw 2>/dev/null | head -1)
+    [ -n "$raw" ] && "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 && "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' k.json &&
+      pass "the raw file stays and converts to valid JSON" || fail "no usable raw file: $(ls -A; cat conv.txt)"
+  fi
+  ;;
 launcher_without_calls_writes_nothing_at_its_exec)
   # The launcher loads the driver but makes no call; its log lines (info, %p in the name)
   # must not make it count as an image with outputs: the workload's are the only ones.
