@@ -45,20 +45,49 @@ void cua_metrics_setup(const struct cua_config *all)
 	}
 }
 
-/* A label value: backslash, quote and newline escaped, as the format requires. */
+/* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0. */
+static unsigned utf8_len(const unsigned char *s)
+{
+	unsigned n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
+
+	if (s[0] < 0x80)
+		return 1;
+	if (s[0] >= 0xf5)
+		return 0;
+	for (unsigned i = 1; i < n; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return n;
+}
+
+/* A label value: backslash, quote and newline escaped, as the format requires, and any byte
+   that is not well-formed UTF-8 (the format's encoding) written as U+FFFD. */
 static void label(struct cua_buf *b, const char *key, const char *v, int first)
 {
+	const unsigned char *p = (const unsigned char *)v;
+
 	cua_buf_str(b, first ? "" : ",");
 	cua_buf_str(b, key);
 	cua_buf_str(b, "=\"");
-	for (; *v; v++) {
-		if (*v == '\\' || *v == '"')
-			cua_buf_char(b, '\\');
-		if (*v == '\n') {
-			cua_buf_str(b, "\\n");
+	while (*p) {
+		unsigned n = utf8_len(p);
+
+		if (n == 0) {
+			cua_buf_str(b, "\xef\xbf\xbd");
+			p++;
 			continue;
 		}
-		cua_buf_char(b, *v);
+		if (*p == '\\' || *p == '"')
+			cua_buf_char(b, '\\');
+		if (*p == '\n')
+			cua_buf_str(b, "\\n");
+		else
+			cua_buf_mem(b, (const char *)p, n);
+		p += n;
 	}
 	cua_buf_char(b, '"');
 }

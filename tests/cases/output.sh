@@ -392,13 +392,16 @@ metrics_file_passes_promtool_and_carries_calls_and_quota)
   expect_log 1 '^cuaudit_memory_used_bytes\{.*device="0"\} 0$' "$prom"
   # Labels the user maps, and the memory in use at exit as the limit's own report counts it.
   rm -f m.*.prom
-  CUAUDIT_LOG=info RANK=3 CUAUDIT_MEM_LIMIT=1MiB CUAUDIT_METRICS="$dir/m.prom" \
-    CUAUDIT_METRICS_LABELS='rank=%q{RANK},pod=%q{POD_NAME},job=a "b"\c' audited "$BIN/hooks_alloc" limit
+  CUAUDIT_LOG=info RANK=3 CUA_BYTES=$'a\xffb\xc3\xa9' CUAUDIT_MEM_LIMIT=1MiB CUAUDIT_METRICS="$dir/m.prom" \
+    CUAUDIT_METRICS_LABELS='rank=%q{RANK},pod=%q{POD_NAME},job=a "b"\c,bytes=%q{CUA_BYTES}' audited "$BIN/hooks_alloc" limit
   [ "$(cat audited.rc)" = 0 ] && pass "the program ran under the limit" || fail "status $(cat audited.rc)"
   if command -v promtool >/dev/null; then
     promtool check metrics <m.prom >promtool.txt 2>&1 && pass "promtool accepts the labelled file" || fail "promtool: $(head -5 promtool.txt)"
   fi
-  expect_log + '^cuaudit_calls_total\{host="[^"]+",pid="[0-9]+",program="hooks_alloc",rank="3",pod="",job="a \\"b\\"\\\\c",api=' m.prom
+  expect_log + '^cuaudit_calls_total\{host="[^"]+",pid="[0-9]+",program="hooks_alloc",rank="3",pod="",job="a \\"b\\"\\\\c",bytes="[^"]*",api=' m.prom
+  # A byte that is not UTF-8 becomes U+FFFD; a well-formed character stays.
+  "$PYTHON" -c 'import sys; d=open(sys.argv[1],"rb").read(); sys.exit(0 if b"bytes=\"a\xef\xbf\xbdb\xc3\xa9\"" in d else 1)' m.prom &&
+    pass "a label value that is not UTF-8 is made well-formed" || fail "bytes label: $(grep -a -o 'bytes="[^"]*"' m.prom | head -1 | od -c | head -2)"
   used=$(sed -n 's/.*memory limit: device 0 .*in_use \([0-9]*\) peak.*/\1/p' log.txt | tail -1)
   [ -n "$used" ] && [ "$used" -gt 0 ] && pass "the limit's report: $used bytes in use at exit" || fail "no report: $(grep -i device log.txt | tail -2)"
   expect_log 1 "^cuaudit_memory_used_bytes\\{.*rank=\"3\".*device=\"0\"\\} $used\$" m.prom
