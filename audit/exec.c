@@ -42,15 +42,20 @@ int cua_exec_wanted(void)
 	return cua_finish_any_at_exec();
 }
 
+/* The function's index in names[], or -1. Every name starts with "exec" or "fexec". */
+static int exec_index(const char *elf_name)
+{
+	if (elf_name[0] != 'e' && elf_name[0] != 'f')
+		return -1;
+	for (int i = 0; i < NEXEC; i++)
+		if (strcmp(elf_name, names[i]) == 0)
+			return i;
+	return -1;
+}
+
 unsigned cua_exec_is_name(const char *elf_name)
 {
-	/* Every name starts with "exec" or "fexec". */
-	if (elf_name[0] != 'e' && elf_name[0] != 'f')
-		return 0;
-	for (unsigned i = 0; i < NEXEC; i++)
-		if (strcmp(elf_name, names[i]) == 0)
-			return 1;
-	return 0;
+	return exec_index(elf_name) >= 0;
 }
 
 static int is_libc_name(const char *path)
@@ -282,10 +287,7 @@ static void *const wrappers[NEXEC] = {
 
 uintptr_t cua_exec_bind(const char *symname, uintptr_t value)
 {
-	if (!cua_exec_is_name(symname))
-		return value;
-	for (unsigned i = 0; i < NEXEC; i++)
-		if (real[i] && value == real[i] && strcmp(symname, names[i]) == 0)
-			return (uintptr_t)wrappers[i];
-	return value;
+	int i = exec_index(symname);
+
+	return i >= 0 && real[i] && value == real[i] ? (uintptr_t)wrappers[i] : value;
 }

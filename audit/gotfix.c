@@ -218,7 +218,7 @@ static int cuda_slot(const struct relocs *r, const ElfW(Rela) *rel)
 	name = r->strtab + r->symtab[sym].st_name;
 	if ((id = cua_table_find(name)) >= 0)
 		return id;
-	return type == R_X86_64_GLOB_DAT && cua_exec_wanted() && cua_exec_is_name(name) ? EXEC_SLOT
+	return type == R_X86_64_GLOB_DAT && cua_exec_is_name(name) && cua_exec_wanted() ? EXEC_SLOT
 										  : -1;
 }
 

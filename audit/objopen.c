@@ -83,14 +83,13 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 {
 	/* Before any of the object's code can run: see docs/design.md, entry patching. */
 	int patched = cua_cfg.static_runtime && cua_entrypatch_object(map);
-	unsigned all = cua_exec_wanted() ? IMPORTS_CUDA | IMPORTS_EXEC : IMPORTS_CUDA;
-	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
-	   functions, and an object that names none of ours cannot bind to a wrapper. */
-	unsigned imports = cua_symtab_imports(map, import_kind, all) & all;
+	unsigned all = cua_exec_wanted() ? IMPORTS_CUDA | IMPORTS_EXEC : IMPORTS_CUDA, imports;
 
-	*cookie = 0;
 	if ((*cookie = cua_exec_open_libc(map, lmid)) != 0)
 		return LA_FLG_BINDTO;
+	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
+	   functions, and an object that names none of ours cannot bind to a wrapper. */
+	imports = cua_symtab_imports(map, import_kind, all) & all;
 	if (!imports) {
 		if (patched)
 			*cookie = cua_entrypatch_cookie(map);

@@ -337,10 +337,6 @@ static void report(void)
 	}
 }
 
-static void report_again(void)
-{
-}
-
 int cua_memlimit_init(const struct cua_config *all)
 {
 	static unsigned ids[256];
@@ -366,6 +362,6 @@ int cua_memlimit_init(const struct cua_config *all)
 		return -1;
 	}
 	/* Said at an exec too, and again at exit if the exec failed. */
-	cua_finish_add(report, report_again, CUA_FINISH_AT_EXEC);
+	cua_finish_add(report, NULL, CUA_FINISH_AT_EXEC);
 	return cua_dispatch_subscribe(&sub);
 }

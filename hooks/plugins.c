@@ -188,7 +188,7 @@ int cua_plugins_load(const struct cua_config *all)
 		return 0;
 	/* At normal exit only, as cuaudit.h promises: after an exec that failed, a plugin whose
 	   at_exit had run would still be called. */
-	cua_finish_add(run_at_exit, NULL, 0);
+	cua_finish_add(run_at_exit, NULL, CUA_FINISH_ONCE);
 	for (unsigned i = 0; i < all->nplugins; i++)
 		load_one(all->plugins[i]);
 	return 0;

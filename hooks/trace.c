@@ -547,6 +547,7 @@ int cua_trace_init(const struct cua_config *all)
 			has_out[id] |= cua_api[id].args[i].out;
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
 		nonce = cua_clock_slow_ns();
-	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC);
+	/* Once: its raw file is converted and removed at the first finish. */
+	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE);
 	return cua_dispatch_subscribe(&sub);
 }

@@ -76,8 +76,10 @@ void cua_finish_run_at_exec(void)
 void cua_finish_resume(void)
 {
 	for (unsigned i = 0; i < nfinish; i++) {
-		if (finish[i].resume && __atomic_load_n(&finish[i].state, __ATOMIC_ACQUIRE) == DONE) {
-			finish[i].resume();
+		if (!(finish[i].flags & CUA_FINISH_ONCE) &&
+		    __atomic_load_n(&finish[i].state, __ATOMIC_ACQUIRE) == DONE) {
+			if (finish[i].resume)
+				finish[i].resume();
 			__atomic_store_n(&finish[i].state, IDLE, __ATOMIC_RELEASE);
 		}
 	}
