@@ -226,6 +226,22 @@ kill_while_the_trace_is_written_leaves_no_cut_file)
       pass "the raw file stays and converts to valid JSON" || fail "no usable raw file: $(ls -A; cat conv.txt)"
   fi
   ;;
+exec_after_closing_every_descriptor_writes_whole_outputs)
+  # The launcher closes every descriptor, cuaudit's log, raw trace file and stderr copy
+  # included, then execs: the outputs are written from names, whole, and none is left over.
+  native "$PROG" closed 300000 "$PROG"
+  CUAUDIT_LOG=info CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_SUMMARY="$dir/s.%p.json" CUAUDIT_TRACE="$dir/t.%p.json" \
+    audited "$PROG" closed 300000 "$PROG"
+  same_results
+  first=$(ls s.*.json | grep -v '\.1\.json$' | head -1)
+  "$PYTHON" "$CHECK_JSON" summary "$first" cuDeviceGetCount:outer >check.txt 2>&1 || fail "launcher summary: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount:outer calls=300000 errors=0$' check.txt
+  tfirst=$(ls t.*.json | grep -v '\.1\.json$' | head -1)
+  "$PYTHON" "$CHECK_JSON" trace "$tfirst" cuDeviceGetCount >check.txt 2>&1 || fail "launcher trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=300000$' check.txt
+  [ "$(ls s.*.1.json t.*.1.json 2>/dev/null | wc -l)" = 2 ] && pass "the workload's summary and trace beside them" || fail "files: $(ls -A)"
+  [ -z "$(ls -A | grep -E '\.raw$|\.tmp$')" ] && pass "no raw or temporary file left" || fail "left: $(ls -A)"
+  ;;
 launcher_without_calls_writes_nothing_at_its_exec)
   # The launcher loads the driver but makes no call; its log lines (info, %p in the name)
   # must not make it count as an image with outputs: the workload's are the only ones.

@@ -275,6 +275,17 @@ int main(int argc, char **argv)
 		calls(atol(argv[2]));
 		return 127;
 	}
+	/* closed N PROGRAM: N calls, every descriptor above 2 closed (cuaudit's too), then
+	   PROGRAM ("calls 1000") replaces us. */
+	if (strcmp(argv[1], "closed") == 0 && argc == 4) {
+		char *const next[] = { argv[3], "calls", "1000", NULL };
+
+		calls(atol(argv[2]));
+		fflush(stdout);
+		CHECK(syscall(SYS_close_range, 3u, ~0u, 0) == 0);
+		execv(argv[3], next);
+		return 127;
+	}
 	/* vfork N PROGRAM: N calls, a vfork child execs PROGRAM, N more calls. */
 	if (strcmp(argv[1], "vfork") == 0 && argc == 4)
 		return vfork_exec(atol(argv[2]), argv[3]);
