@@ -424,6 +424,32 @@ int cua_summaries_merge(struct cua_summaries *s)
 	return 0;
 }
 
+/* The identity of the process a summary describes: its pid, host and start time (the
+   "process" object), or nothing when the summary has no provenance. */
+static int same_process(const struct cua_input *a, const struct cua_input *b)
+{
+	return a->has_process && b->has_process && a->pid == b->pid && a->start && b->start &&
+	       strcmp(a->start, b->start) == 0 &&
+	       strcmp(a->host ? a->host : "", b->host ? b->host : "") == 0;
+}
+
+long cua_summaries_drop_repeat(struct cua_summaries *s, size_t napis, size_t nkernels)
+{
+	size_t last = s->ninputs - 1;
+
+	if (!s->ninputs)
+		return -1;
+	for (size_t i = 0; i < last; i++) {
+		if (!same_process(&s->inputs[i], &s->inputs[last]))
+			continue;
+		drop_records(s, napis, nkernels);
+		free_input(&s->inputs[last]);
+		s->ninputs--;
+		return (long)i;
+	}
+	return -1;
+}
+
 void cua_summaries_free(struct cua_summaries *s)
 {
 	drop_records(s, 0, 0);

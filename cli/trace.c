@@ -5,6 +5,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "json.h"
 #include "tracefmt.h"
 #include "trace.h"
 #include "writer.h"
@@ -37,18 +38,18 @@ static int convert(const char *raw_path, const char *out_path)
 	unsigned skipped;
 
 	if (fd < 0) {
-		fprintf(stderr, "cuaudit trace: cannot open %s\n", raw_path);
+		fprintf(stderr, "cuaudit trace: cannot open %s\n", cli_term(raw_path));
 		return 1;
 	}
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CUA_RAW_MAGIC, sizeof(CUA_RAW_MAGIC) - 1) != 0) {
-		fprintf(stderr, "cuaudit trace: %s is not a cuaudit raw trace file\n", raw_path);
+		fprintf(stderr, "cuaudit trace: %s is not a cuaudit raw trace file\n", cli_term(raw_path));
 		close(fd);
 		return 1;
 	}
 	if (h.table_sig != cua_tracefmt_table_sig()) {
 		fprintf(stderr, "cuaudit trace: %s was written by another build of cuaudit (other "
-				"wrappers); convert it with the cuaudit that wrote it\n", raw_path);
+				"wrappers); convert it with the cuaudit that wrote it\n", cli_term(raw_path));
 		close(fd);
 		return 1;
 	}
@@ -59,7 +60,7 @@ static int convert(const char *raw_path, const char *out_path)
 	ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	window = malloc(WINDOW);
 	if (ofd < 0 || !window) {
-		fprintf(stderr, "cuaudit trace: cannot create %s\n", out_path);
+		fprintf(stderr, "cuaudit trace: cannot create %s\n", cli_term(out_path));
 		close(fd);
 		free(window);
 		return 1;
@@ -80,7 +81,7 @@ static int convert(const char *raw_path, const char *out_path)
 	if (skipped)
 		fprintf(stderr, "cuaudit trace: %u block(s) cut short by the end of the process were "
 				"skipped\n", skipped);
-	printf("%s\n", out_path);
+	printf("%s\n", cli_term(out_path));
 	return 0;
 }
 

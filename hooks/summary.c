@@ -629,7 +629,7 @@ static int choose_path(int json)
 		return chosen[0] ? 0 : -1;
 	chosen_pid = pid;
 	chosen[0] = '\0';
-	fd = cua_writer_open(cfg.path, json ? JSON_SIGNATURE : TEXT_SIGNATURE, chosen,
+	fd = cua_writer_open("summary", cfg.path, json ? JSON_SIGNATURE : TEXT_SIGNATURE, 0, chosen,
 			     sizeof(chosen));
 	if (fd < 0) {
 		cua_out_report("cannot create the summary CUAUDIT_SUMMARY=", cfg.path,

@@ -41,6 +41,9 @@ void cua_provenance_init(void)
 	}
 	while (n > 0 && raw[n - 1] == '\0')
 		n--;
+	/* A command line longer than the buffer ends on a whole character. */
+	if (n == (ssize_t)sizeof(raw) - 1)
+		n = (ssize_t)cua_utf8_whole(raw, (size_t)n);
 	if (n <= 0)
 		return;
 	raw[n] = '\0';
@@ -51,7 +54,7 @@ void cua_provenance_init(void)
 		size_t len = strlen(base);
 
 		if (len >= sizeof(program))
-			len = sizeof(program) - 1;
+			len = cua_utf8_cut(base, len, sizeof(program) - 1);
 		memcpy(program, base, len);
 		program[len] = '\0';
 	}
@@ -221,7 +224,7 @@ size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)
 {
 	char path[64];
 	struct cua_buf p = CUA_BUF(path);
-	struct cua_buf o = { out, 0, cap, 0 };
+	struct cua_buf o = { out, 0, cap, 0, NULL };
 	ssize_t n = -1;
 	int fd;
 
@@ -236,6 +239,9 @@ size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)
 	}
 	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\0'))
 		n--;
+	/* The kernel keeps 15 bytes of a thread's name, whatever the characters. */
+	if (n > 0)
+		n = (ssize_t)cua_utf8_whole(out, (size_t)n);
 	if (n > 0)
 		return (size_t)n;
 	cua_buf_str(&o, "thread ");
