@@ -5,7 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "config.h"
 #include "json.h"
+#include "out.h"
 #include "tracefmt.h"
 #include "trace.h"
 #include "writer.h"
@@ -54,10 +56,16 @@ static int convert(const char *raw_path, const char *out_path)
 		return 1;
 	}
 	if (!out_path) {
-		default_out(out, sizeof(out), raw_path, (unsigned long long)h.pid);
-		out_path = out;
+		char base[sizeof(out)];
+
+		/* The name the module would have used: by the rule every output follows, a file
+		   cuaudit did not write there is left alone (NAME.1.json, said once). */
+		default_out(base, sizeof(base), raw_path, (unsigned long long)h.pid);
+		ofd = cua_out_choose("trace", base, CUA_TRACE_SIGNATURE, 0, NULL, out, sizeof(out));
+		out_path = ofd >= 0 ? out : base;
+	} else {
+		ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	}
-	ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	window = malloc(WINDOW);
 	if (ofd < 0 || !window) {
 		fprintf(stderr, "cuaudit trace: cannot create %s\n", cli_term(out_path));
@@ -99,6 +107,7 @@ int cua_cli_trace_main(int argc, char **argv)
 		return 2;
 	}
 	cua_tracefmt_init();
+	cua_cfg.log_level = CUA_LOG_WARN; /* the module's default: cua_out_choose's message */
 	for (; i < argc; i++)
 		rc |= convert(argv[i], out);
 	return rc;

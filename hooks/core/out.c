@@ -387,7 +387,7 @@ void cua_out_report(const char *what, const char *path, int err)
 		return;
 	cua_buf_str(&b, "cuaudit: error: ");
 	cua_buf_str(&b, what);
-	cua_buf_str(&b, path);
+	cua_buf_text(&b, path, strlen(path), CUA_TEXT_TERM);
 	if (err) {
 		cua_buf_str(&b, ": ");
 		cua_buf_errno(&b, err);

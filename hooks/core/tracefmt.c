@@ -230,18 +230,22 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 	note_thread(r->tid);
 }
 
-/* A record the reader can trust: sized within the block, a known id, room for its argument
-   struct, and every length and flag inside it in bounds: each string's length byte, each
+/* A record the reader can walk over: sized within the block. One it can trust (valid): a
+   known id, room for its argument struct, and every length and flag inside it in bounds: each string's length byte, each
    out-value its extras bit announces (only for out-parameters, at most CUA_TRACE_MAX_OUTS),
    the kernel name. The formatter then reads nothing outside [r, r + r->size). */
-static int valid(const struct cua_trace_rec *r, size_t left)
+static int sized(const struct cua_trace_rec *r, size_t left)
+{
+	return r->size >= sizeof(*r) && r->size <= left && (r->size & 7) == 0;
+}
+
+static int valid(const struct cua_trace_rec *r)
 {
 	const struct cua_api_desc *d;
 	const char *end, *p;
 	unsigned outs = 0;
 
-	if (r->size < sizeof(*r) || r->size > left || (r->size & 7) != 0 ||
-	    r->id >= CUAUDIT_ID_COUNT || sizeof(*r) + cua_trace_args_size[r->id] > r->size)
+	if (r->id >= CUAUDIT_ID_COUNT || sizeof(*r) + cua_trace_args_size[r->id] > r->size)
 		return 0;
 	d = &cua_api[r->id];
 	end = (const char *)r + r->size;
@@ -277,9 +281,11 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 	while (n - done >= sizeof(struct cua_trace_rec)) {
 		struct cua_trace_rec *r = (struct cua_trace_rec *)(p + done);
 
-		if (!valid(r, n - done))
+		if (!sized(r, n - done))
 			break;
-		format_record(w, r, pid);
+		/* A damaged record is left out whole; its neighbours are still good. */
+		if (valid(r))
+			format_record(w, r, pid);
 		done += r->size;
 	}
 	return done;
@@ -292,9 +298,10 @@ static uint64_t last_time(const char *p, size_t n)
 	for (size_t at = 0; n - at >= sizeof(struct cua_trace_rec);) {
 		const struct cua_trace_rec *r = (const struct cua_trace_rec *)(p + at);
 
-		if (!valid(r, n - at))
+		if (!sized(r, n - at))
 			break;
-		t = r->t_exit > t ? r->t_exit : t;
+		if (valid(r))
+			t = r->t_exit > t ? r->t_exit : t;
 		at += r->size;
 	}
 	return t;
