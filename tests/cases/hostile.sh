@@ -116,13 +116,15 @@ long_metrics_labels_give_whole_rows_promtool_accepts)
   v=$(printf 'v%.0s' $(seq 120))
   labels=""
   for i in 1 2 3 4 5 6 7 8; do labels+="${labels:+,}label$i=$i$v"; done
-  native "$PROG" calls 10
-  CUAUDIT_LOG=warn CUAUDIT_METRICS="$dir/m.prom" CUAUDIT_METRICS_LABELS="$labels" audited "$PROG" calls 10
+  # A program that calls many APIs: dozens of rows fill the writer's 16 KiB buffer.
+  native "$BIN/driver_lazy"
+  CUAUDIT_LOG=warn CUAUDIT_METRICS="$dir/m.prom" CUAUDIT_METRICS_LABELS="$labels" audited "$BIN/driver_lazy"
   same_results
   rows=$(grep -c '^cuaudit_' m.prom)
-  whole=$(grep -cE "^cuaudit_[a-z_]+\\{host=\"[^\"]+\",pid=\"[0-9]+\",program=\"output_prog\",label1=\"1v{120}\",label2=\"2v{120}\",label3=\"3v{120}\",label4=\"4v{120}\",label5=\"5v{120}\",label6=\"6v{120}\",label7=\"7v{120}\",label8=\"8v{120}\",api=\"[A-Za-z_0-9]+\",layer=\"(driver|runtime)\",nested=\"(true|false)\"\\} [0-9.]+\$" m.prom)
+  whole=$(grep -cE "^cuaudit_[a-z_]+\\{host=\"[^\"]+\",pid=\"[0-9]+\",program=\"driver_lazy\",label1=\"1v{120}\",label2=\"2v{120}\",label3=\"3v{120}\",label4=\"4v{120}\",label5=\"5v{120}\",label6=\"6v{120}\",label7=\"7v{120}\",label8=\"8v{120}\",api=\"[A-Za-z_0-9]+\",layer=\"(driver|runtime)\",nested=\"(true|false)\"\\} [0-9.]+\$" m.prom)
   [ "$rows" -gt 0 ] && [ "$rows" = "$whole" ] && pass "all $rows rows whole" || fail "$whole of $rows rows whole: $(grep '^cuaudit_' m.prom | head -1 | cut -c1-200)"
-  expect_log 1 '^cuaudit_calls_total\{.*api="cuDeviceGetCount".*\} 10$' m.prom
+  [ "$rows" -gt 40 ] && pass "$rows rows (more than the buffer holds)" || fail "only $rows rows"
+  expect_log 1 '^cuaudit_calls_total\{.*api="cuMemAlloc_v2".*\} 1$' m.prom
   if command -v promtool >/dev/null; then
     promtool check metrics <m.prom >promtool.txt 2>&1 && pass "promtool accepts it" || fail "promtool: $(head -3 promtool.txt)"
   elif [ "${CI:-}" = true ]; then
