@@ -183,6 +183,10 @@ assert calls == [1] * 111, calls
 assert not os.path.exists("s.111.json")
 print("111 images, 111 whole summaries (s.json to s.110.json), one call each")
 PY
+  # One pid, 111 images: cuaudit report counts each image once.
+  "$CLI" report --csv s.json s.*.json >r.csv 2>r.err
+  expect_log 1 '^false,driver,cuDeviceGetCount,111,' r.csv
+  [ ! -s r.err ] && pass "report: nothing said" || fail "report: $(head -2 r.err)"
   ;;
 report_counts_one_process_once_and_escapes_terminal_controls)
   # Issue 19, defect 9: the same file twice was merged twice; names with escape sequences
@@ -195,6 +199,25 @@ report_counts_one_process_once_and_escapes_terminal_controls)
     expect_log 1 '^false,driver,cuDeviceGetCount,1000,' r.csv
     expect_log 1 'counted once' r.err
   done
+  # Copies that describe two images of one pid (an exec in the same second, with the same
+  # command) differ only in process.image: counted twice. An old summary without an image id
+  # is compared by start time and command.
+  "$PYTHON" - <<'PY'
+import json
+d = json.load(open("s.json"))
+assert d["process"]["image"].startswith("0x"), d["process"]
+d["process"]["image"] = "0x1"
+json.dump(d, open("image2.json", "w"))
+del d["process"]["image"]
+json.dump(d, open("old1.json", "w"))
+json.dump(d, open("old2.json", "w"))
+PY
+  "$CLI" report --csv s.json image2.json >r.csv 2>r.err
+  expect_log 1 '^false,driver,cuDeviceGetCount,2000,' r.csv
+  [ ! -s r.err ] && pass "two images of one pid: nothing said" || fail "two images: $(head -2 r.err)"
+  "$CLI" report --csv old1.json old2.json >r.csv 2>r.err
+  expect_log 1 '^false,driver,cuDeviceGetCount,1000,' r.csv
+  expect_log 1 'counted once' r.err
   # Two real processes are still two.
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/other.json" audited "$PROG" calls 1000
   "$CLI" report --csv s.json other.json >r.csv 2>r.err
