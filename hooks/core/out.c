@@ -147,9 +147,9 @@ static void tell_left_alone(const char *what, const char *foreign, const char *u
 		return;
 	cua_buf_str(&b, "cuaudit: warning: ");
 	cua_buf_text(&b, foreign, strlen(foreign), CUA_TEXT_TERM);
-	cua_buf_str(&b, " was not written by cuaudit and is left alone; the ");
+	cua_buf_str(&b, " was not written by cuaudit and is left alone; cuaudit writes its ");
 	cua_buf_str(&b, what);
-	cua_buf_str(&b, " goes to ");
+	cua_buf_str(&b, " to ");
 	cua_buf_text(&b, used, strlen(used), CUA_TEXT_TERM);
 	if (b.len == b.cap)
 		b.len--;

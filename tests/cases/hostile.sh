@@ -52,7 +52,7 @@ raw_trace_with_a_huge_block_length_converts_and_ends)
   "$CLI" trace "t.json.$pid.1f.raw" >conv.out 2>conv.err; rc=$?
   [ $rc = 0 ] && [ "$(cat "t.json.$pid.json")" = mine ] && [ "$(cat conv.out)" = "t.json.$pid.1.json" ] &&
     pass "default name: a foreign file is left alone, the trace goes to t.json.$pid.1.json" || fail "default name: $rc $(cat conv.out conv.err)"
-  expect_log 1 "was not written by cuaudit and is left alone; the trace goes to t.json.$pid.1.json" conv.err
+  expect_log 1 "was not written by cuaudit and is left alone; cuaudit writes its trace to t.json.$pid.1.json" conv.err
   # Lengths that overflow an offset, and a block longer than the file by one byte.
   for len in $((2**63)) 1; do
     cp first.raw more.raw
@@ -98,14 +98,14 @@ no_output_replaces_or_appends_to_a_file_cuaudit_did_not_write)
   "$PYTHON" -c 'import json; json.load(open("s.1.json")); json.load(open("t.1.json"))' && pass "summary and trace went to s.1.json and t.1.json" || fail "no s.1.json/t.1.json: $(ls)"
   expect_log 1 'api="cuDeviceGetCount".*\} 100$' m.1.prom
   for out in summary trace metrics; do
-    expect_log 1 "^cuaudit: warning: .* was not written by cuaudit and is left alone; the $out goes to " audited.err
+    expect_log 1 "^cuaudit: warning: .* was not written by cuaudit and is left alone; cuaudit writes its $out to " audited.err
   done
   expect_log 3 'was not written by cuaudit' audited.err
   # The log, at verbose: never appended to a file that is not a log of cuaudit's.
   CUAUDIT_LOG_FILE="$dir/log.txt" audited "$PROG" calls 100
   cmp -s log.txt log.txt.orig && pass "log.txt left alone" || fail "log.txt was appended to"
   expect_log 100 "$(call cuDeviceGetCount plt)" log.1.txt
-  expect_log 1 "^cuaudit: warning: $dir/log.txt was not written by cuaudit and is left alone; the log goes to $dir/log.1.txt\$" audited.err
+  expect_log 1 "^cuaudit: warning: $dir/log.txt was not written by cuaudit and is left alone; cuaudit writes its log to $dir/log.1.txt\$" audited.err
   # cuaudit's own files are reused in place, silently.
   CUAUDIT_LOG_FILE="$dir/log.txt" audited "$PROG" calls 100
   expect_log 200 "$(call cuDeviceGetCount plt)" log.1.txt
