@@ -13,7 +13,7 @@ static void report_lib(const struct cua_lib *lib)
 	struct cua_buf b = CUA_BUF(line);
 
 	cua_log_begin(&b, CUA_LOG_INFO);
-	cua_buf_str(&b, lib->path);
+	cua_buf_text(&b, lib->path, strlen(lib->path), CUA_TEXT_TERM);
 	cua_buf_str(&b, lib->owner ? ": bindings" : " (second copy, not intercepted): bindings");
 	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
 		cua_buf_char(&b, ' ');

@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include "fmt.h"
 #include "json.h"
 
 struct parser {
@@ -539,18 +540,46 @@ const struct json *json_get(const struct json *obj, const char *key)
 	return NULL;
 }
 
+struct file_buf {
+	struct cua_buf b;
+	FILE *f;
+};
+
+static void spill_to_file(struct cua_buf *b)
+{
+	fwrite(b->p, 1, b->len, ((struct file_buf *)b)->f);
+	b->len = 0;
+}
+
 void json_put_string(FILE *f, const char *s)
 {
-	fputc('"', f);
-	for (; *s; s++) {
-		unsigned char c = (unsigned char)*s;
+	char mem[512];
+	struct file_buf fb = { { mem, 0, sizeof(mem), 0, spill_to_file }, f };
 
-		if (c == '"' || c == '\\')
-			fprintf(f, "\\%c", c);
-		else if (c < 0x20)
-			fprintf(f, "\\u%04x", c);
-		else
-			fputc(c, f);
-	}
-	fputc('"', f);
+	cua_buf_char(&fb.b, '"');
+	cua_buf_text(&fb.b, s, strlen(s), CUA_TEXT_JSON);
+	cua_buf_char(&fb.b, '"');
+	spill_to_file(&fb.b);
+}
+
+const char *cli_term(const char *s)
+{
+	static char *ring[8];
+	static unsigned next;
+	size_t n = s ? strlen(s) : 0;
+	char *out;
+	struct cua_buf b;
+
+	/* Each byte becomes at most 4 ("\x1b"). */
+	out = malloc(4 * n + 1);
+	if (!out)
+		return "?";
+	b = (struct cua_buf){ out, 0, 4 * n, 0, NULL };
+	if (s)
+		cua_buf_text(&b, s, n, CUA_TEXT_TERM);
+	out[b.len] = '\0';
+	free(ring[next]);
+	ring[next] = out;
+	next = (next + 1) % 8;
+	return out;
 }

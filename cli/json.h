@@ -34,7 +34,12 @@ struct json *json_parse(const char *text, size_t len, char *err, size_t errcap);
 void json_free(struct json *j);
 /* The member of an object named key, or NULL (also when obj is NULL or not an object). */
 const struct json *json_get(const struct json *obj, const char *key);
-/* Writes s as a JSON string literal: quotes, and escapes for '"', '\\' and bytes below 0x20. */
+/* Writes s as a JSON string literal, escaped by the module's own routine (cua_buf_text,
+   CUA_TEXT_JSON): valid UTF-8 whatever the bytes, control characters escaped. */
 void json_put_string(FILE *f, const char *s);
+/* s made safe for a terminal (cua_buf_text, CUA_TEXT_TERM): ESC, other C0 and C1 controls
+   and DEL as visible \xNN, bytes that are not UTF-8 as U+FFFD. The result stays valid until
+   eight more calls; NULL gives "". */
+const char *cli_term(const char *s);
 
 #endif

@@ -148,14 +148,15 @@ static int load(struct cua_summaries *s, const char *path)
 	int rc;
 
 	if (!text) {
-		fprintf(stderr, "cuaudit report: cannot read %s: %s\n", path,
+		fprintf(stderr, "cuaudit report: cannot read %s: %s\n", cli_term(path),
 			errno == EINVAL ? "not a regular file" : strerror(errno));
 		return -1;
 	}
 	rc = cua_summaries_add(s, path, text, len, err, sizeof(err));
 	free(text);
 	if (rc != 0)
-		fprintf(stderr, "cuaudit report: %s is not a cuaudit JSON summary: %s\n", path, err);
+		fprintf(stderr, "cuaudit report: %s is not a cuaudit JSON summary: %s\n",
+			cli_term(path), cli_term(err));
 	return rc;
 }
 
@@ -233,21 +234,21 @@ static void print_header(const struct cua_summaries *s)
 	for (size_t i = 0; i < s->ninputs; i++) {
 		const struct cua_input *in = &s->inputs[i];
 
-		printf("  %s: pid %lld", in->file, in->pid);
+		printf("  %s: pid %lld", cli_term(in->file), in->pid);
 		if (!in->has_process) {
 			printf(" (no provenance recorded)%s\n", in->snapshot ? " [snapshot]" : "");
 			continue;
 		}
-		printf(" on %s, %s to %s", in->host ? in->host : "?", in->start ? in->start : "?",
-		       in->end ? in->end : "?");
+		printf(" on %s, %s to %s", in->host ? cli_term(in->host) : "?",
+		       in->start ? cli_term(in->start) : "?", in->end ? cli_term(in->end) : "?");
 		if (in->version)
-			printf(", cuaudit %s", in->version);
+			printf(", cuaudit %s", cli_term(in->version));
 		if (in->driver_version >= 0)
 			printf(", driver %lld", in->driver_version);
 		if (in->runtime_version >= 0)
 			printf(", runtime %lld", in->runtime_version);
 		printf("%s%s%s\n", in->snapshot ? " [snapshot]" : "", in->command ? ": " : "",
-		       in->command ? in->command : "");
+		       in->command ? cli_term(in->command) : "");
 	}
 }
 
@@ -258,7 +259,8 @@ static void print_api_row(const char *total, const char *av, const char *mn, con
 			  const char *layer, const char *name)
 {
 	printf("%11s %11s %11s %11s %11s %10llu %8llu %5s  %-8s %s\n", total, av, mn, mx, p99,
-	       (unsigned long long)calls, (unsigned long long)errors, procs, layer, name);
+	       (unsigned long long)calls, (unsigned long long)errors, procs, cli_term(layer),
+	       cli_term(name));
 }
 
 static int print_api_section(const struct cua_summaries *s, int nested, const struct options *o)
@@ -335,7 +337,8 @@ static int print_kernels(const struct cua_summaries *s, const struct options *o)
 		shown++;
 		printf("%11s %11s %10llu %8llu %5u  %s\n", human_ns(t, 32, k->total_ns, k->estimated),
 		       human_ns(a, 32, avg(k->total_ns, k->launches), k->estimated),
-		       (unsigned long long)k->launches, (unsigned long long)k->errors, k->processes, k->name);
+		       (unsigned long long)k->launches, (unsigned long long)k->errors, k->processes,
+		       cli_term(k->name));
 	}
 	if (shown < s->nkernels)
 		printf("%11s (%zu more rows; --top=%zu shows the first %zu)\n", "...",
@@ -363,7 +366,8 @@ static int print_processes(const struct cua_summaries *s)
 		total += in->total_ns;
 		est |= in->sampled;
 		printf("%8lld %10llu %8llu %11s  %s%s\n", in->pid, (unsigned long long)in->calls,
-		       (unsigned long long)in->errors, human_ns(t, 32, in->total_ns, in->sampled), in->file,
+		       (unsigned long long)in->errors, human_ns(t, 32, in->total_ns, in->sampled),
+		       cli_term(in->file),
 		       in->snapshot ? " [snapshot]" : "");
 	}
 	printf("%8s %10llu %8llu %11s  Total (%zu process%s)\n", "", (unsigned long long)calls,
@@ -392,8 +396,10 @@ static void print_text(const struct cua_summaries *s, const struct options *o)
 
 /* ---------------------------------------------------------------- CSV (RFC 4180) */
 
-static void csv_field(const char *s)
+static void csv_field(const char *raw)
 {
+	const char *s = cli_term(raw);
+
 	if (!s[strcspn(s, ",\"\r\n")]) {
 		fputs(s, stdout);
 		return;
@@ -559,7 +565,7 @@ static void warn_snapshots(const struct cua_summaries *s)
 		if (s->inputs[i].snapshot)
 			fprintf(stderr, "cuaudit report: warning: %s is a snapshot of a process that was "
 					"still running: its figures are partial\n",
-				s->inputs[i].file);
+				cli_term(s->inputs[i].file));
 }
 
 int cuaudit_report_main(int argc, char **argv)
@@ -572,9 +578,33 @@ int cuaudit_report_main(int argc, char **argv)
 		return status;
 	status = 0;
 	memset(&s, 0, sizeof(s));
-	for (int i = optind; i < argc; i++)
-		if (load(&s, argv[i]) != 0)
+	for (int i = optind; i < argc; i++) {
+		size_t napis = s.napis, nkernels = s.nkernels;
+		long first;
+		int again = -1;
+		struct stat st, other;
+
+		/* One file named twice, provenance or not. */
+		for (int j = optind; j < i && again < 0 && stat(argv[i], &st) == 0; j++)
+			if (stat(argv[j], &other) == 0 && st.st_dev == other.st_dev &&
+			    st.st_ino == other.st_ino)
+				again = j;
+		if (again >= 0) {
+			fprintf(stderr, "cuaudit report: warning: %s is %s again: counted once\n",
+				cli_term(argv[i]), cli_term(argv[again]));
+			continue;
+		}
+		if (load(&s, argv[i]) != 0) {
 			status = 1;
+			continue;
+		}
+		/* The same process twice (one file named twice, or a copy): counted once. */
+		if ((first = cua_summaries_drop_repeat(&s, napis, nkernels)) >= 0)
+			fprintf(stderr, "cuaudit report: warning: %s describes the same process as %s "
+					"(pid %lld, started %s): counted once\n", cli_term(argv[i]),
+				cli_term(s.inputs[first].file), s.inputs[first].pid,
+				cli_term(s.inputs[first].start));
+	}
 	if (!s.ninputs) {
 		fprintf(stderr, "cuaudit report: no summary could be read\n");
 		cua_summaries_free(&s);

@@ -16,7 +16,7 @@ enum {
 	F_A_NAME, F_A_LAYER, F_A_NESTED, F_A_CALLS, F_A_ERRORS, F_A_TOTAL, F_A_MIN, F_A_MAX, F_A_P99,
 	F_A_TIMED, F_A_BINDINGS, F_B_FIRST,
 	F_P_HOST = F_B_FIRST + CUA_NBIND, F_P_PID, F_P_COMMAND, F_P_START, F_P_END, F_P_VERSION,
-	F_P_DRIVER, F_P_RUNTIME,
+	F_P_DRIVER, F_P_RUNTIME, F_P_IMAGE,
 	F_K_NAME, F_K_LAUNCHES, F_K_ERRORS, F_K_TOTAL,
 	F_COUNT
 };
@@ -53,6 +53,7 @@ const struct cua_field cua_summaries_fields[] = {
 	[F_P_VERSION] = { "process.cuaudit_version", CUA_F_STRING, 0 },
 	[F_P_DRIVER] = { "process.driver_version", CUA_F_INT_OR_NULL, 0 },
 	[F_P_RUNTIME] = { "process.runtime_version", CUA_F_INT_OR_NULL, 0 },
+	[F_P_IMAGE] = { "process.image", CUA_F_STRING, 0 },
 	[F_K_NAME] = { "kernels[].name", CUA_F_STRING, 1 },
 	[F_K_LAUNCHES] = { "kernels[].launches", CUA_F_UINT, 1 },
 	[F_K_ERRORS] = { "kernels[].errors", CUA_F_UINT, 0 },
@@ -228,6 +229,7 @@ static void read_process(struct reader *r, const struct json *doc, struct cua_in
 	in->start = get_str(r, p, F_P_START, "process");
 	in->end = get_str(r, p, F_P_END, "process");
 	in->version = get_str(r, p, F_P_VERSION, "process");
+	in->image = get_str(r, p, F_P_IMAGE, "process");
 	if ((v = get(r, p, F_P_DRIVER, "process")) && v->type == JSON_NUMBER)
 		in->driver_version = v->integer;
 	if ((v = get(r, p, F_P_RUNTIME, "process")) && v->type == JSON_NUMBER)
@@ -241,6 +243,7 @@ static void free_input(struct cua_input *in)
 	free(in->start);
 	free(in->end);
 	free(in->version);
+	free(in->image);
 }
 
 static void drop_records(struct cua_summaries *s, size_t napis, size_t nkernels)
@@ -422,6 +425,44 @@ int cua_summaries_merge(struct cua_summaries *s)
 		s->nkernels = n + 1;
 	}
 	return 0;
+}
+
+/* The identity of the process a summary describes: its pid, host and start time (the
+   "process" object), or nothing when the summary has no provenance. */
+static int same_text(const char *a, const char *b)
+{
+	return strcmp(a ? a : "", b ? b : "") == 0;
+}
+
+/* The identity of the process image a summary describes: pid, host and the image's random
+   id (process.image); for a summary without one, pid, host, start time and command. An
+   exec'd program keeps its launcher's pid and may start in the same second with the same
+   command: only the image id tells them apart. */
+static int same_process(const struct cua_input *a, const struct cua_input *b)
+{
+	if (!a->has_process || !b->has_process || a->pid != b->pid || !same_text(a->host, b->host))
+		return 0;
+	if (a->image || b->image)
+		return same_text(a->image, b->image);
+	return a->start && b->start && same_text(a->start, b->start) &&
+	       same_text(a->command, b->command);
+}
+
+long cua_summaries_drop_repeat(struct cua_summaries *s, size_t napis, size_t nkernels)
+{
+	size_t last = s->ninputs - 1;
+
+	if (!s->ninputs)
+		return -1;
+	for (size_t i = 0; i < last; i++) {
+		if (!same_process(&s->inputs[i], &s->inputs[last]))
+			continue;
+		drop_records(s, napis, nkernels);
+		free_input(&s->inputs[last]);
+		s->ninputs--;
+		return (long)i;
+	}
+	return -1;
 }
 
 void cua_summaries_free(struct cua_summaries *s)

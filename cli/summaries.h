@@ -35,6 +35,7 @@ struct cua_input {
 	const char *file;
 	long long pid;
 	char *host, *command, *start, *end, *version;
+	char *image;                                 /* process.image: this exec image's id */
 	long long driver_version, runtime_version;   /* -1: unknown */
 	int has_process, snapshot, sampled;
 	uint64_t calls, errors, total_ns;            /* of the calls the application made */
@@ -56,6 +57,13 @@ struct cua_summaries {
  */
 int cua_summaries_add(struct cua_summaries *s, const char *file, const char *text, size_t len,
 		      char *err, size_t errcap);
+/* Called after cua_summaries_add (napis, nkernels: the counts before it): when the input
+   just added describes the same process image as an earlier one (same pid, host and image id
+   in its provenance, or start time and command where it has no image id: the same file
+   given twice, or a copy of it), drops it and its records and
+   returns the earlier input's index; -1 otherwise. Counting one process twice would double
+   every figure. */
+long cua_summaries_drop_repeat(struct cua_summaries *s, size_t napis, size_t nkernels);
 /* Folds records with the same key together by sorting: O(n log n) in the number of records. */
 int cua_summaries_merge(struct cua_summaries *s);
 void cua_summaries_free(struct cua_summaries *s);

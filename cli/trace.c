@@ -5,6 +5,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include "config.h"
+#include "json.h"
+#include "out.h"
 #include "tracefmt.h"
 #include "trace.h"
 #include "writer.h"
@@ -37,29 +40,35 @@ static int convert(const char *raw_path, const char *out_path)
 	unsigned skipped;
 
 	if (fd < 0) {
-		fprintf(stderr, "cuaudit trace: cannot open %s\n", raw_path);
+		fprintf(stderr, "cuaudit trace: cannot open %s\n", cli_term(raw_path));
 		return 1;
 	}
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CUA_RAW_MAGIC, sizeof(CUA_RAW_MAGIC) - 1) != 0) {
-		fprintf(stderr, "cuaudit trace: %s is not a cuaudit raw trace file\n", raw_path);
+		fprintf(stderr, "cuaudit trace: %s is not a cuaudit raw trace file\n", cli_term(raw_path));
 		close(fd);
 		return 1;
 	}
 	if (h.table_sig != cua_tracefmt_table_sig()) {
 		fprintf(stderr, "cuaudit trace: %s was written by another build of cuaudit (other "
-				"wrappers); convert it with the cuaudit that wrote it\n", raw_path);
+				"wrappers); convert it with the cuaudit that wrote it\n", cli_term(raw_path));
 		close(fd);
 		return 1;
 	}
 	if (!out_path) {
-		default_out(out, sizeof(out), raw_path, (unsigned long long)h.pid);
-		out_path = out;
+		char base[sizeof(out)];
+
+		/* The name the module would have used: by the rule every output follows, a file
+		   cuaudit did not write there is left alone (NAME.1.json, said once). */
+		default_out(base, sizeof(base), raw_path, (unsigned long long)h.pid);
+		ofd = cua_out_choose("trace", base, CUA_TRACE_SIGNATURE, 0, NULL, out, sizeof(out));
+		out_path = ofd >= 0 ? out : base;
+	} else {
+		ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	}
-	ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	window = malloc(WINDOW);
 	if (ofd < 0 || !window) {
-		fprintf(stderr, "cuaudit trace: cannot create %s\n", out_path);
+		fprintf(stderr, "cuaudit trace: cannot create %s\n", cli_term(out_path));
 		close(fd);
 		free(window);
 		return 1;
@@ -80,7 +89,7 @@ static int convert(const char *raw_path, const char *out_path)
 	if (skipped)
 		fprintf(stderr, "cuaudit trace: %u block(s) cut short by the end of the process were "
 				"skipped\n", skipped);
-	printf("%s\n", out_path);
+	printf("%s\n", cli_term(out_path));
 	return 0;
 }
 
@@ -98,6 +107,7 @@ int cua_cli_trace_main(int argc, char **argv)
 		return 2;
 	}
 	cua_tracefmt_init();
+	cua_cfg.log_level = CUA_LOG_WARN; /* the module's default: cua_out_choose's message */
 	for (; i < argc; i++)
 		rc |= convert(argv[i], out);
 	return rc;

@@ -41,54 +41,20 @@ void cua_metrics_setup(const struct cua_config *all)
 	if (n > 0) {
 		program[n] = '\0';
 		if (program[n - 1] == '\n')
-			program[n - 1] = '\0';
+			program[--n] = '\0';
+		program[cua_utf8_whole(program, (size_t)n)] = '\0';
 	}
-}
-
-/* The length of the well-formed UTF-8 sequence at s (1 to 4), or 0. */
-static unsigned utf8_len(const unsigned char *s)
-{
-	unsigned n = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 ? 3 : s[0] >= 0xc2 ? 2 : 0;
-
-	if (s[0] < 0x80)
-		return 1;
-	if (s[0] >= 0xf5)
-		return 0;
-	for (unsigned i = 1; i < n; i++)
-		if ((s[i] & 0xc0) != 0x80)
-			return 0;
-	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
-	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
-	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
-		return 0;
-	return n;
 }
 
 /* A label value: backslash, quote and newline escaped, as the format requires, and any byte
-   that is not well-formed UTF-8 (the format's encoding) written as U+FFFD. */
+   that is not well-formed UTF-8 (the format's encoding) written as U+FFFD. The writer's
+   buffer spills when full, so no row is ever cut, however long its labels. */
 static void label(struct cua_buf *b, const char *key, const char *v, int first)
 {
-	const unsigned char *p = (const unsigned char *)v;
-
 	cua_buf_str(b, first ? "" : ",");
 	cua_buf_str(b, key);
 	cua_buf_str(b, "=\"");
-	while (*p) {
-		unsigned n = utf8_len(p);
-
-		if (n == 0) {
-			cua_buf_str(b, "\xef\xbf\xbd");
-			p++;
-			continue;
-		}
-		if (*p == '\\' || *p == '"')
-			cua_buf_char(b, '\\');
-		if (*p == '\n')
-			cua_buf_str(b, "\\n");
-		else
-			cua_buf_mem(b, (const char *)p, n);
-		p += n;
-	}
+	cua_buf_text(b, v, strlen(v), CUA_TEXT_PROM);
 	cua_buf_char(b, '"');
 }
 
@@ -222,25 +188,51 @@ static void memory_families(struct cua_writer *w, const char *host, const char *
 	}
 }
 
-int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
-{
-	static struct cua_writer w;
-	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64], pid[24];
-	struct cua_buf pb = CUA_BUF(pid);
+#define METRICS_SIGNATURE "# HELP cuaudit_"
 
-	cua_buf_u64(&pb, cua_process_id());
-	pid[pb.len] = '\0';
+/* The file the metrics go to, chosen once per process by the rule every output follows: a
+   file cuaudit did not write is left alone (the metrics go to NAME.1.prom, said once). */
+static char chosen[CUA_PATH_MAX];
+static uint64_t chosen_pid;
+
+static int choose_path(void)
+{
+	uint64_t pid = cua_process_id();
+	int fd;
+
+	if (chosen_pid == pid)
+		return chosen[0] ? 0 : -1;
+	chosen_pid = pid;
 	/* One file per process, a live view: a workload exec'd by its launcher keeps the pid and
 	   replaces the launcher's metrics (its counters restart, as a restarted process's do).
 	   A second file with the same labels would make node_exporter's textfile collector
 	   refuse the duplicate series. */
-	if (cua_fmt_path(path, sizeof(path), cfg.path, cua_process_id(), cua_process_host()) < 0)
+	fd = cua_writer_open("metrics", cfg.path, METRICS_SIGNATURE, CUA_WRITER_REPLACE_IMAGES,
+			     chosen, sizeof(chosen));
+	if (fd < 0) {
+		cua_out_report("cannot create the metrics CUAUDIT_METRICS=", cfg.path, errno);
+		chosen[0] = '\0';
 		return -1;
-	if (cua_writer_begin_atomic(&w, "metrics", path, tmp, sizeof(tmp)) != 0)
+	}
+	close(fd);
+	return 0;
+}
+
+int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
+{
+	static struct cua_writer w;
+	char tmp[CUA_PATH_MAX + 64], pid[24];
+	struct cua_buf pb = CUA_BUF(pid);
+
+	cua_buf_u64(&pb, cua_process_id());
+	pid[pb.len] = '\0';
+	if (choose_path() != 0)
+		return -1;
+	if (cua_writer_begin_atomic(&w, "metrics", chosen, tmp, sizeof(tmp)) != 0)
 		return -1;
 	expand_user_labels();
 	for (unsigned which = 0; which < 3; which++)
 		api_family(&w, rows, n, which, cua_process_host(), pid);
 	memory_families(&w, cua_process_host(), pid);
-	return cua_writer_commit(&w, tmp, path);
+	return cua_writer_commit(&w, tmp, chosen);
 }

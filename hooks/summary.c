@@ -584,7 +584,9 @@ static void write_text_kernels(struct cua_writer *w)
 		put_col(b, rows[i].total_ns, 14);
 		put_col(b, rows[i].total_ns / rows[i].launches, 11);
 		cua_buf_str(b, "  ");
-		cua_buf_str(b, kname(&rows[i]));
+		/* The program's bytes: valid UTF-8 and no control character, also on a terminal
+		   (CUAUDIT_SUMMARY=stderr). */
+		cua_buf_text(b, kname(&rows[i]), strlen(kname(&rows[i])), CUA_TEXT_TERM);
 		cua_buf_char(b, '\n');
 	}
 }
@@ -629,7 +631,7 @@ static int choose_path(int json)
 		return chosen[0] ? 0 : -1;
 	chosen_pid = pid;
 	chosen[0] = '\0';
-	fd = cua_writer_open(cfg.path, json ? JSON_SIGNATURE : TEXT_SIGNATURE, chosen,
+	fd = cua_writer_open("summary", cfg.path, json ? JSON_SIGNATURE : TEXT_SIGNATURE, 0, chosen,
 			     sizeof(chosen));
 	if (fd < 0) {
 		cua_out_report("cannot create the summary CUAUDIT_SUMMARY=", cfg.path,

@@ -279,9 +279,10 @@ static size_t string_len(const char *s)
 {
 	size_t n = 0;
 
-	while (s && n < STR_MAX && s[n])
+	while (s && n <= STR_MAX && s[n])
 		n++;
-	return n;
+	/* A longer string is cut, never inside a UTF-8 character. */
+	return n > STR_MAX ? cua_utf8_cut(s, n, STR_MAX) : n;
 }
 
 /* CUAUDIT_CAPTURE=profiler-api: Start opens the range (and is recorded), Stop closes it
@@ -323,8 +324,10 @@ static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 		}
 	ex->kernel = cua_kernels_is_launch(c->id) ? cua_kernels_of_call(c) : NULL;
 	ex->klen = 0;
-	while (ex->kernel && ex->klen < 255 && ex->kernel[ex->klen])
+	while (ex->kernel && ex->klen <= 255 && ex->kernel[ex->klen])
 		ex->klen++;
+	if (ex->klen > 255)
+		ex->klen = cua_utf8_cut(ex->kernel, ex->klen, 255);
 	if (ex->kernel)
 		ex->bits |= CUA_TRACE_KERNEL_BIT;
 	return ex->n * CUA_TRACE_OUT_BYTES + (ex->kernel ? 1 + ex->klen : 0);
@@ -479,7 +482,7 @@ static void trace_finish(void)
 	/* The name is chosen (never a file cuaudit did not write), then the JSON is written
 	   beside it and renamed over it: a kill while it is written leaves no cut file under
 	   the name, and the raw file, which `cuaudit trace` converts. */
-	if ((fd = cua_writer_open(cfg.path, CUA_TRACE_SIGNATURE, path, sizeof(path))) < 0) {
+	if ((fd = cua_writer_open("trace", cfg.path, CUA_TRACE_SIGNATURE, 0, path, sizeof(path))) < 0) {
 		cua_out_report("cannot create the trace CUAUDIT_TRACE=", cfg.path, errno);
 		goto out;
 	}

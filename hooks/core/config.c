@@ -342,7 +342,7 @@ static const char *list_item(const char *s, char sep, size_t *len)
 
 static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
 {
-	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0 };
+	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0, NULL };
 
 	cua_buf_str(&w, a);
 	cua_buf_mem(&w, b, blen);

@@ -44,16 +44,69 @@ size_t cua_fmt_hex(char *out, uint64_t v)
 	return n + 2;
 }
 
+size_t cua_utf8_cut(const char *s, size_t n, size_t max)
+{
+	size_t k = max;
+
+	if (n <= max)
+		return n;
+	/* s[k] is the first byte left out: step back while it continues a character. */
+	for (unsigned i = 0; i < 3 && k > 0 && ((unsigned char)s[k] & 0xc0) == 0x80; i++)
+		k--;
+	return ((unsigned char)s[k] & 0xc0) == 0x80 ? max : k;
+}
+
+size_t cua_utf8_whole(const char *s, size_t n)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t back = 1; back <= 3 && back <= n; back++) {
+		unsigned c = p[n - back], need;
+
+		if (c < 0x80)
+			return n;
+		if (c < 0xc0)
+			continue; /* a continuation byte: its start is further back */
+		need = c >= 0xf0 ? 4 : c >= 0xe0 ? 3 : 2;
+		return need > back ? n - back : n;
+	}
+	return n;
+}
+
 void cua_buf_mem(struct cua_buf *b, const char *s, size_t n)
 {
-	size_t room = b->cap > b->len ? b->cap - b->len : 0;
+	for (;;) {
+		size_t room = b->cap > b->len ? b->cap - b->len : 0;
 
-	if (n > room) {
-		n = room;
-		b->truncated = 1;
+		if (n <= room) {
+			memcpy(b->p + b->len, s, n);
+			b->len += n;
+			return;
+		}
+		if (!b->spill) {
+			/* Never the first bytes of a character without the rest. */
+			n = b->truncated ? 0 : cua_utf8_cut(s, n, room);
+			memcpy(b->p + b->len, s, n);
+			b->len += n;
+			b->truncated = 1;
+			return;
+		}
+		memcpy(b->p + b->len, s, room);
+		b->len += room;
+		s += room;
+		n -= room;
+		b->spill(b);
 	}
-	memcpy(b->p + b->len, s, n);
-	b->len += n;
+}
+
+/* An escape or a character: whole, or (in a buffer without spill that is full) not at all. */
+static void unit(struct cua_buf *b, const char *s, size_t n)
+{
+	if (!b->spill && (b->truncated || b->cap - (b->len < b->cap ? b->len : b->cap) < n)) {
+		b->truncated = 1;
+		return;
+	}
+	cua_buf_mem(b, s, n);
 }
 
 void cua_buf_str(struct cua_buf *b, const char *s)
@@ -102,30 +155,21 @@ void cua_buf_u64_pad(struct cua_buf *b, uint64_t v, unsigned width)
 
 void cua_buf_quoted(struct cua_buf *b, const char *s, size_t max)
 {
-	static const char digits[] = "0123456789abcdef";
-	size_t i;
+	size_t n = 0;
 
 	if (!s) {
 		cua_buf_str(b, "NULL");
 		return;
 	}
+	while (n < max && s[n])
+		n++;
+	/* Whole characters only: at most 3 bytes more than max to end the last one. */
+	while (s[n] && ((unsigned char)s[n] & 0xc0) == 0x80 && n < max + 3)
+		n++;
 	cua_buf_char(b, '"');
-	for (i = 0; s[i] && i < max; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			cua_buf_char(b, '\\');
-			cua_buf_char(b, (char)c);
-		} else if (c < 0x20 || c >= 0x7f) {
-			char esc[4] = { '\\', 'x', digits[c >> 4], digits[c & 0xf] };
-
-			cua_buf_mem(b, esc, sizeof(esc));
-		} else {
-			cua_buf_char(b, (char)c);
-		}
-	}
+	cua_buf_text(b, s, n, CUA_TEXT_QUOTED);
 	cua_buf_char(b, '"');
-	if (s[i])
+	if (s[n])
 		cua_buf_str(b, "...");
 }
 
@@ -186,7 +230,7 @@ void cua_fmt_forget_vars(void)
 
 long cua_fmt_path(char *out, size_t cap, const char *tmpl, uint64_t pid, const char *host)
 {
-	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0 };
+	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, NULL };
 
 	/* An empty template names no file: refuse it, as cua_config_check_template does. */
 	if (cap == 0 || !*tmpl)
@@ -254,25 +298,85 @@ void cua_buf_errno(struct cua_buf *b, int err)
 	cua_buf_i64(b, err);
 }
 
-void cua_buf_json(struct cua_buf *b, const char *s, size_t n)
+unsigned cua_utf8_len(const unsigned char *s, size_t n)
+{
+	unsigned len;
+
+	if (n == 0)
+		return 0;
+	if (s[0] < 0x80)
+		return 1;
+	len = s[0] >= 0xf0 && s[0] <= 0xf4 ? 4 : s[0] >= 0xe0 && s[0] < 0xf0 ? 3
+						   : s[0] >= 0xc2 && s[0] < 0xe0 ? 2 : 0;
+	if (len == 0 || len > n)
+		return 0;
+	for (unsigned i = 1; i < len; i++)
+		if ((s[i] & 0xc0) != 0x80)
+			return 0;
+	/* No overlong forms, no surrogates, nothing above U+10FFFF. */
+	if ((s[0] == 0xe0 && s[1] < 0xa0) || (s[0] == 0xed && s[1] >= 0xa0) ||
+	    (s[0] == 0xf0 && s[1] < 0x90) || (s[0] == 0xf4 && s[1] >= 0x90))
+		return 0;
+	return len;
+}
+
+/* A control character (C0, DEL, or C1 written as U+0080..U+009F) escaped in 'style'. */
+static void control(struct cua_buf *b, unsigned cp, enum cua_text style)
 {
 	static const char hex[] = "0123456789abcdef";
+	char esc[6] = { '\\', 'u', '0', '0', hex[cp >> 4], hex[cp & 15] };
 
-	for (size_t i = 0; i < n; i++) {
-		unsigned char c = (unsigned char)s[i];
-
-		if (c == '"' || c == '\\') {
-			cua_buf_char(b, '\\');
-			cua_buf_char(b, (char)c);
-		} else if (c < 0x20 || c > 0x7e) {
-			/* Bytes above 0x7e too: the output stays valid JSON whatever the bytes. */
-			char esc[6] = { '\\', 'u', '0', '0', hex[c >> 4], hex[c & 15] };
-
-			cua_buf_mem(b, esc, sizeof(esc));
-		} else {
-			cua_buf_char(b, (char)c);
-		}
+	if (style == CUA_TEXT_JSON) {
+		unit(b, esc, 6);
+	} else {
+		esc[1] = 'x';
+		esc[2] = hex[cp >> 4];
+		esc[3] = hex[cp & 15];
+		unit(b, esc, 4);
 	}
+}
+
+void cua_buf_text(struct cua_buf *b, const char *s, size_t n, enum cua_text style)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	for (size_t i = 0; i < n;) {
+		unsigned c = p[i], len = cua_utf8_len(p + i, n - i);
+
+		if (len == 0) {
+			if (style == CUA_TEXT_JSON)
+				unit(b, "\\ufffd", 6);
+			else
+				unit(b, "\xef\xbf\xbd", 3);
+			i++;
+			continue;
+		}
+		if (len == 2 && c == 0xc2 && p[i + 1] < 0xa0) {
+			/* C1: a terminal obeys these as it obeys ESC sequences. */
+			if (style == CUA_TEXT_PROM)
+				unit(b, (const char *)p + i, 2);
+			else
+				control(b, p[i + 1], style);
+		} else if (len > 1) {
+			unit(b, (const char *)p + i, len);
+		} else if ((c == '"' || c == '\\') && style != CUA_TEXT_TERM) {
+			char esc[2] = { '\\', (char)c };
+
+			unit(b, esc, 2);
+		} else if (c == '\n' && style == CUA_TEXT_PROM) {
+			unit(b, "\\n", 2);
+		} else if ((c < 0x20 || c == 0x7f) && style != CUA_TEXT_PROM) {
+			control(b, c, style);
+		} else {
+			unit(b, (const char *)p + i, 1);
+		}
+		i += len;
+	}
+}
+
+void cua_buf_json(struct cua_buf *b, const char *s, size_t n)
+{
+	cua_buf_text(b, s, n, CUA_TEXT_JSON);
 }
 
 void cua_buf_json_string(struct cua_buf *b, const char *s)

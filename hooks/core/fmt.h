@@ -6,15 +6,19 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A bounded output buffer. Appends past cap are dropped and set 'truncated'. */
+/* A bounded output buffer. Appends past cap are dropped and set 'truncated', never cutting a
+   UTF-8 character or an escape in two. A buffer with 'spill' (a writer's) never drops: when it
+   is full, spill empties it (writes it out) and the append goes on, so no output is cut
+   because of its length. */
 struct cua_buf {
 	char *p;
 	size_t len;
 	size_t cap;
 	int truncated;
+	void (*spill)(struct cua_buf *b);
 };
 
-#define CUA_BUF(arr) { (arr), 0, sizeof(arr), 0 }
+#define CUA_BUF(arr) { (arr), 0, sizeof(arr), 0, NULL }
 
 /* Write v in decimal to out (at least 20 bytes); returns the length. No NUL is written. */
 size_t cua_fmt_u64(char *out, uint64_t v);
@@ -31,8 +35,8 @@ void cua_buf_i64(struct cua_buf *b, int64_t v);
 void cua_buf_hex(struct cua_buf *b, uint64_t v);
 /* Append v with exactly 'width' digits, zero-padded (width <= 20). */
 void cua_buf_u64_pad(struct cua_buf *b, uint64_t v, unsigned width);
-/* Append a C string in double quotes, escaping quotes, backslashes, control bytes and bytes above 0x7e, at most
-   'max' bytes of it, then "..." if it was longer. NULL is written as NULL. */
+/* Append a C string in double quotes, as CUA_TEXT_QUOTED, at most about 'max' bytes of it
+   (never cutting a character), then "..." if it was longer. NULL is written as NULL. */
 void cua_buf_quoted(struct cua_buf *b, const char *s, size_t max);
 
 /* Expand a file-name template: %p is the pid, %h the host name, %% a percent sign, and
@@ -56,9 +60,29 @@ void cua_fmt_forget_vars(void);
    Locale-free: strerror may crash on application threads. */
 void cua_buf_errno(struct cua_buf *b, int err);
 
-/* Appends s[0, n) escaped for a JSON string (quotes, backslashes, control bytes and bytes above
-   0x7e as \u00XX); cua_buf_json_string adds the quotes around a C string. The one JSON
-   escaper of the module. */
+/* How text from the program (names, paths, command lines, environment values) is written.
+   Every style writes valid UTF-8: well-formed UTF-8 passes through unchanged, each byte that
+   is not part of a well-formed sequence becomes U+FFFD, and control characters (C0, DEL and
+   C1, U+0080..U+009F) are escaped where the style says so. The one escaping routine of
+   cuaudit: the module and the command use it for every output. */
+enum cua_text {
+	CUA_TEXT_JSON,   /* inside a JSON string: \" \\ and \u00XX for controls, \ufffd */
+	CUA_TEXT_QUOTED, /* inside "..." in a log line: \" \\ and \xNN for controls */
+	CUA_TEXT_PROM,   /* a Prometheus label value: \\ \" \n escaped, the rest as is */
+	CUA_TEXT_TERM,   /* for a terminal: controls as \xNN, nothing else escaped */
+};
+/* Appends s[0, n) in the given style. */
+void cua_buf_text(struct cua_buf *b, const char *s, size_t n, enum cua_text style);
+/* The length of the well-formed UTF-8 sequence at s[0, n) (1 to 4), or 0 if there is none. */
+unsigned cua_utf8_len(const unsigned char *s, size_t n);
+/* n less a last character that s[0, n) holds only the start of (text read into a buffer that
+   was too small, a name the kernel cut at 15 bytes). */
+size_t cua_utf8_whole(const char *s, size_t n);
+/* The longest prefix of s[0, n) of at most max bytes that ends on a character boundary. */
+size_t cua_utf8_cut(const char *s, size_t n, size_t max);
+
+/* Appends s[0, n) escaped for a JSON string (CUA_TEXT_JSON); cua_buf_json_string adds the
+   quotes around a C string. */
 void cua_buf_json(struct cua_buf *b, const char *s, size_t n);
 void cua_buf_json_string(struct cua_buf *b, const char *s);
 

@@ -109,6 +109,132 @@ void cua_out_stderr(const char *buf, size_t len)
 	errno = saved;
 }
 
+/* Is this existing file ours: empty, or starting with our signature? */
+static int ours(int fd, const char *signature)
+{
+	char head[64];
+	size_t want = strlen(signature);
+	ssize_t n;
+
+	if (want > sizeof(head))
+		want = sizeof(head);
+	n = pread(fd, head, want, 0);
+	return n == 0 || (n == (ssize_t)want && memcmp(head, signature, want) == 0);
+}
+
+/* "dir/summary.json", 3 -> "dir/summary.3.json" */
+static int numbered(char *out, size_t cap, const char *path, uint64_t k)
+{
+	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
+	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, NULL };
+
+	if (!dot || (slash && dot < slash) || (slash && dot == slash + 1) || dot == path)
+		dot = path + strlen(path);
+	cua_buf_mem(&b, path, (size_t)(dot - path));
+	cua_buf_char(&b, '.');
+	cua_buf_u64(&b, k);
+	cua_buf_str(&b, dot);
+	out[b.len] = '\0';
+	return b.truncated ? -1 : 0;
+}
+
+static void tell_left_alone(const char *what, const char *foreign, const char *used)
+{
+	char line[2 * CUA_PATH_MAX + 256];
+	struct cua_buf b = CUA_BUF(line);
+
+	if (cua_cfg.log_level < CUA_LOG_WARN)
+		return;
+	cua_buf_str(&b, "cuaudit: warning: ");
+	cua_buf_text(&b, foreign, strlen(foreign), CUA_TEXT_TERM);
+	cua_buf_str(&b, " was not written by cuaudit and is left alone; cuaudit writes its ");
+	cua_buf_str(&b, what);
+	cua_buf_str(&b, " to ");
+	cua_buf_text(&b, used, strlen(used), CUA_TEXT_TERM);
+	if (b.len == b.cap)
+		b.len--;
+	line[b.len++] = '\n';
+	cua_out_stderr(line, b.len);
+}
+
+/* The first name passed over, for the one message. */
+static void remember(char *foreign, size_t cap, const char *path)
+{
+	size_t n = strlen(path);
+
+	if (foreign[0])
+		return;
+	memcpy(foreign, path, n < cap ? n + 1 : cap);
+	foreign[cap - 1] = '\0';
+}
+
+int cua_out_choose(const char *what, const char *base, const char *signature, unsigned flags,
+		   int (*later)(int fd), char *path, size_t cap)
+{
+	int append = (flags & CUA_OUT_APPEND) != 0;
+	char foreign[CUA_PATH_MAX];
+	int fd;
+
+	foreign[0] = '\0';
+	/* Ends: each name is a new one, and a directory holds finitely many files. */
+	for (uint64_t k = 0;; k++) {
+		struct stat st;
+
+		if (k == 0) {
+			size_t n = strlen(base);
+
+			if (n >= cap)
+				return -1;
+			memcpy(path, base, n + 1);
+		} else if (numbered(path, cap, base, k) != 0) {
+			return -1;
+		}
+		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW |
+					(append ? O_APPEND : 0), 0644);
+		if (fd >= 0)
+			break;
+		if (errno != EEXIST)
+			return -1;
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : 0));
+		if (fd < 0 && append && errno != ELOOP) {
+			/* A FIFO or device the user named for the log: written as it is, never
+			   blocking (a FIFO without a reader is refused with ENXIO). */
+			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+			if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
+				break;
+			if (fd >= 0)
+				close(fd);
+			return -1;
+		}
+		if (fd < 0) {
+			/* A symbolic link, a directory, a file we may not read: not ours. */
+			remember(foreign, sizeof(foreign), path);
+			continue;
+		}
+		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && append) {
+			close(fd);
+			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+			if (fd >= 0)
+				break;
+			return -1;
+		}
+		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ours(fd, signature)) {
+			if (later && later(fd)) {
+				close(fd);
+				continue; /* cuaudit's, kept for the image that wrote it */
+			}
+			if (append || ftruncate(fd, 0) == 0)
+				break;
+		} else {
+			remember(foreign, sizeof(foreign), path);
+		}
+		close(fd);
+	}
+	if (foreign[0] && !(flags & CUA_OUT_QUIET))
+		tell_left_alone(what, foreign, path);
+	return cua_fd_high(fd);
+}
+
 static char log_path[CUA_PATH_MAX];
 static dev_t log_dev;
 static ino_t log_ino;
@@ -124,20 +250,26 @@ static void say_once(const char *what, int err)
    reader is refused with ENXIO), at 1000 or above. Remembers its identity. */
 static int open_log(int pid)
 {
+	static int said;
+	char base[CUA_PATH_MAX];
 	struct stat st;
 	int fd;
 
-	if (cua_fmt_path(log_path, sizeof(log_path), log_template, (unsigned)pid,
-			 cua_process_host()) < 0)
+	if (cua_fmt_path(base, sizeof(base), log_template, (unsigned)pid, cua_process_host()) < 0)
 		return -1;
-	/* O_APPEND keeps whole lines from several processes sharing one file intact. */
-	fd = open(log_path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK,
-		  0644);
+	/* O_APPEND keeps whole lines from several processes sharing one file intact. A file
+	   that is not a log of cuaudit's is left alone (cua_out_choose), and said once. */
+	fd = cua_out_choose("log", base, "cuaudit", CUA_OUT_APPEND |
+			    (__atomic_load_n(&said, __ATOMIC_RELAXED) ? CUA_OUT_QUIET : 0),
+			    NULL, log_path, sizeof(log_path));
+	if (fd >= 0 && strcmp(base, log_path) != 0)
+		__atomic_store_n(&said, 1, __ATOMIC_RELAXED);
 	if (fd < 0) {
+		if (!log_path[0] || strlen(log_path) >= sizeof(log_path))
+			memcpy(log_path, base, sizeof(log_path));
 		say_once("cannot open CUAUDIT_LOG_FILE=", errno);
 		return -1;
 	}
-	fd = cua_fd_high(fd);
 	if (fstat(fd, &st) != 0) {
 		close(fd);
 		return -1;
@@ -255,7 +387,7 @@ void cua_out_report(const char *what, const char *path, int err)
 		return;
 	cua_buf_str(&b, "cuaudit: error: ");
 	cua_buf_str(&b, what);
-	cua_buf_str(&b, path);
+	cua_buf_text(&b, path, strlen(path), CUA_TEXT_TERM);
 	if (err) {
 		cua_buf_str(&b, ": ");
 		cua_buf_errno(&b, err);

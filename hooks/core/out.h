@@ -23,4 +23,20 @@ void cua_out_stderr(const char *buf, size_t len);
    error's name. Said at level error and above. */
 void cua_out_report(const char *what, const char *path, int err);
 
+/* The one rule for every output file cuaudit writes (log, summary, trace, metrics): a file
+   cuaudit did not write is never replaced or appended to. Starting from 'base', each name is
+   tried in turn, base then NAME.1.ext, NAME.2.ext, ... (before the extension), with no upper
+   bound: a name that does not exist is created (O_EXCL); an existing regular file is taken only
+   if it is empty or begins with 'signature' (cuaudit wrote it) and 'later' (may be NULL) does
+   not ask to go on (an earlier image of this process finished it at its exec). The first time
+   a file cuaudit did not write is passed over, the user is told at the default level (warn),
+   naming 'what', the file left alone and the name used. With CUA_OUT_APPEND (the log) the file
+   is opened for appending and kept, and a path that is not a regular file (a FIFO, a device)
+   is opened as it is; otherwise a file taken is emptied. Never follows a symbolic link in the
+   last component. The name used is in path. Returns the descriptor (1000 or above) or -1. */
+#define CUA_OUT_APPEND 1u
+#define CUA_OUT_QUIET 2u /* said already: the log's reopening after a rotation */
+int cua_out_choose(const char *what, const char *base, const char *signature, unsigned flags,
+		   int (*later)(int fd), char *path, size_t cap);
+
 #endif

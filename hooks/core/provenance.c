@@ -2,6 +2,7 @@
 /* hooks/core/provenance.c: records which host, process, command and versions a report describes. */
 #include <fcntl.h>
 #include <string.h>
+#include <sys/random.h>
 #include <time.h>
 #include <unistd.h>
 #include "cua_version.h"
@@ -28,6 +29,11 @@ static uint64_t wall_seconds(void)
 	return (uint64_t)ts.tv_sec;
 }
 
+/* This image of the process: random, taken at load. With the pid it tells two summaries
+   apart that pid, host and start second cannot (a launcher and the program it exec'd in the
+   same second), so `cuaudit report` counts one process once and two images twice. */
+static uint64_t image;
+
 void cua_provenance_init(void)
 {
 	char raw[CMDLINE_MAX];
@@ -35,12 +41,21 @@ void cua_provenance_init(void)
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 
 	start_s = wall_seconds();
+	if (getrandom(&image, sizeof(image), GRND_NONBLOCK) != (ssize_t)sizeof(image)) {
+		struct timespec ts;
+
+		clock_gettime(CLOCK_MONOTONIC, &ts);
+		image = ((uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec) ^ ((uint64_t)getpid() << 40);
+	}
 	if (fd >= 0) {
 		n = read(fd, raw, sizeof(raw) - 1);
 		close(fd);
 	}
 	while (n > 0 && raw[n - 1] == '\0')
 		n--;
+	/* A command line longer than the buffer ends on a whole character. */
+	if (n == (ssize_t)sizeof(raw) - 1)
+		n = (ssize_t)cua_utf8_whole(raw, (size_t)n);
 	if (n <= 0)
 		return;
 	raw[n] = '\0';
@@ -51,7 +66,7 @@ void cua_provenance_init(void)
 		size_t len = strlen(base);
 
 		if (len >= sizeof(program))
-			len = sizeof(program) - 1;
+			len = cua_utf8_cut(base, len, sizeof(program) - 1);
 		memcpy(program, base, len);
 		program[len] = '\0';
 	}
@@ -204,6 +219,11 @@ static void provenance(struct cua_buf *b, const struct spelling *sp)
 	cua_buf_str(b, sp->cuaudit);
 	version_field(b, sp->driver, CUAUDIT_LAYER_DRIVER, sp->unknown);
 	version_field(b, sp->runtime, CUAUDIT_LAYER_RUNTIME, sp->unknown);
+	if (sp->json) {
+		cua_buf_str(b, ",\"image\":\"");
+		cua_buf_hex(b, image);
+		cua_buf_char(b, '"');
+	}
 	cua_buf_str(b, sp->close);
 }
 
@@ -221,7 +241,7 @@ size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)
 {
 	char path[64];
 	struct cua_buf p = CUA_BUF(path);
-	struct cua_buf o = { out, 0, cap, 0 };
+	struct cua_buf o = { out, 0, cap, 0, NULL };
 	ssize_t n = -1;
 	int fd;
 
@@ -236,6 +256,9 @@ size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)
 	}
 	while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == '\0'))
 		n--;
+	/* The kernel keeps 15 bytes of a thread's name, whatever the characters. */
+	if (n > 0)
+		n = (ssize_t)cua_utf8_whole(out, (size_t)n);
 	if (n > 0)
 		return (size_t)n;
 	cua_buf_str(&o, "thread ");

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/core/tracefmt.c: turns the trace's binary records into Chrome trace JSON, in the module at exit and in `cuaudit trace`. */
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "cua_version.h"
 #include "dispatch.h"
@@ -114,7 +115,7 @@ void cua_tracefmt_names(struct cua_writer *w, uint64_t pid, const char *program,
 
 /* The arguments as JSON members: numbers as numbers, everything else as the log's text; an
    out-parameter shows the value the call wrote, where the record has it. 'extras' is where
-   the record's extras begin. */
+   the record's extras begin; valid() has checked that every bit's bytes are inside it. */
 static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
 			     const struct cua_trace_rec *r, const char *extras)
 {
@@ -127,13 +128,14 @@ static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
 		uint64_t copy[2];
 		int number;
 
-		if (d->args[i].fmt == CUA_FMT_SKIP)
-			continue;
+		/* Consumed in argument order whatever the format, as the writer put them. */
 		if (i < 31 && (r->extras & (1u << i))) {
 			memcpy(copy, extras, sizeof(copy));
 			extras += CUA_TRACE_OUT_BYTES;
 			out = copy;
 		}
+		if (d->args[i].fmt == CUA_FMT_SKIP)
+			continue;
 		number = cua_callfmt_arg_value(&v, c, i, out, 0);
 		cua_buf_char(b, '"');
 		cua_buf_str(b, d->args[i].name);
@@ -228,12 +230,48 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 	note_thread(r->tid);
 }
 
-/* A record the reader can trust: sized within the block, a known id, and room for its
-   argument struct. */
-static int valid(const struct cua_trace_rec *r, size_t left)
+/* A record the reader can walk over: sized within the block. One it can trust (valid): a
+   known id, room for its argument struct, and every length and flag inside it in bounds: each string's length byte, each
+   out-value its extras bit announces (only for out-parameters, at most CUA_TRACE_MAX_OUTS),
+   the kernel name. The formatter then reads nothing outside [r, r + r->size). */
+static int sized(const struct cua_trace_rec *r, size_t left)
 {
-	return r->size >= sizeof(*r) && r->size <= left && (r->size & 7) == 0 &&
-	       r->id < CUAUDIT_ID_COUNT && sizeof(*r) + cua_trace_args_size[r->id] <= r->size;
+	return r->size >= sizeof(*r) && r->size <= left && (r->size & 7) == 0;
+}
+
+static int valid(const struct cua_trace_rec *r)
+{
+	const struct cua_api_desc *d;
+	const char *end, *p;
+	unsigned outs = 0;
+
+	if (r->id >= CUAUDIT_ID_COUNT || sizeof(*r) + cua_trace_args_size[r->id] > r->size)
+		return 0;
+	d = &cua_api[r->id];
+	end = (const char *)r + r->size;
+	p = (const char *)(r + 1) + cua_trace_args_size[r->id];
+	for (unsigned i = 0; i < d->nargs; i++) {
+		if (d->args[i].fmt != CUA_FMT_STRING)
+			continue;
+		if (p >= end || (size_t)(end - p) < 1 + (size_t)(unsigned char)p[0])
+			return 0;
+		p += 1 + (unsigned char)p[0];
+	}
+	if (round8((size_t)(p - (const char *)r)) > r->size)
+		return 0;
+	p = (const char *)r + round8((size_t)(p - (const char *)r));
+	for (unsigned i = 0; i < 31; i++) {
+		if (!(r->extras & (1u << i)))
+			continue;
+		if (i >= d->nargs || !d->args[i].out || ++outs > CUA_TRACE_MAX_OUTS)
+			return 0;
+	}
+	if ((size_t)(end - p) < (size_t)outs * CUA_TRACE_OUT_BYTES)
+		return 0;
+	p += (size_t)outs * CUA_TRACE_OUT_BYTES;
+	if (r->extras & CUA_TRACE_KERNEL_BIT)
+		return p < end && (size_t)(end - p) >= 1 + (size_t)(unsigned char)p[0];
+	return 1;
 }
 
 size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pid)
@@ -243,9 +281,11 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 	while (n - done >= sizeof(struct cua_trace_rec)) {
 		struct cua_trace_rec *r = (struct cua_trace_rec *)(p + done);
 
-		if (!valid(r, n - done))
+		if (!sized(r, n - done))
 			break;
-		format_record(w, r, pid);
+		/* A damaged record is left out whole; its neighbours are still good. */
+		if (valid(r))
+			format_record(w, r, pid);
 		done += r->size;
 	}
 	return done;
@@ -258,9 +298,10 @@ static uint64_t last_time(const char *p, size_t n)
 	for (size_t at = 0; n - at >= sizeof(struct cua_trace_rec);) {
 		const struct cua_trace_rec *r = (const struct cua_trace_rec *)(p + at);
 
-		if (!valid(r, n - at))
+		if (!sized(r, n - at))
 			break;
-		t = r->t_exit > t ? r->t_exit : t;
+		if (valid(r))
+			t = r->t_exit > t ? r->t_exit : t;
 		at += r->size;
 	}
 	return t;
@@ -269,19 +310,31 @@ static uint64_t last_time(const char *p, size_t n)
 unsigned cua_tracefmt_raw(struct cua_writer *w, int fd, char *window, size_t cap, uint64_t pid,
 			  int *limited, uint64_t *last_ns)
 {
-	off_t at = sizeof(struct cua_raw_head);
+	uint64_t at = sizeof(struct cua_raw_head), size;
 	unsigned skipped = 0;
 	struct cua_block_head h;
+	struct stat st;
 
 	*limited = 0;
-	while (pread(fd, &h, sizeof(h), at) == (ssize_t)sizeof(h) && h.magic == CUA_BLOCK_MAGIC) {
+	/* Every length is held against the file's size, taken once: a block that claims more
+	   than is left ends the reading, and each step moves forward by at least a block head,
+	   so the loop ends on any file (a length of 2^64-16 once made it go round forever). */
+	if (fstat(fd, &st) != 0 || st.st_size < 0)
+		return 0;
+	size = (uint64_t)st.st_size;
+	while (size - at >= sizeof(h) && at <= size &&
+	       pread(fd, &h, sizeof(h), (off_t)at) == (ssize_t)sizeof(h) && h.magic == CUA_BLOCK_MAGIC) {
 		at += sizeof(h);
 		if (h.state == CUA_BLOCK_LIMIT) {
 			*limited = 1;
 			break;
 		}
+		if (h.len > size - at) {
+			skipped++; /* cut short by the end of the file */
+			break;
+		}
 		if (h.state != CUA_BLOCK_COMPLETE || h.len > cap ||
-		    pread(fd, window, h.len, at) != (ssize_t)h.len) {
+		    pread(fd, window, h.len, (off_t)at) != (ssize_t)h.len) {
 			skipped++;
 		} else {
 			uint64_t t = last_time(window, h.len);
@@ -289,7 +342,7 @@ unsigned cua_tracefmt_raw(struct cua_writer *w, int fd, char *window, size_t cap
 			*last_ns = t > *last_ns ? t : *last_ns;
 			cua_tracefmt_records(w, window, h.len, pid);
 		}
-		at += (off_t)h.len;
+		at += h.len;
 	}
 	return skipped;
 }

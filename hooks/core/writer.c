@@ -2,6 +2,7 @@
 /* hooks/core/writer.c: a small buffered writer on top of write(2), and report-file opening. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stddef.h>
 #include <stdio.h> /* rename only: no stream is used */
 #include <string.h>
 #include <sys/stat.h>
@@ -14,13 +15,20 @@
 #include "writer.h"
 
 
+/* A full buffer is written out and the append goes on: an item longer than the room asked
+   for (a command line of 1,600 CJK characters) is never cut. */
+static void spill(struct cua_buf *b)
+{
+	cua_writer_flush((struct cua_writer *)((char *)b - offsetof(struct cua_writer, b)));
+}
+
 void cua_writer_init(struct cua_writer *w, int fd)
 {
 	w->fd = fd;
 	w->failed = fd < 0;
 	w->err = fd < 0 ? EBADF : 0;
 	w->written = 0;
-	w->b = (struct cua_buf){ w->mem, 0, sizeof(w->mem), 0 };
+	w->b = (struct cua_buf){ w->mem, 0, sizeof(w->mem), 0, spill };
 }
 
 void cua_writer_flush(struct cua_writer *w)
@@ -45,27 +53,6 @@ struct cua_buf *cua_writer_room(struct cua_writer *w, size_t need)
 	if (w->b.cap - w->b.len < need)
 		cua_writer_flush(w);
 	return &w->b;
-}
-
-/* Is this existing file ours to overwrite: empty, or starting with our signature? */
-static int ours(int fd, const char *signature)
-{
-	char head[64];
-	size_t want = strlen(signature);
-	ssize_t n;
-
-	if (want > sizeof(head))
-		want = sizeof(head);
-	n = pread(fd, head, want, 0);
-	return n == 0 || (n == (ssize_t)want && memcmp(head, signature, want) == 0);
-}
-
-/* Only a regular file can be ours: a FIFO or a device named as a report is left alone. */
-static int regular(int fd)
-{
-	struct stat st;
-
-	return fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
 }
 
 /* Files written as an image ends at exec carry a mark in their modification time, so that the
@@ -150,52 +137,17 @@ static int earlier_image(int fd)
 	       s.st_mtim.tv_sec >= st.real_sec - 2;
 }
 
-/* "dir/summary.json", 3 -> "dir/summary.3.json" */
-static int numbered(char *out, size_t cap, const char *path, unsigned k)
+int cua_writer_open(const char *what, const char *tmpl, const char *signature, unsigned flags,
+		    char *path, size_t cap)
 {
-	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0 };
-
-	if (!dot || (slash && dot < slash))
-		dot = path + strlen(path);
-	cua_buf_mem(&b, path, (size_t)(dot - path));
-	cua_buf_char(&b, '.');
-	cua_buf_u64(&b, k);
-	cua_buf_str(&b, dot);
-	out[b.len] = '\0';
-	return b.truncated ? -1 : 0;
-}
-
-int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t cap)
-{
-	char base[1024];
-	int fd;
+	char base[CUA_PATH_MAX];
 
 	if (cua_fmt_path(base, sizeof(base), tmpl, (unsigned)getpid(), cua_process_host()) < 0)
 		return -1;
-	for (unsigned k = 0; k < 100; k++) {
-		if (k == 0) {
-			size_t n = strlen(base);
-
-			if (n >= cap)
-				return -1;
-			memcpy(path, base, n + 1);
-		} else if (numbered(path, cap, base, k) != 0) {
-			return -1;
-		}
-		fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0644);
-		if (fd >= 0)
-			return cua_fd_high(fd);
-		if (errno != EEXIST)
-			return -1;
-		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
-		if (fd >= 0 && regular(fd) && ours(fd, signature) && !earlier_image(fd) &&
-		    ftruncate(fd, 0) == 0)
-			return cua_fd_high(fd);
-		if (fd >= 0)
-			close(fd);
-	}
-	return -1;
+	/* An earlier image's file stays, unless this output replaces it (the metrics: a live
+	   view, one per process). */
+	return cua_out_choose(what, base, signature, 0,
+			      (flags & CUA_WRITER_REPLACE_IMAGES) ? NULL : earlier_image, path, cap);
 }
 
 /* Flushes, marks (at an exec) and closes the descriptor; a failure of any is kept in w. */
@@ -223,7 +175,7 @@ int cua_writer_close(struct cua_writer *w, const char *path)
 static int open_temp(const char *path, char *tmp, size_t cap)
 {
 	const char *slash = strrchr(path, '/');
-	struct cua_buf b = { tmp, 0, cap ? cap - 1 : 0, 0 };
+	struct cua_buf b = { tmp, 0, cap ? cap - 1 : 0, 0, NULL };
 	int fd;
 
 	/* DIR/.NAME.PID.tmp: hidden, in the same file system so that rename is atomic. */

@@ -19,13 +19,14 @@ void cua_writer_init(struct cua_writer *w, int fd);
 struct cua_buf *cua_writer_room(struct cua_writer *w, size_t need);
 void cua_writer_flush(struct cua_writer *w);
 
-/* Opens a report file named by a template (%p, %h), never following a symbolic link in the
-   last component. An existing file is reused only if it is empty or begins with
-   'signature' (cuaudit wrote it) and was not finished at exec by an earlier image of this
-   process (cua_writer_mark_images); otherwise cuaudit writes NAME.1, NAME.2, ... (before the
-   extension) instead, so it never truncates a file it did not create. The name used is in
-   path_out. Returns the descriptor or -1. */
-int cua_writer_open(const char *tmpl, const char *signature, char *path_out, size_t path_cap);
+/* Opens the report file a template (%p, %h) names, by the one rule for outputs
+   (cua_out_choose): a file cuaudit did not write is left alone and the report goes to
+   NAME.1.ext, NAME.2.ext, ...; one that an earlier image of this process finished at its exec
+   is kept too (cua_writer_mark_images), unless flags has CUA_WRITER_REPLACE_IMAGES. 'what'
+   names the output in the message. The name used is in path. Returns the descriptor or -1. */
+#define CUA_WRITER_REPLACE_IMAGES 1u
+int cua_writer_open(const char *what, const char *tmpl, const char *signature, unsigned flags,
+		    char *path, size_t cap);
 
 /* While on, files closed or committed are marked as finished by an image that ends at exec
    (in their modification time's nanoseconds), so the next image keeps them. */

@@ -12,7 +12,9 @@ seed_files=("$seeds"/*)
 cp "${seed_files[@]}" "$work/corpus/"
 cd "$work"
 rc=0
-"$fuzzer" -max_total_time="$seconds" -print_final_stats=1 corpus >fuzz.log 2>&1 || rc=$?
+# -timeout: an input that runs 10 s (a reader that loops on a damaged file) fails the run;
+# max_total_time alone never interrupts one input.
+"$fuzzer" -max_total_time="$seconds" -timeout=10 -print_final_stats=1 corpus >fuzz.log 2>&1 || rc=$?
 if [ "$rc" -ne 0 ]; then
   # The crash report and the reproducer's name are near the end; show enough to act on.
   tail -60 fuzz.log

@@ -80,7 +80,8 @@ static void quoted_strings_escape_and_cut(void **state)
 	(void)state;
 	cua_buf_quoted(&b, "a\"b\\c\n\xe9", 64);
 	buf[b.len] = '\0';
-	assert_string_equal(buf, "\"a\\\"b\\\\c\\x0a\\xe9\"");
+	/* A byte that is not UTF-8 becomes U+FFFD; a control character is escaped. */
+	assert_string_equal(buf, "\"a\\\"b\\\\c\\x0a\xef\xbf\xbd\"");
 	b.len = 0;
 	cua_buf_quoted(&b, "abcdef", 3);
 	buf[b.len] = '\0';
@@ -89,6 +90,57 @@ static void quoted_strings_escape_and_cut(void **state)
 	cua_buf_quoted(&b, NULL, 3);
 	buf[b.len] = '\0';
 	assert_string_equal(buf, "NULL");
+}
+
+/* Text from the program is valid UTF-8 in every output (issue 19, defect 7): well-formed
+   UTF-8 unchanged, each bad byte U+FFFD, controls (C0, DEL, C1) escaped, nothing cut inside a
+   character or an escape. */
+static void text_keeps_utf8_replaces_bad_bytes_and_escapes_controls(void **state)
+{
+	char buf[128];
+	struct cua_buf b = CUA_BUF(buf);
+
+	(void)state;
+	cua_buf_json(&b, "caf\xc3\xa9 \xe4\xb8\xad", 9);
+	buf[b.len] = '\0';
+	assert_string_equal(buf, "caf\xc3\xa9 \xe4\xb8\xad");
+	b.len = 0;
+	/* Latin-1 é, a lone continuation byte, an overlong '/', a surrogate, ESC, DEL, C1 CSI. */
+	cua_buf_json(&b, "\xe9\x80\xc0\xaf\xed\xa0\x80\x1b\x7f\xc2\x9b", 11);
+	buf[b.len] = '\0';
+	assert_string_equal(buf, "\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd\\ufffd"
+				 "\\u001b\\u007f\\u009b");
+	b.len = 0;
+	cua_buf_text(&b, "\x1b]0;x\x07\xc2\x85\\", 9, CUA_TEXT_TERM);
+	buf[b.len] = '\0';
+	assert_string_equal(buf, "\\x1b]0;x\\x07\\x85\\");
+	b.len = 0;
+	cua_buf_text(&b, "a\"\n\xff", 4, CUA_TEXT_PROM);
+	buf[b.len] = '\0';
+	assert_string_equal(buf, "a\\\"\\n\xef\xbf\xbd");
+}
+
+static void full_buffer_never_cuts_a_character_or_an_escape(void **state)
+{
+	char buf[5];
+	struct cua_buf b = CUA_BUF(buf);
+
+	(void)state;
+	cua_buf_str(&b, "ab\xe4\xb8\xad"); /* 5 bytes: fits */
+	assert_int_equal(b.len, 5);
+	b.len = 0;
+	cua_buf_str(&b, "abc\xe4\xb8\xad"); /* the character would be cut: left out whole */
+	assert_int_equal(b.len, 3);
+	assert_true(b.truncated);
+	b = (struct cua_buf)CUA_BUF(buf);
+	cua_buf_json(&b, "ab\x01", 3); /* \u0001 does not fit: not half of it */
+	assert_int_equal(b.len, 2);
+	assert_true(b.truncated);
+	b = (struct cua_buf)CUA_BUF(buf);
+	cua_buf_quoted(&b, "\xe4\xb8\xad\xe4\xb8\xad", 4); /* max inside the second character */
+	assert_true(b.truncated);
+	assert_int_equal(b.len, 5); /* the first character whole, in its quotes */
+	assert_memory_equal(buf, "\"\xe4\xb8\xad\"", 5);
 }
 
 static void path_template_expands_pid_host_and_percent(void **state)
@@ -122,6 +174,8 @@ int main(void)
 		cmocka_unit_test(buffer_truncates_without_overflow),
 		cmocka_unit_test(padded_numbers_keep_width),
 		cmocka_unit_test(quoted_strings_escape_and_cut),
+		cmocka_unit_test(text_keeps_utf8_replaces_bad_bytes_and_escapes_controls),
+		cmocka_unit_test(full_buffer_never_cuts_a_character_or_an_escape),
 		cmocka_unit_test(path_template_expands_pid_host_and_percent),
 		cmocka_unit_test(path_template_rejects_unknown_escape_and_overflow),
 	};
