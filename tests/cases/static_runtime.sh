@@ -238,6 +238,9 @@ PY
   expect_log 1 '^trace libstatic_rt_c\.so 2$' objects.txt
   # CUAUDIT_LOG=info lists every copy with its counts, each with its time.
   expect_log 5 "$patched_line[1-9][0-9]* .* in [0-9]+ us$"
+  # A few milliseconds per copy at most (generous: this machine may be busy).
+  slow=$(grep -E "$patched_line" log.txt | awk '$(NF-1) > 20000' | wc -l)
+  [ "$slow" -eq 0 ] && pass "every copy patched within 20 ms" || fail "$slow copies took over 20 ms"
   ;;
 forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime)
   # Before issue 23 these were "too-short" (no size) and nothing said where the calls went.
