@@ -446,12 +446,18 @@ static void log_result(const struct entry_obj *o)
 	cua_log_end(&b);
 }
 
+static void too_many(const struct link_map *map)
+{
+	cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: more than 32 statically linked"
+		    " runtimes; ", cua_lib_path(map), "'s runtime calls are seen at the driver"
+		    " level only", NULL);
+}
+
 static void patch_object(struct link_map *map, const struct cua_filesyms *f, uint64_t t0)
 {
 	struct entry_obj *o = &objs[nobjs];
 	uintptr_t lo, hi;
 	unsigned n;
-
 	int copy;
 
 	memset(o, 0, sizeof(*o));
@@ -472,9 +478,7 @@ static void patch_object(struct link_map *map, const struct cua_filesyms *f, uin
 		return;
 	}
 	if ((copy = take_copy_slot(cua_lib_path(map))) < 0) {
-		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: more than 32 statically linked"
-			    " runtimes; ", cua_lib_path(map), "'s runtime calls are seen at the driver"
-			    " level only", NULL);
+		too_many(map);
 		return;
 	}
 	o->copy = (unsigned)copy;
@@ -532,8 +536,12 @@ static void examine(struct link_map *map, const struct cua_filesyms *f, uint64_t
 	}
 	/* Each copy gets its own real-function table (issue 23); once the system refused
 	   writable code, it refuses it for every copy. */
-	if (writable_code_forbidden || nobjs >= MAX_OBJECTS)
+	if (writable_code_forbidden)
 		return;
+	if (nobjs >= MAX_OBJECTS) {
+		too_many(map);
+		return;
+	}
 	if (has_textrel(map)) {
 		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: ", cua_lib_path(map), " has text"
 			    " relocations; not patched", NULL);

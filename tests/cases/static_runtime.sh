@@ -257,6 +257,22 @@ forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime)
   expect_log 2 "$(call cudaMalloc dlsym)"
   expect_log 0 "$(call cudaGetDevice 'entry.*')"
   ;;
+thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs)
+  # 33 files, each its own copy of an object with a runtime linked in, dlopened one by one.
+  paths=()
+  for i in $(seq -w 1 33); do
+    mkdir -p "$dir/c$i" && cp "$BIN/libstatic_rt_c.so" "$dir/c$i/" && paths+=("$dir/c$i/libstatic_rt_c.so")
+  done
+  native "$BIN/static_rt_many" "${paths[@]}"
+  CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt_many" "${paths[@]}"
+  same_results
+  expect_out '^33 of 33 copies reached their own runtime$'
+  expect_log 32 "$patched_line[1-9]"
+  expect_log 1 "warning: CUAUDIT_STATIC_RUNTIME: more than 32 statically linked runtimes; .*/c33/libstatic_rt_c\.so's runtime calls are seen at the driver level only"
+  expect_log 1 "$(call cudaGetDevice 'entry@.*/c32/libstatic_rt_c\.so')"
+  expect_log 0 "$(call cudaGetDevice 'entry@.*/c33/libstatic_rt_c\.so')"
+  expect_log 32 "$(call cudaGetDevice 'entry@.*')"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish
