@@ -426,6 +426,8 @@ static void log_result(const struct entry_obj *o)
 	char line[512];
 	struct cua_buf b = CUA_BUF(line);
 
+	if (!cua_log_on(CUA_LOG_INFO))
+		return;
 	cua_log_begin(&b, CUA_LOG_INFO);
 	cua_buf_str(&b, cua_lib_path(o->map));
 	cua_buf_str(&b, " (static runtime, copy ");
