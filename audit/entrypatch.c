@@ -216,6 +216,10 @@ static unsigned collect(struct link_map *map, const struct cua_filesyms *f, stru
 		    cua_api[id].layer != CUAUDIT_LAYER_RUNTIME || seen[id])
 			continue;
 		seen[id] = 1;
+		/* A function no hook covers keeps its entry: it costs nothing, as a shared
+		   runtime's binding of it costs only the raw entry's jump. */
+		if (!(cua_plan[id] & CUA_PLAN_HOOKED))
+			continue;
 		if (!in_text(f, s->st_value, s->st_size ? s->st_size : 1))
 			continue;
 		cands[n].id = (unsigned)id;

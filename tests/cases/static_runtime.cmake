@@ -63,7 +63,8 @@ if(CUAUDIT_HAVE_ZYDIS)
     four_runtime_copies_each_reach_their_own_through_dlclose_and_reopen
     each_copy_is_named_in_log_summary_and_trace
     forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime
-    thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs)
+    thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs
+    functions_no_hook_covers_keep_their_entries)
 else()
   # Built without the decoder: the feature is off, says so once, and the program runs.
   case_script(static_runtime.sh static_runtime_without_decoder_warns_once_and_runs)

@@ -275,6 +275,28 @@ thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs)
   expect_log 0 "$(call cudaGetDevice 'entry@.*/c33/libstatic_rt_c\.so')"
   expect_log 32 "$(call cudaGetDevice 'entry@.*')"
   ;;
+functions_no_hook_covers_keep_their_entries)
+  # Only the memory limit: the runtime's allocation functions are patched, the rest (here
+  # cudaGetDevice) keep their entries and cost nothing, as unhooked shared bindings do.
+  native "$BIN/static_rt"
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=info CUAUDIT_MEM_LIMIT=1TiB audited "$BIN/static_rt"
+  # The memory limit asks the driver for the current device itself, which the mock counts.
+  cmp -s <(grep -v '^mock cuCtxGetDevice' native.out) <(grep -v '^mock cuCtxGetDevice' audited.out) &&
+    [ "$(cat audited.rc)" = 0 ] && pass "same results under the memory limit" || fail "results differ under the memory limit"
+  few=$(grep -oE 'entries patched=[0-9]+' log.txt | grep -oE '[0-9]+$')
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=info CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG_FILE="$dir/all.txt" audited "$BIN/static_rt"
+  same_results
+  all=$(grep -oE 'entries patched=[0-9]+' all.txt | grep -oE '[0-9]+$')
+  [ -n "$few" ] && [ -n "$all" ] && [ "$few" -ge 1 ] && [ "$few" -lt "$all" ] &&
+    pass "memory limit alone patches $few entries, the summary $all" ||
+    fail "patched with the memory limit alone: '$few', with the summary: '$all'"
+  "$PYTHON" - s.json >kinds.txt <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+print(" ".join(sorted(a["name"] for a in doc["apis"] if a["bindings"].get("entry"))))
+PY
+  expect_log 1 'cudaGetDevice' kinds.txt
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish
