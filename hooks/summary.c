@@ -160,22 +160,26 @@ static void count_launch(const struct cuaudit_call *c)
 }
 static void snapshot_due(uint64_t now);
 
-/* A call through a patched entry: counted by the runtime copy it came through (issue 23). */
-static CUA_COLD void count_entry(const struct cuaudit_call *c)
+/* The per-copy counters, mapped at the thread's first entry call. */
+static CUA_COLD uint64_t *map_entry_counts(struct tstats *t)
 {
-	struct tstats *t = thread_stats();
-	int copy = cua_entry_copy_of(c->object);
+	uint64_t *e = map_zeroed(sizeof(uint64_t) * CUA_MAX_ENTRY_COPIES * CUAUDIT_ID_COUNT);
 
-	if (!t || copy < 0)
-		return;
-	if (!t->entry) {
-		uint64_t *e = map_zeroed(sizeof(uint64_t) * CUA_MAX_ENTRY_COPIES * CUAUDIT_ID_COUNT);
-
-		if (!e)
-			return;
+	if (e)
 		__atomic_store_n(&t->entry, e, __ATOMIC_RELEASE);
-	}
-	t->entry[(size_t)copy * CUAUDIT_ID_COUNT + c->id]++;
+	return e;
+}
+
+/* A call through a patched entry: counted by the runtime copy it came through (issue 23). */
+static inline void count_entry(struct tstats *t, const struct cuaudit_call *c)
+{
+	int copy = cua_entry_copy_of(c->object);
+	uint64_t *e = t->entry;
+
+	if (CUA_UNLIKELY(!e) && !(e = map_entry_counts(t)))
+		return;
+	if (copy >= 0)
+		e[(size_t)copy * CUAUDIT_ID_COUNT + c->id]++;
 }
 
 static void summary_exit(const struct cuaudit_call *c, void *ctx)
@@ -189,8 +193,8 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
 	if (s)
 		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
-	if (CUA_UNLIKELY(c->object != NULL))
-		count_entry(c);
+	if (c->object)
+		count_entry(t, c);
 	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
 		count_launch(c);
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
@@ -245,8 +249,8 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 	struct cua_stat *s;
 
 	(void)ctx;
-	if (CUA_UNLIKELY(c->object != NULL))
-		count_entry(c);
+	if (c->object && (t = thread_stats()))
+		count_entry(t, c);
 	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
 		count_launch(c); /* untimed launches add no time to their kernel's row */
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
