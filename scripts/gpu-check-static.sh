@@ -130,8 +130,10 @@ check() {
 }
 
 # CuPy: its core runtime module, CUB, Thrust and the random generator API each link a runtime.
-CUPY_ACCELERATORS=cub check cupy cupy cupy_copies.py \
+export CUPY_ACCELERATORS=cub
+check cupy cupy cupy_copies.py \
   'cupy_backends/cuda/api/runtime' 'cupy/cuda/cub' 'cupy/cuda/thrust' 'cupy/random/_generator_api'
+unset CUPY_ACCELERATORS
 # JAX: the plugin's objects; whichever form they have (a linked-in runtime, or forwarding stubs
 # to the shared libcudart), each must be named, and runtime-level calls seen.
 check jax jax jax_copies.py '_versions' 'cuda_plugin_extension'
