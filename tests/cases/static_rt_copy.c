@@ -33,3 +33,14 @@ __attribute__((visibility("default"))) int CAT(CAT(copy_, COPY_NAME), _run)(void
 	CHECK(cudaFree(d) == cudaSuccess);
 	return dev;
 }
+
+/* copy_<name>_check: n quiet calls, each checked against this copy's offset (exit 1 else). */
+__attribute__((visibility("default"))) int CAT(CAT(copy_, COPY_NAME), _check)(int n)
+{
+	for (int i = 0; i < n; i++) {
+		int dev = -1;
+
+		CHECK(cudaGetDevice(&dev) == cudaSuccess && dev % 100 == MOCK_DEVICE_OFFSET);
+	}
+	return n;
+}

@@ -39,6 +39,8 @@ case_program(static_rt_multi SOURCES cases/static_rt_multi.c mock/libcudart.c
   LINK static_rt_a static_rt_b mockstate Threads::Threads ${CMAKE_DL_LIBS}
   DEFS MOCK_STATIC_CUDART MOCK_DEVICE_OFFSET=10)
 target_include_directories(static_rt_multi PRIVATE mock)
+case_program(static_rt_race SOURCES cases/static_rt_race.c
+  LINK static_rt_a static_rt_b mock_cuda Threads::Threads ${CMAKE_DL_LIBS})
 case_program(static_rt_many SOURCES cases/static_rt_many.c LINK ${CMAKE_DL_LIBS})
 # Runtime functions that are forwarding stubs to the shared libcudart (JAX's plugins).
 add_library(static_stubs SHARED cases/static_stubs.c cases/static_stubs.S)
@@ -64,7 +66,8 @@ if(CUAUDIT_HAVE_ZYDIS)
     each_copy_is_named_in_log_summary_and_trace
     forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime
     thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs
-    functions_no_hook_covers_keep_their_entries)
+    functions_no_hook_covers_keep_their_entries
+    threads_call_two_copies_while_a_third_is_opened_and_closed_30_times)
 else()
   # Built without the decoder: the feature is off, says so once, and the program runs.
   case_script(static_runtime.sh static_runtime_without_decoder_warns_once_and_runs)

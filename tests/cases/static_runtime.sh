@@ -297,6 +297,21 @@ print(" ".join(sorted(a["name"] for a in doc["apis"] if a["bindings"].get("entry
 PY
   expect_log 1 'cudaGetDevice' kinds.txt
   ;;
+threads_call_two_copies_while_a_third_is_opened_and_closed_30_times)
+  # Each call checks its device against its own copy's; the summary counts them by copy.
+  native "$BIN/static_rt_race"
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/static_rt_race"
+  same_results
+  expect_out '^threads: 80000 calls through a and b; main: 3000 calls through c in 30 loads$'
+  "$PYTHON" - s.json >objects.txt 2>&1 <<'PY' || fail "summary: $(tail -2 objects.txt)"
+import json, os, sys
+for o in json.load(open(sys.argv[1]))["entry_objects"]:
+    print(os.path.basename(o["object"]), o["apis"].get("cudaGetDevice", 0))
+PY
+  expect_log 1 '^libstatic_rt_a\.so 40000$' objects.txt
+  expect_log 1 '^libstatic_rt_b\.so 40000$' objects.txt
+  expect_log 1 '^libstatic_rt_c\.so 3000$' objects.txt
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish
