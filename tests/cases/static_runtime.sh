@@ -238,6 +238,11 @@ PY
   expect_log 1 '^trace libstatic_rt_a\.so 2$' objects.txt
   expect_log 1 '^trace libstatic_rt_b\.so 3$' objects.txt
   expect_log 1 '^trace libstatic_rt_c\.so 2$' objects.txt
+  # The text summary has the same section.
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.txt" CUAUDIT_LOG_FILE="$dir/warn.txt" \
+    audited "$BIN/static_rt_multi"
+  expect_log 1 '^cuaudit summary: calls by linked-in runtime \(binding entry\)$' s.txt
+  expect_log 1 '^ +10  .*/libstatic_rt_b\.so: __cudaRegisterFatBinary=1 cudaFree=3 cudaGetDevice=3 cudaMalloc=3$' s.txt
   # CUAUDIT_LOG=info lists every copy with its counts, each with its time.
   expect_log 5 "$patched_line[1-9][0-9]* .* in [0-9]+ us$"
   # A few milliseconds per copy at most (generous: this machine may be busy).
