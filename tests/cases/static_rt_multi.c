@@ -2,6 +2,8 @@
 /* tests/cases/static_rt_multi.c: four runtime copies in one process (its own, two objects linked at start, one dlopened, closed and reopened); each call must reach its own copy. */
 #include <cuda_runtime_api.h>
 #include <dlfcn.h>
+#include <string.h>
+#include <unistd.h>
 #include "common.h"
 
 int copy_a_run(void);
@@ -17,7 +19,7 @@ static int own_device(void)
 	return dev;
 }
 
-int main(void)
+int main(int argc, char **argv)
 {
 	own_device();
 	copy_a_run();
@@ -41,5 +43,15 @@ int main(void)
 	}
 	copy_a_run();
 	own_device();
+	if (argc > 1 && strcmp(argv[1], "linger") == 0) {
+		/* For a kill with the trace on disk: one call after the flush interval writes
+		   this thread's records out, then wait to be killed. */
+		fflush(stdout);
+		sleep(2);
+		own_device();
+		printf("flushed\n");
+		fflush(stdout);
+		sleep(60);
+	}
 	return 0;
 }

@@ -67,7 +67,8 @@ if(CUAUDIT_HAVE_ZYDIS)
     forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime
     thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs
     functions_no_hook_covers_keep_their_entries
-    threads_call_two_copies_while_a_third_is_opened_and_closed_30_times)
+    threads_call_two_copies_while_a_third_is_opened_and_closed_30_times
+    killed_process_raw_trace_names_each_copy_by_number)
 else()
   # Built without the decoder: the feature is off, says so once, and the program runs.
   case_script(static_runtime.sh static_runtime_without_decoder_warns_once_and_runs)

@@ -317,6 +317,28 @@ PY
   expect_log 1 '^libstatic_rt_b\.so 40000$' objects.txt
   expect_log 1 '^libstatic_rt_c\.so 3000$' objects.txt
   ;;
+killed_process_raw_trace_names_each_copy_by_number)
+  # A trace converted from the raw file of a killed process: no names there, copy numbers.
+  env LD_AUDIT="$AUDIT" CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 \
+    CUAUDIT_TRACE="$dir/t.json" "$BIN/static_rt_multi" linger >out.txt 2>err.txt &
+  pid=$!
+  for i in $(seq 100); do grep -q '^flushed$' out.txt 2>/dev/null && break; sleep 0.1; done
+  kill -KILL $pid; wait $pid
+  raw=$(ls t.json.$pid.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] && pass "the raw trace is on disk" || fail "no raw trace: $(ls)"
+  "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 && pass "cuaudit trace converted it" || fail "cuaudit trace: $(cat conv.txt)"
+  "$PYTHON" - k.json >objects.txt 2>&1 <<'PY' || fail "trace: $(tail -2 objects.txt)"
+import collections, json, sys
+seen = collections.Counter(e["args"].get("object") for e in json.load(open(sys.argv[1]))["traceEvents"]
+                           if e.get("name") == "cudaGetDevice")
+for k in sorted(seen, key=str):
+    print(k, seen[k])
+PY
+  expect_log 1 '^#0 [45]$' objects.txt
+  expect_log 1 '^#1 2$' objects.txt
+  expect_log 1 '^#2 3$' objects.txt
+  expect_log 1 '^#3 2$' objects.txt
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish
