@@ -20,17 +20,20 @@
 #define MAP_FIXED_NOREPLACE 0x100000
 #endif
 
-#define MAX_OBJECTS 8
+#define MAX_OBJECTS CUA_MAX_ENTRY_COPIES
 #define MAX_CANDIDATES 2048
 #define MAX_MAPS 128
-/* One slot per patched function: the island the entry jumps to, then the trampoline. */
-#define SLOT 64
-#define ISLAND_ROOM 16
+/* One slot per patched function: the island the entry jumps to (it stores the copy's index
+   in the thread's cua_self.entry_copy, then jumps to the shared entry-kind wrapper), then
+   the trampoline. */
+#define ISLAND_ROOM 32
+#define SLOT (ISLAND_ROOM + CUA_X86_TRAMPOLINE_MAX)
 /* Trampolines must reach the object's code and data with rel32: keep a margin. */
 #define REACH (((uintptr_t)1 << 31) - ((uintptr_t)1 << 24))
 
 struct entry_obj {
 	struct link_map *map;
+	unsigned copy; /* its index in cua_real_entry and cua_entry_names */
 	uint8_t *region;
 	size_t region_len;
 	unsigned patched;
@@ -58,6 +61,42 @@ static unsigned nobjs;
 static struct cand cands[MAX_CANDIDATES];
 static struct map_range maps[MAX_MAPS];
 static int writable_code_forbidden;
+/* Copy slots: a slot once named keeps its name; a closed object's slot is free for the same
+   object when it is opened again, so a name pointer always means one object. */
+static uint8_t copy_named[CUA_MAX_ENTRY_COPIES], copy_live[CUA_MAX_ENTRY_COPIES];
+
+/* Where cua_self.entry_copy lies from the thread pointer: initial-exec TLS, so the same
+   offset in every thread. */
+static int32_t entry_copy_tpoff(void)
+{
+	uintptr_t tp;
+
+	__asm__("mov %%fs:0, %0" : "=r"(tp));
+	return (int32_t)((intptr_t)&cua_self.entry_copy - (intptr_t)tp);
+}
+
+static int take_copy_slot(const char *name)
+{
+	int fresh = -1;
+
+	for (unsigned k = 0; k < CUA_MAX_ENTRY_COPIES; k++) {
+		if (copy_live[k])
+			continue;
+		if (copy_named[k] && strcmp(cua_entry_names[k], name) == 0)
+			return (int)k;
+		if (!copy_named[k] && fresh < 0)
+			fresh = (int)k;
+	}
+	if (fresh >= 0) {
+		size_t n = strlen(name);
+
+		if (n >= CUA_ENTRY_NAME_MAX)
+			name += n - (CUA_ENTRY_NAME_MAX - 1); /* keep the end: the file name */
+		memcpy(cua_entry_names[fresh], name, strlen(name) + 1);
+		copy_named[fresh] = 1;
+	}
+	return fresh;
+}
 
 static uint64_t now_ns(void)
 {
@@ -130,6 +169,13 @@ static void plan_one(struct link_map *map, const struct cua_filesyms *f, struct 
 {
 	const uint8_t *on_disk;
 
+	/* A forwarding stub has no code of its own to patch: its calls reach whatever its
+	   table slot holds (a shared libcudart's function, bound through dlsym, seen there). */
+	if (in_text(f, s->st_value, CUA_X86_STUB_LEN) && cua_x86_is_stub(c->addr)) {
+		c->verdict = CUA_X86_STUB;
+		o->refused[CUA_X86_STUB]++;
+		return;
+	}
 	c->verdict = cua_x86_plan(c->addr, c->size, &c->e);
 	if (c->verdict != CUA_X86_OK) {
 		o->refused[c->verdict]++;
@@ -170,6 +216,10 @@ static unsigned collect(struct link_map *map, const struct cua_filesyms *f, stru
 		    cua_api[id].layer != CUAUDIT_LAYER_RUNTIME || seen[id])
 			continue;
 		seen[id] = 1;
+		/* A function no hook covers keeps its entry: it costs nothing, as a shared
+		   runtime's binding of it costs only the raw entry's jump. */
+		if (!(cua_plan[id] & CUA_PLAN_HOOKED))
+			continue;
 		if (!in_text(f, s->st_value, s->st_size ? s->st_size : 1))
 			continue;
 		cands[n].id = (unsigned)id;
@@ -234,7 +284,9 @@ static int build_region(struct entry_obj *o, unsigned n)
 
 		if (c->verdict != CUA_X86_OK)
 			continue;
-		cua_x86_abs_jump(slot, (uintptr_t)cua_entry[CUAUDIT_BIND_ENTRY][c->id]);
+		cua_x86_tls_store32(slot, entry_copy_tpoff(), o->copy);
+		cua_x86_abs_jump(slot + CUA_X86_TLS_STORE_LEN,
+				 (uintptr_t)cua_entry[CUAUDIT_BIND_ENTRY][c->id]);
 		len = cua_x86_trampoline(c->addr, &c->e, slot + ISLAND_ROOM, SLOT - ISLAND_ROOM);
 		if (len < 0) {
 			c->verdict = -len;
@@ -362,7 +414,7 @@ static void patch_text(struct entry_obj *o, unsigned n)
 		if (c->verdict != CUA_X86_OK)
 			continue;
 		/* The slot is filled before the entry that leads to it. */
-		__atomic_store_n(&cua_real_entry[c->id], (void *)tramp, __ATOMIC_RELEASE);
+		__atomic_store_n(&cua_real_entry[o->copy][c->id], (void *)tramp, __ATOMIC_RELEASE);
 		if (cua_x86_write_jump(c->addr, &c->e, (uintptr_t)o->region + (size_t)i * SLOT) == 0)
 			o->patched++;
 		else
@@ -378,9 +430,13 @@ static void log_result(const struct entry_obj *o)
 	char line[512];
 	struct cua_buf b = CUA_BUF(line);
 
+	if (!cua_log_on(CUA_LOG_INFO))
+		return;
 	cua_log_begin(&b, CUA_LOG_INFO);
 	cua_buf_str(&b, cua_lib_path(o->map));
-	cua_buf_str(&b, " (static runtime): entries patched=");
+	cua_buf_str(&b, " (static runtime, copy ");
+	cua_buf_u64(&b, o->copy);
+	cua_buf_str(&b, "): entries patched=");
 	cua_buf_u64(&b, o->patched);
 	for (unsigned v = 1; v < CUA_X86_VERDICTS; v++) {
 		cua_buf_char(&b, ' ');
@@ -396,15 +452,42 @@ static void log_result(const struct entry_obj *o)
 	cua_log_end(&b);
 }
 
+static void too_many(const struct link_map *map)
+{
+	cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: more than 32 statically linked"
+		    " runtimes; ", cua_lib_path(map), "'s runtime calls are seen at the driver"
+		    " level only", NULL);
+}
+
 static void patch_object(struct link_map *map, const struct cua_filesyms *f, uint64_t t0)
 {
 	struct entry_obj *o = &objs[nobjs];
 	uintptr_t lo, hi;
 	unsigned n;
+	int copy;
 
 	memset(o, 0, sizeof(*o));
 	o->map = map;
 	n = collect(map, f, o);
+	if (n && o->refused[CUA_X86_STUB] == n) {
+		/* Implib.so-style trampolines (XLA's cudart stub in JAX's plugins): no runtime of
+		   its own, every call forwards to a shared libcudart. */
+		char num[24];
+		struct cua_buf nb = CUA_BUF(num);
+
+		cua_buf_u64(&nb, n);
+		cua_buf_char(&nb, '\0');
+		cua_log_msg(CUA_LOG_INFO, cua_lib_path(map), " has no runtime of its own: its ", num,
+			    " runtime functions are forwarding stubs (an indirect jump through a table"
+			    " that dlsym fills from a shared libcudart); its calls are seen as that"
+			    " library's dlsym bindings", NULL);
+		return;
+	}
+	if ((copy = take_copy_slot(cua_lib_path(map))) < 0) {
+		too_many(map);
+		return;
+	}
+	o->copy = (unsigned)copy;
 	extent(map, f, &lo, &hi);
 	o->region_len = ((size_t)n * SLOT + (size_t)sysconf(_SC_PAGESIZE) - 1) &
 			~((size_t)sysconf(_SC_PAGESIZE) - 1);
@@ -421,6 +504,7 @@ static void patch_object(struct link_map *map, const struct cua_filesyms *f, uin
 	if (n)
 		patch_text(o, n);
 	o->cost_ns = now_ns() - t0;
+	copy_live[o->copy] = 1;
 	nobjs++;
 	log_result(o);
 }
@@ -456,12 +540,12 @@ static void examine(struct link_map *map, const struct cua_filesyms *f, uint64_t
 			    " left alone: no hook is on", NULL);
 		return;
 	}
-	/* One set of entry slots: the first static runtime owns them (like a second libcudart). */
-	if (nobjs > 0 || writable_code_forbidden) {
-		if (!writable_code_forbidden)
-			cua_log_msg(CUA_LOG_WARN, "a second static runtime (", cua_lib_path(map),
-				    ") besides ", cua_lib_path(objs[0].map),
-				    "; its runtime calls are seen at the driver level only", NULL);
+	/* Each copy gets its own real-function table (issue 23); once the system refused
+	   writable code, it refuses it for every copy. */
+	if (writable_code_forbidden)
+		return;
+	if (nobjs >= MAX_OBJECTS) {
+		too_many(map);
 		return;
 	}
 	if (has_textrel(map)) {
@@ -536,8 +620,9 @@ void cua_entrypatch_forget(struct link_map *map)
 			continue;
 		/* The trampolines stay mapped and cua_real_entry keeps its targets: la_objclose
 		   also comes at exit (the executable's, from _dl_fini) while code may still run,
-		   and after a real unmap nothing jumps to them. A later static runtime takes the
-		   slots over. */
+		   and after a real unmap nothing jumps to them. The same object opened again
+		   takes its copy slot back, with new trampolines. */
+		copy_live[objs[i].copy] = 0;
 		objs[i] = objs[--nobjs];
 		return;
 	}

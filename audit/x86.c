@@ -7,11 +7,46 @@
 #include <Zydis/Zydis.h>
 #endif
 
+static int32_t rd32(const uint8_t *p)
+{
+	uint32_t v = (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+
+	return (int32_t)v;
+}
+
+int cua_x86_is_stub(const uint8_t *code)
+{
+	static const uint8_t endbr64[4] = { 0xf3, 0x0f, 0x1e, 0xfa };
+	const uint8_t *p = memcmp(code, endbr64, 4) == 0 ? code + 4 : code;
+	uintptr_t slot;
+
+	if (p[0] == 0xff && p[1] == 0x25)
+		return 1;
+	/* cmpq $0, slot(%rip) (48 83 3d d32 00); je rel8 (74 xx); jmp *slot(%rip) (ff 25 d32). */
+	if (!(p[0] == 0x48 && p[1] == 0x83 && p[2] == 0x3d && p[7] == 0x00 && p[8] == 0x74 &&
+	      p[10] == 0xff && p[11] == 0x25))
+		return 0;
+	slot = (uintptr_t)(p + 8) + (uintptr_t)(intptr_t)rd32(p + 3);
+	return slot == (uintptr_t)(p + 16) + (uintptr_t)(intptr_t)rd32(p + 12);
+}
+
+int cua_x86_tls_store32(uint8_t *out, int32_t tpoff, uint32_t value)
+{
+	/* fs: mov r/m32, imm32 with ModRM 04 and SIB 25: a 32-bit absolute displacement. */
+	out[0] = 0x64;
+	out[1] = 0xc7;
+	out[2] = 0x04;
+	out[3] = 0x25;
+	memcpy(out + 4, &tpoff, 4);
+	memcpy(out + 8, &value, 4);
+	return CUA_X86_TLS_STORE_LEN;
+}
+
 const char *cua_x86_verdict_name(unsigned verdict)
 {
 	static const char *const names[CUA_X86_VERDICTS] = {
 		"patched", "short-branch", "unknown-opcode", "branch-into-entry",
-		"too-short", "out-of-reach", "no-decoder",
+		"too-short", "out-of-reach", "no-decoder", "forwarding-stub",
 	};
 	return verdict < CUA_X86_VERDICTS ? names[verdict] : "?";
 }

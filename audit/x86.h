@@ -20,6 +20,7 @@ enum cua_x86_verdict {
 	CUA_X86_TOO_SHORT,     /* the function, or its first path, is shorter than the jump */
 	CUA_X86_OUT_OF_REACH,  /* a relative operand cannot reach its target from the trampoline */
 	CUA_X86_NO_DECODER,    /* built without a decoder, or not x86-64 */
+	CUA_X86_STUB,          /* a forwarding stub: an indirect jump through a table slot */
 	CUA_X86_VERDICTS,
 };
 
@@ -42,6 +43,18 @@ int cua_x86_plan(const uint8_t *code, size_t size, struct cua_x86_entry *e);
    code + keep + len. Returns the bytes written, or minus a verdict. */
 int cua_x86_trampoline(const uint8_t *code, const struct cua_x86_entry *e, uint8_t *out,
 		       size_t cap);
+
+/* 1 when the bytes at code (at least CUA_X86_STUB_LEN readable) are a forwarding stub, as
+   Implib.so and XLA's CUDA stubs generate: [endbr64] jmp *slot(%rip), or
+   [endbr64] cmpq $0, slot(%rip); je resolve; jmp *slot(%rip) with the same slot. The
+   function has no body of its own: it forwards to whatever the slot holds. */
+#define CUA_X86_STUB_LEN 20
+int cua_x86_is_stub(const uint8_t *code);
+
+/* Writes at out "movl $value, %fs:tpoff" (the thread's initial-exec TLS word at tpoff
+   from the thread pointer); returns its length, CUA_X86_TLS_STORE_LEN. */
+#define CUA_X86_TLS_STORE_LEN 12
+int cua_x86_tls_store32(uint8_t *out, int32_t tpoff, uint32_t value);
 
 /* Writes at out the 14-byte absolute jump to target: jmp *0(%rip); .quad target. */
 void cua_x86_abs_jump(uint8_t *out, uintptr_t target);

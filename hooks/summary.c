@@ -33,6 +33,9 @@ struct tstats {
 	struct cua_stat *spare;
 	unsigned spare_left;
 	struct kstats *kernels; /* launches by kernel name, made at the thread's first launch */
+	/* Calls through each linked-in runtime copy by id ([copy * ID_COUNT + id]), made at the
+	   thread's first entry call: anonymous memory, so only the pages touched cost. */
+	uint64_t *entry;
 };
 
 /* Launches by kernel name, per thread; keyed by the registry's stable name pointer (NULL for
@@ -157,6 +160,28 @@ static void count_launch(const struct cuaudit_call *c)
 }
 static void snapshot_due(uint64_t now);
 
+/* The per-copy counters, mapped at the thread's first entry call. */
+static CUA_COLD uint64_t *map_entry_counts(struct tstats *t)
+{
+	uint64_t *e = map_zeroed(sizeof(uint64_t) * CUA_MAX_ENTRY_COPIES * CUAUDIT_ID_COUNT);
+
+	if (e)
+		__atomic_store_n(&t->entry, e, __ATOMIC_RELEASE);
+	return e;
+}
+
+/* A call through a patched entry: counted by the runtime copy it came through (issue 23). */
+static inline void count_entry(struct tstats *t, const struct cuaudit_call *c)
+{
+	int copy = cua_entry_copy_of(c->object);
+	uint64_t *e = t->entry;
+
+	if (CUA_UNLIKELY(!e) && !(e = map_entry_counts(t)))
+		return;
+	if (copy >= 0)
+		e[(size_t)copy * CUAUDIT_ID_COUNT + c->id]++;
+}
+
 static void summary_exit(const struct cuaudit_call *c, void *ctx)
 {
 	struct tstats *t = thread_stats();
@@ -168,6 +193,8 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
 	if (s)
 		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
+	if (c->object)
+		count_entry(t, c);
 	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
 		count_launch(c);
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
@@ -222,6 +249,8 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 	struct cua_stat *s;
 
 	(void)ctx;
+	if (c->object && (t = thread_stats()))
+		count_entry(t, c);
 	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
 		count_launch(c); /* untimed launches add no time to their kernel's row */
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
@@ -259,6 +288,9 @@ static void estimate(struct cua_stat *s)
 static void write_text_process(struct cua_writer *w);
 static void write_json_process(struct cua_writer *w);
 static void write_text_kernels(struct cua_writer *w);
+static void write_entry_objects(struct cua_writer *w, int json);
+static void put_json_u64(struct cua_buf *b, const char *key, uint64_t v);
+static void put_col(struct cua_buf *b, uint64_t v, unsigned width);
 static void write_json_kernels(struct cua_writer *w);
 
 struct row {
@@ -405,6 +437,7 @@ static void write_text(struct cua_writer *w, const struct row *rows, unsigned n)
 			if (rows[i].nested == nested)
 				put_text_row(w, &rows[i], total);
 	}
+	write_entry_objects(w, 0);
 	write_text_kernels(w);
 }
 
@@ -485,6 +518,7 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n,
 	}
 	b = cua_writer_room(w, 16);
 	cua_buf_str(b, "\n]");
+	write_entry_objects(w, 1);
 	write_json_kernels(w);
 	cua_buf_str(cua_writer_room(w, 8), "}\n");
 }
@@ -589,6 +623,82 @@ static void write_text_kernels(struct cua_writer *w)
 		cua_buf_text(b, kname(&rows[i]), strlen(kname(&rows[i])), CUA_TEXT_TERM);
 		cua_buf_char(b, '\n');
 	}
+}
+
+/* ---------------------------------------------------------------- runtime copies */
+
+/* Every thread's calls through copy k, by id, into out (CUAUDIT_ID_COUNT of them). */
+static uint64_t entry_counts(unsigned k, uint64_t *out)
+{
+	uint64_t pid = cua_process_id(), total = 0;
+
+	memset(out, 0, sizeof(uint64_t) * CUAUDIT_ID_COUNT);
+	for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h; h = h->next) {
+		const uint64_t *e = __atomic_load_n(&((struct tstats *)h)->entry, __ATOMIC_ACQUIRE);
+
+		if (h->pid != pid || !e)
+			continue;
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+			out[id] += e[(size_t)k * CUAUDIT_ID_COUNT + id];
+			total += e[(size_t)k * CUAUDIT_ID_COUNT + id];
+		}
+	}
+	return total;
+}
+
+/* "entry_objects": which linked-in runtime each entry call came through, and which calls. */
+static void write_entry_objects(struct cua_writer *w, int json)
+{
+	uint64_t *counts = map_zeroed(sizeof(uint64_t) * CUAUDIT_ID_COUNT);
+	unsigned shown = 0;
+	struct cua_buf *b;
+
+	if (!counts)
+		return;
+	if (json)
+		cua_buf_str(cua_writer_room(w, 32), ",\"entry_objects\":[");
+	for (unsigned k = 0; k < CUA_MAX_ENTRY_COPIES; k++) {
+		uint64_t total;
+		unsigned listed = 0;
+
+		if (!cua_entry_names[k][0] || !(total = entry_counts(k, counts)))
+			continue;
+		b = cua_writer_room(w, 2 * CUA_ENTRY_NAME_MAX + 128);
+		if (json) {
+			cua_buf_str(b, shown ? ",\n  {\"object\":" : "\n  {\"object\":");
+			cua_buf_json_string(b, cua_entry_names[k]);
+			put_json_u64(b, "calls", total);
+			cua_buf_str(b, ",\"apis\":{");
+		} else {
+			if (!shown)
+				cua_buf_str(b, "\ncuaudit summary: calls by linked-in runtime (binding entry)\n");
+			put_col(b, total, 10);
+			cua_buf_str(b, "  ");
+			cua_buf_str(b, cua_entry_names[k]);
+			cua_buf_str(b, ":");
+		}
+		shown++;
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+			if (!counts[id])
+				continue;
+			b = cua_writer_room(w, 128);
+			if (json) {
+				cua_buf_str(b, listed ? ",\"" : "\"");
+				cua_buf_str(b, cua_api[id].elf_name);
+				cua_buf_str(b, "\":");
+			} else {
+				cua_buf_char(b, ' ');
+				cua_buf_str(b, cua_api[id].elf_name);
+				cua_buf_char(b, '=');
+			}
+			cua_buf_u64(b, counts[id]);
+			listed++;
+		}
+		cua_buf_str(cua_writer_room(w, 8), json ? "}}" : "\n");
+	}
+	if (json)
+		cua_buf_str(cua_writer_room(w, 8), shown ? "\n]" : "]");
+	munmap(counts, sizeof(uint64_t) * CUAUDIT_ID_COUNT);
 }
 
 /* ---------------------------------------------------------------- provenance */

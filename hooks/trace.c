@@ -377,7 +377,9 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 	r = (struct cua_trace_rec *)(t->data + at);
 	r->size = (uint16_t)need;
 	r->id = (uint16_t)c->id;
-	r->binding = (uint8_t)c->binding;
+	/* The binding kind in the low 3 bits, an entry call's copy above them (issue 23). */
+	r->binding = (uint8_t)(c->binding | (cua_entry_copy_of(c->object) > 0 ?
+					     (unsigned)cua_entry_copy_of(c->object) << CUA_TRACE_KIND_BITS : 0));
 	r->skipped = (uint8_t)c->skipped;
 	r->depth = (uint16_t)c->depth;
 	r->tid = (uint32_t)c->thread_id;

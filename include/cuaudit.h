@@ -17,7 +17,7 @@ extern "C" {
    reads only the struct fields that a struct's size field covers. A new major version is an
    incompatible ABI: the host refuses plugins of another major version (docs/hooks.md). */
 #define CUAUDIT_VERSION_MAJOR 1
-#define CUAUDIT_VERSION_MINOR 1
+#define CUAUDIT_VERSION_MINOR 2
 
 /* Which library an intercepted function belongs to. */
 enum cuaudit_layer {
@@ -69,6 +69,10 @@ struct cuaudit_call {
 	int skipped;               /* an enter callback skipped the real call */
 	uint64_t *user;            /* this subscription's slot for this call, 0 at enter,
 				      carried from its enter callback to its exit callback */
+	/* Since 1.2. For CUAUDIT_BIND_ENTRY, the object whose linked-in runtime the call came
+	   through: "(executable)" or the object's path, valid for the life of the process;
+	   NULL for every other binding. Read it only when size covers it. */
+	const char *object;
 };
 
 /* Return values of enter callbacks. */

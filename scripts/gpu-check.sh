@@ -273,8 +273,8 @@ static_run() {
   patched=$(grep -oE 'entries patched=[0-9]+ .* in [0-9]+ us' "$log" | head -1)
   [ -n "$patched" ] && v=pass || v=FAIL
   record "$name:static" "patching: ${patched:-no info line}" "$v"
-  expect "$name:static" "cudaMalloc via entry" 1 ' cudaMalloc\(.*\) -> cudaSuccess [0-9]+ns entry$'
-  expect "$name:static" "cudaMemcpy* via entry" 1 ' cudaMemcpy(Async)?(_ptds|_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry$'
+  expect "$name:static" "cudaMalloc via entry" 1 ' cudaMalloc\(.*\) -> cudaSuccess [0-9]+ns entry@\(executable\)$'
+  expect "$name:static" "cudaMemcpy* via entry" 1 ' cudaMemcpy(Async)?(_ptds|_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry@\(executable\)$'
   expect "$name:static" "$launch_label" 1 "$launch_re"
   expect "$name:static" "driver calls nested in runtime calls" 1 'tid=[0-9]+   cu[A-Za-z0-9_]+\(.*\) -> CUDA_SUCCESS [0-9]+ns procaddress$'
   # The summaries: shared build (bindings plt/bindnow) against the static build (entry).
@@ -293,13 +293,13 @@ static_run() {
   record "$name:static" "run time, 5 runs: $(( (t1 - t0) / 5000000 )) ms off, $(( (t2 - t1) / 5000000 )) ms on" pass
 }
 if grep -q CUA_HAVE_ZYDIS "$B/CMakeCache.txt" 2>/dev/null || nm -D --undefined-only "$AUDIT" | grep -q Zydis; then
-  entry_launch=' (__)?cudaLaunchKernel(_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry$'
+  entry_launch=' (__)?cudaLaunchKernel(_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry@\(executable\)$'
   static_run vecadd "$B/gpu/vecadd_shared" "$B/gpu/vecadd_static" "__cudaLaunchKernel via entry" "$entry_launch"
   # cuBLAS launches from inside libcublas (its own runtime, stripped): driver level.
   static_run cublas_gemm "$B/gpu/cublas_gemm_shared" "$B/gpu/cublas_gemm" "cuLaunchKernel* from cuBLAS" \
     ' cuLaunchKernel(Ex)?(_ptsz)?\(.*\) -> CUDA_SUCCESS [0-9]+ns (procaddress|dlsym)$'
   static_run graph "$B/gpu/graph_shared" "$B/gpu/graph" "cudaGraphLaunch via entry" \
-    ' cudaGraphLaunch(_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry$'
+    ' cudaGraphLaunch(_ptsz)?\(.*\) -> cudaSuccess [0-9]+ns entry@\(executable\)$'
   expect graph:static "<<<>>> in capture via entry" 1 "$entry_launch"
 else
   same=no; record static_runtime "built without Zydis: carry zydis-debs/ (see above)" FAIL

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/core/callfmt.c: formats an intercepted call (arguments, out-values, result) as the log and the trace print it. */
 #include <stdarg.h>
+#include <stddef.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -280,6 +281,12 @@ size_t cua_callfmt_call(char *out, size_t cap, const struct cuaudit_call *c, uin
 	cua_buf_u64(&b, c->t_exit_ns - c->t_enter_ns);
 	cua_buf_str(&b, "ns ");
 	cua_buf_str(&b, cua_binding_names[c->binding]);
+	if (c->binding == CUAUDIT_BIND_ENTRY && c->size > offsetof(struct cuaudit_call, object) &&
+	    c->object) {
+		/* Which linked-in runtime the call came through (issue 23). */
+		cua_buf_char(&b, '@');
+		cua_buf_str(&b, c->object);
+	}
 	if (c->skipped)
 		cua_buf_str(&b, " skipped");
 	b.p[b.len++] = '\n';

@@ -11,7 +11,8 @@
 #include "table.h"
 
 void *cua_real[CUAUDIT_ID_COUNT];
-void *cua_real_entry[CUAUDIT_ID_COUNT];
+void *cua_real_entry[CUA_MAX_ENTRY_COPIES][CUAUDIT_ID_COUNT];
+char cua_entry_names[CUA_MAX_ENTRY_COPIES][CUA_ENTRY_NAME_MAX];
 uint8_t cua_active;
 uint8_t cua_plan[CUAUDIT_ID_COUNT];
 

@@ -24,11 +24,30 @@
 /* The real address of each ELF name, taken from the binding (sym->st_value) or from the
    defining object's own symbol table. Written before the wrapper is handed out. */
 extern void *cua_real[CUAUDIT_ID_COUNT];
-/* The real functions of a statically linked runtime whose entries were patched (issue 14):
-   trampolines to their relocated first instructions. Apart from cua_real, so that a shared
-   libcudart in the same process keeps its own. Read by the entry-kind wrappers only. */
-extern void *cua_real_entry[CUAUDIT_ID_COUNT];
-#define CUA_REAL_OF(kind, id) ((kind) == CUAUDIT_BIND_ENTRY ? cua_real_entry[id] : cua_real[id])
+/* The real functions of each statically linked runtime whose entries were patched (issues
+   14, 23): trampolines to their relocated first instructions, one table per copy, so that a
+   call through copy K reaches copy K's code. Apart from cua_real, so that a shared libcudart
+   in the same process keeps its own. Read by the entry-kind wrappers only. */
+#define CUA_MAX_ENTRY_COPIES 32
+extern void *cua_real_entry[CUA_MAX_ENTRY_COPIES][CUAUDIT_ID_COUNT];
+/* Each copy's object, as calls name it (struct cuaudit_call.object): "(executable)" or the
+   path. A slot keeps its name for the life of the process (a reopened object takes its old
+   slot back), so a name pointer stays valid and means one object. */
+#define CUA_ENTRY_NAME_MAX 256
+extern char cua_entry_names[CUA_MAX_ENTRY_COPIES][CUA_ENTRY_NAME_MAX];
+/* The kind an entry-kind wrapper passes on carries the copy above the binding kind's bits. */
+#define CUA_KIND_BITS 8
+#define CUA_KIND_OF(k) ((k) & ((1u << CUA_KIND_BITS) - 1))
+#define CUA_COPY_OF(k) ((k) >> CUA_KIND_BITS)
+#define CUA_REAL_OF(kind, id)                                                                  \
+	(CUA_KIND_OF(kind) == CUAUDIT_BIND_ENTRY ? cua_real_entry[CUA_COPY_OF(kind)][id] : cua_real[id])
+/* The copy index of a call's object name, or -1 when it names none. */
+static inline int cua_entry_copy_of(const char *object)
+{
+	uintptr_t off = (uintptr_t)object - (uintptr_t)cua_entry_names;
+
+	return object && off < sizeof(cua_entry_names) ? (int)(off / CUA_ENTRY_NAME_MAX) : -1;
+}
 
 /* Non-zero when any subscription exists; set before the program runs and constant after.
    With it zero a wrapper is one load, one well-predicted branch and the indirect call. */
@@ -92,6 +111,10 @@ struct cua_thread {
 	uint64_t calls;
 	uint64_t tid, tid_pid;
 	uint16_t depth;
+	/* Written by a patched entry's island (movl $copy, %fs:offset) just before it jumps to
+	   the entry-kind wrapper, which reads it first thing: which runtime copy the call came
+	   through. Nothing runs in between, so a nested call cannot change it under us. */
+	uint32_t entry_copy;
 };
 /* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
    bytes come from the static TLS surplus the loader keeps for modules like this one. */
@@ -145,7 +168,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	p->id = id;
 	p->elf_name = cua_api[id].elf_name;
 	p->layer = (enum cuaudit_layer)cua_api[id].layer;
-	p->binding = (enum cuaudit_binding)kind;
+	p->binding = (enum cuaudit_binding)CUA_KIND_OF(kind);
+	p->object = CUA_KIND_OF(kind) == CUAUDIT_BIND_ENTRY ? cua_entry_names[CUA_COPY_OF(kind)] : NULL;
 	p->args = args;
 	p->result = 0;
 	/* Thread serial in the high bits: unique without a shared counter on the hot path. */

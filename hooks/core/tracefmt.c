@@ -187,7 +187,7 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 	c.id = r->id;
 	c.elf_name = d->elf_name;
 	c.layer = (enum cuaudit_layer)d->layer;
-	c.binding = (enum cuaudit_binding)r->binding;
+	c.binding = (enum cuaudit_binding)(r->binding & ((1u << CUA_TRACE_KIND_BITS) - 1));
 	c.args = cua_trace_args_size[r->id] ? args : NULL;
 	c.result = r->result;
 	c.skipped = r->skipped;
@@ -225,7 +225,19 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 		cua_buf_json(b, val, v.len);
 	}
 	cua_buf_str(b, "\",\"binding\":\"");
-	cua_buf_str(b, cua_binding_names[r->binding < CUAUDIT_BIND_COUNT ? r->binding : 0]);
+	cua_buf_str(b, cua_binding_names[c.binding < CUAUDIT_BIND_COUNT ? c.binding : 0]);
+	if (c.binding == CUAUDIT_BIND_ENTRY) {
+		/* Which copy: its name when this process patched it, else its index. */
+		unsigned copy = r->binding >> CUA_TRACE_KIND_BITS;
+
+		cua_buf_str(b, "\",\"object\":\"");
+		if (cua_entry_names[copy][0]) {
+			cua_buf_json(b, cua_entry_names[copy], strlen(cua_entry_names[copy]));
+		} else {
+			cua_buf_char(b, '#');
+			cua_buf_u64(b, copy);
+		}
+	}
 	cua_buf_str(b, r->skipped ? "\",\"skipped\":true}}" : "\"}}");
 	note_thread(r->tid);
 }

@@ -23,6 +23,8 @@ struct cua_trace_rec {
 };
 
 #define CUA_TRACE_KERNEL_BIT (1u << 31)
+/* struct cua_trace_rec.binding: the kind below, the copy of an entry call above. */
+#define CUA_TRACE_KIND_BITS 3
 #define CUA_TRACE_OUT_BYTES 16
 #define CUA_TRACE_MAX_OUTS 8
 

@@ -970,15 +970,22 @@ def wrapper_for(a, policy):
         out.append(f"\t{ret_kw}(({pfn})cua_real[{idc}])({names});")
     out.append("}")
     for k in range(len(KINDS)):
-        real = "cua_real_entry" if k == ENTRY_KIND and a.layer == "runtime" else "cua_real"
+        # A patched entry's island has just stored its copy (issue 23): read it first, and
+        # carry it in the kind, so that the real function is this copy's own.
+        per_copy = k == ENTRY_KIND and a.layer == "runtime"
+        real = "cua_real_entry[cua_copy]" if per_copy else "cua_real"
+        kk = f"{k}u | cua_copy << CUA_KIND_BITS" if per_copy else str(k)
+        kargs_k = kk + (", " + names if a.params else "")
         out.append(f"static {a.ret} cua_e{k}_{a.elf_name}({ptypes})")
         out.append("{")
+        if per_copy:
+            out.append("\tunsigned cua_copy = cua_self.entry_copy;")
         ret_kw = "" if rc == "CUA_RET_VOID" else "return "
         if a.elf_name in policy["handwritten"]:
-            out.append(f"\t{ret_kw}cua_hw_{a.elf_name}({kargs(k)});")
+            out.append(f"\t{ret_kw}cua_hw_{a.elf_name}({kargs_k});")
         elif post:
             out.append("\tif (CUA_UNLIKELY(cua_active))")
-            out.append(f"\t\treturn cua_w_{a.elf_name}({kargs(k)});")
+            out.append(f"\t\treturn cua_w_{a.elf_name}({kargs_k});")
             out.append(f"\t{a.ret} r = (({pfn}){real}[{idc}])({names});")
             out.append(f"\t{post('', '(int)r')};")
             out.append("\treturn r;")
@@ -986,7 +993,7 @@ def wrapper_for(a, policy):
             out.append("\tif (CUA_LIKELY(!cua_active))")
             out.append(f"\t\t{ret_kw}(({pfn}){real}[{idc}])({names});")
             out.append("\telse")
-            out.append(f"\t\t{ret_kw}cua_w_{a.elf_name}({kargs(k)});")
+            out.append(f"\t\t{ret_kw}cua_w_{a.elf_name}({kargs_k});")
         out.append("}")
     return "\n".join(out)
 

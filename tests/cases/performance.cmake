@@ -3,6 +3,11 @@
 case_program(entry_of SOURCES cases/entry_of.c LINK ${CMAKE_DL_LIBS})
 # bench/run.sh --mock runs it; the sampled-summary case too.
 case_program(mock_calls SOURCES ${CMAKE_SOURCE_DIR}/bench/mock_calls.c LINK mock_cudart mock_cuda)
+# The same with the runtime linked in: bench/run.sh --mock's entry column (a patched entry,
+# CUAUDIT_STATIC_RUNTIME=1) against the shared runtime's cudaGetDevice column.
+case_program(mock_calls_static SOURCES ${CMAKE_SOURCE_DIR}/bench/mock_calls.c mock/libcudart.c
+  LINK mock_cuda mockstate Threads::Threads ${CMAKE_DL_LIBS} DEFS MOCK_STATIC_CUDART)
+target_include_directories(mock_calls_static PRIVATE mock)
 
 # A header tree as a plugin built from another toolkit would see it: the public header with
 # the generator fixture's ids and argument structs (tests/gen/expected), and its cuda.h.

@@ -22,6 +22,33 @@ target_compile_definitions(static_rt_dso PRIVATE MOCK_STATIC_CUDART MOCK_DEVICE_
 target_link_libraries(static_rt_dso PRIVATE mockstate Threads::Threads ${CMAKE_DL_LIBS})
 case_program(static_rt_dlopen SOURCES cases/static_rt_dlopen.c
   LINK mock_cudart mockstate ${CMAKE_DL_LIBS})
+# Several runtime copies in one process (issue 23): the executable's own, two objects linked
+# at start, one dlopened, closed and reopened. Each copy reports devices from its own offset.
+foreach(copy a b c)
+  add_library(static_rt_${copy} SHARED cases/static_rt_copy.c mock/libcudart.c)
+  set_target_properties(static_rt_${copy} PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CASE_BIN}
+    SKIP_BUILD_RPATH TRUE C_VISIBILITY_PRESET hidden)
+  target_include_directories(static_rt_${copy} PRIVATE mock)
+  target_include_directories(static_rt_${copy} SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+  target_link_libraries(static_rt_${copy} PRIVATE mockstate Threads::Threads ${CMAKE_DL_LIBS})
+endforeach()
+target_compile_definitions(static_rt_a PRIVATE MOCK_STATIC_CUDART COPY_NAME=a MOCK_DEVICE_OFFSET=30)
+target_compile_definitions(static_rt_b PRIVATE MOCK_STATIC_CUDART COPY_NAME=b MOCK_DEVICE_OFFSET=40)
+target_compile_definitions(static_rt_c PRIVATE MOCK_STATIC_CUDART COPY_NAME=c MOCK_DEVICE_OFFSET=50)
+case_program(static_rt_multi SOURCES cases/static_rt_multi.c mock/libcudart.c
+  LINK static_rt_a static_rt_b mockstate Threads::Threads ${CMAKE_DL_LIBS}
+  DEFS MOCK_STATIC_CUDART MOCK_DEVICE_OFFSET=10)
+target_include_directories(static_rt_multi PRIVATE mock)
+case_program(static_rt_race SOURCES cases/static_rt_race.c
+  LINK static_rt_a static_rt_b mock_cuda Threads::Threads ${CMAKE_DL_LIBS})
+case_program(static_rt_many SOURCES cases/static_rt_many.c LINK ${CMAKE_DL_LIBS})
+# Runtime functions that are forwarding stubs to the shared libcudart (JAX's plugins).
+add_library(static_stubs SHARED cases/static_stubs.c cases/static_stubs.S)
+set_target_properties(static_stubs PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CASE_BIN}
+  SKIP_BUILD_RPATH TRUE C_VISIBILITY_PRESET hidden)
+target_include_directories(static_stubs SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+target_link_libraries(static_stubs PRIVATE ${CMAKE_DL_LIBS})
+case_program(static_stubs_main SOURCES cases/static_stubs_main.c LINK static_stubs)
 
 if(CUAUDIT_HAVE_ZYDIS)
   case_script(static_runtime.sh
@@ -34,7 +61,14 @@ if(CUAUDIT_HAVE_ZYDIS)
     dlopened_object_with_static_runtime_is_patched_before_its_constructors
     static_runtime_beside_shared_libcudart_each_reach_their_own
     writable_code_forbidden_falls_back_to_driver_level_once
-    corrupt_section_headers_are_refused_and_the_program_runs)
+    corrupt_section_headers_are_refused_and_the_program_runs
+    four_runtime_copies_each_reach_their_own_through_dlclose_and_reopen
+    each_copy_is_named_in_log_summary_and_trace
+    forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime
+    thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs
+    functions_no_hook_covers_keep_their_entries
+    threads_call_two_copies_while_a_third_is_opened_and_closed_30_times
+    killed_process_raw_trace_names_each_copy_by_number)
 else()
   # Built without the decoder: the feature is off, says so once, and the program runs.
   case_script(static_runtime.sh static_runtime_without_decoder_warns_once_and_runs)

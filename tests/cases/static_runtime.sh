@@ -3,7 +3,10 @@
 # tests/cases/static_runtime.sh: entry patching of a statically linked runtime (CUAUDIT_STATIC_RUNTIME, issue 14), on the mock.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 
-patched_line='\(static runtime\): entries patched='
+patched_line='\(static runtime, copy [0-9]+\): entries patched='
+# The binding kind and the object the call came through (issue 23).
+exe_entry='entry@\(executable\)'
+dso_entry='entry@.*/libstatic_rt_dso\.so'
 
 case $name in
 static_runtime_calls_are_logged_at_runtime_level_with_identical_results)
@@ -11,12 +14,12 @@ static_runtime_calls_are_logged_at_runtime_level_with_identical_results)
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt"
   same_results
   for f in cudaGetDevice cudaMalloc cudaLaunchKernel cudaFree cudaGetDriverEntryPoint cudaGetErrorString; do
-    expect_log 1 "$(call "$f" entry)"
+    expect_log 1 "$(call "$f" "$exe_entry")"
   done
-  expect_log 2 "$(call cudaMemcpy entry)"
-  expect_log 4 "$(call cudaGetDriverEntryPointByVersion entry)"
+  expect_log 2 "$(call cudaMemcpy "$exe_entry")"
+  expect_log 4 "$(call cudaGetDriverEntryPointByVersion "$exe_entry")"
   # Called from a constructor: the patch is in place before the executable's initialisers.
-  expect_log 1 "$(call __cudaRegisterFatBinary entry)"
+  expect_log 1 "$(call __cudaRegisterFatBinary "$exe_entry")"
   # Driver calls made inside runtime calls are one level deeper, as with a shared runtime.
   expect_log 1 "tid=[0-9]+   cuMemAlloc_v2\(dptr=.* procaddress$"
   expect_log 1 "tid=[0-9]+   cuLaunchKernel\(f=.* procaddress$"
@@ -29,6 +32,8 @@ static_and_shared_builds_give_the_same_runtime_summary)
   same_results
   cp audited.out shared.out
   CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/static.json" audited "$BIN/static_rt"
+  # At warn, the patch counts (info) are not logged.
+  expect_log 0 "$patched_line"
   cmp -s shared.out audited.out && pass "static and shared builds print the same" ||
     { fail "static and shared builds print differently"; diff shared.out audited.out | head; }
   "$PYTHON" "$CASES_DIR/compare_summaries.py" shared.json static.json nested >cmp.txt 2>&1 &&
@@ -81,7 +86,7 @@ hostile_prologues_are_refused_and_counted_and_the_rest_patched)
   expect_log 1 "\(executable\) $patched_line""3 short-branch=1 unknown-opcode=1 branch-into-entry=1 too-short=1 out-of-reach=0"
   # Patched: endbr64 kept, RIP-relative lea and load relocated, call rel32 retargeted.
   for f in __cudaRegisterFatBinary cudaMalloc cudaGetDeviceCount; do
-    expect_log 1 "$(call "$f" entry)"
+    expect_log 1 "$(call "$f" "$exe_entry")"
   done
   expect_log 1 'entry of cudaFree in \(executable\) left alone: short-branch$'
   expect_log 1 'entry of cudaGetDevice in \(executable\) left alone: branch-into-entry$'
@@ -115,8 +120,8 @@ dlopened_object_with_static_runtime_is_patched_before_its_constructors)
   same_results
   expect_out '^dso: registered 1, cudaGetDevice -> 0, device 120$'
   expect_log 1 "libstatic_rt_dso.so $patched_line[1-9]"
-  expect_log 1 "$(call __cudaRegisterFatBinary entry)"
-  expect_log 1 "$(call cudaMalloc entry)"
+  expect_log 1 "$(call __cudaRegisterFatBinary "$dso_entry")"
+  expect_log 1 "$(call cudaMalloc "$dso_entry")"
   ;;
 static_runtime_beside_shared_libcudart_each_reach_their_own)
   native "$BIN/static_rt_dlopen"
@@ -127,7 +132,7 @@ static_runtime_beside_shared_libcudart_each_reach_their_own)
   expect_out '^dso: registered 1, cudaGetDevice -> 0, device 120$'
   expect_out '^shared again: cudaGetDevice -> 0, device 100$'
   expect_log 2 "$(call cudaGetDevice '(plt|bindnow)')"
-  expect_log 1 "$(call cudaGetDevice entry)"
+  expect_log 1 "$(call cudaGetDevice "$dso_entry")"
   ;;
 writable_code_forbidden_falls_back_to_driver_level_once)
   native "$BIN/static_noexec" "$BIN/static_rt"
@@ -180,6 +185,159 @@ static_runtime_without_decoder_warns_once_and_runs)
   same_results
   expect_log 1 'warning: CUAUDIT_STATIC_RUNTIME: this cuaudit was built without the Zydis decoder; a statically linked runtime is seen at the driver level only'
   expect_log 0 "$(call cudaMalloc '[a-z]+')"
+  ;;
+four_runtime_copies_each_reach_their_own_through_dlclose_and_reopen)
+  # Each copy answers devices from its own offset and each caller checks it (exit 1 else).
+  native "$BIN/static_rt_multi"
+  CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt_multi"
+  same_results
+  expect_out '^executable: cudaGetDevice -> device 110$'
+  expect_out '^a: registered 1, cudaGetDevice -> 0, device 130$'
+  expect_out '^b: registered 1, cudaGetDevice -> 0, device 140$'
+  expect_out '^c: registered 1, cudaGetDevice -> 0, device 150$'
+  expect_out '^round 2: c closed, still loaded 0$'
+  # Every copy patched, c twice (opened again after its close), each with its own slot.
+  expect_log 1 "\(executable\) $patched_line[1-9]"
+  expect_log 1 "libstatic_rt_a\.so $patched_line[1-9]"
+  expect_log 1 "libstatic_rt_b\.so $patched_line[1-9]"
+  expect_log 2 "libstatic_rt_c\.so $patched_line[1-9]"
+  copies=$(grep -oE '\(static runtime, copy [0-9]+\)' log.txt | sort | uniq -c | awk '{print $1}' | tr '\n' ' ')
+  [ "$copies" = "1 1 1 2 " ] && pass "four copy slots, c's taken back on reopen" ||
+    fail "copy slots: '$copies'"
+  expect_log 0 'a second static runtime'
+  # Calls through each copy are attributed to it.
+  expect_log 4 "$(call cudaGetDevice "$exe_entry")"
+  expect_log 2 "$(call cudaGetDevice 'entry@.*/libstatic_rt_a\.so')"
+  expect_log 3 "$(call cudaGetDevice 'entry@.*/libstatic_rt_b\.so')"
+  expect_log 2 "$(call cudaGetDevice 'entry@.*/libstatic_rt_c\.so')"
+  expect_log 2 "$(call __cudaRegisterFatBinary 'entry@.*/libstatic_rt_c\.so')"
+  expect_log 7 "$(call cudaMalloc 'entry@.*/libstatic_rt_[abc]\.so')"
+  ;;
+each_copy_is_named_in_log_summary_and_trace)
+  native "$BIN/static_rt_multi"
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=info CUAUDIT_SUMMARY="$dir/s.json" \
+    CUAUDIT_TRACE="$dir/t.json" audited "$BIN/static_rt_multi"
+  same_results
+  "$PYTHON" - s.json t.json >objects.txt 2>&1 <<'PY' || fail "summary or trace: $(tail -3 objects.txt)"
+import collections, json, os, sys
+summary = json.load(open(sys.argv[1]))
+for o in summary["entry_objects"]:
+    print("summary", os.path.basename(o["object"]), o["apis"].get("cudaGetDevice", 0), o["calls"])
+trace = json.load(open(sys.argv[2]))
+events = trace["traceEvents"] if isinstance(trace, dict) else trace
+seen = collections.Counter(os.path.basename(e["args"]["object"]) for e in events
+                           if e.get("name") == "cudaGetDevice" and e.get("args", {}).get("binding") == "entry")
+for k in sorted(seen):
+    print("trace", k, seen[k])
+PY
+  expect_log 1 '^summary \(executable\) 4 [0-9]+$' objects.txt
+  expect_log 1 '^summary libstatic_rt_a\.so 2 [0-9]+$' objects.txt
+  expect_log 1 '^summary libstatic_rt_b\.so 3 [0-9]+$' objects.txt
+  expect_log 1 '^summary libstatic_rt_c\.so 2 [0-9]+$' objects.txt
+  expect_log 1 '^trace \(executable\) 4$' objects.txt
+  expect_log 1 '^trace libstatic_rt_a\.so 2$' objects.txt
+  expect_log 1 '^trace libstatic_rt_b\.so 3$' objects.txt
+  expect_log 1 '^trace libstatic_rt_c\.so 2$' objects.txt
+  # The text summary has the same section.
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.txt" CUAUDIT_LOG_FILE="$dir/warn.txt" \
+    audited "$BIN/static_rt_multi"
+  expect_log 1 '^cuaudit summary: calls by linked-in runtime \(binding entry\)$' s.txt
+  expect_log 1 '^ +10  .*/libstatic_rt_b\.so: __cudaRegisterFatBinary=1 cudaFree=3 cudaGetDevice=3 cudaMalloc=3$' s.txt
+  # CUAUDIT_LOG=info lists every copy with its counts, each with its time.
+  expect_log 5 "$patched_line[1-9][0-9]* .* in [0-9]+ us$"
+  # A few milliseconds per copy at most (generous: this machine may be busy).
+  slow=$(grep -E "$patched_line" log.txt | awk '$(NF-1) > 20000' | wc -l)
+  [ "$slow" -eq 0 ] && pass "every copy patched within 20 ms" || fail "$slow copies took over 20 ms"
+  ;;
+forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime)
+  # Before issue 23 these were "too-short" (no size) and nothing said where the calls went.
+  native "$BIN/static_stubs_main"
+  CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_stubs_main"
+  same_results
+  expect_out '^stubs: registered 1, cudaGetDevice -> 0, device 100$'
+  expect_log 1 'info: .*libstatic_stubs\.so has no runtime of its own: its 4 runtime functions are forwarding stubs'
+  expect_log 0 "$patched_line"
+  expect_log 0 'too-short'
+  # Each is seen once, where it really runs: the shared libcudart, through the stubs' dlsym.
+  expect_log 1 "$(call __cudaRegisterFatBinary dlsym)"
+  expect_log 2 "$(call cudaGetDevice dlsym)"
+  expect_log 2 "$(call cudaMalloc dlsym)"
+  expect_log 0 "$(call cudaGetDevice 'entry.*')"
+  ;;
+thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs)
+  # 33 files, each its own copy of an object with a runtime linked in, dlopened one by one.
+  paths=()
+  for i in $(seq -w 1 33); do
+    mkdir -p "$dir/c$i" && cp "$BIN/libstatic_rt_c.so" "$dir/c$i/" && paths+=("$dir/c$i/libstatic_rt_c.so")
+  done
+  native "$BIN/static_rt_many" "${paths[@]}"
+  CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt_many" "${paths[@]}"
+  same_results
+  expect_out '^33 of 33 copies reached their own runtime$'
+  expect_log 32 "$patched_line[1-9]"
+  expect_log 1 "warning: CUAUDIT_STATIC_RUNTIME: more than 32 statically linked runtimes; .*/c33/libstatic_rt_c\.so's runtime calls are seen at the driver level only"
+  expect_log 1 "$(call cudaGetDevice 'entry@.*/c32/libstatic_rt_c\.so')"
+  expect_log 0 "$(call cudaGetDevice 'entry@.*/c33/libstatic_rt_c\.so')"
+  expect_log 32 "$(call cudaGetDevice 'entry@.*')"
+  ;;
+functions_no_hook_covers_keep_their_entries)
+  # Only the memory limit: the runtime's allocation functions are patched, the rest (here
+  # cudaGetDevice) keep their entries and cost nothing, as unhooked shared bindings do.
+  native "$BIN/static_rt"
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=info CUAUDIT_MEM_LIMIT=1TiB audited "$BIN/static_rt"
+  # The memory limit asks the driver for the current device itself, which the mock counts.
+  cmp -s <(grep -v '^mock cuCtxGetDevice' native.out) <(grep -v '^mock cuCtxGetDevice' audited.out) &&
+    [ "$(cat audited.rc)" = 0 ] && pass "same results under the memory limit" || fail "results differ under the memory limit"
+  few=$(grep -oE 'entries patched=[0-9]+' log.txt | grep -oE '[0-9]+$')
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=info CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG_FILE="$dir/all.txt" audited "$BIN/static_rt"
+  same_results
+  all=$(grep -oE 'entries patched=[0-9]+' all.txt | grep -oE '[0-9]+$')
+  [ -n "$few" ] && [ -n "$all" ] && [ "$few" -ge 1 ] && [ "$few" -lt "$all" ] &&
+    pass "memory limit alone patches $few entries, the summary $all" ||
+    fail "patched with the memory limit alone: '$few', with the summary: '$all'"
+  "$PYTHON" - s.json >kinds.txt <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+print(" ".join(sorted(a["name"] for a in doc["apis"] if a["bindings"].get("entry"))))
+PY
+  expect_log 1 'cudaGetDevice' kinds.txt
+  ;;
+threads_call_two_copies_while_a_third_is_opened_and_closed_30_times)
+  # Each call checks its device against its own copy's; the summary counts them by copy.
+  native "$BIN/static_rt_race"
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/static_rt_race"
+  same_results
+  expect_out '^threads: 80000 calls through a and b; main: 3000 calls through c in 30 loads$'
+  "$PYTHON" - s.json >objects.txt 2>&1 <<'PY' || fail "summary: $(tail -2 objects.txt)"
+import json, os, sys
+for o in json.load(open(sys.argv[1]))["entry_objects"]:
+    print(os.path.basename(o["object"]), o["apis"].get("cudaGetDevice", 0))
+PY
+  expect_log 1 '^libstatic_rt_a\.so 40000$' objects.txt
+  expect_log 1 '^libstatic_rt_b\.so 40000$' objects.txt
+  expect_log 1 '^libstatic_rt_c\.so 3000$' objects.txt
+  ;;
+killed_process_raw_trace_names_each_copy_by_number)
+  # A trace converted from the raw file of a killed process: no names there, copy numbers.
+  env LD_AUDIT="$AUDIT" CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 \
+    CUAUDIT_TRACE="$dir/t.json" "$BIN/static_rt_multi" linger >out.txt 2>err.txt &
+  pid=$!
+  for i in $(seq 100); do grep -q '^flushed$' out.txt 2>/dev/null && break; sleep 0.1; done
+  kill -KILL $pid; wait $pid
+  raw=$(ls t.json.$pid.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] && pass "the raw trace is on disk" || fail "no raw trace: $(ls)"
+  "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 && pass "cuaudit trace converted it" || fail "cuaudit trace: $(cat conv.txt)"
+  "$PYTHON" - k.json >objects.txt 2>&1 <<'PY' || fail "trace: $(tail -2 objects.txt)"
+import collections, json, sys
+seen = collections.Counter(e["args"].get("object") for e in json.load(open(sys.argv[1]))["traceEvents"]
+                           if e.get("name") == "cudaGetDevice")
+for k in sorted(seen, key=str):
+    print(k, seen[k])
+PY
+  expect_log 1 '^#0 [45]$' objects.txt
+  expect_log 1 '^#1 2$' objects.txt
+  expect_log 1 '^#2 3$' objects.txt
+  expect_log 1 '^#3 2$' objects.txt
   ;;
 *) fail "unknown case $name" ;;
 esac

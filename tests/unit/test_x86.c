@@ -152,6 +152,42 @@ static void rel32_reach_is_checked_both_ways(void **state)
 	assert_false(cua_x86_rel32_reaches(0x100000000u, 0x100000000u - 0x80000001u));
 }
 
+/* Implib.so's trampoline (XLA's cudart stub): cmpq $0, slot; je; jmp *slot, one slot. */
+static void forwarding_stubs_are_recognised(void **state)
+{
+	/* slot at +0x40 from the code: cmpq disp from +8, jmp disp from +16. */
+	static const uint8_t implib[] = { 0x48, 0x83, 0x3d, 0x38, 0, 0, 0, 0x00, 0x74, 0x06,
+					  0xff, 0x25, 0x30, 0, 0, 0, 0x6a, 0x00 };
+	static const uint8_t other_slot[] = { 0x48, 0x83, 0x3d, 0x38, 0, 0, 0, 0x00, 0x74, 0x06,
+					      0xff, 0x25, 0x28, 0, 0, 0, 0x6a, 0x00 };
+	static const uint8_t endbr_jmp[] = { 0xf3, 0x0f, 0x1e, 0xfa, 0xff, 0x25, 0x10, 0, 0, 0 };
+	static const uint8_t prologue[] = { 0x55, 0x48, 0x89, 0xe5, 0x48, 0x83, 0xec, 0x10 };
+
+	(void)state;
+	memset(code, 0xcc, sizeof(code));
+	memcpy(code, implib, sizeof(implib));
+	assert_int_equal(cua_x86_is_stub(code), 1);
+	memcpy(code, other_slot, sizeof(other_slot));
+	assert_int_equal(cua_x86_is_stub(code), 0); /* compares one slot, jumps through another */
+	memset(code, 0xcc, sizeof(code));
+	memcpy(code, endbr_jmp, sizeof(endbr_jmp));
+	assert_int_equal(cua_x86_is_stub(code), 1);
+	memset(code, 0xcc, sizeof(code));
+	memcpy(code, prologue, sizeof(prologue));
+	assert_int_equal(cua_x86_is_stub(code), 0);
+}
+
+/* The island's store: movl $value, %fs:tpoff, with a negative offset as TLS has. */
+static void tls_store_is_encoded(void **state)
+{
+	static const uint8_t want[] = { 0x64, 0xc7, 0x04, 0x25, 0xf0, 0xff, 0xff, 0xff, 7, 0, 0, 0 };
+	uint8_t out[16];
+
+	(void)state;
+	assert_int_equal(cua_x86_tls_store32(out, -16, 7), CUA_X86_TLS_STORE_LEN);
+	assert_memory_equal(out, want, sizeof(want));
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -163,6 +199,8 @@ int main(void)
 		cmocka_unit_test(branch_back_into_entry_is_refused),
 		cmocka_unit_test(function_shorter_than_the_jump_is_refused),
 		cmocka_unit_test(rel32_reach_is_checked_both_ways),
+		cmocka_unit_test(forwarding_stubs_are_recognised),
+		cmocka_unit_test(tls_store_is_encoded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
