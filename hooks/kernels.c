@@ -2,11 +2,9 @@
 /* hooks/kernels.c: the kernel-name registry: names recorded at registration and look-up, read lock-free at launch. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <string.h>
 #include <sys/mman.h>
 #include "config.h"
-#include "cuaudit_args.h"
 #include "dispatch.h"
 #include "kernels.h"
 #include "callfmt.h"
@@ -14,6 +12,7 @@
 #include "index.h"
 #include "procaddress.h"
 #include "provenance.h"
+#include "roles.h"
 #include "table.h"
 
 /* Two open-addressing tables of pointers to entries. An entry is written once and then
@@ -30,7 +29,6 @@ struct entry {
 	int stable;       /* name lives as long as the process (copied, or an arena string) */
 };
 
-uint8_t cua_kernels_launch_mask[(CUAUDIT_ID_COUNT + 7) / 8];
 static struct entry **tables[2];
 static char *arena;
 static size_t arena_used;
@@ -186,122 +184,67 @@ static uintptr_t handle_at(const void *p)
 	return v;
 }
 
-#define ARGS(elf) const struct cuaudit_args_##elf *a = c->args
-
-static void record(const struct cuaudit_call *c, void *ctx)
+/* What a kernel-name source (role kernel_name) or a version query (role version) says,
+   read through the generated table: this file names no CUDA function. */
+static void record_name(const struct cuaudit_call *c)
 {
-	(void)ctx;
-	if (c->id == CUAUDIT_ID___cudaRegisterFunction) {
-		ARGS(__cudaRegisterFunction);
+	struct cua_kname k = { 0 };
+	const char *name;
+
+	if (cua_roles_kname(c->id, c->args, &k))
+		return;
+	if (k.form == CUA_KNAME_REGISTER) {
+		/* The registration's host function is known even when the call fails. */
 		if (!c->skipped)
-			register_host_function((uintptr_t)a->hostFun, a->deviceName);
+			register_host_function(k.key, k.name);
 		return;
 	}
 	if (!cua_callfmt_succeeded(c))
 		return;
-	switch (c->id) {
-	case CUAUDIT_ID___cudaGetKernel: {
-		ARGS(__cudaGetKernel);
-		alias_handle(handle_at(a->arg0), (uintptr_t)a->arg1);
+	switch (k.form) {
+	case CUA_KNAME_ALIAS:
+		alias_handle(handle_at(k.out), k.key);
 		break;
-	}
-	case CUAUDIT_ID_cudaGetKernel: {
-		ARGS(cudaGetKernel);
-		alias_handle(handle_at(a->kernelPtr), (uintptr_t)a->entryFuncAddr);
+	case CUA_KNAME_LOOKUP:
+		if (k.name)
+			cua_kernels_add(HANDLES, handle_at(k.out), k.name, 0);
 		break;
-	}
-	case CUAUDIT_ID_cudaGetFuncBySymbol: {
-		ARGS(cudaGetFuncBySymbol);
-		alias_handle(handle_at(a->functionPtr), (uintptr_t)a->symbolPtr);
-		break;
-	}
-	case CUAUDIT_ID_cuModuleGetFunction: {
-		ARGS(cuModuleGetFunction);
-		if (a->name)
-			cua_kernels_add(HANDLES, handle_at(a->hfunc), a->name, 0);
-		break;
-	}
-	case CUAUDIT_ID_cuLibraryGetKernel: {
-		ARGS(cuLibraryGetKernel);
-		if (a->name)
-			cua_kernels_add(HANDLES, handle_at(a->pKernel), a->name, 0);
-		break;
-	}
-	case CUAUDIT_ID_cuKernelGetFunction: {
-		ARGS(cuKernelGetFunction);
-		const char *name = cua_kernels_lookup(HANDLES, (uintptr_t)a->kernel);
-
+	case CUA_KNAME_DERIVE:
+		name = cua_kernels_lookup(HANDLES, k.key);
 		if (name)
-			cua_kernels_add(HANDLES, handle_at(a->pFunc), name, 1);
+			cua_kernels_add(HANDLES, handle_at(k.out), name, 1);
 		break;
-	}
-	case CUAUDIT_ID_cuDriverGetVersion: {
-		ARGS(cuDriverGetVersion);
-		if (a->driverVersion)
-			cua_provenance_note_version(CUAUDIT_LAYER_DRIVER, *a->driverVersion);
-		break;
-	}
-	case CUAUDIT_ID_cudaDriverGetVersion: {
-		ARGS(cudaDriverGetVersion);
-		if (a->driverVersion)
-			cua_provenance_note_version(CUAUDIT_LAYER_DRIVER, *a->driverVersion);
-		break;
-	}
-	case CUAUDIT_ID_cudaRuntimeGetVersion: {
-		ARGS(cudaRuntimeGetVersion);
-		if (a->runtimeVersion)
-			cua_provenance_note_version(CUAUDIT_LAYER_RUNTIME, *a->runtimeVersion);
-		break;
-	}
 	default:
 		break;
 	}
+}
+
+static void record(const struct cuaudit_call *c, void *ctx)
+{
+	int layer;
+	const int *value = NULL;
+
+	(void)ctx;
+	if (!c->args)
+		return;
+	if (cua_role[c->id] == CUAUDIT_ROLE_KERNEL_NAME)
+		record_name(c);
+	else if (cua_callfmt_succeeded(c) && cua_roles_version(c->id, c->args, &layer, &value) == 0 &&
+		 value)
+		cua_provenance_note_version((enum cuaudit_layer)layer, *value);
 }
 
 /* The launched function's key and its space, or 0. */
 static uintptr_t launch_key(const struct cuaudit_call *c, unsigned *space)
 {
-	*space = HANDLES;
-	switch (c->id) {
-#define KEY(elf, field, sp)                                                                     \
-	case CUAUDIT_ID_##elf: {                                                               \
-		ARGS(elf);                                                                     \
-		*space = sp;                                                                   \
-		return (uintptr_t)a->field;                                                    \
-	}
-	KEY(cudaLaunchKernel, func, HOST_FUNCTIONS)
-	KEY(cudaLaunchKernel_ptsz, func, HOST_FUNCTIONS)
-	KEY(cudaLaunchCooperativeKernel, func, HOST_FUNCTIONS)
-	KEY(cudaLaunchCooperativeKernel_ptsz, func, HOST_FUNCTIONS)
-	KEY(cudaLaunchKernelExC, func, HOST_FUNCTIONS)
-	KEY(cudaLaunchKernelExC_ptsz, func, HOST_FUNCTIONS)
-	KEY(__cudaLaunchKernel, kernel, HANDLES)
-	KEY(__cudaLaunchKernel_ptsz, kernel, HANDLES)
-	KEY(cuLaunchKernel, f, HANDLES)
-	KEY(cuLaunchKernel_ptsz, f, HANDLES)
-	KEY(cuLaunchKernelEx, f, HANDLES)
-	KEY(cuLaunchKernelEx_ptsz, f, HANDLES)
-	KEY(cuLaunchCooperativeKernel, f, HANDLES)
-	KEY(cuLaunchCooperativeKernel_ptsz, f, HANDLES)
-	KEY(cuLaunch, f, HANDLES)
-	KEY(cuLaunchGrid, f, HANDLES)
-	KEY(cuLaunchGridAsync, f, HANDLES)
-#undef KEY
-	default:
-		return 0;
-	}
-}
+	CUAUDIT_OPTS(cuaudit_launch, l);
 
-static const unsigned launch_ids[] = {
-	CUAUDIT_ID_cudaLaunchKernel, CUAUDIT_ID_cudaLaunchKernel_ptsz,
-	CUAUDIT_ID_cudaLaunchCooperativeKernel, CUAUDIT_ID_cudaLaunchCooperativeKernel_ptsz,
-	CUAUDIT_ID_cudaLaunchKernelExC, CUAUDIT_ID_cudaLaunchKernelExC_ptsz,
-	CUAUDIT_ID___cudaLaunchKernel, CUAUDIT_ID___cudaLaunchKernel_ptsz,
-	CUAUDIT_ID_cuLaunchKernel, CUAUDIT_ID_cuLaunchKernel_ptsz, CUAUDIT_ID_cuLaunchKernelEx,
-	CUAUDIT_ID_cuLaunchKernelEx_ptsz, CUAUDIT_ID_cuLaunchCooperativeKernel,
-	CUAUDIT_ID_cuLaunchCooperativeKernel_ptsz, CUAUDIT_ID_cuLaunch, CUAUDIT_ID_cuLaunchGrid,
-	CUAUDIT_ID_cuLaunchGridAsync,
-};
+	if (cua_roles_launch(c->id, c->args, &l))
+		return 0;
+	/* A runtime launch names its host stub; every other form a driver or runtime handle. */
+	*space = l.func_kind == CUAUDIT_FUNC_HOST ? HOST_FUNCTIONS : HANDLES;
+	return (uintptr_t)l.func;
+}
 
 /* A driver handle nobody looked up (a library's own module code): ask the driver, once. */
 static const char *ask_driver(uintptr_t f)
@@ -347,24 +290,23 @@ const char *cua_kernels_of_call(const struct cuaudit_call *c)
 	return name;
 }
 
-static const unsigned record_ids[] = {
-	CUAUDIT_ID___cudaRegisterFunction, CUAUDIT_ID___cudaGetKernel, CUAUDIT_ID_cudaGetKernel,
-	CUAUDIT_ID_cudaGetFuncBySymbol, CUAUDIT_ID_cuModuleGetFunction,
-	CUAUDIT_ID_cuLibraryGetKernel, CUAUDIT_ID_cuKernelGetFunction,
-	CUAUDIT_ID_cuDriverGetVersion, CUAUDIT_ID_cudaDriverGetVersion,
-	CUAUDIT_ID_cudaRuntimeGetVersion,
-};
+/* The ids whose role is kernel_name or version, found at init. */
+static unsigned record_ids[CUAUDIT_ID_COUNT];
 
 int cua_kernels_init(const struct cua_config *all)
 {
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = record, .ids = record_ids,
-		     .nids = sizeof(record_ids) / sizeof(record_ids[0]));
+	size_t n = 0;
 
 	if (!all->trace[0] && !all->summary[0] && !cua_log_on(CUA_LOG_VERBOSE) &&
 	    !all->log_errors)
 		return 0;
-	for (unsigned i = 0; i < sizeof(launch_ids) / sizeof(launch_ids[0]); i++)
-		cua_kernels_launch_mask[launch_ids[i] >> 3] |= (uint8_t)(1u << (launch_ids[i] & 7));
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+		if (cua_role[id] == CUAUDIT_ROLE_KERNEL_NAME || cua_role[id] == CUAUDIT_ROLE_VERSION)
+			record_ids[n++] = id;
 	on = 1;
-	return cua_dispatch_subscribe(&sub);
+	{
+		CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = record, .ids = record_ids, .nids = n);
+
+		return cua_dispatch_subscribe(&sub);
+	}
 }

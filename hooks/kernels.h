@@ -6,19 +6,17 @@
 #include <stdint.h>
 #include "cuaudit.h"
 #include "cuaudit_ids.h"
+#include "roles.h"
 
 /* Subscribes the registry to the registration and look-up calls when the log, the trace or
    the summary is on (they name launches). From la_version, after those hooks. */
 struct cua_config;
 int cua_kernels_init(const struct cua_config *all);
 
-/* A bit per id that launches a kernel (cuLaunchKernel, cudaLaunchKernel, __cudaLaunchKernel,
-   ...); set by cua_kernels_init, read-only after. */
-extern uint8_t cua_kernels_launch_mask[(CUAUDIT_ID_COUNT + 7) / 8];
-
+/* Whether an id launches a kernel (its role is launch, in the generated table). */
 static inline int cua_kernels_is_launch(unsigned id)
 {
-	return (cua_kernels_launch_mask[id >> 3] >> (id & 7)) & 1;
+	return cua_role[id] == CUAUDIT_ROLE_LAUNCH;
 }
 
 /* The name of the kernel a launch call launched, from an exit callback: a string that lives

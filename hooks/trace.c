@@ -11,6 +11,7 @@
 #include "dispatch.h"
 #include "hooks.h"
 #include "kernels.h"
+#include "roles.h"
 #include "callfmt.h"
 #include "log.h"
 #include "fd.h"
@@ -285,15 +286,15 @@ static size_t string_len(const char *s)
 }
 
 /* CUAUDIT_CAPTURE=profiler-api: Start opens the range (and is recorded), Stop closes it
-   (and is recorded). */
+   (and is recorded). The roles profiler_start and profiler_stop say which calls those are;
+   cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call the driver's inside. */
 static int captured(unsigned id)
 {
-	switch (id) {
-	/* cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call these inside. */
-	case CUAUDIT_ID_cuProfilerStart:
+	switch (cua_role[id]) {
+	case CUAUDIT_ROLE_PROFILER_START:
 		__atomic_store_n(&capturing, 1, __ATOMIC_RELAXED);
 		return 1;
-	case CUAUDIT_ID_cuProfilerStop:
+	case CUAUDIT_ROLE_PROFILER_STOP:
 		return __atomic_exchange_n(&capturing, 0, __ATOMIC_RELAXED);
 	default:
 		return __atomic_load_n(&capturing, __ATOMIC_RELAXED);

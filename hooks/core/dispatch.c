@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "dispatch.h"
+#include "roles.h"
 #include "table.h"
 
 void *cua_real[CUAUDIT_ID_COUNT];
@@ -89,7 +90,12 @@ int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
 			return -EINVAL;
 		cover(s, (unsigned)id, sub.layers);
 	}
-	if (!sub.ids && !sub.elf_names)
+	if (sub.roles >> CUAUDIT_ROLE_COUNT)
+		return -EINVAL;
+	for (unsigned id = 0; sub.roles && id < CUAUDIT_ID_COUNT; id++)
+		if (sub.roles & CUAUDIT_ROLE_BIT(cua_role[id]))
+			cover(s, id, sub.layers);
+	if (!sub.ids && !sub.elf_names && !sub.roles)
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 			cover(s, id, sub.layers);
 	s->enter = sub.enter;

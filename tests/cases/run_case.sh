@@ -456,6 +456,19 @@ example_plugin_counts_launches_per_stream)
   same_results
   expect_log 1 "info: plugin launch_counter: stream 0x[0-9a-f]+: 1 launch$"
   ;;
+example_plugin_sums_bytes_copied_per_stream)
+  # One plugin file that names no CUDA function: the role "copy" and cuaudit_call_copy.
+  native "$BIN/copies"
+  CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/bytes_per_stream.so" audited "$BIN/copies"
+  same_results
+  grep -q "mock bytes: htod async 2000, dtoh async 300, htod 1 calls" audited.out &&
+    pass "the mock moved 2000 + 300 + 10 bytes" || fail "mock counters: $(tail -1 audited.out)"
+  expect_log 1 "info: plugin bytes_per_stream: stream 0x[0-9a-f]+: 2000 bytes in 2 copies$"
+  expect_log 1 "info: plugin bytes_per_stream: stream 0x[0-9a-f]+: 300 bytes in 1 copy$"
+  expect_log 1 "info: plugin bytes_per_stream: stream 0x0: 10 bytes in 1 copy$"
+  # The refused copy and the memset are not counted: the totals match the mock's.
+  expect_log 1 "info: plugin bytes_per_stream: total: 2310 bytes in 4 copies$"
+  ;;
 cli_run_sets_the_environment_and_keeps_the_status)
   native "$BIN/driver_lazy"
   "$CLI" run --summary="$dir/s.json" --log=warn -- "$BIN/driver_lazy" >audited.out 2>audited.err
