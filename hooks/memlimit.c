@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
+#include "finish.h"
 #include "config.h"
 #include "cuaudit_args.h"
 #include "dispatch.h"

@@ -7,10 +7,11 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "finish.h"
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
-#include "kernels.h"
+#include "kernelnames.h"
 #include "libs.h"
 #include "log.h"
 #include "metrics.h"
@@ -132,7 +133,7 @@ static struct kstats *thread_kstats(void)
 static void count_launch(const struct cuaudit_call *c)
 {
 	struct kstats *k = thread_kstats();
-	const char *name = cua_kernels_of_call(c);
+	const char *name = cua_kernelnames_of_call(c);
 	unsigned h;
 
 	if (!k)
@@ -168,7 +169,7 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
 	if (s)
 		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
-	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
+	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
 		count_launch(c);
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
 		cua_provenance_poll();
@@ -222,7 +223,7 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 	struct cua_stat *s;
 
 	(void)ctx;
-	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
+	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
 		count_launch(c); /* untimed launches add no time to their kernel's row */
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
 		cua_provenance_poll();

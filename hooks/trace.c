@@ -7,10 +7,11 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "finish.h"
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
-#include "kernels.h"
+#include "kernelnames.h"
 #include "roles.h"
 #include "callfmt.h"
 #include "log.h"
@@ -322,7 +323,7 @@ static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 			ex->bits |= 1u << i;
 			ex->n++;
 		}
-	ex->kernel = cua_kernels_is_launch(c->id) ? cua_kernels_of_call(c) : NULL;
+	ex->kernel = cua_kernelnames_is_launch(c->id) ? cua_kernelnames_of_call(c) : NULL;
 	ex->klen = 0;
 	while (ex->kernel && ex->klen < 255 && ex->kernel[ex->klen])
 		ex->klen++;
@@ -365,7 +366,7 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 		}
 	}
 	need = round8(need);
-	if (has_out[c->id] || cua_kernels_is_launch(c->id))
+	if (has_out[c->id] || cua_kernelnames_is_launch(c->id))
 		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;

@@ -19,8 +19,6 @@ uint8_t cua_plan[CUAUDIT_ID_COUNT];
 struct cua_sub cua_subs[CUA_MAX_SUBS];
 unsigned cua_nsubs;
 static int closed;
-static uint64_t thread_serials;
-__thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
 
 static void cover(struct cua_sub *s, unsigned id, unsigned layers)
 {
@@ -126,9 +124,4 @@ void cua_dispatch_truncate(unsigned first)
 unsigned cua_dispatch_count(void)
 {
 	return cua_nsubs;
-}
-
-uint64_t cua_dispatch_new_thread(void)
-{
-	return __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
 }
