@@ -29,8 +29,10 @@ per_thread_stream_build_reaches_ptds_variants)
   expect_out '^mock cuLaunchKernel_ptsz: 1$'
   expect_out '^mock cuLaunchKernel: 0$'
   ;;
-dlopen_libcuda_so_1_dlsym_returns_wrappers | dlopen_libcuda_so_dlsym_returns_wrappers | \
-  dlvsym_returns_wrappers | helper_library_dlsym_on_programs_behalf_is_intercepted)
+dlopen_libcuda_so_1_dlsym_returns_wrappers) ;&
+dlopen_libcuda_so_dlsym_returns_wrappers) ;&
+dlvsym_returns_wrappers) ;&
+helper_library_dlsym_on_programs_behalf_is_intercepted)
   lib=libcuda.so.1; mode=dlsym
   [ "$name" = dlopen_libcuda_so_dlsym_returns_wrappers ] && lib=libcuda.so
   [ "$name" = dlvsym_returns_wrappers ] && mode=dlvsym
