@@ -9,7 +9,7 @@ exe_entry='entry@\(executable\)'
 dso_entry='entry@.*/libstatic_rt_dso\.so'
 
 case $name in
-static_runtime_calls_are_logged_at_runtime_level_with_identical_results)
+static_runtime_calls_are_logged_at_runtime_level_with_identical_results) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt"
   same_results
@@ -26,7 +26,7 @@ static_runtime_calls_are_logged_at_runtime_level_with_identical_results)
   expect_log 1 "tid=[0-9]+ cudaMalloc\(devPtr=0x[0-9a-f]+->0x[0-9a-f]+, size=32\) -> cudaSuccess"
   expect_log 1 "\(executable\) $patched_line[1-9][0-9]* short-branch=0 unknown-opcode=0 branch-into-entry=0 too-short=0"
   ;;
-static_and_shared_builds_give_the_same_runtime_summary)
+static_and_shared_builds_give_the_same_runtime_summary) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/shared_rt"
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/shared.json" audited "$BIN/shared_rt"
   same_results
@@ -50,7 +50,7 @@ PY
   expect_log 1 '^shared.json (plt|bindnow)=1$' kinds.txt
   expect_log 1 '^static.json entry=1$' kinds.txt
   ;;
-static_runtime_is_left_alone_without_CUAUDIT_STATIC_RUNTIME)
+static_runtime_is_left_alone_without_CUAUDIT_STATIC_RUNTIME) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt"
   CUAUDIT_LOG=debug audited "$BIN/static_rt"
   same_results
@@ -61,7 +61,7 @@ static_runtime_is_left_alone_without_CUAUDIT_STATIC_RUNTIME)
   expect_log 0 "$patched_line" log2.txt
   expect_log 0 "$(call cudaMalloc '[a-z]+')" log2.txt
   ;;
-stripped_static_runtime_gets_one_info_message_and_runs)
+stripped_static_runtime_gets_one_info_message_and_runs) # when: CUAUDIT_HAVE_ZYDIS
   strip -o "$dir/static_rt_stripped" "$BIN/static_rt" || fail "strip"
   native "$dir/static_rt_stripped"
   CUAUDIT_STATIC_RUNTIME=1 audited "$dir/static_rt_stripped"
@@ -76,7 +76,7 @@ stripped_static_runtime_gets_one_info_message_and_runs)
   expect_log 0 'stripped' log2.txt
   expect_log 0 "$patched_line" log2.txt
   ;;
-hostile_prologues_are_refused_and_counted_and_the_rest_patched)
+hostile_prologues_are_refused_and_counted_and_the_rest_patched) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_prologues"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_prologues"
   same_results
@@ -96,7 +96,7 @@ hostile_prologues_are_refused_and_counted_and_the_rest_patched)
     expect_log 0 "$(call "$f" '[a-z]+')"
   done
   ;;
-patched_program_forks_execs_and_runs_16_threads_with_exact_counts)
+patched_program_forks_execs_and_runs_16_threads_with_exact_counts) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_threads"
   CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.%p.json" audited "$BIN/static_threads"
   same_results
@@ -114,7 +114,7 @@ patched_program_forks_execs_and_runs_16_threads_with_exact_counts)
   expect_log 1 '^cudaGetDevice:outer calls=5 errors=0$' check.txt
   expect_log 1 '^cudaGetDevice:outer calls=1 errors=0$' check.txt
   ;;
-dlopened_object_with_static_runtime_is_patched_before_its_constructors)
+dlopened_object_with_static_runtime_is_patched_before_its_constructors) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt_dlopen"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt_dlopen"
   same_results
@@ -123,7 +123,7 @@ dlopened_object_with_static_runtime_is_patched_before_its_constructors)
   expect_log 1 "$(call __cudaRegisterFatBinary "$dso_entry")"
   expect_log 1 "$(call cudaMalloc "$dso_entry")"
   ;;
-static_runtime_beside_shared_libcudart_each_reach_their_own)
+static_runtime_beside_shared_libcudart_each_reach_their_own) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt_dlopen"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt_dlopen"
   same_results
@@ -134,7 +134,7 @@ static_runtime_beside_shared_libcudart_each_reach_their_own)
   expect_log 2 "$(call cudaGetDevice '(plt|bindnow)')"
   expect_log 1 "$(call cudaGetDevice "$dso_entry")"
   ;;
-writable_code_forbidden_falls_back_to_driver_level_once)
+writable_code_forbidden_falls_back_to_driver_level_once) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_noexec" "$BIN/static_rt"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_noexec" "$BIN/static_rt"
   same_results
@@ -142,7 +142,7 @@ writable_code_forbidden_falls_back_to_driver_level_once)
   expect_log 0 "$(call cudaMalloc '[a-z]+')"
   expect_log 2 "tid=[0-9]+ cuMemAlloc_v2\(dptr=.* procaddress$"
   ;;
-corrupt_section_headers_are_refused_and_the_program_runs)
+corrupt_section_headers_are_refused_and_the_program_runs) # when: CUAUDIT_HAVE_ZYDIS
   # The kernel runs a program without its section headers; cuaudit must not trust them.
   "$PYTHON" - "$BIN/static_rt" "$dir" <<'PY' || fail "could not write the corrupt copies"
 import os, struct, sys
@@ -179,14 +179,14 @@ PY
   done
   expect_log 1 'has no symbol table \(stripped\)' huge_symtab.log
   ;;
-static_runtime_without_decoder_warns_once_and_runs)
+static_runtime_without_decoder_warns_once_and_runs) # when: !CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt"
   same_results
   expect_log 1 'warning: CUAUDIT_STATIC_RUNTIME: this cuaudit was built without the Zydis decoder; a statically linked runtime is seen at the driver level only'
   expect_log 0 "$(call cudaMalloc '[a-z]+')"
   ;;
-four_runtime_copies_each_reach_their_own_through_dlclose_and_reopen)
+four_runtime_copies_each_reach_their_own_through_dlclose_and_reopen) # when: CUAUDIT_HAVE_ZYDIS
   # Each copy answers devices from its own offset and each caller checks it (exit 1 else).
   native "$BIN/static_rt_multi"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt_multi"
@@ -213,7 +213,7 @@ four_runtime_copies_each_reach_their_own_through_dlclose_and_reopen)
   expect_log 2 "$(call __cudaRegisterFatBinary 'entry@.*/libstatic_rt_c\.so')"
   expect_log 7 "$(call cudaMalloc 'entry@.*/libstatic_rt_[abc]\.so')"
   ;;
-each_copy_is_named_in_log_summary_and_trace)
+each_copy_is_named_in_log_summary_and_trace) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt_multi"
   CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=info CUAUDIT_SUMMARY="$dir/s.json" \
     CUAUDIT_TRACE="$dir/t.json" audited "$BIN/static_rt_multi"
@@ -249,7 +249,7 @@ PY
   slow=$(grep -E "$patched_line" log.txt | awk '$(NF-1) > 20000' | wc -l)
   [ "$slow" -eq 0 ] && pass "every copy patched within 20 ms" || fail "$slow copies took over 20 ms"
   ;;
-forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime)
+forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime) # when: CUAUDIT_HAVE_ZYDIS
   # Before issue 23 these were "too-short" (no size) and nothing said where the calls went.
   native "$BIN/static_stubs_main"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_stubs_main"
@@ -264,7 +264,7 @@ forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime)
   expect_log 2 "$(call cudaMalloc dlsym)"
   expect_log 0 "$(call cudaGetDevice 'entry.*')"
   ;;
-thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs)
+thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs) # when: CUAUDIT_HAVE_ZYDIS
   # 33 files, each its own copy of an object with a runtime linked in, dlopened one by one.
   paths=()
   for i in $(seq -w 1 33); do
@@ -280,7 +280,7 @@ thirty_three_copies_fill_32_slots_and_the_last_is_named_and_runs)
   expect_log 0 "$(call cudaGetDevice 'entry@.*/c33/libstatic_rt_c\.so')"
   expect_log 32 "$(call cudaGetDevice 'entry@.*')"
   ;;
-functions_no_hook_covers_keep_their_entries)
+functions_no_hook_covers_keep_their_entries) # when: CUAUDIT_HAVE_ZYDIS
   # Only the memory limit: the runtime's allocation functions are patched, the rest (here
   # cudaGetDevice) keep their entries and cost nothing, as unhooked shared bindings do.
   native "$BIN/static_rt"
@@ -302,7 +302,7 @@ print(" ".join(sorted(a["name"] for a in doc["apis"] if a["bindings"].get("entry
 PY
   expect_log 1 'cudaGetDevice' kinds.txt
   ;;
-threads_call_two_copies_while_a_third_is_opened_and_closed_30_times)
+threads_call_two_copies_while_a_third_is_opened_and_closed_30_times) # when: CUAUDIT_HAVE_ZYDIS
   # Each call checks its device against its own copy's; the summary counts them by copy.
   native "$BIN/static_rt_race"
   CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/static_rt_race"
@@ -317,7 +317,7 @@ PY
   expect_log 1 '^libstatic_rt_b\.so 40000$' objects.txt
   expect_log 1 '^libstatic_rt_c\.so 3000$' objects.txt
   ;;
-killed_process_raw_trace_names_each_copy_by_number)
+killed_process_raw_trace_names_each_copy_by_number) # when: CUAUDIT_HAVE_ZYDIS
   # A trace converted from the raw file of a killed process: no names there, copy numbers.
   env LD_AUDIT="$AUDIT" CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 \
     CUAUDIT_TRACE="$dir/t.json" "$BIN/static_rt_multi" linger >out.txt 2>err.txt &
