@@ -637,6 +637,14 @@ static void print_json(const struct region *r, unsigned last)
 		}
 		printf("]}");
 	}
+	printf("],\"memory\":[");
+	sep = "";
+	for (unsigned d = 0; d < CUA_LIVE_DEVICES; d++) {
+		if (!r->head.mem_used[d])
+			continue;
+		printf("%s{\"device\":%u,\"bytes\":%llu}", sep, d, (unsigned long long)r->head.mem_used[d]);
+		sep = ",";
+	}
 	printf("],\"apis\":[");
 	sep = "";
 	for (uint32_t id = 0; id < r->head.nids; id++) {
@@ -670,6 +678,16 @@ static void ps_detail(const struct region *r, unsigned last, int json)
 		printf("note: written by another cuaudit build: functions shown by id\n");
 	if (r->head.untracked)
 		printf("note: %u thread(s) found no free slot and are not shown\n", r->head.untracked);
+	{
+		unsigned any = 0;
+
+		for (unsigned d = 0; d < CUA_LIVE_DEVICES; d++)
+			if (r->head.mem_used[d])
+				printf("%s device %u %llu bytes", any++ ? "," : "device memory held by its calls:",
+				       d, (unsigned long long)r->head.mem_used[d]);
+		if (any)
+			putchar('\n');
+	}
 	for (uint32_t i = 0; i < r->head.slots_used; i++)
 		if (slot(r, i)->tid)
 			print_thread(r, slot(r, i), last);

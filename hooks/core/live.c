@@ -19,6 +19,7 @@ __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")
 uint8_t cua_live_on;
 uint8_t cua_live_args_size[CUAUDIT_ID_COUNT];
 struct cua_live_head *volatile cua_live_region;
+uint64_t cua_live_region_pid;
 uint32_t cua_live_calls_mask;
 
 /* Fixed in la_version. */
@@ -280,8 +281,10 @@ static struct cua_live_head *region_of(uint64_t pid, int *retry)
 		   child gets its own file. */
 		h = make_region(pid);
 		region.failed = h == NULL;
-		if (h)
+		if (h) {
 			cua_live_region = h;
+			__atomic_store_n(&cua_live_region_pid, pid, __ATOMIC_RELEASE);
+		}
 		__atomic_store_n(&region.pid, pid, __ATOMIC_RELEASE);
 	}
 	__atomic_store_n(&region.opening, 0, __ATOMIC_RELEASE);
@@ -354,4 +357,14 @@ void cua_live_remove(void)
 		return;
 	__atomic_store_n(&h->state, CUA_LIVE_EXITED, __ATOMIC_RELEASE);
 	unlink(region.path);
+}
+
+void cua_live_note_mem(unsigned dev, uint64_t bytes)
+{
+	struct cua_live_head *h = cua_live_region;
+
+	/* Not into the parent's region from a forked child that has no region of its own. */
+	if (h && dev < CUA_LIVE_DEVICES &&
+	    __atomic_load_n(&cua_live_region_pid, __ATOMIC_ACQUIRE) == cua_process_id())
+		__atomic_store_n(&h->mem_used[dev], bytes, __ATOMIC_RELAXED);
 }

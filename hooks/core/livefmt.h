@@ -26,6 +26,7 @@
 #define CUA_LIVE_CALLS_DEFAULT 64u
 #define CUA_LIVE_CALLS_MAX 4096u
 #define CUA_LIVE_PROGRAM 256u
+#define CUA_LIVE_DEVICES 64u       /* CUA_MAX_DEVICES */
 
 /* The control word (head.ctl), written by `cuaudit ctl` and read by the trace and the log
    with one load per call. */
@@ -61,6 +62,10 @@ struct cua_live_head {
 	char program[CUA_LIVE_PROGRAM];
 	uint32_t slots_used;     /* the highest slot index taken, plus one */
 	uint32_t reserved0;
+	/* Device memory the process's calls hold, per device ordinal, as the memory hook
+	   counts it (allocations minus frees; CUAUDIT_MEM_LIMIT's accounting, kept without a
+	   quota while the live view is on). */
+	uint64_t mem_used[CUA_LIVE_DEVICES];
 };
 
 /* One call in flight. */
@@ -134,6 +139,10 @@ struct cua_live_slot *cua_live_attach(uint64_t pid);
 /* The region's head in this process (or the parent's, in a forked child that has not made
    its own yet), NULL before the first call. */
 extern struct cua_live_head *volatile cua_live_region;
+/* The process the region belongs to (a forked child still maps its parent's). */
+extern uint64_t cua_live_region_pid;
+/* The memory hook's count of device dev changed to bytes: published for the readers. */
+void cua_live_note_mem(unsigned dev, uint64_t bytes);
 /* The control word: one load. */
 static inline uint32_t cua_live_ctl(void)
 {

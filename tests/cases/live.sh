@@ -299,8 +299,11 @@ t = d["threads"][0]
 assert t["in_flight"] == [], t["in_flight"]
 assert len(t["last_calls"]) == 16 and t["last_calls"][0]["name"] == "cuDeviceGetCount"
 assert t["last_calls"][0]["result"] == "CUDA_SUCCESS"
-print("3000 calls, 16 last calls, nothing in flight")
+assert d["memory"] == [{"device": 0, "bytes": 4 << 20}], d["memory"]
+print("3000 calls, 16 last calls, nothing in flight, 4 MiB held on device 0")
 PY
+  timeout 20 "$CLI" ps --dir "$L" $pid >p.txt 2>&1
+  grep -q '^device memory held by its calls: device 0 4194304 bytes$' p.txt && pass "ps PID shows the memory per device" || fail "memory: $(cat p.txt | head -5)"
   timeout 20 "$CLI" top --dir "$L" -d 0.2 -n 1 $pid >top.txt 2>&1; rc=$?
   [ $rc = 0 ] && grep -qE '^cuDeviceGetCount +[0-9]+ +[0-9]+ +0 +3000$' top.txt && pass "top, not on a terminal: one table with the counts" || fail "top: $rc $(cat top.txt)"
   touch "$dir/go"; wait $pid

@@ -132,8 +132,13 @@ int main(int argc, char **argv)
 		return 0;
 	}
 	if (strcmp(mode, "calls") == 0) {
-		/* argv[2] calls, then wait for file argv[3] (if given). */
+		/* 4 MiB held on the device, argv[2] calls, then wait for file argv[3] (if given). */
+		CUdeviceptr a, b;
+
 		setup();
+		CHECK(cuMemAlloc(&a, 1 << 20) == CUDA_SUCCESS);
+		CHECK(cuMemAlloc(&b, 4 << 20) == CUDA_SUCCESS);
+		CHECK(cuMemFree(a) == CUDA_SUCCESS);
 		calls(atoi(argv[2]));
 		printf("calls done\n");
 		fflush(stdout);
