@@ -24,12 +24,15 @@ declare -A env_of=(
   [sampled]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=64"
   [trace]="$A CUAUDIT_TRACE=$W/trace.%p.json"
   [verbose]="$A CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE=$W/log.%p"
+  [live]="$A CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  [summary_live]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  [trace_live]="$A CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
   [cupti]="CUDA_INJECTION64_PATH=$B/bench/cupti_subscriber.so"
   [cupti_ts]="CUDA_INJECTION64_PATH=$B/bench/cupti_subscriber_ts.so"
 )
 # Every call writes output in these: fewer calls per pass keep the files small; ns per call
 # stays comparable.
-declare -A scale_of=([trace]=20 [verbose]=200 [base_trace]=20)
+declare -A scale_of=([trace]=20 [trace_live]=20 [verbose]=200 [base_trace]=20)
 # BASELINE=/path/libcuaudit.so: another build of the module (an older commit) measured in the
 # same interleaved rounds, with the same programs: its rows read base_*.
 base_configs=""
@@ -43,13 +46,13 @@ fi
 if [ $MOCK = 1 ]; then
   CALLS=$B/tests/cases/mock_calls
   export LD_LIBRARY_PATH=$B/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  configs="native no_hook memlimit summary sampled trace verbose$base_configs"
+  configs="native no_hook memlimit summary sampled trace verbose live summary_live trace_live$base_configs"
   calls_of() { "$CALLS" "$1" 200000 | awk '{print $2}'; }
   tsc_ns() { "$CALLS" tsc 2000000 | awk '{print $2}'; }
   NO_TORCH=1
 else
   CALLS=$B/bench/calls
-  configs="native no_hook memlimit summary sampled trace verbose cupti cupti_ts$base_configs"
+  configs="native no_hook memlimit summary sampled trace verbose live summary_live trace_live cupti cupti_ts$base_configs"
   # bench/calls does 16 passes of 2,000,000 calls; a quarter keeps each run near a second.
   calls_of() { BENCH_SCALE=$((4 * ${BENCH_SCALE:-1})) "$CALLS" "$1" | awk '{print $2}'; }
   tsc_ns() { "$CALLS" clock | awk '$1 == "rdtsc" {print $2}'; }
@@ -130,6 +133,16 @@ target "summary on (a) within two TSC reads + 6 ns ($(added summary plt) <= $(aw
   "$(added summary plt) <= 2 * $tsc + 6"
 target "trace on (a) within the summary + 8 ns ($(added trace plt) <= $(added summary plt) + 8)" \
   "$(added trace plt) <= $(added summary plt) + 8"
+# The live view (issue 22): with the summary or the trace it reuses their clock reads; alone
+# it is timed by the dispatch like them.
+for mode in plt procaddress cudart; do
+  for c in summary trace; do
+    target "live view with the $c adds at most 3 ns on $mode ($(added ${c}_live $mode) vs $(added $c $mode))" \
+      "$(added ${c}_live $mode) - $(added $c $mode) <= 3"
+  done
+  target "live view alone within one TSC read + 4 ns of the hooks' floor (summary) on $mode ($(added live $mode) vs $(added summary $mode) + $tsc + 4)" \
+    "$(added live $mode) <= $(added summary $mode)"
+done
 case " $configs " in *" cupti "*)
   for mode in plt procaddress cudart; do
     for c in summary trace; do

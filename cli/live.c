@@ -567,9 +567,12 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 		format_result(r, &e, res, sizeof(res));
 		printf("    %*s%s -> %s ", 2 * (e.depth < 8 ? e.depth : 8), "",
 		       name_of(r, e.id, nb, sizeof(nb)), res);
-		put_duration(stdout, e.t_end >= e.t_start ? e.t_end - e.t_start : 0);
-		printf(" [%s] ", binding_name(e.binding));
-		put_duration(stdout, since(r, e.t_end));
+		if (e.t_end)
+			put_duration(stdout, e.t_end >= e.t_start ? e.t_end - e.t_start : 0);
+		else
+			fputs("-", stdout); /* not timed: the view alone reads the clock once */
+		printf(" [%s] %s ", binding_name(e.binding), e.t_end ? "ended" : "started");
+		put_duration(stdout, since(r, e.t_end ? e.t_end : e.t_start));
 		printf(" ago%s\n", e.tid != s->tid ? " (an earlier thread of this slot)" : "");
 	}
 }
@@ -630,9 +633,13 @@ static void print_json(const struct region *r, unsigned last)
 			printf(",\"tid\":%u,\"depth\":%u,\"binding\":\"%s\",\"result\":", e.tid, e.depth,
 			       binding_name(e.binding));
 			json_str(res);
-			printf(",\"duration_ns\":%llu,\"ended_ns_ago\":%llu}",
-			       (unsigned long long)(e.t_end >= e.t_start ? e.t_end - e.t_start : 0),
-			       (unsigned long long)since(r, e.t_end));
+			if (e.t_end)
+				printf(",\"duration_ns\":%llu,\"ended_ns_ago\":%llu}",
+				       (unsigned long long)(e.t_end >= e.t_start ? e.t_end - e.t_start : 0),
+				       (unsigned long long)since(r, e.t_end));
+			else
+				printf(",\"duration_ns\":null,\"started_ns_ago\":%llu}",
+				       (unsigned long long)since(r, e.t_start));
 			fsep = ",";
 		}
 		printf("]}");

@@ -24,7 +24,7 @@ static void live_exit(const struct cuaudit_call *c, void *ctx)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
 	struct cua_live_entry *e;
-	uint64_t done;
+	uint64_t done, t_start = c->t_enter_ns;
 	uint32_t seq;
 
 	(void)ctx;
@@ -34,6 +34,8 @@ static void live_exit(const struct cuaudit_call *c, void *ctx)
 		struct cua_live_flight *f = &s->flight[c->depth];
 
 		seq = f->seq;
+		if (!t_start)
+			t_start = f->t_start;
 		__atomic_store_n(&f->seq, seq + 1, __ATOMIC_RELAXED);
 		__atomic_thread_fence(__ATOMIC_RELEASE);
 		f->active = 0;
@@ -48,7 +50,9 @@ static void live_exit(const struct cuaudit_call *c, void *ctx)
 	e->binding = (uint8_t)c->binding;
 	e->depth = (uint8_t)c->depth;
 	e->tid = (uint32_t)c->thread_id;
-	e->t_start = c->t_enter_ns;
+	e->t_start = t_start;
+	/* 0 when no subscriber times the call: the view alone reads the clock once, at the
+	   start, and a finished call's duration is not known. */
 	e->t_end = c->t_exit_ns;
 	e->result = c->result;
 	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
@@ -66,8 +70,10 @@ static void live_finish(void)
 
 int cua_live_init(const struct cua_config *all)
 {
-	/* Every function: the view shows what each thread is inside, whatever the filters. */
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = live_exit, .flags = CUAUDIT_SUB_TIMES);
+	/* Every function: the view shows what each thread is inside, whatever the filters. Not
+	   timed: it takes the summary's or the trace's clock reads where they run, and alone
+	   reads the clock once, at the start (cua_live_begin), for the call in flight. */
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = live_exit, .flags = 0);
 	char dir[CUA_PATH_MAX];
 	uint32_t caps = 0;
 

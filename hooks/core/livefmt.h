@@ -169,7 +169,7 @@ size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ti
 /* Called by the dispatch after it read the call's start time: the call is in flight. pid is
    the calling process (the dispatch's thread cache, current after cua_thread_id_fast). */
 static inline __attribute__((always_inline)) void cua_live_begin(const struct cuaudit_call *p,
-								 uint64_t pid)
+								 uint64_t pid, uint64_t t_start)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
 	struct cua_live_flight *f;
@@ -189,7 +189,7 @@ static inline __attribute__((always_inline)) void cua_live_begin(const struct cu
 	f->id = (uint16_t)p->id;
 	f->binding = (uint8_t)p->binding;
 	f->active = 1;
-	f->t_start = p->t_enter_ns;
+	f->t_start = t_start;
 	n = cua_live_args_size[p->id];
 	if (n)
 		__builtin_memcpy(f->args, p->args, n);

@@ -300,12 +300,26 @@ assert t["in_flight"] == [], t["in_flight"]
 assert len(t["last_calls"]) == 16 and t["last_calls"][0]["name"] == "cuDeviceGetCount"
 assert t["last_calls"][0]["result"] == "CUDA_SUCCESS"
 assert d["memory"] == [{"device": 0, "bytes": 4 << 20}], d["memory"]
+# The view alone reads the clock once per call: a finished call has no duration.
+assert t["last_calls"][0]["duration_ns"] is None and t["last_calls"][0]["started_ns_ago"] > 0
 print("3000 calls, 16 last calls, nothing in flight, 4 MiB held on device 0")
 PY
   timeout 20 "$CLI" ps --dir "$L" $pid >p.txt 2>&1
   grep -q '^device memory held by its calls: device 0 4194304 bytes$' p.txt && pass "ps PID shows the memory per device" || fail "memory: $(cat p.txt | head -5)"
   timeout 20 "$CLI" top --dir "$L" -d 0.2 -n 1 $pid >top.txt 2>&1; rc=$?
   [ $rc = 0 ] && grep -qE '^cuDeviceGetCount +[0-9]+ +[0-9]+ +0 +3000$' top.txt && pass "top, not on a terminal: one table with the counts" || fail "top: $rc $(cat top.txt)"
+  touch "$dir/go"; wait $pid
+  # With the summary on, the view takes its clock reads: durations are known.
+  rm -f "$dir/go"
+  env $(live_env) CUAUDIT_SUMMARY="$dir/s.json" "$PROG" calls 10 "$dir/go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'calls done'
+  timeout 20 "$CLI" ps --dir "$L" --json $pid >j2.txt 2>&1
+  "$PYTHON" -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]["last_calls"]
+assert all(isinstance(e["duration_ns"], int) and e["ended_ns_ago"] >= 0 for e in t), t
+print(len(t), "calls with durations")' j2.txt >check.txt 2>&1 && pass "with the summary: $(cat check.txt)" || fail "durations: $(cat check.txt)"
   touch "$dir/go"; wait $pid
   ;;
 *)
