@@ -34,7 +34,7 @@ static struct {
 /* This process's region: made by the first thread that calls, again in a forked child. */
 static struct {
 	uint64_t pid;     /* the process it belongs to; 0 before it is made */
-	int opening;      /* claimed by the thread making it */
+	uint64_t opening; /* the pid of the process whose thread is making it; 0: none */
 	int failed;       /* none for this process (message said) */
 	char path[1100];
 } region;
@@ -265,14 +265,17 @@ static struct cua_live_head *make_region(uint64_t pid)
    A thread that finds another making it gets none this time and asks again next call. */
 static struct cua_live_head *region_of(uint64_t pid, int *retry)
 {
-	int zero = 0;
+	uint64_t claim;
 	struct cua_live_head *h;
 
 	*retry = 0;
 	if (__atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) == pid)
 		return region.failed ? NULL : cua_live_region;
-	if (!__atomic_compare_exchange_n(&region.opening, &zero, 1, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
+	/* A claim of another process is a parent's, forked while one of its threads made its
+	   region: that thread does not exist here, so the claim is taken over. */
+	claim = __atomic_load_n(&region.opening, __ATOMIC_ACQUIRE);
+	if (claim == pid || !__atomic_compare_exchange_n(&region.opening, &claim, pid, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		*retry = 1;
 		return NULL;
 	}
