@@ -188,6 +188,29 @@ PY
   [ "$(cat /etc/passwd | head -c 4)" != "" ] && timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
   [ -L "$L/101-1.live" ] && [ -p "$L/102-1.live" ] && [ -e "$L/103-1.live" ] && pass "--clean leaves files it did not make" || fail "--clean removed a foreign file: $(ls "$L")"
   [ ! -e "$real" ] && pass "--clean removed the dead process's region" || fail "--clean kept $real"
+  # 100 random corruptions of a sound region (head fields, then anywhere): the reader ends
+  # with 0 or 1, never by a signal or the timeout, within bounded memory.
+  mkdir -m 700 "$dir/fz"
+  bad=0
+  for i in $(seq 100); do
+    rm -f "$dir"/fz/*
+    "$PYTHON" - "$L/107-$ticks.live" "$dir/fz/109-$ticks.live" "$i" <<'PY'
+import random, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", b, 64, 109)
+r = random.Random(int(sys.argv[3]))
+for _ in range(r.randrange(1, 8)):
+    at = r.randrange(0, 512) if r.random() < 0.6 else r.randrange(0, len(b))
+    b[at] = r.randrange(256)
+if r.random() < 0.1:
+    b = b[: r.randrange(0, len(b))]
+open(sys.argv[2], "wb").write(b)
+PY
+    (ulimit -v 800000; timeout 10 "$CLI" ps --dir "$dir/fz" --json 109 >fz.txt 2>&1); rc=$?
+    (ulimit -v 800000; timeout 10 "$CLI" ps --dir "$dir/fz" >>fz.txt 2>&1); rc2=$?
+    if [ $rc -gt 1 ] || [ $rc2 -gt 1 ]; then bad=$((bad + 1)); echo "mutation $i: status $rc/$rc2: $(tail -2 fz.txt)"; fi
+  done
+  [ $bad = 0 ] && pass "100 corrupted regions: every reader run ended with 0 or 1" || fail "$bad corrupted regions crashed or hung the reader"
   # A directory that is a link, or open to others, is refused.
   mkdir -p "$dir/other" && chmod 755 "$dir/other"
   timeout 20 "$CLI" ps --dir "$dir/other" >o.txt 2>&1; rc=$?
