@@ -269,8 +269,8 @@ static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d
 	if (key > TOMBSTONE && put(live, SLOTS, key, charged, dev) == 0)
 		return;
 	if (!full_warned++)
-		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_MEM_LIMIT tracks at most 65536 live allocations;"
-			    " later frees are not credited", NULL);
+		cua_log_msg(CUA_LOG_WARN, "the memory accounting (CUAUDIT_MEM_LIMIT, CUAUDIT_LIVE) tracks"
+			    " at most 65536 live allocations; later frees are not credited", NULL);
 }
 
 static void mem_exit(const struct cuaudit_call *c, void *ctx)
