@@ -10,4 +10,5 @@ case_script(live.sh
   reused_pid_is_never_taken_for_the_dead_process
   ctl_starts_and_stops_trace_and_log_within_one_call
   unusable_live_directory_disables_the_view_with_one_message
-  live_view_json_and_top_show_the_counts)
+  live_view_json_and_top_show_the_counts
+  exec_gives_the_new_image_a_fresh_region_under_the_same_pid)

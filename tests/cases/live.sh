@@ -345,6 +345,24 @@ assert all(isinstance(e["duration_ns"], int) and e["ended_ns_ago"] >= 0 for e in
 print(len(t), "calls with durations")' j2.txt >check.txt 2>&1 && pass "with the summary: $(cat check.txt)" || fail "durations: $(cat check.txt)"
   touch "$dir/go"; wait $pid
   ;;
+exec_gives_the_new_image_a_fresh_region_under_the_same_pid)
+  # exec keeps the pid and the start time, so the name: the new image replaces the old
+  # image's file (its own process's), with the summary on (the old one is removed at the
+  # exec) and alone (it is found and replaced).
+  for extra in "CUAUDIT_SUMMARY=$dir/s.%p.json" "CUAUDIT_LOG=warn"; do
+    rm -f "$dir/go"
+    env $(live_env) $extra "$PROG" exec 1000 "$dir/go" >out.txt 2>err.txt &
+    pid=$!
+    wait_out out.txt 'calls done' || { kill -9 $pid; continue; }
+    [ "$(ls "$L" | grep -c "^$pid-")" = 1 ] && pass "$extra: one region for the pid" || fail "$extra: files $(ls "$L")"
+    j=$(ps_json $pid calls cuDeviceGetCount)
+    [[ "$j" == "running 5 "* ]] && pass "$extra: the new image counts only its own 5 calls ($j)" || fail "$extra: $j"
+    grep -q 'live_prog calls 5' psj.txt && pass "$extra: its program is the new command line" || fail "$extra: program: $(head -c 200 psj.txt)"
+    touch "$dir/go"; wait $pid; rc=$?
+    [ $rc = 0 ] && [ ! -s err.txt ] && pass "$extra: ended normally, silent" || fail "$extra: status $rc: $(cat err.txt)"
+    [ -z "$(ls "$L")" ] && pass "$extra: no file left" || fail "$extra: left $(ls "$L")"
+  done
+  ;;
 *)
   fail "unknown case $name"
   ;;

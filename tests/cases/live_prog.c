@@ -146,6 +146,17 @@ int main(int argc, char **argv)
 			wait_file(argv[3]);
 		return 0;
 	}
-	fprintf(stderr, "usage: live_prog block|churn|fork|phases|calls ...\n");
+	if (strcmp(mode, "exec") == 0) {
+		/* argv[2] calls, then the same program (same pid, same start time) makes its own
+		   calls and waits for argv[3]. */
+		char *args[] = { argv[0], "calls", "5", argv[3], NULL };
+
+		setup();
+		calls(atoi(argv[2]));
+		execv("/proc/self/exe", args);
+		perror("execv");
+		return 1;
+	}
+	fprintf(stderr, "usage: live_prog block|churn|fork|phases|calls|exec ...\n");
 	return 2;
 }
