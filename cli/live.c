@@ -794,6 +794,9 @@ static int ps_main(int argc, char **argv)
 		printf("%-8s %-8s %7s %9s %-28s %10s %-8s %s\n", "PID", "STATE", "THREADS", "CALLS/S",
 		       "LONGEST CALL IN FLIGHT", "FOR", "TID", "PROGRAM");
 		n = each_region(ps_one, &ctx, 0);
+		if (n == 0)
+			fprintf(stderr, "cuaudit ps: no live view in %s (processes run with CUAUDIT_LIVE=1 "
+				"make one at their first CUDA call)\n", live_dir);
 	}
 	return n < 0 ? 1 : 0;
 }
