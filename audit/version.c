@@ -44,6 +44,7 @@ static void start_hooks(void)
 	cua_errcount_init(&cua_cfg);
 	cua_log_init(&cua_cfg);
 	cua_kernels_init(&cua_cfg);
+	cua_live_init(&cua_cfg);
 	cua_plugins_load(&cua_cfg);
 	cua_dispatch_close();
 }

@@ -27,6 +27,9 @@ declare -A env_of=(
   [dispatch]="$A CUAUDIT_PLUGINS=$B/bench/breakdown_untimed.so"
   [dispatch_timed]="$A CUAUDIT_PLUGINS=$B/bench/breakdown_timed.so"
   [metrics]="$A CUAUDIT_METRICS=$W/metrics.%p.prom"
+  [live]="$A CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  [summary_live]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  [trace_live]="$A CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
   [memlimit]="$A CUAUDIT_MEM_LIMIT=1TiB"
   [summary]="$A CUAUDIT_SUMMARY=$W/summary.%p.json"
   [sampled]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=64"
@@ -37,7 +40,7 @@ declare -A env_of=(
 )
 # Every call writes output in these: fewer calls per pass keep the files small; ns per call
 # stays comparable.
-declare -A scale_of=([trace]=20 [verbose]=200 [base_trace]=20)
+declare -A scale_of=([trace]=20 [trace_live]=20 [verbose]=200 [base_trace]=20)
 # BASELINE=/path/libcuaudit.so: another build of the module (an older commit) measured in the
 # same interleaved rounds, with the same programs: its rows read base_*.
 base_configs=""
@@ -51,7 +54,7 @@ fi
 if [ $MOCK = 1 ]; then
   CALLS=$B/tests/cases/mock_calls
   export LD_LIBRARY_PATH=$B/mock${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
-  configs="native no_hook dispatch dispatch_timed memlimit metrics summary sampled trace verbose$base_configs"
+  configs="native no_hook dispatch dispatch_timed memlimit metrics summary sampled trace verbose live summary_live trace_live$base_configs"
   # (e): cudaGetDevice through a patched entry of the runtime linked into the program
   # (CUAUDIT_STATIC_RUNTIME=1), to compare with (c), the shared runtime's PLT binding.
   calls_of() {
@@ -62,7 +65,7 @@ if [ $MOCK = 1 ]; then
   NO_TORCH=1
 else
   CALLS=$B/bench/calls
-  configs="native no_hook dispatch dispatch_timed memlimit metrics summary sampled trace verbose cupti cupti_ts$base_configs"
+  configs="native no_hook dispatch dispatch_timed memlimit metrics summary sampled trace verbose live summary_live trace_live cupti cupti_ts$base_configs"
   # bench/calls does 16 passes of 2,000,000 calls; a quarter keeps each run near a second.
   calls_of() { BENCH_SCALE=$((4 * ${BENCH_SCALE:-1})) "$CALLS" "$1" | awk '{print $2}'; }
   tsc_ns() { "$CALLS" clock | awk '$1 == "rdtsc" {print $2}'; }
@@ -75,7 +78,7 @@ command -v taskset >/dev/null && [ "$(nproc)" -gt 2 ] && PIN="taskset -c 2"
 modes="plt procaddress cudart launch"
 [ $MOCK = 1 ] && modes="$modes entry"
 declare -A ns steps start
-clean() { rm -f "$W"/trace.* "$W"/log.* "$W"/summary.* "$W"/metrics.*; }
+clean() { rm -rf "$W"/trace.* "$W"/log.* "$W"/summary.* "$W"/metrics.* "$W"/live; }
 [ "$PART" = torch ] && ROUNDS=0
 [ "$PART" = calls ] && NO_TORCH=1
 # The PyTorch rows: native twice, so the spread of native against native is measured in the
@@ -189,6 +192,16 @@ if [ "$ROUNDS" -gt 0 ]; then
       "$(added summary $mode) <= 2 * $tsc + 8"
     target "trace on $mode <= floor + 16 ns ($(added trace $mode) <= $(awk -v t="$tsc" 'BEGIN {print 2 * t + 16}'))" \
       "$(added trace $mode) <= 2 * $tsc + 16"
+  done
+  # The live view (issue 22): with the summary or the trace it reuses their clock reads; alone
+  # it adds one clock read and its slot stores to what any subscriber pays (the dispatch row).
+  for mode in plt procaddress cudart; do
+    for c in summary trace; do
+      target "live view with the $c adds at most 3 ns on $mode ($(added ${c}_live $mode) vs $(added $c $mode))" \
+        "$(added ${c}_live $mode) - $(added $c $mode) <= 3"
+    done
+    target "live view alone within one TSC read + 4 ns of the dispatch on $mode ($(added live $mode) vs $(added dispatch $mode) + $tsc + 4)" \
+      "$(added live $mode) <= $(added dispatch $mode) + $tsc + 4"
   done
   case " $configs " in *" cupti "*)
     for mode in plt procaddress cudart; do

@@ -15,6 +15,7 @@
 #include "config.h"
 #include "cua_version.h"
 #include "report.h"
+#include "live.h"
 #include "trace.h"
 
 #ifndef CUAUDIT_MODULE_REL
@@ -81,6 +82,12 @@ static const struct var_row rows[] = {
 	  "how to treat a runtime linked into the program" },
 	{ "summary-sample", 0, "CUAUDIT_SUMMARY_SAMPLE", "N", VAL_PLAIN, NULL, NULL,
 	  "time one call in N" },
+	{ "live", 0, "CUAUDIT_LIVE", "MODE", VAL_PLAIN, NULL, "1",
+	  "the live view `cuaudit ps` reads: 1 (no MODE) or 0" },
+	{ "live-calls", 0, "CUAUDIT_LIVE_CALLS", "N", VAL_PLAIN, NULL, NULL,
+	  "last calls each thread keeps in the live view (64)" },
+	{ "live-dir", 0, "CUAUDIT_LIVE_DIR", "DIR", VAL_PLAIN, NULL, NULL,
+	  "the directory of the live view's files (/tmp/cuaudit-UID)" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
@@ -123,11 +130,15 @@ static void usage(FILE *f)
 	fputs("usage: cuaudit run [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	      "       cuaudit report [OPTIONS] SUMMARY.json...\n"
 	      "       cuaudit trace [-o OUT.json] TRACE.PID.NONCE.raw...\n"
+	      "       cuaudit ps [--json] [PID] | ps --clean | top [PID] | ctl PID trace|log start|stop\n"
 	      "       cuaudit --help | --version\n"
 	      "\n"
 	      "run     runs PROGRAM with every CUDA call intercepted ('cuaudit run --help')\n"
 	      "report  merges the JSON summaries of several processes ('cuaudit report --help')\n"
 	      "trace   turns the raw trace file a killed process left into a Chrome trace\n"
+	      "ps      what each audited process (CUAUDIT_LIVE=1) is inside now, or was when it died\n"
+	      "top     per-API call rates, errors and calls in flight, refreshed\n"
+	      "ctl     switches the trace or the verbose log of a running process on or off\n"
 	      "\n"
 	      "See cuaudit(1) and cuaudit(7).\n",
 	      f);
@@ -530,5 +541,7 @@ int main(int argc, char **argv)
 		return cuaudit_report_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "trace") == 0)
 		return cua_cli_trace_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "ps") == 0 || strcmp(argv[1], "top") == 0 || strcmp(argv[1], "ctl") == 0)
+		return cua_cli_live_main(argc - 1, argv + 1);
 	return usage_error(NULL, "unknown command '%s'", argv[1]);
 }

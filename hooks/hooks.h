@@ -22,6 +22,9 @@ int cua_plugins_load(const struct cua_config *all);
 void cua_log_init(const struct cua_config *all);
 /* Counts failed calls into the file CUAUDIT_ERROR_COUNT names (cuaudit run --error-exitcode). */
 int cua_errcount_init(const struct cua_config *all);
+/* The live view (CUAUDIT_LIVE): each thread's call in flight, last calls and counters in a
+   shared file `cuaudit ps` reads. */
+int cua_live_init(const struct cua_config *all);
 
 
 #endif

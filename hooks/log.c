@@ -12,6 +12,7 @@
 
 /* This hook's slice of the configuration: CUAUDIT_LOG=errors. */
 static int errors_only;
+static int on_demand;
 
 static int is_error(const struct cuaudit_call *c)
 {
@@ -28,6 +29,9 @@ static void log_exit(const struct cuaudit_call *c, void *ctx)
 	(void)ctx;
 	if (errors_only && !is_error(c))
 		return;
+	/* CUAUDIT_CAPTURE=ctl: only while `cuaudit ctl PID log start` has it on. */
+	if (CUA_UNLIKELY(on_demand) && !(cua_live_ctl() & CUA_LIVE_CTL_LOG))
+		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	size_t n = cua_callfmt_call(line, sizeof(line), c, cua_process_id(),
 				       (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
@@ -42,6 +46,7 @@ void cua_log_init(const struct cua_config *all)
 		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
 
 	errors_only = all->log_errors;
+	on_demand = all->capture == CUA_CAPTURE_CTL;
 	if (cua_log_on(CUA_LOG_VERBOSE) || errors_only)
 		cua_dispatch_subscribe(&sub);
 }

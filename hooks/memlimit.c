@@ -56,6 +56,7 @@ static __thread struct {
 static struct {
 	uint64_t all;                      /* every device's quota, 0 for none */
 	uint64_t dev[CUA_MAX_DEVICES];     /* per device; 0 falls back to all */
+	int track;                         /* the live view shows the counts: kept without quota */
 } cfg;
 
 static uint64_t limit_of(unsigned dev)
@@ -109,6 +110,8 @@ static int reserve(unsigned dev, uint64_t size, uint64_t limit)
 	} while (!__atomic_compare_exchange_n(&used[dev], &u, u + size, 0, __ATOMIC_ACQ_REL,
 					      __ATOMIC_ACQUIRE));
 	note_peak(dev, u + size);
+	if (cfg.track)
+		cua_live_note_mem(dev, u + size);
 	return 0;
 }
 
@@ -122,6 +125,8 @@ static void adjust(unsigned dev, uint64_t bytes, int up)
 		       : (u > bytes ? u - bytes : 0);
 	while (!__atomic_compare_exchange_n(&used[dev], &u, v, 0, __ATOMIC_ACQ_REL,
 					    __ATOMIC_ACQUIRE));
+	if (cfg.track)
+		cua_live_note_mem(dev, v);
 }
 
 static unsigned hash(uint64_t key, unsigned mask)
@@ -220,7 +225,9 @@ static int mem_enter(struct cuaudit_call *c, void *ctx)
 		return CUAUDIT_CALL_REAL;
 	pending.held = 0;
 	dev = device_of(d, c->args);
-	if (dev < 0 || !(limit = limit_of((unsigned)dev)))
+	if (dev < 0)
+		return CUAUDIT_CALL_REAL;
+	if (!(limit = limit_of((unsigned)dev)) && !(limit = cfg.track ? UINT64_MAX : 0))
 		return CUAUDIT_CALL_REAL;
 	size = d->size(c->args);
 	if (reserve((unsigned)dev, size, limit) != 0) {
@@ -263,8 +270,8 @@ static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d
 	if (key > TOMBSTONE && put(live, SLOTS, key, charged, dev) == 0)
 		return;
 	if (!full_warned++)
-		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_MEM_LIMIT tracks at most 65536 live allocations;"
-			    " later frees are not credited", NULL);
+		cua_log_msg(CUA_LOG_WARN, "the memory accounting (CUAUDIT_MEM_LIMIT, CUAUDIT_LIVE) tracks"
+			    " at most 65536 live allocations; later frees are not credited", NULL);
 }
 
 static void mem_exit(const struct cuaudit_call *c, void *ctx)
@@ -346,7 +353,9 @@ int cua_memlimit_init(const struct cua_config *all)
 
 	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++)
 		any |= all->mem_limit_dev[d] != 0;
-	if (!any)
+	/* With the live view on, allocations are counted without a quota, for `cuaudit ps`. */
+	cfg.track = all->live.on && !all->secure;
+	if (!any && !cfg.track)
 		return 0;
 	cfg.all = all->mem_limit;
 	memcpy(cfg.dev, all->mem_limit_dev, sizeof(cfg.dev));

@@ -5,8 +5,8 @@
 
 #include <stdint.h>
 
-/* Bytes the calls of this process hold on device dev, as the limit counts them (0 when no
-   limit is on or dev is out of range). Safe on any thread; a relaxed snapshot. */
+/* Bytes the calls of this process hold on device dev, as the limit counts them (0 when
+   neither a limit nor the live view is on, or dev is out of range). Safe on any thread; a relaxed snapshot. */
 uint64_t cua_memlimit_used(unsigned dev);
 /* The quota of device dev in bytes, or 0 when it has none. */
 uint64_t cua_memlimit_quota(unsigned dev);

@@ -292,15 +292,23 @@ static size_t string_len(const char *s)
    cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call the driver's inside. */
 static int captured(unsigned id)
 {
+	int in_range;
+
+	/* `cuaudit ctl PID trace start|stop`: one load of the region's control word. */
+	if (cfg.capture == CUA_CAPTURE_CTL)
+		return (cua_live_ctl() & CUA_LIVE_CTL_TRACE) != 0;
 	switch (cua_role[id]) {
 	case CUAUDIT_ROLE_PROFILER_START:
 		__atomic_store_n(&capturing, 1, __ATOMIC_RELAXED);
 		return 1;
 	case CUAUDIT_ROLE_PROFILER_STOP:
-		return __atomic_exchange_n(&capturing, 0, __ATOMIC_RELAXED);
+		in_range = __atomic_exchange_n(&capturing, 0, __ATOMIC_RELAXED);
+		break;
 	default:
-		return __atomic_load_n(&capturing, __ATOMIC_RELAXED);
+		in_range = __atomic_load_n(&capturing, __ATOMIC_RELAXED);
 	}
+	/* A range opened by `cuaudit ctl` adds to the program's own. */
+	return in_range || (cua_live_ctl() & CUA_LIVE_CTL_TRACE);
 }
 
 /* What a record carries beyond its arguments: the values the call wrote through its

@@ -790,8 +790,10 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 	if ((v = get("CUAUDIT_CAPTURE"))) {
 		if (same_word(v, "profiler-api"))
 			cfg->capture = CUA_CAPTURE_PROFILER_API;
+		else if (same_word(v, "ctl"))
+			cfg->capture = CUA_CAPTURE_CTL;
 		else if (!same_word(v, "all"))
-			bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api",
+			bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api, ctl",
 				  "Every call is traced.");
 	}
 	load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
@@ -821,6 +823,7 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 	if (cfg->summary[0])
 		memcpy(cfg->summary, "stderr", 7);
 	cfg->nplugins = 0;
+	cfg->live.on = 0; /* no region file from a privileged process */
 	/* Only observe: a limit or a fault would change what a privileged program does. */
 	cfg->mem_limit = 0;
 	memset(cfg->mem_limit_dev, 0, sizeof(cfg->mem_limit_dev));
@@ -870,4 +873,5 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_filters(cfg, get, diag);
 	load_sample(cfg, get, diag);
 	load_survival(cfg, get, diag);
+	cua_liveconfig_load(&cfg->live, cfg->capture == CUA_CAPTURE_CTL, get, diag);
 }

@@ -18,6 +18,7 @@ enum cua_level {
 #include <stddef.h>
 #include <stdint.h>
 #include "cuaudit_ids.h"
+#include "liveconfig.h"
 
 #define CUA_PATH_MAX 1024
 #define CUA_MAX_DEVICES 64
@@ -76,11 +77,13 @@ struct cua_config {
 	unsigned nmetric_labels;
 	char metric_label_names[CUA_MAX_METRIC_LABELS][64];
 	char metric_label_values[CUA_MAX_METRIC_LABELS][256];
+	struct cua_live_config live; /* CUAUDIT_LIVE, CUAUDIT_LIVE_CALLS, CUAUDIT_LIVE_DIR */
 };
 
 enum cua_capture {
 	CUA_CAPTURE_ALL = 0,
 	CUA_CAPTURE_PROFILER_API = 1, /* trace only between cu/cudaProfilerStart and Stop */
+	CUA_CAPTURE_CTL = 2,          /* trace and log only while `cuaudit ctl` switched them on */
 };
 
 #define CUA_FLUSH_INTERVAL_DEFAULT_NS (30ull * 1000000000ull)
@@ -116,6 +119,7 @@ int cua_config_is_shared_object(const char *path);
    records it for cua_fmt_path. Every loader of a file-name template calls it in la_version.
    Returns 0, or -1 when a value is longer than 255 bytes or more than 8 names are used. */
 int cua_config_capture_template(const char *tmpl, cua_getenv_fn get);
+
 
 /* "4GiB", "512MiB", "1.5GB", "4096": bytes into *out. Units B, KB, MB, GB, TB (powers of
    1000) and KiB, MiB, GiB, TiB (powers of 1024), any case. Computed exactly and rounded down

@@ -10,6 +10,7 @@
 #include "clock.h"
 #include "compiler.h"
 #include "process.h"
+#include "livefmt.h"
 
 /* The generator writes each prototype from the parsed header; the compiler confirms it. */
 #define CUA_CHECK_PROTOTYPE(elf, pfn)                                                          \
@@ -141,6 +142,10 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	p->skipped = !call_real;
 	/* No subscriber on this function wants times: no clock is read at all. */
 	p->t_enter_ns = cua_plan[id] & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
+	/* The live view (hooks/live.c) marks the call in flight with the start time just read,
+	   or, when no subscriber times this function, with the one clock read it makes. */
+	if (CUA_UNLIKELY(cua_live_on))
+		cua_live_begin(p, cua_self.tid_pid, p->t_enter_ns ? p->t_enter_ns : cua_clock_ns());
 	return call_real;
 }
 

@@ -108,3 +108,28 @@ int cua_table_succeeded(const struct cuaudit_call *c)
 	return !c->skipped && (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) &&
 	       (int)c->result == 0;
 }
+
+uint16_t cua_table_args_size(unsigned id)
+{
+	size_t end = 0;
+
+	for (unsigned i = 0; i < cua_api[id].nargs; i++) {
+		size_t e = (size_t)cua_api[id].args[i].offset + cua_api[id].args[i].size;
+
+		end = e > end ? e : end;
+	}
+	return (uint16_t)((end + 7) & ~(size_t)7);
+}
+
+uint64_t cua_table_sig(void)
+{
+	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
+
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		for (const char *s = cua_api[id].elf_name; *s; s++)
+			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+		h = (h ^ cua_table_args_size(id)) * 0x100000001b3ull;
+		h = (h ^ cua_api[id].nargs) * 0x100000001b3ull;
+	}
+	return h;
+}

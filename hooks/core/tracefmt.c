@@ -19,29 +19,13 @@ static size_t round8(size_t n)
 
 void cua_tracefmt_init(void)
 {
-	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
-		size_t end = 0;
-
-		for (unsigned i = 0; i < cua_api[id].nargs; i++) {
-			size_t e = (size_t)cua_api[id].args[i].offset + cua_api[id].args[i].size;
-
-			end = e > end ? e : end;
-		}
-		cua_trace_args_size[id] = (uint16_t)round8(end);
-	}
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+		cua_trace_args_size[id] = cua_table_args_size(id);
 }
 
 uint64_t cua_tracefmt_table_sig(void)
 {
-	uint64_t h = 0xcbf29ce484222325ull; /* FNV-1a */
-
-	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
-		for (const char *s = cua_api[id].elf_name; *s; s++)
-			h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-		h = (h ^ cua_trace_args_size[id]) * 0x100000001b3ull;
-		h = (h ^ cua_api[id].nargs) * 0x100000001b3ull;
-	}
-	return h;
+	return cua_table_sig();
 }
 
 static void put_us(struct cua_buf *b, uint64_t ns)

@@ -9,6 +9,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "mockstate.h"
 
 #define EXPORT __attribute__((visibility("default")))
@@ -338,11 +340,23 @@ EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
 	return CUDA_SUCCESS;
 }
 
+/* MOCK_BLOCK_FILE=PATH: a synchronisation waits while PATH exists, as a stream whose work
+   never ends would (the live view's hung-call cases). */
+static void block_while_file(void)
+{
+	const char *path = getenv("MOCK_BLOCK_FILE");
+	struct timespec ts = { 0, 5000000 };
+
+	while (path && access(path, F_OK) == 0)
+		nanosleep(&ts, NULL);
+}
+
 EXPORT CUresult cuStreamSynchronize(CUstream stream)
 {
 	(void)stream;
 	COUNT();
 	NEED_INIT();
+	block_while_file();
 	return CUDA_SUCCESS;
 }
 
@@ -351,6 +365,7 @@ EXPORT CUresult cuStreamSynchronize_ptsz(CUstream stream)
 	(void)stream;
 	COUNT();
 	NEED_INIT();
+	block_while_file();
 	return CUDA_SUCCESS;
 }
 

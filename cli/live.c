@@ -1,0 +1,1038 @@
+/* SPDX-License-Identifier: MIT */
+/* cli/live.c: `cuaudit ps`, `cuaudit top` and `cuaudit ctl`: read and steer the live regions of this user's audited processes. */
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "callfmt.h"
+#include "liveconfig.h"
+#include "cuaudit.h"
+#include "fmt.h"
+#include "live.h"
+#include "livefmt.h"
+#include "table.h"
+#include "threads.h"
+#include "tracefmt.h"
+
+/* A region larger than this is not one cuaudit wrote (128 slots of 4096 calls is ~30 MiB):
+   the reader's memory stays bounded whatever the file says. */
+#define MAX_REGION (256ull << 20)
+#define MAX_REGIONS 4096
+
+enum { ST_RUNNING, ST_STOPPED, ST_DEAD, ST_EXITED };
+static const char *const state_names[] = { "running", "stopped", "dead", "exited" };
+
+/* One region, read whole into memory (never mapped: a file truncated under the reader
+   would raise SIGBUS). */
+struct region {
+	char path[4400];
+	char *data;
+	size_t size;
+	struct cua_live_head head;
+	int state;
+	int same_table; /* ids and argument structs are this build's */
+	int fd;         /* kept open for the second look at each record; -1 when none */
+	uint64_t now_ns;
+};
+
+static char live_dir[4096];
+static uint64_t sig;
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static void choose_dir(const char *opt)
+{
+	const char *env = getenv("CUAUDIT_LIVE_DIR");
+
+	if (opt)
+		snprintf(live_dir, sizeof(live_dir), "%s", opt);
+	else if (env && env[0] == '/')
+		snprintf(live_dir, sizeof(live_dir), "%s", env);
+	else
+		cua_liveconfig_default_dir(live_dir, sizeof(live_dir), geteuid());
+}
+
+/* "PID-TICKS.live" */
+static int parse_name(const char *name, uint64_t *pid, uint64_t *ticks)
+{
+	const char *p = name;
+	uint64_t a = 0, b = 0;
+	int da = 0, db = 0;
+
+	for (; *p >= '0' && *p <= '9' && da < 19; p++, da++)
+		a = a * 10 + (uint64_t)(*p - '0');
+	if (!da || *p++ != '-')
+		return -1;
+	for (; *p >= '0' && *p <= '9' && db < 19; p++, db++)
+		b = b * 10 + (uint64_t)(*p - '0');
+	if (!db || strcmp(p, ".live") != 0)
+		return -1;
+	*pid = a;
+	*ticks = b;
+	return 0;
+}
+
+static char proc_state(uint64_t pid)
+{
+	char path[64], buf[512];
+	int fd;
+	ssize_t n;
+	char *p;
+
+	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* Checks a head against the file it came from; NULL when it is sound, else why not. */
+static const char *check_head(const struct cua_live_head *h, size_t size, uint64_t pid,
+			      uint64_t ticks)
+{
+	if (memcmp(h->magic, CUA_LIVE_MAGIC, sizeof(CUA_LIVE_MAGIC) - 1) != 0)
+		return "not a cuaudit live region (bad magic)";
+	if (h->version != CUA_LIVE_VERSION || h->head_size != CUA_LIVE_HEAD_SIZE)
+		return "a live region of another version";
+	if (h->nslots == 0 || h->nslots > 4096 || h->ncalls == 0 || h->ncalls > CUA_LIVE_CALLS_MAX ||
+	    (h->ncalls & (h->ncalls - 1)) || h->nids == 0 || h->nids > 65535 ||
+	    h->args_max != CUA_LIVE_ARGS)
+		return "damaged head (sizes out of range)";
+	if (h->slot_size != cua_live_slot_size(h->ncalls, h->nids) ||
+	    h->file_size != CUA_LIVE_HEAD_SIZE + (uint64_t)h->nslots * h->slot_size ||
+	    h->file_size != size || h->file_size > MAX_REGION)
+		return "damaged head (sizes disagree with the file)";
+	if (h->pid != pid || h->start_ticks != ticks)
+		return "damaged head (pid or start time differs from the file name)";
+	if (h->slots_used > h->nslots)
+		return "damaged head (slots)";
+	return NULL;
+}
+
+/* Reads a region: 0, or -1 with *why set (a message for the user). */
+static int load(struct region *r, const char *path, const char **why)
+{
+	uint64_t pid, ticks;
+	const char *base = strrchr(path, '/');
+	struct stat st;
+	int fd;
+	char state;
+
+	memset(r, 0, sizeof(*r));
+	r->fd = -1;
+	snprintf(r->path, sizeof(r->path), "%s", path);
+	base = base ? base + 1 : path;
+	if (parse_name(base, &pid, &ticks) != 0) {
+		*why = "not named PID-STARTTICKS.live";
+		return -1;
+	}
+	/* O_NONBLOCK: a FIFO planted under the name must not hang the reader. */
+	fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0) {
+		*why = errno == ELOOP ? "a symbolic link (refused)" : strerror(errno);
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode)) {
+		close(fd);
+		*why = "not a regular file";
+		return -1;
+	}
+	if (st.st_uid != geteuid()) {
+		close(fd);
+		*why = "owned by another user (refused)";
+		return -1;
+	}
+	if ((uint64_t)st.st_size < CUA_LIVE_HEAD_SIZE || (uint64_t)st.st_size > MAX_REGION) {
+		close(fd);
+		*why = "damaged (size out of range)";
+		return -1;
+	}
+	if (pread(fd, &r->head, sizeof(r->head), 0) != (ssize_t)sizeof(r->head) ||
+	    (*why = check_head(&r->head, (size_t)st.st_size, pid, ticks)) != NULL) {
+		if (!*why)
+			*why = "cannot read its head";
+		close(fd);
+		return -1;
+	}
+	r->size = (size_t)st.st_size;
+	r->data = malloc(r->size);
+	if (!r->data || pread(fd, r->data, r->size, 0) != (ssize_t)r->size) {
+		close(fd);
+		free(r->data);
+		r->data = NULL;
+		*why = "cannot read it whole (truncated while read?)";
+		return -1;
+	}
+	r->fd = fd;
+	r->head.program[CUA_LIVE_PROGRAM - 1] = '\0';
+	r->now_ns = monotonic_ns();
+	r->same_table = r->head.table_sig == sig && r->head.nids == CUAUDIT_ID_COUNT;
+	state = proc_state(pid);
+	if (r->head.state == CUA_LIVE_EXITED)
+		r->state = ST_EXITED;
+	else if (!state || cua_live_start_ticks(pid) != ticks)
+		/* Gone, or the pid now names another process (its start time differs). */
+		r->state = ST_DEAD;
+	else
+		r->state = state == 'T' || state == 't' ? ST_STOPPED : ST_RUNNING;
+	return 0;
+}
+
+static void unload(struct region *r)
+{
+	free(r->data);
+	r->data = NULL;
+	if (r->fd >= 0)
+		close(r->fd);
+	r->fd = -1;
+}
+
+static struct cua_live_slot *slot(const struct region *r, uint32_t i)
+{
+	return (struct cua_live_slot *)(r->data + CUA_LIVE_HEAD_SIZE + i * r->head.slot_size);
+}
+
+/* A record read whole: its sequence number even, and unchanged when read again from the
+   file (the process may be writing it while we read). */
+static int stable(const struct region *r, const void *rec, size_t len, void *out)
+{
+	int fd = r->fd;
+	off_t at = (off_t)((const char *)rec - r->data);
+	uint32_t again;
+
+	memcpy(out, rec, len);
+	for (int tries = 0; fd >= 0 && tries < 8; tries++) {
+		if (pread(fd, out, len, at) != (ssize_t)len)
+			break;
+		if ((*(uint32_t *)out & 1) == 0 && pread(fd, &again, 4, at) == 4 &&
+		    again == *(uint32_t *)out)
+			return 1;
+	}
+	/* The file is gone (the process exited) or the record kept changing: the copy taken
+	   with the rest counts if it is whole. */
+	memcpy(out, rec, len);
+	return (*(const uint32_t *)out & 1) == 0;
+}
+
+static const char *name_of(const struct region *r, unsigned id, char *buf, size_t cap)
+{
+	if (r->same_table && id < CUAUDIT_ID_COUNT)
+		return cua_api[id].elf_name;
+	snprintf(buf, cap, "id%u", id);
+	return buf;
+}
+
+static void put_duration(FILE *f, uint64_t ns)
+{
+	if (ns >= 10000000000ull)
+		fprintf(f, "%.1fs", (double)ns / 1e9);
+	else if (ns >= 1000000000ull)
+		fprintf(f, "%.3fs", (double)ns / 1e9);
+	else if (ns >= 1000000)
+		fprintf(f, "%.3fms", (double)ns / 1e6);
+	else if (ns >= 1000)
+		fprintf(f, "%.3fus", (double)ns / 1e3);
+	else
+		fprintf(f, "%lluns", (unsigned long long)ns);
+}
+
+static uint64_t since(const struct region *r, uint64_t t)
+{
+	return r->now_ns > t ? r->now_ns - t : 0;
+}
+
+/* The arguments as the log shows them, from the kept bytes of the argument struct. A string
+   argument is a pointer into the process and is shown as its address; arguments past the
+   kept bytes show as '?'. */
+static void format_args(const struct region *r, const struct cua_live_flight *f, char *out,
+			size_t cap)
+{
+	struct cua_buf b = { out, 0, cap, 0, NULL };
+	_Alignas(16) unsigned char args[1024];
+	const struct cua_api_desc *d;
+	struct cuaudit_call c;
+
+	out[0] = '\0';
+	if (!r->same_table || f->id >= CUAUDIT_ID_COUNT) {
+		snprintf(out, cap, "(arguments not shown: written by another cuaudit build)");
+		return;
+	}
+	d = &cua_api[f->id];
+	memset(args, 0, sizeof(args));
+	memcpy(args, f->args, CUA_LIVE_ARGS);
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.id = f->id;
+	c.elf_name = d->elf_name;
+	c.layer = (enum cuaudit_layer)d->layer;
+	c.binding = (enum cuaudit_binding)(f->binding < CUAUDIT_BIND_COUNT ? f->binding : 0);
+	c.args = args;
+	for (unsigned i = 0; i < d->nargs; i++) {
+		const struct cua_arg_desc *a = &d->args[i];
+
+		if (a->fmt == CUA_FMT_SKIP)
+			continue;
+		if (b.len)
+			cua_buf_str(&b, ", ");
+		cua_buf_str(&b, a->name);
+		cua_buf_char(&b, '=');
+		if ((unsigned)a->offset + a->size > CUA_LIVE_ARGS ||
+		    (a->fmt == CUA_FMT_XYZ && (unsigned)a->offset + 3u * a->size > CUA_LIVE_ARGS)) {
+			cua_buf_char(&b, '?');
+		} else if (a->fmt == CUA_FMT_STRING) {
+			uint64_t p = 0;
+
+			memcpy(&p, args + a->offset, sizeof(p));
+			cua_buf_str(&b, "(string at ");
+			cua_buf_hex(&b, p);
+			cua_buf_char(&b, ')');
+		} else {
+			cua_callfmt_arg_value(&b, &c, i, NULL, 0);
+		}
+	}
+	out[b.len < cap ? b.len : cap - 1] = '\0';
+}
+
+static void format_result(const struct region *r, const struct cua_live_entry *e, char *out,
+			  size_t cap)
+{
+	struct cua_buf b = { out, 0, cap, 0, NULL };
+	struct cuaudit_call c;
+
+	if (!r->same_table || e->id >= CUAUDIT_ID_COUNT) {
+		snprintf(out, cap, "0x%llx", (unsigned long long)e->result);
+		return;
+	}
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.id = e->id;
+	c.result = e->result;
+	cua_callfmt_result(&b, &c);
+	out[b.len < cap ? b.len : cap - 1] = '\0';
+}
+
+static const char *binding_name(unsigned k)
+{
+	return cua_binding_names[k < CUAUDIT_BIND_COUNT ? k : 0];
+}
+
+/* ---------------------------------------------------------------- listing */
+
+typedef int (*region_fn)(struct region *r, void *ctx);
+
+static int open_live_dir(DIR **out)
+{
+	struct stat st;
+	int fd = open(live_dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+
+	if (fd < 0) {
+		if (errno == ENOENT)
+			return 1; /* nothing audited with the live view yet */
+		fprintf(stderr, "cuaudit: cannot open the live directory %s: %s\n", live_dir,
+			errno == ELOOP || errno == ENOTDIR ? "a symbolic link or not a directory (refused)"
+							   : strerror(errno));
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || st.st_uid != geteuid() || (st.st_mode & 077)) {
+		fprintf(stderr, "cuaudit: the live directory %s is not yours with mode 0700: refused\n",
+			live_dir);
+		close(fd);
+		return -1;
+	}
+	*out = fdopendir(fd);
+	return *out ? 0 : -1;
+}
+
+/* Calls fn for each sound region in the directory; reports the others. Returns -1 when the
+   directory cannot be read, else the number of regions. */
+static int each_region(region_fn fn, void *ctx, int quiet)
+{
+	DIR *d = NULL;
+	struct dirent *de;
+	int rc = open_live_dir(&d), n = 0, seen = 0;
+
+	if (rc)
+		return rc > 0 ? 0 : -1;
+	while ((de = readdir(d)) != NULL && seen < MAX_REGIONS) {
+		static struct region r;
+		char path[4400];
+		const char *why = NULL;
+		uint64_t a, b;
+
+		if (parse_name(de->d_name, &a, &b) != 0)
+			continue;
+		seen++;
+		snprintf(path, sizeof(path), "%s/%s", live_dir, de->d_name);
+		if (load(&r, path, &why) != 0) {
+			if (!quiet)
+				fprintf(stderr, "cuaudit: skipping %s: %s\n", path, why);
+			continue;
+		}
+		n++;
+		fn(&r, ctx);
+		unload(&r);
+	}
+	closedir(d);
+	return n;
+}
+
+/* The region of a pid: the file of its current incarnation when it runs, else the newest. */
+static int find_region(uint64_t pid, struct region *out)
+{
+	DIR *d = NULL;
+	struct dirent *de;
+	char best[4400] = "";
+	uint64_t best_ticks = 0, live_ticks = cua_live_start_ticks(pid);
+	const char *why = NULL;
+	int rc = open_live_dir(&d);
+
+	if (rc)
+		return -1;
+	while ((de = readdir(d)) != NULL) {
+		uint64_t p, t;
+
+		if (parse_name(de->d_name, &p, &t) != 0 || p != pid)
+			continue;
+		if (!best[0] || t == live_ticks || (best_ticks != live_ticks && t > best_ticks)) {
+			snprintf(best, sizeof(best), "%s/%s", live_dir, de->d_name);
+			best_ticks = t;
+		}
+	}
+	closedir(d);
+	if (!best[0]) {
+		fprintf(stderr, "cuaudit: no live region for process %llu in %s (was it started with "
+			"CUAUDIT_LIVE=1 or cuaudit run --live, and has it made a CUDA call?)\n",
+			(unsigned long long)pid, live_dir);
+		return -1;
+	}
+	if (load(out, best, &why) != 0) {
+		fprintf(stderr, "cuaudit: %s: %s\n", best, why);
+		return -1;
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- ps */
+
+struct totals {
+	uint64_t calls, threads, busy_ns, busy_tid;
+	unsigned busy_id;
+	int busy;
+};
+
+static void totals_of(const struct region *r, struct totals *t)
+{
+	memset(t, 0, sizeof(*t));
+	for (uint32_t i = 0; i < r->head.slots_used; i++) {
+		struct cua_live_slot *s = slot(r, i);
+		const uint64_t *calls = cua_live_calls(s, r->head.ncalls);
+		int active = 0;
+
+		for (uint32_t id = 0; id < r->head.nids; id++)
+			t->calls += calls[id];
+		for (unsigned dpt = 0; dpt < CUA_LIVE_DEPTH; dpt++) {
+			struct cua_live_flight f;
+
+			if (!stable(r, &s->flight[dpt], sizeof(f), &f) || !f.active)
+				continue;
+			active = 1;
+			/* The outermost call of the thread is what it waits in. */
+			if (dpt == 0 && (!t->busy || since(r, f.t_start) > t->busy_ns)) {
+				t->busy = 1;
+				t->busy_ns = since(r, f.t_start);
+				t->busy_id = f.id;
+				t->busy_tid = s->tid;
+			}
+		}
+		if (s->tid && (active || r->state != ST_RUNNING ||
+			       cua_thread_alive(r->head.pid, s->tid)))
+			t->threads++;
+	}
+}
+
+struct ps_row {
+	uint64_t pid;
+	uint64_t calls0;
+};
+
+struct ps_ctx {
+	struct ps_row rows[MAX_REGIONS];
+	unsigned n;
+	int second; /* the second pass prints */
+	double secs;
+	int clean;
+	unsigned removed;
+};
+
+static int ps_one(struct region *r, void *vctx)
+{
+	struct ps_ctx *ctx = vctx;
+	struct totals t;
+	char nb[32];
+
+	if (ctx->clean) {
+		if (r->state == ST_DEAD || r->state == ST_EXITED) {
+			if (unlink(r->path) == 0) {
+				printf("removed %s (process %llu, %s)\n", r->path,
+				       (unsigned long long)r->head.pid, state_names[r->state]);
+				ctx->removed++;
+			} else {
+				fprintf(stderr, "cuaudit: cannot remove %s: %s\n", r->path, strerror(errno));
+			}
+		}
+		return 0;
+	}
+	totals_of(r, &t);
+	if (!ctx->second) {
+		if (ctx->n < MAX_REGIONS)
+			ctx->rows[ctx->n++] = (struct ps_row){ r->head.pid, t.calls };
+		return 0;
+	}
+	printf("%-8llu %-8s %7llu ", (unsigned long long)r->head.pid, state_names[r->state],
+	       (unsigned long long)t.threads);
+	{
+		uint64_t before = t.calls;
+
+		for (unsigned i = 0; i < ctx->n; i++)
+			if (ctx->rows[i].pid == r->head.pid)
+				before = ctx->rows[i].calls0;
+		if (r->state == ST_RUNNING && ctx->secs > 0)
+			printf("%9.0f ", (double)(t.calls - (before < t.calls ? before : t.calls)) / ctx->secs);
+		else
+			printf("%9s ", "-");
+	}
+	if (t.busy) {
+		char dur[64];
+		FILE *m = fmemopen(dur, sizeof(dur), "w");
+
+		put_duration(m, t.busy_ns);
+		fclose(m);
+		printf("%-28s %10s %-8llu ", name_of(r, t.busy_id, nb, sizeof(nb)), dur,
+		       (unsigned long long)t.busy_tid);
+	} else {
+		printf("%-28s %10s %-8s ", "-", "-", "-");
+	}
+	printf("%s\n", r->head.program);
+	return 0;
+}
+
+static void print_thread(const struct region *r, struct cua_live_slot *s, unsigned last)
+{
+	char nb[32], args[2048], res[128];
+	int any = 0;
+	int alive = r->state != ST_RUNNING || cua_thread_alive(r->head.pid, s->tid);
+
+	printf("thread %u%s\n", s->tid, alive ? "" : " (ended)");
+	for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
+		struct cua_live_flight f;
+
+		if (!stable(r, &s->flight[d], sizeof(f), &f) || !f.active)
+			continue;
+		any = 1;
+		format_args(r, &f, args, sizeof(args));
+		printf("  %s %s(%s) [%s] for ", d ? "  inside:" : "in flight:",
+		       name_of(r, f.id, nb, sizeof(nb)), args, binding_name(f.binding));
+		put_duration(stdout, since(r, f.t_start));
+		printf("%s\n", r->state == ST_DEAD ? " (until now; the process is dead)" : "");
+	}
+	if (!any)
+		printf("  not inside a CUDA call\n");
+	if (!last)
+		return;
+	printf("  last calls, newest first:\n");
+	for (unsigned k = 0; k < last && k < r->head.ncalls && k < s->done; k++) {
+		uint64_t at = s->done - 1 - k;
+		struct cua_live_entry e;
+
+		if (!stable(r, &cua_live_history(s)[at & (r->head.ncalls - 1)], sizeof(e), &e))
+			continue;
+		format_result(r, &e, res, sizeof(res));
+		printf("    %*s%s -> %s ", 2 * (e.depth < 8 ? e.depth : 8), "",
+		       name_of(r, e.id, nb, sizeof(nb)), res);
+		if (e.t_end)
+			put_duration(stdout, e.t_end >= e.t_start ? e.t_end - e.t_start : 0);
+		else
+			fputs("-", stdout); /* not timed: the view alone reads the clock once */
+		printf(" [%s] %s ", binding_name(e.binding), e.t_end ? "ended" : "started");
+		put_duration(stdout, since(r, e.t_end ? e.t_end : e.t_start));
+		printf(" ago%s\n", e.tid != s->tid ? " (an earlier thread of this slot)" : "");
+	}
+}
+
+static void json_str(const char *s)
+{
+	char buf[4096];
+	struct cua_buf b = CUA_BUF(buf);
+
+	cua_buf_json_string(&b, s);
+	fwrite(buf, 1, b.len < sizeof(buf) ? b.len : sizeof(buf), stdout);
+}
+
+static void print_json(const struct region *r, unsigned last)
+{
+	char nb[32], args[2048], res[128];
+	const char *sep = "";
+
+	printf("{\"pid\":%llu,\"state\":\"%s\",\"program\":", (unsigned long long)r->head.pid,
+	       state_names[r->state]);
+	json_str(r->head.program);
+	printf(",\"region\":");
+	json_str(r->path);
+	printf(",\"untracked_threads\":%u,\"threads\":[", r->head.untracked);
+	for (uint32_t i = 0; i < r->head.slots_used; i++) {
+		struct cua_live_slot *s = slot(r, i);
+		const char *fsep = "";
+
+		if (!s->tid)
+			continue;
+		printf("%s{\"tid\":%u,\"in_flight\":[", sep, s->tid);
+		sep = ",";
+		for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
+			struct cua_live_flight f;
+
+			if (!stable(r, &s->flight[d], sizeof(f), &f) || !f.active)
+				continue;
+			format_args(r, &f, args, sizeof(args));
+			printf("%s{\"name\":", fsep);
+			json_str(name_of(r, f.id, nb, sizeof(nb)));
+			printf(",\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":%llu,\"args\":", d,
+			       binding_name(f.binding), (unsigned long long)since(r, f.t_start));
+			json_str(args);
+			printf("}");
+			fsep = ",";
+		}
+		printf("],\"last_calls\":[");
+		fsep = "";
+		for (unsigned k = 0; k < last && k < r->head.ncalls && k < s->done; k++) {
+			struct cua_live_entry e;
+
+			if (!stable(r, &cua_live_history(s)[(s->done - 1 - k) & (r->head.ncalls - 1)],
+				    sizeof(e), &e))
+				continue;
+			format_result(r, &e, res, sizeof(res));
+			printf("%s{\"name\":", fsep);
+			json_str(name_of(r, e.id, nb, sizeof(nb)));
+			printf(",\"tid\":%u,\"depth\":%u,\"binding\":\"%s\",\"result\":", e.tid, e.depth,
+			       binding_name(e.binding));
+			json_str(res);
+			if (e.t_end)
+				printf(",\"duration_ns\":%llu,\"ended_ns_ago\":%llu}",
+				       (unsigned long long)(e.t_end >= e.t_start ? e.t_end - e.t_start : 0),
+				       (unsigned long long)since(r, e.t_end));
+			else
+				printf(",\"duration_ns\":null,\"started_ns_ago\":%llu}",
+				       (unsigned long long)since(r, e.t_start));
+			fsep = ",";
+		}
+		printf("]}");
+	}
+	printf("],\"memory\":[");
+	sep = "";
+	for (unsigned d = 0; d < CUA_LIVE_DEVICES; d++) {
+		if (!r->head.mem_used[d])
+			continue;
+		printf("%s{\"device\":%u,\"bytes\":%llu}", sep, d, (unsigned long long)r->head.mem_used[d]);
+		sep = ",";
+	}
+	printf("],\"apis\":[");
+	sep = "";
+	for (uint32_t id = 0; id < r->head.nids; id++) {
+		uint64_t calls = 0, errors = 0;
+
+		for (uint32_t i = 0; i < r->head.slots_used; i++) {
+			calls += cua_live_calls(slot(r, i), r->head.ncalls)[id];
+			errors += cua_live_errors(slot(r, i), r->head.ncalls, r->head.nids)[id];
+		}
+		if (!calls)
+			continue;
+		printf("%s{\"name\":", sep);
+		json_str(name_of(r, id, nb, sizeof(nb)));
+		printf(",\"calls\":%llu,\"errors\":%llu}", (unsigned long long)calls,
+		       (unsigned long long)errors);
+		sep = ",";
+	}
+	printf("]}\n");
+}
+
+static void ps_detail(const struct region *r, unsigned last, int json)
+{
+	if (json) {
+		print_json(r, last);
+		return;
+	}
+	printf("process %llu (%s): %s\n", (unsigned long long)r->head.pid, state_names[r->state],
+	       r->head.program);
+	printf("region %s\n", r->path);
+	if (!r->same_table)
+		printf("note: written by another cuaudit build: functions shown by id\n");
+	if (r->head.untracked)
+		printf("note: %u thread(s) found no free slot and are not shown\n", r->head.untracked);
+	{
+		unsigned any = 0;
+
+		for (unsigned d = 0; d < CUA_LIVE_DEVICES; d++)
+			if (r->head.mem_used[d])
+				printf("%s device %u %llu bytes", any++ ? "," : "device memory held by its calls:",
+				       d, (unsigned long long)r->head.mem_used[d]);
+		if (any)
+			putchar('\n');
+	}
+	for (uint32_t i = 0; i < r->head.slots_used; i++)
+		if (slot(r, i)->tid)
+			print_thread(r, slot(r, i), last);
+}
+
+static int parse_u64(const char *s, uint64_t *out)
+{
+	char *end;
+	unsigned long long v;
+
+	errno = 0;
+	v = strtoull(s, &end, 10);
+	if (!*s || *end || errno || s[0] == '-')
+		return -1;
+	*out = v;
+	return 0;
+}
+
+static void live_usage(FILE *f)
+{
+	fputs("usage: cuaudit ps [--dir DIR] [--clean]\n"
+	      "       cuaudit ps [--dir DIR] [--json] [--last N] PID\n"
+	      "       cuaudit top [--dir DIR] [-d SECONDS] [-n COUNT] [PID]\n"
+	      "       cuaudit ctl [--dir DIR] PID trace|log start|stop\n"
+	      "\n"
+	      "ps     this user's processes audited with the live view (CUAUDIT_LIVE=1,\n"
+	      "       cuaudit run --live): pid, state, threads, calls per second, the longest\n"
+	      "       call in flight; with PID, each thread's calls in flight and last calls.\n"
+	      "       --clean removes the files of processes that are gone.\n"
+	      "top    per-API rates, errors and calls in flight, refreshed every -d seconds (1);\n"
+	      "       not on a terminal: -n samples (1), then exit.\n"
+	      "ctl    switches the trace or the verbose log on or off in a running process\n"
+	      "       started with it configured and CUAUDIT_CAPTURE=ctl (the trace also with\n"
+	      "       profiler-api); it takes effect at each thread's next call.\n"
+	      "The directory is --dir, else CUAUDIT_LIVE_DIR, else /tmp/cuaudit-UID.\n",
+	      f);
+}
+
+static int ps_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'D' }, { "json", no_argument, NULL, 'j' },
+		{ "clean", no_argument, NULL, 'c' },     { "last", required_argument, NULL, 'l' },
+		{ "help", no_argument, NULL, 'h' },      { NULL, 0, NULL, 0 },
+	};
+	static struct ps_ctx ctx;
+	const char *dir = NULL;
+	uint64_t pid = 0, last = 16;
+	int json = 0, c, n;
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'D': dir = optarg; break;
+		case 'j': json = 1; break;
+		case 'c': ctx.clean = 1; break;
+		case 'l':
+			if (parse_u64(optarg, &last) != 0 || last > CUA_LIVE_CALLS_MAX) {
+				fprintf(stderr, "cuaudit ps: --last: '%s' is not a number from 0 to 4096\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': live_usage(stdout); return 0;
+		default: live_usage(stderr); return 2;
+		}
+	}
+	choose_dir(dir);
+	if (optind < argc) {
+		struct region r;
+
+		if (optind + 1 < argc || parse_u64(argv[optind], &pid) != 0 || !pid) {
+			fprintf(stderr, "cuaudit ps: '%s' is not a process id\n", argv[optind]);
+			return 2;
+		}
+		if (find_region(pid, &r) != 0)
+			return 1;
+		ps_detail(&r, (unsigned)last, json);
+		unload(&r);
+		return 0;
+	}
+	if (ctx.clean) {
+		if (each_region(ps_one, &ctx, 0) < 0)
+			return 1;
+		printf("%u file(s) removed\n", ctx.removed);
+		return 0;
+	}
+	{
+		uint64_t t0 = monotonic_ns();
+
+		if (each_region(ps_one, &ctx, 1) < 0)
+			return 1;
+		/* Two looks, a fifth of a second apart, give the rates. */
+		if (ctx.n)
+			usleep(200000);
+		ctx.secs = (double)(monotonic_ns() - t0) / 1e9;
+		ctx.second = 1;
+		printf("%-8s %-8s %7s %9s %-28s %10s %-8s %s\n", "PID", "STATE", "THREADS", "CALLS/S",
+		       "LONGEST CALL IN FLIGHT", "FOR", "TID", "PROGRAM");
+		n = each_region(ps_one, &ctx, 0);
+		if (n == 0)
+			fprintf(stderr, "cuaudit ps: no live view in %s (processes run with CUAUDIT_LIVE=1 "
+				"make one at their first CUDA call)\n", live_dir);
+	}
+	return n < 0 ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- top */
+
+struct top_ctx {
+	uint64_t pid;
+	uint64_t *calls, *errors, *inflight;
+	unsigned regions;
+};
+
+static int top_add(struct region *r, void *vctx)
+{
+	struct top_ctx *t = vctx;
+
+	if ((t->pid && r->head.pid != t->pid) || !r->same_table)
+		return 0;
+	t->regions++;
+	for (uint32_t i = 0; i < r->head.slots_used; i++) {
+		struct cua_live_slot *s = slot(r, i);
+
+		for (uint32_t id = 0; id < CUAUDIT_ID_COUNT; id++) {
+			t->calls[id] += cua_live_calls(s, r->head.ncalls)[id];
+			t->errors[id] += cua_live_errors(s, r->head.ncalls, r->head.nids)[id];
+		}
+		for (unsigned d = 0; d < CUA_LIVE_DEPTH && r->state != ST_DEAD; d++) {
+			struct cua_live_flight f;
+
+			if (stable(r, &s->flight[d], sizeof(f), &f) && f.active && f.id < CUAUDIT_ID_COUNT)
+				t->inflight[f.id]++;
+		}
+	}
+	return 0;
+}
+
+static int top_sample(struct top_ctx *t)
+{
+	size_t n = CUAUDIT_ID_COUNT * sizeof(uint64_t);
+
+	memset(t->calls, 0, n);
+	memset(t->errors, 0, n);
+	memset(t->inflight, 0, n);
+	t->regions = 0;
+	return each_region(top_add, t, 1);
+}
+
+static volatile sig_atomic_t stop_top;
+
+static void on_int(int s)
+{
+	(void)s;
+	stop_top = 1;
+}
+
+static int top_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	static uint64_t a[3][CUAUDIT_ID_COUNT], b[3][CUAUDIT_ID_COUNT];
+	struct top_ctx t0 = { 0, a[0], a[1], a[2], 0 }, t1 = { 0, b[0], b[1], b[2], 0 };
+	const char *dir = NULL;
+	double secs = 1;
+	uint64_t count = 0;
+	int c, tty = isatty(1);
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+hd:n:", opts, NULL)) != -1) {
+		switch (c) {
+		case 'D': dir = optarg; break;
+		case 'd': {
+			char *end;
+
+			secs = strtod(optarg, &end);
+			if (*end || !(secs >= 0.1 && secs <= 3600)) {
+				fprintf(stderr, "cuaudit top: -d: '%s' is not a number of seconds from 0.1 to 3600\n", optarg);
+				return 2;
+			}
+			break;
+		}
+		case 'n':
+			if (parse_u64(optarg, &count) != 0 || !count) {
+				fprintf(stderr, "cuaudit top: -n: '%s' is not a positive number\n", optarg);
+				return 2;
+			}
+			break;
+		case 'h': live_usage(stdout); return 0;
+		default: live_usage(stderr); return 2;
+		}
+	}
+	if (optind < argc && (optind + 1 < argc || parse_u64(argv[optind], &t0.pid) != 0)) {
+		fprintf(stderr, "cuaudit top: '%s' is not a process id\n", argv[optind]);
+		return 2;
+	}
+	t1.pid = t0.pid;
+	if (!count)
+		count = tty ? UINT64_MAX : 1;
+	choose_dir(dir);
+	signal(SIGINT, on_int);
+	if (top_sample(&t0) < 0)
+		return 1;
+	for (uint64_t round = 0; round < count && !stop_top; round++) {
+		unsigned order[CUAUDIT_ID_COUNT], rows = 0;
+
+		usleep((useconds_t)(secs * 1e6));
+		if (stop_top || top_sample(&t1) < 0)
+			break;
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+			if (t1.calls[id] || t1.inflight[id])
+				order[rows++] = id;
+		/* Busiest first: the rate, then calls in flight. */
+		for (unsigned i = 1; i < rows; i++)
+			for (unsigned j = i; j > 0; j--) {
+				unsigned x = order[j - 1], y = order[j];
+				uint64_t rx = t1.calls[x] - (t0.calls[x] < t1.calls[x] ? t0.calls[x] : t1.calls[x]);
+				uint64_t ry = t1.calls[y] - (t0.calls[y] < t1.calls[y] ? t0.calls[y] : t1.calls[y]);
+
+				if (rx > ry || (rx == ry && t1.inflight[x] >= t1.inflight[y]))
+					break;
+				order[j - 1] = y;
+				order[j] = x;
+			}
+		if (tty)
+			fputs("\033[H\033[2J", stdout);
+		printf("cuaudit top: %u process(es), every %.1fs%s\n", t1.regions, secs,
+		       tty ? " (Ctrl-C ends)" : "");
+		printf("%-36s %12s %10s %9s %14s\n", "API", "CALLS/S", "ERRORS/S", "IN FLIGHT", "CALLS");
+		for (unsigned i = 0; i < rows && (!tty || i < 40); i++) {
+			unsigned id = order[i];
+			uint64_t dc = t1.calls[id] - (t0.calls[id] < t1.calls[id] ? t0.calls[id] : t1.calls[id]);
+			uint64_t de = t1.errors[id] - (t0.errors[id] < t1.errors[id] ? t0.errors[id] : t1.errors[id]);
+
+			printf("%-36s %12.0f %10.0f %9llu %14llu\n", cua_api[id].elf_name, (double)dc / secs,
+			       (double)de / secs, (unsigned long long)t1.inflight[id],
+			       (unsigned long long)t1.calls[id]);
+		}
+		fflush(stdout);
+		memcpy(a, b, sizeof(a));
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- ctl */
+
+static int ctl_main(int argc, char **argv)
+{
+	static const struct option opts[] = {
+		{ "dir", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	const char *dir = NULL, *what, *verb;
+	struct region r;
+	uint64_t pid;
+	uint32_t bit, cap, word;
+	int c, fd, on;
+	off_t at = (off_t)offsetof(struct cua_live_head, ctl);
+
+	optind = 1;
+	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+		switch (c) {
+		case 'D': dir = optarg; break;
+		case 'h': live_usage(stdout); return 0;
+		default: live_usage(stderr); return 2;
+		}
+	}
+	if (argc - optind != 3 || parse_u64(argv[optind], &pid) != 0 || !pid) {
+		live_usage(stderr);
+		return 2;
+	}
+	what = argv[optind + 1];
+	verb = argv[optind + 2];
+	if (strcmp(what, "trace") == 0) {
+		bit = CUA_LIVE_CTL_TRACE;
+		cap = CUA_LIVE_CAP_TRACE;
+	} else if (strcmp(what, "log") == 0) {
+		bit = CUA_LIVE_CTL_LOG;
+		cap = CUA_LIVE_CAP_LOG;
+	} else {
+		fprintf(stderr, "cuaudit ctl: '%s' is not trace or log\n", what);
+		return 2;
+	}
+	if (strcmp(verb, "start") != 0 && strcmp(verb, "stop") != 0) {
+		fprintf(stderr, "cuaudit ctl: '%s' is not start or stop\n", verb);
+		return 2;
+	}
+	on = verb[2] == 'a';
+	choose_dir(dir);
+	if (find_region(pid, &r) != 0)
+		return 1;
+	if (r.state != ST_RUNNING && r.state != ST_STOPPED) {
+		fprintf(stderr, "cuaudit ctl: process %llu is %s\n", (unsigned long long)pid,
+			state_names[r.state]);
+		unload(&r);
+		return 1;
+	}
+	if (!(r.head.caps & cap)) {
+		fprintf(stderr, "cuaudit ctl: process %llu cannot switch its %s: it must be started with %s "
+			"and CUAUDIT_CAPTURE=ctl%s\n", (unsigned long long)pid, what,
+			bit == CUA_LIVE_CTL_TRACE ? "CUAUDIT_TRACE" : "CUAUDIT_LOG=verbose (or errors)",
+			bit == CUA_LIVE_CTL_TRACE ? " (or profiler-api)" : "");
+		unload(&r);
+		return 1;
+	}
+	/* A write through the file reaches the process's shared mapping (one page cache);
+	   only `cuaudit ctl` writes this word. */
+	fd = open(r.path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+	if (fd < 0 || pread(fd, &word, sizeof(word), at) != (ssize_t)sizeof(word)) {
+		fprintf(stderr, "cuaudit ctl: cannot open %s: %s\n", r.path, strerror(errno));
+		if (fd >= 0)
+			close(fd);
+		unload(&r);
+		return 1;
+	}
+	word = on ? word | bit : word & ~bit;
+	if (pwrite(fd, &word, sizeof(word), at) != (ssize_t)sizeof(word)) {
+		fprintf(stderr, "cuaudit ctl: cannot write %s: %s\n", r.path, strerror(errno));
+		close(fd);
+		unload(&r);
+		return 1;
+	}
+	close(fd);
+	printf("%s %s in process %llu (from each thread's next call)\n", what,
+	       on ? "started" : "stopped", (unsigned long long)pid);
+	unload(&r);
+	return 0;
+}
+
+int cua_cli_live_main(int argc, char **argv)
+{
+	cua_tracefmt_init();
+	sig = cua_tracefmt_table_sig();
+	if (strcmp(argv[0], "ps") == 0)
+		return ps_main(argc, argv);
+	if (strcmp(argv[0], "top") == 0)
+		return top_main(argc, argv);
+	return ctl_main(argc, argv);
+}

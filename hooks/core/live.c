@@ -1,0 +1,373 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/core/live.c: makes the per-process live region file, checks its directory, and hands each thread its slot. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "fmt.h"
+#include "livefmt.h"
+#include "out.h"
+#include "process.h"
+#include "table.h"
+#include "threads.h"
+
+__thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
+uint8_t cua_live_on;
+uint8_t cua_live_args_size[CUAUDIT_ID_COUNT];
+struct cua_live_head *volatile cua_live_region;
+uint64_t cua_live_region_pid;
+uint32_t cua_live_calls_mask;
+
+/* Fixed in la_version. */
+static struct {
+	char dir[1024];
+	uint32_t ncalls;
+	uint32_t caps;
+	uint64_t slot_size, file_size;
+	struct cua_live_slot *scratch; /* where a thread without a slot writes: read by nobody */
+} cfg;
+
+/* This process's region: made by the first thread that calls, again in a forked child. */
+static struct {
+	uint64_t pid;     /* the process it belongs to; 0 before it is made */
+	uint64_t opening; /* the pid of the process whose thread is making it; 0: none */
+	int failed;       /* none for this process (message said) */
+	char path[1100];
+} region;
+
+static size_t read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC);
+	size_t n = 0;
+
+	if (fd < 0)
+		return 0;
+	while (n < cap) {
+		ssize_t r = read(fd, buf + n, cap - n);
+
+		if (r < 0 && errno == EINTR)
+			continue;
+		if (r <= 0)
+			break;
+		n += (size_t)r;
+	}
+	close(fd);
+	return n;
+}
+
+uint64_t cua_live_start_ticks(uint64_t pid)
+{
+	char path[64], buf[1024];
+	struct cua_buf b = CUA_BUF(path);
+	size_t n, i, close_paren = 0, field = 2;
+	uint64_t v = 0;
+
+	if (pid) {
+		cua_buf_str(&b, "/proc/");
+		cua_buf_u64(&b, pid);
+		cua_buf_str(&b, "/stat");
+	} else {
+		cua_buf_str(&b, "/proc/self/stat");
+	}
+	path[b.len < sizeof(path) ? b.len : sizeof(path) - 1] = '\0';
+	n = read_small(path, buf, sizeof(buf));
+	/* The command name may hold spaces and parentheses: fields count from the last ')'. */
+	for (i = 0; i < n; i++)
+		if (buf[i] == ')')
+			close_paren = i + 1;
+	if (!close_paren)
+		return 0;
+	for (i = close_paren; i < n && field < 22; i++)
+		if (buf[i] == ' ')
+			field++;
+	for (; i < n && buf[i] >= '0' && buf[i] <= '9'; i++)
+		v = v * 10 + (uint64_t)(buf[i] - '0');
+	return field == 22 ? v : 0;
+}
+
+size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ticks)
+{
+	struct cua_buf b = { out, 0, cap, 0, NULL };
+
+	cua_buf_u64(&b, pid);
+	cua_buf_char(&b, '-');
+	cua_buf_u64(&b, start_ticks);
+	cua_buf_str(&b, ".live");
+	if (cap)
+		out[b.len < cap ? b.len : cap - 1] = '\0';
+	return b.len;
+}
+
+int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
+{
+	void *p;
+
+	memcpy(cfg.dir, dir, strnlen(dir, sizeof(cfg.dir) - 1));
+	cfg.ncalls = ncalls;
+	cfg.caps = caps;
+	cua_live_calls_mask = ncalls - 1;
+	cfg.slot_size = cua_live_slot_size(ncalls, CUAUDIT_ID_COUNT);
+	cfg.file_size = CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * cfg.slot_size;
+	p = mmap(NULL, cfg.slot_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	cfg.scratch = p;
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		uint16_t n = cua_table_args_size(id);
+
+		cua_live_args_size[id] = (uint8_t)(n < CUA_LIVE_ARGS ? n : CUA_LIVE_ARGS);
+	}
+	cua_live_on = 1;
+	return 0;
+}
+
+static void say_off(const char *what, const char *path, int err)
+{
+	cua_out_report(what, path, err);
+}
+
+/* The directory: made if missing, ours, a directory and not a link, with no access for
+   group and others. Returns its descriptor or -1 (said). */
+static int open_dir(void)
+{
+	struct stat st;
+	int fd;
+
+	if (mkdir(cfg.dir, 0700) != 0 && errno != EEXIST) {
+		say_off("the live view is off: cannot create its directory ", cfg.dir, errno);
+		return -1;
+	}
+	fd = open(cfg.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		say_off("the live view is off: cannot open its directory (a link is refused) ",
+			cfg.dir, errno);
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		say_off("the live view is off: its directory must be the user's own with mode 0700: ",
+			cfg.dir, 0);
+		close(fd);
+		return -1;
+	}
+	return fd;
+}
+
+/* A file already under our name: this process's own region from before an exec (same pid,
+   same start time) is ours to replace; anything else is left alone. */
+static int replace_own(int dirfd, const char *name, uint64_t pid, uint64_t start)
+{
+	struct cua_live_head h;
+	struct stat st;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int ours;
+
+	if (fd < 0)
+		return -1;
+	ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	       pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	       memcmp(h.magic, CUA_LIVE_MAGIC, sizeof(CUA_LIVE_MAGIC) - 1) == 0 &&
+	       h.pid == pid && h.start_ticks == start;
+	close(fd);
+	return ours ? unlinkat(dirfd, name, 0) : -1;
+}
+
+static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
+{
+	char cmd[CUA_LIVE_PROGRAM];
+	struct timespec ts;
+	size_t n = read_small("/proc/self/cmdline", cmd, sizeof(cmd) - 1);
+
+	for (size_t i = 0; i < n; i++)
+		if (cmd[i] == '\0' || cmd[i] == '\n')
+			cmd[i] = ' ';
+	while (n && cmd[n - 1] == ' ')
+		n--;
+	memcpy(h->program, cmd, n);
+	h->version = CUA_LIVE_VERSION;
+	h->head_size = CUA_LIVE_HEAD_SIZE;
+	h->file_size = cfg.file_size;
+	h->slot_size = cfg.slot_size;
+	h->nslots = CUA_LIVE_SLOTS;
+	h->ncalls = cfg.ncalls;
+	h->nids = CUAUDIT_ID_COUNT;
+	h->args_max = CUA_LIVE_ARGS;
+	h->table_sig = cua_table_sig();
+	h->pid = pid;
+	h->start_ticks = start;
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	h->created_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	h->uid = geteuid();
+	h->caps = cfg.caps;
+	h->state = CUA_LIVE_RUNNING;
+	/* The magic last: a reader never takes a half-made head for a region. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	memcpy(h->magic, CUA_LIVE_MAGIC, sizeof(CUA_LIVE_MAGIC) - 1);
+}
+
+static struct cua_live_head *make_region(uint64_t pid)
+{
+	char name[64];
+	uint64_t start = cua_live_start_ticks(0);
+	struct cua_buf b = CUA_BUF(region.path);
+	void *p;
+	int dirfd, fd, err;
+
+	if (!start) {
+		say_off("the live view is off: cannot read ", "/proc/self/stat", errno ? errno : ENOENT);
+		return NULL;
+	}
+	if ((dirfd = open_dir()) < 0)
+		return NULL;
+	cua_live_file_name(name, sizeof(name), pid, start);
+	cua_buf_str(&b, cfg.dir);
+	cua_buf_char(&b, '/');
+	cua_buf_str(&b, name);
+	region.path[b.len < sizeof(region.path) ? b.len : sizeof(region.path) - 1] = '\0';
+	/* O_EXCL and O_NOFOLLOW: never a file (or a link) cuaudit did not make for us. */
+	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	if (fd < 0 && errno == EEXIST && replace_own(dirfd, name, pid, start) == 0)
+		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
+	err = errno;
+	close(dirfd);
+	if (fd < 0) {
+		say_off("the live view is off: cannot create ", region.path, err);
+		return NULL;
+	}
+	/* Blocks reserved now: a store into a sparse page of a full file system would raise
+	   SIGBUS in the program. */
+	err = posix_fallocate(fd, 0, (off_t)cfg.file_size);
+	if (err == EOPNOTSUPP || err == EINVAL)
+		err = ftruncate(fd, (off_t)cfg.file_size) == 0 ? 0 : errno;
+	if (err) {
+		say_off("the live view is off: no room for ", region.path, err);
+		close(fd);
+		unlink(region.path);
+		return NULL;
+	}
+	p = mmap(NULL, cfg.file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	err = errno;
+	/* The mapping keeps the file: no descriptor stays open for the program to close. */
+	close(fd);
+	if (p == MAP_FAILED) {
+		say_off("the live view is off: cannot map ", region.path, err);
+		unlink(region.path);
+		return NULL;
+	}
+	fill_head(p, pid, start);
+	return p;
+}
+
+/* This process's region, made at the first call of this process; NULL when there is none.
+   A thread that finds another making it gets none this time and asks again next call. */
+static struct cua_live_head *region_of(uint64_t pid, int *retry)
+{
+	uint64_t claim;
+	struct cua_live_head *h;
+
+	*retry = 0;
+	if (__atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) == pid)
+		return region.failed ? NULL : cua_live_region;
+	/* A claim of another process is a parent's, forked while one of its threads made its
+	   region: that thread does not exist here, so the claim is taken over. */
+	claim = __atomic_load_n(&region.opening, __ATOMIC_ACQUIRE);
+	if (claim == pid || !__atomic_compare_exchange_n(&region.opening, &claim, pid, 0,
+							 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		*retry = 1;
+		return NULL;
+	}
+	if (__atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) != pid) {
+		/* A forked child: the parent's mapping stays (its threads are not here), the
+		   child gets its own file. */
+		h = make_region(pid);
+		region.failed = h == NULL;
+		if (h) {
+			cua_live_region = h;
+			__atomic_store_n(&cua_live_region_pid, pid, __ATOMIC_RELEASE);
+		}
+		__atomic_store_n(&region.pid, pid, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&region.opening, 0, __ATOMIC_RELEASE);
+	return region.failed ? NULL : cua_live_region;
+}
+
+static struct cua_live_slot *slot_at(struct cua_live_head *h, uint32_t i)
+{
+	return (struct cua_live_slot *)((char *)h + CUA_LIVE_HEAD_SIZE + i * cfg.slot_size);
+}
+
+/* A slot is taken with one compare-and-swap of its owner: a free one first, then one whose
+   owner thread has ended (its counts and history stay: the totals never go down). */
+static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, uint32_t tid)
+{
+	for (int pass = 0; pass < 2; pass++) {
+		for (uint32_t i = 0; i < CUA_LIVE_SLOTS; i++) {
+			struct cua_live_slot *s = slot_at(h, i);
+			uint32_t owner = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+
+			if (pass == 0 ? owner != 0 : (owner != tid && cua_thread_alive(pid, owner)))
+				continue;
+			if (!__atomic_compare_exchange_n(&s->tid, &owner, tid, 0, __ATOMIC_ACQ_REL,
+							 __ATOMIC_ACQUIRE))
+				continue;
+			/* The ended owner's calls in flight are over. */
+			for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
+				struct cua_live_flight *f = &s->flight[d];
+
+				__atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELAXED);
+				__atomic_thread_fence(__ATOMIC_RELEASE);
+				f->active = 0;
+				__atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
+			}
+			for (uint32_t used = __atomic_load_n(&h->slots_used, __ATOMIC_RELAXED);
+			     used < i + 1 && !__atomic_compare_exchange_n(&h->slots_used, &used, i + 1, 1,
+									 __ATOMIC_RELAXED, __ATOMIC_RELAXED);)
+				;
+			return s;
+		}
+	}
+	__atomic_add_fetch(&h->untracked, 1, __ATOMIC_RELAXED);
+	return NULL;
+}
+
+struct cua_live_slot *cua_live_attach(uint64_t pid)
+{
+	int saved = errno, retry;
+	struct cua_live_head *h;
+	struct cua_live_slot *s = NULL;
+
+	if (!pid)
+		pid = cua_process_id();
+	h = region_of(pid, &retry);
+	if (h)
+		s = take_slot(h, pid, (uint32_t)cua_thread_id());
+	cua_live_me.slot = s ? s : cfg.scratch;
+	/* Asked again at the next call while another thread makes the region. */
+	cua_live_me.pid = retry ? 0 : pid;
+	errno = saved;
+	return cua_live_me.slot;
+}
+
+void cua_live_remove(void)
+{
+	struct cua_live_head *h = cua_live_region;
+
+	if (!h || __atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) != cua_process_id() ||
+	    region.failed)
+		return;
+	__atomic_store_n(&h->state, CUA_LIVE_EXITED, __ATOMIC_RELEASE);
+	unlink(region.path);
+}
+
+void cua_live_note_mem(unsigned dev, uint64_t bytes)
+{
+	struct cua_live_head *h = cua_live_region;
+
+	/* Not into the parent's region from a forked child that has no region of its own. */
+	if (h && dev < CUA_LIVE_DEVICES &&
+	    __atomic_load_n(&cua_live_region_pid, __ATOMIC_ACQUIRE) == cua_process_id())
+		__atomic_store_n(&h->mem_used[dev], bytes, __ATOMIC_RELAXED);
+}

@@ -1,0 +1,201 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/core/livefmt.h: the live region's file layout (written by the module, read by `cuaudit ps`) and the in-flight store every wrapper makes. */
+#ifndef CUA_LIVEFMT_H
+#define CUA_LIVEFMT_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "cuaudit.h"
+
+/* The region is one file per process, PID-STARTTICKS.live in the live directory, mapped
+   MAP_SHARED by the process: the kernel keeps what the threads stored after a SIGKILL, a
+   SIGSEGV or a SIGSTOP, so a reader sees it then as it sees it while the process runs.
+
+   Layout: the head (4 KiB), then CUA_LIVE_SLOTS thread slots of head.slot_size bytes. A slot
+   is: struct cua_live_slot, then head.ncalls history entries, then head.nids 64-bit call
+   counts, then head.nids 32-bit error counts. Writers are the application threads, each in
+   its own slot, with plain stores; each record carries a sequence number that is odd while
+   it is written, so a reader copies a record, reads the number again, and keeps the copy
+   only if the number is even and unchanged (a seqlock: the writer never waits). */
+#define CUA_LIVE_MAGIC "cuaudit-live/1\n"
+#define CUA_LIVE_VERSION 1
+#define CUA_LIVE_HEAD_SIZE 4096u
+#define CUA_LIVE_SLOTS 128u      /* threads with a slot at once; later ones are counted */
+#define CUA_LIVE_DEPTH 4u        /* nested calls in flight kept per thread (runtime > driver) */
+#define CUA_LIVE_ARGS 96u        /* bytes of each call's argument struct kept */
+#define CUA_LIVE_CALLS_DEFAULT 64u
+#define CUA_LIVE_CALLS_MAX 4096u
+#define CUA_LIVE_PROGRAM 256u
+#define CUA_LIVE_DEVICES 64u       /* CUA_MAX_DEVICES */
+
+/* The control word (head.ctl), written by `cuaudit ctl` and read by the trace and the log
+   with one load per call. */
+#define CUA_LIVE_CTL_TRACE 1u
+#define CUA_LIVE_CTL_LOG 2u
+/* head.caps: what the process can switch on demand (it was started with the output
+   configured and CUAUDIT_CAPTURE=ctl, or profiler-api for the trace). */
+#define CUA_LIVE_CAP_TRACE 1u
+#define CUA_LIVE_CAP_LOG 2u
+
+/* head.state */
+enum { CUA_LIVE_RUNNING = 1, CUA_LIVE_EXITED = 2 };
+
+struct cua_live_head {
+	char magic[16];
+	uint32_t version;
+	uint32_t head_size;
+	uint64_t file_size;
+	uint64_t slot_size;
+	uint32_t nslots;
+	uint32_t ncalls;         /* history entries per slot */
+	uint32_t nids;           /* counters per slot: CUAUDIT_ID_COUNT of the writer */
+	uint32_t args_max;       /* CUA_LIVE_ARGS */
+	uint64_t table_sig;      /* which build's ids and argument structs (cua_tracefmt_table_sig) */
+	uint64_t pid;
+	uint64_t start_ticks;    /* /proc/PID/stat field 22: a reused pid has another */
+	uint64_t created_ns;     /* CLOCK_MONOTONIC, the clock of every time below */
+	uint64_t uid;
+	uint32_t state;          /* CUA_LIVE_RUNNING, CUA_LIVE_EXITED */
+	uint32_t caps;           /* CUA_LIVE_CAP_* */
+	uint32_t ctl;            /* CUA_LIVE_CTL_*, written by `cuaudit ctl` */
+	uint32_t untracked;      /* threads that found no free slot */
+	char program[CUA_LIVE_PROGRAM];
+	uint32_t slots_used;     /* the highest slot index taken, plus one */
+	uint32_t reserved0;
+	/* Device memory the process's calls hold, per device ordinal, as the memory hook
+	   counts it (allocations minus frees; CUAUDIT_MEM_LIMIT's accounting, kept without a
+	   quota while the live view is on). */
+	uint64_t mem_used[CUA_LIVE_DEVICES];
+};
+
+/* One call in flight. */
+struct cua_live_flight {
+	uint32_t seq;            /* odd while written */
+	uint16_t id;
+	uint8_t binding;         /* enum cuaudit_binding */
+	uint8_t active;          /* 1 from the call's start until it returns */
+	uint64_t t_start;
+	_Alignas(8) unsigned char args[CUA_LIVE_ARGS];
+};
+
+/* One finished call in the history ring. */
+struct cua_live_entry {
+	uint32_t seq;            /* odd while written */
+	uint16_t id;
+	uint8_t binding;
+	uint8_t depth;
+	uint32_t tid;            /* the thread that made it: a slot outlives its threads */
+	uint32_t reserved0;
+	uint64_t t_start, t_end, result;
+};
+
+struct cua_live_slot {
+	uint32_t tid;            /* the owner thread; 0: free */
+	uint32_t reserved0;
+	uint64_t done;           /* calls finished in this slot, all owners: history index */
+	struct cua_live_flight flight[CUA_LIVE_DEPTH];
+};
+
+/* Pieces of a slot, for writer and reader alike. */
+static inline struct cua_live_entry *cua_live_history(struct cua_live_slot *s)
+{
+	return (struct cua_live_entry *)(s + 1);
+}
+
+static inline uint64_t *cua_live_calls(struct cua_live_slot *s, uint32_t ncalls)
+{
+	return (uint64_t *)(cua_live_history(s) + ncalls);
+}
+
+static inline uint32_t *cua_live_errors(struct cua_live_slot *s, uint32_t ncalls, uint32_t nids)
+{
+	return (uint32_t *)(cua_live_calls(s, ncalls) + nids);
+}
+
+static inline uint64_t cua_live_slot_size(uint32_t ncalls, uint32_t nids)
+{
+	uint64_t n = sizeof(struct cua_live_slot) + (uint64_t)ncalls * sizeof(struct cua_live_entry) +
+		     (uint64_t)nids * (sizeof(uint64_t) + sizeof(uint32_t));
+
+	return (n + 63) & ~(uint64_t)63; /* a cache line each: threads do not share one */
+}
+
+/* ---- the writer's side, in the module ---- */
+
+/* The calling thread's slot, and the process it was taken in (a forked child's threads
+   find another pid and take a slot in the child's own region). */
+struct cua_live_me {
+	struct cua_live_slot *slot;
+	uint64_t pid;
+};
+extern __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
+/* Non-zero when the live region is on: fixed in la_version. */
+extern uint8_t cua_live_on;
+/* Bytes of each id's argument struct the in-flight record keeps (at most CUA_LIVE_ARGS). */
+extern uint8_t cua_live_args_size[];
+/* The slot of the calling thread in this process's region, made at its first call; a
+   private scratch slot when there is none (no region, every slot taken). */
+struct cua_live_slot *cua_live_attach(uint64_t pid);
+/* The region's head in this process (or the parent's, in a forked child that has not made
+   its own yet), NULL before the first call. */
+extern struct cua_live_head *volatile cua_live_region;
+/* The process the region belongs to (a forked child still maps its parent's). */
+extern uint64_t cua_live_region_pid;
+/* The memory hook's count of device dev changed to bytes: published for the readers. */
+void cua_live_note_mem(unsigned dev, uint64_t bytes);
+/* The control word: one load. */
+static inline uint32_t cua_live_ctl(void)
+{
+	struct cua_live_head *h = cua_live_region;
+
+	return h ? __atomic_load_n(&h->ctl, __ATOMIC_RELAXED) : 0;
+}
+/* Set up from la_version by hooks/live.c: the directory, history entries per slot (a power
+   of two), what `cuaudit ctl` may switch. Returns 0, or -1 when no memory (the view stays off). */
+int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps);
+/* Removes this process's region file (normal exit, exec); the mapping stays for threads
+   still running. */
+void cua_live_remove(void);
+/* history entries per slot - 1 */
+extern uint32_t cua_live_calls_mask;
+
+/* ---- shared by the module and the command ---- */
+/* Field 22 of /proc/PID/stat (start time in clock ticks since boot), or 0 if unreadable.
+   pid 0: this process. No stdio, no strto*: safe on any thread. */
+uint64_t cua_live_start_ticks(uint64_t pid);
+/* The file name of a region: PID-STARTTICKS.live. Returns its length. */
+size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ticks);
+
+/* Called by the dispatch after it read the call's start time: the call is in flight. pid is
+   the calling process (the dispatch's thread cache, current after cua_thread_id_fast). */
+static inline __attribute__((always_inline)) void cua_live_begin(const struct cuaudit_call *p,
+								 uint64_t pid, uint64_t t_start)
+{
+	struct cua_live_slot *s = cua_live_me.slot;
+	struct cua_live_flight *f;
+	unsigned n;
+	uint32_t seq;
+
+	if (__builtin_expect(!s || cua_live_me.pid != pid, 0))
+		s = cua_live_attach(pid);
+	if (__builtin_expect(p->depth >= CUA_LIVE_DEPTH, 0))
+		return;
+	f = &s->flight[p->depth];
+	seq = f->seq;
+	__atomic_store_n(&f->seq, seq + 1, __ATOMIC_RELAXED);
+	/* A plain compiler barrier on x86 (stores are not reordered there); a store fence
+	   elsewhere: the odd number is seen before the fields change. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	f->id = (uint16_t)p->id;
+	f->binding = (uint8_t)p->binding;
+	f->active = 1;
+	f->t_start = t_start;
+	/* Whole words (argument structs are 8-aligned and their sizes rounded to 8): a short
+	   inline loop instead of a call to memcpy. */
+	n = cua_live_args_size[p->id] >> 3;
+	for (unsigned i = 0; i < n; i++)
+		__builtin_memcpy(f->args + 8 * i, (const unsigned char *)p->args + 8 * i, 8);
+	__atomic_store_n(&f->seq, seq + 2, __ATOMIC_RELEASE);
+}
+
+#endif

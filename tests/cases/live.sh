@@ -1,0 +1,370 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/live.sh: the live view (issue 22): `cuaudit ps`, `top` and `ctl` against processes on the mock that run, hang, stop, die, fork and churn threads.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+PROG="$BIN/live_prog"
+L="$dir/live"
+BLOCK="$dir/block"
+
+# live_env: the environment of an audited process with the live view in $L.
+live_env() { echo LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L" MOCK_BLOCK_FILE="$BLOCK"; }
+# wait_out FILE TEXT: waits (10 s at most) until FILE has a line TEXT.
+wait_out() {
+  for _ in $(seq 500); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.02; done
+  fail "no '$2' in $1: $(tail -3 "$1" 2>/dev/null)"; return 1
+}
+# ps_json PID FIELD...: one line from `cuaudit ps --json PID` (python reads it).
+ps_json() {
+  local pid=$1; shift
+  timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err || { echo "ps-failed $(cat psj.err)"; return; }
+  "$PYTHON" - "$@" <<'PY'
+import json, sys
+d = json.load(open("psj.txt"))
+what = sys.argv[1]
+if what == "inflight":
+    out = []
+    for t in d["threads"]:
+        for f in t["in_flight"]:
+            out.append(f"{f['name']}:{f['elapsed_ns']}:{f['depth']}")
+    print(d["state"], " ".join(sorted(out)))
+elif what == "calls":
+    c = {a["name"]: a["calls"] for a in d["apis"]}
+    print(d["state"], c.get(sys.argv[2], 0), len(d["threads"]), d["untracked_threads"])
+PY
+}
+elapsed_of() { sed -nE "s/.*cuStreamSynchronize:([0-9]+):0.*/\1/p" <<<"$1"; }
+
+case $name in
+blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
+  touch "$BLOCK"
+  env $(live_env) "$PROG" block >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt blocking || { kill -9 $pid; finish; }
+  sleep 0.3
+  timeout 20 "$CLI" ps --dir "$L" "$pid" >ps1.txt 2>&1; rc=$?
+  [ $rc = 0 ] && pass "cuaudit ps PID ran" || fail "cuaudit ps PID: status $rc: $(cat ps1.txt)"
+  grep -qE '^process [0-9]+ \(running\)' ps1.txt && pass "the process is running" || fail "state: $(head -1 ps1.txt)"
+  grep -qE 'in flight: cuStreamSynchronize\(hStream=0x[0-9a-f]+\) \[[a-z_]+\] for [0-9.]+(ms|s)$' ps1.txt &&
+    pass "the blocked thread shows its call, its argument and its elapsed time" || fail "no blocked call: $(cat ps1.txt)"
+  grep -qE 'last calls, newest first' ps1.txt && grep -qE ' cuDeviceGetCount -> CUDA_SUCCESS ' ps1.txt &&
+    pass "the last calls are listed with results" || fail "no history: $(cat ps1.txt)"
+  a=$(elapsed_of "$(ps_json $pid inflight)"); sleep 0.3; j=$(ps_json $pid inflight); b=$(elapsed_of "$j")
+  [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt $((a + 200000000)) ] && pass "the elapsed time grows while it hangs ($a -> $b ns)" ||
+    fail "elapsed did not grow: '$a' '$b' ($j)"
+  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>&1
+  grep -qE "^$pid +running +[0-9]+ +[0-9-]+ +cuStreamSynchronize +[0-9.]+(ms|s) +[0-9]+ +.*live_prog block" list.txt &&
+    pass "cuaudit ps lists it with its longest call in flight" || fail "ps list: $(cat list.txt)"
+  kill -STOP $pid
+  sleep 0.2
+  j=$(ps_json $pid inflight)
+  [[ "$j" == "stopped "*cuStreamSynchronize:* ]] && pass "stopped (SIGSTOP): still shows the call ($j)" || fail "stopped: $j"
+  kill -KILL $pid; wait $pid 2>/dev/null
+  j=$(ps_json $pid inflight)
+  [[ "$j" == "dead "*cuStreamSynchronize:* ]] && pass "after SIGKILL: dead, and the call it died in is shown" || fail "after kill: $j"
+  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>&1
+  grep -qE "^$pid +dead +.*cuStreamSynchronize" list.txt && pass "cuaudit ps marks it dead" || fail "list after kill: $(cat list.txt)"
+  # SIGSEGV and SIGABRT leave the same post-mortem.
+  for sig in SEGV ABRT; do
+    env $(live_env) "$PROG" block >out2.txt 2>err.txt &
+    p2=$!
+    wait_out out2.txt blocking || { kill -9 $p2; continue; }
+    kill -$sig $p2; wait $p2 2>/dev/null
+    j=$(ps_json $p2 inflight)
+    [[ "$j" == "dead "*cuStreamSynchronize:* ]] && pass "after SIG$sig: the call is shown" || fail "after SIG$sig: $j"
+  done
+  timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
+  [ -z "$(ls "$L")" ] && pass "ps --clean removed the dead processes' files" || fail "left: $(ls "$L"); $(cat clean.txt)"
+  rm -f "$BLOCK"
+  ;;
+sixty_four_threads_churning_reuse_slots_and_counts_stay_exact)
+  # 8 waves of 64 threads (512 threads, 128 slots): ended threads' slots are taken again and
+  # no call is lost from the counters.
+  env $(live_env) "$PROG" churn 8 200 "$dir/go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'churn done' || { kill -9 $pid; finish; }
+  j=$(ps_json $pid calls cuDeviceGetCount)
+  [ "$j" = "running 102400 $(echo "$j" | awk '{print $3}') 0" ] && pass "512 threads' 102400 calls counted exactly, no thread untracked ($j)" || fail "counts: $j"
+  n=$(echo "$j" | awk '{print $3}')
+  [ "$n" -le 128 ] && pass "slots were reused: $n slots for 513 threads" || fail "$n slots"
+  sz=$(stat -c %s "$L"/$pid-*.live)
+  [ "$sz" -le $((4 * 1024 * 1024)) ] && pass "the region is bounded: $sz bytes" || fail "region is $sz bytes"
+  touch "$dir/go"; wait $pid; rc=$?
+  [ $rc = 0 ] && pass "the program ended normally" || fail "status $rc: $(cat err.txt)"
+  [ -z "$(ls "$L")" ] && pass "its normal exit removed its region file" || fail "left: $(ls "$L")"
+  [ ! -s err.txt ] && pass "nothing on stderr" || fail "stderr: $(cat err.txt)"
+  ;;
+forked_child_gets_its_own_region_and_both_show_their_blocked_call)
+  touch "$BLOCK"
+  env $(live_env) "$PROG" fork >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'child .* blocking' && wait_out out.txt 'parent .* blocking' || { kill -9 $pid; finish; }
+  child=$(sed -nE 's/^child ([0-9]+) blocking/\1/p' out.txt)
+  sleep 0.2
+  [ "$(ls "$L" | grep -c "^$child-")" = 1 ] && [ "$(ls "$L" | grep -c "^$pid-")" = 1 ] &&
+    pass "parent and child each have a region" || fail "files: $(ls "$L")"
+  jp=$(ps_json $pid calls cuDeviceGetCount); jc=$(ps_json $child calls cuDeviceGetCount)
+  [[ "$jp" == "running 5 "* ]] && pass "the parent counts its own 5 calls ($jp)" || fail "parent: $jp"
+  [[ "$jc" == "running 7 "* ]] && pass "the child counts only its own 7 calls ($jc)" || fail "child: $jc"
+  for p in $pid $child; do
+    j=$(ps_json $p inflight)
+    [[ "$j" == "running cuStreamSynchronize:"* ]] && pass "$p shows its own blocked call" || fail "$p: $j"
+  done
+  rm -f "$BLOCK"; wait $pid; rc=$?
+  [ $rc = 0 ] && grep -q 'fork done' out.txt && pass "both ended normally" || fail "status $rc: $(cat err.txt)"
+  [ -z "$(ls "$L")" ] && pass "both removed their files" || fail "left: $(ls "$L")"
+  ;;
+two_processes_of_one_user_are_listed_and_exit_removes_their_files)
+  env $(live_env) "$PROG" calls 1000 "$dir/go" >out1.txt 2>err1.txt &
+  p1=$!
+  env $(live_env) "$PROG" calls 2000 "$dir/go" >out2.txt 2>err2.txt &
+  p2=$!
+  wait_out out1.txt 'calls done'; wait_out out2.txt 'calls done'
+  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>&1
+  grep -qE "^$p1 +running .*live_prog calls 1000" list.txt && grep -qE "^$p2 +running .*live_prog calls 2000" list.txt &&
+    pass "both processes are listed" || fail "list: $(cat list.txt)"
+  [[ "$(ps_json $p1 calls cuDeviceGetCount)" == "running 1000 "* ]] && [[ "$(ps_json $p2 calls cuDeviceGetCount)" == "running 2000 "* ]] &&
+    pass "each has its own counts" || fail "counts: $(ps_json $p1 calls cuDeviceGetCount) / $(ps_json $p2 calls cuDeviceGetCount)"
+  [ "$(stat -c %a "$L")" = 700 ] && pass "the directory is 0700" || fail "mode $(stat -c %a "$L")"
+  [ "$(stat -c %a "$L"/$p1-*.live)" = 600 ] && pass "the region is 0600" || fail "region mode"
+  touch "$dir/go"; wait $p1; wait $p2
+  [ -z "$(ls "$L")" ] && pass "normal exits removed both files" || fail "left: $(ls "$L")"
+  timeout 20 "$CLI" ps --dir "$L" 1234567 >one.txt 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q 'no live region for process 1234567' one.txt && pass "an unknown pid gets a clear message" || fail "unknown pid: $rc $(cat one.txt)"
+  ;;
+hostile_or_damaged_region_files_are_refused_without_crash_or_hang)
+  # A real region to damage: from a process killed in a call.
+  touch "$BLOCK"
+  env $(live_env) "$PROG" block >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt blocking; kill -9 $pid; wait $pid 2>/dev/null; rm -f "$BLOCK"
+  real=$(ls "$L"/$pid-*.live)
+  ticks=${real##*-}; ticks=${ticks%.live}
+  ln -s /etc/passwd "$L/101-1.live"
+  mkfifo "$L/102-1.live"
+  head -c 10000 /dev/urandom >"$L/103-1.live"
+  head -c 4096 "$real" >"$L/104-1.live"                              # head only
+  truncate -s 1T "$L/105-1.live"                                     # huge, sparse
+  cp "$real" "$L/106-$ticks.live"                                    # pid differs from its head
+  # Garbage slots behind a sound head (pid 107): ids, depths and indexes out of range.
+  cp "$real" "$L/107-$ticks.live"
+  "$PYTHON" - "$L/107-$ticks.live" <<'PY'
+import os, random, struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+struct.pack_into("<Q", b, 64, 107)            # head.pid
+random.seed(7)
+for i in range(4096, len(b)):
+    b[i] = random.randrange(256)
+# slots_used at its largest: every slot is garbage
+off = 16 + 4 + 4 + 8 + 8 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 4 + 4 + 4 + 256
+struct.pack_into("<I", b, off, 128)
+open(p, "wb").write(b)
+PY
+  # A head whose sizes say 4 GiB in a small file.
+  cp "$real" "$L/108-$ticks.live"
+  "$PYTHON" - "$L/108-$ticks.live" <<'PY'
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+struct.pack_into("<Q", b, 64, 108)
+struct.pack_into("<I", b, 40, 4096)   # nslots
+struct.pack_into("<Q", b, 24, 1 << 32)  # file_size
+open(p, "wb").write(b)
+PY
+  (ulimit -v 800000; timeout 20 "$CLI" ps --dir "$L" >list.txt 2>list.err); rc=$?
+  [ $rc = 0 ] && pass "cuaudit ps lists the sound regions (status 0, bounded memory, no hang)" || fail "ps: status $rc: $(cat list.err)"
+  for f in 101-1 102-1 103-1 104-1 105-1 106-$ticks 108-$ticks; do
+    grep -q "skipping $L/$f.live: " list.err && pass "$f: refused: $(grep "$f.live" list.err | sed 's/.*: //')" || fail "$f not reported: $(cat list.err)"
+  done
+  grep -qE "^$pid +dead " list.txt && pass "the real region is still listed" || fail "list: $(cat list.txt)"
+  (ulimit -v 800000; timeout 20 "$CLI" ps --dir "$L" 107 >g.txt 2>&1; echo $? >g.rc)
+  [ "$(cat g.rc)" = 0 ] && grep -q '^process 107 (dead)' g.txt && pass "garbage slots behind a sound head are shown without a crash" || fail "garbage: rc $(cat g.rc): $(head -5 g.txt)"
+  (ulimit -v 800000; timeout 20 "$CLI" ps --dir "$L" --json 107 >gj.txt 2>&1)
+  "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' gj.txt && pass "its JSON is valid" || fail "json: $(head -c 300 gj.txt)"
+  for p in 101 102 105; do
+    timeout 20 "$CLI" ps --dir "$L" $p >one.txt 2>&1; rc=$?
+    [ $rc = 1 ] && grep -qE "refused|not a regular file|out of range" one.txt && pass "ps $p: clear error ($(cat one.txt))" || fail "ps $p: $rc $(cat one.txt)"
+  done
+  [ "$(cat /etc/passwd | head -c 4)" != "" ] && timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
+  [ -L "$L/101-1.live" ] && [ -p "$L/102-1.live" ] && [ -e "$L/103-1.live" ] && pass "--clean leaves files it did not make" || fail "--clean removed a foreign file: $(ls "$L")"
+  [ ! -e "$real" ] && pass "--clean removed the dead process's region" || fail "--clean kept $real"
+  # 100 random corruptions of a sound region (head fields, then anywhere): the reader ends
+  # with 0 or 1, never by a signal or the timeout, within bounded memory.
+  mkdir -m 700 "$dir/fz"
+  bad=0
+  for i in $(seq 100); do
+    rm -f "$dir"/fz/*
+    "$PYTHON" - "$L/107-$ticks.live" "$dir/fz/109-$ticks.live" "$i" <<'PY'
+import random, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", b, 64, 109)
+r = random.Random(int(sys.argv[3]))
+for _ in range(r.randrange(1, 8)):
+    at = r.randrange(0, 512) if r.random() < 0.6 else r.randrange(0, len(b))
+    b[at] = r.randrange(256)
+if r.random() < 0.1:
+    b = b[: r.randrange(0, len(b))]
+open(sys.argv[2], "wb").write(b)
+PY
+    (ulimit -v 800000; timeout 10 "$CLI" ps --dir "$dir/fz" --json 109 >fz.txt 2>&1); rc=$?
+    (ulimit -v 800000; timeout 10 "$CLI" ps --dir "$dir/fz" >>fz.txt 2>&1); rc2=$?
+    if [ $rc -gt 1 ] || [ $rc2 -gt 1 ]; then bad=$((bad + 1)); echo "mutation $i: status $rc/$rc2: $(tail -2 fz.txt)"; fi
+  done
+  [ $bad = 0 ] && pass "100 corrupted regions: every reader run ended with 0 or 1" || fail "$bad corrupted regions crashed or hung the reader"
+  # A directory that is a link, or open to others, is refused.
+  mkdir -p "$dir/other" && chmod 755 "$dir/other"
+  timeout 20 "$CLI" ps --dir "$dir/other" >o.txt 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q 'not yours with mode 0700' o.txt && pass "a directory open to others is refused" || fail "other: $rc $(cat o.txt)"
+  ln -s "$L" "$dir/linkdir"
+  timeout 20 "$CLI" ps --dir "$dir/linkdir" >o.txt 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q 'symbolic link' o.txt && pass "a linked directory is refused" || fail "link: $rc $(cat o.txt)"
+  ;;
+reused_pid_is_never_taken_for_the_dead_process)
+  touch "$BLOCK"
+  env $(live_env) "$PROG" block >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt blocking; kill -9 $pid; wait $pid 2>/dev/null; rm -f "$BLOCK"
+  real=$(ls "$L"/$pid-*.live)
+  ticks=${real##*-}; ticks=${ticks%.live}
+  # A live process takes the dead one's pid: its region is moved to that pid's name (the
+  # kernel reuses pids; the test cannot choose one).
+  sleep 30 &
+  other=$!
+  mv "$real" "$L/$other-$ticks.live"
+  "$PYTHON" - "$L/$other-$ticks.live" "$other" <<'PY'
+import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", b, 64, int(sys.argv[2]))
+open(sys.argv[1], "wb").write(b)
+PY
+  j=$(ps_json $other inflight)
+  [[ "$j" == "dead cuStreamSynchronize:"* ]] && pass "a region whose start time differs from the live pid's is dead ($j)" || fail "reused pid: $j"
+  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>&1
+  grep -qE "^$other +dead " list.txt && pass "cuaudit ps marks it dead" || fail "list: $(cat list.txt)"
+  timeout 20 "$CLI" ctl --dir "$L" $other trace start >ctl.txt 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q "is dead" ctl.txt && pass "cuaudit ctl refuses the dead process" || fail "ctl: $rc $(cat ctl.txt)"
+  timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
+  [ -z "$(ls "$L")" ] && pass "--clean removes it although the pid is alive" || fail "left $(ls "$L")"
+  kill $other; wait $other 2>/dev/null
+  ;;
+ctl_starts_and_stops_trace_and_log_within_one_call)
+  # Phase 1 (1000 calls) off, phase 2 (2 x 1000 calls on two threads) on, phase 3 off.
+  env $(live_env) CUAUDIT_TRACE="$dir/t.json" CUAUDIT_CAPTURE=ctl CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.txt" \
+    "$PROG" phases 1000 "$dir/go1" "$dir/go2" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'phase 1 done' || { kill -9 $pid; finish; }
+  "$CLI" ctl --dir "$L" $pid trace start >c1.txt 2>&1 && "$CLI" ctl --dir "$L" $pid log start >>c1.txt 2>&1 &&
+    pass "ctl trace start, ctl log start: $(head -1 c1.txt)" || fail "ctl start: $(cat c1.txt)"
+  touch "$dir/go1"
+  wait_out out.txt 'phase 2 done'
+  "$CLI" ctl --dir "$L" $pid trace stop >c2.txt 2>&1 && "$CLI" ctl --dir "$L" $pid log stop >>c2.txt 2>&1 &&
+    pass "ctl trace stop, ctl log stop" || fail "ctl stop: $(cat c2.txt)"
+  touch "$dir/go2"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && pass "the program ended normally" || fail "status $rc: $(cat err.txt)"
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=2000$' check.txt
+  expect_log 2000 "$(call cuDeviceGetCount '[a-z_]+')" log.txt
+  # Without the capture mode, ctl says why and changes nothing.
+  env $(live_env) CUAUDIT_TRACE="$dir/t2.json" "$PROG" calls 10 "$dir/go3" >out3.txt 2>err3.txt &
+  p3=$!
+  wait_out out3.txt 'calls done'
+  "$CLI" ctl --dir "$L" $p3 trace start >c3.txt 2>&1; rc=$?
+  [ $rc = 1 ] && grep -q 'CUAUDIT_CAPTURE=ctl' c3.txt && pass "a process without CUAUDIT_CAPTURE=ctl: a clear refusal" || fail "no refusal: $rc $(cat c3.txt)"
+  "$CLI" ctl --dir "$L" $p3 trace restart >c4.txt 2>&1; rc=$?
+  [ $rc = 2 ] && pass "a bad verb is a usage error" || fail "bad verb: $rc"
+  touch "$dir/go3"; wait $p3
+  ;;
+unusable_live_directory_disables_the_view_with_one_message)
+  native "$PROG" calls 50
+  # A link in place of the directory, a directory open to others, a read-only directory.
+  mkdir -p "$dir/real" && chmod 700 "$dir/real" && ln -s "$dir/real" "$dir/link"
+  mkdir -p "$dir/open" && chmod 755 "$dir/open"
+  mkdir -p "$dir/ro" && chmod 500 "$dir/ro"
+  mkdir -p "$dir/full" && chmod 700 "$dir/full"
+  dirs="link open full"
+  # root writes into a 0500 directory anyway: the read-only case needs another user.
+  [ "$(id -u)" != 0 ] && dirs="$dirs ro"
+  for d in $dirs; do
+    # full: RLIMIT_FSIZE makes reserving the region's blocks fail with EFBIG, as a full
+    # disk fails with ENOSPC (SIGXFSZ ignored, as a shell passes it on).
+    (trap '' XFSZ; [ $d = full ] && ulimit -f 256
+     env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/$d" "$PROG" calls 50 >audited.out 2>audited.err
+     echo $? >audited.rc)
+    same_results
+    [ "$(grep -c . audited.err)" = 1 ] && grep -q 'the live view is off' audited.err &&
+      pass "$d: one message: $(cat audited.err)" || fail "$d: $(cat audited.err)"
+  done
+  [ -z "$(ls "$dir/real")" ] && pass "nothing was made through the link" || fail "made: $(ls "$dir/real")"
+  [ -z "$(ls "$dir/full")" ] && pass "no region is left in the full directory" || fail "left: $(ls "$dir/full")"
+  chmod 700 "$dir/ro"
+  # A file cuaudit did not make, under the name a process would take, is never reused:
+  # a link there is not followed.
+  mkdir -m 700 "$L"
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L" MOCK_BLOCK_FILE="$BLOCK" "$PROG" calls 5 "$dir/go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'calls done'
+  touch "$dir/go"; wait $pid
+  [ ! -s err.txt ] && pass "a usable directory: no message" || fail "stderr: $(cat err.txt)"
+  ;;
+live_view_json_and_top_show_the_counts)
+  env $(live_env) "$PROG" calls 3000 "$dir/go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'calls done'
+  timeout 20 "$CLI" ps --dir "$L" --json $pid >j.txt 2>&1
+  "$PYTHON" - j.txt <<'PY' >check.txt 2>&1 && pass "ps --json: $(cat check.txt)" || fail "json: $(cat check.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+apis = {a["name"]: a for a in d["apis"]}
+assert apis["cuDeviceGetCount"]["calls"] == 3000, apis
+assert apis["cuInit"]["calls"] == 1
+t = d["threads"][0]
+assert t["in_flight"] == [], t["in_flight"]
+assert len(t["last_calls"]) == 16 and t["last_calls"][0]["name"] == "cuDeviceGetCount"
+assert t["last_calls"][0]["result"] == "CUDA_SUCCESS"
+assert d["memory"] == [{"device": 0, "bytes": 4 << 20}], d["memory"]
+# The view alone reads the clock once per call: a finished call has no duration.
+assert t["last_calls"][0]["duration_ns"] is None and t["last_calls"][0]["started_ns_ago"] > 0
+print("3000 calls, 16 last calls, nothing in flight, 4 MiB held on device 0")
+PY
+  timeout 20 "$CLI" ps --dir "$L" $pid >p.txt 2>&1
+  grep -q '^device memory held by its calls: device 0 4194304 bytes$' p.txt && pass "ps PID shows the memory per device" || fail "memory: $(cat p.txt | head -5)"
+  timeout 20 "$CLI" top --dir "$L" -d 0.2 -n 1 $pid >top.txt 2>&1; rc=$?
+  [ $rc = 0 ] && grep -qE '^cuDeviceGetCount +[0-9]+ +[0-9]+ +0 +3000$' top.txt && pass "top, not on a terminal: one table with the counts" || fail "top: $rc $(cat top.txt)"
+  touch "$dir/go"; wait $pid
+  # With the summary on, the view takes its clock reads: durations are known.
+  rm -f "$dir/go"
+  env $(live_env) CUAUDIT_SUMMARY="$dir/s.json" "$PROG" calls 10 "$dir/go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'calls done'
+  timeout 20 "$CLI" ps --dir "$L" --json $pid >j2.txt 2>&1
+  "$PYTHON" -c '
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]["last_calls"]
+assert all(isinstance(e["duration_ns"], int) and e["ended_ns_ago"] >= 0 for e in t), t
+print(len(t), "calls with durations")' j2.txt >check.txt 2>&1 && pass "with the summary: $(cat check.txt)" || fail "durations: $(cat check.txt)"
+  touch "$dir/go"; wait $pid
+  ;;
+exec_gives_the_new_image_a_fresh_region_under_the_same_pid)
+  # exec keeps the pid and the start time, so the name: the new image replaces the old
+  # image's file (its own process's), with the summary on (the old one is removed at the
+  # exec) and alone (it is found and replaced).
+  for extra in "CUAUDIT_SUMMARY=$dir/s.%p.json" "CUAUDIT_LOG=warn"; do
+    rm -f "$dir/go"
+    env $(live_env) $extra "$PROG" exec 1000 "$dir/go" >out.txt 2>err.txt &
+    pid=$!
+    wait_out out.txt 'calls done' || { kill -9 $pid; continue; }
+    [ "$(ls "$L" | grep -c "^$pid-")" = 1 ] && pass "$extra: one region for the pid" || fail "$extra: files $(ls "$L")"
+    j=$(ps_json $pid calls cuDeviceGetCount)
+    [[ "$j" == "running 5 "* ]] && pass "$extra: the new image counts only its own 5 calls ($j)" || fail "$extra: $j"
+    grep -q 'live_prog calls 5' psj.txt && pass "$extra: its program is the new command line" || fail "$extra: program: $(head -c 200 psj.txt)"
+    touch "$dir/go"; wait $pid; rc=$?
+    [ $rc = 0 ] && [ ! -s err.txt ] && pass "$extra: ended normally, silent" || fail "$extra: status $rc: $(cat err.txt)"
+    [ -z "$(ls "$L")" ] && pass "$extra: no file left" || fail "$extra: left $(ls "$L")"
+  done
+  ;;
+*)
+  fail "unknown case $name"
+  ;;
+esac
+finish

@@ -1,0 +1,129 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/unit/test_live.c: the live view's variables, its region layout and the start-time parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <unistd.h>
+#include <cmocka.h>
+#include "config.h"
+#include "livefmt.h"
+
+static const char *const *fake_env;
+static int diags;
+
+static const char *get(const char *name)
+{
+	for (const char *const *e = fake_env; e && *e; e += 2)
+		if (strcmp(e[0], name) == 0)
+			return e[1];
+	return NULL;
+}
+
+static void diag(const char *msg)
+{
+	(void)msg;
+	diags++;
+}
+
+static void load(const char *const *env, struct cua_config *cfg, int secure)
+{
+	fake_env = env;
+	diags = 0;
+	cua_config_load(cfg, get, diag, secure);
+	cua_config_restrict_secure(cfg);
+}
+
+static void live_variables_parse_round_and_fall_back(void **state)
+{
+	static const char *const on[] = { "CUAUDIT_LIVE", "on", "CUAUDIT_LIVE_CALLS", "100",
+					  "CUAUDIT_LIVE_DIR", "/run/x", NULL };
+	static const char *const bad[] = { "CUAUDIT_LIVE", "sometimes", "CUAUDIT_LIVE_CALLS", "0",
+					   "CUAUDIT_LIVE_DIR", "rel", NULL };
+	static const char *const ctl[] = { "CUAUDIT_CAPTURE", "ctl", NULL };
+	struct cua_config cfg;
+
+	(void)state;
+	load(on, &cfg, 0);
+	assert_int_equal(diags, 0);
+	assert_int_equal(cfg.live.on, 1);
+	assert_int_equal(cfg.live.calls, 128); /* rounded up to a power of two */
+	assert_string_equal(cfg.live.dir, "/run/x");
+	load(bad, &cfg, 0);
+	assert_int_equal(diags, 3);
+	assert_int_equal(cfg.live.on, 0);
+	assert_int_equal(cfg.live.calls, CUA_LIVE_CALLS_DEFAULT);
+	assert_string_equal(cfg.live.dir, "");
+	/* The ctl channel is the region. */
+	load(ctl, &cfg, 0);
+	assert_int_equal(cfg.capture, CUA_CAPTURE_CTL);
+	assert_int_equal(cfg.live.on, 1);
+	/* Secure mode: no region file. */
+	load(on, &cfg, 1);
+	assert_int_equal(cfg.live.on, 0);
+}
+
+static void region_layout_is_aligned_and_bounded(void **state)
+{
+	uint64_t size = cua_live_slot_size(CUA_LIVE_CALLS_MAX, CUAUDIT_ID_COUNT);
+	static _Alignas(64) unsigned char slot[1 << 20];
+	struct cua_live_slot *s = (struct cua_live_slot *)slot;
+
+	(void)state;
+	assert_true(sizeof(struct cua_live_head) <= CUA_LIVE_HEAD_SIZE);
+	assert_int_equal(cua_live_slot_size(64, CUAUDIT_ID_COUNT) % 64, 0);
+	/* The largest region a process can make stays under the reader's bound (256 MiB). */
+	assert_true(CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * size < (256ull << 20));
+	assert_true((unsigned char *)cua_live_errors(s, 64, CUAUDIT_ID_COUNT) +
+			    CUAUDIT_ID_COUNT * sizeof(uint32_t) <=
+		    slot + cua_live_slot_size(64, CUAUDIT_ID_COUNT));
+	assert_int_equal(offsetof(struct cua_live_flight, args) % 8, 0);
+}
+
+/* The command name may hold spaces and parentheses: field 22 counts from the last ')'. */
+static void start_time_is_read_past_a_hostile_command_name(void **state)
+{
+	char buf[1024], *p;
+	unsigned long long want = 0;
+	FILE *f;
+
+	(void)state;
+	prctl(PR_SET_NAME, "a) 1 2 (b) 3", 0, 0, 0);
+	f = fopen("/proc/self/stat", "r");
+	assert_non_null(f);
+	assert_non_null(fgets(buf, sizeof(buf), f));
+	fclose(f);
+	p = strrchr(buf, ')');
+	assert_non_null(p);
+	for (int field = 2; field < 22; field++)
+		p = strchr(p + 1, ' ');
+	assert_int_equal(sscanf(p + 1, "%llu", &want), 1);
+	assert_true(want != 0);
+	assert_true(cua_live_start_ticks(0) == want);
+	assert_true(cua_live_start_ticks(0) == cua_live_start_ticks((uint64_t)getpid()));
+	assert_true(cua_live_start_ticks(999999999) == 0);
+}
+
+static void file_name_carries_pid_and_start_time(void **state)
+{
+	char name[64];
+
+	(void)state;
+	assert_int_equal(cua_live_file_name(name, sizeof(name), 4242, 1234567), 17);
+	assert_string_equal(name, "4242-1234567.live");
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(live_variables_parse_round_and_fall_back),
+		cmocka_unit_test(region_layout_is_aligned_and_bounded),
+		cmocka_unit_test(start_time_is_read_past_a_hostile_command_name),
+		cmocka_unit_test(file_name_carries_pid_and_start_time),
+	};
+
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
