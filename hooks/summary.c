@@ -9,6 +9,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "dispatch.h"
+#include "gpu.h"
 #include "hooks.h"
 #include "kernels.h"
 #include "libs.h"
@@ -406,6 +407,7 @@ static void write_text(struct cua_writer *w, const struct row *rows, unsigned n)
 				put_text_row(w, &rows[i], total);
 	}
 	write_text_kernels(w);
+	cua_gpu_write_text(w);
 }
 
 static void put_json_u64(struct cua_buf *b, const char *key, uint64_t v)
@@ -486,6 +488,7 @@ static void write_json(struct cua_writer *w, const struct row *rows, unsigned n,
 	b = cua_writer_room(w, 16);
 	cua_buf_str(b, "\n]");
 	write_json_kernels(w);
+	cua_gpu_write_json(w);
 	cua_buf_str(cua_writer_room(w, 8), "}\n");
 }
 

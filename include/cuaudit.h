@@ -66,7 +66,8 @@ struct cuaudit_call {
 	uint64_t t_exit_ns;
 	unsigned depth;            /* CUDA calls in flight on this thread: 1 for a driver call
 				      made inside a runtime call */
-	int skipped;               /* an enter callback skipped the real call */
+	int skipped;               /* an enter callback skipped the real call; in enter
+				      callbacks, one that ran before this one did */
 	uint64_t *user;            /* this subscription's slot for this call, 0 at enter,
 				      carried from its enter callback to its exit callback */
 };

@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "mockstate.h"
+#include "mockgpu.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MOCK_DRIVER_VERSION 13000
@@ -17,12 +18,6 @@
 /* Legacy 32-bit allocations get handles from here: distinct from any _v2 pointer. */
 #define MOCK_V1_BASE 0x10000000u
 
-struct CUctx_st {
-	int device;
-};
-struct CUstream_st {
-	int flags;
-};
 
 static int initialized;
 /* MOCK_DEVICE_COUNT=2 gives a second device, for per-device quotas. */
@@ -253,6 +248,7 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
 	COUNT();
 	NEED_INIT();
+	mock_gpu_work(NULL, 0, 500 + n, "memcpy");
 	return copy((void *)(uintptr_t)dst, src, n);
 }
 
@@ -267,6 +263,7 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
 	COUNT();
 	NEED_INIT();
+	mock_gpu_work(NULL, 0, 500 + n, "memcpy");
 	return copy(dst, (const void *)(uintptr_t)src, n);
 }
 
@@ -283,7 +280,7 @@ EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
 
 	COUNT();
 	NEED_INIT();
-	s = malloc(sizeof(*s));
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	s->flags = (int)flags;
@@ -323,9 +320,14 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, u
 			       unsigned int bx, unsigned int by, unsigned int bz,
 			       unsigned int shmem, CUstream stream, void **params, void **extra)
 {
-	(void)shmem, (void)stream, (void)extra;
+	(void)shmem, (void)extra;
 	COUNT();
 	NEED_INIT();
+	if (!f)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* A grid of N blocks takes N microseconds of mock GPU time. */
+	if (!mock_gpu_work(stream, 0, 1000ull * gx * gy * gz, "kernel"))
+		return CUDA_SUCCESS;
 	return launch(f, gx, gy, gz, bx, by, bz, params);
 }
 
@@ -334,9 +336,13 @@ EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int 
 				    unsigned int bz, unsigned int shmem, CUstream stream,
 				    void **params, void **extra)
 {
-	(void)shmem, (void)stream, (void)extra;
+	(void)shmem, (void)extra;
 	COUNT();
 	NEED_INIT();
+	if (!f)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!mock_gpu_work(stream, 1, 1000ull * gx * gy * gz, "kernel"))
+		return CUDA_SUCCESS;
 	return launch(f, gx, gy, gz, bx, by, bz, params);
 }
 

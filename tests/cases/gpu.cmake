@@ -1,0 +1,13 @@
+# SPDX-License-Identifier: MIT
+# tests/cases/gpu.cmake: GPU timing (CUAUDIT_GPU_TIME, issue 21) on the mock driver's deterministic events.
+case_program(gpu_time SOURCES cases/gpu_time.c LINK mock_cuda mockstate)
+case_script(gpu.sh
+  gpu_time_kernel_and_memory_tables_are_exact_on_the_mock
+  gpu_time_shared_start_events_are_exact_while_the_stream_is_busy
+  gpu_time_never_records_into_a_capturing_stream_and_times_the_graph
+  gpu_time_records_nothing_for_a_faulted_launch
+  gpu_time_child_after_fork_reports_only_its_own_work
+  gpu_time_exit_with_unfinished_work_is_bounded_and_reported
+  gpu_time_pool_exhaustion_is_counted_as_untimed
+  gpu_time_sampling_times_one_call_in_n
+  gpu_time_summary_json_is_valid)
