@@ -17,7 +17,7 @@ extern "C" {
    reads only the struct fields that a struct's size field covers. A new major version is an
    incompatible ABI: the host refuses plugins of another major version (docs/hooks.md). */
 #define CUAUDIT_VERSION_MAJOR 1
-#define CUAUDIT_VERSION_MINOR 1
+#define CUAUDIT_VERSION_MINOR 2
 
 /* Which library an intercepted function belongs to. */
 enum cuaudit_layer {
@@ -191,6 +191,76 @@ struct cuaudit_plugin_info {
    loaded, or a negative errno value to be unloaded (its subscriptions are then dropped). */
 typedef int (*cuaudit_plugin_init_fn)(const struct cuaudit_host *host);
 #define CUAUDIT_PLUGIN_INIT "cuaudit_plugin_init"
+
+/* ---- What a call means (since 1.2). Every id has one role (enum cuaudit_role, in the
+   generated cuaudit_roles.h, with cuaudit_role_of). The accessors below read a role's
+   arguments from call->args, whatever function of that role it is, so a plugin never lists
+   CUDA functions. Each is a switch on the id over the generated argument struct: cheap,
+   thread-safe, valid in enter and exit callbacks. Each returns 0 and fills *out when the
+   call has that role, -EINVAL otherwise (or when out->size is too small for size itself).
+   The caller sets out->size (CUAUDIT_OPTS); cuaudit writes only the fields it covers.
+   Fields a form of the call does not give stay 0. */
+
+/* Stream flavour of the function: legacy default stream or per-thread (_ptsz/_ptds). */
+#define CUAUDIT_STREAM_LEGACY 0
+#define CUAUDIT_STREAM_PER_THREAD 1
+
+/* What struct cuaudit_launch's func is. */
+#define CUAUDIT_FUNC_CUFUNCTION 0 /* a driver CUfunction (cuLaunchKernel accepts a CUkernel cast) */
+#define CUAUDIT_FUNC_CUKERNEL 1   /* a CUkernel / cudaKernel_t (nvcc's <<<>>> entry point) */
+#define CUAUDIT_FUNC_HOST 2       /* the host stub of a runtime launch (cudaLaunchKernel) */
+
+/* Direction of a copy. Arrays count as device memory. */
+#define CUAUDIT_COPY_HTOD 0
+#define CUAUDIT_COPY_DTOH 1
+#define CUAUDIT_COPY_DTOD 2
+#define CUAUDIT_COPY_HTOH 3
+#define CUAUDIT_COPY_PEER 4    /* between two devices or contexts */
+#define CUAUDIT_COPY_DEFAULT 5 /* unified addressing: the driver finds the direction */
+#define CUAUDIT_COPY_UNKNOWN 6 /* batch copies, whose operands each have their own */
+
+struct cuaudit_launch {
+	size_t size;
+	const void *func;     /* CUfunction, CUkernel, or the host function of a runtime launch */
+	int func_kind;        /* CUAUDIT_FUNC_* */
+	unsigned grid[3], block[3]; /* 0 where the form does not say (cuLaunch, cuLaunchGrid's block) */
+	unsigned shared_bytes;
+	void *stream;         /* as passed; NULL is the flavour's default stream */
+	int stream_flavour;   /* CUAUDIT_STREAM_* */
+	int cooperative;      /* a cooperative form, or an Ex form with the cooperative attribute */
+};
+
+struct cuaudit_copy {
+	size_t size;
+	uint64_t bytes;       /* total bytes moved: 2D/3D width*height*depth (a CUDA array's
+				 3D width counts elements), a batch's sum */
+	int kind;             /* CUAUDIT_COPY_* */
+	const void *dst, *src; /* device pointers widened; NULL for a batch */
+	void *stream;         /* NULL for synchronous copies on the default stream */
+	int stream_flavour;
+	int async;            /* 1 for the *Async forms */
+};
+
+struct cuaudit_memset {
+	size_t size;
+	uint64_t bytes;       /* elements times their size (8, 16, 32 bits) */
+	void *dst;
+	void *stream;
+	int stream_flavour;
+	int async;
+};
+
+CUAUDIT_API int cuaudit_call_launch(const struct cuaudit_call *call, struct cuaudit_launch *out);
+CUAUDIT_API int cuaudit_call_copy(const struct cuaudit_call *call, struct cuaudit_copy *out);
+CUAUDIT_API int cuaudit_call_memset(const struct cuaudit_call *call, struct cuaudit_memset *out);
+/* The stream of a launch, copy, memset, event record, graph launch, stream synchronise,
+   capture begin or end (and of stream-ordered allocations and frees): 0 and *stream,
+   *flavour set; -EINVAL when the call has none. */
+CUAUDIT_API int cuaudit_call_stream(const struct cuaudit_call *call, void **stream, int *flavour);
+/* A graph launch's graph exec handle. */
+CUAUDIT_API int cuaudit_call_graph_exec(const struct cuaudit_call *call, void **graph_exec);
+/* An event record's event (and an event synchronise's). */
+CUAUDIT_API int cuaudit_call_event(const struct cuaudit_call *call, void **event);
 
 /* Returns the ELF name of an API id ("cuMemAlloc_v2"), or NULL for an id out of range.
    Thread-safe; the string is static. */

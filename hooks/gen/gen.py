@@ -15,6 +15,7 @@ Outputs go to --out; the same inputs always give byte-identical outputs.
 """
 
 import argparse
+import fnmatch
 import os
 import re
 import struct
@@ -460,7 +461,7 @@ def xyz_groups(params):
 def read_policy(path):
     """policy.tsv lines: VERB<TAB>ELF_NAME<TAB>...<TAB># reason."""
     policy = {"handwritten": {}, "nostring": set(), "skip": {}, "procaddress": {}, "mem": {},
-              "out": set(), "noout": set()}
+              "out": set(), "noout": set(), "role": [], "kname": {}, "version": {}}
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -480,6 +481,18 @@ def read_policy(path):
                 if cols[1] in policy["mem"]:
                     raise GenError(f"{path}:{lineno}: {cols[1]} has two memory verbs")
                 policy["mem"][cols[1]] = (verb, dict(zip(MEM_COLUMNS[verb], cols[2:-1])))
+            elif verb == "role" and len(cols) >= 4:
+                if cols[1] not in SHAPE_ROLES:
+                    raise GenError(f"{path}:{lineno}: a role row gives one of "
+                                   f"{', '.join(sorted(SHAPE_ROLES))}, not {cols[1]!r} (the "
+                                   f"other roles come with the verbs that say where their "
+                                   f"fields are: memalloc, memfree, meminfo, mempool, kname, "
+                                   f"version)")
+                policy["role"].append((cols[1], cols[2], lineno))
+            elif verb == "kname" and len(cols) >= 5 and cols[2] in KNAME_FORMS:
+                policy["kname"][cols[1]] = (cols[2], cols[3].split(","))
+            elif verb == "version" and len(cols) >= 5:
+                policy["version"][cols[1]] = (cols[2], cols[3])
             elif verb in ("out", "noout") and len(cols) >= 4:
                 policy[verb].add((cols[1], cols[2]))
             else:
@@ -628,6 +641,465 @@ def emit_memory(apis, note, includes, policy):
     out.append("};")
     out.append(f"const unsigned cua_mem_count = {len(entries)};")
     out.append("")
+    return "\n".join(out)
+
+
+# ---------------------------------------------------------------- roles: what a call means
+
+# The closed set of roles, in enum order. Append only: the values are part of the plugin ABI
+# (enum cuaudit_role in cuaudit_roles.h). Each ELF name has exactly one.
+ROLES = [
+    ("plain", "no meaning a hook reads: the call is counted, timed and logged only"),
+    ("launch", "launches a kernel: driver, runtime, cooperative, Ex, <<<>>> (__cudaLaunchKernel*)"),
+    ("copy", "copies memory: sync or async, 1D/2D/3D, arrays, symbols, peer, batch"),
+    ("memset", "sets memory: 8/16/32-bit elements, 1D/2D/3D, sync or async"),
+    ("alloc", "allocates device memory that the memory limit charges (policy verb memalloc)"),
+    ("free", "frees what an alloc call returned (memfree)"),
+    ("meminfo", "reports free or total device memory (meminfo)"),
+    ("pool", "creates or returns a memory pool (mempool)"),
+    ("sync", "waits for a context, the device, a stream or an event"),
+    ("event_record", "records an event into a stream"),
+    ("graph_launch", "launches an instantiated graph into a stream"),
+    ("capture_begin", "starts capturing a stream's work into a graph"),
+    ("capture_end", "ends a stream capture"),
+    ("kernel_name", "registers or looks up a kernel: a source of kernel names for handles (kname)"),
+    ("profiler_start", "starts the profiler's collection"),
+    ("profiler_stop", "stops the profiler's collection"),
+    ("version", "reports the driver's or the runtime's version (version)"),
+]
+ROLE_INDEX = {r: i for i, (r, _) in enumerate(ROLES)}
+# Roles a `role` row may give; the others come with verbs that say where their fields are.
+SHAPE_ROLES = {"plain", "launch", "copy", "memset", "sync", "event_record", "graph_launch",
+               "capture_begin", "capture_end", "profiler_start", "profiler_stop"}
+MEM_ROLE = {"memalloc": "alloc", "memfree": "free", "meminfo": "meminfo", "mempool": "pool"}
+# Name families that carry a meaning: an export whose ELF name matches one must have a role
+# or an explicit plain row with its reason, so a new toolkit's allocation or launch function
+# cannot escape the hooks silently.
+FAMILIES = [
+    (re.compile(r"Alloc|Malloc"), "*Alloc*/*Malloc*", "alloc"),
+    (re.compile(r"Free"), "*Free*", "free"),
+    (re.compile(r"Launch"), "*Launch*", "launch"),
+    (re.compile(r"Memcpy"), "*Memcpy*", "copy"),
+    (re.compile(r"Memset"), "*Memset*", "memset"),
+    (re.compile(r"Synchronize"), "*Synchronize*", "sync"),
+    (re.compile(r"EventRecord"), "*EventRecord*", "event_record"),
+    (re.compile(r"GraphLaunch"), "*GraphLaunch*", "graph_launch"),
+    (re.compile(r"BeginCapture"), "*BeginCapture*", "capture_begin"),
+    (re.compile(r"EndCapture"), "*EndCapture*", "capture_end"),
+    (re.compile(r"Profiler(Start|Stop)"), "*ProfilerStart/Stop*", "profiler_start/stop"),
+    (re.compile(r"(Driver|Runtime)GetVersion"), "*DriverGetVersion/RuntimeGetVersion*", "version"),
+]
+KNAME_FORMS = {"register": ("key", "name"), "alias": ("out", "key"), "lookup": ("out", "name"),
+               "derive": ("out", "key")}
+
+
+def is_glob(pattern):
+    return any(ch in pattern for ch in "*?[")
+
+
+def assign_roles(names, undescribed, policy, path):
+    """Maps every ELF name (with or without a prototype) to (role, why). An exact row beats
+    a pattern; two patterns of different roles on one name, a role for a name without a
+    prototype, or a name of a meaning family without any row stop the generator."""
+    exact = {}
+    for name, (verb, _) in policy["mem"].items():
+        exact[name] = (MEM_ROLE[verb], verb)
+    for name in policy["kname"]:
+        if name in exact:
+            raise GenError(f"{path}: {name} has two roles ({exact[name][0]} and kernel_name)")
+        exact[name] = ("kernel_name", "kname")
+    for name in policy["version"]:
+        if name in exact:
+            raise GenError(f"{path}: {name} has two roles ({exact[name][0]} and version)")
+        exact[name] = ("version", "version")
+    globs = []
+    for role, pattern, lineno in policy["role"]:
+        if is_glob(pattern):
+            globs.append((role, pattern, lineno))
+        elif pattern in exact and exact[pattern][0] != role:
+            raise GenError(f"{path}:{lineno}: {pattern} has two roles ({exact[pattern][0]} "
+                           f"and {role})")
+        else:
+            exact[pattern] = (role, f"line {lineno}")
+    out = {}
+    for name in sorted(set(names) | set(undescribed)):
+        if name in exact:
+            role, why = exact[name]
+        else:
+            hits = {}
+            for role, pattern, lineno in globs:
+                if fnmatch.fnmatchcase(name, pattern):
+                    hits.setdefault(role, f"{pattern} (line {lineno})")
+            if len(hits) > 1:
+                raise GenError(f"{path}: {name} matches patterns of {len(hits)} roles: "
+                               + ", ".join(f"{r} by {w}" for r, w in sorted(hits.items()))
+                               + f"; add an exact row for {name}")
+            if hits:
+                role, why = next(iter(hits.items()))
+            else:
+                fam = next((f for f in FAMILIES if f[0].search(name)), None)
+                if fam:
+                    raise GenError(f"{path}: {name} belongs to the {fam[1]} family (role "
+                                   f"{fam[2]}?) but has no role: give it one, or a "
+                                   f"'role<TAB>plain<TAB>{name}<TAB>REASON' row")
+                role, why = "plain", "default"
+        if name in undescribed and role != "plain":
+            raise GenError(f"{path}: {name} has no prototype in the headers read, so no "
+                           f"wrapper reads its arguments: it cannot be {role}; say why in a "
+                           f"plain row")
+        out[name] = (role, why)
+    return out
+
+
+def param_types(a):
+    return {n: norm_space(t) for t, n, _ in a.params}
+
+
+def first_param(a, *names):
+    p = param_types(a)
+    return next((n for n in names if n in p), None)
+
+
+def config_kind(a):
+    """'driver' for a CUlaunchConfig parameter, 'runtime' for a cudaLaunchConfig_t, else None."""
+    t = param_types(a).get("config", "")
+    if "CUlaunchConfig" in t:
+        return "driver"
+    if "cudaLaunchConfig" in t:
+        return "runtime"
+    return None
+
+
+def stream_expr(a):
+    s = first_param(a, "hStream", "stream")
+    if s:
+        return f"(void *)a->{s}"
+    cfg = config_kind(a)
+    if cfg:
+        return f"(a->config ? (void *)a->config->{'hStream' if cfg == 'driver' else 'stream'} : NULL)"
+    return None
+
+
+def flavour_c(a):
+    return "CUAUDIT_STREAM_PER_THREAD" if a.flavour else "CUAUDIT_STREAM_LEGACY"
+
+
+def launch_body(a):
+    p = param_types(a)
+    f = first_param(a, "f", "func", "kernel")
+    if not f:
+        raise GenError(f"{a.elf_name}: role launch, but no parameter f, func or kernel names "
+                       f"the kernel; hooks/gen knows no such launch shape")
+    t = p[f]
+    kind = ("CUAUDIT_FUNC_CUKERNEL" if re.search(r"\b(CUkernel|cudaKernel_t)\b", t) else
+            "CUAUDIT_FUNC_HOST" if a.layer == "runtime" else "CUAUDIT_FUNC_CUFUNCTION")
+    out = [f"o->func = (const void *)a->{f};", f"o->func_kind = {kind};"]
+    cfg = config_kind(a)
+    for dim in ("grid", "block"):
+        if all(f"{dim}Dim{c}" in p for c in "XYZ"):
+            xyz = [f"a->{dim}Dim{c}" for c in "XYZ"]
+        elif f"{dim}Dim" in p:
+            xyz = [f"a->{dim}Dim.{c}" for c in "xyz"]
+        elif dim == "grid" and "grid_width" in p:
+            xyz = ["a->grid_width", "a->grid_height", "1"]
+        else:
+            xyz = None
+        if xyz:
+            out += [f"o->{dim}[{i}] = (unsigned)({e});" for i, e in enumerate(xyz)]
+    sh = first_param(a, "sharedMemBytes", "sharedMem")
+    if sh:
+        out.append(f"o->shared_bytes = (unsigned)a->{sh};")
+    s = first_param(a, "hStream", "stream")
+    if s:
+        out.append(f"o->stream = (void *)a->{s};")
+    out.append(f"o->stream_flavour = {flavour_c(a)};")
+    if "Cooperative" in a.elf_name:
+        out.append("o->cooperative = 1;")
+    if cfg:
+        d = cfg == "driver"
+        out += ["if (a->config) {"]
+        if d:
+            out += [f"\to->grid[{i}] = a->config->gridDim{c};" for i, c in enumerate("XYZ")]
+            out += [f"\to->block[{i}] = a->config->blockDim{c};" for i, c in enumerate("XYZ")]
+            out += ["\to->shared_bytes = a->config->sharedMemBytes;",
+                    "\to->stream = (void *)a->config->hStream;"]
+        else:
+            out += [f"\to->grid[{i}] = a->config->gridDim.{c};" for i, c in enumerate("xyz")]
+            out += [f"\to->block[{i}] = a->config->blockDim.{c};" for i, c in enumerate("xyz")]
+            out += ["\to->shared_bytes = (unsigned)a->config->dynamicSmemBytes;",
+                    "\to->stream = (void *)a->config->stream;"]
+        # CU_LAUNCH_ATTRIBUTE_COOPERATIVE and cudaLaunchAttributeCooperative are both 2.
+        val = "value" if d else "val"
+        out += ["\tfor (unsigned i = 0; a->config->attrs && i < a->config->numAttrs; i++)",
+                f"\t\tif ((int)a->config->attrs[i].id == 2 && a->config->attrs[i].{val}.cooperative)",
+                "\t\t\to->cooperative = 1;",
+                "}"]
+    return out
+
+
+def sum_loop(count, term):
+    return [f"for (size_t i = 0; i < (size_t)({count}); i++)",
+            f"\tcua_role_add(&o->bytes, {term});"]
+
+
+def copy_body(a):
+    p = param_types(a)
+    name = a.elf_name
+    out = []
+    guard = None
+    # Bytes.
+    if "pCopy" in p:
+        guard = "a->pCopy"
+        dims = ["WidthInBytes", "Height"] + (["Depth"] if "3D" in name else [])
+        out.append("o->bytes = " + " * ".join(f"(uint64_t)a->pCopy->{d}" for d in dims) + ";")
+    elif "p" in p and "extent" not in p:
+        guard = "a->p"
+        out.append("o->bytes = (uint64_t)a->p->extent.width * a->p->extent.height * "
+                   "a->p->extent.depth;")
+    elif "sizes" in p and "count" in p:
+        out += ["if (a->sizes)"] + ["\t" + l for l in sum_loop("a->count", "a->sizes[i]")]
+    elif "opList" in p and "numOps" in p:
+        out += ["if (a->opList)"] + ["\t" + l for l in sum_loop(
+            "a->numOps", "(uint64_t)a->opList[i].extent.width * a->opList[i].extent.height * "
+            "a->opList[i].extent.depth")]
+    elif first_param(a, "ByteCount", "count"):
+        out.append(f"o->bytes = (uint64_t)a->{first_param(a, 'ByteCount', 'count')};")
+    elif "width" in p and "height" in p:
+        out.append("o->bytes = (uint64_t)a->width * a->height;")
+    else:
+        raise GenError(f"{name}: role copy, but hooks/gen knows no shape that gives its bytes "
+                       f"(parameters: {', '.join(p)})")
+    # Direction.
+    m = re.search(r"([HDA])to([HDA])", a.api_name)
+    if "Peer" in name:
+        kind = "CUAUDIT_COPY_PEER"
+    elif m:
+        side = lambda c: "H" if c == "H" else "D"
+        kind = {"HD": "CUAUDIT_COPY_HTOD", "DH": "CUAUDIT_COPY_DTOH", "DD": "CUAUDIT_COPY_DTOD",
+                "HH": "CUAUDIT_COPY_HTOH"}[side(m.group(1)) + side(m.group(2))]
+    elif "kind" in p:
+        kind = "cua_role_rt_kind((int)a->kind)"
+    elif "pCopy" in p:
+        kind = "cua_role_mtype_kind((int)a->pCopy->srcMemoryType, (int)a->pCopy->dstMemoryType)"
+    elif "p" in p:
+        kind = "cua_role_rt_kind((int)a->p->kind)"
+    elif p.get("dst", "").startswith("CUdeviceptr") and "src" in p:
+        kind = "CUAUDIT_COPY_DEFAULT"  # unified addressing: the driver finds the direction
+    else:
+        kind = "CUAUDIT_COPY_UNKNOWN"
+    out.append(f"o->kind = {kind};")
+    # Addresses.
+    if "pCopy" in p:
+        for side in ("dst", "src"):
+            out.append(f"o->{side} = cua_role_mtype_addr((int)a->pCopy->{side}MemoryType, "
+                       f"a->pCopy->{side}Host, (uint64_t)a->pCopy->{side}Device, "
+                       f"(const void *)a->pCopy->{side}Array);")
+    elif "p" in p:
+        for side in ("dst", "src"):
+            out.append(f"o->{side} = a->p->{side}Array ? (const void *)a->p->{side}Array : "
+                       f"(const void *)a->p->{side}Ptr.ptr;")
+    else:
+        for side in ("dst", "src"):
+            q = first_param(a, side, f"{side}Device", f"{side}Host", f"{side}Array")
+            if q:
+                out.append(f"o->{side} = (const void *)(uintptr_t)a->{q};")
+    if guard:
+        out = [f"if ({guard}) {{"] + ["\t" + l for l in out] + ["}"]
+    s = first_param(a, "hStream", "stream")
+    if s:
+        out.append(f"o->stream = (void *)a->{s};")
+    out.append(f"o->stream_flavour = {flavour_c(a)};")
+    out.append(f"o->async = {1 if 'Async' in name else 0};")
+    return out
+
+
+def memset_body(a):
+    p = param_types(a)
+    m = re.search(r"D(?:2D)?(8|16|32)", a.api_name)
+    elt = f" * {int(m.group(1)) // 8}" if m and m.group(1) != "8" else ""
+    if "N" in p:
+        out = [f"o->bytes = (uint64_t)a->N{elt};"]
+    elif "Width" in p and "Height" in p:
+        out = [f"o->bytes = (uint64_t)a->Width * a->Height{elt};"]
+    elif "extent" in p:
+        out = ["o->bytes = (uint64_t)a->extent.width * a->extent.height * a->extent.depth;"]
+    elif "width" in p and "height" in p:
+        out = ["o->bytes = (uint64_t)a->width * a->height;"]
+    elif "count" in p:
+        out = ["o->bytes = (uint64_t)a->count;"]
+    else:
+        raise GenError(f"{a.elf_name}: role memset, but hooks/gen knows no shape that gives its "
+                       f"bytes (parameters: {', '.join(p)})")
+    if "pitchedDevPtr" in p:
+        out.append("o->dst = a->pitchedDevPtr.ptr;")
+    else:
+        q = first_param(a, "dstDevice", "devPtr")
+        if q:
+            out.append(f"o->dst = (void *)(uintptr_t)a->{q};")
+    s = first_param(a, "hStream", "stream")
+    if s:
+        out.append(f"o->stream = (void *)a->{s};")
+    out.append(f"o->stream_flavour = {flavour_c(a)};")
+    out.append(f"o->async = {1 if 'Async' in a.elf_name else 0};")
+    return out
+
+
+def kname_body(a, spec, policy_path):
+    form, params = spec
+    fields = KNAME_FORMS[form]
+    if len(params) != len(fields):
+        raise GenError(f"{policy_path}: kname {a.elf_name} {form} wants {','.join(fields)}")
+    p = param_types(a)
+    out = [f"k->form = CUA_KNAME_{form.upper()};"]
+    for field, param in zip(fields, params):
+        if param not in p:
+            raise GenError(f"policy: {a.elf_name} has no parameter {param}")
+        if field == "key":
+            out.append(f"k->key = (uintptr_t)a->{param};")
+        elif field == "name":
+            out.append(f"k->name = a->{param};")
+        else:
+            out.append(f"k->out = (const void *)a->{param};")
+    return out
+
+
+ROLE_HELPERS = """\
+/* CUAUDIT_COPY_* from a cudaMemcpyKind (0 host-host .. 4 default). */
+static inline int cua_role_rt_kind(int kind)
+{
+	static const int map[] = { CUAUDIT_COPY_HTOH, CUAUDIT_COPY_HTOD, CUAUDIT_COPY_DTOH,
+				   CUAUDIT_COPY_DTOD, CUAUDIT_COPY_DEFAULT };
+	return kind >= 0 && kind <= 4 ? map[kind] : CUAUDIT_COPY_UNKNOWN;
+}
+
+/* CUAUDIT_COPY_* from two CUmemorytype values (1 host, 2 device, 3 array, 4 unified). */
+static inline int cua_role_mtype_kind(int src, int dst)
+{
+	if (src == 4 || dst == 4)
+		return CUAUDIT_COPY_DEFAULT;
+	if (src < 1 || src > 3 || dst < 1 || dst > 3)
+		return CUAUDIT_COPY_UNKNOWN;
+	if (src == 1)
+		return dst == 1 ? CUAUDIT_COPY_HTOH : CUAUDIT_COPY_HTOD;
+	return dst == 1 ? CUAUDIT_COPY_DTOH : CUAUDIT_COPY_DTOD;
+}
+
+/* The address a CUDA_MEMCPY2D/3D side names, by its memory type. */
+static inline const void *cua_role_mtype_addr(int type, const void *host, uint64_t device,
+					      const void *array)
+{
+	return type == 1 ? host : type == 3 ? array : (const void *)(uintptr_t)device;
+}
+
+/* Adds to a byte count, saturating. */
+static inline void cua_role_add(uint64_t *sum, uint64_t n)
+{
+	if (__builtin_add_overflow(*sum, n, sum))
+		*sum = UINT64_MAX;
+}
+"""
+
+
+def emit_roles_header(note):
+    out = ["/* SPDX-License-Identifier: MIT */",
+           f"/* {note} */",
+           "#ifndef CUAUDIT_ROLES_H",
+           "#define CUAUDIT_ROLES_H",
+           "",
+           '#include "cuaudit.h"',
+           "",
+           "#ifdef __cplusplus",
+           'extern "C" {',
+           "#endif",
+           "",
+           "/* What a call means, one role per ELF name, declared in hooks/gen/policy.tsv. The set",
+           "   is closed and append-only; the accessors of cuaudit.h read each role's arguments. */",
+           "enum cuaudit_role {"]
+    for i, (r, doc) in enumerate(ROLES):
+        out.append(f"\tCUAUDIT_ROLE_{r.upper()} = {i}, /* {doc} */")
+    out += [f"\tCUAUDIT_ROLE_COUNT = {len(ROLES)}", "};", "",
+            "/* The role of an id (0 <= id < CUAUDIT_ID_COUNT); CUAUDIT_ROLE_PLAIN out of range.",
+            "   Thread-safe, a table read. Since 1.2. */",
+            "CUAUDIT_API enum cuaudit_role cuaudit_role_of(unsigned id);", "",
+            "#ifdef __cplusplus", "}", "#endif", "#endif", ""]
+    return "\n".join(out)
+
+
+def emit_roles(apis, roles, note, includes, policy):
+    out = generated_head(note, includes) + [
+            "#include <errno.h>",
+            '#include "cuaudit_roles.h"',
+            '#include "roles.h"',
+            "",
+            '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
+            "",
+            ROLE_HELPERS,
+            "const uint8_t cua_role[CUAUDIT_ID_COUNT] = {"]
+    for a in apis:
+        out.append(f"\tCUAUDIT_ROLE_{roles[a.elf_name][0].upper()}, /* {a.elf_name} */")
+    out += ["};", ""]
+
+    def switch(fn, params, cases, default="-EINVAL"):
+        out.append(f"int {fn}({params})")
+        out.append("{")
+        out.append("\tswitch (id) {")
+        for a, body in cases:
+            out.append(f"\tcase CUAUDIT_ID_{a.elf_name}: {{")
+            if a.params:
+                out.append(f"\t\tconst struct cuaudit_args_{a.elf_name} *a = args;")
+                out.append("")
+            out.extend("\t\t" + l for l in body)
+            out.append("\t\treturn 0;")
+            out.append("\t}")
+        out.append("\tdefault:")
+        if not cases:
+            out.append("\t\t(void)args;")
+        for extra in params.split(", ")[2:]:
+            if not cases:
+                out.append(f"\t\t(void){extra.split()[-1].lstrip('*')};")
+        out.append(f"\t\treturn {default};")
+        out.append("\t}")
+        out.append("}")
+        out.append("")
+
+    by_role = lambda r: [a for a in apis if roles[a.elf_name][0] == r]
+    switch("cua_roles_launch", "unsigned id, const void *args, struct cuaudit_launch *o",
+           [(a, launch_body(a)) for a in by_role("launch")])
+    switch("cua_roles_copy", "unsigned id, const void *args, struct cuaudit_copy *o",
+           [(a, copy_body(a)) for a in by_role("copy")])
+    switch("cua_roles_memset", "unsigned id, const void *args, struct cuaudit_memset *o",
+           [(a, memset_body(a)) for a in by_role("memset")])
+    streams = []
+    for a in apis:
+        e = stream_expr(a)
+        if e and roles[a.elf_name][0] != "plain":
+            streams.append((a, [f"*stream = {e};", f"*flavour = {flavour_c(a)};"]))
+    switch("cua_roles_stream", "unsigned id, const void *args, void **stream, int *flavour",
+           streams)
+    switch("cua_roles_graph_exec", "unsigned id, const void *args, void **graph_exec",
+           [(a, [f"*graph_exec = (void *)a->{first_param(a, 'hGraphExec', 'hGraph', 'graphExec')};"])
+            for a in by_role("graph_launch")
+            if first_param(a, "hGraphExec", "hGraph", "graphExec")])
+    switch("cua_roles_event", "unsigned id, const void *args, void **event",
+           [(a, [f"*event = (void *)a->{first_param(a, 'hEvent', 'event')};"])
+            for a in apis if roles[a.elf_name][0] in ("event_record", "sync")
+            and first_param(a, "hEvent", "event")])
+    by_name = {a.elf_name: a for a in apis}
+    switch("cua_roles_kname", "unsigned id, const void *args, struct cua_kname *k",
+           [(by_name[n], kname_body(by_name[n], policy["kname"][n], "policy"))
+            for n in sorted(policy["kname"], key=lambda n: n.encode()) if n in by_name])
+    vcases = []
+    for n in sorted(policy["version"], key=lambda n: n.encode()):
+        if n not in by_name:
+            continue
+        layer, path = policy["version"][n]
+        if layer not in ("driver", "runtime"):
+            raise GenError(f"policy: version {n}: the layer is driver or runtime, not {layer!r}")
+        vcases.append((by_name[n], [f"*layer = CUAUDIT_LAYER_{layer.upper()};",
+                                    f"*value = (const int *)a->{path.lstrip('*')};"]))
+        mem_path(by_name[n], path)
+    switch("cua_roles_version", "unsigned id, const void *args, int *layer, const int **value",
+           vcases)
     return "\n".join(out)
 
 
@@ -1013,11 +1485,11 @@ def emit_wrappers(apis, note, includes, policy):
     return "\n".join(out)
 
 
-def emit_manifest(apis):
-    out = ["# elf_name\tapi_name\tversion\tflavour\tlayer\targc"]
+def emit_manifest(apis, roles):
+    out = ["# elf_name\tapi_name\tversion\tflavour\tlayer\targc\trole"]
     for a in apis:
         out.append(f"{a.elf_name}\t{a.api_name}\t{a.version}\t{FLAVOUR_NAMES[a.flavour]}\t"
-                   f"{a.layer}\t{len(a.params)}")
+                   f"{a.layer}\t{len(a.params)}\t{roles[a.elf_name][0]}")
     return "\n".join(out) + "\n"
 
 
@@ -1060,11 +1532,14 @@ def main(argv):
         known = {a.elf_name for a in apis} | set(policy["skip"])
         for name in (list(policy["handwritten"]) + list(policy["procaddress"]) +
                      [n for n, _ in policy["nostring"]] + list(policy["mem"]) +
-                     [n for n, _ in policy["out"] | policy["noout"] if n != "*"]):
-            if name not in known:
+                     [n for n, _ in policy["out"] | policy["noout"] if n != "*"] +
+                     list(policy["kname"]) + list(policy["version"]) +
+                     [p for _, p, _ in policy["role"] if not is_glob(p)]):
+            if name not in known and name not in undescribed:
                 raise GenError(f"{args.policy}: {name} is neither declared in the headers nor "
                                f"exported by the stub library")
         apis.sort(key=lambda a: a.elf_name.encode())
+        roles = assign_roles([a.elf_name for a in apis], undescribed, policy, args.policy)
     except GenError as e:
         sys.stderr.write(f"hooks/gen: error: {e}\n")
         return 1
@@ -1083,8 +1558,15 @@ def main(argv):
     except GenError as e:
         sys.stderr.write(f"hooks/gen: error: {e}\n")
         return 1
+    try:
+        role_code = emit_roles(apis, roles, note, includes, policy)
+    except GenError as e:
+        sys.stderr.write(f"hooks/gen: error: {e}\n")
+        return 1
     write_if_changed(os.path.join(args.out, "cua_gen_memory.c"), memory)
-    write_if_changed(os.path.join(args.out, "manifest.tsv"), emit_manifest(apis))
+    write_if_changed(os.path.join(args.out, "cuaudit_roles.h"), emit_roles_header(note))
+    write_if_changed(os.path.join(args.out, "cua_gen_roles.c"), role_code)
+    write_if_changed(os.path.join(args.out, "manifest.tsv"), emit_manifest(apis, roles))
     undoc = "".join(f"{n}\n" for n in sorted(undescribed))
     write_if_changed(os.path.join(args.out, "undescribed.txt"), undoc)
     return 0
