@@ -10,7 +10,7 @@
 #include "config.h"
 #include "dispatch.h"
 #include "gpu.h"
-#include "gpu_roles.h"
+#include "cuaudit_roles.h"
 #include "index.h"
 #include "kernels.h"
 #include "log.h"
