@@ -164,7 +164,9 @@ static CUresult elapsed(float *ms, CUevent a, CUevent b)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING)
 		return CUDA_ERROR_INVALID_HANDLE;
-	if (!a->recorded || !b->recorded || !done(a) || !done(b))
+	/* Work on a stream completes in order: an event whose later partner is done is done,
+	   though its own queries may not have said so yet. */
+	if (!a->recorded || !b->recorded || (!done(a) && !done(b)))
 		return CUDA_ERROR_NOT_READY;
 	*ms = (float)(((double)b->t - (double)a->t) / 1e6);
 	return CUDA_SUCCESS;

@@ -1,0 +1,108 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/gpu.sh: GPU timing (CUAUDIT_GPU_TIME) on the mock driver, whose events carry deterministic timestamps.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1"
+
+# gpu_run MODE [VAR=VALUE...]: the program natively and with GPU timing and a text summary in summary.txt.
+gpu_run() {
+  local mode=$1; shift
+  env "$@" "$BIN/gpu_time" "$mode" >native.out 2>native.err; echo $? >native.rc
+  env "$@" LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME="${GPU_TIME:-on}" CUAUDIT_SUMMARY="$dir/summary.txt" \
+    "$BIN/gpu_time" "$mode" >audited.out 2>audited.err; echo $? >audited.rc
+  same_results
+}
+# has REGEX [FILE]: the summary has a line matching REGEX.
+has() { grep -qE -- "$1" "${2:-summary.txt}" && pass "summary has '$1'" || { fail "summary lacks '$1'"; sed -n '/GPU work/,$p' "${2:-summary.txt}" | head -30; }; }
+lacks() { grep -qE -- "$1" "${2:-summary.txt}" && fail "summary has '$1'" || pass "summary lacks '$1'"; }
+
+case $name in
+gpu_time_kernel_and_memory_tables_are_exact_on_the_mock)
+  gpu_run all
+  # 4 x 3 us + 2 x 5 us on the legacy stream, 3 x 2 us per-thread, 6 us in a second context.
+  has '^ +[0-9.]+ +34000 +10 +3400 .* 2000 +6000 .*_Z7add_onePii$'
+  has '^ +[0-9.]+ +1000[01] +2 .*\(CUDA graph launch\)$'
+  has '^ +[0-9.]+ +7144 +2 .* HtoD$'
+  has '^ +[0-9.]+ +4596 +1 .* DtoH$'
+  has '^ +[0-9.]+ +1000 +1 .* memset$'
+  has '^ +0\.006 +2 .* HtoD$'
+  has 'GPU work timed 16, untimed capturing 2$'
+  has '^  device 0 busy_ns [0-9]+$'
+  expect_out '^errno 0$'
+  ;;
+gpu_time_shared_start_events_are_exact_while_the_stream_is_busy)
+  # Every event answers "not ready" once: a launch on a busy stream starts where the
+  # previous one's end event says, with no start event of its own.
+  gpu_run work MOCK_EVENT_PENDING=1
+  has '^ +[0-9.]+ +28000 +9 .*_Z7add_onePii$'
+  has '^ +[0-9.]+ +7144 +2 .* HtoD$'
+  ;;
+gpu_time_never_records_into_a_capturing_stream_and_times_the_graph)
+  gpu_run capture
+  # The graph is the same with and without cuaudit (same_results compares the printed
+  # nodes), no query broke the capture, and the graph launches are timed instead.
+  expect_out '^captured graph: kernel;memset;$'
+  expect_out '^cuStreamEndCapture\(s, &g\) +-> 0$'
+  has 'untimed capturing 2$'
+  has '^ +[0-9.]+ +1000[01] +2 .*\(CUDA graph launch\)$'
+  ;;
+gpu_time_records_nothing_for_a_faulted_launch)
+  env "$BIN/gpu_time" work >native.out 2>&1
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/summary.txt" CUAUDIT_LOG=warn \
+    CUAUDIT_FAULT='cuLaunchKernel=CUDA_ERROR_INVALID_VALUE@every:2' "$BIN/gpu_time" work >audited.out 2>&1
+  # Launches 2, 4, 6 of the legacy stream fail: 3 us, 3 us, 5 us are not on the GPU.
+  grep -c 'failed: 1$' audited.out | grep -qx 3 && pass "three launches faulted" || fail "faults not injected"
+  has '^ +[0-9.]+ +1700[01] +6 .*_Z7add_onePii$'
+  lacks 'untimed'
+  ;;
+gpu_time_child_after_fork_reports_only_its_own_work)
+  env "$BIN/gpu_time" fork >native.out 2>native.err; echo $? >native.rc
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/summary.%p.txt" "$BIN/gpu_time" fork \
+    >audited.out 2>audited.err; echo $? >audited.rc
+  same_results
+  n=$(ls summary.*.txt 2>/dev/null | wc -l)
+  [ "$n" = 2 ] && pass "two summaries" || fail "$n summaries"
+  for f in summary.*.txt; do
+    if grep -qE ' (7000|6999) +1 .*_Z7add_onePii$' "$f"; then parent=$f; fi
+    if grep -qE ' (9000|8999) +1 .*_Z7add_onePii$' "$f"; then child=$f; fi
+  done
+  [ -n "${parent:-}" ] && [ -n "${child:-}" ] && [ "$parent" != "$child" ] &&
+    pass "parent has its 7 us launch only, child its 9 us launch only" ||
+    { fail "fork: summaries mix"; cat summary.*.txt | grep -E 'onePii|GPU work'; }
+  ;;
+gpu_time_exit_with_unfinished_work_is_bounded_and_reported)
+  start=$(date +%s%N)
+  gpu_run pending MOCK_EVENT_PENDING=never
+  ms=$((($(date +%s%N) - start) / 1000000))
+  [ "$ms" -lt 5000 ] && pass "exit took ${ms} ms" || fail "exit took ${ms} ms"
+  has 'GPU work timed 0, untimed unfinished 10$'
+  ;;
+gpu_time_pool_exhaustion_is_counted_as_untimed)
+  # Work never finishes, so the 512-record pool fills: the rest is counted, not lost.
+  gpu_run many MOCK_EVENT_PENDING=never
+  has 'GPU work timed 0, untimed pool_full [0-9]+, untimed unfinished [0-9]+$'
+  pf=$(grep -oE 'pool_full [0-9]+' summary.txt | grep -oE '[0-9]+$')
+  un=$(grep -oE 'unfinished [0-9]+' summary.txt | grep -oE '[0-9]+$')
+  [ $((pf + un)) = 2000 ] && pass "pool_full $pf + unfinished $un = 2000 launches" ||
+    fail "pool_full $pf + unfinished $un != 2000"
+  ;;
+gpu_time_sampling_times_one_call_in_n)
+  GPU_TIME=3 gpu_run work
+  # 9 launches and 4 memory operations on one thread: every third call is timed.
+  has 'GPU work timed 4 \(1 call in 3 sampled\)$'
+  ;;
+gpu_time_summary_json_is_valid)
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/summary.json" "$BIN/gpu_time" all \
+    >audited.out 2>&1
+  "$PYTHON" - "$dir/summary.json" <<'PY' && pass "JSON gpu section exact" || fail "JSON gpu section"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu"]
+k = {r["name"]: r for r in g["kernels"]}
+assert k["_Z7add_onePii"]["instances"] == 10 and k["_Z7add_onePii"]["total_ns"] == 34000, k
+m = {r["operation"]: r for r in g["memory"]}
+assert m["HtoD"]["count"] == 2 and m["HtoD"]["total_bytes"] == 6144, m
+assert g["untimed"]["capturing"] == 2 and g["timed"] == 16, g
+PY
+  ;;
+*) fail "unknown case $name" ;;
+esac
+[ "$failures" -eq 0 ]
