@@ -81,6 +81,8 @@ static const struct var_row rows[] = {
 	  "how to treat a runtime linked into the program" },
 	{ "summary-sample", 0, "CUAUDIT_SUMMARY_SAMPLE", "N", VAL_PLAIN, NULL, NULL,
 	  "time one call in N" },
+	{ "gpu-time", 0, "CUAUDIT_GPU_TIME", "on|off|N", VAL_PLAIN, NULL, NULL,
+	  "time kernels, copies and memsets on the GPU (every call, or 1 in N)" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 
