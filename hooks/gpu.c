@@ -40,7 +40,7 @@ enum { OP_ANCHOR = CUA_GPU_OPS };
 struct rec {
 	uint64_t seq;      /* position in the ring, from 1 */
 	uint64_t prev_seq; /* shared start: the end of this record on the same stream; 0: own */
-	uint64_t corr, tid, t_submit, bytes;
+	uint64_t corr, tid, t_submit, t_call, bytes;
 	const char *name;
 	void *stream_key;
 	uint32_t id;
@@ -278,7 +278,8 @@ static struct stream_slot *stream_of(struct gctx *g, void *key)
 static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_t end)
 {
 	struct cua_gpu_record out = {
-		.correlation_id = r->corr, .thread_id = r->tid, .start_ns = start, .end_ns = end,
+		.correlation_id = r->corr, .thread_id = r->tid, .call_ns = r->t_call,
+		.start_ns = start, .end_ns = end,
 		.bytes = r->bytes, .name = r->name, .stream = r->stream_key, .api_id = r->id,
 		.device = g->device, .op = (enum cua_gpu_op)r->op,
 	};
@@ -629,6 +630,9 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		r->corr = c->correlation_id;
 		r->tid = c->thread_id;
 		r->id = c->id;
+		/* Inside the call's slice on the trace, for the flow arrow's start. */
+		r->t_call = c->t_exit_ns ? c->t_enter_ns + (c->t_exit_ns - c->t_enter_ns) / 2
+					 : r->t_submit;
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernels_of_call(c) : NULL;
 	} else {
 		/* Nothing ran: the next call on the stream must not start where this one ends. */

@@ -73,6 +73,7 @@ void cua_gpu_drain(void);
 struct cua_gpu_record {
 	uint64_t correlation_id; /* the call's, as in its cuaudit_call */
 	uint64_t thread_id;
+	uint64_t call_ns; /* a time inside the call (its middle when calls are timed) */
 	uint64_t start_ns, end_ns;
 	uint64_t bytes;
 	const char *name; /* kernel name, or NULL */
@@ -85,6 +86,13 @@ struct cua_gpu_record {
    lock held, on whatever thread harvests; must be quick and must not call CUDA. */
 typedef void (*cua_gpu_sink)(const struct cua_gpu_record *r, void *ctx);
 int cua_gpu_add_sink(cua_gpu_sink fn, void *ctx);
+
+/* The trace's GPU tracks (hooks/gpu_trace.c): keeps completed records (at most
+   CUA_GPU_TRACE_MAX, counted beyond) when the trace is on; at the trace's finish writes one
+   track per device and stream, each record an X event, and a flow arrow from its call. */
+#define CUA_GPU_TRACE_MAX (1u << 20)
+void cua_gpu_trace_setup(void);
+void cua_gpu_write_trace(struct cua_writer *w, uint64_t pid);
 
 /* Renderers (hooks/gpu_render.c): the summary's GPU tables. */
 void cua_gpu_write_text(struct cua_writer *w);

@@ -10,4 +10,5 @@ case_script(gpu.sh
   gpu_time_exit_with_unfinished_work_is_bounded_and_reported
   gpu_time_pool_exhaustion_is_counted_as_untimed
   gpu_time_sampling_times_one_call_in_n
-  gpu_time_summary_json_is_valid)
+  gpu_time_summary_json_is_valid
+  gpu_time_trace_has_gpu_tracks_and_flow_arrows_from_each_call)

@@ -103,6 +103,37 @@ assert m["HtoD"]["count"] == 2 and m["HtoD"]["total_bytes"] == 6144, m
 assert g["untimed"]["capturing"] == 2 and g["timed"] == 16, g
 PY
   ;;
+gpu_time_trace_has_gpu_tracks_and_flow_arrows_from_each_call)
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_TRACE="$dir/trace.json" "$BIN/gpu_time" all \
+    >audited.out 2>&1
+  "$PYTHON" - "$dir/trace.json" <<'PY' && pass "GPU tracks, X events and flows" || fail "GPU trace events"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+gpu = [e for e in ev if e.get("cat") == "gpu" and e["ph"] == "X"]
+assert len(gpu) == 16, len(gpu)
+names = {e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+assert "GPU 0 legacy stream" in names, names
+assert any(n.startswith("GPU 0 per-thread stream of thread ") for n in names), names
+assert sum(e["dur"] for e in gpu if e["name"] == "_Z7add_onePii") - 34.0 < 0.01
+starts = {e["id"]: e for e in ev if e.get("cat") == "gpu.flow" and e["ph"] == "s"}
+ends = {e["id"]: e for e in ev if e.get("cat") == "gpu.flow" and e["ph"] == "f"}
+assert len(starts) == 16 and set(starts) == set(ends)
+calls = [e for e in ev if e["ph"] == "X" and e.get("cat") != "gpu"]
+for i, s in starts.items():
+    # The arrow starts inside its call's slice on the calling thread...
+    assert any(c["tid"] == s["tid"] and c["ts"] <= s["ts"] <= c["ts"] + c["dur"] for c in calls), s
+    # ...and ends where its GPU work starts, on that work's track.
+    assert any(g["tid"] == ends[i]["tid"] and g["ts"] == ends[i]["ts"] and g["args"]["correlation"] == i for g in gpu)
+PY
+  ENGINE="$BUILD/node_modules/@paulirish/trace_engine"
+  if [ -d "$ENGINE" ] && command -v node >/dev/null; then
+    timeout 300 node "$CASES_DIR/trace_engine_check.mjs" "$ENGINE" trace.json _Z7add_onePii >engine.txt 2>&1 &&
+      grep -qx '_Z7add_onePii events=10' engine.txt && pass "the trace engine loads it: $(tail -1 engine.txt)" ||
+      fail "trace engine: $(tail -3 engine.txt)"
+  else
+    echo "note: no trace engine at $ENGINE"
+  fi
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]
