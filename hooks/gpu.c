@@ -60,6 +60,7 @@ struct gctx {
 	uint32_t lock;
 	CUstream priv; /* cuaudit's own stream, for anchors only */
 	uint64_t head, tail, ref_seq, ref_ns, last_anchor;
+	uint64_t not_ready_seq; /* the record the last harvest found still running */
 	CUevent end[POOL], start[POOL];
 	struct rec ring[POOL];
 	struct stream_slot streams[STREAMS];
@@ -352,8 +353,10 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		return 1;
 	}
 	q = query(g->end[slot]);
-	if (q == CUDA_ERROR_NOT_READY)
+	if (q == CUDA_ERROR_NOT_READY) {
+		g->not_ready_seq = r->seq;
 		return 0;
+	}
 	if (q != CUDA_SUCCESS || (r->op != OP_ANCHOR && time_of(g, g->end[slot], &end) != 0)) {
 		if (r->op != OP_ANCHOR)
 			count_untimed(CUA_GPU_LOST);
@@ -539,6 +542,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	}
 	now = cua_clock_ns();
 	spin_lock(&g->lock);
+	g->not_ready_seq = 0;
 	harvest(g, HARVEST_PER_CALL);
 	if (now - g->last_anchor > ANCHOR_EVERY_NS && !__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
 		anchor(g, now);
@@ -557,7 +561,9 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	    !__atomic_load_n(&captures, __ATOMIC_ACQUIRE) &&
 	    g->ring[s->last_seq % POOL].seq == s->last_seq &&
 	    g->ring[s->last_seq % POOL].state == R_RECORDED &&
-	    query(g->end[s->last_seq % POOL]) == CUDA_ERROR_NOT_READY)
+	    /* The harvest just asked about that very event: one query, not two. */
+	    (g->not_ready_seq == s->last_seq ||
+	     query(g->end[s->last_seq % POOL]) == CUDA_ERROR_NOT_READY))
 		own = 0;
 	g->ring[seq % POOL].prev_seq = own ? 0 : s->last_seq;
 	g->ring[seq % POOL].stream_key = s->key;
