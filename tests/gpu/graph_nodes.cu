@@ -13,7 +13,7 @@ __global__ void step(float *x, int n)
 int main()
 {
 	const int n = 1 << 16;
-	float *d, h[4] = { 0 };
+	float *d, *h;
 	cudaStream_t s;
 	cudaGraph_t g;
 	cudaGraphExec_t e;
@@ -21,6 +21,8 @@ int main()
 	cudaGraphNode_t list[64];
 
 	cudaMalloc(&d, n * 4);
+	// Pinned: a copy to pageable memory cannot be captured.
+	cudaMallocHost(&h, 4 * sizeof(float));
 	cudaStreamCreate(&s);
 	// Work before the capture on the same stream, timed by cuaudit.
 	step<<<n / 256, 256, 0, s>>>(d, n);
@@ -28,7 +30,7 @@ int main()
 	cudaMemsetAsync(d, 0, n * 4, s);
 	for (int i = 0; i < 10; i++)
 		step<<<n / 256, 256, 0, s>>>(d, n);
-	cudaMemcpyAsync(h, d, sizeof(h), cudaMemcpyDeviceToHost, s);
+	cudaMemcpyAsync(h, d, 4 * sizeof(float), cudaMemcpyDeviceToHost, s);
 	cudaError_t end = cudaStreamEndCapture(s, &g);
 	cudaGraphGetNodes(g, nullptr, &nodes);
 	cudaGraphGetEdges(g, nullptr, nullptr, nullptr, &edges);
