@@ -15,6 +15,8 @@ bad() { failed=$((failed + 1)); rows+=("FAIL  $*"); }
 
 CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
 CUPTI=${CUPTI_HOME:-$CUDA_HOME/extras/CUPTI}
+# Some toolkits put CUPTI beside the rest (include/, lib64/) instead of under extras/.
+[ -f "$CUPTI/include/cupti_activity.h" ] || CUPTI=$CUDA_HOME
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
   nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1 | sed 's/^/gpu, driver: /'
