@@ -21,7 +21,8 @@
 #define POOL 512u
 #define STREAMS 256u /* streams remembered per context (open addressing) */
 #define CTXS 16u     /* contexts timed per process; more are counted as without a pool */
-#define HARVEST_PER_CALL 8u
+#define HARVEST_EVERY 8u
+#define HARVEST_PER_CALL 32u
 /* A new anchor event every 50 ms keeps the GPU-to-host mapping within a few microseconds
    of drift (a 50 ppm clock difference is 2.5 us over 50 ms). */
 #define ANCHOR_EVERY_NS (50ull * 1000 * 1000)
@@ -40,11 +41,11 @@ enum { OP_ANCHOR = CUA_GPU_OPS };
 struct rec {
 	uint64_t seq;      /* position in the ring, from 1 */
 	uint64_t prev_seq; /* shared start: the end of this record on the same stream; 0: own */
-	uint64_t corr, tid, t_submit, t_call, bytes;
+	uint64_t corr, tid, t_submit, t_call, t_after, bytes;
 	const char *name;
 	void *stream_key;
 	uint32_t id;
-	uint8_t op, state;
+	uint8_t op, state, sync;
 };
 
 struct stream_slot {
@@ -60,7 +61,7 @@ struct gctx {
 	uint32_t lock;
 	CUstream priv; /* cuaudit's own stream, for anchors only */
 	uint64_t head, tail, ref_seq, ref_ns, last_anchor;
-	uint64_t not_ready_seq; /* the record the last harvest found still running */
+	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
 	CUevent end[POOL], start[POOL];
 	struct rec ring[POOL];
 	struct stream_slot streams[STREAMS];
@@ -353,10 +354,8 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		return 1;
 	}
 	q = query(g->end[slot]);
-	if (q == CUDA_ERROR_NOT_READY) {
-		g->not_ready_seq = r->seq;
+	if (q == CUDA_ERROR_NOT_READY)
 		return 0;
-	}
 	if (q != CUDA_SUCCESS || (r->op != OP_ANCHOR && time_of(g, g->end[slot], &end) != 0)) {
 		if (r->op != OP_ANCHOR)
 			count_untimed(CUA_GPU_LOST);
@@ -366,12 +365,22 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 	}
 	if (r->op == OP_ANCHOR) {
 		end = r->t_submit;
-	} else if (!r->prev_seq) {
-		if (time_of(g, g->start[slot], &start) != 0)
-			start = end;
 	} else {
-		s = stream_of(g, r->stream_key);
-		start = s && s->done_seq == r->prev_seq ? s->done_end_ns : end;
+		if (!r->prev_seq) {
+			if (time_of(g, g->start[slot], &start) != 0)
+				start = 0;
+		} else {
+			s = stream_of(g, r->stream_key);
+			start = s && s->done_seq == r->prev_seq ? s->done_end_ns : 0;
+		}
+		/* The work cannot start before the program submitted it: on an idle stream a start
+		   event (or the previous end) came earlier, by the launch's own host time. An
+		   asynchronous call has submitted its work when it returns; a synchronous one
+		   only when it began. */
+		if (start < (r->sync ? r->t_submit : r->t_after))
+			start = r->sync ? r->t_submit : r->t_after;
+		if (start > end)
+			start = end;
 	}
 	g->ref_seq = g->tail;
 	g->ref_ns = end;
@@ -448,6 +457,7 @@ struct what {
 	uint64_t bytes;
 	void *stream;
 	int flavour;
+	int sync; /* the call returns after its work (a synchronous copy or memset) */
 };
 
 static int classify(const struct cuaudit_call *c, struct what *w)
@@ -466,23 +476,24 @@ static int classify(const struct cuaudit_call *c, struct what *w)
 	case CUAUDIT_ROLE_LAUNCH:
 		if (cuaudit_call_launch(c, &l) != 0)
 			return -1;
-		*w = (struct what){ CUA_GPU_KERNEL, 0, l.stream, l.stream_flavour };
+		*w = (struct what){ CUA_GPU_KERNEL, 0, l.stream, l.stream_flavour, 0 };
 		return 0;
 	case CUAUDIT_ROLE_COPY:
 		if (cuaudit_call_copy(c, &cp) != 0)
 			return -1;
 		*w = (struct what){ cp.kind >= 0 && cp.kind <= CUAUDIT_COPY_UNKNOWN ? kinds[cp.kind]
 									 : CUA_GPU_COPY,
-				    cp.bytes, cp.stream, cp.stream_flavour };
+				    cp.bytes, cp.stream, cp.stream_flavour, !cp.async };
 		return 0;
 	case CUAUDIT_ROLE_MEMSET:
 		if (cuaudit_call_memset(c, &m) != 0)
 			return -1;
-		*w = (struct what){ CUA_GPU_MEMSET, m.bytes, m.stream, m.stream_flavour };
+		*w = (struct what){ CUA_GPU_MEMSET, m.bytes, m.stream, m.stream_flavour, !m.async };
 		return 0;
 	case CUAUDIT_ROLE_GRAPH_LAUNCH:
 		w->op = CUA_GPU_GRAPH;
 		w->bytes = 0;
+		w->sync = 0;
 		return cuaudit_call_stream(c, &w->stream, &w->flavour);
 	default:
 		return -1;
@@ -512,7 +523,6 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 {
 	enum cuaudit_role role = cuaudit_role_of(c->id);
 	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
-	CUresult (*query)(CUevent) = REAL(cuEventQuery);
 	int *err = program_errno_slot(), saved = err ? *err : 0;
 	struct stream_slot *s;
 	struct what w;
@@ -542,34 +552,33 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	}
 	now = cua_clock_ns();
 	spin_lock(&g->lock);
-	g->not_ready_seq = 0;
-	harvest(g, HARVEST_PER_CALL);
+	if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
+		harvest(g, HARVEST_PER_CALL);
 	if (now - g->last_anchor > ANCHOR_EVERY_NS && !__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
 		anchor(g, now);
 	s = stream_of(g, stream_key(w.stream, w.flavour, &handle));
 	seq = s ? take_slot(g) : 0;
 	if (!seq) {
+		/* Untimed work goes on the stream: the next record cannot start where the last
+		   timed one ended. */
+		if (s)
+			s->last_seq = 0;
 		spin_unlock(&g->lock);
 		*c->user = USER_UNTIMED | CUA_GPU_POOL_FULL;
 		goto out;
 	}
-	/* Shared start: when the stream's last record has not completed, this work starts
-	   where that one ends, and one event serves as both. An idle stream gets its own
-	   start event: the gap before this call is not this work's time. */
-	own = 1;
-	if (s->last_seq && s->last_seq >= g->tail && query && cfg.sample <= 1 &&
-	    !__atomic_load_n(&captures, __ATOMIC_ACQUIRE) &&
-	    g->ring[s->last_seq % POOL].seq == s->last_seq &&
-	    g->ring[s->last_seq % POOL].state == R_RECORDED &&
-	    /* The harvest just asked about that very event: one query, not two. */
-	    (g->not_ready_seq == s->last_seq ||
-	     query(g->end[s->last_seq % POOL]) == CUDA_ERROR_NOT_READY))
-		own = 0;
+	/* Shared start: the stream's previous work was timed by cuaudit, so this work starts
+	   where that one's end event says, or when the program submitted it if the stream had
+	   gone idle by then: one event per call. A start event of its own only where the
+	   stream's previous work is unknown (its first timed call, untimed work since, or
+	   sampling): it then says when the earlier work ended. */
+	own = cfg.sample > 1 || !s->last_seq;
 	g->ring[seq % POOL].prev_seq = own ? 0 : s->last_seq;
 	g->ring[seq % POOL].stream_key = s->key;
 	g->ring[seq % POOL].op = (uint8_t)w.op;
 	g->ring[seq % POOL].bytes = w.bytes;
 	g->ring[seq % POOL].t_submit = now;
+	g->ring[seq % POOL].sync = w.sync;
 	s->last_seq = seq;
 	spin_unlock(&g->lock);
 	if (own && record(g->start[seq % POOL], handle) != CUDA_SUCCESS) {
@@ -626,6 +635,7 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	g = &ctxs[(u >> USER_CTX_SHIFT) - 1];
 	seq = u & ((1ull << USER_CTX_SHIFT) - 1);
 	r = &g->ring[seq % POOL];
+	r->t_after = cua_clock_ns();
 	ok = cua_callfmt_succeeded(c) && r->prev_seq != UINT64_MAX && classify(c, &w) == 0;
 	if (ok) {
 		stream_key(w.stream, w.flavour, &handle);

@@ -13,28 +13,55 @@ gpu_run() {
 }
 # has REGEX [FILE]: the summary has a line matching REGEX.
 has() { grep -qE -- "$1" "${2:-summary.txt}" && pass "summary has '$1'" || { fail "summary lacks '$1'"; sed -n '/GPU work/,$p' "${2:-summary.txt}" | head -30; }; }
+# expect_gpu JSON NAME=COUNTxTOTAL_NS...: the summary's GPU rows (kernels by name, memory by
+# operation) have exactly COUNT records whose total is within 2% of TOTAL_NS (the mock's work
+# lasts milliseconds; cuaudit's host time moves an idle stream's start by microseconds).
+expect_gpu() {
+  local file=$1; shift
+  "$PYTHON" - "$file" "$@" <<'PY' && pass "GPU rows: $*" || fail "GPU rows: $*"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu"]
+rows = {k["name"]: (k["instances"], k["total_ns"]) for k in g["kernels"]}
+rows.update({m["operation"]: (m["count"], m["total_ns"]) for m in g["memory"]})
+ok = True
+for want in sys.argv[2:]:
+    name, spec = want.rsplit("=", 1)
+    n, t = (int(x) for x in spec.split("x"))
+    got = rows.get(name, (0, 0))
+    if got[0] != n or abs(got[1] - t) > t / 50:
+        print(f"{name}: {got} expected {n} x {t}"); ok = False
+sys.exit(0 if ok else 1)
+PY
+}
 lacks() { grep -qE -- "$1" "${2:-summary.txt}" && fail "summary has '$1'" || pass "summary lacks '$1'"; }
 
 case $name in
 gpu_time_kernel_and_memory_tables_are_exact_on_the_mock)
   gpu_run all
-  # 4 x 3 us + 2 x 5 us on the legacy stream, 3 x 2 us per-thread, 6 us in a second context.
-  has '^ +[0-9.]+ +34000 +10 +3400 .* 2000 +6000 .*_Z7add_onePii$'
-  has '^ +[0-9.]+ +1000[01] +2 .*\(CUDA graph launch\)$'
-  has '^ +[0-9.]+ +7144 +2 .* HtoD$'
-  has '^ +[0-9.]+ +4596 +1 .* DtoH$'
-  has '^ +[0-9.]+ +1000 +1 .* memset$'
+  # 4 x 3 ms + 2 x 5 ms on the legacy stream, 3 x 2 ms per-thread, 6 ms in a second context;
+  # copies of 4096 and 2048 bytes (5 ms + 100 ns a byte), a memset of 1000 (5 ms + 50 ns).
+  has ' 10 +[0-9]+ .*_Z7add_onePii$'
   has '^ +0\.006 +2 .* HtoD$'
   has 'GPU work timed 16, untimed capturing 2$'
   has '^  device 0 busy_ns [0-9]+$'
   expect_out '^errno 0$'
+  GPU_TIME=on LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  expect_gpu s.json _Z7add_onePii=10x34000000 '(CUDA graph launch)=2x10000000' HtoD=2x10614400 \
+    DtoH=1x5409600 memset=1x5050000
   ;;
 gpu_time_shared_start_events_are_exact_while_the_stream_is_busy)
   # Every event answers "not ready" once: a launch on a busy stream starts where the
   # previous one's end event says, with no start event of its own.
-  gpu_run work MOCK_EVENT_PENDING=1
-  has '^ +[0-9.]+ +28000 +9 .*_Z7add_onePii$'
-  has '^ +[0-9.]+ +7144 +2 .* HtoD$'
+  MOCK_EVENT_PENDING=1 LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" \
+    "$BIN/gpu_time" work >/dev/null 2>&1
+  expect_gpu s.json _Z7add_onePii=9x28000000 HtoD=2x10614400 DtoH=1x5409600
+  # Only the first timed call on each stream records a start event of its own.
+  MOCK_EVENT_PENDING=1 LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_LOG=warn \
+    "$BIN/gpu_time" work >/dev/null 2>records.txt
+  # 13 calls: 13 end events, a start event for the first call on each of 3 streams, an anchor.
+  n=$(sed -n 's/^mock event records //p' records.txt)
+  [ "${n:-0}" -ge 16 ] && [ "${n:-99}" -le 18 ] && pass "$n event records for 13 calls" ||
+    fail "${n:-no} event records for 13 calls (expected 16 to 18)"
   ;;
 gpu_time_never_records_into_a_capturing_stream_and_times_the_graph)
   gpu_run capture
@@ -43,7 +70,8 @@ gpu_time_never_records_into_a_capturing_stream_and_times_the_graph)
   expect_out '^captured graph: kernel;memset;$'
   expect_out '^cuStreamEndCapture\(s, &g\) +-> 0$'
   has 'untimed capturing 2$'
-  has '^ +[0-9.]+ +1000[01] +2 .*\(CUDA graph launch\)$'
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$BIN/gpu_time" capture >/dev/null 2>&1
+  expect_gpu s.json '(CUDA graph launch)=2x10000000'
   ;;
 gpu_time_records_nothing_for_a_faulted_launch)
   env "$BIN/gpu_time" work >native.out 2>&1
@@ -51,8 +79,10 @@ gpu_time_records_nothing_for_a_faulted_launch)
     CUAUDIT_FAULT='cuLaunchKernel=CUDA_ERROR_INVALID_VALUE@every:2' "$BIN/gpu_time" work >audited.out 2>&1
   # Launches 2, 4, 6 of the legacy stream fail: 3 us, 3 us, 5 us are not on the GPU.
   grep -c 'failed: 1$' audited.out | grep -qx 3 && pass "three launches faulted" || fail "faults not injected"
-  has '^ +[0-9.]+ +1700[01] +6 .*_Z7add_onePii$'
   lacks 'untimed'
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=warn \
+    CUAUDIT_FAULT='cuLaunchKernel=CUDA_ERROR_INVALID_VALUE@every:2' "$BIN/gpu_time" work >/dev/null 2>&1
+  expect_gpu s.json _Z7add_onePii=6x17000000
   ;;
 gpu_time_child_after_fork_reports_only_its_own_work)
   env "$BIN/gpu_time" fork >native.out 2>native.err; echo $? >native.rc
@@ -62,8 +92,8 @@ gpu_time_child_after_fork_reports_only_its_own_work)
   n=$(ls summary.*.txt 2>/dev/null | wc -l)
   [ "$n" = 2 ] && pass "two summaries" || fail "$n summaries"
   for f in summary.*.txt; do
-    if grep -qE ' (7000|6999) +1 .*_Z7add_onePii$' "$f"; then parent=$f; fi
-    if grep -qE ' (9000|8999) +1 .*_Z7add_onePii$' "$f"; then child=$f; fi
+    if grep -qE ' (69[0-9]{5}|70[0-9]{5}) +1 .*_Z7add_onePii$' "$f"; then parent=$f; fi
+    if grep -qE ' (89[0-9]{5}|90[0-9]{5}) +1 .*_Z7add_onePii$' "$f"; then child=$f; fi
   done
   [ -n "${parent:-}" ] && [ -n "${child:-}" ] && [ "$parent" != "$child" ] &&
     pass "parent has its 7 us launch only, child its 9 us launch only" ||
@@ -97,7 +127,7 @@ gpu_time_summary_json_is_valid)
 import json, sys
 g = json.load(open(sys.argv[1]))["gpu"]
 k = {r["name"]: r for r in g["kernels"]}
-assert k["_Z7add_onePii"]["instances"] == 10 and k["_Z7add_onePii"]["total_ns"] == 34000, k
+assert k["_Z7add_onePii"]["instances"] == 10 and abs(k["_Z7add_onePii"]["total_ns"] - 34e6) < 34e4, k
 m = {r["operation"]: r for r in g["memory"]}
 assert m["HtoD"]["count"] == 2 and m["HtoD"]["total_bytes"] == 6144, m
 assert g["untimed"]["capturing"] == 2 and g["timed"] == 16, g
@@ -114,7 +144,7 @@ assert len(gpu) == 16, len(gpu)
 names = {e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
 assert "GPU 0 legacy stream" in names, names
 assert any(n.startswith("GPU 0 per-thread stream of thread ") for n in names), names
-assert sum(e["dur"] for e in gpu if e["name"] == "_Z7add_onePii") - 34.0 < 0.01
+assert abs(sum(e["dur"] for e in gpu if e["name"] == "_Z7add_onePii") - 34000.0) < 340
 starts = {e["id"]: e for e in ev if e.get("cat") == "gpu.flow" and e["ph"] == "s"}
 ends = {e["id"]: e for e in ev if e.get("cat") == "gpu.flow" and e["ph"] == "f"}
 assert len(starts) == 16 and set(starts) == set(ends)

@@ -7,6 +7,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 #include "common.h"
+#include "mockstate.h"
 
 CUresult cuMockGraphDescribe(CUgraph graph, const char **desc);
 
@@ -112,5 +113,7 @@ int main(int argc, char **argv)
 	/* The program's errno is its own: cuaudit's event calls leave it alone. */
 	printf("errno %d\n", errno);
 	printf("data[0] %d\n", *(int *)(uintptr_t)dev);
+	/* On stderr: cuaudit's own event records are counted too. */
+	fprintf(stderr, "mock event records %ld\n", mock_calls("cuEventRecord"));
 	return 0;
 }

@@ -248,7 +248,7 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
 	COUNT();
 	NEED_INIT();
-	mock_gpu_work(NULL, 0, 500 + n, "memcpy");
+	mock_gpu_work(NULL, 0, 5000000 + 100 * n, "memcpy");
 	return copy((void *)(uintptr_t)dst, src, n);
 }
 
@@ -263,7 +263,7 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
 	COUNT();
 	NEED_INIT();
-	mock_gpu_work(NULL, 0, 500 + n, "memcpy");
+	mock_gpu_work(NULL, 0, 5000000 + 100 * n, "memcpy");
 	return copy(dst, (const void *)(uintptr_t)src, n);
 }
 
@@ -325,8 +325,8 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, u
 	NEED_INIT();
 	if (!f)
 		return CUDA_ERROR_INVALID_HANDLE;
-	/* A grid of N blocks takes N microseconds of mock GPU time. */
-	if (!mock_gpu_work(stream, 0, 1000ull * gx * gy * gz, "kernel"))
+	/* A grid of N blocks takes N milliseconds of mock GPU time. */
+	if (!mock_gpu_work(stream, 0, 1000000ull * gx * gy * gz, "kernel"))
 		return CUDA_SUCCESS;
 	return launch(f, gx, gy, gz, bx, by, bz, params);
 }
@@ -341,7 +341,7 @@ EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int 
 	NEED_INIT();
 	if (!f)
 		return CUDA_ERROR_INVALID_HANDLE;
-	if (!mock_gpu_work(stream, 1, 1000ull * gx * gy * gz, "kernel"))
+	if (!mock_gpu_work(stream, 1, 1000000ull * gx * gy * gz, "kernel"))
 		return CUDA_SUCCESS;
 	return launch(f, gx, gy, gz, bx, by, bz, params);
 }

@@ -5,6 +5,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 #include "mockgpu.h"
 #include "mockstate.h"
 
@@ -13,10 +14,17 @@
 
 int mock_current_device(void);
 
-/* The mock GPU clock: each piece of work starts when its stream is free and the "host" has
-   submitted it; the host clock moves 1 us per piece of work submitted. Events take no time
-   and do not move it, so timing them changes no timestamp of the program's own work. */
-static uint64_t host_ns = 1000000;
+/* The mock GPU clock is CLOCK_MONOTONIC: each piece of work starts when its stream is free
+   and the program has submitted it, and lasts a set time (milliseconds, so that a tool's
+   microseconds of host time are well under 1% of it). Work does not really run for that
+   long: a stream's end may lie in the future. Events take no time. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
 static struct mock_gpu_stream legacy[2];
 static __thread struct mock_gpu_stream per_thread_stream;
 static int open_captures, capture_broken;
@@ -52,9 +60,10 @@ int mock_gpu_work(void *handle, int per_thread, uint64_t ns, const char *node)
 		add_node(s, node);
 		return 0;
 	}
-	start = s->end_ns > host_ns ? s->end_ns : host_ns;
+	start = now_ns();
+	if (s->end_ns > start)
+		start = s->end_ns;
 	s->end_ns = start + ns;
-	host_ns += 1000;
 	return 1;
 }
 
@@ -109,7 +118,9 @@ static CUresult record(CUevent ev, CUstream stream, int per_thread)
 		return CUDA_SUCCESS;
 	}
 	ev->recorded = 1;
-	ev->t = s->end_ns > host_ns ? s->end_ns : host_ns;
+	ev->t = now_ns();
+	if (s->end_ns > ev->t)
+		ev->t = s->end_ns;
 	if (ev->t > s->end_ns)
 		s->end_ns = ev->t;
 	ev->pending = pending_setting();
@@ -294,13 +305,13 @@ EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
 	return CUDA_SUCCESS;
 }
 
-/* A graph launch takes 5 us of mock GPU time. */
+/* A graph launch takes 5 ms of mock GPU time. */
 EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream)
 {
 	COUNT();
 	if (!exec)
 		return CUDA_ERROR_INVALID_HANDLE;
-	mock_gpu_work(stream, 0, 5000, "graph");
+	mock_gpu_work(stream, 0, 5000000, "graph");
 	return CUDA_SUCCESS;
 }
 
@@ -309,20 +320,20 @@ EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream stream)
 	COUNT();
 	if (!exec)
 		return CUDA_ERROR_INVALID_HANDLE;
-	mock_gpu_work(stream, 1, 5000, "graph");
+	mock_gpu_work(stream, 1, 5000000, "graph");
 	return CUDA_SUCCESS;
 }
 
 /* ---------------------------------------------------------------- async copies, memsets */
 
-/* A copy of n bytes takes 500 + n ns, a memset of n bytes 500 + n/2 ns. */
+/* A copy of n bytes takes 5 ms + 100 ns per byte, a memset 5 ms + 50 ns per byte. */
 #define COPY_ASYNC(elf, pt, D, S, dexpr, sexpr)                                                \
 	EXPORT CUresult elf(D dst, S src, size_t n, CUstream stream)                           \
 	{                                                                                      \
 		COUNT();                                                                       \
 		if (!dst || !src)                                                              \
 			return CUDA_ERROR_INVALID_VALUE;                                       \
-		if (mock_gpu_work(stream, pt, 500 + n, "memcpy"))                              \
+		if (mock_gpu_work(stream, pt, 5000000 + 100 * n, "memcpy"))                              \
 			memcpy(dexpr, sexpr, n);                                               \
 		return CUDA_SUCCESS;                                                           \
 	}
@@ -336,7 +347,7 @@ EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
 	COUNT();
 	if (!dst)
 		return CUDA_ERROR_INVALID_VALUE;
-	mock_gpu_work(NULL, 0, 500 + n / 2, "memset");
+	mock_gpu_work(NULL, 0, 5000000 + 50 * n, "memset");
 	memset((void *)(uintptr_t)dst, v, n);
 	return CUDA_SUCCESS;
 }
@@ -346,7 +357,7 @@ EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUst
 	COUNT();
 	if (!dst)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (mock_gpu_work(stream, 0, 500 + n / 2, "memset"))
+	if (mock_gpu_work(stream, 0, 5000000 + 50 * n, "memset"))
 		memset((void *)(uintptr_t)dst, v, n);
 	return CUDA_SUCCESS;
 }
@@ -356,7 +367,7 @@ EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char v, size_t n,
 	COUNT();
 	if (!dst)
 		return CUDA_ERROR_INVALID_VALUE;
-	if (mock_gpu_work(stream, 1, 500 + n / 2, "memset"))
+	if (mock_gpu_work(stream, 1, 5000000 + 50 * n, "memset"))
 		memset((void *)(uintptr_t)dst, v, n);
 	return CUDA_SUCCESS;
 }
