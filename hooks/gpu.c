@@ -81,7 +81,7 @@ static uint64_t covered[CUA_GPU_MAX_DEVICES];
 static struct {
 	cua_gpu_sink fn;
 	void *ctx;
-} sinks[4];
+} sinks[CUA_GPU_MAX_SINKS];
 static unsigned nsinks;
 static uint64_t drain_registered_pid;
 static __thread uint64_t sample_tick __attribute__((tls_model("initial-exec")));
@@ -718,6 +718,11 @@ const struct cua_gpu_totals *cua_gpu_totals(void)
 	if (!cfg.on || !tot || __atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) != cua_process_id())
 		return NULL;
 	return tot;
+}
+
+int cua_gpu_on(void)
+{
+	return cfg.on;
 }
 
 int cua_gpu_add_sink(cua_gpu_sink fn, void *ctx)

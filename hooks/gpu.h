@@ -85,7 +85,10 @@ struct cua_gpu_record {
 /* Receivers of completed records (the trace, the plugins): called with the collector's
    lock held, on whatever thread harvests; must be quick and must not call CUDA. */
 typedef void (*cua_gpu_sink)(const struct cua_gpu_record *r, void *ctx);
+#define CUA_GPU_MAX_SINKS 20
 int cua_gpu_add_sink(cua_gpu_sink fn, void *ctx);
+/* Whether CUAUDIT_GPU_TIME is on (records will come). */
+int cua_gpu_on(void);
 
 /* The trace's GPU tracks (hooks/gpu_trace.c): keeps completed records (at most
    CUA_GPU_TRACE_MAX, counted beyond) when the trace is on; at the trace's finish writes one

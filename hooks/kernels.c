@@ -361,7 +361,7 @@ int cua_kernels_init(const struct cua_config *all)
 		     .nids = sizeof(record_ids) / sizeof(record_ids[0]));
 
 	if (!all->trace[0] && !all->summary[0] && !cua_log_on(CUA_LOG_VERBOSE) &&
-	    !all->log_errors)
+	    !all->log_errors && !all->gpu_time)
 		return 0;
 	for (unsigned i = 0; i < sizeof(launch_ids) / sizeof(launch_ids[0]); i++)
 		cua_kernels_launch_mask[launch_ids[i] >> 3] |= (uint8_t)(1u << (launch_ids[i] & 7));

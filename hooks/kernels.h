@@ -7,7 +7,7 @@
 #include "cuaudit.h"
 #include "cuaudit_ids.h"
 
-/* Subscribes the registry to the registration and look-up calls when the log, the trace or
+/* Subscribes the registry to the registration and look-up calls when the log, the trace, GPU timing or
    the summary is on (they name launches). From la_version, after those hooks. */
 struct cua_config;
 int cua_kernels_init(const struct cua_config *all);

@@ -12,3 +12,11 @@ case_script(gpu.sh
   gpu_time_sampling_times_one_call_in_n
   gpu_time_summary_json_is_valid
   gpu_time_trace_has_gpu_tracks_and_flow_arrows_from_each_call)
+# A plugin built as a plugin author would: public headers only.
+add_library(gpu_plugin MODULE cases/gpu_plugin.c)
+add_dependencies(gpu_plugin cuaudit_headers)
+target_include_directories(gpu_plugin PRIVATE ${CUAUDIT_STAGED_INCLUDE})
+target_include_directories(gpu_plugin SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+set_target_properties(gpu_plugin PROPERTIES PREFIX "" C_VISIBILITY_PRESET hidden
+  LIBRARY_OUTPUT_DIRECTORY ${CASE_BIN})
+case_script(gpu.sh gpu_time_plugin_receives_every_completed_gpu_record)

@@ -86,18 +86,20 @@ gpu_time_records_nothing_for_a_faulted_launch)
   ;;
 gpu_time_child_after_fork_reports_only_its_own_work)
   env "$BIN/gpu_time" fork >native.out 2>native.err; echo $? >native.rc
-  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/summary.%p.txt" "$BIN/gpu_time" fork \
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/summary.%p.json" "$BIN/gpu_time" fork \
     >audited.out 2>audited.err; echo $? >audited.rc
   same_results
-  n=$(ls summary.*.txt 2>/dev/null | wc -l)
+  n=$(ls summary.*.json 2>/dev/null | wc -l)
   [ "$n" = 2 ] && pass "two summaries" || fail "$n summaries"
-  for f in summary.*.txt; do
-    if grep -qE ' (69[0-9]{5}|70[0-9]{5}) +1 .*_Z7add_onePii$' "$f"; then parent=$f; fi
-    if grep -qE ' (89[0-9]{5}|90[0-9]{5}) +1 .*_Z7add_onePii$' "$f"; then child=$f; fi
-  done
-  [ -n "${parent:-}" ] && [ -n "${child:-}" ] && [ "$parent" != "$child" ] &&
-    pass "parent has its 7 us launch only, child its 9 us launch only" ||
-    { fail "fork: summaries mix"; cat summary.*.txt | grep -E 'onePii|GPU work'; }
+  # The parent launched 7 ms before the fork, the child 9 ms after it: each has its own only.
+  "$PYTHON" - summary.*.json <<'PY' && pass "parent has its 7 ms launch only, child its 9 ms one" ||
+import json, sys
+got = sorted([(k["instances"], round(k["total_ns"] / 1e6)) for k in json.load(open(f))["gpu"]["kernels"]]
+             for f in sys.argv[1:])
+print(got)
+sys.exit(0 if got == [[(1, 7)], [(1, 9)]] else 1)
+PY
+    fail "fork: summaries mix"
   ;;
 gpu_time_exit_with_unfinished_work_is_bounded_and_reported)
   start=$(date +%s%N)
@@ -163,6 +165,17 @@ PY
   else
     echo "note: no trace engine at $ENGINE"
   fi
+  ;;
+gpu_time_plugin_receives_every_completed_gpu_record)
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_PLUGINS="$BIN/gpu_plugin.so" "$BIN/gpu_time" all \
+    >audited.out 2>audited.err
+  # 10 kernels of 34 ms in all, 4 copies and memsets of 11240 bytes, 2 graph launches, each
+  # kernel named (the name registry runs for GPU timing alone).
+  grep -qE '^gpu_records: kernels 10 kernel_ms 3[34] memory 4 bytes 11240 graphs 2 bad 0$' audited.err &&
+    pass "$(grep gpu_records audited.err)" || fail "plugin: $(grep -v '^mock' audited.err | head -3)"
+  LD_AUDIT="$AUDIT" CUAUDIT_PLUGINS="$BIN/gpu_plugin.so" "$BIN/gpu_time" work >audited.out 2>audited.err
+  grep -q '^gpu_records: GPU timing is off$' audited.err && pass "refused with GPU timing off" ||
+    fail "gpu_subscribe without CUAUDIT_GPU_TIME: $(head -3 audited.err)"
   ;;
 *) fail "unknown case $name" ;;
 esac
