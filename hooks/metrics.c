@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include "gpu.h"
 #include "config.h"
 #include "hooks.h"
 #include "memlimit.h"
@@ -222,6 +223,44 @@ static void memory_families(struct cua_writer *w, const char *host, const char *
 	}
 }
 
+/* CUAUDIT_GPU_TIME: each device's busy time (the union of its timed work) and the calls
+   left untimed, by reason. */
+static void gpu_families(struct cua_writer *w, const char *host, const char *pid)
+{
+	const struct cua_gpu_totals *t = cua_gpu_totals();
+
+	if (!t)
+		return;
+	head(w, "cuaudit_gpu_busy_seconds_total", "counter",
+	     "Time a device was running timed work (CUAUDIT_GPU_TIME), per device.");
+	for (unsigned d = 0; d < t->ndevices; d++) {
+		struct cua_buf *b = cua_writer_room(w, 1024);
+		char dev[24];
+		struct cua_buf db = CUA_BUF(dev);
+
+		cua_buf_u64(&db, d);
+		dev[db.len] = '\0';
+		cua_buf_str(b, "cuaudit_gpu_busy_seconds_total{");
+		common(b, host, pid);
+		label(b, "device", dev, 0);
+		cua_buf_str(b, "} ");
+		seconds(b, t->busy_ns[d]);
+		cua_buf_char(b, '\n');
+	}
+	head(w, "cuaudit_gpu_untimed_total", "counter",
+	     "Launches, copies and memsets CUAUDIT_GPU_TIME could not time, by reason.");
+	for (unsigned i = 0; i < CUA_GPU_UNTIMED_KINDS; i++) {
+		struct cua_buf *b = cua_writer_room(w, 1024);
+
+		cua_buf_str(b, "cuaudit_gpu_untimed_total{");
+		common(b, host, pid);
+		label(b, "reason", cua_gpu_untimed_names[i], 0);
+		cua_buf_str(b, "} ");
+		cua_buf_u64(b, t->untimed[i]);
+		cua_buf_char(b, '\n');
+	}
+}
+
 int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 {
 	static struct cua_writer w;
@@ -242,5 +281,6 @@ int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 	for (unsigned which = 0; which < 3; which++)
 		api_family(&w, rows, n, which, cua_process_host(), pid);
 	memory_families(&w, cua_process_host(), pid);
+	gpu_families(&w, cua_process_host(), pid);
 	return cua_writer_commit(&w, tmp, path);
 }

@@ -177,6 +177,17 @@ gpu_time_plugin_receives_every_completed_gpu_record)
   grep -q '^gpu_records: GPU timing is off$' audited.err && pass "refused with GPU timing off" ||
     fail "gpu_subscribe without CUAUDIT_GPU_TIME: $(head -3 audited.err)"
   ;;
+gpu_time_metrics_have_busy_seconds_per_device)
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_METRICS="$dir/m.prom" "$BIN/gpu_time" all >/dev/null 2>&1
+  # The legacy stream's 34 ms overlap the other streams' work: busy time is their union.
+  grep -E '^cuaudit_gpu_busy_seconds_total\{.*device="0"\} 0\.0[3-5][0-9]{7}$' m.prom >/dev/null &&
+    pass "$(grep '^cuaudit_gpu_busy' m.prom | sed 's/{.*}//')" || fail "busy seconds: $(grep gpu m.prom)"
+  grep -qE '^cuaudit_gpu_untimed_total\{.*reason="capturing"\} 2$' m.prom && pass "untimed by reason" ||
+    fail "untimed: $(grep untimed m.prom)"
+  if command -v promtool >/dev/null; then
+    promtool check metrics <m.prom >promtool.txt 2>&1 && pass "promtool accepts it" || fail "promtool: $(head -3 promtool.txt)"
+  fi
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]
