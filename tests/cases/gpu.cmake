@@ -20,4 +20,5 @@ target_include_directories(gpu_plugin SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS}
 set_target_properties(gpu_plugin PROPERTIES PREFIX "" C_VISIBILITY_PRESET hidden
   LIBRARY_OUTPUT_DIRECTORY ${CASE_BIN})
 case_script(gpu.sh gpu_time_plugin_receives_every_completed_gpu_record
-  gpu_time_metrics_have_busy_seconds_per_device)
+  gpu_time_metrics_have_busy_seconds_per_device
+  gpu_time_report_merges_gpu_tables_across_processes)

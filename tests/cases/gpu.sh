@@ -188,6 +188,34 @@ gpu_time_metrics_have_busy_seconds_per_device)
     promtool check metrics <m.prom >promtool.txt 2>&1 && pass "promtool accepts it" || fail "promtool: $(head -3 promtool.txt)"
   fi
   ;;
+gpu_time_report_merges_gpu_tables_across_processes)
+  for i in 1 2; do
+    LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s$i.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  done
+  "$PYTHON" "$CHECK_JSON" summary s1.json >check.txt 2>&1 && pass "a summary with a gpu section matches the schema" ||
+    fail "schema: $(tail -2 check.txt)"
+  "$CLI" report --table=gpu-kernels s1.json s2.json >k.txt 2>&1 || fail "report --table=gpu-kernels"
+  grep -qE '^ +[0-9.]+ +6[0-9]{7} +20 .* 2  _Z7add_onePii$' k.txt && pass "kernels merged: 20 instances from 2 processes" ||
+    fail "gpu-kernels: $(cat k.txt)"
+  grep -q '32 timed, 4 untimed capturing' k.txt && pass "timed and untimed summed" || fail "untimed: $(grep GPU k.txt)"
+  "$CLI" report --table=gpu-mem --csv s1.json s2.json >m.csv 2>&1 || fail "report --table=gpu-mem --csv"
+  grep -qE '^HtoD,4,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,12288,2048,4096,2$' m.csv && pass "gpu-mem CSV: $(grep HtoD m.csv)" ||
+    fail "gpu-mem CSV: $(cat m.csv)"
+  "$CLI" report --json="$dir/m.json" s1.json s2.json >/dev/null 2>&1 &&
+    "$PYTHON" "$CHECK_JSON" merged m.json >check.txt 2>&1 && pass "merged JSON valid" || fail "merged: $(tail -2 check.txt)"
+  "$PYTHON" - m.json s1.json <<'PY' && pass "merged JSON: counts add up, stddev merged exactly" || fail "merged JSON gpu"
+import json, sys
+m, one = (json.load(open(f))["gpu"] for f in sys.argv[1:])
+k = {r["name"]: r for r in m["kernels"]}["_Z7add_onePii"]
+k1 = {r["name"]: r for r in one["kernels"]}["_Z7add_onePii"]
+assert k["instances"] == 20 and k["processes"] == 2, k
+# Two runs of the same work: the merged spread is about one run's.
+assert abs(k["stddev_ns"] - k1["stddev_ns"]) < k1["stddev_ns"] * 0.02, (k, k1)
+assert {r["operation"]: r["count"] for r in m["memory"]} == {"HtoD": 4, "DtoH": 2, "memset": 2}
+PY
+  "$CLI" report --table=gpu-kernels "$BUILD/tests/work/gpu_time_report_merges_gpu_tables_across_processes/nothing.json" \
+    >/dev/null 2>&1; [ $? = 1 ] && pass "a missing input exits 1" || fail "missing input status"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]
