@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* audit/classify.c: tells from a loaded object's path or exports whether it is libcuda, libcudart or neither. */
 #include <string.h>
+#include "classify.h"
 #include "libs.h"
 #include "symtab.h"
 

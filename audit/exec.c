@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "finish.h"
 #include "exec.h"
 #include "fmt.h"
 #include "libs.h"

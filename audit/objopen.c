@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* audit/objopen.c: decides which objects the loader audits and records each CUDA library. */
 #include <string.h>
+#include "classify.h"
 #include "audit.h"
 #include "environment.h"
 #include "config.h"

@@ -2,6 +2,7 @@
 /* audit/objsearch.c: substitutes libcuda or libcudart when CUAUDIT_LIBCUDA[RT] asks for it. */
 #include <link.h>
 #include <string.h>
+#include "classify.h"
 #include "audit.h"
 #include "config.h"
 #include "libs.h"

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* audit/report.c: at normal exit, the hooks' exit work, then one info line per CUDA library and pass-through. */
+#include "finish.h"
 #include "entrypatch.h"
 #include "libs.h"
 #include "log.h"

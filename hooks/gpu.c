@@ -6,13 +6,13 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
-#include "callfmt.h"
+#include "finish.h"
 #include "config.h"
 #include "dispatch.h"
 #include "gpu.h"
 #include "cuaudit_roles.h"
 #include "index.h"
-#include "kernels.h"
+#include "kernelnames.h"
 #include "log.h"
 #include "process.h"
 
@@ -596,7 +596,7 @@ static void capture_edge(const struct cuaudit_call *c, enum cuaudit_role role)
 {
 	if (c->depth || c->skipped || !own_state())
 		return;
-	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN && cua_callfmt_succeeded(c))
+	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN && cua_table_succeeded(c))
 		__atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
 	else if (role == CUAUDIT_ROLE_CAPTURE_END) {
 		int n = __atomic_load_n(&captures, __ATOMIC_ACQUIRE);
@@ -628,7 +628,7 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	if (!u || !own_state())
 		return;
 	if (u & USER_UNTIMED) {
-		if (cua_callfmt_succeeded(c))
+		if (cua_table_succeeded(c))
 			count_untimed((unsigned)(u & 0xff));
 		return;
 	}
@@ -636,7 +636,7 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	seq = u & ((1ull << USER_CTX_SHIFT) - 1);
 	r = &g->ring[seq % POOL];
 	r->t_after = cua_clock_ns();
-	ok = cua_callfmt_succeeded(c) && r->prev_seq != UINT64_MAX && classify(c, &w) == 0;
+	ok = cua_table_succeeded(c) && r->prev_seq != UINT64_MAX && classify(c, &w) == 0;
 	if (ok) {
 		stream_key(w.stream, w.flavour, &handle);
 		ok = record(g->end[seq % POOL], handle) == CUDA_SUCCESS;
@@ -649,7 +649,7 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		/* Inside the call's slice on the trace, for the flow arrow's start. */
 		r->t_call = c->t_exit_ns ? c->t_enter_ns + (c->t_exit_ns - c->t_enter_ns) / 2
 					 : r->t_submit;
-		r->name = r->op == CUA_GPU_KERNEL ? cua_kernels_of_call(c) : NULL;
+		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
 	} else {
 		/* Nothing ran: the next call on the stream must not start where this one ends. */
 		s = stream_of(g, r->stream_key);

@@ -7,7 +7,6 @@
 #include "stats.h"
 
 struct cua_config;
-struct cua_writer;
 
 /* Subscribes when CUAUDIT_GPU_TIME is on; from la_version, after the hooks that may skip a
    call and before the summary, so that its exit work (the bounded drain) runs first. */
@@ -89,16 +88,5 @@ typedef void (*cua_gpu_sink)(const struct cua_gpu_record *r, void *ctx);
 int cua_gpu_add_sink(cua_gpu_sink fn, void *ctx);
 /* Whether CUAUDIT_GPU_TIME is on (records will come). */
 int cua_gpu_on(void);
-
-/* The trace's GPU tracks (hooks/gpu_trace.c): keeps completed records (at most
-   CUA_GPU_TRACE_MAX, counted beyond) when the trace is on; at the trace's finish writes one
-   track per device and stream, each record an X event, and a flow arrow from its call. */
-#define CUA_GPU_TRACE_MAX (1u << 20)
-void cua_gpu_trace_setup(void);
-void cua_gpu_write_trace(struct cua_writer *w, uint64_t pid);
-
-/* Renderers (hooks/gpu_render.c): the summary's GPU tables. */
-void cua_gpu_write_text(struct cua_writer *w);
-void cua_gpu_write_json(struct cua_writer *w);
 
 #endif

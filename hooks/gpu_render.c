@@ -3,6 +3,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "gpu.h"
+#include "gpu_render.h"
 #include "writer.h"
 
 static void put_col(struct cua_buf *b, uint64_t v, unsigned width)

@@ -4,6 +4,7 @@
 #include <sys/mman.h>
 #include "dispatch.h"
 #include "gpu.h"
+#include "gpu_trace.h"
 #include "process.h"
 #include "writer.h"
 

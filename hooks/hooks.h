@@ -17,6 +17,9 @@ int cua_fault_init(const struct cua_config *all);
 int cua_summary_init(const struct cua_config *all);
 int cua_trace_init(const struct cua_config *all);
 int cua_plugins_load(const struct cua_config *all);
+/* Registers the per-call log hook (hooks/log.c) when the level is verbose or above, or
+   errors. */
+void cua_log_init(const struct cua_config *all);
 /* Counts failed calls into the file CUAUDIT_ERROR_COUNT names (cuaudit run --error-exitcode). */
 int cua_errcount_init(const struct cua_config *all);
 

@@ -4,6 +4,7 @@
 #include "callfmt.h"
 #include "config.h"
 #include "dispatch.h"
+#include "hooks.h"
 #include "log.h"
 #include "out.h"
 #include "process.h"

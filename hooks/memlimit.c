@@ -5,6 +5,7 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
+#include "finish.h"
 #include "config.h"
 #include "cuaudit_args.h"
 #include "dispatch.h"
@@ -253,7 +254,7 @@ static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d
 		       charged > reserved);
 	if (charged > reserved)
 		note_peak(dev, __atomic_load_n(&used[dev], __ATOMIC_RELAXED));
-	if (c->id == CUAUDIT_ID_cuMemCreate) {
+	if (d->vmm) {
 		__atomic_add_fetch(&seen[dev].vmm_bytes, charged, __ATOMIC_RELAXED);
 		__atomic_add_fetch(&seen[dev].vmm_calls, 1, __ATOMIC_RELAXED);
 	}

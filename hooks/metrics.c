@@ -9,6 +9,7 @@
 #include "hooks.h"
 #include "memlimit.h"
 #include "metrics.h"
+#include "summary_model.h"
 #include "table.h"
 #include "out.h"
 #include "process.h"
@@ -136,7 +137,7 @@ static void seconds(struct cua_buf *b, uint64_t ns)
 }
 
 /* which: 0 calls, 1 errors, 2 seconds. */
-static void api_family(struct cua_writer *w, const struct cua_metric_row *rows, unsigned n,
+static void api_family(struct cua_writer *w, const struct cua_summary_model *m,
 		       unsigned which, const char *host, const char *pid)
 {
 	static const char *const names[] = { "cuaudit_calls_total", "cuaudit_errors_total",
@@ -148,22 +149,23 @@ static void api_family(struct cua_writer *w, const struct cua_metric_row *rows, 
 	};
 
 	head(w, names[which], "counter", helps[which]);
-	for (unsigned i = 0; i < n; i++) {
+	for (unsigned i = 0; i < m->nrows; i++) {
+		const struct cua_summary_row *r = &m->rows[i];
 		struct cua_buf *b = cua_writer_room(w, 1024);
 
 		cua_buf_str(b, names[which]);
 		cua_buf_char(b, '{');
 		common(b, host, pid);
-		label(b, "api", cua_api[rows[i].id].elf_name, 0);
-		label(b, "layer", cua_api[rows[i].id].layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime", 0);
-		label(b, "nested", rows[i].nested ? "true" : "false", 0);
+		label(b, "api", cua_api[r->id].elf_name, 0);
+		label(b, "layer", cua_api[r->id].layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime", 0);
+		label(b, "nested", r->nested ? "true" : "false", 0);
 		cua_buf_str(b, "} ");
 		if (which == 0)
-			cua_buf_u64(b, rows[i].calls);
+			cua_buf_u64(b, r->s.calls);
 		else if (which == 1)
-			cua_buf_u64(b, rows[i].errors);
+			cua_buf_u64(b, r->s.errors);
 		else
-			seconds(b, rows[i].total_ns);
+			seconds(b, r->s.total_ns);
 		cua_buf_char(b, '\n');
 	}
 }
@@ -261,13 +263,13 @@ static void gpu_families(struct cua_writer *w, const char *host, const char *pid
 	}
 }
 
-int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
+int cua_metrics_write(const struct cua_summary_model *m)
 {
 	static struct cua_writer w;
 	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64], pid[24];
 	struct cua_buf pb = CUA_BUF(pid);
 
-	cua_buf_u64(&pb, cua_process_id());
+	cua_buf_u64(&pb, m->pid);
 	pid[pb.len] = '\0';
 	/* One file per process, a live view: a workload exec'd by its launcher keeps the pid and
 	   replaces the launcher's metrics (its counters restart, as a restarted process's do).
@@ -279,7 +281,7 @@ int cua_metrics_write(const struct cua_metric_row *rows, unsigned n)
 		return -1;
 	expand_user_labels();
 	for (unsigned which = 0; which < 3; which++)
-		api_family(&w, rows, n, which, cua_process_host(), pid);
+		api_family(&w, m, which, cua_process_host(), pid);
 	memory_families(&w, cua_process_host(), pid);
 	gpu_families(&w, cua_process_host(), pid);
 	return cua_writer_commit(&w, tmp, path);

@@ -4,6 +4,7 @@
 #include <dlfcn.h>
 #include <errno.h>
 #include <string.h>
+#include "finish.h"
 #include "config.h"
 #include "dispatch.h"
 #include "gpu.h"

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/summary.c: the CUAUDIT_SUMMARY hook: per-API call statistics, written as a table or JSON at exit. */
+/* hooks/summary.c: the CUAUDIT_SUMMARY hook: collects per-API call statistics into the row model its renderers write. */
 #include <errno.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -7,14 +7,15 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "finish.h"
 #include "config.h"
 #include "dispatch.h"
-#include "gpu.h"
 #include "hooks.h"
-#include "kernels.h"
+#include "kernelnames.h"
 #include "libs.h"
 #include "log.h"
 #include "metrics.h"
+#include "summary_model.h"
 #include "out.h"
 #include "provenance.h"
 #include "stats.h"
@@ -133,7 +134,7 @@ static struct kstats *thread_kstats(void)
 static void count_launch(const struct cuaudit_call *c)
 {
 	struct kstats *k = thread_kstats();
-	const char *name = cua_kernels_of_call(c);
+	const char *name = cua_kernelnames_of_call(c);
 	unsigned h;
 
 	if (!k)
@@ -169,7 +170,7 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
 	if (s)
 		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
-	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
+	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
 		count_launch(c);
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
 		cua_provenance_poll();
@@ -223,7 +224,7 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 	struct cua_stat *s;
 
 	(void)ctx;
-	if (CUA_UNLIKELY(cua_kernels_is_launch(c->id)) && c->depth == 0)
+	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
 		count_launch(c); /* untimed launches add no time to their kernel's row */
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
 		cua_provenance_poll();
@@ -256,21 +257,9 @@ static void estimate(struct cua_stat *s)
 
 /* ---------------------------------------------------------------- report */
 
-/* Sections of their own, below: where the summary came from, and launches by kernel. */
-static void write_text_process(struct cua_writer *w);
-static void write_json_process(struct cua_writer *w);
-static void write_text_kernels(struct cua_writer *w);
-static void write_json_kernels(struct cua_writer *w);
-
-struct row {
-	unsigned id;
-	unsigned nested;
-	struct cua_stat s;
-};
-
 static int by_total(const void *a, const void *b)
 {
-	const struct row *x = a, *y = b;
+	const struct cua_summary_row *x = a, *y = b;
 
 	if (x->nested != y->nested)
 		return (int)x->nested - (int)y->nested;
@@ -280,10 +269,10 @@ static int by_total(const void *a, const void *b)
 }
 
 /* Merges every thread of this process into one row per (API, nesting). */
-static struct row *collect(unsigned *nrows)
+static struct cua_summary_row *collect(unsigned *nrows)
 {
 	size_t cap = 2 * (size_t)CUAUDIT_ID_COUNT;
-	struct row *rows = map_zeroed(cap * sizeof(*rows));
+	struct cua_summary_row *rows = map_zeroed(cap * sizeof(*rows));
 	uint64_t pid = cua_process_id();
 	unsigned n = 0;
 
@@ -291,7 +280,7 @@ static struct row *collect(unsigned *nrows)
 		return NULL;
 	for (unsigned nested = 0; nested < 2; nested++) {
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
-			struct row *r = &rows[n];
+			struct cua_summary_row *r = &rows[n];
 
 			for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h;
 			     h = h->next) {
@@ -315,208 +304,24 @@ static struct row *collect(unsigned *nrows)
 	return rows;
 }
 
-static const char *layer_name(unsigned id)
-{
-	return cua_api[id].layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime";
-}
-
-
-/* Share of the section's time in hundredths of a percent, printed as 12.34. */
-static void put_share(struct cua_buf *b, uint64_t part, uint64_t whole)
-{
-	uint64_t bp = whole ? (part * 10000 + whole / 2) / whole : 0;
-
-	cua_buf_u64(b, bp / 100);
-	cua_buf_char(b, '.');
-	cua_buf_u64_pad(b, bp % 100, 2);
-}
-
-static void put_col(struct cua_buf *b, uint64_t v, unsigned width)
-{
-	char tmp[20];
-	size_t n = cua_fmt_u64(tmp, v);
-
-	for (size_t i = n; i < width; i++)
-		cua_buf_char(b, ' ');
-	cua_buf_mem(b, tmp, n);
-}
-
-static void put_text_row(struct cua_writer *w, const struct row *r, uint64_t section_total)
-{
-	struct cua_buf *b = cua_writer_room(w, 512);
-	const struct cua_stat *s = &r->s;
-	char share[16];
-	struct cua_buf sb = CUA_BUF(share);
-
-	put_share(&sb, s->total_ns, section_total);
-	for (size_t i = sb.len; i < 7; i++)
-		cua_buf_char(b, ' ');
-	cua_buf_mem(b, share, sb.len);
-	put_col(b, s->total_ns, 14);
-	put_col(b, s->calls, 10);
-	put_col(b, s->errors, 8);
-	put_col(b, s->calls ? s->total_ns / s->calls : 0, 11);
-	put_col(b, s->min_ns, 11);
-	put_col(b, cua_stats_percentile(s, 500), 11);
-	put_col(b, cua_stats_percentile(s, 990), 11);
-	put_col(b, s->max_ns, 12);
-	put_col(b, cua_stats_stddev(s), 11);
-	cua_buf_str(b, "  ");
-	cua_buf_str(b, layer_name(r->id));
-	/* "layer    api": the name starts in the same column for both layers. */
-	cua_buf_str(b, cua_api[r->id].layer == CUAUDIT_LAYER_DRIVER ? "   " : "  ");
-	cua_buf_str(b, cua_api[r->id].elf_name);
-	if (s->timed < s->calls) {
-		cua_buf_str(b, "  (estimate: ");
-		cua_buf_u64(b, s->timed);
-		cua_buf_str(b, " calls timed)");
-	}
-	cua_buf_char(b, '\n');
-}
-
-static uint64_t section_total(const struct row *rows, unsigned n, unsigned nested)
-{
-	uint64_t t = 0;
-
-	for (unsigned i = 0; i < n; i++)
-		if (rows[i].nested == nested)
-			t += rows[i].s.total_ns;
-	return t;
-}
-
-static void write_text(struct cua_writer *w, const struct row *rows, unsigned n)
-{
-	static const char head[] =
-		"  time%      total_ns     calls  errors     avg_ns     min_ns  median_ns"
-		"     p99_ns      max_ns  stddev_ns  layer    api\n";
-
-	write_text_process(w);
-	for (unsigned nested = 0; nested < 2; nested++) {
-		struct cua_buf *b = cua_writer_room(w, 256);
-		uint64_t total = section_total(rows, n, nested);
-
-		cua_buf_str(b, nested ? "\ncuaudit summary: calls made inside other CUDA calls, pid "
-				      : "cuaudit summary: calls the application made, pid ");
-		cua_buf_u64(b, cua_process_id());
-		cua_buf_str(b, ", total ");
-		cua_buf_u64(b, total);
-		cua_buf_str(b, " ns\n");
-		cua_buf_str(b, head);
-		for (unsigned i = 0; i < n; i++)
-			if (rows[i].nested == nested)
-				put_text_row(w, &rows[i], total);
-	}
-	write_text_kernels(w);
-	cua_gpu_write_text(w);
-}
-
-static void put_json_u64(struct cua_buf *b, const char *key, uint64_t v)
-{
-	cua_buf_str(b, ",\"");
-	cua_buf_str(b, key);
-	cua_buf_str(b, "\":");
-	cua_buf_u64(b, v);
-}
-
-static void write_json_row(struct cua_writer *w, const struct row *r, uint64_t total, int first)
-{
-	struct cua_buf *b = cua_writer_room(w, 1024);
-	const struct cua_stat *s = &r->s;
-
-	cua_buf_str(b, first ? "\n  {\"name\":\"" : ",\n  {\"name\":\"");
-	cua_buf_str(b, cua_api[r->id].elf_name);
-	cua_buf_str(b, "\",\"layer\":\"");
-	cua_buf_str(b, layer_name(r->id));
-	cua_buf_str(b, r->nested ? "\",\"nested\":true" : "\",\"nested\":false");
-	put_json_u64(b, "calls", s->calls);
-	if (s->timed < s->calls)
-		put_json_u64(b, "timed", s->timed);
-	put_json_u64(b, "errors", s->errors);
-	put_json_u64(b, "total_ns", s->total_ns);
-	put_json_u64(b, "avg_ns", s->calls ? s->total_ns / s->calls : 0);
-	put_json_u64(b, "min_ns", s->min_ns);
-	put_json_u64(b, "median_ns", cua_stats_percentile(s, 500));
-	put_json_u64(b, "p99_ns", cua_stats_percentile(s, 990));
-	put_json_u64(b, "max_ns", s->max_ns);
-	put_json_u64(b, "stddev_ns", cua_stats_stddev(s));
-	cua_buf_str(b, ",\"share_percent\":");
-	put_share(b, s->total_ns, total);
-	cua_buf_str(b, ",\"bindings\":{");
-	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
-		cua_buf_str(b, k ? ",\"" : "\"");
-		cua_buf_str(b, cua_binding_names[k]);
-		cua_buf_str(b, "\":");
-		cua_buf_u64(b, s->by_binding[k]);
-	}
-	cua_buf_str(b, "}}");
-}
-
-static void write_json(struct cua_writer *w, const struct row *rows, unsigned n, int snapshot)
-{
-	struct cua_buf *b = cua_writer_room(w, 256);
-	uint64_t totals[2] = { section_total(rows, n, 0), section_total(rows, n, 1) };
-
-	cua_buf_str(b, "{\"schema\":\"cuaudit-summary/1\",\"pid\":");
-	cua_buf_u64(b, cua_process_id());
-	write_json_process(w);
-	b = cua_writer_room(w, 32);
-	if (snapshot)
-		cua_buf_str(b, ",\"snapshot\":true");
-	cua_buf_str(b, ",\"apis\":[");
-	for (unsigned i = 0; i < n; i++)
-		write_json_row(w, &rows[i], totals[rows[i].nested], i == 0);
-	b = cua_writer_room(w, 64);
-	cua_buf_str(b, "\n],\"libraries\":[");
-	for (unsigned i = 0; i < cua_nlibs; i++) {
-		const struct cua_lib *lib = &cua_libs[i];
-
-		b = cua_writer_room(w, 2048);
-		cua_buf_str(b, i ? ",\n  {\"path\":" : "\n  {\"path\":");
-		cua_buf_json_string(b, lib->path);
-		cua_buf_str(b, ",\"layer\":\"");
-		cua_buf_str(b, lib->layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime");
-		cua_buf_str(b, lib->owner ? "\",\"intercepted\":true" : "\",\"intercepted\":false");
-		cua_buf_str(b, ",\"bindings\":{");
-		for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++) {
-			cua_buf_str(b, k ? ",\"" : "\"");
-			cua_buf_str(b, cua_binding_names[k]);
-			cua_buf_str(b, "\":");
-			cua_buf_u64(b, cua_lib_binding_count(lib, k));
-		}
-		cua_buf_str(b, "}}");
-	}
-	b = cua_writer_room(w, 16);
-	cua_buf_str(b, "\n]");
-	write_json_kernels(w);
-	cua_gpu_write_json(w);
-	cua_buf_str(cua_writer_room(w, 8), "}\n");
-}
-
 /* ---------------------------------------------------------------- kernels */
-
-#define UNKNOWN_KERNEL "(unknown)"
-
-static const char *kname(const struct kstat *k)
-{
-	return k->name ? k->name : UNKNOWN_KERNEL;
-}
 
 static int by_kernel_total(const void *a, const void *b)
 {
-	const struct kstat *x = a, *y = b;
+	const struct cua_summary_kernel *x = a, *y = b;
 
 	if (x->total_ns != y->total_ns)
 		return x->total_ns > y->total_ns ? -1 : 1;
-	return strcmp(kname(x), kname(y));
+	return strcmp(cua_summary_kernel_name(x), cua_summary_kernel_name(y));
 }
 
 /* Every thread's launches of this process, one row per kernel name. */
-static struct kstat *collect_kernels(unsigned *nrows)
+static struct cua_summary_kernel *collect_kernels(unsigned *nrows, size_t *size)
 {
 	uint64_t pid = cua_process_id();
 	size_t cap = 0;
 	unsigned n = 0;
-	struct kstat *rows;
+	struct cua_summary_kernel *rows;
 
 	for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h; h = h->next) {
 		struct kstats *k = __atomic_load_n(&((struct tstats *)h)->kernels, __ATOMIC_ACQUIRE);
@@ -525,7 +330,8 @@ static struct kstat *collect_kernels(unsigned *nrows)
 			cap += k->used;
 	}
 	*nrows = 0;
-	if (!cap || !(rows = map_zeroed(cap * sizeof(*rows))))
+	*size = cap * sizeof(*rows);
+	if (!cap || !(rows = map_zeroed(*size)))
 		return NULL;
 	for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h; h = h->next) {
 		struct kstats *k = __atomic_load_n(&((struct tstats *)h)->kernels, __ATOMIC_ACQUIRE);
@@ -536,7 +342,8 @@ static struct kstat *collect_kernels(unsigned *nrows)
 
 			if (!s->launches)
 				continue;
-			for (j = 0; j < n && strcmp(kname(&rows[j]), kname(s)) != 0; j++)
+			for (j = 0; j < n && strcmp(cua_summary_kernel_name(&rows[j]),
+						    s->name ? s->name : "(unknown)") != 0; j++)
 				;
 			if (j == n)
 				rows[n++].name = s->name;
@@ -548,63 +355,6 @@ static struct kstat *collect_kernels(unsigned *nrows)
 	qsort(rows, n, sizeof(*rows), by_kernel_total);
 	*nrows = n;
 	return rows;
-}
-
-static void write_json_kernels(struct cua_writer *w)
-{
-	unsigned n;
-	struct kstat *rows = collect_kernels(&n);
-
-	cua_buf_str(cua_writer_room(w, 32), ",\"kernels\":[");
-	for (unsigned i = 0; i < n; i++) {
-		struct cua_buf *b = cua_writer_room(w, strlen(kname(&rows[i])) * 6 + 256);
-
-		cua_buf_str(b, i ? ",\n  {\"name\":" : "\n  {\"name\":");
-		cua_buf_json_string(b, kname(&rows[i]));
-		put_json_u64(b, "launches", rows[i].launches);
-		put_json_u64(b, "errors", rows[i].errors);
-		put_json_u64(b, "total_ns", rows[i].total_ns);
-		cua_buf_char(b, '}');
-	}
-	cua_buf_str(cua_writer_room(w, 8), n ? "\n]" : "]");
-}
-
-static void write_text_kernels(struct cua_writer *w)
-{
-	unsigned n;
-	struct kstat *rows = collect_kernels(&n);
-	struct cua_buf *b;
-
-	if (!n)
-		return;
-	b = cua_writer_room(w, 256);
-	cua_buf_str(b, "\ncuaudit summary: launches by kernel\n"
-		       "  launches  errors      total_ns     avg_ns  kernel\n");
-	for (unsigned i = 0; i < n; i++) {
-		b = cua_writer_room(w, strlen(kname(&rows[i])) + 128);
-		put_col(b, rows[i].launches, 10);
-		put_col(b, rows[i].errors, 8);
-		put_col(b, rows[i].total_ns, 14);
-		put_col(b, rows[i].total_ns / rows[i].launches, 11);
-		cua_buf_str(b, "  ");
-		cua_buf_str(b, kname(&rows[i]));
-		cua_buf_char(b, '\n');
-	}
-}
-
-/* ---------------------------------------------------------------- provenance */
-
-static void write_json_process(struct cua_writer *w)
-{
-	struct cua_buf *b = cua_writer_room(w, 8192);
-
-	cua_buf_char(b, ',');
-	cua_provenance_json(b);
-}
-
-static void write_text_process(struct cua_writer *w)
-{
-	cua_provenance_text(cua_writer_room(w, 8192));
 }
 
 #define JSON_SIGNATURE "{\"schema\":\"cuaudit-summary/"
@@ -646,38 +396,63 @@ static int choose_path(int json)
 	return 0;
 }
 
-/* CUAUDIT_METRICS: the same rows for Prometheus. */
-static void write_metrics(void)
+/* The model of this process's statistics now: rows and kernels merged from every thread. */
+struct model_memory {
+	struct cua_summary_row *rows;
+	struct cua_summary_kernel *kernels;
+	size_t kernels_size;
+};
+
+static void build_model(struct cua_summary_model *m, struct model_memory *mem, int snapshot)
 {
+	static const struct cua_summary_row none[1];
 	unsigned n = 0;
-	struct row *rows = collect(&n);
-	struct cua_metric_row *m = (struct cua_metric_row *)rows;
 
-	if (!rows)
-		return;
-	/* In place: each metric row is smaller than the row it is made from. */
-	for (unsigned i = 0; i < n; i++) {
-		struct cua_metric_row r = { rows[i].id, rows[i].nested, rows[i].s.calls,
-					    rows[i].s.errors, rows[i].s.total_ns };
-
-		m[i] = r;
-	}
-	cua_metrics_write(m, n);
-	munmap(rows, 2 * (size_t)CUAUDIT_ID_COUNT * sizeof(*rows));
+	memset(m, 0, sizeof(*m));
+	memset(mem, 0, sizeof(*mem));
+	m->pid = cua_process_id();
+	m->snapshot = snapshot;
+	mem->rows = collect(&n);
+	m->rows = mem->rows ? mem->rows : none;
+	m->nrows = mem->rows ? n : 0;
+	for (unsigned i = 0; i < m->nrows; i++)
+		m->total_ns[m->rows[i].nested] += m->rows[i].s.total_ns;
+	mem->kernels = collect_kernels(&m->nkernels, &mem->kernels_size);
+	m->kernels = mem->kernels;
 }
 
+static void free_model(struct model_memory *mem)
+{
+	if (mem->rows)
+		munmap(mem->rows, 2 * (size_t)CUAUDIT_ID_COUNT * sizeof(*mem->rows));
+	if (mem->kernels)
+		munmap(mem->kernels, mem->kernels_size);
+}
+
+/* CUAUDIT_METRICS: the same model for Prometheus. */
+static void write_metrics(void)
+{
+	struct cua_summary_model m;
+	struct model_memory mem;
+
+	build_model(&m, &mem, 1);
+	if (mem.rows)
+		cua_metrics_write(&m);
+	free_model(&mem);
+}
+
+/* The chosen renderer over the model: JSON or the text table. */
 static void write_rows(struct cua_writer *w, int json, int snapshot)
 {
-	unsigned n = 0;
-	struct row *rows = collect(&n);
-	struct row none[1] = { { 0 } };
+	struct cua_summary_model m;
+	struct model_memory mem;
 
+	build_model(&m, &mem, snapshot);
 	if (json)
-		write_json(w, rows ? rows : none, rows ? n : 0, snapshot);
+		cua_summary_json_write(w, &m);
 	else
-		write_text(w, rows ? rows : none, rows ? n : 0);
-	if (rows)
-		munmap(rows, 2 * (size_t)CUAUDIT_ID_COUNT * sizeof(*rows));
+		cua_summary_text_write(w, &m);
+	free_model(&mem);
 }
 
 /* Writes the summary to its file through a temporary file and a rename: a reader, or a

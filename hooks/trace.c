@@ -7,11 +7,13 @@
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <unistd.h>
-#include "gpu.h"
+#include "finish.h"
+#include "gpu_trace.h"
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
-#include "kernels.h"
+#include "kernelnames.h"
+#include "roles.h"
 #include "callfmt.h"
 #include "log.h"
 #include "fd.h"
@@ -286,15 +288,15 @@ static size_t string_len(const char *s)
 }
 
 /* CUAUDIT_CAPTURE=profiler-api: Start opens the range (and is recorded), Stop closes it
-   (and is recorded). */
+   (and is recorded). The roles profiler_start and profiler_stop say which calls those are;
+   cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call the driver's inside. */
 static int captured(unsigned id)
 {
-	switch (id) {
-	/* cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call these inside. */
-	case CUAUDIT_ID_cuProfilerStart:
+	switch (cua_role[id]) {
+	case CUAUDIT_ROLE_PROFILER_START:
 		__atomic_store_n(&capturing, 1, __ATOMIC_RELAXED);
 		return 1;
-	case CUAUDIT_ID_cuProfilerStop:
+	case CUAUDIT_ROLE_PROFILER_STOP:
 		return __atomic_exchange_n(&capturing, 0, __ATOMIC_RELAXED);
 	default:
 		return __atomic_load_n(&capturing, __ATOMIC_RELAXED);
@@ -322,7 +324,7 @@ static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 			ex->bits |= 1u << i;
 			ex->n++;
 		}
-	ex->kernel = cua_kernels_is_launch(c->id) ? cua_kernels_of_call(c) : NULL;
+	ex->kernel = cua_kernelnames_is_launch(c->id) ? cua_kernelnames_of_call(c) : NULL;
 	ex->klen = 0;
 	while (ex->kernel && ex->klen < 255 && ex->kernel[ex->klen])
 		ex->klen++;
@@ -365,7 +367,7 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 		}
 	}
 	need = round8(need);
-	if (has_out[c->id] || cua_kernels_is_launch(c->id))
+	if (has_out[c->id] || cua_kernelnames_is_launch(c->id))
 		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;

@@ -97,8 +97,13 @@ struct cuaudit_subscription {
 	   is read. A subscription from a plugin built against 1.0, whose size stops before this
 	   field, is treated as asking for times. */
 	unsigned flags;
+	/* Since 1.2. Also every function whose role (enum cuaudit_role, cuaudit_roles.h) has its
+	   bit set here, CUAUDIT_ROLE_BIT(CUAUDIT_ROLE_COPY) | ...: "every copy" in any build,
+	   without listing functions. With ids, elf_names and roles all unset: every function. */
+	uint64_t roles;
 };
 #define CUAUDIT_SUB_TIMES 1u
+#define CUAUDIT_ROLE_BIT(role) (1ull << (role))
 
 /* Declares a sized options struct with every byte zeroed first, padding included, so that
    the bytes past the fields an older cuaudit knows read as zero:

@@ -7,8 +7,9 @@ ignored; a line 'allow FILE -> HEADER  # reason' permits one upward include). Ev
 Modules (a .c and its .h of one base name) must form no include loop. Prints each violation;
 exits 1 on any, or when a listed folder has no source (a stale map), or when a file of the hooks layer
 names the global configuration record cua_cfg (each hook copies its slice when it starts). With BUILD_DIR, the same
-rules hold for calls: the object files' defined and undefined symbols (nm) give which file calls
-which, so a loop through declarations kept in another file's header is found too."""
+rules hold for calls: the object files' defined and undefined symbols (nm; weak references
+count) give which file calls which, and a header that names a symbol another file defines
+depends on that file, so a loop through declarations kept in another file's header is found too."""
 import os
 import re
 import subprocess
@@ -103,25 +104,50 @@ if build:
         out = subprocess.run(["nm", obj], capture_output=True, text=True, check=True).stdout
         for line in out.splitlines():
             f = line.split()
-            if len(f) == 2 and f[0] == "U":
+            # U: undefined; w/v: a weak reference, which is a call all the same when the
+            # symbol is there (the old callfmt.c -> kernels.c loop hid behind one).
+            if len(f) == 2 and f[0] in "Uwv":
                 used.setdefault(src, set()).add(f[1])
-            elif len(f) == 3 and f[1] in "TDBR":
+            elif len(f) == 3 and f[1] in "TDBRGSVWC":
                 defined.setdefault(f[2], src)
+
+    def depend(src, target, what, via):
+        """src (a file) depends on target (the file that defines what): an edge between
+        their modules, and an error if it runs upward."""
+        mod, tmod = src.rsplit(".", 1)[0], target.rsplit(".", 1)[0]
+        if mod == tmod:
+            return
+        edges.setdefault(mod, set()).add(tmod)
+        if sources[target] > sources[src]:
+            key = (src, target)
+            if key in allowed:
+                allowed[key] = True
+            else:
+                errors.append(f"upward {via}: {src} ({layers[sources[src]]}) {what} in {target} "
+                              f"({layers[sources[target]]})")
+
     for src, syms in used.items():
-        mod = src.rsplit(".", 1)[0]
         for sym in syms:
             target = defined.get(sym)
-            if not target or target == src:
-                continue
-            tmod = target.rsplit(".", 1)[0]
-            edges.setdefault(mod, set()).add(tmod)
-            if sources[target] > sources[src]:
-                key = (src, target)
-                if key in allowed:
-                    allowed[key] = True
-                else:
-                    errors.append(f"upward call: {src} ({layers[sources[src]]}) calls {sym} in {target} "
-                                  f"({layers[sources[target]]})")
+            if target and target != src:
+                depend(src, target, f"calls {sym}", "call")
+    # A module's header that declares (or calls in an inline body) what another file defines
+    # depends on that file: dispatch.h declaring the pid cache that process.c defines made every
+    # wrapper depend on process.c while process.c included dispatch.h, a loop no include
+    # and no object reference shows alone.
+    comment = re.compile(r"/\*.*?\*/|//[^\n]*", re.S)
+    internal = {sym: src for sym, src in defined.items() if sym.startswith("cua_")}
+    # Only a header with a .c of its own speaks for a module; a header without one (hooks.h,
+    # memtable.h) is an interface its implementers include.
+    for rel, lay in sources.items():
+        if lay is None or not rel.endswith(".h") or rel[:-2] + ".c" not in sources:
+            continue
+        with open(os.path.join(root, rel), errors="replace") as f:
+            text = comment.sub(" ", f.read())
+        for word in set(re.findall(r"\bcua_\w+", text)):
+            target = internal.get(word)
+            if target:
+                depend(rel, target, f"names {word}", "reference")
     if not objs:
         errors.append(f"no object files of the listed folders under {build}/CMakeFiles")
 

@@ -1,14 +1,14 @@
 /* SPDX-License-Identifier: MIT */
 /* examples/plugin/launch_counter.c: a cuaudit plugin that counts kernel launches per stream and reports them at exit. */
-#include <cuda.h>
-#include <cuda_runtime_api.h>
 #include <cuaudit/cuaudit.h>
-#include <cuaudit/cuaudit_args.h>
+#include <cuaudit/cuaudit_roles.h>
 #include <stdint.h>
 
-/* No cuaudit_ids.h: the plugin names functions by ELF name and asks the host for their ids
-   at init, so it loads into any cuaudit 1.x whatever toolkit that was built from. */
-CUAUDIT_PLUGIN_INFO("launch_counter", "1.1");
+/* No CUDA function is named here and no cuaudit_ids.h is included: the subscription asks
+   for the role "launch" (driver, runtime, cooperative, Ex and nvcc's <<<>>> entry points)
+   and cuaudit_call_stream reads the stream of whichever it is, so the plugin loads into any
+   cuaudit 1.2 or later, whatever toolkit that was built from. */
+CUAUDIT_PLUGIN_INFO("launch_counter", "1.2");
 
 /* Callbacks run on the application's threads: no printf here (see the README). The table is
    filled with atomic operations, so any number of threads may launch at once. */
@@ -52,53 +52,15 @@ static void count(uintptr_t stream)
 	}
 }
 
-/* The launch entry points, by ELF name, and the host's id of each, found at init. */
-enum launch { L_CU, L_CU_PTSZ, L_CU_EX, L_CU_EX_PTSZ, L_RT, L_RT_PTSZ, L_NVCC, L_NVCC_PTSZ, L_COUNT };
-static const char *const launch_names[L_COUNT] = {
-	"cuLaunchKernel", "cuLaunchKernel_ptsz", "cuLaunchKernelEx", "cuLaunchKernelEx_ptsz",
-	"cudaLaunchKernel", "cudaLaunchKernel_ptsz",
-	/* What nvcc 13 emits for <<<...>>>. */
-	"__cudaLaunchKernel", "__cudaLaunchKernel_ptsz",
-};
-static int launch_ids[L_COUNT];
-
-/* The stream argument of each launch entry point, by its generated argument struct: a
-   struct is named after its ELF name, whose prototype never changes. */
-static uintptr_t stream_of(const struct cuaudit_call *c)
-{
-	int which = L_COUNT;
-
-	for (int i = 0; i < L_COUNT; i++)
-		if (launch_ids[i] == (int)c->id)
-			which = i;
-	switch (which) {
-	case L_CU:
-		return (uintptr_t)((const struct cuaudit_args_cuLaunchKernel *)c->args)->hStream;
-	case L_CU_PTSZ:
-		return (uintptr_t)((const struct cuaudit_args_cuLaunchKernel_ptsz *)c->args)->hStream;
-	case L_CU_EX:
-		return (uintptr_t)((const struct cuaudit_args_cuLaunchKernelEx *)c->args)->config->hStream;
-	case L_CU_EX_PTSZ:
-		return (uintptr_t)((const struct cuaudit_args_cuLaunchKernelEx_ptsz *)c->args)->config->hStream;
-	case L_RT:
-		return (uintptr_t)((const struct cuaudit_args_cudaLaunchKernel *)c->args)->stream;
-	case L_RT_PTSZ:
-		return (uintptr_t)((const struct cuaudit_args_cudaLaunchKernel_ptsz *)c->args)->stream;
-	case L_NVCC:
-		return (uintptr_t)((const struct cuaudit_args___cudaLaunchKernel *)c->args)->stream;
-	case L_NVCC_PTSZ:
-		return (uintptr_t)((const struct cuaudit_args___cudaLaunchKernel_ptsz *)c->args)->stream;
-	default:
-		return UINTPTR_MAX;
-	}
-}
-
 static void on_exit_call(const struct cuaudit_call *c, void *ctx)
 {
+	void *stream;
+
 	(void)ctx;
 	/* Count what the application launched, not the driver launch inside a runtime one. */
-	if (c->depth == 0 && (int)c->result == 0 && !c->skipped)
-		count(stream_of(c));
+	if (c->depth == 0 && (int)c->result == 0 && !c->skipped &&
+	    cuaudit_call_stream(c, &stream, NULL) == 0)
+		count((uintptr_t)stream);
 }
 
 static char *put_hex(char *p, uintptr_t v)
@@ -159,15 +121,14 @@ static void report(void *ctx)
 CUAUDIT_API int cuaudit_plugin_init(const struct cuaudit_host *h)
 {
 	/* No times asked (flags 0): the launches cost no clock read. */
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = on_exit_call, .elf_names = launch_names,
-		     .nnames = L_COUNT);
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = on_exit_call,
+		     .roles = CUAUDIT_ROLE_BIT(CUAUDIT_ROLE_LAUNCH));
 
-	/* 1.1 added plugin_log; an older host has a shorter struct. */
-	if (h->size < sizeof(*h) || h->version_major != CUAUDIT_VERSION_MAJOR)
+	/* 1.1 added plugin_log, 1.2 roles; an older host has a shorter struct or refuses. */
+	if (h->size < sizeof(*h) || h->version_major != CUAUDIT_VERSION_MAJOR ||
+	    h->version_minor < 2)
 		return -1;
 	host = h;
-	for (int i = 0; i < L_COUNT; i++)
-		launch_ids[i] = h->api_id(launch_names[i]);
 	if (h->subscribe(&sub) != 0 || h->at_exit(report, NULL) != 0)
 		return -1;
 	return 0;

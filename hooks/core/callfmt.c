@@ -8,6 +8,7 @@
 #include "process.h"
 #include "callfmt.h"
 #include "config.h"
+#include "kernelnames.h"
 #include "out.h"
 #include "table.h"
 
@@ -133,14 +134,6 @@ static void format_xyz(struct cua_buf *b, const struct cua_arg_desc *a, const vo
 	cua_buf_char(b, ')');
 }
 
-int cua_callfmt_succeeded(const struct cuaudit_call *c)
-{
-	unsigned ret = cua_api[c->id].ret;
-
-	return !c->skipped && (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) &&
-	       (int)c->result == 0;
-}
-
 int cua_callfmt_out_value(const struct cuaudit_call *c, unsigned i, uint64_t out[2])
 {
 	const struct cua_arg_desc *a = &cua_api[c->id].args[i];
@@ -152,7 +145,7 @@ int cua_callfmt_out_value(const struct cuaudit_call *c, unsigned i, uint64_t out
 					   : a->out_cls == CUA_CLASS_REAL || a->out_size > 8)
 		return 0;
 	/* Only after a call that succeeded: it accepted the pointer, so reading it is safe. */
-	if (!cua_callfmt_succeeded(c))
+	if (!cua_table_succeeded(c))
 		return 0;
 	memcpy(&ptr, (const char *)c->args + a->offset, sizeof(ptr));
 	if (!ptr)
@@ -242,13 +235,10 @@ void cua_callfmt_result(struct cua_buf *b, const struct cuaudit_call *c)
 	format_result(b, &cua_api[c->id], c->result);
 }
 
-/* The launched kernel's name, where the registry knows it (hooks/kernels.c, in the module;
-   absent from the unit tests, which link the core alone). */
-const char *cua_kernels_of_call(const struct cuaudit_call *c) __attribute__((weak));
-
+/* The launched kernel's name, where the registry knows it. */
 static const char *kernel_name(const struct cuaudit_call *c)
 {
-	return cua_kernels_of_call ? cua_kernels_of_call(c) : NULL;
+	return cua_kernelnames_of_call(c);
 }
 
 size_t cua_callfmt_call(char *out, size_t cap, const struct cuaudit_call *c, uint64_t pid,

@@ -26,8 +26,6 @@ int cua_callfmt_arg_value(struct cua_buf *b, const struct cuaudit_call *c, unsig
 /* For an out-parameter of a call that succeeded, copies what it points at into out (up to
    16 bytes) and returns 1; otherwise 0. Never reads through NULL. From exit callbacks only. */
 int cua_callfmt_out_value(const struct cuaudit_call *c, unsigned i, uint64_t out[2]);
-/* The call returned CUDA_SUCCESS or cudaSuccess, and was not skipped. */
-int cua_callfmt_succeeded(const struct cuaudit_call *c);
 /* Appends a call's result as the log prints it (CUDA_SUCCESS, cudaErrorMemoryAllocation, hex). */
 void cua_callfmt_result(struct cua_buf *b, const struct cuaudit_call *c);
 

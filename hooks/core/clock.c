@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/core/clock.c: the monotonic clock calls are timed with, and its TSC calibration. */
 #include <time.h>
-#include "dispatch.h"
+#include "clock.h"
 
 static uint64_t monotonic_ns(void)
 {

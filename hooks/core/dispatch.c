@@ -8,6 +8,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "dispatch.h"
+#include "roles.h"
 #include "table.h"
 
 void *cua_real[CUAUDIT_ID_COUNT];
@@ -18,8 +19,6 @@ uint8_t cua_plan[CUAUDIT_ID_COUNT];
 struct cua_sub cua_subs[CUA_MAX_SUBS];
 unsigned cua_nsubs;
 static int closed;
-static uint64_t thread_serials;
-__thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
 
 static void cover(struct cua_sub *s, unsigned id, unsigned layers)
 {
@@ -89,7 +88,12 @@ int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
 			return -EINVAL;
 		cover(s, (unsigned)id, sub.layers);
 	}
-	if (!sub.ids && !sub.elf_names)
+	if (sub.roles >> CUAUDIT_ROLE_COUNT)
+		return -EINVAL;
+	for (unsigned id = 0; sub.roles && id < CUAUDIT_ID_COUNT; id++)
+		if (sub.roles & CUAUDIT_ROLE_BIT(cua_role[id]))
+			cover(s, id, sub.layers);
+	if (!sub.ids && !sub.elf_names && !sub.roles)
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 			cover(s, id, sub.layers);
 	s->enter = sub.enter;
@@ -120,9 +124,4 @@ void cua_dispatch_truncate(unsigned first)
 unsigned cua_dispatch_count(void)
 {
 	return cua_nsubs;
-}
-
-uint64_t cua_dispatch_new_thread(void)
-{
-	return __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
 }

@@ -7,13 +7,10 @@
 #include "cuaudit.h"
 #include "cuaudit_ids.h"
 #include "table.h"
+#include "clock.h"
+#include "compiler.h"
+#include "process.h"
 
-#define CUA_LIKELY(x) __builtin_expect(!!(x), 1)
-#define CUA_UNLIKELY(x) __builtin_expect(!!(x), 0)
-#define CUA_COLD __attribute__((noinline))
-/* The hot path: one copy in each wrapper body even where a thousand wrappers in one file
-   would make the compiler stop inlining (it did: a call per enter). */
-#define CUA_HOT_INLINE static inline __attribute__((always_inline))
 /* The generator writes each prototype from the parsed header; the compiler confirms it. */
 #define CUA_CHECK_PROTOTYPE(elf, pfn)                                                          \
 	_Static_assert(__builtin_types_compatible_p(__typeof__(&elf), pfn), #elf " prototype")
@@ -87,52 +84,6 @@ struct cua_sub {
 extern struct cua_sub cua_subs[CUA_MAX_SUBS];
 extern unsigned cua_nsubs;
 
-struct cua_thread {
-	uint64_t serial; /* 0 until the thread's first call */
-	uint64_t calls;
-	uint64_t tid, tid_pid;
-	uint16_t depth;
-};
-/* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
-   bytes come from the static TLS surplus the loader keeps for modules like this one. */
-extern __thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
-
-/* The TSC's scale to nanoseconds, set once by cua_clock_calibrate. */
-struct cua_tsc {
-	int on;
-	uint64_t tsc_base, ns_base, mult;
-};
-extern struct cua_tsc cua_tsc_scale;
-uint64_t cua_clock_slow_ns(void);
-
-/* Monotonic nanoseconds: the TSC once calibrated, clock_gettime before or without one. */
-CUA_HOT_INLINE uint64_t cua_clock_ns(void)
-{
-#if defined(__x86_64__)
-	if (CUA_LIKELY(cua_tsc_scale.on))
-		return cua_tsc_scale.ns_base +
-		       (uint64_t)(((unsigned __int128)(__builtin_ia32_rdtsc() - cua_tsc_scale.tsc_base) *
-				   cua_tsc_scale.mult) >> 32);
-#endif
-	return cua_clock_slow_ns();
-}
-
-uint64_t cua_dispatch_new_thread(void);
-/* The calling thread's kernel id, cached; correct in a forked child too. */
-uint64_t cua_thread_id(void);
-/* The page cua_process_id caches the pid in; wiped to 0 in a forked child. */
-extern volatile uint64_t *cua_pid_cache;
-
-/* cua_thread_id without a call when the cache is good: one TLS and one memory compare. */
-CUA_HOT_INLINE uint64_t cua_thread_id_fast(void)
-{
-	uint64_t pid = CUA_LIKELY(cua_pid_cache != NULL) ? *cua_pid_cache : 0;
-
-	if (CUA_LIKELY(pid && pid == cua_self.tid_pid))
-		return cua_self.tid;
-	return cua_thread_id();
-}
-
 /* Inline in each wrapper body: with hooks on, this runs on every call. */
 CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
 {
@@ -140,7 +91,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	int call_real = 1;
 
 	if (CUA_UNLIKELY(!cua_self.serial))
-		cua_self.serial = cua_dispatch_new_thread();
+		cua_self.serial = cua_process_new_thread();
 	p->size = sizeof(*p);
 	p->id = id;
 	p->elf_name = cua_api[id].elf_name;
@@ -192,7 +143,4 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 	}
 }
 
-/* Calibrates the TSC against CLOCK_MONOTONIC (2 ms of spinning). Called once at the first
-   CUDA library, only when a hook times calls, so processes without CUDA pay nothing. */
-void cua_clock_calibrate(void);
 #endif

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/core/finish.c: the work to run when the program image ends (exit or exec), once each, in registration order. */
 #include <unistd.h>
+#include "finish.h"
 #include "dispatch.h"
 #include "process.h"
 #include "threads.h"

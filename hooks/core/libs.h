@@ -48,11 +48,6 @@ struct cua_lib *cua_libs_owner(unsigned layer);
 /* "libcuda" or "libcudart". */
 const char *cua_libs_layer_name(unsigned layer);
 
-/* Which CUDA library a path names, by file name, or by the configured substitutes. */
-int cua_objopen_classify(const char *path, const char *sub_driver, const char *sub_runtime);
-/* Which CUDA library a loaded object is by what it exports, whatever its file name. */
-int cua_objopen_classify_exports(const struct link_map *map);
-
 /* The record behind a loader cookie, or NULL for any object that is not a CUDA library.
    Cookies we never set hold the link_map address, so the check is by range, not by value. */
 static inline struct cua_lib *cua_lib_of_cookie(uintptr_t cookie)

@@ -1,15 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/core/log.h: cuaudit's own messages by level, and the verbose hook's start. */
+/* hooks/core/log.h: cuaudit's own messages by level. */
 #ifndef CUA_LOG_H
 #define CUA_LOG_H
 
 #include "config.h"
 #include "fmt.h"
-
-/* Registers the per-call hook (hooks/log.c) when the level is verbose or above, or errors.
-   From la_version only. */
-struct cua_config;
-void cua_log_init(const struct cua_config *all);
 
 static inline int cua_log_on(int level)
 {

@@ -25,6 +25,8 @@ struct cua_mem_desc {
 	int (*device)(const void *args, uint64_t *out);
 	/* meminfo: clamps the reported free and total to the quota (cua_mem_clamp). */
 	void (*info)(void *args, uint64_t limit, uint64_t used);
+	/* alloc: VMM physical memory (policy verb memvmm), reported apart in the memory report. */
+	int vmm;
 };
 
 extern const struct cua_mem_desc cua_mem_table[];

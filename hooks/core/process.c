@@ -4,7 +4,6 @@
 #include <sys/syscall.h>
 #include <string.h>
 #include <unistd.h>
-#include "dispatch.h"
 #include "process.h"
 #include "threads.h"
 
@@ -13,6 +12,13 @@
 #endif
 
 volatile uint64_t *cua_pid_cache;
+__thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
+static uint64_t thread_serials;
+
+uint64_t cua_process_new_thread(void)
+{
+	return __atomic_add_fetch(&thread_serials, 1, __ATOMIC_RELAXED);
+}
 #define pid_cache cua_pid_cache
 
 void cua_process_init(void)

@@ -1,22 +1,10 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/core/process.h: process identity across fork, and the exit-work list. */
+/* hooks/core/process.h: process and thread identity across fork (the pid cache, the thread id), and the exit-work list. */
 #ifndef CUA_PROCESS_H
 #define CUA_PROCESS_H
 
 #include <stdint.h>
-
-/* Work to do when the program image ends (hooks/core/finish.c): at a normal exit, and, for
-   work flagged CUA_FINISH_AT_EXEC, just before exec replaces the image. Each runs once, in
-   registration order. After an exec that failed, cua_finish_resume calls each resume
-   function given (may be NULL) and the work runs again at exit, unless it is flagged
-   CUA_FINISH_ONCE (it cannot be done twice). */
-enum { CUA_FINISH_AT_EXEC = 1, CUA_FINISH_ONCE = 2 };
-void cua_finish_add(void (*fn)(void), void (*resume)(void), unsigned flags);
-void cua_finish_run(void);
-void cua_finish_run_at_exec(void);
-void cua_finish_resume(void);
-/* Whether any work is flagged CUA_FINISH_AT_EXEC: nothing to write at exec otherwise. */
-int cua_finish_any_at_exec(void);
+#include "compiler.h"
 
 /* The program's __errno_location (its C library's, not the audit namespace's), set when
    that library is opened; NULL before. Hooks that call the driver themselves restore the
@@ -36,6 +24,35 @@ uint64_t cua_process_id(void);
    in a vfork child, which shares its parent's memory (the cache holds the parent's pid), and
    in an image or a forked child that has made no such call yet. */
 int cua_process_image_is_own(void);
+/* The calling thread's identity: its serial, call counter and depth, and its kernel id
+   cached with the pid it was read in. */
+struct cua_thread {
+	uint64_t serial; /* 0 until the thread's first call */
+	uint64_t calls;
+	uint64_t tid, tid_pid;
+	uint16_t depth;
+};
+/* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
+   bytes come from the static TLS surplus the loader keeps for modules like this one. */
+extern __thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
+
+/* A new thread's serial (1, 2, ...), for correlation ids: once per thread, at its first call. */
+uint64_t cua_process_new_thread(void);
+/* The calling thread's kernel id, cached; correct in a forked child too. */
+uint64_t cua_thread_id(void);
+/* The page cua_process_id caches the pid in; wiped to 0 in a forked child. */
+extern volatile uint64_t *cua_pid_cache;
+
+/* cua_thread_id without a call when the cache is good: one TLS and one memory compare. */
+CUA_HOT_INLINE uint64_t cua_thread_id_fast(void)
+{
+	uint64_t pid = CUA_LIKELY(cua_pid_cache != NULL) ? *cua_pid_cache : 0;
+
+	if (CUA_LIKELY(pid && pid == cua_self.tid_pid))
+		return cua_self.tid;
+	return cua_thread_id();
+}
+
 /* The host name, for %h in file names and the summary's "process"; "unknown" if unreadable. */
 const char *cua_process_host(void);
 

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/core/table.c: looks up ELF names and result codes in the generated tables. */
 #include <string.h>
+#include "cuaudit.h"
 #include "table.h"
 
 int cua_table_find(const char *elf_name)
@@ -99,3 +100,11 @@ CUAUDIT_API const char *cuaudit_api_name(unsigned id)
 
 const char *const cua_binding_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
 							    "procaddress", "got", "entry" };
+
+int cua_table_succeeded(const struct cuaudit_call *c)
+{
+	unsigned ret = cua_api[c->id].ret;
+
+	return !c->skipped && (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) &&
+	       (int)c->result == 0;
+}

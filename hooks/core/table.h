@@ -113,4 +113,9 @@ int cua_table_result_value(unsigned layer, const char *name, size_t len, int *va
 /* Returns the name of a result code of a layer, or NULL. */
 const char *cua_table_result_name(unsigned layer, int value);
 
+/* Whether a call succeeded: it returned CUDA_SUCCESS or cudaSuccess and was not skipped.
+   From exit callbacks; every layer may ask. */
+struct cuaudit_call;
+int cua_table_succeeded(const struct cuaudit_call *c);
+
 #endif

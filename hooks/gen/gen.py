@@ -461,7 +461,8 @@ def xyz_groups(params):
 def read_policy(path):
     """policy.tsv lines: VERB<TAB>ELF_NAME<TAB>...<TAB># reason."""
     policy = {"handwritten": {}, "nostring": set(), "skip": {}, "procaddress": {}, "mem": {},
-              "out": set(), "noout": set(), "role": [], "kname": {}, "version": {}}
+              "out": set(), "noout": set(), "role": [], "kname": {}, "version": {},
+              "memvmm": {}}
     with open(path) as f:
         for lineno, line in enumerate(f, 1):
             line = line.rstrip("\n")
@@ -489,6 +490,8 @@ def read_policy(path):
                                    f"fields are: memalloc, memfree, meminfo, mempool, kname, "
                                    f"version)")
                 policy["role"].append((cols[1], cols[2], lineno))
+            elif verb == "memvmm" and len(cols) >= 3:
+                policy["memvmm"][cols[1]] = cols[2]
             elif verb == "kname" and len(cols) >= 5 and cols[2] in KNAME_FORMS:
                 policy["kname"][cols[1]] = (cols[2], cols[3].split(","))
             elif verb == "version" and len(cols) >= 5:
@@ -631,6 +634,10 @@ def emit_memory(apis, note, includes, policy):
             continue  # a runtime name in a driver-only build
         verb, cols = policy["mem"][name]
         fns, fields = mem_functions(by_name[name], verb, cols)
+        if name in policy["memvmm"]:
+            if verb != "memalloc":
+                raise GenError(f"policy: memvmm {name}: only a memalloc function maps VMM memory")
+            fields["vmm"] = "1"
         out += fns
         out.append("")
         entries.append(fields)
@@ -1533,7 +1540,7 @@ def main(argv):
         for name in (list(policy["handwritten"]) + list(policy["procaddress"]) +
                      [n for n, _ in policy["nostring"]] + list(policy["mem"]) +
                      [n for n, _ in policy["out"] | policy["noout"] if n != "*"] +
-                     list(policy["kname"]) + list(policy["version"]) +
+                     list(policy["kname"]) + list(policy["version"]) + list(policy["memvmm"]) +
                      [p for _, p, _ in policy["role"] if not is_glob(p)]):
             if name not in known and name not in undescribed:
                 raise GenError(f"{args.policy}: {name} is neither declared in the headers nor "

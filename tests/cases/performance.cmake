@@ -25,10 +25,4 @@ perf_plugin(fixture_ids USE_IDS)
 perf_plugin(fixture_no_info NO_INFO)
 perf_plugin(fixture_other_major OTHER_MAJOR)
 
-case_script(performance.sh
-  memory_limit_only_binds_other_functions_to_the_raw_entry
-  plugin_naming_functions_by_elf_name_loads_across_id_tables
-  plugin_compiled_with_another_id_table_is_refused_clearly
-  plugin_without_info_or_of_another_major_is_refused_clearly
-  subscription_without_times_reads_no_clock
-  sampled_summary_counts_every_call_and_marks_estimates)
+case_script(performance.sh)

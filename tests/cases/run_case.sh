@@ -29,8 +29,10 @@ per_thread_stream_build_reaches_ptds_variants)
   expect_out '^mock cuLaunchKernel_ptsz: 1$'
   expect_out '^mock cuLaunchKernel: 0$'
   ;;
-dlopen_libcuda_so_1_dlsym_returns_wrappers | dlopen_libcuda_so_dlsym_returns_wrappers | \
-  dlvsym_returns_wrappers | helper_library_dlsym_on_programs_behalf_is_intercepted)
+dlopen_libcuda_so_1_dlsym_returns_wrappers) ;&
+dlopen_libcuda_so_dlsym_returns_wrappers) ;&
+dlvsym_returns_wrappers) ;&
+helper_library_dlsym_on_programs_behalf_is_intercepted)
   lib=libcuda.so.1; mode=dlsym
   [ "$name" = dlopen_libcuda_so_dlsym_returns_wrappers ] && lib=libcuda.so
   [ "$name" = dlvsym_returns_wrappers ] && mode=dlvsym
@@ -455,6 +457,19 @@ example_plugin_counts_launches_per_stream)
   CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/launch_counter.so" audited "$BIN/driver_lazy"
   same_results
   expect_log 1 "info: plugin launch_counter: stream 0x[0-9a-f]+: 1 launch$"
+  ;;
+example_plugin_sums_bytes_copied_per_stream)
+  # One plugin file that names no CUDA function: the role "copy" and cuaudit_call_copy.
+  native "$BIN/copies"
+  CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/bytes_per_stream.so" audited "$BIN/copies"
+  same_results
+  grep -q "mock bytes: htod async 2000, dtoh async 300, htod 1 calls" audited.out &&
+    pass "the mock moved 2000 + 300 + 10 bytes" || fail "mock counters: $(tail -1 audited.out)"
+  expect_log 1 "info: plugin bytes_per_stream: stream 0x[0-9a-f]+: 2000 bytes in 2 copies$"
+  expect_log 1 "info: plugin bytes_per_stream: stream 0x[0-9a-f]+: 300 bytes in 1 copy$"
+  expect_log 1 "info: plugin bytes_per_stream: stream 0x0: 10 bytes in 1 copy$"
+  # The refused copy and the memset are not counted: the totals match the mock's.
+  expect_log 1 "info: plugin bytes_per_stream: total: 2310 bytes in 4 copies$"
   ;;
 cli_run_sets_the_environment_and_keeps_the_status)
   native "$BIN/driver_lazy"

@@ -6,7 +6,7 @@ source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 patched_line='\(static runtime\): entries patched='
 
 case $name in
-static_runtime_calls_are_logged_at_runtime_level_with_identical_results)
+static_runtime_calls_are_logged_at_runtime_level_with_identical_results) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt"
   same_results
@@ -23,7 +23,7 @@ static_runtime_calls_are_logged_at_runtime_level_with_identical_results)
   expect_log 1 "tid=[0-9]+ cudaMalloc\(devPtr=0x[0-9a-f]+->0x[0-9a-f]+, size=32\) -> cudaSuccess"
   expect_log 1 "\(executable\) $patched_line[1-9][0-9]* short-branch=0 unknown-opcode=0 branch-into-entry=0 too-short=0"
   ;;
-static_and_shared_builds_give_the_same_runtime_summary)
+static_and_shared_builds_give_the_same_runtime_summary) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/shared_rt"
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/shared.json" audited "$BIN/shared_rt"
   same_results
@@ -45,7 +45,7 @@ PY
   expect_log 1 '^shared.json (plt|bindnow)=1$' kinds.txt
   expect_log 1 '^static.json entry=1$' kinds.txt
   ;;
-static_runtime_is_left_alone_without_CUAUDIT_STATIC_RUNTIME)
+static_runtime_is_left_alone_without_CUAUDIT_STATIC_RUNTIME) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt"
   CUAUDIT_LOG=debug audited "$BIN/static_rt"
   same_results
@@ -56,7 +56,7 @@ static_runtime_is_left_alone_without_CUAUDIT_STATIC_RUNTIME)
   expect_log 0 "$patched_line" log2.txt
   expect_log 0 "$(call cudaMalloc '[a-z]+')" log2.txt
   ;;
-stripped_static_runtime_gets_one_info_message_and_runs)
+stripped_static_runtime_gets_one_info_message_and_runs) # when: CUAUDIT_HAVE_ZYDIS
   strip -o "$dir/static_rt_stripped" "$BIN/static_rt" || fail "strip"
   native "$dir/static_rt_stripped"
   CUAUDIT_STATIC_RUNTIME=1 audited "$dir/static_rt_stripped"
@@ -71,7 +71,7 @@ stripped_static_runtime_gets_one_info_message_and_runs)
   expect_log 0 'stripped' log2.txt
   expect_log 0 "$patched_line" log2.txt
   ;;
-hostile_prologues_are_refused_and_counted_and_the_rest_patched)
+hostile_prologues_are_refused_and_counted_and_the_rest_patched) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_prologues"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_prologues"
   same_results
@@ -91,7 +91,7 @@ hostile_prologues_are_refused_and_counted_and_the_rest_patched)
     expect_log 0 "$(call "$f" '[a-z]+')"
   done
   ;;
-patched_program_forks_execs_and_runs_16_threads_with_exact_counts)
+patched_program_forks_execs_and_runs_16_threads_with_exact_counts) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_threads"
   CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.%p.json" audited "$BIN/static_threads"
   same_results
@@ -109,7 +109,7 @@ patched_program_forks_execs_and_runs_16_threads_with_exact_counts)
   expect_log 1 '^cudaGetDevice:outer calls=5 errors=0$' check.txt
   expect_log 1 '^cudaGetDevice:outer calls=1 errors=0$' check.txt
   ;;
-dlopened_object_with_static_runtime_is_patched_before_its_constructors)
+dlopened_object_with_static_runtime_is_patched_before_its_constructors) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt_dlopen"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt_dlopen"
   same_results
@@ -118,7 +118,7 @@ dlopened_object_with_static_runtime_is_patched_before_its_constructors)
   expect_log 1 "$(call __cudaRegisterFatBinary entry)"
   expect_log 1 "$(call cudaMalloc entry)"
   ;;
-static_runtime_beside_shared_libcudart_each_reach_their_own)
+static_runtime_beside_shared_libcudart_each_reach_their_own) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt_dlopen"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt_dlopen"
   same_results
@@ -129,7 +129,7 @@ static_runtime_beside_shared_libcudart_each_reach_their_own)
   expect_log 2 "$(call cudaGetDevice '(plt|bindnow)')"
   expect_log 1 "$(call cudaGetDevice entry)"
   ;;
-writable_code_forbidden_falls_back_to_driver_level_once)
+writable_code_forbidden_falls_back_to_driver_level_once) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_noexec" "$BIN/static_rt"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_noexec" "$BIN/static_rt"
   same_results
@@ -137,7 +137,7 @@ writable_code_forbidden_falls_back_to_driver_level_once)
   expect_log 0 "$(call cudaMalloc '[a-z]+')"
   expect_log 2 "tid=[0-9]+ cuMemAlloc_v2\(dptr=.* procaddress$"
   ;;
-corrupt_section_headers_are_refused_and_the_program_runs)
+corrupt_section_headers_are_refused_and_the_program_runs) # when: CUAUDIT_HAVE_ZYDIS
   # The kernel runs a program without its section headers; cuaudit must not trust them.
   "$PYTHON" - "$BIN/static_rt" "$dir" <<'PY' || fail "could not write the corrupt copies"
 import os, struct, sys
@@ -174,7 +174,7 @@ PY
   done
   expect_log 1 'has no symbol table \(stripped\)' huge_symtab.log
   ;;
-static_runtime_without_decoder_warns_once_and_runs)
+static_runtime_without_decoder_warns_once_and_runs) # when: !CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_rt"
   same_results

@@ -274,6 +274,59 @@ EXPORT CUresult cuMemcpyDtoH_v2_ptds(void *dst, CUdeviceptr src, size_t n)
 	return copy(dst, (const void *)(uintptr_t)src, n);
 }
 
+/* Stream-ordered copies run at once here; the mock's counters say how many bytes each form
+   moved (mock_add("bytes:cuMemcpyHtoDAsync_v2", n)), so a test can compare a hook's sums. */
+static CUresult copy_async(const char *elf_name, void *dst, const void *src, size_t n)
+{
+	CUresult rc = copy(dst, src, n);
+
+	if (rc == CUDA_SUCCESS)
+		mock_add(elf_name, (long)n);
+	return rc;
+}
+
+EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+	COUNT();
+	NEED_INIT();
+	/* Captured: a node of the stream's graph, nothing copied (tests/mock/libcuda_gpu.c). */
+	if (!mock_gpu_work(s, 0, 5000000 + 100 * n, "memcpy"))
+		return CUDA_SUCCESS;
+	return copy_async("bytes:cuMemcpyHtoDAsync_v2", (void *)(uintptr_t)dst, src, n);
+}
+
+EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s)
+{
+	COUNT();
+	NEED_INIT();
+	/* Captured: a node of the stream's graph, nothing copied (tests/mock/libcuda_gpu.c). */
+	if (!mock_gpu_work(s, 1, 5000000 + 100 * n, "memcpy"))
+		return CUDA_SUCCESS;
+	return copy_async("bytes:cuMemcpyHtoDAsync_v2_ptsz", (void *)(uintptr_t)dst, src, n);
+}
+
+EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
+{
+	COUNT();
+	NEED_INIT();
+	/* Captured: a node of the stream's graph, nothing copied (tests/mock/libcuda_gpu.c). */
+	if (!mock_gpu_work(s, 0, 5000000 + 100 * n, "memcpy"))
+		return CUDA_SUCCESS;
+	return copy_async("bytes:cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n);
+}
+
+EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t n, CUstream s)
+{
+	(void)s;
+	COUNT();
+	NEED_INIT();
+	if (!dst)
+		return CUDA_ERROR_INVALID_VALUE;
+	for (size_t i = 0; i < n; i++)
+		((unsigned *)(uintptr_t)dst)[i] = ui;
+	return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
 {
 	struct CUstream_st *s;
@@ -586,6 +639,10 @@ static const struct proc procs[] = {
 	P(cuMemcpyHtoD, 7000, PER_THREAD, cuMemcpyHtoD_v2_ptds),
 	P(cuMemcpyDtoH, 3020, LEGACY, cuMemcpyDtoH_v2),
 	P(cuMemcpyDtoH, 7000, PER_THREAD, cuMemcpyDtoH_v2_ptds),
+	P(cuMemcpyHtoDAsync, 3020, LEGACY, cuMemcpyHtoDAsync_v2),
+	P(cuMemcpyHtoDAsync, 7000, PER_THREAD, cuMemcpyHtoDAsync_v2_ptsz),
+	P(cuMemcpyDtoHAsync, 3020, LEGACY, cuMemcpyDtoHAsync_v2),
+	P(cuMemsetD32Async, 3020, LEGACY, cuMemsetD32Async),
 	P(cuStreamCreate, 2000, LEGACY, cuStreamCreate),
 	P(cuStreamSynchronize, 2000, LEGACY, cuStreamSynchronize),
 	P(cuStreamSynchronize, 7000, PER_THREAD, cuStreamSynchronize_ptsz),

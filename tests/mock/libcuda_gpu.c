@@ -326,7 +326,7 @@ EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream stream)
 
 /* ---------------------------------------------------------------- async copies, memsets */
 
-/* A copy of n bytes takes 5 ms + 100 ns per byte, a memset 5 ms + 50 ns per byte. */
+/* (The other async copies are in libcuda.c.) A copy of n bytes takes 5 ms + 100 ns per byte, a memset 5 ms + 50 ns per byte. */
 #define COPY_ASYNC(elf, pt, D, S, dexpr, sexpr)                                                \
 	EXPORT CUresult elf(D dst, S src, size_t n, CUstream stream)                           \
 	{                                                                                      \
@@ -337,9 +337,6 @@ EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream stream)
 			memcpy(dexpr, sexpr, n);                                               \
 		return CUDA_SUCCESS;                                                           \
 	}
-COPY_ASYNC(cuMemcpyHtoDAsync_v2, 0, CUdeviceptr, const void *, (void *)(uintptr_t)dst, src)
-COPY_ASYNC(cuMemcpyHtoDAsync_v2_ptsz, 1, CUdeviceptr, const void *, (void *)(uintptr_t)dst, src)
-COPY_ASYNC(cuMemcpyDtoHAsync_v2, 0, void *, CUdeviceptr, dst, (const void *)(uintptr_t)src)
 COPY_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, 1, void *, CUdeviceptr, dst, (const void *)(uintptr_t)src)
 
 EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)

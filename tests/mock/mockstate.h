@@ -5,6 +5,8 @@
 
 /* Count one call of an ELF name of a mock library. Thread-safe. */
 void mock_count(const char *elf_name);
+/* Adds n to a counter of that name (mock_calls reads it back). Thread-safe. */
+void mock_add(const char *name, long n);
 /* How many times the mock's function of that ELF name has run. */
 long mock_calls(const char *elf_name);
 

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "dispatch.h"
+#include "cuaudit_roles.h"
 
 /* Leaves a pattern in the stack below the caller, where the next call's locals will lie. */
 static __attribute__((noinline)) void dirty_stack(void)
@@ -79,6 +80,21 @@ static void plan_marks_covered_functions_and_times_only_where_asked(void **state
 	cua_dispatch_truncate(1);
 	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent], 0);
 	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], CUA_PLAN_HOOKED);
+	{
+		/* A subscription by role covers every function of that role, and only those. */
+		CUAUDIT_OPTS(cuaudit_subscription, copies, .exit = exit_cb,
+			     .roles = CUAUDIT_ROLE_BIT(CUAUDIT_ROLE_COPY));
+		CUAUDIT_OPTS(cuaudit_subscription, bad_role, .exit = exit_cb,
+			     .roles = CUAUDIT_ROLE_BIT(CUAUDIT_ROLE_COUNT));
+
+		assert_int_equal(cua_dispatch_subscribe(&bad_role), -EINVAL);
+		assert_int_equal(cua_dispatch_subscribe(&copies), 0);
+		assert_int_equal(cua_plan[CUAUDIT_ID_cuMemcpyHtoD_v2], CUA_PLAN_HOOKED);
+		assert_int_equal(cua_plan[CUAUDIT_ID_cudaMemcpy3DAsync_ptsz], CUA_PLAN_HOOKED);
+		assert_int_equal(cua_plan[CUAUDIT_ID_cuLaunchKernel], 0);
+		cua_dispatch_truncate(1);
+		assert_int_equal(cua_plan[CUAUDIT_ID_cuMemcpyHtoD_v2], 0);
+	}
 	/* Once bindings are handed out, nothing more may subscribe. */
 	cua_dispatch_close();
 	assert_int_equal(cua_dispatch_subscribe(&timed), -EPERM);

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <cmocka.h>
+#include "classify.h"
 #include "libs.h"
 
 static int classify(const char *path)

@@ -1,0 +1,118 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/summary_text.c: renders the summary's row model as the text table. */
+#include <string.h>
+#include "gpu_render.h"
+#include "fmt.h"
+#include "provenance.h"
+#include "summary_model.h"
+#include "table.h"
+#include "writer.h"
+
+static const char *layer_name(unsigned id)
+{
+	return cua_api[id].layer == CUAUDIT_LAYER_DRIVER ? "driver" : "runtime";
+}
+
+
+/* Share of the section's time in hundredths of a percent, printed as 12.34. */
+static void put_share(struct cua_buf *b, uint64_t part, uint64_t whole)
+{
+	uint64_t bp = whole ? (part * 10000 + whole / 2) / whole : 0;
+
+	cua_buf_u64(b, bp / 100);
+	cua_buf_char(b, '.');
+	cua_buf_u64_pad(b, bp % 100, 2);
+}
+
+static void put_col(struct cua_buf *b, uint64_t v, unsigned width)
+{
+	char tmp[20];
+	size_t n = cua_fmt_u64(tmp, v);
+
+	for (size_t i = n; i < width; i++)
+		cua_buf_char(b, ' ');
+	cua_buf_mem(b, tmp, n);
+}
+
+static void put_text_row(struct cua_writer *w, const struct cua_summary_row *r, uint64_t section_total)
+{
+	struct cua_buf *b = cua_writer_room(w, 512);
+	const struct cua_stat *s = &r->s;
+	char share[16];
+	struct cua_buf sb = CUA_BUF(share);
+
+	put_share(&sb, s->total_ns, section_total);
+	for (size_t i = sb.len; i < 7; i++)
+		cua_buf_char(b, ' ');
+	cua_buf_mem(b, share, sb.len);
+	put_col(b, s->total_ns, 14);
+	put_col(b, s->calls, 10);
+	put_col(b, s->errors, 8);
+	put_col(b, s->calls ? s->total_ns / s->calls : 0, 11);
+	put_col(b, s->min_ns, 11);
+	put_col(b, cua_stats_percentile(s, 500), 11);
+	put_col(b, cua_stats_percentile(s, 990), 11);
+	put_col(b, s->max_ns, 12);
+	put_col(b, cua_stats_stddev(s), 11);
+	cua_buf_str(b, "  ");
+	cua_buf_str(b, layer_name(r->id));
+	/* "layer    api": the name starts in the same column for both layers. */
+	cua_buf_str(b, cua_api[r->id].layer == CUAUDIT_LAYER_DRIVER ? "   " : "  ");
+	cua_buf_str(b, cua_api[r->id].elf_name);
+	if (s->timed < s->calls) {
+		cua_buf_str(b, "  (estimate: ");
+		cua_buf_u64(b, s->timed);
+		cua_buf_str(b, " calls timed)");
+	}
+	cua_buf_char(b, '\n');
+}
+
+static void write_kernels(struct cua_writer *w, const struct cua_summary_model *m)
+{
+	const struct cua_summary_kernel *rows = m->kernels;
+	unsigned n = m->nkernels;
+	struct cua_buf *b;
+
+	if (!n)
+		return;
+	b = cua_writer_room(w, 256);
+	cua_buf_str(b, "\ncuaudit summary: launches by kernel\n"
+		       "  launches  errors      total_ns     avg_ns  kernel\n");
+	for (unsigned i = 0; i < n; i++) {
+		b = cua_writer_room(w, strlen(cua_summary_kernel_name(&rows[i])) + 128);
+		put_col(b, rows[i].launches, 10);
+		put_col(b, rows[i].errors, 8);
+		put_col(b, rows[i].total_ns, 14);
+		put_col(b, rows[i].total_ns / rows[i].launches, 11);
+		cua_buf_str(b, "  ");
+		cua_buf_str(b, cua_summary_kernel_name(&rows[i]));
+		cua_buf_char(b, '\n');
+	}
+}
+
+void cua_summary_text_write(struct cua_writer *w, const struct cua_summary_model *m)
+{
+	static const char head[] =
+		"  time%      total_ns     calls  errors     avg_ns     min_ns  median_ns"
+		"     p99_ns      max_ns  stddev_ns  layer    api\n";
+
+	cua_provenance_text(cua_writer_room(w, 8192));
+	for (unsigned nested = 0; nested < 2; nested++) {
+		struct cua_buf *b = cua_writer_room(w, 256);
+		uint64_t total = m->total_ns[nested];
+
+		cua_buf_str(b, nested ? "\ncuaudit summary: calls made inside other CUDA calls, pid "
+				      : "cuaudit summary: calls the application made, pid ");
+		cua_buf_u64(b, m->pid);
+		cua_buf_str(b, ", total ");
+		cua_buf_u64(b, total);
+		cua_buf_str(b, " ns\n");
+		cua_buf_str(b, head);
+		for (unsigned i = 0; i < m->nrows; i++)
+			if (m->rows[i].nested == nested)
+				put_text_row(w, &m->rows[i], total);
+	}
+	write_kernels(w, m);
+	cua_gpu_write_text(w);
+}
+
