@@ -216,6 +216,18 @@ PY
   "$CLI" report --table=gpu-kernels "$BUILD/tests/work/gpu_time_report_merges_gpu_tables_across_processes/nothing.json" \
     >/dev/null 2>&1; [ $? = 1 ] && pass "a missing input exits 1" || fail "missing input status"
   ;;
+gpu_time_runtime_launches_are_timed_once_and_leave_the_last_error)
+  env "$BIN/gpu_runtime" >native.out 2>native.err; echo $? >native.rc
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$BIN/gpu_runtime" \
+    >audited.out 2>audited.err; echo $? >audited.rc
+  # Identical output: cudaGetLastError and cudaPeekAtLastError see the program's own errors
+  # only (cudaSuccess after the good launches, the bad launch's error once).
+  same_results
+  expect_out '^last error after good launches 0$'
+  expect_out '^last error again 0$'
+  # Three runtime launches of 4 ms, each timed once: the driver launch inside each is not.
+  expect_gpu s.json '(unknown)=3x12000000' HtoD=1x5000400 DtoH=1x5000400
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]
