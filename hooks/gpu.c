@@ -457,7 +457,10 @@ struct what {
 	uint64_t bytes;
 	void *stream;
 	int flavour;
-	int sync; /* the call returns after its work (a synchronous copy or memset) */
+	/* The work may have started before the call returned: a synchronous copy or memset,
+	   and any copy (an "async" copy from pageable memory is staged, and may run, inside the
+	   call). Its start is bounded by the call's beginning instead of its end. */
+	int sync;
 };
 
 static int classify(const struct cuaudit_call *c, struct what *w)
@@ -483,7 +486,7 @@ static int classify(const struct cuaudit_call *c, struct what *w)
 			return -1;
 		*w = (struct what){ cp.kind >= 0 && cp.kind <= CUAUDIT_COPY_UNKNOWN ? kinds[cp.kind]
 									 : CUA_GPU_COPY,
-				    cp.bytes, cp.stream, cp.stream_flavour, !cp.async };
+				    cp.bytes, cp.stream, cp.stream_flavour, 1 };
 		return 0;
 	case CUAUDIT_ROLE_MEMSET:
 		if (cuaudit_call_memset(c, &m) != 0)
