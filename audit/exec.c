@@ -68,7 +68,12 @@ static int is_libc_name(const char *path)
 
 uintptr_t cua_exec_open_libc(struct link_map *map, Lmid_t lmid)
 {
-	if (lmid != LM_ID_BASE || !is_libc_name(map->l_name) || !cua_exec_wanted())
+	if (lmid != LM_ID_BASE || !is_libc_name(map->l_name))
+		return 0;
+	cua_program_errno = (int *(*)(void))cua_symtab_function_address(map, "__errno_location");
+	cua_program_cxa_atexit = (int (*)(void (*)(void *), void *, void *))cua_symtab_function_address(
+		map, "__cxa_atexit");
+	if (!cua_exec_wanted())
 		return 0;
 	for (unsigned i = 0; i < NEXEC; i++)
 		real[i] = cua_symtab_function_address(map, names[i]);

@@ -10,6 +10,7 @@
 #include "audit.h"
 #include "config.h"
 #include "environment.h"
+#include "gpu.h"
 #include "cua_version.h"
 #include "dispatch.h"
 #include "gotfix.h"
@@ -39,6 +40,7 @@ static void start_hooks(void)
 	/* Hooks that may skip a call first; observers after, so they see the outcome. */
 	cua_memlimit_init(&cua_cfg);
 	cua_fault_init(&cua_cfg);
+	cua_gpu_init(&cua_cfg);
 	cua_summary_init(&cua_cfg);
 	cua_trace_init(&cua_cfg);
 	cua_errcount_init(&cua_cfg);

@@ -88,6 +88,8 @@ static const struct var_row rows[] = {
 	  "last calls each thread keeps in the live view (64)" },
 	{ "live-dir", 0, "CUAUDIT_LIVE_DIR", "DIR", VAL_PLAIN, NULL, NULL,
 	  "the directory of the live view's files (/tmp/cuaudit-UID)" },
+	{ "gpu-time", 0, "CUAUDIT_GPU_TIME", "on|off|N", VAL_PLAIN, NULL, NULL,
+	  "time kernels, copies and memsets on the GPU (every call, or 1 in N)" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 

@@ -10,12 +10,13 @@
 #include "report.h"
 #include "summaries.h"
 #include "table.h"
+#include "gpu_report.h"
 
 /* A summary of 100k APIs is about 30 MB; anything far larger is not one. */
 #define MAX_INPUT_BYTES (1024L * 1024 * 1024)
 
 enum sort_key { SORT_TOTAL, SORT_CALLS, SORT_AVG, SORT_ERRORS };
-enum table { T_ALL, T_APIS, T_KERNELS, T_PROCESSES };
+enum table { T_ALL, T_APIS, T_KERNELS, T_PROCESSES, T_GPU_KERNELS, T_GPU_MEM };
 
 struct options {
 	const char *json_out;
@@ -26,7 +27,10 @@ struct options {
 };
 
 static const char *const sort_words[] = { "total", "calls", "avg", "errors" };
-static const char *const table_words[] = { "all", "apis", "kernels", "processes" };
+static const char *const table_words[] = { "all", "apis", "kernels", "processes", "gpu-kernels",
+					     "gpu-mem" };
+/* The GPU section of the summaries read (CUAUDIT_GPU_TIME), merged. */
+static struct cua_gpu_report gpu;
 
 static void usage(FILE *f)
 {
@@ -37,7 +41,8 @@ static void usage(FILE *f)
 	      "                     largest first\n"
 	      "  -n, --top N        print the first N rows of each table; the Total row still\n"
 	      "                     counts every row\n"
-	      "  -t, --table NAME   apis, kernels, processes, or all (the default for text)\n"
+	      "  -t, --table NAME   apis, kernels, processes, gpu-kernels, gpu-mem, or all (the\n"
+	      "                     default for text; the GPU tables when a summary has them)\n"
 	      "  -c, --csv          CSV of one table (apis unless --table says otherwise), times\n"
 	      "                     in ns, no Total row\n"
 	      "  -j, --json FILE    also write the merged summary as JSON to FILE\n"
@@ -97,8 +102,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		}
 		case 't':
-			if ((k = word_index(table_words, 4, optarg)) < 0)
-				return usage_error("--table: expected apis, kernels, processes or all, not",
+			if ((k = word_index(table_words, 6, optarg)) < 0)
+				return usage_error("--table: expected apis, kernels, processes, gpu-kernels, "
+						   "gpu-mem or all, not",
 						   optarg);
 			o->table = (enum table)k;
 			break;
@@ -153,10 +159,13 @@ static int load(struct cua_summaries *s, const char *path)
 		return -1;
 	}
 	rc = cua_summaries_add(s, path, text, len, err, sizeof(err));
-	free(text);
 	if (rc != 0)
 		fprintf(stderr, "cuaudit report: %s is not a cuaudit JSON summary: %s\n",
 			cli_term(path), cli_term(err));
+	else if ((rc = cua_gpu_report_add(&gpu, text, len, err, sizeof(err))) != 0)
+		fprintf(stderr, "cuaudit report: %s: %s (its GPU section is left out)\n",
+			cli_term(path), cli_term(err));
+	free(text);
 	return rc;
 }
 
@@ -389,6 +398,10 @@ static void print_text(const struct cua_summaries *s, const struct options *o)
 		est |= print_kernels(s, o);
 	if (o->table == T_ALL || o->table == T_PROCESSES)
 		est |= print_processes(s);
+	if ((o->table == T_ALL && gpu.inputs) || o->table == T_GPU_KERNELS)
+		cua_gpu_report_text(&gpu, 0, o->top);
+	if ((o->table == T_ALL && gpu.inputs) || o->table == T_GPU_MEM)
+		cua_gpu_report_text(&gpu, 1, o->top);
 	if (est)
 		printf("\n~ estimate: a sampled run timed only some calls (\"timed\" < \"calls\") and "
 		       "scaled the times up;\n  min, max and p99 are over the timed calls only.\n");
@@ -417,7 +430,9 @@ static void print_csv(const struct cua_summaries *s, const struct options *o)
 {
 	size_t shown[2] = { 0, 0 };
 
-	if (o->table == T_APIS) {
+	if (o->table == T_GPU_KERNELS || o->table == T_GPU_MEM) {
+		cua_gpu_report_csv(&gpu, o->table == T_GPU_MEM, o->top);
+	} else if (o->table == T_APIS) {
 		puts("nested,layer,api,calls,timed,errors,total_ns,avg_ns,min_ns,max_ns,p99_max_ns,"
 		     "processes,estimated");
 		for (size_t i = 0; i < s->napis; i++) {
@@ -532,7 +547,9 @@ static void write_json_rest(FILE *f, const struct cua_summaries *s)
 			(unsigned long long)in->calls, (unsigned long long)in->errors,
 			(unsigned long long)in->total_ns);
 	}
-	fputs("\n]}\n", f);
+	fputs("\n]", f);
+	cua_gpu_report_json(f, &gpu);
+	fputs("}\n", f);
 }
 
 static int write_json(const char *path, const struct cua_summaries *s)
@@ -620,6 +637,7 @@ int cuaudit_report_main(int argc, char **argv)
 		qsort(s.apis, s.napis, sizeof(*s.apis), api_order);
 	if (s.nkernels)
 		qsort(s.kernels, s.nkernels, sizeof(*s.kernels), kernel_order);
+	cua_gpu_report_sort(&gpu);
 	if (o.csv)
 		print_csv(&s, &o);
 	else
@@ -629,5 +647,6 @@ int cuaudit_report_main(int argc, char **argv)
 		status = 1;
 	}
 	cua_summaries_free(&s);
+	cua_gpu_report_free(&gpu);
 	return status;
 }

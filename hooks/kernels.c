@@ -92,7 +92,7 @@ int cua_kernels_init(const struct cua_config *all)
 	size_t n = 0;
 
 	if (!all->trace[0] && !all->summary[0] && !cua_log_on(CUA_LOG_VERBOSE) &&
-	    !all->log_errors)
+	    !all->log_errors && !all->gpu_time)
 		return 0;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		if (cua_role[id] == CUAUDIT_ROLE_KERNEL_NAME || cua_role[id] == CUAUDIT_ROLE_VERSION)

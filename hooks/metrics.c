@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <string.h>
 #include <unistd.h>
+#include "gpu.h"
 #include "config.h"
 #include "hooks.h"
 #include "memlimit.h"
@@ -190,6 +191,44 @@ static void memory_families(struct cua_writer *w, const char *host, const char *
 	}
 }
 
+/* CUAUDIT_GPU_TIME: each device's busy time (the union of its timed work) and the calls
+   left untimed, by reason. */
+static void gpu_families(struct cua_writer *w, const char *host, const char *pid)
+{
+	const struct cua_gpu_totals *t = cua_gpu_totals();
+
+	if (!t)
+		return;
+	head(w, "cuaudit_gpu_busy_seconds_total", "counter",
+	     "Time a device was running timed work (CUAUDIT_GPU_TIME), per device.");
+	for (unsigned d = 0; d < t->ndevices; d++) {
+		struct cua_buf *b = cua_writer_room(w, 1024);
+		char dev[24];
+		struct cua_buf db = CUA_BUF(dev);
+
+		cua_buf_u64(&db, d);
+		dev[db.len] = '\0';
+		cua_buf_str(b, "cuaudit_gpu_busy_seconds_total{");
+		common(b, host, pid);
+		label(b, "device", dev, 0);
+		cua_buf_str(b, "} ");
+		seconds(b, t->busy_ns[d]);
+		cua_buf_char(b, '\n');
+	}
+	head(w, "cuaudit_gpu_untimed_total", "counter",
+	     "Launches, copies and memsets CUAUDIT_GPU_TIME could not time, by reason.");
+	for (unsigned i = 0; i < CUA_GPU_UNTIMED_KINDS; i++) {
+		struct cua_buf *b = cua_writer_room(w, 1024);
+
+		cua_buf_str(b, "cuaudit_gpu_untimed_total{");
+		common(b, host, pid);
+		label(b, "reason", cua_gpu_untimed_names[i], 0);
+		cua_buf_str(b, "} ");
+		cua_buf_u64(b, t->untimed[i]);
+		cua_buf_char(b, '\n');
+	}
+}
+
 #define METRICS_SIGNATURE "# HELP cuaudit_"
 
 /* The file the metrics go to, chosen once per process by the rule every output follows: a
@@ -236,5 +275,6 @@ int cua_metrics_write(const struct cua_summary_model *m)
 	for (unsigned which = 0; which < 3; which++)
 		api_family(&w, m, which, cua_process_host(), pid);
 	memory_families(&w, cua_process_host(), pid);
+	gpu_families(&w, cua_process_host(), pid);
 	return cua_writer_commit(&w, tmp, chosen);
 }

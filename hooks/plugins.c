@@ -7,6 +7,7 @@
 #include "finish.h"
 #include "config.h"
 #include "dispatch.h"
+#include "gpu.h"
 #include "hooks.h"
 #include "log.h"
 #include "table.h"
@@ -85,6 +86,54 @@ static void run_at_exit(void)
 		at_exit_list[i].fn(at_exit_list[i].ctx);
 }
 
+/* The collector's ops are the public ones. */
+_Static_assert((int)CUA_GPU_KERNEL == CUAUDIT_GPU_KERNEL && (int)CUA_GPU_HTOD == CUAUDIT_GPU_HTOD &&
+		       (int)CUA_GPU_DTOH == CUAUDIT_GPU_DTOH && (int)CUA_GPU_DTOD == CUAUDIT_GPU_DTOD &&
+		       (int)CUA_GPU_PEER == CUAUDIT_GPU_PEER && (int)CUA_GPU_HTOH == CUAUDIT_GPU_HTOH &&
+		       (int)CUA_GPU_COPY == CUAUDIT_GPU_COPY && (int)CUA_GPU_MEMSET == CUAUDIT_GPU_MEMSET &&
+		       (int)CUA_GPU_GRAPH == CUAUDIT_GPU_GRAPH,
+	       "GPU ops");
+
+static struct {
+	cuaudit_gpu_fn fn;
+	void *ctx;
+} gpu_subs[MAX_PLUGINS];
+
+static void to_plugin(const struct cua_gpu_record *r, void *ctx)
+{
+	unsigned i = (unsigned)(uintptr_t)ctx;
+	struct cuaudit_gpu_record out = {
+		.size = sizeof(out), .correlation_id = r->correlation_id, .thread_id = r->thread_id,
+		.start_ns = r->start_ns, .end_ns = r->end_ns, .bytes = r->bytes, .name = r->name,
+		.stream = (uintptr_t)r->stream == 1 ? NULL : r->stream, .api_id = r->api_id,
+		.device = r->device, .op = (enum cuaudit_gpu_op)r->op,
+	};
+
+	gpu_subs[i].fn(&out, gpu_subs[i].ctx);
+}
+
+static int host_gpu_subscribe(const struct cuaudit_gpu_subscription *sub)
+{
+	static unsigned n;
+	int err;
+
+	if (!in_init)
+		return -EPERM;
+	if (!sub || sub->size < offsetof(struct cuaudit_gpu_subscription, ctx) + sizeof(void *) ||
+	    !sub->fn)
+		return -EINVAL;
+	if (!cua_gpu_on())
+		return -ENOTSUP;
+	if (n == MAX_PLUGINS)
+		return -ENOSPC;
+	gpu_subs[n].fn = sub->fn;
+	gpu_subs[n].ctx = sub->ctx;
+	if ((err = cua_gpu_add_sink(to_plugin, (void *)(uintptr_t)n)) != 0)
+		return err;
+	n++;
+	return 0;
+}
+
 static const struct cuaudit_host host_template = {
 	.size = sizeof(struct cuaudit_host),
 	.version_major = CUAUDIT_VERSION_MAJOR,
@@ -98,6 +147,7 @@ static const struct cuaudit_host host_template = {
 	.plugin_log = host_plugin_log,
 	.cuda_version = CUDA_VERSION,
 	.ids_hash = CUAUDIT_IDS_HASH,
+	.gpu_subscribe = host_gpu_subscribe,
 };
 
 static void set_prefix(struct cuaudit_plugin *p, const char *name)

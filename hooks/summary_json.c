@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/summary_json.c: renders the summary's row model as JSON (schema cuaudit-summary/1). */
 #include <string.h>
+#include "gpu_render.h"
 #include "fmt.h"
 #include "libs.h"
 #include "provenance.h"
@@ -155,6 +156,7 @@ void cua_summary_json_write(struct cua_writer *w, const struct cua_summary_model
 	cua_buf_str(b, "\n]");
 	write_entry_objects(w, m);
 	write_kernels(w, m);
+	cua_gpu_write_json(w);
 	cua_buf_str(cua_writer_room(w, 8), "}\n");
 }
 

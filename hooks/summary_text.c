@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/summary_text.c: renders the summary's row model as the text table. */
 #include <string.h>
+#include "gpu_render.h"
 #include "fmt.h"
 #include "provenance.h"
 #include "summary_model.h"
@@ -147,5 +148,6 @@ void cua_summary_text_write(struct cua_writer *w, const struct cua_summary_model
 	}
 	write_entry_objects(w, m);
 	write_kernels(w, m);
+	cua_gpu_write_text(w);
 }
 

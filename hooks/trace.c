@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "finish.h"
+#include "gpu_trace.h"
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
@@ -520,6 +521,7 @@ static void trace_finish(void)
 	if (skipped)
 		cua_log_msg(CUA_LOG_WARN, "blocks of the trace's raw file were cut short and skipped",
 			    NULL);
+	cua_gpu_write_trace(&w, pid);
 	cua_tracefmt_names(&w, pid, cua_provenance_program(), cua_provenance_thread_name);
 	cua_tracefmt_tail(&w);
 	if (cua_writer_commit(&w, tmp, path) == 0) {
@@ -557,6 +559,8 @@ int cua_trace_init(const struct cua_config *all)
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	cfg.capture = all->capture;
 	cua_tracefmt_init();
+	if (all->gpu_time)
+		cua_gpu_trace_setup();
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		for (unsigned i = 0; i < cua_api[id].nargs; i++)
 			has_out[id] |= cua_api[id].args[i].out;

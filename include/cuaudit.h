@@ -17,7 +17,7 @@ extern "C" {
    reads only the struct fields that a struct's size field covers. A new major version is an
    incompatible ABI: the host refuses plugins of another major version (docs/hooks.md). */
 #define CUAUDIT_VERSION_MAJOR 1
-#define CUAUDIT_VERSION_MINOR 2
+#define CUAUDIT_VERSION_MINOR 3
 
 /* Which library an intercepted function belongs to. */
 enum cuaudit_layer {
@@ -66,7 +66,8 @@ struct cuaudit_call {
 	uint64_t t_exit_ns;
 	unsigned depth;            /* CUDA calls in flight on this thread: 1 for a driver call
 				      made inside a runtime call */
-	int skipped;               /* an enter callback skipped the real call */
+	int skipped;               /* an enter callback skipped the real call; in enter
+				      callbacks, one that ran before this one did */
 	uint64_t *user;            /* this subscription's slot for this call, 0 at enter,
 				      carried from its enter callback to its exit callback */
 	/* Since 1.2. For CUAUDIT_BIND_ENTRY, the object whose linked-in runtime the call came
@@ -126,6 +127,42 @@ enum cuaudit_level {
 /* A loaded plugin, as cuaudit knows it. Opaque; valid for the life of the process. */
 struct cuaudit_plugin;
 
+/* Since 1.3. What one completed piece of GPU work measured (CUAUDIT_GPU_TIME): a kernel, a
+   copy, a memset or a whole graph launch. cuaudit owns it; valid during the callback only. */
+enum cuaudit_gpu_op {
+	CUAUDIT_GPU_KERNEL = 0,
+	CUAUDIT_GPU_HTOD = 1,
+	CUAUDIT_GPU_DTOH = 2,
+	CUAUDIT_GPU_DTOD = 3,
+	CUAUDIT_GPU_PEER = 4,
+	CUAUDIT_GPU_HTOH = 5,
+	CUAUDIT_GPU_COPY = 6,   /* unified copy whose direction the driver decided */
+	CUAUDIT_GPU_MEMSET = 7,
+	CUAUDIT_GPU_GRAPH = 8,  /* a graph launch as a whole */
+};
+struct cuaudit_gpu_record {
+	size_t size;             /* sizeof(struct cuaudit_gpu_record) of the cuaudit that calls */
+	uint64_t correlation_id; /* of the call that caused it, as in its cuaudit_call */
+	uint64_t thread_id;      /* of that call */
+	uint64_t start_ns, end_ns; /* on the clock of now_ns, placed through anchor events */
+	uint64_t bytes;          /* copies and memsets */
+	const char *name;        /* a kernel's name, or NULL */
+	void *stream;            /* the stream as the program named it; NULL for the legacy
+				    stream; a per-thread default stream has a key of its own */
+	unsigned api_id;         /* the call's id */
+	unsigned device;
+	enum cuaudit_gpu_op op;
+};
+typedef void (*cuaudit_gpu_fn)(const struct cuaudit_gpu_record *rec, void *ctx);
+/* Fill with CUAUDIT_OPTS, like a subscription. */
+struct cuaudit_gpu_subscription {
+	size_t size;
+	cuaudit_gpu_fn fn; /* called once per completed record, on whichever application thread
+			      harvests it (or at exit), under cuaudit's lock: be quick, call no
+			      CUDA function, do not block */
+	void *ctx;
+};
+
 /* What cuaudit offers a plugin. Each plugin gets its own copy, valid for the life of the
    process. */
 struct cuaudit_host {
@@ -158,6 +195,11 @@ struct cuaudit_host {
 	/* Since 1.1. CUAUDIT_IDS_HASH of the host's id table: equal to the plugin's when the
 	   CUAUDIT_ID_* constants it was compiled with mean the same functions here. */
 	uint64_t ids_hash;
+	/* Since 1.3. Receives completed GPU records (struct cuaudit_gpu_record). Only during
+	   cuaudit_plugin_init. Returns 0, -EINVAL (bad size or no fn), -EPERM (after init),
+	   -ENOTSUP (CUAUDIT_GPU_TIME is off: nothing would come) or -ENOSPC. A plugin built
+	   against an older cuaudit.h checks host->size before reading this field. */
+	int (*gpu_subscribe)(const struct cuaudit_gpu_subscription *sub);
 };
 
 /* What a plugin says about itself; CUAUDIT_PLUGIN_INFO defines it. cuaudit reads it before

@@ -67,6 +67,9 @@ struct cua_config {
 	/* performance: CUAUDIT_SUMMARY_SAMPLE, 0 for exact timing, else N: once a function's
 	   mean is known on a thread, a sub-microsecond function is timed 1 call in N. */
 	unsigned summary_sample;
+	/* CUAUDIT_GPU_TIME (issue 21): 0 off (the default), 1 every launch, copy, memset and
+	   graph launch, N: 1 of each thread's N such calls. */
+	unsigned gpu_time;
 	/* Output survival (issue 15): live snapshots, bounded outputs, capture range. */
 	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
 	uint64_t trace_max;          /* CUAUDIT_TRACE_MAX bytes of records; 0: no bound */
@@ -133,6 +136,8 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg);
 
 /* CUAUDIT_SUMMARY_SAMPLE: "0" (exact) or an integer N from 2 to 1000000. Returns 0 or -1. */
 int cua_config_parse_sample(const char *s, unsigned *out);
+/* CUAUDIT_GPU_TIME: off/0, on/1, or an integer N from 2 to 1000000 (1 call in N). */
+int cua_config_parse_gpu_time(const char *s, unsigned *out);
 
 /* CUAUDIT_FAULT: "ELF_NAME=ERROR@every:N|after:N|prob:P[,seed:S]" separated by ';'. ERROR is
    a result name of the function's layer (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation)

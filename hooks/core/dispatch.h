@@ -135,6 +135,9 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 		if (s->enter) {
 			p->user = &c->user[i];
 			p->t_enter_ns = 0;
+			/* A later enter callback sees an earlier one's skip (GPU timing records
+			   nothing for a call the memory limit or a fault skipped). */
+			p->skipped = !call_real;
 			if (s->enter(p, s->ctx) == CUAUDIT_SKIP_REAL)
 				call_real = 0;
 		}

@@ -32,6 +32,9 @@ void cua_process_init(void)
 		munmap(p, (size_t)sysconf(_SC_PAGESIZE));
 }
 
+int *(*cua_program_errno)(void);
+int (*cua_program_cxa_atexit)(void (*fn)(void *), void *arg, void *dso);
+
 uint64_t cua_process_id(void)
 {
 	uint64_t pid;

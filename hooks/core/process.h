@@ -6,6 +6,15 @@
 #include <stdint.h>
 #include "compiler.h"
 
+/* The program's __errno_location (its C library's, not the audit namespace's), set when
+   that library is opened; NULL before. Hooks that call the driver themselves restore the
+   program's errno through it. */
+extern int *(*cua_program_errno)(void);
+/* The program's __cxa_atexit: work registered through it runs at the program's exit, in
+   reverse order of registration, so before the CUDA runtime's own exit teardown when it is
+   registered after the runtime started. NULL before its C library is opened. */
+extern int (*cua_program_cxa_atexit)(void (*fn)(void *), void *arg, void *dso);
+
 /* Sets up the fork detector; from la_version. */
 void cua_process_init(void);
 /* This process's id in one load: the cache lives in a page the kernel wipes in a forked

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "mockstate.h"
+#include "mockgpu.h"
 
 #define EXPORT __attribute__((visibility("default")))
 #define MOCK_DRIVER_VERSION 13000
@@ -19,12 +20,6 @@
 /* Legacy 32-bit allocations get handles from here: distinct from any _v2 pointer. */
 #define MOCK_V1_BASE 0x10000000u
 
-struct CUctx_st {
-	int device;
-};
-struct CUstream_st {
-	int flags;
-};
 
 static int initialized;
 /* MOCK_DEVICE_COUNT=2 gives a second device, for per-device quotas. */
@@ -255,6 +250,7 @@ EXPORT CUresult cuMemcpyHtoD_v2(CUdeviceptr dst, const void *src, size_t n)
 {
 	COUNT();
 	NEED_INIT();
+	mock_gpu_work(NULL, 0, 5000000 + 100 * n, "memcpy");
 	return copy((void *)(uintptr_t)dst, src, n);
 }
 
@@ -269,6 +265,7 @@ EXPORT CUresult cuMemcpyDtoH_v2(void *dst, CUdeviceptr src, size_t n)
 {
 	COUNT();
 	NEED_INIT();
+	mock_gpu_work(NULL, 0, 5000000 + 100 * n, "memcpy");
 	return copy(dst, (const void *)(uintptr_t)src, n);
 }
 
@@ -292,25 +289,31 @@ static CUresult copy_async(const char *elf_name, void *dst, const void *src, siz
 
 EXPORT CUresult cuMemcpyHtoDAsync_v2(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
-	(void)s;
 	COUNT();
 	NEED_INIT();
+	/* Captured: a node of the stream's graph, nothing copied (tests/mock/libcuda_gpu.c). */
+	if (!mock_gpu_work(s, 0, 5000000 + 100 * n, "memcpy"))
+		return CUDA_SUCCESS;
 	return copy_async("bytes:cuMemcpyHtoDAsync_v2", (void *)(uintptr_t)dst, src, n);
 }
 
 EXPORT CUresult cuMemcpyHtoDAsync_v2_ptsz(CUdeviceptr dst, const void *src, size_t n, CUstream s)
 {
-	(void)s;
 	COUNT();
 	NEED_INIT();
+	/* Captured: a node of the stream's graph, nothing copied (tests/mock/libcuda_gpu.c). */
+	if (!mock_gpu_work(s, 1, 5000000 + 100 * n, "memcpy"))
+		return CUDA_SUCCESS;
 	return copy_async("bytes:cuMemcpyHtoDAsync_v2_ptsz", (void *)(uintptr_t)dst, src, n);
 }
 
 EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstream s)
 {
-	(void)s;
 	COUNT();
 	NEED_INIT();
+	/* Captured: a node of the stream's graph, nothing copied (tests/mock/libcuda_gpu.c). */
+	if (!mock_gpu_work(s, 0, 5000000 + 100 * n, "memcpy"))
+		return CUDA_SUCCESS;
 	return copy_async("bytes:cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n);
 }
 
@@ -332,7 +335,7 @@ EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
 
 	COUNT();
 	NEED_INIT();
-	s = malloc(sizeof(*s));
+	s = calloc(1, sizeof(*s));
 	if (!s)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	s->flags = (int)flags;
@@ -385,9 +388,14 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, u
 			       unsigned int bx, unsigned int by, unsigned int bz,
 			       unsigned int shmem, CUstream stream, void **params, void **extra)
 {
-	(void)shmem, (void)stream, (void)extra;
+	(void)shmem, (void)extra;
 	COUNT();
 	NEED_INIT();
+	if (!f)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* A grid of N blocks takes N milliseconds of mock GPU time. */
+	if (!mock_gpu_work(stream, 0, 1000000ull * gx * gy * gz, "kernel"))
+		return CUDA_SUCCESS;
 	return launch(f, gx, gy, gz, bx, by, bz, params);
 }
 
@@ -396,9 +404,13 @@ EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int 
 				    unsigned int bz, unsigned int shmem, CUstream stream,
 				    void **params, void **extra)
 {
-	(void)shmem, (void)stream, (void)extra;
+	(void)shmem, (void)extra;
 	COUNT();
 	NEED_INIT();
+	if (!f)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if (!mock_gpu_work(stream, 1, 1000000ull * gx * gy * gz, "kernel"))
+		return CUDA_SUCCESS;
 	return launch(f, gx, gy, gz, bx, by, bz, params);
 }
 

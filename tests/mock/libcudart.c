@@ -98,14 +98,37 @@ static cudaError_t ready(void)
 	return drv.status;
 }
 
+/* The runtime's last error, per thread, as the real one keeps it: set by a failing runtime
+   call, read and cleared by cudaGetLastError. */
+static __thread cudaError_t last_error;
+
 static cudaError_t from_cu(CUresult r)
 {
+	cudaError_t e;
+
 	switch (r) {
 	case CUDA_SUCCESS: return cudaSuccess;
-	case CUDA_ERROR_INVALID_VALUE: return cudaErrorInvalidValue;
-	case CUDA_ERROR_OUT_OF_MEMORY: return cudaErrorMemoryAllocation;
-	default: return cudaErrorUnknown;
+	case CUDA_ERROR_INVALID_VALUE: e = cudaErrorInvalidValue; break;
+	case CUDA_ERROR_OUT_OF_MEMORY: e = cudaErrorMemoryAllocation; break;
+	default: e = cudaErrorUnknown; break;
 	}
+	last_error = e;
+	return e;
+}
+
+EXPORT cudaError_t cudaGetLastError(void)
+{
+	cudaError_t e = last_error;
+
+	mock_count(__func__);
+	last_error = cudaSuccess;
+	return e;
+}
+
+EXPORT cudaError_t cudaPeekAtLastError(void)
+{
+	mock_count(__func__);
+	return last_error;
 }
 
 /* A copy loaded from a folder named copy2 reports devices from 10 up: a call that reaches

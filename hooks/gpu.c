@@ -1,0 +1,762 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/gpu.c: GPU timing (CUAUDIT_GPU_TIME): events recorded after each launch, copy, memset and graph launch, harvested without waiting. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <time.h>
+#include "finish.h"
+#include "config.h"
+#include "dispatch.h"
+#include "gpu.h"
+#include "cuaudit_roles.h"
+#include "index.h"
+#include "kernelnames.h"
+#include "log.h"
+#include "process.h"
+
+/* A context's pool: POOL records in flight at most, each with an end event and a start
+   event used only when the stream was idle (or sampling). 2 * POOL events per context. */
+#define POOL 512u
+#define STREAMS 256u /* streams remembered per context (open addressing) */
+#define CTXS 16u     /* contexts timed per process; more are counted as without a pool */
+#define HARVEST_EVERY 8u
+#define HARVEST_PER_CALL 32u
+/* A new anchor event every 50 ms keeps the GPU-to-host mapping within a few microseconds
+   of drift (a 50 ppm clock difference is 2.5 us over 50 ms). */
+#define ANCHOR_EVERY_NS (50ull * 1000 * 1000)
+
+const char *const cua_gpu_op_names[CUA_GPU_OPS] = {
+	"kernel", "HtoD", "DtoH", "DtoD", "peer", "HtoH", "copy", "memset", "graph",
+};
+const char *const cua_gpu_untimed_names[CUA_GPU_UNTIMED_KINDS] = {
+	"pool_full", "capturing", "no_context", "lost", "unfinished",
+};
+static const char graph_name[] = "(CUDA graph launch)";
+
+enum rec_state { R_FREE = 0, R_IN_CALL, R_RECORDED, R_VOID };
+enum { OP_ANCHOR = CUA_GPU_OPS };
+
+struct rec {
+	uint64_t seq;      /* position in the ring, from 1 */
+	uint64_t prev_seq; /* shared start: the end of this record on the same stream; 0: own */
+	uint64_t corr, tid, t_submit, t_call, t_after, bytes;
+	const char *name;
+	void *stream_key;
+	uint32_t id;
+	uint8_t op, state, sync;
+};
+
+struct stream_slot {
+	void *key;         /* NULL: empty */
+	uint64_t last_seq; /* its last record, if it may still be pending; 0 if none or unusable */
+	uint64_t done_seq, done_end_ns;
+};
+
+struct gctx {
+	void *ctx; /* CUcontext; NULL: free */
+	int ready; /* 1 set up, -1 failed (calls on it are counted without a context) */
+	unsigned device;
+	uint32_t lock;
+	CUstream priv; /* cuaudit's own stream, for anchors only */
+	uint64_t head, tail, ref_seq, ref_ns, last_anchor;
+	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
+	CUevent end[POOL], start[POOL];
+	struct rec ring[POOL];
+	struct stream_slot streams[STREAMS];
+};
+
+static struct {
+	unsigned sample;
+	int on;
+} cfg;
+
+static struct gctx *ctxs;           /* CTXS of them, mapped at the first timed call */
+static struct cua_gpu_totals *tot;  /* mapped with them */
+static uint64_t owner_pid;          /* the process the state belongs to */
+static uint32_t setup_lock, totals_lock;
+static int captures;                /* stream captures in progress (begin seen, end not yet) */
+static uint64_t covered[CUA_GPU_MAX_DEVICES];
+static struct {
+	cua_gpu_sink fn;
+	void *ctx;
+} sinks[CUA_GPU_MAX_SINKS];
+static unsigned nsinks;
+static uint64_t drain_registered_pid;
+static __thread uint64_t sample_tick __attribute__((tls_model("initial-exec")));
+
+/* ---------------------------------------------------------------- driver calls */
+
+/* cuaudit's own driver calls go to the real functions (never through a wrapper, so no hook
+   sees them) and leave the program's errno as it was: the driver writes the program's
+   errno, which is not the audit namespace's. */
+#define REAL(elf) ((__typeof__(&elf))cua_index_real(CUAUDIT_ID_##elf))
+
+static int *program_errno_slot(void)
+{
+	return cua_program_errno ? cua_program_errno() : NULL;
+}
+
+static void spin_lock(uint32_t *l)
+{
+	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
+		while (__atomic_load_n(l, __ATOMIC_RELAXED))
+			__builtin_ia32_pause();
+}
+
+static void spin_unlock(uint32_t *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static void *map_zeroed(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE,
+		       -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+/* ---------------------------------------------------------------- state */
+
+/* A forked child starts empty: its parent's events and records are not its own. The old
+   mappings are kept (the parent's memory, copied), never reused. */
+static int own_state(void)
+{
+	uint64_t pid = cua_process_id();
+
+	if (__atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) == pid && ctxs)
+		return 1;
+	spin_lock(&setup_lock);
+	if (owner_pid != pid || !ctxs) {
+		struct gctx *c = map_zeroed(CTXS * sizeof(*c));
+		struct cua_gpu_totals *t = map_zeroed(sizeof(*t));
+
+		if (!c || !t) {
+			spin_unlock(&setup_lock);
+			return 0;
+		}
+		t->sample = cfg.sample;
+		memset(covered, 0, sizeof(covered));
+		captures = 0;
+		tot = t;
+		__atomic_store_n(&ctxs, c, __ATOMIC_RELEASE);
+		__atomic_store_n(&owner_pid, pid, __ATOMIC_RELEASE);
+	}
+	spin_unlock(&setup_lock);
+	return 1;
+}
+
+/* In a forked child, the parent's locks may have been held at the fork: the child's state
+   is new (own_state), so they are never taken there. */
+static void count_untimed(unsigned why)
+{
+	spin_lock(&totals_lock);
+	tot->untimed[why]++;
+	spin_unlock(&totals_lock);
+}
+
+static void anchor(struct gctx *g, uint64_t now);
+
+static void drain_at_program_exit(void *arg)
+{
+	(void)arg;
+	cua_gpu_drain();
+}
+
+/* The drain must run while the driver and its contexts still exist: the module's own exit
+   work runs after the program's libraries are finalized (and the runtime has destroyed its
+   contexts). Registered with the program's C library after the first context is seen, so
+   it runs before the runtime's exit teardown, which registered earlier. */
+static void register_drain(void)
+{
+	uint64_t pid = cua_process_id();
+
+	if (drain_registered_pid != pid && cua_program_cxa_atexit) {
+		drain_registered_pid = pid;
+		cua_program_cxa_atexit(drain_at_program_exit, NULL, NULL);
+	}
+}
+
+static int setup(struct gctx *g, void *ctx)
+{
+	CUresult (*create)(CUevent *, unsigned) = REAL(cuEventCreate);
+	CUresult (*screate)(CUstream *, unsigned) = REAL(cuStreamCreate);
+	CUresult (*getdev)(CUdevice_v1 *) = REAL(cuCtxGetDevice);
+	CUdevice_v1 dev = 0;
+
+	if (!create || !screate || !REAL(cuEventRecord) || !REAL(cuEventQuery))
+		return -1;
+	if (getdev && getdev(&dev) == CUDA_SUCCESS && dev >= 0 && dev < CUA_GPU_MAX_DEVICES)
+		g->device = (unsigned)dev;
+	if (screate(&g->priv, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
+		return -1;
+	for (unsigned i = 0; i < POOL; i++)
+		if (create(&g->end[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
+		    create(&g->start[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
+			return -1;
+	g->ctx = ctx;
+	spin_lock(&totals_lock);
+	if (g->device + 1 > tot->ndevices)
+		tot->ndevices = g->device + 1;
+	spin_unlock(&totals_lock);
+	return 0;
+}
+
+/* The pool of the current context, set up at its first timed call; NULL without one. */
+static struct gctx *context(void)
+{
+	CUresult (*current)(CUcontext *) = REAL(cuCtxGetCurrent);
+	CUcontext ctx = NULL;
+	struct gctx *g = NULL;
+
+	if (!current || current(&ctx) != CUDA_SUCCESS || !ctx)
+		return NULL;
+	for (unsigned i = 0; i < CTXS; i++) {
+		void *c = __atomic_load_n(&ctxs[i].ctx, __ATOMIC_ACQUIRE);
+
+		if (c == (void *)ctx)
+			return ctxs[i].ready > 0 ? &ctxs[i] : NULL;
+	}
+	/* Not during a capture: a stream created while another thread captures in the global
+	   mode would end that capture. */
+	if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+		return NULL;
+	spin_lock(&setup_lock);
+	for (unsigned i = 0; i < CTXS && !g; i++) {
+		if (ctxs[i].ctx == (void *)ctx)
+			g = &ctxs[i];
+		else if (!ctxs[i].ctx) {
+			g = &ctxs[i];
+			g->ready = setup(g, ctx) == 0 ? 1 : -1;
+			if (g->ready > 0) {
+				anchor(g, cua_clock_ns());
+				register_drain();
+			}
+			__atomic_store_n(&g->ctx, (void *)ctx, __ATOMIC_RELEASE);
+		}
+	}
+	spin_unlock(&setup_lock);
+	return g && g->ready > 0 ? g : NULL;
+}
+
+/* The handle to record on, and a key naming the stream: the per-thread default stream is
+   one per thread. */
+static void *stream_key(void *stream, int flavour, CUstream *handle)
+{
+	uintptr_t s = (uintptr_t)stream;
+
+	if ((s == 0 && flavour == CUAUDIT_STREAM_PER_THREAD) || s == (uintptr_t)CU_STREAM_PER_THREAD) {
+		*handle = CU_STREAM_PER_THREAD;
+		return (void *)(uintptr_t)(cua_thread_id_fast() << 4 | 2);
+	}
+	if (s == 0 || s == (uintptr_t)CU_STREAM_LEGACY) {
+		*handle = CU_STREAM_LEGACY;
+		return (void *)(uintptr_t)1;
+	}
+	*handle = (CUstream)stream;
+	return stream;
+}
+
+static struct stream_slot *stream_of(struct gctx *g, void *key)
+{
+	uint64_t k = (uint64_t)(uintptr_t)key * 0x9e3779b97f4a7c15ull;
+
+	for (unsigned i = 0, h = (unsigned)(k >> 40) & (STREAMS - 1); i < STREAMS;
+	     i++, h = (h + 1) & (STREAMS - 1)) {
+		if (g->streams[h].key == key)
+			return &g->streams[h];
+		if (!g->streams[h].key) {
+			g->streams[h].key = key;
+			return &g->streams[h];
+		}
+	}
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- harvesting */
+
+static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_t end)
+{
+	struct cua_gpu_record out = {
+		.correlation_id = r->corr, .thread_id = r->tid, .call_ns = r->t_call,
+		.start_ns = start, .end_ns = end,
+		.bytes = r->bytes, .name = r->name, .stream = r->stream_key, .api_id = r->id,
+		.device = g->device, .op = (enum cua_gpu_op)r->op,
+	};
+	uint64_t d = end > start ? end - start : 0;
+	uint64_t *cov = &covered[g->device];
+
+	spin_lock(&totals_lock);
+	tot->timed++;
+	if (r->op == CUA_GPU_KERNEL || r->op == CUA_GPU_GRAPH) {
+		const char *name = r->op == CUA_GPU_GRAPH ? graph_name : r->name ? r->name : "(unknown)";
+		unsigned i;
+
+		for (i = 0; i < tot->nkernels && strcmp(tot->kernels[i].name, name) != 0; i++)
+			;
+		if (i == tot->nkernels && i < CUA_GPU_MAX_KERNELS)
+			tot->kernels[tot->nkernels++].name = name;
+		if (i < CUA_GPU_MAX_KERNELS)
+			cua_stats_add(&tot->kernels[i].time, d, 0, CUAUDIT_BIND_COUNT);
+	} else {
+		cua_stats_add(&tot->mem_time[r->op], d, 0, CUAUDIT_BIND_COUNT);
+		cua_stats_add(&tot->mem_size[r->op], r->bytes, 0, CUAUDIT_BIND_COUNT);
+	}
+	/* Busy time: the union of intervals, in the order they are harvested. */
+	if (start >= *cov)
+		tot->busy_ns[g->device] += d;
+	else if (end > *cov)
+		tot->busy_ns[g->device] += end - *cov;
+	if (end > *cov)
+		*cov = end;
+	for (unsigned i = 0; i < nsinks; i++)
+		sinks[i].fn(&out, sinks[i].ctx);
+	spin_unlock(&totals_lock);
+}
+
+static uint64_t at(uint64_t base, float ms)
+{
+	double ns = (double)ms * 1e6;
+
+	return ns < 0 && (double)base < -ns ? 0 : (uint64_t)((double)base + ns);
+}
+
+/* The host-clock time of event ev, from the last harvested event. */
+static int time_of(struct gctx *g, CUevent ev, uint64_t *ns)
+{
+	CUresult (*elapsed)(float *, CUevent, CUevent) = REAL(cuEventElapsedTime_v2);
+	float ms = 0;
+
+	if (!elapsed)
+		elapsed = REAL(cuEventElapsedTime);
+	if (!elapsed || elapsed(&ms, g->end[g->ref_seq % POOL], ev) != CUDA_SUCCESS)
+		return -1;
+	*ns = at(g->ref_ns, ms);
+	return 0;
+}
+
+/* One record at the tail: 1 harvested (or dropped), 0 not done yet. Lock held. */
+static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
+{
+	struct rec *r = &g->ring[g->tail % POOL];
+	unsigned slot = (unsigned)(g->tail % POOL);
+	uint64_t start = 0, end = 0;
+	struct stream_slot *s;
+	CUresult q;
+
+	if (r->seq != g->tail || r->state == R_IN_CALL)
+		return 0;
+	if (r->state == R_VOID) {
+		r->state = R_FREE;
+		g->tail++;
+		return 1;
+	}
+	q = query(g->end[slot]);
+	if (q == CUDA_ERROR_NOT_READY)
+		return 0;
+	if (q != CUDA_SUCCESS || (r->op != OP_ANCHOR && time_of(g, g->end[slot], &end) != 0)) {
+		if (r->op != OP_ANCHOR)
+			count_untimed(CUA_GPU_LOST);
+		r->state = R_FREE;
+		g->tail++;
+		return 1;
+	}
+	if (r->op == OP_ANCHOR) {
+		end = r->t_submit;
+	} else {
+		if (!r->prev_seq) {
+			if (time_of(g, g->start[slot], &start) != 0)
+				start = 0;
+		} else {
+			s = stream_of(g, r->stream_key);
+			start = s && s->done_seq == r->prev_seq ? s->done_end_ns : 0;
+		}
+		/* The work cannot start before the program submitted it: on an idle stream a start
+		   event (or the previous end) came earlier, by the launch's own host time. An
+		   asynchronous call has submitted its work when it returns; a synchronous one
+		   only when it began. */
+		if (start < (r->sync ? r->t_submit : r->t_after))
+			start = r->sync ? r->t_submit : r->t_after;
+		if (start > end)
+			start = end;
+	}
+	g->ref_seq = g->tail;
+	g->ref_ns = end;
+	if (r->op != OP_ANCHOR) {
+		s = stream_of(g, r->stream_key);
+		if (s) {
+			s->done_seq = r->seq;
+			s->done_end_ns = end;
+		}
+		deliver(g, r, start, end);
+	}
+	r->state = R_FREE;
+	g->tail++;
+	return 1;
+}
+
+/* Harvests up to max completed records in order; never waits. Lock held. */
+static void harvest(struct gctx *g, unsigned max)
+{
+	CUresult (*query)(CUevent) = REAL(cuEventQuery);
+
+	/* An event query while a stream captures in the global mode may end that capture. */
+	if (!query || __atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+		return;
+	for (unsigned i = 0; i < max && g->tail < g->head; i++)
+		if (!harvest_one(g, query))
+			break;
+}
+
+/* A free slot, or 0 when the pool is full; the reference event's slot stays in use. */
+static uint64_t take_slot(struct gctx *g)
+{
+	uint64_t seq;
+
+	if (g->head - (g->ref_seq ? g->ref_seq : 1) + 1 >= POOL)
+		return 0;
+	seq = g->head++;
+	g->ring[seq % POOL] = (struct rec){ .seq = seq, .state = R_IN_CALL };
+	return seq;
+}
+
+/* An event on cuaudit's own stream, read as "now" on the host clock when it completes.
+   Lock held, or the context not yet published. */
+static void anchor(struct gctx *g, uint64_t now)
+{
+	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
+	uint64_t seq;
+	struct rec *r;
+
+	if (!g->head)
+		g->head = g->tail = 1;
+	seq = take_slot(g);
+	if (!seq)
+		return;
+	r = &g->ring[seq % POOL];
+	r->op = OP_ANCHOR;
+	r->t_submit = now;
+	r->state = record(g->end[seq % POOL], g->priv) == CUDA_SUCCESS ? R_RECORDED : R_VOID;
+	if (r->state == R_RECORDED) {
+		r->t_submit = (now + cua_clock_ns()) / 2;
+		g->last_anchor = now;
+	}
+}
+
+/* ---------------------------------------------------------------- the calls */
+
+/* What the enter callback leaves for the exit callback in call->user: the context's index
+   + 1 in the top byte and the sequence number below, or an untimed reason. */
+#define USER_UNTIMED (1ull << 63)
+#define USER_CTX_SHIFT 48
+
+struct what {
+	enum cua_gpu_op op;
+	uint64_t bytes;
+	void *stream;
+	int flavour;
+	/* The work may have started before the call returned: a synchronous copy or memset,
+	   and any copy (an "async" copy from pageable memory is staged, and may run, inside the
+	   call). Its start is bounded by the call's beginning instead of its end. */
+	int sync;
+};
+
+static int classify(const struct cuaudit_call *c, struct what *w)
+{
+	struct cuaudit_launch l = { .size = sizeof(l) };
+	struct cuaudit_copy cp = { .size = sizeof(cp) };
+	struct cuaudit_memset m = { .size = sizeof(m) };
+	static const enum cua_gpu_op kinds[] = {
+		[CUAUDIT_COPY_HTOD] = CUA_GPU_HTOD, [CUAUDIT_COPY_DTOH] = CUA_GPU_DTOH,
+		[CUAUDIT_COPY_DTOD] = CUA_GPU_DTOD, [CUAUDIT_COPY_HTOH] = CUA_GPU_HTOH,
+		[CUAUDIT_COPY_PEER] = CUA_GPU_PEER, [CUAUDIT_COPY_DEFAULT] = CUA_GPU_COPY,
+		[CUAUDIT_COPY_UNKNOWN] = CUA_GPU_COPY,
+	};
+
+	switch (cuaudit_role_of(c->id)) {
+	case CUAUDIT_ROLE_LAUNCH:
+		if (cuaudit_call_launch(c, &l) != 0)
+			return -1;
+		*w = (struct what){ CUA_GPU_KERNEL, 0, l.stream, l.stream_flavour, 0 };
+		return 0;
+	case CUAUDIT_ROLE_COPY:
+		if (cuaudit_call_copy(c, &cp) != 0)
+			return -1;
+		*w = (struct what){ cp.kind >= 0 && cp.kind <= CUAUDIT_COPY_UNKNOWN ? kinds[cp.kind]
+									 : CUA_GPU_COPY,
+				    cp.bytes, cp.stream, cp.stream_flavour, 1 };
+		return 0;
+	case CUAUDIT_ROLE_MEMSET:
+		if (cuaudit_call_memset(c, &m) != 0)
+			return -1;
+		*w = (struct what){ CUA_GPU_MEMSET, m.bytes, m.stream, m.stream_flavour, !m.async };
+		return 0;
+	case CUAUDIT_ROLE_GRAPH_LAUNCH:
+		w->op = CUA_GPU_GRAPH;
+		w->bytes = 0;
+		w->sync = 0;
+		return cuaudit_call_stream(c, &w->stream, &w->flavour);
+	default:
+		return -1;
+	}
+}
+
+static int capturing(void *stream, int flavour)
+{
+	CUresult (*is)(CUstream, CUstreamCaptureStatus *) = REAL(cuStreamIsCapturing);
+	CUresult (*is_pt)(CUstream, CUstreamCaptureStatus *) = REAL(cuStreamIsCapturing_ptsz);
+	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
+	CUresult r;
+
+	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+		return 0;
+	/* Asked of the same stream the call names, in the call's own flavour. */
+	if (flavour == CUAUDIT_STREAM_PER_THREAD && is_pt)
+		r = is_pt((CUstream)stream, &st);
+	else if (is)
+		r = is((CUstream)stream, &st);
+	else
+		return 1;
+	return r != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+static int gpu_enter(struct cuaudit_call *c, void *ctx)
+{
+	enum cuaudit_role role = cuaudit_role_of(c->id);
+	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
+	int *err = program_errno_slot(), saved = err ? *err : 0;
+	struct stream_slot *s;
+	struct what w;
+	struct gctx *g;
+	CUstream handle;
+	uint64_t seq, now;
+	int own;
+
+	(void)ctx;
+	/* Only the call the program made: a runtime call's own driver calls are inside it. A
+	   call an earlier hook skipped (a fault, the memory limit) puts nothing on the GPU. */
+	if (c->depth || c->skipped || role == CUAUDIT_ROLE_CAPTURE_BEGIN ||
+	    role == CUAUDIT_ROLE_CAPTURE_END || !own_state())
+		return CUAUDIT_CALL_REAL;
+	if (cfg.sample > 1 && ++sample_tick % cfg.sample)
+		return CUAUDIT_CALL_REAL;
+	if (classify(c, &w) != 0)
+		return CUAUDIT_CALL_REAL;
+	if (capturing(w.stream, w.flavour)) {
+		*c->user = USER_UNTIMED | CUA_GPU_CAPTURING;
+		goto out;
+	}
+	g = context();
+	if (!g) {
+		*c->user = USER_UNTIMED | CUA_GPU_NO_CONTEXT;
+		goto out;
+	}
+	now = cua_clock_ns();
+	spin_lock(&g->lock);
+	if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
+		harvest(g, HARVEST_PER_CALL);
+	if (now - g->last_anchor > ANCHOR_EVERY_NS && !__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+		anchor(g, now);
+	s = stream_of(g, stream_key(w.stream, w.flavour, &handle));
+	seq = s ? take_slot(g) : 0;
+	if (!seq) {
+		/* Untimed work goes on the stream: the next record cannot start where the last
+		   timed one ended. */
+		if (s)
+			s->last_seq = 0;
+		spin_unlock(&g->lock);
+		*c->user = USER_UNTIMED | CUA_GPU_POOL_FULL;
+		goto out;
+	}
+	/* Shared start: the stream's previous work was timed by cuaudit, so this work starts
+	   where that one's end event says, or when the program submitted it if the stream had
+	   gone idle by then: one event per call. A start event of its own only where the
+	   stream's previous work is unknown (its first timed call, untimed work since, or
+	   sampling): it then says when the earlier work ended. */
+	own = cfg.sample > 1 || !s->last_seq;
+	g->ring[seq % POOL].prev_seq = own ? 0 : s->last_seq;
+	g->ring[seq % POOL].stream_key = s->key;
+	g->ring[seq % POOL].op = (uint8_t)w.op;
+	g->ring[seq % POOL].bytes = w.bytes;
+	g->ring[seq % POOL].t_submit = now;
+	g->ring[seq % POOL].sync = w.sync;
+	s->last_seq = seq;
+	spin_unlock(&g->lock);
+	if (own && record(g->start[seq % POOL], handle) != CUDA_SUCCESS) {
+		/* Unstarted: made void at exit. */
+		g->ring[seq % POOL].prev_seq = UINT64_MAX;
+	}
+	*c->user = (uint64_t)(g - ctxs + 1) << USER_CTX_SHIFT | seq;
+out:
+	if (err)
+		*err = saved;
+	return CUAUDIT_CALL_REAL;
+}
+
+static void capture_edge(const struct cuaudit_call *c, enum cuaudit_role role)
+{
+	if (c->depth || c->skipped || !own_state())
+		return;
+	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN && cua_table_succeeded(c))
+		__atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
+	else if (role == CUAUDIT_ROLE_CAPTURE_END) {
+		int n = __atomic_load_n(&captures, __ATOMIC_ACQUIRE);
+
+		while (n > 0 && !__atomic_compare_exchange_n(&captures, &n, n - 1, 0, __ATOMIC_ACQ_REL,
+							      __ATOMIC_ACQUIRE))
+			;
+	}
+}
+
+static void gpu_exit(const struct cuaudit_call *c, void *ctx)
+{
+	enum cuaudit_role role = cuaudit_role_of(c->id);
+	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
+	uint64_t u = *c->user, seq;
+	int *err = program_errno_slot(), saved = err ? *err : 0;
+	struct stream_slot *s;
+	struct what w;
+	struct gctx *g;
+	struct rec *r;
+	CUstream handle;
+	int ok;
+
+	(void)ctx;
+	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN || role == CUAUDIT_ROLE_CAPTURE_END) {
+		capture_edge(c, role);
+		return;
+	}
+	if (!u || !own_state())
+		return;
+	if (u & USER_UNTIMED) {
+		if (cua_table_succeeded(c))
+			count_untimed((unsigned)(u & 0xff));
+		return;
+	}
+	g = &ctxs[(u >> USER_CTX_SHIFT) - 1];
+	seq = u & ((1ull << USER_CTX_SHIFT) - 1);
+	r = &g->ring[seq % POOL];
+	r->t_after = cua_clock_ns();
+	ok = cua_table_succeeded(c) && r->prev_seq != UINT64_MAX && classify(c, &w) == 0;
+	if (ok) {
+		stream_key(w.stream, w.flavour, &handle);
+		ok = record(g->end[seq % POOL], handle) == CUDA_SUCCESS;
+	}
+	spin_lock(&g->lock);
+	if (ok) {
+		r->corr = c->correlation_id;
+		r->tid = c->thread_id;
+		r->id = c->id;
+		/* Inside the call's slice on the trace, for the flow arrow's start. */
+		r->t_call = c->t_exit_ns ? c->t_enter_ns + (c->t_exit_ns - c->t_enter_ns) / 2
+					 : r->t_submit;
+		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
+	} else {
+		/* Nothing ran: the next call on the stream must not start where this one ends. */
+		s = stream_of(g, r->stream_key);
+		if (s && s->last_seq == seq)
+			s->last_seq = 0;
+	}
+	__atomic_store_n(&r->state, ok ? R_RECORDED : R_VOID, __ATOMIC_RELEASE);
+	spin_unlock(&g->lock);
+	if (err)
+		*err = saved;
+}
+
+/* ---------------------------------------------------------------- exit */
+
+void cua_gpu_drain(void)
+{
+	uint64_t deadline = cua_clock_ns() + CUA_GPU_DRAIN_NS;
+	int *err = program_errno_slot(), saved = err ? *err : 0;
+	struct timespec nap = { 0, 100 * 1000 };
+	int pending;
+
+	if (!cfg.on || !ctxs || __atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) != cua_process_id())
+		return;
+	do {
+		pending = 0;
+		for (unsigned i = 0; i < CTXS; i++) {
+			struct gctx *g = &ctxs[i];
+
+			if (g->ready <= 0)
+				continue;
+			spin_lock(&g->lock);
+			harvest(g, POOL);
+			/* A capture left open counts every record unfinished: no query is safe. */
+			pending |= g->tail < g->head;
+			spin_unlock(&g->lock);
+		}
+		if (pending && cua_clock_ns() < deadline)
+			nanosleep(&nap, NULL);
+	} while (pending && cua_clock_ns() < deadline);
+	for (unsigned i = 0; i < CTXS; i++) {
+		struct gctx *g = &ctxs[i];
+
+		if (g->ready <= 0)
+			continue;
+		spin_lock(&g->lock);
+		for (; g->tail < g->head; g->tail++) {
+			struct rec *r = &g->ring[g->tail % POOL];
+
+			if (r->state == R_RECORDED && r->op != OP_ANCHOR)
+				count_untimed(CUA_GPU_UNFINISHED);
+			r->state = R_FREE;
+		}
+		spin_unlock(&g->lock);
+	}
+	if (err)
+		*err = saved;
+}
+
+static void gpu_finish(void)
+{
+	cua_gpu_drain();
+}
+
+const struct cua_gpu_totals *cua_gpu_totals(void)
+{
+	if (!cfg.on || !tot || __atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) != cua_process_id())
+		return NULL;
+	return tot;
+}
+
+int cua_gpu_on(void)
+{
+	return cfg.on;
+}
+
+int cua_gpu_add_sink(cua_gpu_sink fn, void *ctx)
+{
+	if (nsinks >= sizeof(sinks) / sizeof(sinks[0]))
+		return -ENOSPC;
+	sinks[nsinks].fn = fn;
+	sinks[nsinks++].ctx = ctx;
+	return 0;
+}
+
+static unsigned ids[CUAUDIT_ID_COUNT];
+
+int cua_gpu_init(const struct cua_config *all)
+{
+	unsigned n = 0;
+
+	if (!all->gpu_time)
+		return 0;
+	cfg.sample = all->gpu_time;
+	cfg.on = 1;
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		enum cuaudit_role r = cuaudit_role_of(id);
+
+		if (r == CUAUDIT_ROLE_LAUNCH || r == CUAUDIT_ROLE_COPY || r == CUAUDIT_ROLE_MEMSET ||
+		    r == CUAUDIT_ROLE_GRAPH_LAUNCH || r == CUAUDIT_ROLE_CAPTURE_BEGIN ||
+		    r == CUAUDIT_ROLE_CAPTURE_END)
+			ids[n++] = id;
+	}
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = gpu_enter, .exit = gpu_exit, .ids = ids,
+		     .nids = n);
+	cua_finish_add(gpu_finish, NULL, CUA_FINISH_AT_EXEC);
+	return cua_dispatch_subscribe(&sub);
+}

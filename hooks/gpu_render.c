@@ -1,0 +1,273 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/gpu_render.c: the summary's GPU tables (kernels as nsys cuda_gpu_kern_sum, memory time and size as cuda_gpu_mem_time_sum and cuda_gpu_mem_size_sum), in text and JSON. */
+#include <string.h>
+#include <sys/mman.h>
+#include "gpu.h"
+#include "gpu_render.h"
+#include "writer.h"
+
+static void put_col(struct cua_buf *b, uint64_t v, unsigned width)
+{
+	char tmp[24];
+	size_t n = cua_fmt_u64(tmp, v);
+
+	for (size_t i = n; i < width; i++)
+		cua_buf_char(b, ' ');
+	cua_buf_mem(b, tmp, n);
+}
+
+/* part/whole in hundredths of a percent, right-aligned as 12.34. */
+static void put_share(struct cua_buf *b, uint64_t part, uint64_t whole, unsigned width)
+{
+	uint64_t bp = whole ? (part * 10000 + whole / 2) / whole : 0;
+	char tmp[32];
+	struct cua_buf t = CUA_BUF(tmp);
+
+	cua_buf_u64(&t, bp / 100);
+	cua_buf_char(&t, '.');
+	cua_buf_u64_pad(&t, bp % 100, 2);
+	for (size_t i = t.len; i < width; i++)
+		cua_buf_char(b, ' ');
+	cua_buf_mem(b, tmp, t.len);
+}
+
+/* Bytes as megabytes (10^6, as nsys) with three decimals. */
+static void put_mb(struct cua_buf *b, uint64_t bytes, unsigned width)
+{
+	uint64_t kb = (bytes + 500) / 1000;
+	char tmp[32];
+	struct cua_buf t = CUA_BUF(tmp);
+
+	cua_buf_u64(&t, kb / 1000);
+	cua_buf_char(&t, '.');
+	cua_buf_u64_pad(&t, kb % 1000, 3);
+	for (size_t i = t.len; i < width; i++)
+		cua_buf_char(b, ' ');
+	cua_buf_mem(b, tmp, t.len);
+}
+
+static void put_json_u64(struct cua_buf *b, const char *key, uint64_t v)
+{
+	cua_buf_str(b, ",\"");
+	cua_buf_str(b, key);
+	cua_buf_str(b, "\":");
+	cua_buf_u64(b, v);
+}
+
+static void put_json_stat(struct cua_buf *b, const struct cua_stat *s, const char *unit)
+{
+	char key[32];
+	static const char *const names[] = { "total", "avg", "median", "min", "max", "stddev" };
+	uint64_t v[6] = { s->total_ns, s->timed ? s->total_ns / s->timed : 0,
+			  cua_stats_percentile(s, 500), s->min_ns, s->max_ns, cua_stats_stddev(s) };
+
+	for (unsigned i = 0; i < 6; i++) {
+		size_t n = strlen(names[i]);
+
+		memcpy(key, names[i], n);
+		memcpy(key + n, unit, strlen(unit) + 1);
+		put_json_u64(b, key, v[i]);
+	}
+}
+
+static const struct cua_gpu_kernel **sorted_kernels(const struct cua_gpu_totals *t)
+{
+	const struct cua_gpu_kernel **rows;
+	size_t size = (t->nkernels + 1) * sizeof(*rows);
+
+	rows = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (rows == MAP_FAILED)
+		return NULL;
+	for (unsigned i = 0; i < t->nkernels; i++) {
+		unsigned j = i;
+
+		/* Insertion sort by total time, then name: at most a few thousand rows, once. */
+		while (j > 0 && (rows[j - 1]->time.total_ns < t->kernels[i].time.total_ns ||
+				 (rows[j - 1]->time.total_ns == t->kernels[i].time.total_ns &&
+				  strcmp(rows[j - 1]->name, t->kernels[i].name) > 0))) {
+			rows[j] = rows[j - 1];
+			j--;
+		}
+		rows[j] = &t->kernels[i];
+	}
+	return rows;
+}
+
+static uint64_t kernels_total(const struct cua_gpu_totals *t)
+{
+	uint64_t sum = 0;
+
+	for (unsigned i = 0; i < t->nkernels; i++)
+		sum += t->kernels[i].time.total_ns;
+	return sum;
+}
+
+static void write_text_untimed(struct cua_writer *w, const struct cua_gpu_totals *t)
+{
+	struct cua_buf *b = cua_writer_room(w, 512);
+
+	cua_buf_str(b, "\ncuaudit summary: GPU work timed ");
+	cua_buf_u64(b, t->timed);
+	if (t->sample > 1) {
+		cua_buf_str(b, " (1 call in ");
+		cua_buf_u64(b, t->sample);
+		cua_buf_str(b, " sampled)");
+	}
+	for (unsigned i = 0; i < CUA_GPU_UNTIMED_KINDS; i++) {
+		if (!t->untimed[i])
+			continue;
+		cua_buf_str(b, ", untimed ");
+		cua_buf_str(b, cua_gpu_untimed_names[i]);
+		cua_buf_char(b, ' ');
+		cua_buf_u64(b, t->untimed[i]);
+	}
+	cua_buf_char(b, '\n');
+	for (unsigned d = 0; d < t->ndevices; d++) {
+		cua_buf_str(b, "  device ");
+		cua_buf_u64(b, d);
+		cua_buf_str(b, " busy_ns ");
+		cua_buf_u64(b, t->busy_ns[d]);
+		cua_buf_char(b, '\n');
+	}
+}
+
+void cua_gpu_write_text(struct cua_writer *w)
+{
+	const struct cua_gpu_totals *t = cua_gpu_totals();
+	const struct cua_gpu_kernel **rows;
+	uint64_t total, mem_total = 0;
+	struct cua_buf *b;
+
+	if (!t)
+		return;
+	write_text_untimed(w, t);
+	total = kernels_total(t);
+	rows = t->nkernels ? sorted_kernels(t) : NULL;
+	if (rows) {
+		b = cua_writer_room(w, 256);
+		cua_buf_str(b, "\ncuaudit summary: GPU kernels (cuda_gpu_kern_sum)\n"
+			       "  time%      total_ns  instances     avg_ns  median_ns     min_ns"
+			       "      max_ns  stddev_ns  name\n");
+		for (unsigned i = 0; i < t->nkernels; i++) {
+			const struct cua_stat *s = &rows[i]->time;
+
+			b = cua_writer_room(w, strlen(rows[i]->name) + 160);
+			put_share(b, s->total_ns, total, 7);
+			put_col(b, s->total_ns, 14);
+			put_col(b, s->timed, 11);
+			put_col(b, s->timed ? s->total_ns / s->timed : 0, 11);
+			put_col(b, cua_stats_percentile(s, 500), 11);
+			put_col(b, s->min_ns, 11);
+			put_col(b, s->max_ns, 12);
+			put_col(b, cua_stats_stddev(s), 11);
+			cua_buf_str(b, "  ");
+			cua_buf_str(b, rows[i]->name);
+			cua_buf_char(b, '\n');
+		}
+		munmap(rows, (t->nkernels + 1) * sizeof(*rows));
+	}
+	for (unsigned op = 1; op < CUA_GPU_OPS; op++)
+		if (op != CUA_GPU_GRAPH)
+			mem_total += t->mem_time[op].total_ns;
+	if (!mem_total && !t->mem_time[CUA_GPU_MEMSET].timed && !t->mem_time[CUA_GPU_HTOD].timed &&
+	    !t->mem_time[CUA_GPU_DTOH].timed)
+		return;
+	b = cua_writer_room(w, 256);
+	cua_buf_str(b, "\ncuaudit summary: GPU memory operations by time (cuda_gpu_mem_time_sum)\n"
+		       "  time%      total_ns      count     avg_ns  median_ns     min_ns"
+		       "      max_ns  stddev_ns  operation\n");
+	for (unsigned op = 1; op < CUA_GPU_OPS; op++) {
+		const struct cua_stat *s = &t->mem_time[op];
+
+		if (op == CUA_GPU_GRAPH || !s->timed)
+			continue;
+		b = cua_writer_room(w, 192);
+		put_share(b, s->total_ns, mem_total, 7);
+		put_col(b, s->total_ns, 14);
+		put_col(b, s->timed, 11);
+		put_col(b, s->total_ns / s->timed, 11);
+		put_col(b, cua_stats_percentile(s, 500), 11);
+		put_col(b, s->min_ns, 11);
+		put_col(b, s->max_ns, 12);
+		put_col(b, cua_stats_stddev(s), 11);
+		cua_buf_str(b, "  ");
+		cua_buf_str(b, cua_gpu_op_names[op]);
+		cua_buf_char(b, '\n');
+	}
+	b = cua_writer_room(w, 256);
+	cua_buf_str(b, "\ncuaudit summary: GPU memory operations by size (cuda_gpu_mem_size_sum)\n"
+		       "  total_MB      count   avg_MB  median_MB   min_MB   max_MB  stddev_MB"
+		       "  operation\n");
+	for (unsigned op = 1; op < CUA_GPU_OPS; op++) {
+		const struct cua_stat *s = &t->mem_size[op];
+
+		if (op == CUA_GPU_GRAPH || !s->timed)
+			continue;
+		b = cua_writer_room(w, 192);
+		put_mb(b, s->total_ns, 10);
+		put_col(b, s->timed, 11);
+		put_mb(b, s->total_ns / s->timed, 9);
+		put_mb(b, cua_stats_percentile(s, 500), 11);
+		put_mb(b, s->min_ns, 9);
+		put_mb(b, s->max_ns, 9);
+		put_mb(b, cua_stats_stddev(s), 11);
+		cua_buf_str(b, "  ");
+		cua_buf_str(b, cua_gpu_op_names[op]);
+		cua_buf_char(b, '\n');
+	}
+}
+
+void cua_gpu_write_json(struct cua_writer *w)
+{
+	const struct cua_gpu_totals *t = cua_gpu_totals();
+	struct cua_buf *b;
+	int first = 1;
+
+	if (!t)
+		return;
+	b = cua_writer_room(w, 512);
+	cua_buf_str(b, ",\"gpu\":{\"sample\":");
+	cua_buf_u64(b, t->sample);
+	put_json_u64(b, "timed", t->timed);
+	cua_buf_str(b, ",\"untimed\":{");
+	for (unsigned i = 0; i < CUA_GPU_UNTIMED_KINDS; i++) {
+		cua_buf_str(b, i ? ",\"" : "\"");
+		cua_buf_str(b, cua_gpu_untimed_names[i]);
+		cua_buf_str(b, "\":");
+		cua_buf_u64(b, t->untimed[i]);
+	}
+	cua_buf_str(b, "},\"devices\":[");
+	for (unsigned d = 0; d < t->ndevices; d++) {
+		b = cua_writer_room(w, 64);
+		cua_buf_str(b, d ? ",{\"device\":" : "{\"device\":");
+		cua_buf_u64(b, d);
+		put_json_u64(b, "busy_ns", t->busy_ns[d]);
+		cua_buf_char(b, '}');
+	}
+	cua_buf_str(cua_writer_room(w, 32), "],\"kernels\":[");
+	for (unsigned i = 0; i < t->nkernels; i++) {
+		const struct cua_stat *s = &t->kernels[i].time;
+
+		b = cua_writer_room(w, strlen(t->kernels[i].name) * 6 + 256);
+		cua_buf_str(b, i ? ",\n  {\"name\":" : "\n  {\"name\":");
+		cua_buf_json_string(b, t->kernels[i].name);
+		put_json_u64(b, "instances", s->timed);
+		put_json_stat(b, s, "_ns");
+		cua_buf_char(b, '}');
+	}
+	cua_buf_str(cua_writer_room(w, 32), "],\"memory\":[");
+	for (unsigned op = 1; op < CUA_GPU_OPS; op++) {
+		if (op == CUA_GPU_GRAPH || !t->mem_time[op].timed)
+			continue;
+		b = cua_writer_room(w, 512);
+		cua_buf_str(b, first ? "\n  {\"operation\":\"" : ",\n  {\"operation\":\"");
+		first = 0;
+		cua_buf_str(b, cua_gpu_op_names[op]);
+		cua_buf_char(b, '"');
+		put_json_u64(b, "count", t->mem_time[op].timed);
+		put_json_stat(b, &t->mem_time[op], "_ns");
+		put_json_stat(b, &t->mem_size[op], "_bytes");
+		cua_buf_char(b, '}');
+	}
+	cua_buf_str(cua_writer_room(w, 8), "]}");
+}

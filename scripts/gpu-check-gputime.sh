@@ -1,0 +1,143 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/gpu-check-gputime.sh: on a GPU machine, checks CUAUDIT_GPU_TIME against CUPTI's activity records (PyTorch loop, CuPy, cuBLAS), shows a captured graph unchanged, and measures the per-launch host cost side by side.
+# Usage: scripts/gpu-check-gputime.sh   (no arguments; needs nvcc, CUPTI, python3 with torch and cupy)
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${GPU_BUILD_DIR:-$ROOT/build-gpu}
+R=$B/gputime
+rm -rf "$R"
+mkdir -p "$B/gpu" "$R"
+AUDIT=$B/libcuaudit.so
+passed=0 failed=0 rows=()
+ok() { passed=$((passed + 1)); rows+=("PASS  $*"); }
+bad() { failed=$((failed + 1)); rows+=("FAIL  $*"); }
+
+CUDA_HOME=${CUDA_HOME:-$(dirname "$(dirname "$(command -v nvcc)")")}
+CUPTI=${CUPTI_HOME:-$CUDA_HOME/extras/CUPTI}
+# Some toolkits put CUPTI beside the rest (include/, lib64/) instead of under extras/.
+[ -f "$CUPTI/include/cupti_activity.h" ] || CUPTI=$CUDA_HOME
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  nvidia-smi --query-gpu=name,driver_version --format=csv,noheader 2>&1 | head -1 | sed 's/^/gpu, driver: /'
+  echo "nvcc: $(nvcc --version | tail -2 | head -1)"
+  echo "python: $(python3 -c 'import sys, torch, cupy; print(sys.version.split()[0], "torch", torch.__version__, "cupy", cupy.__version__)' 2>&1 | tail -1)"
+} | tee "$R/versions.txt"
+
+# ---------------------------------------------------------------- build
+if [ ! -f "$AUDIT" ] || [ "$ROOT/hooks/gpu.c" -nt "$AUDIT" ]; then
+  cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90 >"$R/build.log" 2>&1 &&
+    cmake --build "$B" -j"$(nproc)" >>"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
+fi
+# The newest record structs of this CUPTI (their names carry a version number).
+newest() { grep -oE "\}[[:space:]]*$1[0-9]+;" "$CUPTI/include/cupti_activity.h" | grep -oE "$1[0-9]+" | sort -V | tail -1; }
+KT=$(newest CUpti_ActivityKernel) MT=$(newest CUpti_ActivityMemcpy) ST=$(newest CUpti_ActivityMemset)
+echo "CUPTI records: $KT $MT $ST" | tee -a "$R/versions.txt"
+gcc -O2 -shared -fPIC -o "$B/gpu/cupti_activity.so" "$ROOT/bench/cupti_activity.c" -I"$CUPTI/include" \
+  -I"$CUDA_HOME/include" -DKERNEL_T="$KT" -DMEMCPY_T="$MT" -DMEMSET_T="$ST" -L"$CUPTI/lib64" \
+  -Wl,-rpath,"$CUPTI/lib64" -lcupti >>"$R/build.log" 2>&1 &&
+  nvcc -cudart shared -o "$B/gpu/cublas_gemm_shared" "$ROOT/tests/gpu/cublas_gemm.cu" -lcublas >>"$R/build.log" 2>&1 &&
+  nvcc -cudart shared -o "$B/gpu/graph_nodes" "$ROOT/tests/gpu/graph_nodes.cu" >>"$R/build.log" 2>&1 &&
+  nvcc -cudart shared -arch=sm_90 -o "$B/gpu/calls" "$ROOT/bench/calls.cu" -lcuda >>"$R/build.log" 2>&1 ||
+  { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
+INJ=$B/gpu/cupti_activity.so
+export LD_LIBRARY_PATH=$CUPTI/lib64:${LD_LIBRARY_PATH:-}
+
+# ---------------------------------------------------------------- accuracy
+# both NAME CMD...: one run with cuaudit's GPU timing and CUPTI's activity records together.
+both() {
+  local name=$1; shift
+  LD_AUDIT=$AUDIT CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY=$R/$name.json CUDA_INJECTION64_PATH=$INJ \
+    CUPTI_ACTIVITY_OUT=$R/$name.cupti.tsv "$@" >"$R/$name.out" 2>"$R/$name.err"
+}
+compare() { # NAME
+  python3 - "$R/$1.json" "$R/$1.cupti.tsv" "$1" <<'PY'
+import json, sys
+g = json.load(open(sys.argv[1])).get("gpu", {})
+ca = {k["name"]: (k["instances"], k["total_ns"]) for k in g.get("kernels", [])}
+cu = {}
+for line in open(sys.argv[2]):
+    kind, name, n, t = line.rstrip("\n").split("\t")
+    if kind == "kernel":
+        cu[name] = (int(n), int(t))
+long_bad, short_ca, short_cu, lines, counts_bad = [], 0, 0, [], 0
+for name, (n, t) in sorted(cu.items(), key=lambda x: -x[1][1]):
+    cn, ct = ca.get(name, (0, 0))
+    counts_bad += cn != n
+    if n and t / n >= 20000:
+        err = abs(ct - t) / t
+        lines.append(f"  {name[:60]:60} n {n}/{cn} cupti {t} cuaudit {ct} ({err*100:+.1f}%)")
+        if err > 0.05:
+            long_bad.append(name)
+    else:
+        short_ca += ct; short_cu += t
+short_err = abs(short_ca - short_cu) / short_cu if short_cu else 0
+print("\n".join(lines[:15]))
+print(f"  short kernels: cupti {short_cu} ns, cuaudit {short_ca} ns ({short_err*100:+.1f}%); "
+      f"names {len(cu)} cupti / {len(ca)} cuaudit; count mismatches {counts_bad}; untimed {g.get('untimed')}")
+ok = not long_bad and short_err <= 0.10 and counts_bad == 0 and cu
+print(f"RESULT {'ok' if ok else 'bad'} long>5%: {len(long_bad)} short {short_err*100:.1f}% counts {counts_bad}")
+PY
+}
+check() { # NAME CMD...
+  local name=$1; shift
+  both "$name" "$@"
+  compare "$name" >"$R/$name.cmp" 2>&1
+  cat "$R/$name.cmp"
+  if grep -q '^RESULT ok' "$R/$name.cmp"; then ok "$name: $(grep RESULT "$R/$name.cmp" | cut -c11-)"
+  else bad "$name: $(grep RESULT "$R/$name.cmp" | cut -c11- || tail -2 "$R/$name.err")"; fi
+}
+check torch_loop python3 "$ROOT/bench/torch_loop.py" "$(date +%s%N)" 3
+check cupy python3 "$ROOT/tests/gpu/cupy_ops.py"
+check cublas "$B/gpu/cublas_gemm_shared"
+
+# ---------------------------------------------------------------- capture unchanged
+"$B/gpu/graph_nodes" >"$R/graph.native.out" 2>&1
+LD_AUDIT=$AUDIT CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY=$R/graph.json "$B/gpu/graph_nodes" >"$R/graph.audited.out" 2>&1
+if cmp -s "$R/graph.native.out" "$R/graph.audited.out" && grep -q 'cudaSuccess, nodes 12' "$R/graph.native.out"; then
+  ok "graph_nodes: captured graph identical ($(head -1 "$R/graph.native.out"))"
+else
+  bad "graph_nodes: captured graph differs"; diff "$R/graph.native.out" "$R/graph.audited.out" | head
+fi
+python3 -c "import json; g=json.load(open('$R/graph.json'))['gpu']; print('graph summary:', [(k['name'][:30], k['instances']) for k in g['kernels']], g['untimed'])"
+
+# ---------------------------------------------------------------- host cost per launch
+# calls launch: median ns per empty-kernel launch, 20,000 launches a pass.
+cost() { "$@" "$B/gpu/calls" launch 2>/dev/null | awk '/empty_launch/ {print $2}'; }
+declare -A ns
+for round in 1 2 3; do
+  ns[none]+="$(cost env) "
+  ns[every]+="$(cost env LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on) "
+  ns[sampled]+="$(cost env LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=100) "
+  ns[cupti]+="$(cost env CUDA_INJECTION64_PATH="$INJ") "
+done
+med() { tr ' ' '\n' <<<"$1" | grep . | sort -g | awk '{a[NR]=$1} END {print a[int((NR+1)/2)]}'; }
+base=$(med "${ns[none]}")
+for k in none every sampled cupti; do
+  m=$(med "${ns[$k]}")
+  printf '%-8s %s ns per launch (rounds: %s) added %s ns\n' "$k" "$m" "${ns[$k]}" \
+    "$(awk -v a="$m" -v b="$base" 'BEGIN {printf "%.0f", a - b}')" | tee -a "$R/cost.txt"
+done
+every_add=$(awk -v a="$(med "${ns[every]}")" -v b="$base" 'BEGIN {print a - b}')
+sampled_add=$(awk -v a="$(med "${ns[sampled]}")" -v b="$base" 'BEGIN {print a - b}')
+awk -v x="$every_add" 'BEGIN {exit !(x <= 900)}' && ok "cost every launch +${every_add} ns (<= 900)" || bad "cost every launch +${every_add} ns (> 900)"
+awk -v x="$sampled_add" 'BEGIN {exit !(x <= 100)}' && ok "cost sampled 1/100 +${sampled_add} ns (<= 100)" || bad "cost sampled +${sampled_add} ns (> 100)"
+
+# ---------------------------------------------------------------- the PyTorch loop
+loop() { "$@" python3 "$ROOT/bench/torch_loop.py" "$(date +%s%N)" 4 2>/dev/null | awk '{print $4}'; }
+for k in none every cupti; do
+  case $k in
+  none) s=$(loop env) ;;
+  every) s=$(loop env LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on) ;;
+  cupti) s=$(loop env CUDA_INJECTION64_PATH="$INJ") ;;
+  esac
+  echo "torch_loop $k steps_per_s $s" | tee -a "$R/cost.txt"
+done
+
+echo
+echo "--- gpu-check-gputime"
+cat "$R/versions.txt" | sed 's/^/  /'
+cat "$R/cost.txt" | sed 's/^/  /'
+printf '%s\n' "${rows[@]}"
+echo "$passed passed, $failed failed"
+[ "$failed" -eq 0 ]

@@ -1,0 +1,233 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/gpu.sh: GPU timing (CUAUDIT_GPU_TIME) on the mock driver, whose events carry deterministic timestamps.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1"
+
+# gpu_run MODE [VAR=VALUE...]: the program natively and with GPU timing and a text summary in summary.txt.
+gpu_run() {
+  local mode=$1; shift
+  env "$@" "$BIN/gpu_time" "$mode" >native.out 2>native.err; echo $? >native.rc
+  env "$@" LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME="${GPU_TIME:-on}" CUAUDIT_SUMMARY="$dir/summary.txt" \
+    "$BIN/gpu_time" "$mode" >audited.out 2>audited.err; echo $? >audited.rc
+  same_results
+}
+# has REGEX [FILE]: the summary has a line matching REGEX.
+has() { grep -qE -- "$1" "${2:-summary.txt}" && pass "summary has '$1'" || { fail "summary lacks '$1'"; sed -n '/GPU work/,$p' "${2:-summary.txt}" | head -30; }; }
+# expect_gpu JSON NAME=COUNTxTOTAL_NS...: the summary's GPU rows (kernels by name, memory by
+# operation) have exactly COUNT records whose total is within 2% of TOTAL_NS (the mock's work
+# lasts milliseconds; cuaudit's host time moves an idle stream's start by microseconds).
+expect_gpu() {
+  local file=$1; shift
+  "$PYTHON" - "$file" "$@" <<'PY' && pass "GPU rows: $*" || fail "GPU rows: $*"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu"]
+rows = {k["name"]: (k["instances"], k["total_ns"]) for k in g["kernels"]}
+rows.update({m["operation"]: (m["count"], m["total_ns"]) for m in g["memory"]})
+ok = True
+for want in sys.argv[2:]:
+    name, spec = want.rsplit("=", 1)
+    n, t = (int(x) for x in spec.split("x"))
+    got = rows.get(name, (0, 0))
+    if got[0] != n or abs(got[1] - t) > t / 50:
+        print(f"{name}: {got} expected {n} x {t}"); ok = False
+sys.exit(0 if ok else 1)
+PY
+}
+lacks() { grep -qE -- "$1" "${2:-summary.txt}" && fail "summary has '$1'" || pass "summary lacks '$1'"; }
+
+case $name in
+gpu_time_kernel_and_memory_tables_are_exact_on_the_mock)
+  gpu_run all
+  # 4 x 3 ms + 2 x 5 ms on the legacy stream, 3 x 2 ms per-thread, 6 ms in a second context;
+  # copies of 4096 and 2048 bytes (5 ms + 100 ns a byte), a memset of 1000 (5 ms + 50 ns).
+  has ' 10 +[0-9]+ .*_Z7add_onePii$'
+  has '^ +0\.006 +2 .* HtoD$'
+  has 'GPU work timed 16, untimed capturing 2$'
+  has '^  device 0 busy_ns [0-9]+$'
+  expect_out '^errno 0$'
+  GPU_TIME=on LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  expect_gpu s.json _Z7add_onePii=10x34000000 '(CUDA graph launch)=2x10000000' HtoD=2x10614400 \
+    DtoH=1x5409600 memset=1x5050000
+  ;;
+gpu_time_shared_start_events_are_exact_while_the_stream_is_busy)
+  # Every event answers "not ready" once: a launch on a busy stream starts where the
+  # previous one's end event says, with no start event of its own.
+  MOCK_EVENT_PENDING=1 LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" \
+    "$BIN/gpu_time" work >/dev/null 2>&1
+  expect_gpu s.json _Z7add_onePii=9x28000000 HtoD=2x10614400 DtoH=1x5409600
+  # Only the first timed call on each stream records a start event of its own.
+  MOCK_EVENT_PENDING=1 LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_LOG=warn \
+    "$BIN/gpu_time" work >/dev/null 2>records.txt
+  # 13 calls: 13 end events, a start event for the first call on each of 3 streams, an anchor.
+  n=$(sed -n 's/^mock event records //p' records.txt)
+  [ "${n:-0}" -ge 16 ] && [ "${n:-99}" -le 18 ] && pass "$n event records for 13 calls" ||
+    fail "${n:-no} event records for 13 calls (expected 16 to 18)"
+  ;;
+gpu_time_never_records_into_a_capturing_stream_and_times_the_graph)
+  gpu_run capture
+  # The graph is the same with and without cuaudit (same_results compares the printed
+  # nodes), no query broke the capture, and the graph launches are timed instead.
+  expect_out '^captured graph: kernel;memset;$'
+  expect_out '^cuStreamEndCapture\(s, &g\) +-> 0$'
+  has 'untimed capturing 2$'
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$BIN/gpu_time" capture >/dev/null 2>&1
+  expect_gpu s.json '(CUDA graph launch)=2x10000000'
+  ;;
+gpu_time_records_nothing_for_a_faulted_launch)
+  env "$BIN/gpu_time" work >native.out 2>&1
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/summary.txt" CUAUDIT_LOG=warn \
+    CUAUDIT_FAULT='cuLaunchKernel=CUDA_ERROR_INVALID_VALUE@every:2' "$BIN/gpu_time" work >audited.out 2>&1
+  # Launches 2, 4, 6 of the legacy stream fail: 3 us, 3 us, 5 us are not on the GPU.
+  grep -c 'failed: 1$' audited.out | grep -qx 3 && pass "three launches faulted" || fail "faults not injected"
+  lacks 'untimed'
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=warn \
+    CUAUDIT_FAULT='cuLaunchKernel=CUDA_ERROR_INVALID_VALUE@every:2' "$BIN/gpu_time" work >/dev/null 2>&1
+  expect_gpu s.json _Z7add_onePii=6x17000000
+  ;;
+gpu_time_child_after_fork_reports_only_its_own_work)
+  env "$BIN/gpu_time" fork >native.out 2>native.err; echo $? >native.rc
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/summary.%p.json" "$BIN/gpu_time" fork \
+    >audited.out 2>audited.err; echo $? >audited.rc
+  same_results
+  n=$(ls summary.*.json 2>/dev/null | wc -l)
+  [ "$n" = 2 ] && pass "two summaries" || fail "$n summaries"
+  # The parent launched 7 ms before the fork, the child 9 ms after it: each has its own only.
+  "$PYTHON" - summary.*.json <<'PY' && pass "parent has its 7 ms launch only, child its 9 ms one" ||
+import json, sys
+got = sorted([(k["instances"], round(k["total_ns"] / 1e6)) for k in json.load(open(f))["gpu"]["kernels"]]
+             for f in sys.argv[1:])
+print(got)
+sys.exit(0 if got == [[(1, 7)], [(1, 9)]] else 1)
+PY
+    fail "fork: summaries mix"
+  ;;
+gpu_time_exit_with_unfinished_work_is_bounded_and_reported)
+  start=$(date +%s%N)
+  gpu_run pending MOCK_EVENT_PENDING=never
+  ms=$((($(date +%s%N) - start) / 1000000))
+  [ "$ms" -lt 5000 ] && pass "exit took ${ms} ms" || fail "exit took ${ms} ms"
+  has 'GPU work timed 0, untimed unfinished 10$'
+  ;;
+gpu_time_pool_exhaustion_is_counted_as_untimed)
+  # Work never finishes, so the 512-record pool fills: the rest is counted, not lost.
+  gpu_run many MOCK_EVENT_PENDING=never
+  has 'GPU work timed 0, untimed pool_full [0-9]+, untimed unfinished [0-9]+$'
+  pf=$(grep -oE 'pool_full [0-9]+' summary.txt | grep -oE '[0-9]+$')
+  un=$(grep -oE 'unfinished [0-9]+' summary.txt | grep -oE '[0-9]+$')
+  [ $((pf + un)) = 2000 ] && pass "pool_full $pf + unfinished $un = 2000 launches" ||
+    fail "pool_full $pf + unfinished $un != 2000"
+  ;;
+gpu_time_sampling_times_one_call_in_n)
+  GPU_TIME=3 gpu_run work
+  # 9 launches and 4 memory operations on one thread: every third call is timed.
+  has 'GPU work timed 4 \(1 call in 3 sampled\)$'
+  ;;
+gpu_time_summary_json_is_valid)
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/summary.json" "$BIN/gpu_time" all \
+    >audited.out 2>&1
+  "$PYTHON" - "$dir/summary.json" <<'PY' && pass "JSON gpu section exact" || fail "JSON gpu section"
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu"]
+k = {r["name"]: r for r in g["kernels"]}
+assert k["_Z7add_onePii"]["instances"] == 10 and abs(k["_Z7add_onePii"]["total_ns"] - 34e6) < 34e4, k
+m = {r["operation"]: r for r in g["memory"]}
+assert m["HtoD"]["count"] == 2 and m["HtoD"]["total_bytes"] == 6144, m
+assert g["untimed"]["capturing"] == 2 and g["timed"] == 16, g
+PY
+  ;;
+gpu_time_trace_has_gpu_tracks_and_flow_arrows_from_each_call)
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_TRACE="$dir/trace.json" "$BIN/gpu_time" all \
+    >audited.out 2>&1
+  "$PYTHON" - "$dir/trace.json" <<'PY' && pass "GPU tracks, X events and flows" || fail "GPU trace events"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+gpu = [e for e in ev if e.get("cat") == "gpu" and e["ph"] == "X"]
+assert len(gpu) == 16, len(gpu)
+names = {e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+assert "GPU 0 legacy stream" in names, names
+assert any(n.startswith("GPU 0 per-thread stream of thread ") for n in names), names
+assert abs(sum(e["dur"] for e in gpu if e["name"] == "_Z7add_onePii") - 34000.0) < 340
+starts = {e["id"]: e for e in ev if e.get("cat") == "gpu.flow" and e["ph"] == "s"}
+ends = {e["id"]: e for e in ev if e.get("cat") == "gpu.flow" and e["ph"] == "f"}
+assert len(starts) == 16 and set(starts) == set(ends)
+calls = [e for e in ev if e["ph"] == "X" and e.get("cat") != "gpu"]
+for i, s in starts.items():
+    # The arrow starts inside its call's slice on the calling thread...
+    assert any(c["tid"] == s["tid"] and c["ts"] <= s["ts"] <= c["ts"] + c["dur"] for c in calls), s
+    # ...and ends where its GPU work starts, on that work's track.
+    assert any(g["tid"] == ends[i]["tid"] and g["ts"] == ends[i]["ts"] and g["args"]["correlation"] == i for g in gpu)
+PY
+  ENGINE="$BUILD/node_modules/@paulirish/trace_engine"
+  if [ -d "$ENGINE" ] && command -v node >/dev/null; then
+    timeout 300 node "$CASES_DIR/trace_engine_check.mjs" "$ENGINE" trace.json _Z7add_onePii >engine.txt 2>&1 &&
+      grep -qx '_Z7add_onePii events=10' engine.txt && pass "the trace engine loads it: $(tail -1 engine.txt)" ||
+      fail "trace engine: $(tail -3 engine.txt)"
+  else
+    echo "note: no trace engine at $ENGINE"
+  fi
+  ;;
+gpu_time_plugin_receives_every_completed_gpu_record)
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_PLUGINS="$BIN/gpu_plugin.so" "$BIN/gpu_time" all \
+    >audited.out 2>audited.err
+  # 10 kernels of 34 ms in all, 4 copies and memsets of 11240 bytes, 2 graph launches, each
+  # kernel named (the name registry runs for GPU timing alone).
+  grep -qE '^gpu_records: kernels 10 kernel_ms 3[34] memory 4 bytes 11240 graphs 2 bad 0$' audited.err &&
+    pass "$(grep gpu_records audited.err)" || fail "plugin: $(grep -v '^mock' audited.err | head -3)"
+  LD_AUDIT="$AUDIT" CUAUDIT_PLUGINS="$BIN/gpu_plugin.so" "$BIN/gpu_time" work >audited.out 2>audited.err
+  grep -q '^gpu_records: GPU timing is off$' audited.err && pass "refused with GPU timing off" ||
+    fail "gpu_subscribe without CUAUDIT_GPU_TIME: $(head -3 audited.err)"
+  ;;
+gpu_time_metrics_have_busy_seconds_per_device)
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_METRICS="$dir/m.prom" "$BIN/gpu_time" all >/dev/null 2>&1
+  # The legacy stream's 34 ms overlap the other streams' work: busy time is their union.
+  grep -E '^cuaudit_gpu_busy_seconds_total\{.*device="0"\} 0\.0[3-5][0-9]{7}$' m.prom >/dev/null &&
+    pass "$(grep '^cuaudit_gpu_busy' m.prom | sed 's/{.*}//')" || fail "busy seconds: $(grep gpu m.prom)"
+  grep -qE '^cuaudit_gpu_untimed_total\{.*reason="capturing"\} 2$' m.prom && pass "untimed by reason" ||
+    fail "untimed: $(grep untimed m.prom)"
+  if command -v promtool >/dev/null; then
+    promtool check metrics <m.prom >promtool.txt 2>&1 && pass "promtool accepts it" || fail "promtool: $(head -3 promtool.txt)"
+  fi
+  ;;
+gpu_time_report_merges_gpu_tables_across_processes)
+  for i in 1 2; do
+    LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s$i.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  done
+  "$PYTHON" "$CHECK_JSON" summary s1.json >check.txt 2>&1 && pass "a summary with a gpu section matches the schema" ||
+    fail "schema: $(tail -2 check.txt)"
+  "$CLI" report --table=gpu-kernels s1.json s2.json >k.txt 2>&1 || fail "report --table=gpu-kernels"
+  grep -qE '^ +[0-9.]+ +6[0-9]{7} +20 .* 2  _Z7add_onePii$' k.txt && pass "kernels merged: 20 instances from 2 processes" ||
+    fail "gpu-kernels: $(cat k.txt)"
+  grep -q '32 timed, 4 untimed capturing' k.txt && pass "timed and untimed summed" || fail "untimed: $(grep GPU k.txt)"
+  "$CLI" report --table=gpu-mem --csv s1.json s2.json >m.csv 2>&1 || fail "report --table=gpu-mem --csv"
+  grep -qE '^HtoD,4,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,12288,2048,4096,2$' m.csv && pass "gpu-mem CSV: $(grep HtoD m.csv)" ||
+    fail "gpu-mem CSV: $(cat m.csv)"
+  "$CLI" report --json="$dir/m.json" s1.json s2.json >/dev/null 2>&1 &&
+    "$PYTHON" "$CHECK_JSON" merged m.json >check.txt 2>&1 && pass "merged JSON valid" || fail "merged: $(tail -2 check.txt)"
+  "$PYTHON" - m.json s1.json <<'PY' && pass "merged JSON: counts add up, stddev merged exactly" || fail "merged JSON gpu"
+import json, sys
+m, one = (json.load(open(f))["gpu"] for f in sys.argv[1:])
+k = {r["name"]: r for r in m["kernels"]}["_Z7add_onePii"]
+k1 = {r["name"]: r for r in one["kernels"]}["_Z7add_onePii"]
+assert k["instances"] == 20 and k["processes"] == 2, k
+# Two runs of the same work: the merged spread is about one run's.
+assert abs(k["stddev_ns"] - k1["stddev_ns"]) < k1["stddev_ns"] * 0.02, (k, k1)
+assert {r["operation"]: r["count"] for r in m["memory"]} == {"HtoD": 4, "DtoH": 2, "memset": 2}
+PY
+  "$CLI" report --table=gpu-kernels "$BUILD/tests/work/gpu_time_report_merges_gpu_tables_across_processes/nothing.json" \
+    >/dev/null 2>&1; [ $? = 1 ] && pass "a missing input exits 1" || fail "missing input status"
+  ;;
+gpu_time_runtime_launches_are_timed_once_and_leave_the_last_error)
+  env "$BIN/gpu_runtime" >native.out 2>native.err; echo $? >native.rc
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$BIN/gpu_runtime" \
+    >audited.out 2>audited.err; echo $? >audited.rc
+  # Identical output: cudaGetLastError and cudaPeekAtLastError see the program's own errors
+  # only (cudaSuccess after the good launches, the bad launch's error once).
+  same_results
+  expect_out '^last error after good launches 0$'
+  expect_out '^last error again 0$'
+  # Three runtime launches of 4 ms, each timed once: the driver launch inside each is not.
+  expect_gpu s.json '(unknown)=3x12000000' HtoD=1x5000400 DtoH=1x5000400
+  ;;
+*) fail "unknown case $name" ;;
+esac
+[ "$failures" -eq 0 ]

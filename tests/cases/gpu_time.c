@@ -1,0 +1,119 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/cases/gpu_time.c: GPU work of known mock durations on every stream form, a capture, a graph, two contexts and a fork, for CUAUDIT_GPU_TIME. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+#include <errno.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+#include "common.h"
+#include "mockstate.h"
+
+CUresult cuMockGraphDescribe(CUgraph graph, const char **desc);
+
+static CUfunction add_one;
+static CUdeviceptr dev;
+
+static void launch(CUstream s, unsigned grid, int per_thread)
+{
+	int n = 64;
+	void *params[] = { &dev, &n };
+	CUresult r = per_thread ? cuLaunchKernel_ptsz(add_one, grid, 1, 1, 64, 1, 1, 0, s, params, NULL)
+				: cuLaunchKernel(add_one, grid, 1, 1, 64, 1, 1, 0, s, params, NULL);
+
+	if (r != CUDA_SUCCESS)
+		printf("launch of %u blocks failed: %d\n", grid, (int)r);
+}
+
+/* Legacy stream: 4 x 3 us and 2 x 5 us of add_one; per-thread: 3 x 2 us; a created stream:
+   a 1000-byte memset, 4096-byte copies both ways; a synchronous 2048-byte copy. */
+static void work(void)
+{
+	CUstream s;
+	int host[1024] = { 0 };
+
+	for (int i = 0; i < 4; i++)
+		launch(NULL, 3, 0);
+	launch(CU_STREAM_LEGACY, 5, 0);
+	launch(NULL, 5, 0);
+	for (int i = 0; i < 3; i++)
+		launch(NULL, 2, 1);
+	CHECK(cuStreamCreate(&s, 0) == CUDA_SUCCESS);
+	CHECK(cuMemsetD8Async(dev, 0, 1000, s) == CUDA_SUCCESS);
+	CHECK(cuMemcpyHtoDAsync_v2(dev, host, 4096, s) == CUDA_SUCCESS);
+	CHECK(cuMemcpyDtoHAsync_v2(host, dev, 4096, s) == CUDA_SUCCESS);
+	CHECK(cuMemcpyHtoD_v2(dev, host, 2048) == CUDA_SUCCESS);
+	CHECK(cuStreamDestroy_v2(s) == CUDA_SUCCESS);
+}
+
+/* Captures a launch, prints the graph, launches it twice (5 us each). */
+static void capture(void)
+{
+	CUstream s;
+	CUgraph g;
+	CUgraphExec ex;
+	const char *desc = "";
+
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+	SHOW(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL));
+	launch(s, 4, 0);
+	/* Meanwhile the program's other work goes on, on the legacy stream. */
+	SHOW(cuMemsetD8Async(dev, 1, 64, s));
+	SHOW(cuStreamEndCapture(s, &g));
+	CHECK(g && cuMockGraphDescribe(g, &desc) == CUDA_SUCCESS);
+	printf("captured graph: %s\n", desc);
+	SHOW(cuGraphInstantiateWithFlags(&ex, g, 0));
+	SHOW(cuGraphLaunch(ex, s));
+	SHOW(cuGraphLaunch(ex, s));
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "all";
+	CUcontext ctx, second;
+	CUdevice d;
+	CUmodule mod = NULL;
+
+	CHECK(cuInit(0) == CUDA_SUCCESS);
+	CHECK(cuDeviceGet(&d, 0) == CUDA_SUCCESS);
+	CHECK(cuDevicePrimaryCtxRetain(&ctx, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(ctx) == CUDA_SUCCESS);
+	CHECK(cuModuleGetFunction(&add_one, mod, "_Z7add_onePii") == CUDA_SUCCESS);
+	CHECK(cuMemAlloc_v2(&dev, 8192) == CUDA_SUCCESS);
+	errno = 0;
+	if (strcmp(mode, "all") == 0 || strcmp(mode, "work") == 0)
+		work();
+	if (strcmp(mode, "all") == 0 || strcmp(mode, "capture") == 0)
+		capture();
+	if (strcmp(mode, "all") == 0 || strcmp(mode, "contexts") == 0) {
+		/* A second context: 6 us on its legacy stream. */
+		CHECK(cuCtxCreate_v4(&second, NULL, 0, d) == CUDA_SUCCESS);
+		CHECK(cuCtxSetCurrent(second) == CUDA_SUCCESS);
+		launch(NULL, 6, 0);
+		CHECK(cuCtxSetCurrent(ctx) == CUDA_SUCCESS);
+	}
+	if (strcmp(mode, "fork") == 0) {
+		pid_t pid;
+		int st;
+
+		launch(NULL, 7, 0);
+		pid = fork();
+		if (pid == 0) {
+			launch(NULL, 9, 0);
+			exit(0);
+		}
+		CHECK(waitpid(pid, &st, 0) == pid && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+	}
+	if (strcmp(mode, "pending") == 0)
+		for (int i = 0; i < 10; i++)
+			launch(NULL, 3, 0);
+	if (strcmp(mode, "many") == 0)
+		for (int i = 0; i < 2000; i++)
+			launch(NULL, 1, 0);
+	/* The program's errno is its own: cuaudit's event calls leave it alone. */
+	printf("errno %d\n", errno);
+	printf("data[0] %d\n", *(int *)(uintptr_t)dev);
+	/* On stderr: cuaudit's own event records are counted too. */
+	fprintf(stderr, "mock event records %ld\n", mock_calls("cuEventRecord"));
+	return 0;
+}

@@ -1,0 +1,393 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/mock/libcuda_gpu.c: the mock driver's GPU side: events with deterministic timestamps, stream capture, graphs, async copies, memsets and extra contexts. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include "mockgpu.h"
+#include "mockstate.h"
+
+#define EXPORT __attribute__((visibility("default")))
+#define COUNT() mock_count(__func__)
+
+int mock_current_device(void);
+
+/* The mock GPU clock is CLOCK_MONOTONIC: each piece of work starts when its stream is free
+   and the program has submitted it, and lasts a set time (milliseconds, so that a tool's
+   microseconds of host time are well under 1% of it). Work does not really run for that
+   long: a stream's end may lie in the future. Events take no time. */
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+static struct mock_gpu_stream legacy[2];
+static __thread struct mock_gpu_stream per_thread_stream;
+static int open_captures, capture_broken;
+
+struct mock_gpu_stream *mock_gpu_stream(void *handle, int per_thread)
+{
+	int dev = mock_current_device();
+
+	if ((!handle && per_thread) || handle == (void *)CU_STREAM_PER_THREAD)
+		return &per_thread_stream;
+	if (!handle || handle == (void *)CU_STREAM_LEGACY)
+		return &legacy[dev > 0 ? 1 : 0];
+	return &((struct CUstream_st *)handle)->gpu;
+}
+
+static void add_node(struct mock_gpu_stream *s, const char *node)
+{
+	size_t n = strlen(s->graph);
+
+	if (n + strlen(node) + 2 < sizeof(s->graph)) {
+		memcpy(s->graph + n, node, strlen(node));
+		s->graph[n + strlen(node)] = ';';
+		s->graph[n + strlen(node) + 1] = 0;
+	}
+}
+
+int mock_gpu_work(void *handle, int per_thread, uint64_t ns, const char *node)
+{
+	struct mock_gpu_stream *s = mock_gpu_stream(handle, per_thread);
+	uint64_t start;
+
+	if (s->capturing) {
+		add_node(s, node);
+		return 0;
+	}
+	start = now_ns();
+	if (s->end_ns > start)
+		start = s->end_ns;
+	s->end_ns = start + ns;
+	return 1;
+}
+
+/* ---------------------------------------------------------------- events */
+
+struct CUevent_st {
+	unsigned flags;
+	int recorded;
+	uint64_t t;
+	long pending; /* queries still answered "not ready"; -1: never ready */
+};
+
+/* MOCK_EVENT_PENDING=N: an event answers "not ready" to its first N queries; "never": to
+   every query (work that never finishes). */
+static long pending_setting(void)
+{
+	const char *v = getenv("MOCK_EVENT_PENDING");
+
+	if (!v)
+		return 0;
+	return strcmp(v, "never") == 0 ? -1 : atol(v);
+}
+
+EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
+{
+	COUNT();
+	if (!ev)
+		return CUDA_ERROR_INVALID_VALUE;
+	*ev = calloc(1, sizeof(**ev));
+	if (!*ev)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*ev)->flags = flags;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventDestroy_v2(CUevent ev)
+{
+	COUNT();
+	free(ev);
+	return CUDA_SUCCESS;
+}
+
+static CUresult record(CUevent ev, CUstream stream, int per_thread)
+{
+	struct mock_gpu_stream *s;
+
+	if (!ev)
+		return CUDA_ERROR_INVALID_HANDLE;
+	s = mock_gpu_stream(stream, per_thread);
+	if (s->capturing) {
+		add_node(s, "event");
+		return CUDA_SUCCESS;
+	}
+	ev->recorded = 1;
+	ev->t = now_ns();
+	if (s->end_ns > ev->t)
+		ev->t = s->end_ns;
+	if (ev->t > s->end_ns)
+		s->end_ns = ev->t;
+	ev->pending = pending_setting();
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventRecord(CUevent ev, CUstream stream)
+{
+	COUNT();
+	return record(ev, stream, 0);
+}
+
+EXPORT CUresult cuEventRecord_ptsz(CUevent ev, CUstream stream)
+{
+	COUNT();
+	return record(ev, stream, 1);
+}
+
+static int done(CUevent ev)
+{
+	return !ev->recorded || ev->pending == 0;
+}
+
+EXPORT CUresult cuEventQuery(CUevent ev)
+{
+	COUNT();
+	if (!ev)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* Stricter than the driver is documented to be: a query during a global-mode capture
+	   ends the capture, so a test shows any tool that queries then. */
+	if (open_captures)
+		capture_broken = 1;
+	if (done(ev))
+		return CUDA_SUCCESS;
+	if (ev->pending > 0)
+		ev->pending--;
+	return CUDA_ERROR_NOT_READY;
+}
+
+EXPORT CUresult cuEventSynchronize(CUevent ev)
+{
+	COUNT();
+	if (!ev)
+		return CUDA_ERROR_INVALID_HANDLE;
+	ev->pending = 0;
+	return CUDA_SUCCESS;
+}
+
+static CUresult elapsed(float *ms, CUevent a, CUevent b)
+{
+	if (!ms || !a || !b)
+		return CUDA_ERROR_INVALID_HANDLE;
+	if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* Work on a stream completes in order: an event whose later partner is done is done,
+	   though its own queries may not have said so yet. */
+	if (!a->recorded || !b->recorded || (!done(a) && !done(b)))
+		return CUDA_ERROR_NOT_READY;
+	*ms = (float)(((double)b->t - (double)a->t) / 1e6);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuEventElapsedTime(float *ms, CUevent a, CUevent b)
+{
+	COUNT();
+	return elapsed(ms, a, b);
+}
+
+EXPORT CUresult cuEventElapsedTime_v2(float *ms, CUevent a, CUevent b)
+{
+	COUNT();
+	return elapsed(ms, a, b);
+}
+
+/* ---------------------------------------------------------------- capture and graphs */
+
+struct CUgraph_st {
+	char desc[512];
+};
+struct CUgraphExec_st {
+	char desc[512];
+};
+
+static CUresult begin(CUstream stream, int per_thread, CUstreamCaptureMode mode)
+{
+	struct mock_gpu_stream *s = mock_gpu_stream(stream, per_thread);
+
+	if (s->capturing)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	s->capturing = 1;
+	s->capture_mode = (int)mode;
+	s->graph[0] = 0;
+	open_captures++;
+	capture_broken = 0;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamBeginCapture_v2(CUstream stream, CUstreamCaptureMode mode)
+{
+	COUNT();
+	return begin(stream, 0, mode);
+}
+
+EXPORT CUresult cuStreamBeginCapture_v2_ptsz(CUstream stream, CUstreamCaptureMode mode)
+{
+	COUNT();
+	return begin(stream, 1, mode);
+}
+
+static CUresult end(CUstream stream, int per_thread, CUgraph *graph)
+{
+	struct mock_gpu_stream *s = mock_gpu_stream(stream, per_thread);
+
+	if (!s->capturing || !graph)
+		return CUDA_ERROR_ILLEGAL_STATE;
+	s->capturing = 0;
+	open_captures--;
+	if (capture_broken) {
+		*graph = NULL;
+		return CUDA_ERROR_STREAM_CAPTURE_INVALIDATED;
+	}
+	*graph = calloc(1, sizeof(**graph));
+	if (!*graph)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memcpy((*graph)->desc, s->graph, sizeof(s->graph));
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamEndCapture(CUstream stream, CUgraph *graph)
+{
+	COUNT();
+	return end(stream, 0, graph);
+}
+
+EXPORT CUresult cuStreamEndCapture_ptsz(CUstream stream, CUgraph *graph)
+{
+	COUNT();
+	return end(stream, 1, graph);
+}
+
+static CUresult is_capturing(CUstream stream, int per_thread, CUstreamCaptureStatus *st)
+{
+	if (!st)
+		return CUDA_ERROR_INVALID_VALUE;
+	*st = mock_gpu_stream(stream, per_thread)->capturing ? CU_STREAM_CAPTURE_STATUS_ACTIVE
+							      : CU_STREAM_CAPTURE_STATUS_NONE;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamIsCapturing(CUstream stream, CUstreamCaptureStatus *st)
+{
+	COUNT();
+	return is_capturing(stream, 0, st);
+}
+
+EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream stream, CUstreamCaptureStatus *st)
+{
+	COUNT();
+	return is_capturing(stream, 1, st);
+}
+
+/* Not in any header: the captured graph's nodes, so a test can compare graphs. */
+EXPORT CUresult cuMockGraphDescribe(CUgraph graph, const char **desc)
+{
+	if (!graph || !desc)
+		return CUDA_ERROR_INVALID_VALUE;
+	*desc = graph->desc;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
+					    unsigned long long flags)
+{
+	(void)flags;
+	COUNT();
+	if (!exec || !graph)
+		return CUDA_ERROR_INVALID_VALUE;
+	*exec = calloc(1, sizeof(**exec));
+	if (!*exec)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	memcpy((*exec)->desc, graph->desc, sizeof(graph->desc));
+	return CUDA_SUCCESS;
+}
+
+/* A graph launch takes 5 ms of mock GPU time. */
+EXPORT CUresult cuGraphLaunch(CUgraphExec exec, CUstream stream)
+{
+	COUNT();
+	if (!exec)
+		return CUDA_ERROR_INVALID_HANDLE;
+	mock_gpu_work(stream, 0, 5000000, "graph");
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphLaunch_ptsz(CUgraphExec exec, CUstream stream)
+{
+	COUNT();
+	if (!exec)
+		return CUDA_ERROR_INVALID_HANDLE;
+	mock_gpu_work(stream, 1, 5000000, "graph");
+	return CUDA_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- async copies, memsets */
+
+/* (The other async copies are in libcuda.c.) A copy of n bytes takes 5 ms + 100 ns per byte, a memset 5 ms + 50 ns per byte. */
+#define COPY_ASYNC(elf, pt, D, S, dexpr, sexpr)                                                \
+	EXPORT CUresult elf(D dst, S src, size_t n, CUstream stream)                           \
+	{                                                                                      \
+		COUNT();                                                                       \
+		if (!dst || !src)                                                              \
+			return CUDA_ERROR_INVALID_VALUE;                                       \
+		if (mock_gpu_work(stream, pt, 5000000 + 100 * n, "memcpy"))                              \
+			memcpy(dexpr, sexpr, n);                                               \
+		return CUDA_SUCCESS;                                                           \
+	}
+COPY_ASYNC(cuMemcpyDtoHAsync_v2_ptsz, 1, void *, CUdeviceptr, dst, (const void *)(uintptr_t)src)
+
+EXPORT CUresult cuMemsetD8_v2(CUdeviceptr dst, unsigned char v, size_t n)
+{
+	COUNT();
+	if (!dst)
+		return CUDA_ERROR_INVALID_VALUE;
+	mock_gpu_work(NULL, 0, 5000000 + 50 * n, "memset");
+	memset((void *)(uintptr_t)dst, v, n);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD8Async(CUdeviceptr dst, unsigned char v, size_t n, CUstream stream)
+{
+	COUNT();
+	if (!dst)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (mock_gpu_work(stream, 0, 5000000 + 50 * n, "memset"))
+		memset((void *)(uintptr_t)dst, v, n);
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char v, size_t n, CUstream stream)
+{
+	COUNT();
+	if (!dst)
+		return CUDA_ERROR_INVALID_VALUE;
+	if (mock_gpu_work(stream, 1, 5000000 + 50 * n, "memset"))
+		memset((void *)(uintptr_t)dst, v, n);
+	return CUDA_SUCCESS;
+}
+
+/* ---------------------------------------------------------------- contexts, streams */
+
+EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
+			       CUdevice dev)
+{
+	(void)params, (void)flags;
+	COUNT();
+	if (!pctx || dev < 0 || dev > 1)
+		return CUDA_ERROR_INVALID_VALUE;
+	*pctx = calloc(1, sizeof(**pctx));
+	if (!*pctx)
+		return CUDA_ERROR_OUT_OF_MEMORY;
+	(*pctx)->device = dev;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuStreamDestroy_v2(CUstream stream)
+{
+	COUNT();
+	free(stream);
+	return CUDA_SUCCESS;
+}
