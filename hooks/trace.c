@@ -105,6 +105,22 @@ static void stop_raw(const char *why, int err)
 	cua_out_report(why, raw.path, err);
 }
 
+/* The program's name, cut to fit the raw file's head: `cuaudit trace` names the process with it. */
+static void program_name(char *out, size_t cap)
+{
+	const char *prog = cua_provenance_program(), *slash;
+	size_t n;
+
+	if (!prog)
+		return;
+	slash = strrchr(prog, '/');
+	prog = slash ? slash + 1 : prog;
+	n = strlen(prog);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, prog, n);
+}
+
 static void make_raw(uint64_t pid)
 {
 	char path[CUA_PATH_MAX];
@@ -137,6 +153,7 @@ static void make_raw(uint64_t pid)
 	h.table_sig = cua_tracefmt_table_sig();
 	h.pid = pid;
 	h.nonce = nonce;
+	program_name(h.program, sizeof(h.program));
 	if (fstat(fd, &st) != 0 || cua_fd_write_all(fd, &h, sizeof(h), 0) != 0) {
 		stop_raw("cannot write the trace's raw file ", errno);
 		close(fd);

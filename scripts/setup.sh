@@ -16,6 +16,7 @@ command -v python3 >/dev/null || need_pkgs+=(python3)
 command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 command -v nm >/dev/null || need_pkgs+=(binutils)
 pkg-config --exists cmocka 2>/dev/null || need_pkgs+=(libcmocka-dev)
+[ -f /usr/include/sqlite3.h ] || need_pkgs+=(libsqlite3-dev)
 # The x86-64 decoder of CUAUDIT_STATIC_RUNTIME (the build turns the feature off without it).
 [ -f /usr/include/Zydis/Zydis.h ] || [ "$(uname -m)" != x86_64 ] || need_pkgs+=(libzydis-dev)
 # For scripts/test.sh's extra stages: libFuzzer comes with clang, memcheck with valgrind.
