@@ -6,6 +6,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "tracefmt.h"
 #include "trace.h"
@@ -56,6 +57,7 @@ static int convert(const char *raw_path, const char *out_path)
 {
 	static struct cua_writer w;
 	struct cua_raw_head h;
+	struct stat ost, ist;
 	char out[4096], *window;
 	int fd = open(raw_path, O_RDONLY | O_CLOEXEC), ofd, limited = 0;
 	uint64_t last = 0;
@@ -81,8 +83,18 @@ static int convert(const char *raw_path, const char *out_path)
 		default_out(out, sizeof(out), raw_path, (unsigned long long)h.pid);
 		out_path = out;
 	}
-	/* O_EXCL: an existing file (the trace the process wrote, an input) is never replaced. */
-	ofd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	/* A name of our choosing never replaces a file (the trace the process wrote); one the
+	   user gave does, unless it is the input itself. */
+	if (out_path == out) {
+		ofd = open(out_path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+	} else if (stat(out_path, &ost) == 0 && fstat(fd, &ist) == 0 && ost.st_dev == ist.st_dev &&
+		   ost.st_ino == ist.st_ino) {
+		fprintf(stderr, "cuaudit trace: %s is the input; it is not written over\n", out_path);
+		close(fd);
+		return 1;
+	} else {
+		ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
+	}
 	window = malloc(WINDOW);
 	if (ofd < 0 || !window) {
 		fprintf(stderr, "cuaudit trace: cannot create %s: %s\n", out_path,
@@ -120,8 +132,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -o, --output FILE\n"
 	      "        the JSON file (one input only); by default the trace's own name with the\n"
-	      "        pid, e.g. t.4242.json for t.json.4242.1f3a.raw. An existing file is never\n"
-	      "        replaced.\n"
+	      "        pid, e.g. t.4242.json for t.json.4242.1f3a.raw, which must not exist yet\n"
 	      "  -h, --help\n"
 	      "        this text\n"
 	      "\n"
