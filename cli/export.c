@@ -329,6 +329,30 @@ static long long process_id(struct sink *k, long long pid, const struct cua_inpu
 
 /* ---------------------------------------------------------------- summaries */
 
+/* "/usr/bin/python3 train.py" -> "python3", as the trace names the process. */
+static const char *program_of(const char *command)
+{
+	static char name[256];
+	const char *end, *slash;
+	size_t n;
+
+	if (!command)
+		return NULL;
+	end = command + strcspn(command, " ");
+	slash = NULL;
+	for (const char *q = command; q < end; q++)
+		if (*q == '/')
+			slash = q;
+	if (slash)
+		command = slash + 1;
+	n = (size_t)(end - command);
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, command, n);
+	name[n] = '\0';
+	return name;
+}
+
 static int export_summary(struct sink *k, const char *file, const char *text, size_t len)
 {
 	struct cua_summaries s;
@@ -342,7 +366,8 @@ static int export_summary(struct sink *k, const char *file, const char *text, si
 	}
 	for (size_t in = 0; in < s.ninputs; in++) {
 		const struct cua_input *p = &s.inputs[in];
-		long long id = process_id(k, p->has_process ? p->pid : -1, p, NULL, file);
+		long long id = process_id(k, p->has_process ? p->pid : -1, p, program_of(p->command),
+					  file);
 		struct value pidv = p->has_process ? V_INT(p->pid) : V_NULL;
 
 		for (size_t i = 0; i < s.napis; i++) {
@@ -434,6 +459,29 @@ static void trace_event(struct sink *k, const struct json *e, const char *file)
 	}
 }
 
+/* The process names come last in a trace; the process rows are made with them first. */
+static void name_processes(struct sink *k, const char *file, const char *text, size_t len)
+{
+	static const char key[] = "{\"name\":\"process_name\"";
+	const char *p = text, *end = text + len, *nl;
+	char err[256];
+
+	while ((p = memmem(p, (size_t)(end - p), key, sizeof(key) - 1))) {
+		struct json *j;
+		size_t n;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = (size_t)((nl ? nl : end) - p);
+		while (n && (p[n - 1] == ',' || p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if ((p == text || p[-1] == '\n') && (j = json_parse(p, n, err, sizeof(err)))) {
+			trace_event(k, j, file);
+			json_free(j);
+		}
+		p += sizeof(key) - 1;
+	}
+}
+
 /* A trace as cuaudit writes it: one event per line, so a trace of millions of calls is read
    in constant memory. A line that is not one event (another tool's layout) fails the file. */
 static int export_trace(struct sink *k, const char *file, const char *text, size_t len)
@@ -446,6 +494,7 @@ static int export_trace(struct sink *k, const char *file, const char *text, size
 		fprintf(stderr, "cuaudit export: %s: not a trace cuaudit wrote\n", file);
 		return -1;
 	}
+	name_processes(k, file, text, len);
 	for (p++; p < end; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
@@ -662,7 +711,7 @@ int cua_cli_export_main(int argc, char **argv)
 		return 1;
 	}
 	for (int i = optind; i < argc; i++)
-		if (strcmp(argv[i], k.out) == 0)
+		if (strcmp(argv[i], k.out) == 0 && strcmp(k.out, "-") != 0)
 			return usage_error("--output names an input:", k.out);
 	if (k.type == OUT_SQLITE) {
 #ifdef CUA_HAVE_SQLITE

@@ -1,0 +1,15 @@
+# SPDX-License-Identifier: MIT
+# tests/cases/cli.cmake: the cuaudit command as a newcomer meets it (issue 24): option forms, paths, help against the docs and completion, trace, export, an nvcc program on the mock.
+case_script(cli.sh
+  cli_run_every_value_option_takes_all_four_getopt_forms
+  cli_run_output_options_accept_relative_paths_alike
+  cli_help_man_page_readme_and_completion_list_every_option_and_value
+  cli_completion_completes_subcommands_values_and_skips_option_values
+  cli_trace_has_help_getopt_a_default_name_and_the_process_name
+  cli_export_writes_sqlite_csv_and_jsonl_tables_from_summaries_and_traces
+  cli_export_a_million_calls_in_seconds
+  nvcc_program_with_kernels_runs_on_the_mock_under_cuaudit
+  report_reads_stdin_bounds_every_table_by_top_and_never_writes_an_input)
+set_tests_properties(nvcc_program_with_kernels_runs_on_the_mock_under_cuaudit PROPERTIES
+  SKIP_RETURN_CODE 77)
+set_tests_properties(cli_export_a_million_calls_in_seconds PROPERTIES TIMEOUT 300)
