@@ -12,6 +12,7 @@
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "config.h"
 #include "cua_version.h"
@@ -497,6 +498,18 @@ static int run_main(int argc, char **argv)
 			return 1;
 		}
 		setenv("CUAUDIT_ERROR_COUNT", counter_path, 1);
+	}
+	/* One start for every process of this run: a report file one of them wrote is never
+	   replaced by another given the same name (cua_writer_open). An outer run's stays. */
+	if (!getenv("CUAUDIT_SESSION_START")) {
+		struct timespec now;
+		char start[32];
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(start, sizeof(start), "%llu",
+			 (unsigned long long)now.tv_sec * 1000000000ull +
+				 (unsigned long long)now.tv_nsec);
+		setenv("CUAUDIT_SESSION_START", start, 1);
 	}
 	cua_config_load(&cfg, env_get, collect, 0);
 	if (module_diagnostics)

@@ -501,9 +501,12 @@ static void trace_finish(void)
 		goto out;
 	}
 	close(fd);
-	unlink(path); /* empty: made or emptied by cua_writer_open */
-	if (cua_writer_begin_atomic(&w, "trace", path, tmp, sizeof(tmp)) != 0)
+	/* The empty file stays until the rename replaces it: it is this process's claim on the
+	   name, which another process of the run given the same name then leaves alone. */
+	if (cua_writer_begin_atomic(&w, "trace", path, tmp, sizeof(tmp)) != 0) {
+		unlink(path);
 		goto out;
+	}
 	cua_tracefmt_head(&w, pid);
 	if (rawfd >= 0) {
 		/* The buffers are formatted below, after the file; a fresh window, so that a flush
@@ -525,12 +528,13 @@ static void trace_finish(void)
 	cua_tracefmt_names(&w, pid, cua_provenance_program(), cua_provenance_thread_name);
 	cua_tracefmt_tail(&w);
 	if (cua_writer_commit(&w, tmp, path) == 0) {
-		cua_log_msg(CUA_LOG_INFO, "trace written to ", path, NULL);
+		cua_log_generated("trace", path);
 		if (rawfd >= 0)
 			unlink(raw.path);
 	} else {
-		/* A cut JSON file is no trace: the commit removed it; the raw file's whole blocks
-		   stay. */
+		/* A cut JSON file is no trace: the commit removed it, and the claim goes too; the
+		   raw file's whole blocks stay. */
+		unlink(path);
 		if (rawfd >= 0)
 			cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
 				    "; convert them with: cuaudit trace ", raw.path, NULL);

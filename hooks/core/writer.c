@@ -150,6 +150,45 @@ static int earlier_image(int fd)
 	       s.st_mtim.tv_sec >= st.real_sec - 2;
 }
 
+/* When this run of cuaudit began, in CLOCK_REALTIME ns: `cuaudit run` passes its own start
+   (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, this
+   process's start (which exec keeps). 0: unknown. */
+static uint64_t session_start_ns(void)
+{
+	struct start st;
+	struct timespec real, boot;
+	long tick = sysconf(_SC_CLK_TCK);
+	uint64_t own = 0, real_ns, boot_ns, since_boot;
+
+	/* The run's start, exact; every process of the run started after it. */
+	if (cua_cfg.session_start_ns)
+		return cua_cfg.session_start_ns;
+	st = process_start();
+	if (st.ticks && tick > 0 && clock_gettime(CLOCK_REALTIME, &real) == 0 &&
+	    clock_gettime(CLOCK_BOOTTIME, &boot) == 0) {
+		real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
+		boot_ns = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
+		/* Clock ticks are 10 ms: the start rounds down, so a file is kept rather than lost. */
+		since_boot = st.ticks / (uint64_t)tick * 1000000000u +
+			     st.ticks % (uint64_t)tick * (1000000000u / (uint64_t)tick);
+		if (boot_ns >= since_boot && real_ns >= boot_ns - since_boot)
+			own = real_ns - (boot_ns - since_boot);
+	}
+	return own;
+}
+
+/* A file of ours changed since this run began: another process of the run (several processes
+   given one name without %p), or an earlier image of this one, claimed or wrote it. Its data
+   is kept; this process takes the next numbered name. */
+static int this_run(int fd)
+{
+	uint64_t start = session_start_ns();
+	struct stat s;
+
+	return start && fstat(fd, &s) == 0 &&
+	       (uint64_t)s.st_mtim.tv_sec * 1000000000u + (uint64_t)s.st_mtim.tv_nsec >= start;
+}
+
 /* "dir/summary.json", 3 -> "dir/summary.3.json" */
 static int numbered(char *out, size_t cap, const char *path, unsigned k)
 {
@@ -190,7 +229,7 @@ int cua_writer_open(const char *tmpl, const char *signature, char *path, size_t 
 			return -1;
 		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
 		if (fd >= 0 && regular(fd) && ours(fd, signature) && !earlier_image(fd) &&
-		    ftruncate(fd, 0) == 0)
+		    !this_run(fd) && ftruncate(fd, 0) == 0)
 			return cua_fd_high(fd);
 		if (fd >= 0)
 			close(fd);

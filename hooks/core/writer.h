@@ -22,8 +22,11 @@ void cua_writer_flush(struct cua_writer *w);
 /* Opens a report file named by a template (%p, %h), never following a symbolic link in the
    last component. An existing file is reused only if it is empty or begins with
    'signature' (cuaudit wrote it) and was not finished at exec by an earlier image of this
-   process (cua_writer_mark_images); otherwise cuaudit writes NAME.1, NAME.2, ... (before the
-   extension) instead, so it never truncates a file it did not create. The name used is in
+   process (cua_writer_mark_images), nor changed since this run began (another process of
+   the run claimed or wrote it: CUAUDIT_SESSION_START, else this process's start); otherwise
+   cuaudit writes NAME.1, NAME.2, ... (before the extension) instead, so it never truncates a
+   file it did not create nor one another process of the same run writes. The file is
+   created, or emptied, at once: it is this process's claim on the name. The name used is in
    path_out. Returns the descriptor or -1. */
 int cua_writer_open(const char *tmpl, const char *signature, char *path_out, size_t path_cap);
 

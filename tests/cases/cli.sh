@@ -282,6 +282,45 @@ report_reads_stdin_bounds_every_table_by_top_and_never_writes_an_input)
   expect_status 2 "$CLI" report --json alias.json s.*.json
   "$CLI" report - <s.1.json >stdin.txt 2>err.txt && grep -q 'cuaudit report: 1 process' stdin.txt && pass "'-' reads standard input" || fail "stdin: $(cat err.txt)"
   ;;
+processes_given_one_output_name_keep_every_output_and_say_where)
+  # Three processes of one run, one trace name and one summary name, no %p.
+  "$CLI" run -t same.json --summary=same.s.json sh -c "'$BIN/driver_lazy' >/dev/null & '$BIN/driver_lazy' >/dev/null & '$BIN/runtime_shared' >/dev/null; wait" >out.txt 2>err.txt
+  rc=$?
+  [ $rc = 0 ] && pass "the run exits 0" || fail "rc $rc: $(head -3 err.txt)"
+  traces=$(ls same.json same.[0-9].json 2>/dev/null | wc -l)
+  sums=$(ls same.s.json same.s.[0-9].json 2>/dev/null | wc -l)
+  [ "$traces" = 3 ] && [ "$sums" = 3 ] && pass "3 traces and 3 summaries" || fail "traces $traces, summaries $sums: $(ls)"
+  pids=$("$PYTHON" - same*.json <<'PY'
+import json, sys
+pids = set()
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    if "traceEvents" in d:
+        pids.add(("t", [e["pid"] for e in d["traceEvents"] if e.get("ph") == "X"][0]))
+    else:
+        pids.add(("s", d["process"]["pid"]))
+print(len(pids))
+PY
+  )
+  [ "$pids" = 6 ] && pass "each file holds another process's data" || fail "distinct (kind, pid): $pids"
+  # Where each went, once per file, at the default level.
+  n=$(grep -c '^cuaudit: Generated: ' err.txt)
+  files=$(sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l)
+  [ "$n" = 6 ] && [ "$files" = 6 ] && pass "6 Generated: lines, one per file" || fail "$n lines, $files files: $(cat err.txt)"
+  grep -q "^cuaudit: Generated: $dir/same.s.json (the summary of pid [0-9]*)$" err.txt && pass "the line names the file and the pid" || fail "$(cat err.txt)"
+  # One after the other in one run: both kept too.
+  rm -f same*
+  "$CLI" run -s seq.json sh -c "'$BIN/driver_lazy' >/dev/null; '$BIN/driver_lazy' >/dev/null" 2>err.txt
+  [ -s seq.json ] && [ -s seq.1.json ] && pass "sequential processes of one run keep both" || fail "sequential: $(ls)"
+  # A later run replaces its own earlier file instead of numbering forever.
+  rm -f seq*
+  "$CLI" run -s again.json "$BIN/driver_lazy" >/dev/null 2>&1
+  "$CLI" run -s again.json "$BIN/driver_lazy" >/dev/null 2>err.txt
+  [ -s again.json ] && [ ! -e again.1.json ] && pass "a new run replaces the previous run's file" || fail "again: $(ls)"
+  # --log off silences the notice.
+  "$CLI" run -l off -s quiet.json "$BIN/driver_lazy" >/dev/null 2>err.txt
+  [ ! -s err.txt ] && pass "--log off: nothing on stderr" || fail "--log off: $(cat err.txt)"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish

@@ -225,9 +225,10 @@ cli_run_refuses_bad_values_and_unwritable_paths_before_starting)
     fail "relative paths: $(ls)"
   ;;
 cli_run_has_an_option_for_every_CUAUDIT_variable)
-  "$CLI" run --help >help.txt || fail "run --help"
+  # One line per option: the option line and its description line joined.
+  "$CLI" run --help | awk '/^ +(-., )?--/ { o = $0; getline; print o " " $0; next } { print }' >help.txt || fail "run --help"
   # Every variable the module's configuration reads, except the counter the command itself sets.
-  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/hooks/core/config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vx CUAUDIT_ERROR_COUNT)
+  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/hooks/core/config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vxE 'CUAUDIT_(ERROR_COUNT|SESSION_START)')
   [ -n "$vars" ] || fail "no CUAUDIT_ variable found in the configuration"
   for v in $vars; do
     grep -qE "^ +(-., )?--[a-z-]+.* $v:" help.txt && pass "$v has an option" || fail "$v has no option in run --help"
@@ -257,7 +258,7 @@ cli_error_exitcode_is_returned_when_a_call_failed)
   grep -qE '^cuaudit run: [2-9] CUDA call\(s\) failed' cmd.err && pass "injected failures counted" || fail "count: $(cat cmd.err)"
   expect_status 7 "$CLI" run --error-exitcode=7 --fault "$fault" "$BIN/driver_lazy"
   grep -q 'CUDA call(s) failed; exit status 7' cmd.err && pass "a message says why" || fail "no message: $(cat cmd.err)"
-  expect_status 9 "$CLI" run -e 9 -f "$fault" --summary "$BIN/driver_lazy"
+  expect_status 9 "$CLI" run -e 9 -f "$fault" --summary stderr "$BIN/driver_lazy"
   grep -qE 'cuDeviceGetAttribute' cmd.err && pass "summary still printed" || fail "no summary"
   # A failure in a child process counts, and survives the program being killed with SIGKILL.
   expect_status 5 "$CLI" run -e 5 -f "$fault" -- bash -c '"$0" >/dev/null; kill -KILL $$' "$BIN/driver_lazy"
