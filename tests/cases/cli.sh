@@ -321,6 +321,19 @@ PY
   "$CLI" run -l off -s quiet.json "$BIN/driver_lazy" >/dev/null 2>err.txt
   [ ! -s err.txt ] && pass "--log off: nothing on stderr" || fail "--log off: $(cat err.txt)"
   ;;
+static_runtime_left_off_is_named_once_at_the_default_level)
+  hint='holds a statically linked CUDA runtime .*--static-runtime on'
+  native "$BIN/static_rt"
+  "$CLI" run -s "$dir/s.json" "$BIN/static_rt" >audited.out 2>audited.err; echo $? >audited.rc
+  same_results
+  expect_log 1 "^cuaudit: warning: $BIN/static_rt $hint" audited.err
+  "$CLI" run -s "$dir/s.json" --static-runtime on "$BIN/static_rt" >/dev/null 2>err.txt
+  expect_log 0 "$hint" err.txt
+  "$CLI" run -s "$dir/s.json" "$BIN/runtime_shared" >/dev/null 2>err.txt
+  expect_log 0 "$hint" err.txt
+  "$CLI" run -l error -s "$dir/s.json" "$BIN/static_rt" >/dev/null 2>err.txt
+  expect_log 0 "$hint" err.txt
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish

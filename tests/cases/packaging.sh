@@ -121,6 +121,38 @@ deb_package_is_lintian_clean)
   [ $rc = 0 ] && pass "lintian: no error or warning" || fail "lintian exit $rc"
   grep -qE '^[EW]:' lintian.txt && fail "lintian reports errors or warnings" || pass "no E: or W: line"
   ;;
+deb_description_dependencies_and_docs_follow_debian_policy)
+  build_deb
+  dpkg-deb -f "$deb" Description >desc.txt
+  # Policy 5.6.13: each extended line starts with exactly one space (two: shown verbatim).
+  tail -n +2 desc.txt | grep -q '^  ' && fail "a description line starts with two spaces: $(grep -n '^  ' desc.txt | head -2)" || pass "no verbatim description line"
+  [ "$(tail -n +2 desc.txt | grep -cv '^ [^ ]')" = 0 ] && [ "$(wc -l <desc.txt)" -ge 3 ] && pass "extended description lines start with one space" || fail "description: $(cat desc.txt)"
+  awk 'length > 80 { exit 1 }' desc.txt && pass "description lines fit 80 columns" || fail "long description lines"
+  # Dependencies computed by dpkg-shlibdeps: what the binaries link, not a hand-kept name.
+  deps=$(dpkg-deb -f "$deb" Depends)
+  for lib in $(objdump -p "$root/usr/bin/cuaudit" "$root/usr/lib/cuaudit/libcuaudit.so" | sed -n 's/^ *NEEDED *//p' | sort -u); do
+    pkg=$(dpkg -S "$(ldconfig -p | sed -n "s/^\t$lib .*=> //p" | head -1)" 2>/dev/null | cut -d: -f1 | head -1)
+    [ -n "$pkg" ] || continue
+    grep -qE "(^|, )$pkg( |,|$)" <<<"$deps" && pass "Depends names $pkg ($lib)" || fail "Depends lacks $pkg for $lib: $deps"
+  done
+  grep -q 'libc6 (>= 2.34)' <<<"$deps" && pass "libc6 (>= 2.34) kept" || fail "Depends: $deps"
+  # Every document an installed file points to is installed.
+  doc=$root/usr/share/doc/cuaudit
+  for f in README.md docs/summary-schema.json docs/hooks.md docs/export.md; do
+    [ -s "$doc/$f" ] && pass "installed: $f" || fail "not installed: $f"
+  done
+  zcat "$root/usr/share/man/man1/cuaudit.1.gz" "$root/usr/share/man/man7/cuaudit.7.gz" | sed 's/\\//g' |
+    grep -oE '/usr/share/doc/cuaudit/[A-Za-z0-9_./-]+[A-Za-z0-9_]' | sort -u >named.txt
+  [ -s named.txt ] && pass "the man pages name installed documents" || fail "no document named by the man pages"
+  while read -r f; do [ -e "$root$f" ] && pass "$f exists" || fail "the man page names $f, not installed"; done <named.txt
+  for f in $(cat "$root/usr/include/cuaudit/cuaudit.h" "$doc/README.md" | grep -oE 'docs/[a-z-]+\.(md|json)' | sort -u); do
+    [ -s "$doc/$f" ] && pass "README/header link $f installed" || fail "$f is named but not installed"
+  done
+  # Warnings are errors only where asked (scripts/test.sh): a plain configure has no -Werror.
+  "$CMAKE" -S "$SRC" -B plain -DBUILD_TESTING=OFF -DCUAUDIT_BUILD_BENCH=OFF >plain.txt 2>&1 || fail "configure: $(tail -3 plain.txt)"
+  grep -rq -- -Werror plain/CMakeFiles/cuaudit.dir/flags.make && fail "-Werror in a plain build" || pass "no -Werror in a plain build"
+  grep -q 'CUAUDIT_WERROR:BOOL=ON' "$BUILD/CMakeCache.txt" && pass "the test build has it on" || echo "note: this build was configured without CUAUDIT_WERROR"
+  ;;
 systemd_drop_in_from_the_package_passes_systemd_analyze_verify)
   command -v systemd-analyze >/dev/null || { echo "systemd-analyze is not installed (scripts/setup.sh installs it with CUAUDIT_SETUP_EXTRAS=1)"; exit 77; }
   build_deb
