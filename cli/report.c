@@ -32,7 +32,8 @@ static const char *const table_words[] = { "all", "apis", "kernels", "processes"
 static void usage(FILE *f)
 {
 	fputs("usage: cuaudit report [OPTIONS] SUMMARY.json...\n"
-	      "Merges the JSON summaries of one or more processes (CUAUDIT_SUMMARY=...%p.json).\n"
+	      "Merges the JSON summaries of one or more processes (CUAUDIT_SUMMARY=...%p.json),\n"
+	      "and the merged summaries it wrote itself (--json), whose processes count again.\n"
 	      "\n"
 	      "'-' reads a summary from standard input.\n"
 	      "\n"

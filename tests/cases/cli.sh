@@ -334,6 +334,36 @@ static_runtime_left_off_is_named_once_at_the_default_level)
   "$CLI" run -l error -s "$dir/s.json" "$BIN/static_rt" >/dev/null 2>err.txt
   expect_log 0 "$hint" err.txt
   ;;
+report_reads_what_report_json_writes_with_the_same_totals)
+  GOLD="$SRC/tests/golden/report"
+  cp "$GOLD"/plain.json "$GOLD"/sampled.json "$GOLD"/snapshot.json .
+  "$CLI" report --json=m.json plain.json sampled.json snapshot.json >orig.txt 2>/dev/null || fail "report --json"
+  "$PYTHON" "$CHECK_JSON" merged m.json >check.txt 2>&1 && pass "the merged file matches the one schema" || fail "$(tail -2 check.txt)"
+  "$CLI" report m.json >again.txt 2>err.txt || fail "report m.json: $(cat err.txt)"
+  # Same process count, same Total rows (APIs, kernels, processes), p99 kept.
+  for re in '^cuaudit report: [0-9]+ process' 'Total \('; do
+    a=$(grep -E "$re" orig.txt) b=$(grep -E "$re" again.txt)
+    [ -n "$a" ] && [ "$a" = "$b" ] && pass "same '$re' lines" || { fail "'$re' differs"; diff <(echo "$a") <(echo "$b"); }
+  done
+  grep -q 'no provenance recorded' again.txt && ! grep -q 'no provenance recorded' orig.txt && fail "provenance lost" || pass "provenance kept"
+  "$PYTHON" - m.json <<'PY' >p99.txt || fail "p99"
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(max(a["p99_max_ns"] for a in d["apis"]) > 0)
+PY
+  expect_log 1 '^True$' p99.txt
+  "$CLI" report --json=m2.json m.json >/dev/null 2>&1 && "$PYTHON" - m.json m2.json <<'PY' >same.txt || fail "m2"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+key = lambda d: sorted((x["name"], x["nested"], x["calls"], x["total_ns"], x["processes"], x["p99_max_ns"]) for x in d["apis"])
+print(key(a) == key(b), len(a["processes"]) == len(b["processes"]), sorted(k["processes"] for k in a["kernels"]) == sorted(k["processes"] for k in b["kernels"]))
+PY
+  expect_log 1 '^True True True$' same.txt
+  # A merged file and a process's summary merge again: processes add up.
+  "$CLI" report --csv m.json plain.json >csv.txt 2>/dev/null
+  "$CLI" report --csv plain.json sampled.json snapshot.json plain.json >csv2.txt 2>/dev/null
+  cmp -s csv.txt csv2.txt && pass "merged + summary = all four summaries" || { fail "csv differs"; diff csv.txt csv2.txt | head -5; }
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish
