@@ -596,6 +596,40 @@ int cua_entrypatch_object(struct link_map *map)
 	return nobjs > 0 && objs[nobjs - 1].map == map;
 }
 
+void cua_entrypatch_hint(struct link_map *driver)
+{
+	static int hinted;
+
+	if (hinted || cua_cfg.static_runtime || !cua_log_on(CUA_LOG_WARN) || !supported())
+		return;
+	hinted = 1;
+	/* The objects loaded before the driver, the program first: a static runtime loads the
+	   driver itself, so its object is among them. Their link_maps are alive: we are inside
+	   the loader's la_objopen of the driver. */
+	for (struct link_map *m = driver->l_prev; m; m = m->l_prev) {
+		struct cua_filesyms f;
+		int found;
+
+		if (cua_filesyms_open(&f, file_of(m)) != 0)
+			continue;
+		found = f.symtab && f.has_fatbin && recognised(&f);
+		cua_filesyms_close(&f);
+		if (found) {
+			char exe[CUA_PATH_MAX];
+			ssize_t n = m->l_name && m->l_name[0] ? -1
+							      : readlink("/proc/self/exe", exe, sizeof(exe) - 1);
+
+			if (n > 0)
+				exe[n] = '\0';
+			cua_log_msg(CUA_LOG_WARN, n > 0 ? exe : file_of(m), " holds a statically linked CUDA runtime"
+				    " (nvcc's default): its runtime calls are seen at the driver level"
+				    " only; CUAUDIT_STATIC_RUNTIME=1 (cuaudit run --static-runtime on)"
+				    " shows them", NULL);
+			return;
+		}
+	}
+}
+
 uintptr_t cua_entrypatch_cookie(const struct link_map *map)
 {
 	for (unsigned i = 0; i < nobjs; i++)

@@ -23,6 +23,11 @@ struct link_map *cua_entrypatch_of_cookie(uintptr_t cookie);
    undone while the object is loaded. */
 void cua_entrypatch_forget(struct link_map *map);
 
+/* With CUAUDIT_STATIC_RUNTIME off, when the driver loads (once): one warning naming the
+   first object loaded so far whose file holds a statically linked runtime (nvcc's default),
+   since its runtime calls are then seen at the driver level only, and naming the option. */
+void cua_entrypatch_hint(struct link_map *driver);
+
 /* At exit, one info line per patched object: how many entries were patched and refused, by
    reason. */
 void cua_entrypatch_report(void);

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/cuaudit.c: the cuaudit command: `run` checks its options, sets the environment and runs a program; `report` merges summaries. */
+/* cli/cuaudit.c: the cuaudit command: `run` checks its options, sets the environment and runs a program; the other subcommands are dispatched from here. */
 #include <errno.h>
 #include <getopt.h>
 #include <limits.h>
@@ -10,13 +10,16 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/stat.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "config.h"
 #include "cua_version.h"
 #include "report.h"
 #include "live.h"
 #include "trace.h"
+#include "export.h"
 
 #ifndef CUAUDIT_MODULE_REL
 #define CUAUDIT_MODULE_REL "../lib/cuaudit/libcuaudit.so"
@@ -28,67 +31,73 @@ enum value_kind {
 	VAL_OUTPUT,  /* an output file template: made absolute, its folder must be writable */
 	VAL_SUMMARY, /* "stderr" or an output file template */
 	VAL_INPUT,   /* an existing file: made absolute */
+	VAL_DIR,     /* a directory cuaudit makes if missing: made absolute */
 };
 
 /* One row per CUAUDIT_* variable: the option that sets it. A variable another part of cuaudit
-   adds is one more row; cua_config_load, the module's own parser, then validates its value. */
+   adds is one more row; cua_config_load, the module's own parser, then validates its value.
+   Every option takes a value, as "--opt VALUE", "--opt=VALUE", "-x VALUE" or "-xVALUE" (an
+   optional value could only take the '=' form, since the word after could be the program).
+   The metavar is the value's name, or its words separated by '|': the help, the man page,
+   the README and the bash completion list them from here (tests/cases/cli.sh compares). */
 struct var_row {
 	const char *option;   /* long option name */
 	int short_opt;        /* 0 when there is none */
 	const char *var;      /* the environment variable */
-	const char *metavar;  /* NULL: takes no value (sets default_value) */
+	const char *metavar;  /* NAME, or word|word|... (a word is lower case) */
 	enum value_kind kind;
 	const char *sep;      /* repeatable: joined with sep; NULL: the last one counts */
-	const char *default_value; /* for an optional value */
 	const char *help;
 };
 
+#define OUTPUT_ESCAPES "%p pid, %h host name, %q{NAME} variable NAME, %% a percent sign"
+
 static const struct var_row rows[] = {
-	{ "log", 'l', "CUAUDIT_LOG", "LEVEL", VAL_PLAIN, NULL, NULL,
-	  "off, error, warn, info, verbose or debug" },
-	{ "log-file", 'o', "CUAUDIT_LOG_FILE", "FILE", VAL_OUTPUT, NULL, NULL,
-	  "the log file (%p: pid, %h: host name, %%: %)" },
-	{ "summary", 's', "CUAUDIT_SUMMARY", "FILE", VAL_SUMMARY, NULL, "stderr",
-	  "per-API statistics at exit: stderr (no FILE) or a file (.json: JSON)" },
-	{ "trace", 't', "CUAUDIT_TRACE", "FILE", VAL_OUTPUT, NULL, NULL,
+	{ "log", 'l', "CUAUDIT_LOG", "off|error|warn|info|verbose|debug|errors", VAL_PLAIN, NULL,
+	  "the log level; errors: warn, plus a line for each call that failed" },
+	{ "log-file", 'o', "CUAUDIT_LOG_FILE", "FILE", VAL_OUTPUT, NULL,
+	  "the log file (" OUTPUT_ESCAPES ")" },
+	{ "summary", 's', "CUAUDIT_SUMMARY", "stderr|FILE", VAL_SUMMARY, NULL,
+	  "per-API statistics at exit: a table on stderr, or a file (.json: JSON)" },
+	{ "trace", 't', "CUAUDIT_TRACE", "FILE", VAL_OUTPUT, NULL,
 	  "a Chrome trace JSON file (Perfetto UI, chrome://tracing)" },
-	{ "mem-limit", 'm', "CUAUDIT_MEM_LIMIT", "SIZE", VAL_PLAIN, NULL, NULL,
+	{ "mem-limit", 'm', "CUAUDIT_MEM_LIMIT", "SIZE", VAL_PLAIN, NULL,
 	  "device-memory quota, e.g. 4GiB or 0:4GiB,1:8GiB" },
-	{ "fault", 'f', "CUAUDIT_FAULT", "SPEC", VAL_PLAIN, ";", NULL,
+	{ "fault", 'f', "CUAUDIT_FAULT", "SPEC", VAL_PLAIN, ";",
 	  "inject failures, e.g. cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3 (repeatable)" },
-	{ "plugin", 'p', "CUAUDIT_PLUGINS", "FILE", VAL_INPUT, ":", NULL,
+	{ "plugin", 'p', "CUAUDIT_PLUGINS", "FILE", VAL_INPUT, ":",
 	  "load a plugin (repeatable)" },
-	{ "libcuda", 0, "CUAUDIT_LIBCUDA", "FILE", VAL_INPUT, NULL, NULL,
+	{ "libcuda", 0, "CUAUDIT_LIBCUDA", "FILE", VAL_INPUT, NULL,
 	  "load this library in place of libcuda" },
-	{ "libcudart", 0, "CUAUDIT_LIBCUDART", "FILE", VAL_INPUT, NULL, NULL,
+	{ "libcudart", 0, "CUAUDIT_LIBCUDART", "FILE", VAL_INPUT, NULL,
 	  "load this library in place of libcudart" },
-	{ "include", 0, "CUAUDIT_INCLUDE", "GLOBS", VAL_PLAIN, NULL, NULL,
+	{ "include", 0, "CUAUDIT_INCLUDE", "GLOBS", VAL_PLAIN, NULL,
 	  "log and trace only the ELF names matching these globs" },
-	{ "exclude", 0, "CUAUDIT_EXCLUDE", "GLOBS", VAL_PLAIN, NULL, NULL,
+	{ "exclude", 0, "CUAUDIT_EXCLUDE", "GLOBS", VAL_PLAIN, NULL,
 	  "do not log or trace the ELF names matching these globs" },
-	{ "flush-interval", 0, "CUAUDIT_FLUSH_INTERVAL", "TIME", VAL_PLAIN, NULL, NULL,
-	  "write buffered output at least this often" },
-	{ "trace-max", 0, "CUAUDIT_TRACE_MAX", "SIZE", VAL_PLAIN, NULL, NULL,
+	{ "flush-interval", 0, "CUAUDIT_FLUSH_INTERVAL", "SECONDS", VAL_PLAIN, NULL,
+	  "write buffered output at least this often (0: only at exit)" },
+	{ "trace-max", 0, "CUAUDIT_TRACE_MAX", "SIZE", VAL_PLAIN, NULL,
 	  "the most the trace may hold" },
-	{ "log-max", 0, "CUAUDIT_LOG_MAX", "SIZE", VAL_PLAIN, NULL, NULL,
+	{ "log-max", 0, "CUAUDIT_LOG_MAX", "SIZE", VAL_PLAIN, NULL,
 	  "the most the log may hold" },
-	{ "metrics", 0, "CUAUDIT_METRICS", "FILE", VAL_PLAIN, NULL, NULL,
-	  "where live metrics go" },
-	{ "metrics-labels", 0, "CUAUDIT_METRICS_LABELS", "LABELS", VAL_PLAIN, NULL, NULL,
+	{ "metrics", 0, "CUAUDIT_METRICS", "FILE", VAL_OUTPUT, NULL,
+	  "a Prometheus text file of live metrics" },
+	{ "metrics-labels", 0, "CUAUDIT_METRICS_LABELS", "LABELS", VAL_PLAIN, NULL,
 	  "extra metric labels, NAME=VALUE,..." },
-	{ "capture", 0, "CUAUDIT_CAPTURE", "SPEC", VAL_PLAIN, NULL, NULL,
-	  "what to capture" },
-	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "MODE", VAL_PLAIN, NULL, NULL,
-	  "how to treat a runtime linked into the program" },
-	{ "summary-sample", 0, "CUAUDIT_SUMMARY_SAMPLE", "N", VAL_PLAIN, NULL, NULL,
+	{ "capture", 0, "CUAUDIT_CAPTURE", "all|profiler-api|ctl", VAL_PLAIN, NULL,
+	  "trace every call, only between cudaProfilerStart and Stop, or as `cuaudit ctl` says" },
+	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "on|off", VAL_PLAIN, NULL,
+	  "patch a runtime linked into the program (or 1/0, yes/no, true/false)" },
+	{ "summary-sample", 0, "CUAUDIT_SUMMARY_SAMPLE", "N", VAL_PLAIN, NULL,
 	  "time one call in N" },
-	{ "live", 0, "CUAUDIT_LIVE", "MODE", VAL_PLAIN, NULL, "1",
-	  "the live view `cuaudit ps` reads: 1 (no MODE) or 0" },
-	{ "live-calls", 0, "CUAUDIT_LIVE_CALLS", "N", VAL_PLAIN, NULL, NULL,
+	{ "live", 0, "CUAUDIT_LIVE", "on|off", VAL_PLAIN, NULL,
+	  "the live view `cuaudit ps` reads (or 1/0, yes/no, true/false)" },
+	{ "live-calls", 0, "CUAUDIT_LIVE_CALLS", "N", VAL_PLAIN, NULL,
 	  "last calls each thread keeps in the live view (64)" },
-	{ "live-dir", 0, "CUAUDIT_LIVE_DIR", "DIR", VAL_PLAIN, NULL, NULL,
+	{ "live-dir", 0, "CUAUDIT_LIVE_DIR", "DIR", VAL_DIR, NULL,
 	  "the directory of the live view's files (/tmp/cuaudit-UID)" },
-	{ "gpu-time", 0, "CUAUDIT_GPU_TIME", "on|off|N", VAL_PLAIN, NULL, NULL,
+	{ "gpu-time", 0, "CUAUDIT_GPU_TIME", "on|off|N", VAL_PLAIN, NULL,
 	  "time kernels, copies and memsets on the GPU (every call, or 1 in N)" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
@@ -102,24 +111,22 @@ static void run_usage(FILE *f)
 	      "\n"
 	      "Runs PROGRAM with cuaudit: LD_AUDIT names the installed module, first in the list,\n"
 	      "and each option sets its CUAUDIT_* variable (cuaudit(7)). Every value is checked\n"
-	      "before PROGRAM starts. Options take '--opt VALUE' or '--opt=VALUE'.\n\n",
+	      "before PROGRAM starts. Each option takes its value as '--opt VALUE', '--opt=VALUE',\n"
+	      "'-x VALUE' or '-xVALUE'; a value of words separated by '|' is one of those words.\n"
+	      "Output files are made absolute; " OUTPUT_ESCAPES ".\n\n",
 	      f);
 	for (size_t i = 0; i < NROWS; i++) {
-		char head[64];
-
-		if (rows[i].default_value)
-			snprintf(head, sizeof(head), "--%s[=%s]", rows[i].option, rows[i].metavar);
-		else
-			snprintf(head, sizeof(head), "--%s %s", rows[i].option, rows[i].metavar);
 		if (rows[i].short_opt)
-			fprintf(f, "  -%c, %-22s %s: %s\n", rows[i].short_opt, head, rows[i].var,
-				rows[i].help);
+			fprintf(f, "  -%c, --%s %s\n", rows[i].short_opt, rows[i].option,
+				rows[i].metavar);
 		else
-			fprintf(f, "      %-22s %s: %s\n", head, rows[i].var, rows[i].help);
+			fprintf(f, "      --%s %s\n", rows[i].option, rows[i].metavar);
+		fprintf(f, "        %s: %s\n", rows[i].var, rows[i].help);
 	}
-	fputs("  -e, --error-exitcode N     exit with N if any CUDA call of the program (or its\n"
-	      "                             children) failed\n"
-	      "  -h, --help                 this text\n"
+	fputs("  -e, --error-exitcode N\n"
+	      "        exit with N if any CUDA call of the program (or its children) failed\n"
+	      "  -h, --help\n"
+	      "        this text\n"
 	      "\n"
 	      "Exit status: PROGRAM's own (128+N, or the same signal, if a signal N ended it);\n"
 	      "N of --error-exitcode when a call failed; 2 for a bad option or value; 126 if\n"
@@ -131,13 +138,17 @@ static void usage(FILE *f)
 {
 	fputs("usage: cuaudit run [OPTIONS] [--] PROGRAM [ARGS...]\n"
 	      "       cuaudit report [OPTIONS] SUMMARY.json...\n"
-	      "       cuaudit trace [-o OUT.json] TRACE.PID.NONCE.raw...\n"
+	      "       cuaudit trace [OPTIONS] TRACE.PID.NONCE.raw...\n"
+	      "       cuaudit export [OPTIONS] -o OUT SUMMARY.json|TRACE.json|TRACE.raw...\n"
 	      "       cuaudit ps [--json] [PID] | ps --clean | top [PID] | ctl PID trace|log start|stop\n"
 	      "       cuaudit --help | --version\n"
 	      "\n"
 	      "run     runs PROGRAM with every CUDA call intercepted ('cuaudit run --help')\n"
 	      "report  merges the JSON summaries of several processes ('cuaudit report --help')\n"
 	      "trace   turns the raw trace file a killed process left into a Chrome trace\n"
+	      "        ('cuaudit trace --help')\n"
+	      "export  writes summaries and traces as an SQLite database, CSV or JSON lines\n"
+	      "        ('cuaudit export --help')\n"
 	      "ps      what each audited process (CUAUDIT_LIVE=1) is inside now, or was when it died\n"
 	      "top     per-API call rates, errors and calls in flight, refreshed\n"
 	      "ctl     switches the trace or the verbose log of a running process on or off\n"
@@ -214,6 +225,7 @@ static int check_output(const struct var_row *r, const char *v, char *out, size_
 {
 	char dir[PATH_MAX];
 	const char *slash;
+	struct stat st;
 	int n;
 
 	if (cua_config_check_template(v) != 0)
@@ -229,6 +241,11 @@ static int check_output(const struct var_row *r, const char *v, char *out, size_
 	}
 	if (n < 0 || (size_t)n >= cap || n >= CUA_PATH_MAX)
 		return usage_error("run", "--%s: '%s' is too long", r->option, v);
+	/* "-s ./app" where the program was meant: output files are never executables. */
+	if (!strchr(out, '%') && stat(out, &st) == 0 && S_ISREG(st.st_mode) &&
+	    (st.st_mode & 0111))
+		return usage_error("run", "--%s: '%s' is an executable, not an output file; give "
+				   "the option a file name before the program", r->option, v);
 	slash = strrchr(out, '/');
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out), out);
 	if (!dir[0])
@@ -259,6 +276,20 @@ static int convert(const struct var_row *r, const char *v, char *out, size_t cap
 		if (access(out, R_OK) != 0)
 			return usage_error("run", "--%s: cannot read '%s'", r->option, v);
 		return 0;
+	case VAL_DIR:
+		if (v[0] != '/') {
+			char dir[PATH_MAX];
+			int n;
+
+			if (!getcwd(dir, sizeof(dir)))
+				return usage_error("run", "--%s: cannot resolve '%s': %s", r->option, v,
+						   strerror(errno));
+			n = snprintf(out, cap, "%s/%s", dir, v);
+			if (n < 0 || (size_t)n >= cap)
+				return usage_error("run", "--%s: '%s' is too long", r->option, v);
+			return 0;
+		}
+		break;
 	case VAL_PLAIN:
 		break;
 	}
@@ -271,7 +302,7 @@ static int convert(const struct var_row *r, const char *v, char *out, size_t cap
 static int set_row(const struct var_row *r, const char *value, char **joined)
 {
 	char buf[PATH_MAX + CUA_PATH_MAX];
-	int rc = convert(r, value ? value : r->default_value, buf, sizeof(buf));
+	int rc = convert(r, value, buf, sizeof(buf));
 
 	if (rc)
 		return rc;
@@ -433,7 +464,7 @@ static int parse_exitcode(const char *v, int *out)
 static int run_main(int argc, char **argv)
 {
 	struct option longopts[NROWS + 3];
-	char shortopts[3 * NROWS + 8], *joined[NROWS] = { 0 };
+	char shortopts[2 * NROWS + 8], *joined[NROWS] = { 0 };
 	char module[PATH_MAX], counter_path[64];
 	int error_exitcode = -1, counter_fd = -1, rc = 0;
 	size_t ns = 0;
@@ -443,15 +474,11 @@ static int run_main(int argc, char **argv)
 	shortopts[ns++] = '+';
 	shortopts[ns++] = ':';
 	for (size_t i = 0; i < NROWS; i++) {
-		longopts[i] = (struct option){ rows[i].option,
-					       rows[i].default_value ? optional_argument
-								     : required_argument,
-					       NULL, OPT_ROW0 + (int)i };
+		longopts[i] = (struct option){ rows[i].option, required_argument, NULL,
+					       OPT_ROW0 + (int)i };
 		if (rows[i].short_opt) {
 			shortopts[ns++] = (char)rows[i].short_opt;
 			shortopts[ns++] = ':';
-			if (rows[i].default_value)
-				shortopts[ns++] = ':';
 		}
 	}
 	longopts[NROWS] = (struct option){ "error-exitcode", required_argument, NULL, 'e' };
@@ -470,8 +497,6 @@ static int run_main(int argc, char **argv)
 			if (rows[i].short_opt == c)
 				row = i;
 		if (row < NROWS) {
-			/* An optional value is only ever "--summary=FILE" (or -sFILE): in
-			   "--summary FILE" the word after could be the program. */
 			rc = set_row(&rows[row], optarg, &joined[row]);
 		} else if (c == 'e') {
 			rc = parse_exitcode(optarg, &error_exitcode);
@@ -501,6 +526,18 @@ static int run_main(int argc, char **argv)
 			return 1;
 		}
 		setenv("CUAUDIT_ERROR_COUNT", counter_path, 1);
+	}
+	/* One start for every process of this run: a report file one of them wrote is never
+	   replaced by another given the same name (cua_writer_open). An outer run's stays. */
+	if (!getenv("CUAUDIT_SESSION_START")) {
+		struct timespec now;
+		char start[32];
+
+		clock_gettime(CLOCK_REALTIME, &now);
+		snprintf(start, sizeof(start), "%llu",
+			 (unsigned long long)now.tv_sec * 1000000000ull +
+				 (unsigned long long)now.tv_nsec);
+		setenv("CUAUDIT_SESSION_START", start, 1);
 	}
 	cua_config_load(&cfg, env_get, collect, 0);
 	if (module_diagnostics)
@@ -545,5 +582,7 @@ int main(int argc, char **argv)
 		return cua_cli_trace_main(argc - 1, argv + 1);
 	if (strcmp(argv[1], "ps") == 0 || strcmp(argv[1], "top") == 0 || strcmp(argv[1], "ctl") == 0)
 		return cua_cli_live_main(argc - 1, argv + 1);
+	if (strcmp(argv[1], "export") == 0)
+		return cua_cli_export_main(argc - 1, argv + 1);
 	return usage_error(NULL, "unknown command '%s'", argv[1]);
 }

@@ -419,7 +419,7 @@ static int find_region(uint64_t pid, struct region *out)
 	closedir(d);
 	if (!best[0]) {
 		fprintf(stderr, "cuaudit: no live region for process %llu in %s (was it started with "
-			"CUAUDIT_LIVE=1 or cuaudit run --live, and has it made a CUDA call?)\n",
+			"CUAUDIT_LIVE=1 or cuaudit run --live on, and has it made a CUDA call?)\n",
 			(unsigned long long)pid, live_dir);
 		return -1;
 	}
@@ -721,7 +721,7 @@ static void live_usage(FILE *f)
 	      "       cuaudit ctl [--dir DIR] PID trace|log start|stop\n"
 	      "\n"
 	      "ps     this user's processes audited with the live view (CUAUDIT_LIVE=1,\n"
-	      "       cuaudit run --live): pid, state, threads, calls per second, the longest\n"
+	      "       cuaudit run --live on): pid, state, threads, calls per second, the longest\n"
 	      "       call in flight; with PID, each thread's calls in flight and last calls.\n"
 	      "       --clean removes the files of processes that are gone.\n"
 	      "top    per-API rates, errors and calls in flight, refreshed every -d seconds (1);\n"

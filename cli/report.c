@@ -6,6 +6,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include "demangle.h"
 #include "json.h"
 #include "report.h"
 #include "summaries.h"
@@ -35,18 +36,28 @@ static struct cua_gpu_report gpu;
 static void usage(FILE *f)
 {
 	fputs("usage: cuaudit report [OPTIONS] SUMMARY.json...\n"
-	      "Merges the JSON summaries of one or more processes (CUAUDIT_SUMMARY=...%p.json).\n"
+	      "Merges the JSON summaries of one or more processes (CUAUDIT_SUMMARY=...%p.json),\n"
+	      "and the merged summaries it wrote itself (--json), whose processes count again.\n"
 	      "\n"
-	      "  -s, --sort KEY     order rows by total (the default), calls, avg or errors,\n"
-	      "                     largest first\n"
-	      "  -n, --top N        print the first N rows of each table; the Total row still\n"
-	      "                     counts every row\n"
-	      "  -t, --table NAME   apis, kernels, processes, gpu-kernels, gpu-mem, or all (the\n"
-	      "                     default for text; the GPU tables when a summary has them)\n"
-	      "  -c, --csv          CSV of one table (apis unless --table says otherwise), times\n"
-	      "                     in ns, no Total row\n"
-	      "  -j, --json FILE    also write the merged summary as JSON to FILE\n"
-	      "  -h, --help         this text\n"
+	      "'-' reads a summary from standard input.\n"
+	      "\n"
+	      "  -s, --sort total|calls|avg|errors\n"
+	      "        order rows by total (the default), calls, avg or errors, largest first\n"
+	      "  -n, --top N\n"
+	      "        print the first N rows of each table and N processes in the header; the\n"
+	      "        Total row still counts every row\n"
+	      "  -t, --table all|apis|kernels|processes|gpu-kernels|gpu-mem\n"
+	      "        the tables to print (all: the default for text; the GPU tables when a\n"
+	      "        summary has them)\n"
+	      "  -c, --csv\n"
+	      "        CSV of one table (apis unless --table says otherwise), times in ns, no\n"
+	      "        Total row\n"
+	      "  -j, --json FILE\n"
+	      "        also write the merged summary as JSON to FILE (never one of the inputs)\n"
+	      "  -M, --mangled\n"
+	      "        kernel names as the compiler wrote them, not demangled\n"
+	      "  -h, --help\n"
+	      "        this text\n"
 	      "\n"
 	      "Times print in ns, us, ms or s; a '~' marks an estimate scaled from the timed calls\n"
 	      "of a sampled run. Exit status: 0; 1 if an input could not be read or is not a\n"
@@ -76,6 +87,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 		{ "sort", required_argument, NULL, 's' }, { "top", required_argument, NULL, 'n' },
 		{ "table", required_argument, NULL, 't' }, { "csv", no_argument, NULL, 'c' },
 		{ "json", required_argument, NULL, 'j' }, { "help", no_argument, NULL, 'h' },
+		{ "mangled", no_argument, NULL, 'M' },
 		{ NULL, 0, NULL, 0 },
 	};
 	int c, k;
@@ -83,7 +95,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 	memset(o, 0, sizeof(*o));
 	opterr = 0;
 	optind = 0;     /* glibc: start afresh, whatever parsed argv before us */
-	while ((c = getopt_long(argc, argv, ":s:n:t:cj:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":s:n:t:cj:hM", longs, NULL)) != -1) {
 		switch (c) {
 		case 's':
 			if ((k = word_index(sort_words, 4, optarg)) < 0)
@@ -110,6 +122,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'c': o->csv = 1; break;
 		case 'j': o->json_out = optarg; break;
+		case 'M': cua_demangle_on = 0; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return usage_error("missing value for", argv[optind - 1]);
 		default: return usage_error("unknown option", argv[optind - 1]);
@@ -122,12 +135,40 @@ static int parse_options(int argc, char **argv, struct options *o)
 	return -1;
 }
 
+/* Standard input ('-'): read to its end. */
+static char *slurp_stdin(size_t *len)
+{
+	size_t cap = 65536, n;
+	char *buf = malloc(cap), *t;
+
+	*len = 0;
+	while (buf && (n = fread(buf + *len, 1, cap - *len, stdin)) > 0) {
+		*len += n;
+		if (*len == cap) {
+			if (cap >= (size_t)MAX_INPUT_BYTES || !(t = realloc(buf, cap *= 2))) {
+				free(buf);
+				errno = EFBIG;
+				return NULL;
+			}
+			buf = t;
+		}
+	}
+	if (buf && ferror(stdin)) {
+		free(buf);
+		buf = NULL;
+	}
+	return buf;
+}
+
 static char *slurp(const char *path, size_t *len)
 {
-	FILE *f = fopen(path, "rb");
+	FILE *f;
 	struct stat st;
 	char *buf;
 
+	if (strcmp(path, "-") == 0)
+		return slurp_stdin(len);
+	f = fopen(path, "rb");
 	if (!f)
 		return NULL;
 	memset(&st, 0, sizeof(st));
@@ -237,10 +278,15 @@ static const char *human_ns(char *out, size_t cap, uint64_t ns, int estimate)
 	return out;
 }
 
-static void print_header(const struct cua_summaries *s)
+static void print_header(const struct cua_summaries *s, size_t top)
 {
+	size_t shown = top && top < s->ninputs ? top : s->ninputs;
+
 	printf("cuaudit report: %zu process%s\n", s->ninputs, s->ninputs == 1 ? "" : "es");
-	for (size_t i = 0; i < s->ninputs; i++) {
+	if (shown < s->ninputs)
+		printf("  ... (%zu more; --top=%zu shows the first %zu)\n", s->ninputs - shown, top,
+		       top);
+	for (size_t i = 0; i < shown; i++) {
 		const struct cua_input *in = &s->inputs[i];
 
 		printf("  %s: pid %lld", cli_term(in->file), in->pid);
@@ -347,7 +393,7 @@ static int print_kernels(const struct cua_summaries *s, const struct options *o)
 		printf("%11s %11s %10llu %8llu %5u  %s\n", human_ns(t, 32, k->total_ns, k->estimated),
 		       human_ns(a, 32, avg(k->total_ns, k->launches), k->estimated),
 		       (unsigned long long)k->launches, (unsigned long long)k->errors, k->processes,
-		       cli_term(k->name));
+		       cli_term(cua_demangle(k->name)));
 	}
 	if (shown < s->nkernels)
 		printf("%11s (%zu more rows; --top=%zu shows the first %zu)\n", "...",
@@ -359,7 +405,7 @@ static int print_kernels(const struct cua_summaries *s, const struct options *o)
 	return est;
 }
 
-static int print_processes(const struct cua_summaries *s)
+static int print_processes(const struct cua_summaries *s, size_t top)
 {
 	char t[32];
 	uint64_t calls = 0, errors = 0, total = 0;
@@ -374,6 +420,12 @@ static int print_processes(const struct cua_summaries *s)
 		errors += in->errors;
 		total += in->total_ns;
 		est |= in->sampled;
+		if (top && i >= top) {
+			if (i == top)
+				printf("%8s (%zu more rows; --top=%zu shows the first %zu)\n", "...",
+				       s->ninputs - top, top, top);
+			continue;
+		}
 		printf("%8lld %10llu %8llu %11s  %s%s\n", in->pid, (unsigned long long)in->calls,
 		       (unsigned long long)in->errors, human_ns(t, 32, in->total_ns, in->sampled),
 		       cli_term(in->file),
@@ -389,7 +441,7 @@ static void print_text(const struct cua_summaries *s, const struct options *o)
 {
 	int est = 0;
 
-	print_header(s);
+	print_header(s, o->top);
 	if (o->table == T_ALL || o->table == T_APIS) {
 		est |= print_api_section(s, 0, o);
 		est |= print_api_section(s, 1, o);
@@ -397,7 +449,7 @@ static void print_text(const struct cua_summaries *s, const struct options *o)
 	if (o->table == T_ALL || o->table == T_KERNELS)
 		est |= print_kernels(s, o);
 	if (o->table == T_ALL || o->table == T_PROCESSES)
-		est |= print_processes(s);
+		est |= print_processes(s, o->top);
 	if ((o->table == T_ALL && gpu.inputs) || o->table == T_GPU_KERNELS)
 		cua_gpu_report_text(&gpu, 0, o->top);
 	if ((o->table == T_ALL && gpu.inputs) || o->table == T_GPU_MEM)
@@ -457,7 +509,7 @@ static void print_csv(const struct cua_summaries *s, const struct options *o)
 		for (size_t i = 0; i < s->nkernels && (!o->top || i < o->top); i++) {
 			const struct cua_kernel_rec *k = &s->kernels[i];
 
-			csv_field(k->name);
+			csv_field(cua_demangle(k->name));
 			printf(",%llu,%llu,%llu,%llu,%u,%s\n", (unsigned long long)k->launches,
 			       (unsigned long long)k->errors, (unsigned long long)k->total_ns,
 			       (unsigned long long)avg(k->total_ns, k->launches), k->processes,
@@ -525,6 +577,11 @@ static void write_json_rest(FILE *f, const struct cua_summaries *s)
 
 		fprintf(f, "%s\n  {\"name\":", i ? "," : "");
 		json_put_string(f, k->name);
+		/* The mangled name stays the key; the readable one sits beside it. */
+		if (cua_demangle(k->name) != k->name) {
+			fputs(",\"demangled\":", f);
+			json_put_string(f, cua_demangle(k->name));
+		}
 		fprintf(f, ",\"launches\":%llu,\"errors\":%llu,\"total_ns\":%llu,\"processes\":%u,"
 			   "\"estimated\":%s}",
 			(unsigned long long)k->launches, (unsigned long long)k->errors,
@@ -585,6 +642,25 @@ static void warn_snapshots(const struct cua_summaries *s)
 				cli_term(s->inputs[i].file));
 }
 
+/* --json naming one of the inputs (by name, or the same file by another name) would replace
+   what it reads. */
+static int names_an_input(const char *out, int n, char **inputs)
+{
+	struct stat o, in;
+	int exists = stat(out, &o) == 0;
+
+	for (int i = 0; i < n; i++) {
+		if (strcmp(inputs[i], out) == 0 ||
+		    (exists && stat(inputs[i], &in) == 0 && in.st_dev == o.st_dev &&
+		     in.st_ino == o.st_ino)) {
+			fprintf(stderr, "cuaudit report: --json %s is one of the inputs; it is not "
+					"written over\nTry 'cuaudit report --help'.\n", out);
+			return 1;
+		}
+	}
+	return 0;
+}
+
 int cuaudit_report_main(int argc, char **argv)
 {
 	struct cua_summaries s;
@@ -593,6 +669,8 @@ int cuaudit_report_main(int argc, char **argv)
 
 	if (status >= 0)
 		return status;
+	if (o.json_out && names_an_input(o.json_out, argc - optind, argv + optind))
+		return 2;
 	status = 0;
 	memset(&s, 0, sizeof(s));
 	for (int i = optind; i < argc; i++) {

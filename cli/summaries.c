@@ -18,6 +18,10 @@ enum {
 	F_P_HOST = F_B_FIRST + CUA_NBIND, F_P_PID, F_P_COMMAND, F_P_START, F_P_END, F_P_VERSION,
 	F_P_DRIVER, F_P_RUNTIME, F_P_IMAGE,
 	F_K_NAME, F_K_LAUNCHES, F_K_ERRORS, F_K_TOTAL,
+	/* What `cuaudit report --json` adds: a merged file is an input too. */
+	F_MERGED, F_M_PROCESSES, F_A_PROCESSES, F_A_P99_MAX, F_K_PROCESSES, F_K_ESTIMATED,
+	F_M_FILE, F_M_PID, F_M_HOST, F_M_COMMAND, F_M_START, F_M_END, F_M_SNAPSHOT, F_M_SAMPLED,
+	F_M_CALLS, F_M_ERRORS, F_M_TOTAL,
 	F_COUNT
 };
 
@@ -58,6 +62,23 @@ const struct cua_field cua_summaries_fields[] = {
 	[F_K_LAUNCHES] = { "kernels[].launches", CUA_F_UINT, 1 },
 	[F_K_ERRORS] = { "kernels[].errors", CUA_F_UINT, 0 },
 	[F_K_TOTAL] = { "kernels[].total_ns", CUA_F_UINT, 0 },
+	[F_MERGED] = { "merged", CUA_F_BOOL, 0 },
+	[F_M_PROCESSES] = { "processes", CUA_F_ARRAY, 0 },
+	[F_A_PROCESSES] = { "apis[].processes", CUA_F_UINT, 0 },
+	[F_A_P99_MAX] = { "apis[].p99_max_ns", CUA_F_UINT, 0 },
+	[F_K_PROCESSES] = { "kernels[].processes", CUA_F_UINT, 0 },
+	[F_K_ESTIMATED] = { "kernels[].estimated", CUA_F_BOOL, 0 },
+	[F_M_FILE] = { "processes[].file", CUA_F_STRING, 1 },
+	[F_M_PID] = { "processes[].pid", CUA_F_UINT, 1 },
+	[F_M_HOST] = { "processes[].host", CUA_F_STRING_OR_NULL, 0 },
+	[F_M_COMMAND] = { "processes[].command", CUA_F_STRING_OR_NULL, 0 },
+	[F_M_START] = { "processes[].start", CUA_F_STRING_OR_NULL, 0 },
+	[F_M_END] = { "processes[].end", CUA_F_STRING_OR_NULL, 0 },
+	[F_M_SNAPSHOT] = { "processes[].snapshot", CUA_F_BOOL, 1 },
+	[F_M_SAMPLED] = { "processes[].sampled", CUA_F_BOOL, 1 },
+	[F_M_CALLS] = { "processes[].calls", CUA_F_UINT, 1 },
+	[F_M_ERRORS] = { "processes[].errors", CUA_F_UINT, 1 },
+	[F_M_TOTAL] = { "processes[].total_ns", CUA_F_UINT, 1 },
 };
 const size_t cua_summaries_nfields = F_COUNT;
 
@@ -65,6 +86,7 @@ static const char *const type_words[] = {
 	[CUA_F_STRING] = "a string", [CUA_F_UINT] = "a non-negative integer",
 	[CUA_F_INT_OR_NULL] = "an integer or null", [CUA_F_BOOL] = "true or false",
 	[CUA_F_OBJECT] = "an object", [CUA_F_ARRAY] = "an array",
+	[CUA_F_STRING_OR_NULL] = "a string or null",
 };
 
 struct reader {
@@ -82,6 +104,7 @@ static int type_ok(const struct json *v, enum cua_field_type t)
 	case CUA_F_BOOL: return v->type == JSON_BOOL;
 	case CUA_F_OBJECT: return v->type == JSON_OBJECT;
 	case CUA_F_ARRAY: return v->type == JSON_ARRAY;
+	case CUA_F_STRING_OR_NULL: return v->type == JSON_STRING || v->type == JSON_NULL;
 	}
 	return 0;
 }
@@ -128,7 +151,7 @@ static char *get_str(struct reader *r, const struct json *obj, int f, const char
 {
 	const struct json *v = get(r, obj, f, where);
 
-	return v ? strdup(v->string) : NULL;
+	return v && v->type == JSON_STRING ? strdup(v->string) : NULL;
 }
 
 static int grow(void **arr, size_t *cap, size_t need, size_t size)
@@ -180,6 +203,14 @@ static void read_api(struct reader *r, const struct json *a, size_t i, struct cu
 	get_u64(r, a, F_A_MIN, where, &rec->min_ns);
 	get_u64(r, a, F_A_MAX, where, &rec->max_ns);
 	get_u64(r, a, F_A_P99, where, &rec->p99_max_ns);
+	/* A merged file's record: over how many processes, and the largest p99 among them. */
+	get_u64(r, a, F_A_P99_MAX, where, &rec->p99_max_ns);
+	{
+		uint64_t procs = 1;
+
+		get_u64(r, a, F_A_PROCESSES, where, &procs);
+		rec->processes = procs ? (unsigned)procs : 1;
+	}
 	if (rec->timed > rec->calls || rec->errors > rec->calls)
 		reader_fail(r, where, rec->timed > rec->calls ? "timed" : "errors", "larger than calls");
 	if ((b = get(r, a, F_A_BINDINGS, where))) {
@@ -208,6 +239,69 @@ static void read_kernel(struct reader *r, const struct json *k, size_t i, struct
 	get_u64(r, k, F_K_LAUNCHES, where, &rec->launches);
 	get_u64(r, k, F_K_ERRORS, where, &rec->errors);
 	get_u64(r, k, F_K_TOTAL, where, &rec->total_ns);
+	{
+		uint64_t procs = 1;
+		const struct json *e;
+
+		get_u64(r, k, F_K_PROCESSES, where, &procs);
+		rec->processes = procs ? (unsigned)procs : 1;
+		if ((e = get(r, k, F_K_ESTIMATED, where)))
+			rec->estimated = e->boolean;
+	}
+}
+
+/* A merged file's "processes": each entry is one input, as it was read then. Appended to
+   s->inputs; *n tells how many. */
+static void read_merged_inputs(struct reader *r, struct cua_summaries *s, const struct json *doc,
+			       const char *file, size_t *n)
+{
+	const struct json *list = get(r, doc, F_M_PROCESSES, ""), *v;
+	size_t i = 0;
+	char where[48];
+
+	*n = 0;
+	if (!list) {
+		reader_fail(r, "", "processes", "missing in a merged summary");
+		return;
+	}
+	if (grow((void **)&s->inputs, &s->capinputs, s->ninputs + list->count + 1, sizeof(*s->inputs))) {
+		reader_fail(r, "", "processes", "out of memory");
+		return;
+	}
+	for (const struct json *p = list->child; p && !r->failed; p = p->next, i++) {
+		struct cua_input *in = &s->inputs[s->ninputs + *n];
+		char *name;
+		size_t len;
+
+		snprintf(where, sizeof(where), "processes[%zu]", i);
+		memset(in, 0, sizeof(*in));
+		in->driver_version = in->runtime_version = -1;
+		if (p->type != JSON_OBJECT) {
+			reader_fail(r, "", where, "expected an object");
+			return;
+		}
+		(*n)++;
+		/* "merged.json: s.1.json": where the figures come from now, and from first. */
+		v = get(r, p, F_M_FILE, where);
+		len = strlen(file) + (v ? strlen(v->string) : 0) + 3;
+		if ((name = malloc(len)))
+			snprintf(name, len, "%s: %s", file, v ? v->string : "?");
+		in->owned_file = name;
+		in->file = name ? name : file;
+		get_u64(r, p, F_M_PID, where, (uint64_t *)&in->pid);
+		in->host = get_str(r, p, F_M_HOST, where);
+		in->command = get_str(r, p, F_M_COMMAND, where);
+		in->start = get_str(r, p, F_M_START, where);
+		in->end = get_str(r, p, F_M_END, where);
+		in->has_process = in->host || in->command || in->start;
+		if ((v = get(r, p, F_M_SNAPSHOT, where)))
+			in->snapshot = v->boolean;
+		if ((v = get(r, p, F_M_SAMPLED, where)))
+			in->sampled = v->boolean;
+		get_u64(r, p, F_M_CALLS, where, &in->calls);
+		get_u64(r, p, F_M_ERRORS, where, &in->errors);
+		get_u64(r, p, F_M_TOTAL, where, &in->total_ns);
+	}
 }
 
 static void read_process(struct reader *r, const struct json *doc, struct cua_input *in)
@@ -238,6 +332,7 @@ static void read_process(struct reader *r, const struct json *doc, struct cua_in
 
 static void free_input(struct cua_input *in)
 {
+	free(in->owned_file);
 	free(in->host);
 	free(in->command);
 	free(in->start);
@@ -258,7 +353,7 @@ static void drop_records(struct cua_summaries *s, size_t napis, size_t nkernels)
 static void read_doc(struct reader *r, struct cua_summaries *s, const struct json *doc,
 		     struct cua_input *in)
 {
-	const struct json *schema, *apis, *kernels, *snap;
+	const struct json *schema, *apis, *kernels, *snap, *merged;
 	size_t idx = s->ninputs, i = 0;
 
 	if (doc->type != JSON_OBJECT) {
@@ -275,7 +370,15 @@ static void read_doc(struct reader *r, struct cua_summaries *s, const struct jso
 		return;
 	snap = get(r, doc, F_SNAPSHOT, "");
 	in->snapshot = snap && snap->boolean;
-	read_process(r, doc, in);
+	if ((merged = get(r, doc, F_MERGED, "")) && merged->boolean) {
+		/* Its records are over the processes it lists: they stay one input index here, so
+		   that merging counts their processes from the records themselves. */
+		read_merged_inputs(r, s, doc, in->file, &in->merged_inputs);
+		if (r->failed)
+			return;
+	} else {
+		read_process(r, doc, in);
+	}
 	if (grow((void **)&s->apis, &s->capapis, s->napis + apis->count, sizeof(*s->apis)) != 0) {
 		reader_fail(r, "", "apis", "out of memory");
 		return;
@@ -284,6 +387,8 @@ static void read_doc(struct reader *r, struct cua_summaries *s, const struct jso
 		struct cua_api_rec *rec = &s->apis[s->napis++];
 
 		read_api(r, a, i, rec, idx);
+		if (in->merged_inputs)
+			continue;
 		in->sampled |= rec->timed < rec->calls;
 		if (!rec->nested) {
 			in->calls += rec->calls;
@@ -302,7 +407,7 @@ static void read_doc(struct reader *r, struct cua_summaries *s, const struct jso
 	for (const struct json *k = kernels->child; k && !r->failed; k = k->next, i++) {
 		read_kernel(r, k, i, &s->kernels[s->nkernels], idx);
 		/* Kernel records carry no "timed": in a sampled process their times are estimates too. */
-		s->kernels[s->nkernels++].estimated = in->sampled;
+		s->kernels[s->nkernels++].estimated |= in->sampled;
 	}
 }
 
@@ -325,8 +430,16 @@ int cua_summaries_add(struct cua_summaries *s, const char *file, const char *tex
 	json_free(doc);
 	if (r.failed) {
 		drop_records(s, napis, nkernels);
+		for (size_t i = 0; i < in.merged_inputs; i++)
+			free_input(&s->inputs[s->ninputs + i]);
 		free_input(&in);
 		return -1;
+	}
+	if (in.merged_inputs) {
+		/* The inputs the merged file lists take its place. */
+		free_input(&in);
+		s->ninputs += in.merged_inputs;
+		return 0;
 	}
 	s->inputs[s->ninputs++] = in;
 	return 0;
@@ -376,7 +489,7 @@ static void fold_api(struct cua_api_rec *into, struct cua_api_rec *r)
 		into->bindings[k] += r->bindings[k];
 	/* Sorted by input within a key, so a new input shows as a change of index. */
 	if (r->input != into->input)
-		into->processes++;
+		into->processes += r->processes;
 	into->input = r->input;
 	free(r->elf_name);
 }
@@ -388,7 +501,7 @@ static void fold_kernel(struct cua_kernel_rec *into, struct cua_kernel_rec *r)
 	into->total_ns += r->total_ns;
 	into->estimated |= r->estimated;
 	if (r->input != into->input)
-		into->processes++;
+		into->processes += r->processes;
 	into->input = r->input;
 	free(r->name);
 }

@@ -33,6 +33,8 @@ struct cua_kernel_rec {
 /* One input file and where it came from (the summary's "process" object, when present). */
 struct cua_input {
 	const char *file;
+	char *owned_file;                            /* file, when made here (merged inputs) */
+	size_t merged_inputs;                        /* while read: inputs a merged file listed */
 	long long pid;
 	char *host, *command, *start, *end, *version;
 	char *image;                                 /* process.image: this exec image's id */
@@ -70,7 +72,7 @@ void cua_summaries_free(struct cua_summaries *s);
 
 /* The fields the reader reads, for the test that holds them against docs/summary-schema.json. */
 enum cua_field_type { CUA_F_STRING, CUA_F_UINT, CUA_F_INT_OR_NULL, CUA_F_BOOL, CUA_F_OBJECT,
-		      CUA_F_ARRAY };
+		      CUA_F_ARRAY, CUA_F_STRING_OR_NULL };
 struct cua_field {
 	const char *path;           /* "apis[].calls", "process.host", ... */
 	enum cua_field_type type;

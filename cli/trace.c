@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/trace.c: `cuaudit trace [-o OUT] RAW`: the raw file of a process that ended without exit() becomes a loadable trace. */
+/* cli/trace.c: `cuaudit trace [-o OUT] RAW...`: the raw file of a process that ended without exit() becomes a loadable trace. */
+#include <errno.h>
 #include <fcntl.h>
+#include <getopt.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "json.h"
@@ -14,12 +17,14 @@
 
 #define WINDOW (1u << 20)
 
-/* "t.json.4242.1f3a.raw" -> "t.json.4242.json": the trace's name with the pid. */
+/* "t.json.4242.1f3a.raw" -> "t.4242.json", and "t.4242.json.4242.1f3a.raw" (a %p name) ->
+   "t.4242.json": the name the process would have written, with its pid once. */
 static void default_out(char *out, size_t cap, const char *raw, unsigned long long pid)
 {
-	size_t n = strlen(raw);
-	const char *end = raw + n;
-	int dots = 0;
+	size_t n = strlen(raw), len;
+	const char *end = raw + n, *base, *dot;
+	char digits[24];
+	int dots = 0, d;
 
 	/* Cut ".PID.NONCE.raw". */
 	while (end > raw && dots < 3)
@@ -27,13 +32,35 @@ static void default_out(char *out, size_t cap, const char *raw, unsigned long lo
 			dots++;
 	if (dots < 3)
 		end = raw + n;
-	snprintf(out, cap, "%.*s.%llu.json", (int)(end - raw), raw, pid);
+	len = (size_t)(end - raw);
+	d = snprintf(digits, sizeof(digits), "%llu", pid);
+	/* The pid already in the name, between separators: the name as it is. */
+	for (const char *p = raw; p + d <= end; p++) {
+		if (memcmp(p, digits, (size_t)d) != 0)
+			continue;
+		if ((p == raw || strchr("./_-", p[-1])) && (p + d == end || strchr("./_-", p[d]))) {
+			snprintf(out, cap, "%.*s", (int)len, raw);
+			return;
+		}
+	}
+	base = raw;
+	for (const char *p = raw; p < end; p++)
+		if (*p == '/')
+			base = p + 1;
+	dot = NULL;
+	for (const char *p = base; p < end; p++)
+		if (*p == '.' && p > base)
+			dot = p;
+	if (!dot)
+		dot = end;
+	snprintf(out, cap, "%.*s.%llu%.*s", (int)(dot - raw), raw, pid, (int)(end - dot), dot);
 }
 
 static int convert(const char *raw_path, const char *out_path)
 {
 	static struct cua_writer w;
 	struct cua_raw_head h;
+	struct stat ost, ist;
 	char out[4096], *window;
 	int fd = open(raw_path, O_RDONLY | O_CLOEXEC), ofd, limited = 0;
 	uint64_t last = 0;
@@ -63,12 +90,20 @@ static int convert(const char *raw_path, const char *out_path)
 		default_out(base, sizeof(base), raw_path, (unsigned long long)h.pid);
 		ofd = cua_out_choose("trace", base, CUA_TRACE_SIGNATURE, 0, NULL, out, sizeof(out));
 		out_path = ofd >= 0 ? out : base;
+	} else if (stat(out_path, &ost) == 0 && fstat(fd, &ist) == 0 && ost.st_dev == ist.st_dev &&
+		   ost.st_ino == ist.st_ino) {
+		/* A name the user gave is written over, unless it is the input itself. */
+		fprintf(stderr, "cuaudit trace: %s is the input; it is not written over\n",
+			cli_term(out_path));
+		close(fd);
+		return 1;
 	} else {
 		ofd = open(out_path, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0644);
 	}
 	window = malloc(WINDOW);
 	if (ofd < 0 || !window) {
-		fprintf(stderr, "cuaudit trace: cannot create %s\n", cli_term(out_path));
+		fprintf(stderr, "cuaudit trace: cannot create %s: %s\n", cli_term(out_path),
+			ofd < 0 ? strerror(errno) : "out of memory");
 		close(fd);
 		free(window);
 		return 1;
@@ -80,7 +115,8 @@ static int convert(const char *raw_path, const char *out_path)
 		cua_tracefmt_marker(&w, h.pid, last, "CUAUDIT_TRACE_MAX reached; later events were dropped");
 	else
 		cua_tracefmt_marker(&w, h.pid, last, "end of what was on disk (process ended without exit)");
-	cua_tracefmt_names(&w, h.pid, NULL, NULL);
+	h.program[sizeof(h.program) - 1] = '\0';
+	cua_tracefmt_names(&w, h.pid, h.program, NULL);
 	cua_tracefmt_tail(&w);
 	free(window);
 	close(fd);
@@ -93,22 +129,56 @@ static int convert(const char *raw_path, const char *out_path)
 	return 0;
 }
 
+static void usage(FILE *f)
+{
+	fputs("usage: cuaudit trace [OPTIONS] TRACE.PID.NONCE.raw...\n"
+	      "Turns the raw trace file that a process ended without exit() left beside its trace\n"
+	      "name into a Chrome trace JSON file, and prints its name.\n"
+	      "\n"
+	      "  -o, --output FILE\n"
+	      "        the JSON file (one input only); by default the trace's own name with the\n"
+	      "        pid, e.g. t.4242.json for t.json.4242.1f3a.raw, which must not exist yet\n"
+	      "  -h, --help\n"
+	      "        this text\n"
+	      "\n"
+	      "Exit status: 0; 1 if an input could not be converted; 2 for usage errors.\n",
+	      f);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "cuaudit trace: %s%s%s\nTry 'cuaudit trace --help'.\n", what,
+		arg ? " " : "", arg ? arg : "");
+	return 2;
+}
+
 int cua_cli_trace_main(int argc, char **argv)
 {
+	static const struct option longs[] = {
+		{ "output", required_argument, NULL, 'o' },
+		{ "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
 	const char *out = NULL;
-	int i = 1, rc = 0;
+	int c, rc = 0;
 
-	if (i + 1 < argc && strcmp(argv[i], "-o") == 0) {
-		out = argv[i + 1];
-		i += 2;
+	opterr = 0;
+	optind = 0; /* glibc: start afresh */
+	while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
+		switch (c) {
+		case 'o': out = optarg; break;
+		case 'h': usage(stdout); return 0;
+		case ':': return usage_error("missing value for", argv[optind - 1]);
+		default: return usage_error("unknown option", argv[optind - 1]);
+		}
 	}
-	if (i >= argc || (out && argc - i != 1)) {
-		fprintf(stderr, "usage: cuaudit trace [-o OUT.json] RAW...\n");
-		return 2;
-	}
+	if (optind >= argc)
+		return usage_error("no raw trace files given", NULL);
+	if (out && argc - optind != 1)
+		return usage_error("--output names one file: give one input with it", NULL);
 	cua_tracefmt_init();
 	cua_cfg.log_level = CUA_LOG_WARN; /* the module's default: cua_out_choose's message */
-	for (; i < argc; i++)
+	for (int i = optind; i < argc; i++)
 		rc |= convert(argv[i], out);
 	return rc;
 }

@@ -543,6 +543,7 @@ static int write_file(int snapshot)
    by a thread that has ended is abandoned; its temporary file is never renamed. */
 static uint32_t writer_tid;
 static int final_written;
+static uint64_t told_pid; /* the process whose final summary was announced */
 
 static int claim_writer(int final)
 {
@@ -605,8 +606,11 @@ static void summary_finish(void)
 		cua_writer_flush(&w);
 		return;
 	}
-	if (write_file(0) == 0)
-		cua_log_msg(CUA_LOG_INFO, "summary written to ", chosen, NULL);
+	if (write_file(0) == 0 && told_pid != cua_process_id()) {
+		/* Once per file: a failed exec writes it again at exit. */
+		told_pid = cua_process_id();
+		cua_log_generated("summary", chosen);
+	}
 }
 
 /* After an exec that failed: the program goes on, and so do the snapshots; the summary is

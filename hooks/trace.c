@@ -108,6 +108,22 @@ static void stop_raw(const char *why, int err)
 	cua_out_report(why, raw.path, err);
 }
 
+/* The program's name, cut to fit the raw file's head: `cuaudit trace` names the process with it. */
+static void program_name(char *out, size_t cap)
+{
+	const char *prog = cua_provenance_program(), *slash;
+	size_t n;
+
+	if (!prog)
+		return;
+	slash = strrchr(prog, '/');
+	prog = slash ? slash + 1 : prog;
+	n = strlen(prog);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, prog, n);
+}
+
 static void make_raw(uint64_t pid)
 {
 	char path[CUA_PATH_MAX];
@@ -140,6 +156,7 @@ static void make_raw(uint64_t pid)
 	h.table_sig = cua_tracefmt_table_sig();
 	h.pid = pid;
 	h.nonce = nonce;
+	program_name(h.program, sizeof(h.program));
 	if (fstat(fd, &st) != 0 || cua_fd_write_all(fd, &h, sizeof(h), 0) != 0) {
 		stop_raw("cannot write the trace's raw file ", errno);
 		close(fd);
@@ -500,9 +517,12 @@ static void trace_finish(void)
 		goto out;
 	}
 	close(fd);
-	unlink(path); /* empty: made or emptied by cua_writer_open */
-	if (cua_writer_begin_atomic(&w, "trace", path, tmp, sizeof(tmp)) != 0)
+	/* The empty file stays until the rename replaces it: it is this process's claim on the
+	   name, which another process of the run given the same name then leaves alone. */
+	if (cua_writer_begin_atomic(&w, "trace", path, tmp, sizeof(tmp)) != 0) {
+		unlink(path);
 		goto out;
+	}
 	cua_tracefmt_head(&w, pid);
 	if (rawfd >= 0) {
 		/* The buffers are formatted below, after the file; a fresh window, so that a flush
@@ -525,12 +545,13 @@ static void trace_finish(void)
 	cua_tracefmt_names(&w, pid, cua_provenance_program(), cua_provenance_thread_name);
 	cua_tracefmt_tail(&w);
 	if (cua_writer_commit(&w, tmp, path) == 0) {
-		cua_log_msg(CUA_LOG_INFO, "trace written to ", path, NULL);
+		cua_log_generated("trace", path);
 		if (rawfd >= 0)
 			unlink(raw.path);
 	} else {
-		/* A cut JSON file is no trace: the commit removed it; the raw file's whole blocks
-		   stay. */
+		/* A cut JSON file is no trace: the commit removed it, and the claim goes too; the
+		   raw file's whole blocks stay. */
+		unlink(path);
 		if (rawfd >= 0)
 			cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
 				    "; convert them with: cuaudit trace ", raw.path, NULL);

@@ -15,7 +15,8 @@ extern "C" {
 
 /* Version of this header. A plugin built against a newer minor version still loads; cuaudit
    reads only the struct fields that a struct's size field covers. A new major version is an
-   incompatible ABI: the host refuses plugins of another major version (docs/hooks.md). */
+   incompatible ABI: the host refuses plugins of another major version (docs/hooks.md, installed as
+   <prefix>/share/doc/cuaudit/docs/hooks.md). */
 #define CUAUDIT_VERSION_MAJOR 1
 #define CUAUDIT_VERSION_MINOR 3
 
@@ -85,7 +86,8 @@ typedef void (*cuaudit_exit_fn)(const struct cuaudit_call *call, void *ctx);
 
 /* What a plugin asks to see. Fill it with CUAUDIT_OPTS so size is set. Callbacks run on the
    application's threads, concurrently: they must be thread-safe, must not block for long,
-   and must not call locale-dependent libc (printf, strtol, isalpha: see the README). */
+   and must not call locale-dependent libc (printf, strtol, isalpha: see the README,
+   installed as <prefix>/share/doc/cuaudit/README.md). */
 struct cuaudit_subscription {
 	size_t size;
 	cuaudit_enter_fn enter; /* may be NULL */

@@ -16,6 +16,7 @@ command -v python3 >/dev/null || need_pkgs+=(python3)
 command -v pkg-config >/dev/null || need_pkgs+=(pkg-config)
 command -v nm >/dev/null || need_pkgs+=(binutils)
 pkg-config --exists cmocka 2>/dev/null || need_pkgs+=(libcmocka-dev)
+[ -f /usr/include/sqlite3.h ] || need_pkgs+=(libsqlite3-dev)
 # The x86-64 decoder of CUAUDIT_STATIC_RUNTIME (the build turns the feature off without it).
 [ -f /usr/include/Zydis/Zydis.h ] || [ "$(uname -m)" != x86_64 ] || need_pkgs+=(libzydis-dev)
 # For scripts/test.sh's extra stages: libFuzzer comes with clang, memcheck with valgrind.
@@ -58,7 +59,9 @@ fi
 
 # The CUDA Toolkit is not in Debian's default repositories at the version cuaudit needs;
 # CMake's find_package(CUDAToolkit) stops with install instructions when it is missing.
-step "configuring into $BUILD_DIR" cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo
+# CUAUDIT_WERROR=1 (scripts/test.sh, CI): warnings as errors.
+step "configuring into $BUILD_DIR" cmake -S "$ROOT" -B "$BUILD_DIR" -DCMAKE_BUILD_TYPE=RelWithDebInfo \
+  -DCUAUDIT_WERROR="$([ "${CUAUDIT_WERROR:-0}" = 1 ] && echo ON || echo OFF)"
 step "building (log: ${SETUP_LOG:-the terminal})" cmake --build "$BUILD_DIR" -j"$(nproc)"
 if [ "${CUAUDIT_SETUP_EXTRAS:-0}" = 1 ] && [ ! -d "$BUILD_DIR/node_modules/@paulirish/trace_engine" ]; then
   step "installing the Chrome DevTools trace engine (npm) into $BUILD_DIR" \

@@ -5,6 +5,7 @@
 # CUAUDIT_QUICK=1 runs the normal build's ctest only. Tests labelled gpu skip without a GPU.
 set -uo pipefail
 export CUAUDIT_SETUP_EXTRAS=1
+export CUAUDIT_WERROR=1 # development and CI: warnings are errors
 [ "${CUAUDIT_QUICK:-0}" = 1 ] && CUAUDIT_SETUP_EXTRAS=0
 source "$(dirname "${BASH_SOURCE[0]}")/setup.sh" || exit 1
 set +e
@@ -41,12 +42,12 @@ if [ "${CUAUDIT_QUICK:-0}" != 1 ]; then
   unit_targets=$(cd "$ROOT/tests/unit" && ls test_*.c | sed -E 's/^test_(.*)\.c$/unit_\1/' | tr '\n' ' ')
   # Unit tests with ASan and UBSan. ASan cannot run inside the audit namespace (its runtime
   # must come first in the program's own library list), so only the unit tests use it.
-  cmake -S "$ROOT" -B "$BUILD_DIR-asan" -DCUAUDIT_SANITIZE=address,undefined -DCUAUDIT_BUILD_BENCH=OFF >/dev/null &&
+  cmake -S "$ROOT" -B "$BUILD_DIR-asan" -DCUAUDIT_SANITIZE=address,undefined -DCUAUDIT_BUILD_BENCH=OFF -DCUAUDIT_WERROR=ON >/dev/null &&
     cmake --build "$BUILD_DIR-asan" -j"$jobs" --target $unit_targets >/dev/null
   stage "unit tests under ASan+UBSan" "$BUILD_DIR-asan" -L unit
   # The audited cases with a UBSan-instrumented module: UBSan's runtime loads into the audit
   # namespace with the module and reports there.
-  cmake -S "$ROOT" -B "$BUILD_DIR-ubsan" -DCUAUDIT_SANITIZE=undefined -DCUAUDIT_BUILD_BENCH=OFF >/dev/null &&
+  cmake -S "$ROOT" -B "$BUILD_DIR-ubsan" -DCUAUDIT_SANITIZE=undefined -DCUAUDIT_BUILD_BENCH=OFF -DCUAUDIT_WERROR=ON >/dev/null &&
     cmake --build "$BUILD_DIR-ubsan" -j"$jobs" >/dev/null
   # The trace engine the output cases load traces with was installed into the normal build.
   [ -d "$BUILD_DIR/node_modules" ] && ln -sfn "$BUILD_DIR/node_modules" "$BUILD_DIR-ubsan/node_modules"

@@ -541,6 +541,18 @@ static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag
 			  "Failed calls are not counted.");
 }
 
+static void load_session_start(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_SESSION_START"), *p = v;
+
+	if (v && (parse_u64(&p, &cfg->session_start_ns) != 0 || *p)) {
+		cfg->session_start_ns = 0;
+		bad_value(diag, "CUAUDIT_SESSION_START", v,
+			  "nanoseconds since 1970 (cuaudit run sets it)",
+			  "Only this process's own start protects other processes' files.");
+	}
+}
+
 /* ---------------------------------------------------------------- filters */
 
 int cua_config_glob(const char *p, size_t plen, const char *name)
@@ -896,6 +908,7 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_substitute(cfg->libcudart, "CUAUDIT_LIBCUDART", get, diag);
 	load_hooks(cfg, get, diag);
 	load_error_count(cfg, get, diag);
+	load_session_start(cfg, get, diag);
 	load_static_runtime(cfg, get, diag);
 	load_filters(cfg, get, diag);
 	load_sample(cfg, get, diag);

@@ -58,6 +58,9 @@ struct cua_config {
 	/* CUAUDIT_ERROR_COUNT: an existing file whose first 8 bytes count failed calls (set by
 	   `cuaudit run --error-exitcode`), or empty. */
 	char error_count[CUA_PATH_MAX];
+	/* CUAUDIT_SESSION_START (set by `cuaudit run`): when the run began, CLOCK_REALTIME ns; a
+	   report file written since is another process's of the run, never replaced. 0: unset. */
+	uint64_t session_start_ns;
 	/* CUAUDIT_STATIC_RUNTIME (issue 14): patch the entries of a statically linked runtime. */
 	int static_runtime;          /* 0 off (the default), 1 on */
 	/* What the log and the trace record (readable output). */

@@ -27,6 +27,23 @@ void cua_log_end(struct cua_buf *b)
 	cua_out_log(b->p, b->len);
 }
 
+void cua_log_generated(const char *what, const char *path)
+{
+	char line[2048];
+	struct cua_buf b = CUA_BUF(line);
+
+	if (!cua_log_on(CUA_LOG_WARN))
+		return;
+	cua_buf_str(&b, "cuaudit: Generated: ");
+	cua_buf_str(&b, path);
+	cua_buf_str(&b, " (the ");
+	cua_buf_str(&b, what);
+	cua_buf_str(&b, " of pid ");
+	cua_buf_u64(&b, cua_process_id());
+	cua_buf_char(&b, ')');
+	cua_log_end(&b);
+}
+
 void cua_log_msg(int level, const char *first, ...)
 {
 	char line[2048];

@@ -19,4 +19,9 @@ void cua_log_end(struct cua_buf *b);
 /* Shorthand for a message of plain strings; NULL-terminated list. */
 void cua_log_msg(int level, const char *first, ...) __attribute__((sentinel));
 
+/* "cuaudit: Generated: PATH (the WHAT of pid N)": where an output file went, said once per
+   file at the default level (warn) and above, as Nsight Systems does, since the name may be
+   a numbered one (NAME.1.json) the user did not give. */
+void cua_log_generated(const char *what, const char *path);
+
 #endif

@@ -36,7 +36,7 @@ struct cua_raw_head {
 	uint64_t table_sig; /* which build's ids and argument structs the records use */
 	uint64_t pid;
 	uint64_t nonce;
-	uint64_t reserved[3];
+	char program[24]; /* the program's base name, cut, NUL-terminated; all 0 when unknown */
 };
 
 #define CUA_BLOCK_MAGIC 0x4b4c4243u /* "CBLK" */

@@ -137,6 +137,52 @@ static int earlier_image(int fd)
 	       s.st_mtim.tv_sec >= st.real_sec - 2;
 }
 
+/* When this run of cuaudit began, in CLOCK_REALTIME ns: `cuaudit run` passes its own start
+   (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, this
+   process's start (which exec keeps). 0: unknown. */
+static uint64_t session_start_ns(void)
+{
+	struct start st;
+	struct timespec real, boot;
+	long tick = sysconf(_SC_CLK_TCK);
+	uint64_t own = 0, real_ns, boot_ns, since_boot;
+
+	/* The run's start, exact; every process of the run started after it. */
+	if (cua_cfg.session_start_ns)
+		return cua_cfg.session_start_ns;
+	st = process_start();
+	if (st.ticks && tick > 0 && clock_gettime(CLOCK_REALTIME, &real) == 0 &&
+	    clock_gettime(CLOCK_BOOTTIME, &boot) == 0) {
+		real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
+		boot_ns = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
+		/* Clock ticks are 10 ms: the start rounds down, so a file is kept rather than lost. */
+		since_boot = st.ticks / (uint64_t)tick * 1000000000u +
+			     st.ticks % (uint64_t)tick * (1000000000u / (uint64_t)tick);
+		if (boot_ns >= since_boot && real_ns >= boot_ns - since_boot)
+			own = real_ns - (boot_ns - since_boot);
+	}
+	return own;
+}
+
+/* A file of ours changed since this run began: another process of the run (several processes
+   given one name without %p), or an earlier image of this one, claimed or wrote it. Its data
+   is kept; this process takes the next numbered name. */
+static int this_run(int fd)
+{
+	uint64_t start = session_start_ns();
+	struct stat s;
+
+	return start && fstat(fd, &s) == 0 &&
+	       (uint64_t)s.st_mtim.tv_sec * 1000000000u + (uint64_t)s.st_mtim.tv_nsec >= start;
+}
+
+/* A file to pass over: an earlier image of this process finished it at its exec, or another
+   process of this run (or an earlier image) claimed or wrote it since the run began. */
+static int not_ours_now(int fd)
+{
+	return earlier_image(fd) || this_run(fd);
+}
+
 int cua_writer_open(const char *what, const char *tmpl, const char *signature, unsigned flags,
 		    char *path, size_t cap)
 {
@@ -144,10 +190,10 @@ int cua_writer_open(const char *what, const char *tmpl, const char *signature, u
 
 	if (cua_fmt_path(base, sizeof(base), tmpl, (unsigned)getpid(), cua_process_host()) < 0)
 		return -1;
-	/* An earlier image's file stays, unless this output replaces it (the metrics: a live
-	   view, one per process). */
+	/* Files that an earlier image or another process of this run wrote stay, unless this
+	   output replaces them (the metrics: a live view, one per process). */
 	return cua_out_choose(what, base, signature, 0,
-			      (flags & CUA_WRITER_REPLACE_IMAGES) ? NULL : earlier_image, path, cap);
+			      (flags & CUA_WRITER_REPLACE_IMAGES) ? NULL : not_ours_now, path, cap);
 }
 
 /* Flushes, marks (at an exec) and closes the descriptor; a failure of any is kept in w. */

@@ -21,8 +21,11 @@ void cua_writer_flush(struct cua_writer *w);
 
 /* Opens the report file a template (%p, %h) names, by the one rule for outputs
    (cua_out_choose): a file cuaudit did not write is left alone and the report goes to
-   NAME.1.ext, NAME.2.ext, ...; one that an earlier image of this process finished at its exec
-   is kept too (cua_writer_mark_images), unless flags has CUA_WRITER_REPLACE_IMAGES. 'what'
+   NAME.1.ext, NAME.2.ext, ...; a file of ours is passed over too when an earlier image of this
+   process finished it at its exec (cua_writer_mark_images), or when it changed since this run
+   began (another process of the run claimed or wrote it: CUAUDIT_SESSION_START, else this
+   process's start), unless flags has CUA_WRITER_REPLACE_IMAGES (the metrics, a live view).
+   The file is created, or emptied, at once: it is this process's claim on the name. 'what'
    names the output in the message. The name used is in path. Returns the descriptor or -1. */
 #define CUA_WRITER_REPLACE_IMAGES 1u
 int cua_writer_open(const char *what, const char *tmpl, const char *signature, unsigned flags,

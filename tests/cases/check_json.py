@@ -29,6 +29,10 @@ def validate(v, s, root, where="$"):
     """The part of JSON Schema that docs/summary-schema.json uses; unknown members are allowed."""
     if "$ref" in s:
         s = root["$defs"][s["$ref"].rsplit("/", 1)[1]]
+    if "if" in s:
+        # The one top level: a merged summary ("merged" present) or one process's.
+        holds = isinstance(v, dict) and all(k in v for k in s["if"].get("required", []))
+        validate(v, s["then"] if holds else s["else"], root, where)
     types = s.get("type")
     if types is not None:
         types = types if isinstance(types, list) else [types]
@@ -49,8 +53,10 @@ def validate(v, s, root, where="$"):
 
 
 def check_schema(doc, merged=False):
+    """Against the one top level; merged says which kind the document must be."""
     root = load_schema()
-    validate(doc, root["$defs"]["merged"] if merged else root, root)
+    assert bool(doc.get("merged")) == merged, f"$: {'not ' if merged else ''}a merged summary"
+    validate(doc, root, root)
 
 
 def summary(path, args):
@@ -118,7 +124,7 @@ def schema_doc(path, args):
     for block in blocks:
         doc = json.loads(block)
         check_schema(doc, merged=bool(doc.get("merged")))
-    fields = names(root, root) + names(root["$defs"]["merged"], root)
+    fields = names(root["$defs"]["process"], root) + names(root["$defs"]["merged"], root)
     missing = sorted({n.rsplit(".", 1)[-1].replace("[]", "") for n in fields}
                      - set(re.findall(r"`([a-z_0-9]+)`", text)))
     assert not missing, f"docs/hooks.md does not name: {missing}"

@@ -44,17 +44,17 @@ raw_trace_with_a_huge_block_length_converts_and_ends)
   "$PYTHON" "$CHECK_JSON" trace huge.json cuDeviceGetCount >check.txt 2>&1 || fail "trace JSON: $(tail -2 check.txt)"
   expect_log 1 "^cuDeviceGetCount events=$(cat nrec.txt)\$" check.txt
   expect_log 1 'block\(s\) cut short' conv.err
-  # Without -o, the default name follows the outputs' rule: a file there that cuaudit did not
-  # write is left alone.
+  # Without -o, the default name (the raw name without .PID.NONCE.raw, the pid put in once)
+  # follows the outputs' rule: a file there that cuaudit did not write is left alone.
   pid=$("$PYTHON" -c 'import struct; print(struct.unpack_from("<Q", open("huge.raw","rb").read(), 24)[0])')
   cp huge.raw "t.json.$pid.1f.raw"
-  echo mine >"t.json.$pid.json"
+  echo mine >"t.$pid.json"
   "$CLI" trace "t.json.$pid.1f.raw" >conv.out 2>conv.err; rc=$?
-  [ $rc = 0 ] && [ "$(cat "t.json.$pid.json")" = mine ] && [ "$(cat conv.out)" = "t.json.$pid.1.json" ] &&
-    pass "default name: a foreign file is left alone, the trace goes to t.json.$pid.1.json" || fail "default name: $rc $(cat conv.out conv.err)"
-  expect_log 1 "was not written by cuaudit and is left alone; cuaudit writes its trace to t.json.$pid.1.json" conv.err
+  [ $rc = 0 ] && [ "$(cat "t.$pid.json")" = mine ] && [ "$(cat conv.out)" = "t.$pid.1.json" ] &&
+    pass "default name: a foreign file is left alone, the trace goes to t.$pid.1.json" || fail "default name: $rc $(cat conv.out conv.err)"
+  expect_log 1 "was not written by cuaudit and is left alone; cuaudit writes its trace to t.$pid.1.json" conv.err
   # Lengths that overflow an offset, and a block longer than the file by one byte.
-  for len in $((2**63)) 1; do
+  for len in 9223372036854775808 1; do
     cp first.raw more.raw
     "$PYTHON" -c 'import struct,sys; open("more.raw","ab").write(struct.pack("<IIQ",0x4b4c4243,1,int(sys.argv[1])+0))' "$len"
     timeout 30 "$CLI" trace -o "$dir/more.json" more.raw >conv.out 2>conv.err; rc=$?

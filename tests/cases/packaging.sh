@@ -121,6 +121,38 @@ deb_package_is_lintian_clean)
   [ $rc = 0 ] && pass "lintian: no error or warning" || fail "lintian exit $rc"
   grep -qE '^[EW]:' lintian.txt && fail "lintian reports errors or warnings" || pass "no E: or W: line"
   ;;
+deb_description_dependencies_and_docs_follow_debian_policy)
+  build_deb
+  dpkg-deb -f "$deb" Description >desc.txt
+  # Policy 5.6.13: each extended line starts with exactly one space (two: shown verbatim).
+  tail -n +2 desc.txt | grep -q '^  ' && fail "a description line starts with two spaces: $(grep -n '^  ' desc.txt | head -2)" || pass "no verbatim description line"
+  [ "$(tail -n +2 desc.txt | grep -cv '^ [^ ]')" = 0 ] && [ "$(wc -l <desc.txt)" -ge 3 ] && pass "extended description lines start with one space" || fail "description: $(cat desc.txt)"
+  awk 'length > 80 { exit 1 }' desc.txt && pass "description lines fit 80 columns" || fail "long description lines"
+  # Dependencies computed by dpkg-shlibdeps: what the binaries link, not a hand-kept name.
+  deps=$(dpkg-deb -f "$deb" Depends)
+  for lib in $(objdump -p "$root/usr/bin/cuaudit" "$root/usr/lib/cuaudit/libcuaudit.so" | sed -n 's/^ *NEEDED *//p' | sort -u); do
+    pkg=$(dpkg -S "$(ldconfig -p | sed -n "s/^\t$lib .*=> //p" | head -1)" 2>/dev/null | cut -d: -f1 | head -1)
+    [ -n "$pkg" ] || continue
+    grep -qE "(^|, )$pkg( |,|$)" <<<"$deps" && pass "Depends names $pkg ($lib)" || fail "Depends lacks $pkg for $lib: $deps"
+  done
+  grep -q 'libc6 (>= 2.34)' <<<"$deps" && pass "libc6 (>= 2.34) kept" || fail "Depends: $deps"
+  # Every document an installed file points to is installed.
+  doc=$root/usr/share/doc/cuaudit
+  for f in README.md docs/summary-schema.json docs/hooks.md docs/export.md; do
+    [ -s "$doc/$f" ] && pass "installed: $f" || fail "not installed: $f"
+  done
+  zcat "$root/usr/share/man/man1/cuaudit.1.gz" "$root/usr/share/man/man7/cuaudit.7.gz" | sed 's/\\//g' |
+    grep -oE '/usr/share/doc/cuaudit/[A-Za-z0-9_./-]+[A-Za-z0-9_]' | sort -u >named.txt
+  [ -s named.txt ] && pass "the man pages name installed documents" || fail "no document named by the man pages"
+  while read -r f; do [ -e "$root$f" ] && pass "$f exists" || fail "the man page names $f, not installed"; done <named.txt
+  for f in $(cat "$root/usr/include/cuaudit/cuaudit.h" "$doc/README.md" | grep -oE 'docs/[a-z-]+\.(md|json)' | sort -u); do
+    [ -s "$doc/$f" ] && pass "README/header link $f installed" || fail "$f is named but not installed"
+  done
+  # Warnings are errors only where asked (scripts/test.sh): a plain configure has no -Werror.
+  "$CMAKE" -S "$SRC" -B plain -DBUILD_TESTING=OFF -DCUAUDIT_BUILD_BENCH=OFF >plain.txt 2>&1 || fail "configure: $(tail -3 plain.txt)"
+  grep -rq -- -Werror plain/CMakeFiles/cuaudit.dir/flags.make && fail "-Werror in a plain build" || pass "no -Werror in a plain build"
+  grep -q 'CUAUDIT_WERROR:BOOL=ON' "$BUILD/CMakeCache.txt" && pass "the test build has it on" || echo "note: this build was configured without CUAUDIT_WERROR"
+  ;;
 systemd_drop_in_from_the_package_passes_systemd_analyze_verify)
   command -v systemd-analyze >/dev/null || { echo "systemd-analyze is not installed (scripts/setup.sh installs it with CUAUDIT_SETUP_EXTRAS=1)"; exit 77; }
   build_deb
@@ -225,9 +257,10 @@ cli_run_refuses_bad_values_and_unwritable_paths_before_starting)
     fail "relative paths: $(ls)"
   ;;
 cli_run_has_an_option_for_every_CUAUDIT_variable)
-  "$CLI" run --help >help.txt || fail "run --help"
+  # One line per option: the option line and its description line joined.
+  "$CLI" run --help | awk '/^ +(-., )?--/ { o = $0; getline; print o " " $0; next } { print }' >help.txt || fail "run --help"
   # Every variable the module's configuration reads, except the counter the command itself sets.
-  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/hooks/core/config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vx CUAUDIT_ERROR_COUNT)
+  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/hooks/core/config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vxE 'CUAUDIT_(ERROR_COUNT|SESSION_START)')
   [ -n "$vars" ] || fail "no CUAUDIT_ variable found in the configuration"
   for v in $vars; do
     grep -qE "^ +(-., )?--[a-z-]+.* $v:" help.txt && pass "$v has an option" || fail "$v has no option in run --help"
@@ -239,7 +272,7 @@ cli_run_has_an_option_for_every_CUAUDIT_variable)
   # Each row's option really sets its variable: a child prints its environment.
   while read -r opt var; do
     val=$("$CLI" run "--$opt=x1" -- bash -c 'printf %s "${!1}"' _ "$var" 2>/dev/null)
-    case $var in CUAUDIT_LOG|CUAUDIT_MEM_LIMIT|CUAUDIT_FAULT|CUAUDIT_PLUGINS|CUAUDIT_LIBCUDA|CUAUDIT_LIBCUDART|CUAUDIT_LOG_FILE|CUAUDIT_TRACE|CUAUDIT_SUMMARY) continue ;; esac
+    case $var in CUAUDIT_LOG|CUAUDIT_MEM_LIMIT|CUAUDIT_FAULT|CUAUDIT_PLUGINS|CUAUDIT_LIBCUDA|CUAUDIT_LIBCUDART|CUAUDIT_LOG_FILE|CUAUDIT_TRACE|CUAUDIT_SUMMARY|CUAUDIT_METRICS|CUAUDIT_LIVE_DIR) continue ;; esac
     # Values the module does not know yet pass through; a module that knows them may refuse x1.
     [ "$val" = x1 ] || grep -q "$var" <("$CLI" run "--$opt=x1" -- true 2>&1) && pass "--$opt sets $var" || fail "--$opt does not set $var ('$val')"
   done < <(sed -nE 's/^ +(-., )?--([a-z-]+)[ =\[].* (CUAUDIT_[A-Z_]+):.*/\2 \3/p' help.txt)
@@ -257,7 +290,7 @@ cli_error_exitcode_is_returned_when_a_call_failed)
   grep -qE '^cuaudit run: [2-9] CUDA call\(s\) failed' cmd.err && pass "injected failures counted" || fail "count: $(cat cmd.err)"
   expect_status 7 "$CLI" run --error-exitcode=7 --fault "$fault" "$BIN/driver_lazy"
   grep -q 'CUDA call(s) failed; exit status 7' cmd.err && pass "a message says why" || fail "no message: $(cat cmd.err)"
-  expect_status 9 "$CLI" run -e 9 -f "$fault" --summary "$BIN/driver_lazy"
+  expect_status 9 "$CLI" run -e 9 -f "$fault" --summary stderr "$BIN/driver_lazy"
   grep -qE 'cuDeviceGetAttribute' cmd.err && pass "summary still printed" || fail "no summary"
   # A failure in a child process counts, and survives the program being killed with SIGKILL.
   expect_status 5 "$CLI" run -e 5 -f "$fault" -- bash -c '"$0" >/dev/null; kill -KILL $$' "$BIN/driver_lazy"

@@ -292,7 +292,29 @@ EXPORT cudaError_t cudaGetDriverEntryPointByVersion_ptsz(
 struct CUkern_st {
 	const void *host_fun;
 	const char *name;
+	int nvcc; /* registered by nvcc's own code: its host stub is no mock kernel */
 };
+
+/* A fat binary wrapper as nvcc emits it (__fatBinC_Wrapper_t): a program built by nvcc
+   registers one with this magic; the mock's own cases register other data. */
+#define NVCC_FATBIN_MAGIC 0x466243b1u
+static int nvcc_fatbin;
+
+/* What a kernel of an nvcc program does on the mock: nothing (there is no device); the launch
+   still goes through the driver, as on a GPU. */
+static void nvcc_kernel(void **params, unsigned threads)
+{
+	(void)params, (void)threads;
+}
+
+/* <<<grid, block, shmem, stream>>> as nvcc's host code hands it over: pushed before the
+   arguments are evaluated, popped by the kernel's host stub. */
+static __thread struct {
+	dim3 grid, block;
+	size_t shmem;
+	void *stream;
+	int pushed;
+} call_config;
 
 #define MAX_REGISTERED 64
 static struct CUkern_st registered[MAX_REGISTERED];
@@ -306,8 +328,115 @@ EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
 	mock_count(__func__);
 	fatbin_handle[0] = fatCubin;
+	nvcc_fatbin = fatCubin && *(const unsigned *)fatCubin == NVCC_FATBIN_MAGIC;
 	return fatbin_handle;
 }
+
+/* nvcc's generated code calls this once per translation unit after registering. */
+EXPORT char __cudaInitModule(void **fatCubinHandle)
+{
+	(void)fatCubinHandle;
+	mock_count(__func__);
+	return 1;
+}
+
+EXPORT unsigned __cudaPushCallConfiguration(dim3 gridDim, dim3 blockDim, size_t sharedMem,
+					    void *stream)
+{
+	mock_count(__func__);
+	call_config.grid = gridDim;
+	call_config.block = blockDim;
+	call_config.shmem = sharedMem;
+	call_config.stream = stream;
+	call_config.pushed = 1;
+	return 0;
+}
+
+EXPORT cudaError_t __cudaPopCallConfiguration(dim3 *gridDim, dim3 *blockDim, size_t *sharedMem,
+					      void *stream)
+{
+	mock_count(__func__);
+	if (!call_config.pushed)
+		return cudaErrorMissingConfiguration;
+	*gridDim = call_config.grid;
+	*blockDim = call_config.block;
+	*sharedMem = call_config.shmem;
+	*(void **)stream = call_config.stream;
+	call_config.pushed = 0;
+	return cudaSuccess;
+}
+
+EXPORT void __cudaRegisterVar(void **fatCubinHandle, char *hostVar, char *deviceAddress,
+			      const char *deviceName, int ext, size_t size, int constant,
+			      int global)
+{
+	(void)fatCubinHandle, (void)hostVar, (void)deviceAddress, (void)deviceName, (void)ext;
+	(void)size, (void)constant, (void)global;
+	mock_count(__func__);
+}
+
+EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAddress,
+				     char *deviceAddress, const char *deviceName, int ext,
+				     size_t size, int constant, int global)
+{
+	(void)fatCubinHandle, (void)hostVarPtrAddress, (void)deviceAddress, (void)deviceName;
+	(void)ext, (void)size, (void)constant, (void)global;
+	mock_count(__func__);
+}
+
+/* The rest of what a first CUDA program calls: no device, so synchronising waits for nothing
+   and memory set stays as it is. */
+EXPORT cudaError_t cudaDeviceSynchronize(void)
+{
+	BEGIN();
+	return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
+{
+	(void)stream;
+	BEGIN();
+	return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaDeviceReset(void)
+{
+	BEGIN();
+	return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaGetDeviceCount(int *count)
+{
+	BEGIN();
+	*count = 1;
+	return cudaSuccess;
+}
+
+EXPORT cudaError_t cudaSetDevice(int device)
+{
+	BEGIN();
+	return device == copy_offset() ? cudaSuccess : cudaErrorInvalidDevice;
+}
+
+EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
+{
+	(void)devPtr, (void)value, (void)count;
+	BEGIN();
+	return cudaSuccess;
+}
+
+EXPORT const char *cudaGetErrorName(cudaError_t error)
+{
+	mock_count(__func__);
+	switch (error) {
+	case cudaSuccess: return "cudaSuccess";
+	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
+	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
+	case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+	default: return "cudaErrorUnknown";
+	}
+}
+
 
 EXPORT void __cudaRegisterFatBinaryEnd(void **fatCubinHandle)
 {
@@ -329,7 +458,7 @@ EXPORT void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, c
 	(void)bDim, (void)gDim, (void)wSize;
 	mock_count(__func__);
 	if (nregistered < MAX_REGISTERED)
-		registered[nregistered++] = (struct CUkern_st){ hostFun, deviceName };
+		registered[nregistered++] = (struct CUkern_st){ hostFun, deviceName, nvcc_fatbin };
 }
 
 EXPORT cudaError_t __cudaGetKernel(cudaKernel_t *kernel, const void *hostFun)
@@ -350,7 +479,8 @@ EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block
 	BEGIN();
 	if (!kernel)
 		return cudaErrorInvalidDeviceFunction;
-	return launch_on(0, kernel->host_fun, grid, block, args, shmem, stream);
+	return launch_on(0, kernel->nvcc ? (const void *)nvcc_kernel : kernel->host_fun, grid,
+			 block, args, shmem, stream);
 }
 
 /* Constants: answered without starting the driver, as the real runtime does. */

@@ -150,11 +150,12 @@ static int in_list(const struct json *list, const char *word)
 	return 0;
 }
 
-/* "apis[].bindings.plt": the schema of that field, and its parent's "required" list. */
-static const struct json *schema_of(const struct json *root, const char *path,
+/* "apis[].bindings.plt": the schema of that field, and its parent's "required" list, from
+   the top level's kind 'which' ("else": one process's summary, "then": a merged one). */
+static const struct json *schema_in(const struct json *root, const char *which, const char *path,
 				    const struct json **required)
 {
-	const struct json *s = root;
+	const struct json *s = json_get(root, which);
 	char buf[128], *save = NULL;
 
 	snprintf(buf, sizeof(buf), "%s", path);
@@ -173,6 +174,15 @@ static const struct json *schema_of(const struct json *root, const char *path,
 	return s ? resolve(root, s) : NULL;
 }
 
+/* A field of either kind: the reader takes both, from one top level. */
+static const struct json *schema_of(const struct json *root, const char *path,
+				    const struct json **required)
+{
+	const struct json *s = schema_in(root, "else", path, required);
+
+	return s ? s : schema_in(root, "then", path, required);
+}
+
 static int type_matches(const struct json *s, enum cua_field_type t)
 {
 	const struct json *type = json_get(s, "type"), *min = json_get(s, "minimum");
@@ -181,13 +191,16 @@ static int type_matches(const struct json *s, enum cua_field_type t)
 	case CUA_F_STRING: return type && type->type == JSON_STRING && !strcmp(type->string, "string");
 	case CUA_F_UINT:
 		return type && type->type == JSON_STRING && !strcmp(type->string, "integer") && min &&
-		       min->integral && min->integer == 0;
+		       min->integral && min->integer >= 0;
 	case CUA_F_INT_OR_NULL:
 		return type && type->type == JSON_ARRAY && type->count == 2 && in_list(type, "integer") &&
 		       in_list(type, "null");
 	case CUA_F_BOOL: return type && type->type == JSON_STRING && !strcmp(type->string, "boolean");
 	case CUA_F_OBJECT: return type && type->type == JSON_STRING && !strcmp(type->string, "object");
 	case CUA_F_ARRAY: return type && type->type == JSON_STRING && !strcmp(type->string, "array");
+	case CUA_F_STRING_OR_NULL:
+		return type && type->type == JSON_ARRAY && type->count == 2 && in_list(type, "string") &&
+		       in_list(type, "null");
 	}
 	return 0;
 }

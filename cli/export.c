@@ -1,0 +1,752 @@
+/* SPDX-License-Identifier: MIT */
+/* cli/export.c: `cuaudit export`: summaries and traces of any number of processes as SQLite tables, CSV or JSON lines (docs/export.md). */
+#include <errno.h>
+#include <fcntl.h>
+#include <getopt.h>
+#include <math.h>
+#include <stdint.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#ifdef CUA_HAVE_SQLITE
+#include <sqlite3.h>
+#endif
+#include "cua_version.h"
+#include "demangle.h"
+#include "export.h"
+#include "json.h"
+#include "summaries.h"
+#include "tracefmt.h"
+#include "writer.h"
+
+/* Every table and its columns, in the order rows are given. One schema for every --type:
+   docs/export.md documents it. A table for GPU activity records joins this list when the
+   trace carries them. */
+enum col_type { C_INT, C_TEXT };
+struct column {
+	const char *name;
+	enum col_type type;
+};
+struct table_def {
+	const char *name;
+	const struct column *cols;
+	unsigned ncols;
+};
+
+#define COLS(...) (const struct column[]){ __VA_ARGS__ }, \
+	sizeof((const struct column[]){ __VA_ARGS__ }) / sizeof(struct column)
+
+enum { T_META, T_PROCESSES, T_THREADS, T_APIS, T_KERNELS, T_CALLS, T_COUNT };
+static const struct table_def tables[T_COUNT] = {
+	{ "meta", COLS({ "key", C_TEXT }, { "value", C_TEXT }) },
+	{ "processes", COLS({ "id", C_INT }, { "pid", C_INT }, { "host", C_TEXT },
+			    { "program", C_TEXT }, { "command", C_TEXT }, { "start", C_TEXT },
+			    { "end", C_TEXT }, { "cuaudit_version", C_TEXT },
+			    { "driver_version", C_INT }, { "runtime_version", C_INT },
+			    { "snapshot", C_INT }, { "file", C_TEXT }) },
+	{ "threads", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "tid", C_INT },
+			  { "name", C_TEXT }) },
+	{ "apis", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "name", C_TEXT },
+		       { "layer", C_TEXT }, { "nested", C_INT }, { "calls", C_INT },
+		       { "timed", C_INT }, { "errors", C_INT }, { "total_ns", C_INT },
+		       { "min_ns", C_INT }, { "max_ns", C_INT }, { "p99_ns", C_INT }) },
+	{ "kernels", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "name", C_TEXT },
+			  { "mangled", C_TEXT }, { "launches", C_INT }, { "errors", C_INT },
+			  { "total_ns", C_INT }, { "estimated", C_INT }) },
+	{ "calls", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "tid", C_INT },
+			{ "name", C_TEXT }, { "layer", C_TEXT }, { "start_ns", C_INT },
+			{ "duration_ns", C_INT }, { "result", C_TEXT }, { "binding", C_TEXT },
+			{ "correlation_id", C_INT }, { "kernel", C_TEXT }, { "skipped", C_INT }) },
+};
+
+/* One value of a row: NULL, a number or a text (not owned). */
+struct value {
+	int null;
+	long long i;
+	const char *s;
+};
+#define V_INT(x) ((struct value){ 0, (long long)(x), NULL })
+#define V_TEXT(x) ((struct value){ (x) == NULL, 0, (x) })
+#define V_NULL ((struct value){ 1, 0, NULL })
+
+enum out_type { OUT_SQLITE, OUT_CSV, OUT_JSONL };
+static const char *const type_words[] = { "sqlite", "csv", "jsonl" };
+
+struct sink {
+	enum out_type type;
+	const char *out;
+	FILE *files[T_COUNT]; /* csv, jsonl: one file per table, or one for all (jsonl) */
+#ifdef CUA_HAVE_SQLITE
+	sqlite3 *db;
+	sqlite3_stmt *insert[T_COUNT];
+#endif
+	int failed;
+	unsigned long long rows[T_COUNT];
+};
+
+/* ---------------------------------------------------------------- writing rows */
+
+static void csv_text(FILE *f, const char *s)
+{
+	if (!strpbrk(s, ",\"\n\r")) {
+		fputs(s, f);
+		return;
+	}
+	fputc('"', f);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', f);
+		fputc(*s, f);
+	}
+	fputc('"', f);
+}
+
+static void put_row(struct sink *k, unsigned t, const struct value *v)
+{
+	const struct table_def *d = &tables[t];
+
+	k->rows[t]++;
+	if (k->type == OUT_SQLITE) {
+#ifdef CUA_HAVE_SQLITE
+		sqlite3_stmt *st = k->insert[t];
+
+		for (unsigned i = 0; i < d->ncols; i++) {
+			if (v[i].null)
+				sqlite3_bind_null(st, (int)i + 1);
+			else if (d->cols[i].type == C_INT)
+				sqlite3_bind_int64(st, (int)i + 1, v[i].i);
+			else
+				sqlite3_bind_text(st, (int)i + 1, v[i].s, -1, SQLITE_STATIC);
+		}
+		if (sqlite3_step(st) != SQLITE_DONE && !k->failed) {
+			fprintf(stderr, "cuaudit export: %s: %s\n", k->out,
+				sqlite3_errmsg(k->db));
+			k->failed = 1;
+		}
+		sqlite3_reset(st);
+#endif
+		return;
+	}
+	if (k->type == OUT_CSV) {
+		FILE *f = k->files[t];
+
+		for (unsigned i = 0; i < d->ncols; i++) {
+			if (i)
+				fputc(',', f);
+			if (v[i].null)
+				continue;
+			if (d->cols[i].type == C_INT)
+				fprintf(f, "%lld", v[i].i);
+			else
+				csv_text(f, v[i].s);
+		}
+		fputc('\n', f);
+		return;
+	}
+	FILE *f = k->files[0];
+
+	fputs("{\"table\":", f);
+	json_put_string(f, d->name);
+	for (unsigned i = 0; i < d->ncols; i++) {
+		fputc(',', f);
+		json_put_string(f, d->cols[i].name);
+		fputc(':', f);
+		if (v[i].null)
+			fputs("null", f);
+		else if (d->cols[i].type == C_INT)
+			fprintf(f, "%lld", v[i].i);
+		else
+			json_put_string(f, v[i].s);
+	}
+	fputs("}\n", f);
+}
+
+#ifdef CUA_HAVE_SQLITE
+static int sql_exec(struct sink *k, const char *sql)
+{
+	char *err = NULL;
+
+	if (sqlite3_exec(k->db, sql, NULL, NULL, &err) == SQLITE_OK)
+		return 0;
+	fprintf(stderr, "cuaudit export: %s: %s\n", k->out, err ? err : "SQLite error");
+	sqlite3_free(err);
+	return -1;
+}
+
+static int sqlite_open(struct sink *k)
+{
+	char sql[2048];
+
+	if (sqlite3_open_v2(k->out, &k->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL) !=
+	    SQLITE_OK) {
+		fprintf(stderr, "cuaudit export: cannot create %s: %s\n", k->out,
+			k->db ? sqlite3_errmsg(k->db) : "out of memory");
+		return -1;
+	}
+	/* One transaction, no journal on disk: a failed export removes the file anyway. */
+	if (sql_exec(k, "PRAGMA journal_mode=OFF; PRAGMA synchronous=OFF; BEGIN") != 0)
+		return -1;
+	for (unsigned t = 0; t < T_COUNT; t++) {
+		const struct table_def *d = &tables[t];
+		size_t n = (size_t)snprintf(sql, sizeof(sql), "CREATE TABLE %s (", d->name);
+
+		for (unsigned i = 0; i < d->ncols; i++)
+			n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s%s %s", i ? ", " : "",
+					      d->cols[i].name,
+					      d->cols[i].type == C_INT ? "INTEGER" : "TEXT");
+		snprintf(sql + n, sizeof(sql) - n, ")");
+		if (sql_exec(k, sql) != 0)
+			return -1;
+		n = (size_t)snprintf(sql, sizeof(sql), "INSERT INTO %s VALUES (", d->name);
+		for (unsigned i = 0; i < d->ncols; i++)
+			n += (size_t)snprintf(sql + n, sizeof(sql) - n, "%s?", i ? "," : "");
+		snprintf(sql + n, sizeof(sql) - n, ")");
+		if (sqlite3_prepare_v2(k->db, sql, -1, &k->insert[t], NULL) != SQLITE_OK) {
+			fprintf(stderr, "cuaudit export: %s\n", sqlite3_errmsg(k->db));
+			return -1;
+		}
+	}
+	return 0;
+}
+
+static int sqlite_close(struct sink *k)
+{
+	int rc = k->failed ? -1 : 0;
+
+	for (unsigned t = 0; t < T_COUNT; t++)
+		sqlite3_finalize(k->insert[t]);
+	/* Indexes after the rows: one sort each instead of an update per row. */
+	if (rc == 0 &&
+	    sql_exec(k, "CREATE INDEX calls_by_thread ON calls (pid, tid, start_ns);"
+			"CREATE INDEX calls_by_name ON calls (name);"
+			"CREATE INDEX apis_by_name ON apis (name); COMMIT") != 0)
+		rc = -1;
+	if (sqlite3_close(k->db) != SQLITE_OK)
+		rc = -1;
+	return rc;
+}
+#endif
+
+/* Writes the header line of each CSV file (or opens the JSON lines file). */
+static int text_open(struct sink *k)
+{
+	char path[4096];
+
+	if (k->type == OUT_JSONL) {
+		k->files[0] = strcmp(k->out, "-") == 0 ? stdout : fopen(k->out, "wx");
+		if (!k->files[0]) {
+			fprintf(stderr, "cuaudit export: cannot create %s: %s\n", k->out,
+				strerror(errno));
+			return -1;
+		}
+		return 0;
+	}
+	/* CSV: a folder, one file per table. */
+	if (mkdir(k->out, 0755) != 0 && errno != EEXIST) {
+		fprintf(stderr, "cuaudit export: cannot make the folder %s: %s\n", k->out,
+			strerror(errno));
+		return -1;
+	}
+	for (unsigned t = 0; t < T_COUNT; t++) {
+		snprintf(path, sizeof(path), "%s/%s.csv", k->out, tables[t].name);
+		k->files[t] = fopen(path, "wx");
+		if (!k->files[t]) {
+			fprintf(stderr, "cuaudit export: cannot create %s: %s\n", path,
+				strerror(errno));
+			return -1;
+		}
+		for (unsigned i = 0; i < tables[t].ncols; i++)
+			fprintf(k->files[t], "%s%s", i ? "," : "", tables[t].cols[i].name);
+		fputc('\n', k->files[t]);
+	}
+	return 0;
+}
+
+static int text_close(struct sink *k)
+{
+	int rc = k->failed ? -1 : 0;
+
+	for (unsigned t = 0; t < T_COUNT; t++) {
+		if (!k->files[t] || k->files[t] == stdout) {
+			if (k->files[t] && fflush(stdout) != 0)
+				rc = -1;
+			continue;
+		}
+		if (ferror(k->files[t]) || fclose(k->files[t]) != 0)
+			rc = -1;
+	}
+	if (rc)
+		fprintf(stderr, "cuaudit export: cannot write %s: %s\n", k->out, strerror(errno));
+	return rc;
+}
+
+/* ---------------------------------------------------------------- processes */
+
+/* Processes seen so far: a summary and a trace of one process become one row. */
+struct proc {
+	long long pid;
+	char *host;
+	long long id;
+};
+static struct proc *procs;
+static size_t nprocs;
+
+/* The row id of the process with this pid (and host, when both say it), made if new. */
+static long long process_id(struct sink *k, long long pid, const struct cua_input *in,
+			    const char *program, const char *file)
+{
+	const char *host = in ? in->host : NULL;
+	struct proc *p;
+
+	for (size_t i = 0; i < nprocs; i++)
+		if (procs[i].pid == pid &&
+		    (!host || !procs[i].host || strcmp(host, procs[i].host) == 0))
+			return procs[i].id;
+	p = realloc(procs, (nprocs + 1) * sizeof(*procs));
+	if (!p)
+		return -1;
+	procs = p;
+	procs[nprocs] = (struct proc){ pid, host ? strdup(host) : NULL, (long long)nprocs + 1 };
+	{
+		struct value v[12] = {
+			V_INT(nprocs + 1), V_INT(pid), V_TEXT(host), V_TEXT(program),
+			V_TEXT(in ? in->command : NULL), V_TEXT(in ? in->start : NULL),
+			V_TEXT(in ? in->end : NULL), V_TEXT(in ? in->version : NULL),
+			in && in->driver_version >= 0 ? V_INT(in->driver_version) : V_NULL,
+			in && in->runtime_version >= 0 ? V_INT(in->runtime_version) : V_NULL,
+			in ? V_INT(in->snapshot) : V_NULL, V_TEXT(file),
+		};
+
+		if (pid < 0)
+			v[1] = V_NULL;
+		put_row(k, T_PROCESSES, v);
+	}
+	return procs[nprocs++].id;
+}
+
+/* ---------------------------------------------------------------- summaries */
+
+/* "/usr/bin/python3 train.py" -> "python3", as the trace names the process. */
+static const char *program_of(const char *command)
+{
+	static char name[256];
+	const char *end, *slash;
+	size_t n;
+
+	if (!command)
+		return NULL;
+	end = command + strcspn(command, " ");
+	slash = NULL;
+	for (const char *q = command; q < end; q++)
+		if (*q == '/')
+			slash = q;
+	if (slash)
+		command = slash + 1;
+	n = (size_t)(end - command);
+	if (n >= sizeof(name))
+		n = sizeof(name) - 1;
+	memcpy(name, command, n);
+	name[n] = '\0';
+	return name;
+}
+
+static int export_summary(struct sink *k, const char *file, const char *text, size_t len)
+{
+	struct cua_summaries s;
+	char err[256];
+
+	memset(&s, 0, sizeof(s));
+	if (cua_summaries_add(&s, file, text, len, err, sizeof(err)) != 0) {
+		fprintf(stderr, "cuaudit export: %s: %s\n", file, err);
+		cua_summaries_free(&s);
+		return -1;
+	}
+	for (size_t in = 0; in < s.ninputs; in++) {
+		const struct cua_input *p = &s.inputs[in];
+		long long id = process_id(k, p->has_process ? p->pid : -1, p, program_of(p->command),
+					  file);
+		struct value pidv = p->has_process ? V_INT(p->pid) : V_NULL;
+
+		for (size_t i = 0; i < s.napis; i++) {
+			const struct cua_api_rec *a = &s.apis[i];
+
+			if (a->input != in)
+				continue;
+			struct value v[12] = {
+				V_INT(id), pidv, V_TEXT(a->elf_name), V_TEXT(a->layer),
+				V_INT(a->nested), V_INT(a->calls), V_INT(a->timed),
+				V_INT(a->errors), V_INT(a->total_ns),
+				a->timed ? V_INT(a->min_ns) : V_NULL,
+				a->timed ? V_INT(a->max_ns) : V_NULL,
+				a->timed ? V_INT(a->p99_max_ns) : V_NULL,
+			};
+			put_row(k, T_APIS, v);
+		}
+		for (size_t i = 0; i < s.nkernels; i++) {
+			const struct cua_kernel_rec *r = &s.kernels[i];
+
+			if (r->input != in)
+				continue;
+			struct value v[8] = {
+				V_INT(id), pidv, V_TEXT(cua_demangle(r->name)), V_TEXT(r->name),
+				V_INT(r->launches), V_INT(r->errors), V_INT(r->total_ns),
+				V_INT(r->estimated),
+			};
+			put_row(k, T_KERNELS, v);
+		}
+	}
+	cua_summaries_free(&s);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- traces */
+
+static long long ns_of(const struct json *j)
+{
+	if (!j || j->type != JSON_NUMBER)
+		return -1;
+	return j->integral ? j->integer * 1000 : llround(j->number * 1000.0);
+}
+
+static const char *str_of(const struct json *j)
+{
+	return j && j->type == JSON_STRING ? j->string : NULL;
+}
+
+/* One event of a trace: a call ("ph":"X") or a process or thread name ("ph":"M"). */
+static void trace_event(struct sink *k, const struct json *e, const char *file)
+{
+	const char *ph = str_of(json_get(e, "ph")), *name = str_of(json_get(e, "name"));
+	const struct json *pidj = json_get(e, "pid"), *tidj = json_get(e, "tid");
+	const struct json *args = json_get(e, "args");
+	long long pid = pidj && pidj->integral ? pidj->integer : -1;
+	long long tid = tidj && tidj->integral ? tidj->integer : -1;
+
+	if (!ph || !name)
+		return;
+	if (strcmp(ph, "M") == 0) {
+		const char *what = str_of(json_get(args, "name"));
+
+		if (strcmp(name, "process_name") == 0)
+			process_id(k, pid, NULL, what, file);
+		else if (strcmp(name, "thread_name") == 0) {
+			struct value v[4] = { V_INT(process_id(k, pid, NULL, NULL, file)), V_INT(pid),
+					      V_INT(tid), V_TEXT(what) };
+			put_row(k, T_THREADS, v);
+		}
+		return;
+	}
+	if (strcmp(ph, "X") != 0)
+		return;
+	{
+		const struct json *corr = json_get(args, "correlation_id");
+		const struct json *skipped = json_get(args, "skipped");
+		const char *kernel = str_of(json_get(args, "kernel_name"));
+		struct value v[12] = {
+			V_INT(process_id(k, pid, NULL, NULL, file)), V_INT(pid), V_INT(tid),
+			V_TEXT(name), V_TEXT(str_of(json_get(e, "cat"))),
+			V_INT(ns_of(json_get(e, "ts"))), V_INT(ns_of(json_get(e, "dur"))),
+			V_TEXT(str_of(json_get(args, "result"))),
+			V_TEXT(str_of(json_get(args, "binding"))),
+			corr && corr->integral ? V_INT(corr->integer) : V_NULL,
+			V_TEXT(kernel ? cua_demangle(kernel) : NULL),
+			V_INT(skipped && skipped->type == JSON_BOOL && skipped->boolean),
+		};
+		put_row(k, T_CALLS, v);
+	}
+}
+
+/* The process names come last in a trace; the process rows are made with them first. */
+static void name_processes(struct sink *k, const char *file, const char *text, size_t len)
+{
+	static const char key[] = "{\"name\":\"process_name\"";
+	const char *p = text, *end = text + len, *nl;
+	char err[256];
+
+	while ((p = memmem(p, (size_t)(end - p), key, sizeof(key) - 1))) {
+		struct json *j;
+		size_t n;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = (size_t)((nl ? nl : end) - p);
+		while (n && (p[n - 1] == ',' || p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if ((p == text || p[-1] == '\n') && (j = json_parse(p, n, err, sizeof(err)))) {
+			trace_event(k, j, file);
+			json_free(j);
+		}
+		p += sizeof(key) - 1;
+	}
+}
+
+/* A trace as cuaudit writes it: one event per line, so a trace of millions of calls is read
+   in constant memory. A line that is not one event (another tool's layout) fails the file. */
+static int export_trace(struct sink *k, const char *file, const char *text, size_t len)
+{
+	const char *p = memchr(text, '\n', len), *end = text + len;
+	unsigned long long line = 1;
+	char err[256];
+
+	if (!p) {
+		fprintf(stderr, "cuaudit export: %s: not a trace cuaudit wrote\n", file);
+		return -1;
+	}
+	name_processes(k, file, text, len);
+	for (p++; p < end; line++) {
+		const char *nl = memchr(p, '\n', (size_t)(end - p));
+		const char *e = nl ? nl : end;
+		size_t n = (size_t)(e - p);
+		struct json *j;
+
+		while (n && (p[n - 1] == ',' || p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if (n && p[0] == '{') {
+			j = json_parse(p, n, err, sizeof(err));
+			if (!j || j->type != JSON_OBJECT) {
+				fprintf(stderr, "cuaudit export: %s: line %llu: %s\n", file, line + 1,
+					j ? "not an event" : err);
+				json_free(j);
+				return -1;
+			}
+			trace_event(k, j, file);
+			json_free(j);
+		} else if (n && !(n == 2 && memcmp(p, "]}", 2) == 0)) {
+			fprintf(stderr, "cuaudit export: %s: line %llu: not a trace cuaudit wrote\n",
+				file, line + 1);
+			return -1;
+		}
+		p = e + 1;
+	}
+	return 0;
+}
+
+/* The raw file of a process that ended without exit(), formatted as `cuaudit trace` does,
+   into memory. */
+static char *raw_to_json(const char *file, int fd, size_t *len)
+{
+	static struct cua_writer w;
+	struct cua_raw_head h;
+	int mfd = memfd_create("cuaudit-export", MFD_CLOEXEC), limited = 0;
+	char *window = malloc(1u << 20), *text = NULL;
+	uint64_t last = 0;
+	struct stat st;
+
+	if (mfd < 0 || !window || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		goto out;
+	if (h.table_sig != cua_tracefmt_table_sig()) {
+		fprintf(stderr, "cuaudit export: %s was written by another build of cuaudit\n", file);
+		goto out;
+	}
+	h.program[sizeof(h.program) - 1] = '\0';
+	cua_writer_init(&w, mfd);
+	cua_tracefmt_head(&w, h.pid);
+	cua_tracefmt_raw(&w, fd, window, 1u << 20, h.pid, &limited, &last);
+	cua_tracefmt_names(&w, h.pid, h.program, NULL);
+	cua_tracefmt_tail(&w);
+	cua_writer_flush(&w);
+	if (w.failed || fstat(mfd, &st) != 0)
+		goto out;
+	*len = (size_t)st.st_size;
+	text = mmap(NULL, *len ? *len : 1, PROT_READ, MAP_PRIVATE, mfd, 0);
+	if (text == MAP_FAILED)
+		text = NULL;
+out:
+	if (!text)
+		fprintf(stderr, "cuaudit export: cannot read the raw trace %s\n", file);
+	free(window);
+	if (mfd >= 0)
+		close(mfd);
+	return text;
+}
+
+static int export_file(struct sink *k, const char *file)
+{
+	int fd = strcmp(file, "-") == 0 ? dup(0) : open(file, O_RDONLY | O_CLOEXEC);
+	char *text = NULL, head[64];
+	size_t len = 0, cap = 0;
+	ssize_t n;
+	int rc = -1, mapped = 0;
+	struct stat st;
+
+	if (fd < 0) {
+		fprintf(stderr, "cuaudit export: cannot open %s: %s\n", file, strerror(errno));
+		return -1;
+	}
+	n = pread(fd, head, sizeof(head), 0);
+	if (n >= (ssize_t)sizeof(CUA_RAW_MAGIC) - 1 &&
+	    memcmp(head, CUA_RAW_MAGIC, sizeof(CUA_RAW_MAGIC) - 1) == 0) {
+		text = raw_to_json(file, fd, &len);
+		mapped = text != NULL;
+	} else if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size > 0) {
+		len = (size_t)st.st_size;
+		text = mmap(NULL, len, PROT_READ, MAP_PRIVATE, fd, 0);
+		mapped = text != MAP_FAILED;
+		if (!mapped)
+			text = NULL;
+	} else {
+		/* A pipe or standard input. */
+		for (;;) {
+			if (len == cap) {
+				char *t = realloc(text, cap = cap ? 2 * cap : 65536);
+
+				if (!t)
+					break;
+				text = t;
+			}
+			n = read(fd, text + len, cap - len);
+			if (n <= 0)
+				break;
+			len += (size_t)n;
+		}
+	}
+	close(fd);
+	if (!text || !len) {
+		if (!text)
+			return -1;
+		fprintf(stderr, "cuaudit export: %s is empty\n", file);
+	} else if (len >= sizeof(CUA_TRACE_SIGNATURE) - 1 &&
+		   memcmp(text, CUA_TRACE_SIGNATURE, sizeof(CUA_TRACE_SIGNATURE) - 1) == 0) {
+		rc = export_trace(k, file, text, len);
+	} else {
+		rc = export_summary(k, file, text, len);
+	}
+	if (mapped)
+		munmap(text, len);
+	else
+		free(text);
+	return rc;
+}
+
+/* ---------------------------------------------------------------- the command */
+
+static void usage(FILE *f)
+{
+	fputs("usage: cuaudit export [OPTIONS] -o OUT FILE...\n"
+	      "Writes the summaries (SUMMARY.json) and traces (TRACE.json, or the raw file\n"
+	      "TRACE.PID.NONCE.raw of a process that ended without exit()) of any number of\n"
+	      "processes as tables: processes, threads, apis, kernels, calls and meta\n"
+	      "(docs/export.md). '-' reads standard input.\n"
+	      "\n"
+	      "  -T, --type sqlite|csv|jsonl\n"
+	      "        an SQLite database (the default), a folder of CSV files (one per table),\n"
+	      "        or JSON lines (one object per row, with its \"table\")\n"
+	      "  -o, --output FILE\n"
+	      "        the database, folder or file; an existing file is never replaced\n"
+	      "        ('-': standard output, for jsonl)\n"
+	      "  -M, --mangled\n"
+	      "        kernel names as the compiler wrote them, not demangled\n"
+	      "  -h, --help\n"
+	      "        this text\n"
+	      "\n"
+	      "Exit status: 0; 1 if an input could not be read (nothing is written then); 2 for\n"
+	      "usage errors.\n",
+	      f);
+}
+
+static int usage_error(const char *what, const char *arg)
+{
+	fprintf(stderr, "cuaudit export: %s%s%s\nTry 'cuaudit export --help'.\n", what,
+		arg ? " " : "", arg ? arg : "");
+	return 2;
+}
+
+static void put_meta(struct sink *k)
+{
+	struct value v[2] = { V_TEXT("schema_version"), V_TEXT("1") };
+
+	put_row(k, T_META, v);
+	v[0] = V_TEXT("cuaudit_version");
+	v[1] = V_TEXT(CUA_VERSION);
+	put_row(k, T_META, v);
+	v[0] = V_TEXT("gpu_activity");
+	v[1] = V_TEXT("not recorded by this version");
+	put_row(k, T_META, v);
+}
+
+int cua_cli_export_main(int argc, char **argv)
+{
+	static const struct option longs[] = {
+		{ "type", required_argument, NULL, 'T' }, { "output", required_argument, NULL, 'o' },
+		{ "mangled", no_argument, NULL, 'M' }, { "help", no_argument, NULL, 'h' },
+		{ NULL, 0, NULL, 0 },
+	};
+	struct sink k;
+	struct stat st;
+	int c, rc = 0;
+
+	memset(&k, 0, sizeof(k));
+	opterr = 0;
+	optind = 0;
+	while ((c = getopt_long(argc, argv, ":T:o:Mh", longs, NULL)) != -1) {
+		switch (c) {
+		case 'T': {
+			int found = -1;
+
+			for (int i = 0; i < 3; i++)
+				if (strcmp(optarg, type_words[i]) == 0)
+					found = i;
+			if (found < 0)
+				return usage_error("--type: expected sqlite, csv or jsonl, not", optarg);
+			k.type = (enum out_type)found;
+			break;
+		}
+		case 'o': k.out = optarg; break;
+		case 'M': cua_demangle_on = 0; break;
+		case 'h': usage(stdout); return 0;
+		case ':': return usage_error("missing value for", argv[optind - 1]);
+		default: return usage_error("unknown option", argv[optind - 1]);
+		}
+	}
+	if (!k.out)
+		return usage_error("--output: where to write is not given", NULL);
+	if (optind >= argc)
+		return usage_error("no summaries or traces given", NULL);
+	if (strcmp(k.out, "-") == 0 && k.type != OUT_JSONL)
+		return usage_error("--output: standard output takes --type jsonl only", NULL);
+	if (strcmp(k.out, "-") != 0 && k.type != OUT_CSV && lstat(k.out, &st) == 0) {
+		fprintf(stderr, "cuaudit export: %s exists; it is not replaced\n", k.out);
+		return 1;
+	}
+	for (int i = optind; i < argc; i++)
+		if (strcmp(argv[i], k.out) == 0 && strcmp(k.out, "-") != 0)
+			return usage_error("--output names an input:", k.out);
+	if (k.type == OUT_SQLITE) {
+#ifdef CUA_HAVE_SQLITE
+		if (sqlite_open(&k) != 0) {
+			if (k.db)
+				sqlite3_close(k.db);
+			unlink(k.out);
+			return 1;
+		}
+#else
+		fprintf(stderr, "cuaudit export: this cuaudit was built without SQLite (Debian: "
+				"libsqlite3-dev); use --type csv or --type jsonl\n");
+		return 1;
+#endif
+	} else if (text_open(&k) != 0) {
+		text_close(&k);
+		return 1;
+	}
+	cua_tracefmt_init();
+	put_meta(&k);
+	for (int i = optind; i < argc && !k.failed; i++)
+		if (export_file(&k, argv[i]) != 0)
+			rc = 1;
+#ifdef CUA_HAVE_SQLITE
+	if (k.type == OUT_SQLITE && sqlite_close(&k) != 0)
+		rc = k.failed = 1;
+#endif
+	if (k.type != OUT_SQLITE && text_close(&k) != 0)
+		rc = 1;
+	if (k.failed && k.type == OUT_SQLITE)
+		unlink(k.out);
+	if (!k.failed && strcmp(k.out, "-") != 0)
+		fprintf(stderr, "cuaudit export: Generated: %s (%llu processes, %llu calls, %llu "
+				"API rows, %llu kernel rows)\n",
+			k.out, k.rows[T_PROCESSES], k.rows[T_CALLS], k.rows[T_APIS],
+			k.rows[T_KERNELS]);
+	return rc;
+}

@@ -1,0 +1,374 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/cli.sh: the cuaudit command as a newcomer meets it: option forms, paths, help against man page, README and completion, trace, export, an nvcc program on the mock.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+set -o pipefail
+COMP=$SRC/cli/cuaudit.bash-completion
+MAN1=$SRC/docs/man/cuaudit.1
+README=$SRC/README.md
+
+expect_status() {
+  local want=$1 rc; shift
+  "$@" >cmd.out 2>cmd.err; rc=$?
+  [ "$rc" = "$want" ] && pass "status $want: $*" || fail "status $rc, expected $want: $* ($(head -3 cmd.err))"
+}
+
+# options SUB: "LONG SHORT VALUE" per option of `cuaudit SUB --help` ("-" for none), as the
+# command prints them from its parser's table.
+options() {
+  "$CLI" "$1" --help | sed -nE 's/^  (-([A-Za-z]), |    )--([a-z][a-z-]*)( ([^ ]+))?$/\3 -\2 \5/p' |
+    awk '{ print $1, ($2 == "-" ? "-" : $2), ($3 == "" ? "-" : $3) }'
+}
+
+# complete_words WORD...: what the completion offers for a command line, the last word being completed.
+complete_words() {
+  bash --norc --noprofile -c 'source "$1"; shift; PATH="$(dirname "$1"):$PATH"; shift; COMP_WORDS=(cuaudit "$@"); COMP_CWORD=$#; _cuaudit; printf "%s\n" "${COMPREPLY[@]}"' _ "$COMP" "$CLI" "$@"
+}
+
+# A value each run option accepts (the module's parser checks it before the program starts).
+sample() {
+  case $1 in
+  log) echo info ;; log-file) echo l.txt ;; summary) echo s.%p.json ;; trace) echo t.json ;;
+  mem-limit) echo 1GiB ;; fault) echo 'cuInit=CUDA_ERROR_UNKNOWN@every:1000' ;;
+  plugin) echo "$BIN/launch_counter.so" ;; libcuda) echo "$MOCK_DIR/libcuda.so.1" ;;
+  libcudart) echo "$MOCK_DIR/libcudart.so.13" ;; include|exclude) echo 'cu*' ;;
+  flush-interval) echo 5 ;; trace-max) echo 1MiB ;; log-max) echo 1MiB ;;
+  metrics) echo m.prom ;; metrics-labels) echo job=x ;; capture) echo profiler-api ;;
+  static-runtime) echo off ;; summary-sample) echo 4 ;;
+  live) echo on ;; live-calls) echo 32 ;; live-dir) echo live.d ;; gpu-time) echo on ;;
+  *) echo "no sample value for --$1" >&2; echo "?" ;;
+  esac
+}
+
+case $name in
+cli_run_every_value_option_takes_all_four_getopt_forms)
+  n=0
+  while read -r long short value; do
+    [ "$long" = help ] && continue
+    [ "$value" = - ] && { fail "--$long takes no value: every run option takes one"; continue; }
+    v=$(sample "$long")
+    [ "$long" = error-exitcode ] && v=3
+    forms=("--$long" "$v" "--$long=$v")
+    [ "$short" != - ] && forms+=("$short" "$v" "$short$v")
+    ref=""
+    i=0
+    while [ $i -lt ${#forms[@]} ]; do
+      if [[ ${forms[i]} == *=* ]] || { [ "$short" != - ] && [[ ${forms[i]} == "$short"?* ]]; }; then
+        args=("${forms[i]}"); i=$((i + 1))
+      else
+        args=("${forms[i]}" "${forms[i + 1]}"); i=$((i + 2))
+      fi
+      got=$("$CLI" run "${args[@]}" env 2>err.txt | grep -E '^CUAUDIT_' | sed -E 's/^(CUAUDIT_ERROR_COUNT|CUAUDIT_SESSION_START)=.*/\1/' | sort)
+      rc=$?
+      [ $rc = 0 ] && [ -n "$got" ] || { fail "${args[*]}: rc $rc, $(head -2 err.txt)"; continue; }
+      [ -z "$ref" ] && ref=$got
+      [ "$got" = "$ref" ] || fail "${args[*]} sets '$got', not '$ref'"
+      n=$((n + 1))
+    done
+  done < <(options run)
+  [ $n -ge 50 ] && pass "$n option forms set the same variable the same way" || fail "only $n forms tried"
+  # The README's second example: -s takes its value in the separate form.
+  "$CLI" run -s "$dir/s.%p.json" -- "$BIN/driver_lazy" >out.txt 2>err.txt
+  rc=$?
+  [ $rc = 0 ] && ls "$dir"/s.[0-9]*.json >/dev/null 2>&1 && pass "-s FILE -- PROGRAM writes the summary" ||
+    fail "-s FILE -- PROGRAM: rc $rc $(head -2 err.txt)"
+  # The program's name where a file was meant: refused, not run over.
+  expect_status 2 "$CLI" run -s "$BIN/driver_lazy"
+  grep -q "is an executable, not an output file" cmd.err && pass "an executable as an output is refused" || fail "$(cat cmd.err)"
+  ;;
+cli_run_output_options_accept_relative_paths_alike)
+  mkdir sub
+  while read -r long short value; do
+    [[ $value == *FILE* ]] || continue
+    case $long in plugin|libcuda|libcudart) continue ;; esac # inputs: made absolute too, below
+    var=$("$CLI" run --help | grep -A1 -E "^ +(-., )?--$long " | sed -nE 's/^ +(CUAUDIT_[A-Z_]+):.*/\1/p')
+    got=$(cd sub && "$CLI" run "--$long" "rel.$long.out" env 2>"$dir/err.txt" | sed -n "s/^$var=//p")
+    [ "$got" = "$dir/sub/rel.$long.out" ] && pass "--$long rel.$long.out -> $got" || fail "--$long relative: '$got' $(head -2 err.txt)"
+  done < <(options run)
+  cp "$BIN/launch_counter.so" sub/p.so
+  got=$(cd sub && "$CLI" run --plugin p.so env | sed -n 's/^CUAUDIT_PLUGINS=//p')
+  [ "$got" = "$dir/sub/p.so" ] && pass "--plugin relative made absolute" || fail "--plugin: '$got'"
+  # Metrics, written through a relative name, land there.
+  (cd sub && "$CLI" run --metrics m.prom "$BIN/driver_lazy" >/dev/null 2>&1)
+  [ -s sub/m.prom ] && pass "--metrics m.prom writes sub/m.prom" || fail "no sub/m.prom: $(ls sub)"
+  ;;
+cli_help_man_page_readme_and_completion_list_every_option_and_value)
+  man=$(sed 's/\\//g' "$MAN1")
+  for sub in run report trace export; do
+    "$CLI" "$sub" --help >/dev/null && pass "$sub --help" || fail "$sub --help fails"
+    grep -qE "cuaudit $sub" <<<"$man" && pass "cuaudit(1) names $sub" || fail "cuaudit(1) lacks $sub"
+    grep -qE "cuaudit $sub" "$README" && pass "README names $sub" || fail "README lacks $sub"
+    n=0
+    opts=$(complete_words "$sub" - | sort)
+    while read -r long short value; do
+      n=$((n + 1))
+      grep -qF -- "--$long" <<<"$man" || fail "cuaudit(1) lacks $sub --$long"
+      [ "$long" = help ] || grep -qF -- "--$long" "$README" || fail "README lacks $sub --$long"
+      grep -qxF -- "--$long" <<<"$opts" || fail "completion of '$sub -' lacks --$long"
+      [[ $value == *'|'* ]] || continue
+      words=$(tr '|' '\n' <<<"$value" | grep -v '[A-Z]' | sort)
+      for w in $words; do
+        grep -qwF -- "$w" <<<"$man" || fail "cuaudit(1) lacks the value $w of $sub --$long"
+        grep -qwF -- "$w" "$README" || fail "README lacks the value $w of $sub --$long"
+      done
+      got=$(cd "$dir" && complete_words "$sub" "--$long" "" | grep -v '\.' | grep -v / | sort | grep -xFf <(echo "$words"))
+      [ "$got" = "$words" ] && pass "completion of $sub --$long offers $(echo $words)" || fail "completion of $sub --$long: '$got'"
+    done < <(options "$sub")
+    [ $n -ge 2 ] && pass "$sub: $n options checked" || fail "$sub: only $n options parsed from --help"
+  done
+  # The module's own parser accepts every listed value of run's options.
+  while read -r long short value; do
+    [[ $value == *'|'* ]] || continue
+    for w in $(tr '|' '\n' <<<"$value" | grep -v '[A-Z]'); do
+      [ "$w" = stderr ] && [ "$long" = summary ] && { "$CLI" run "--$long" "$w" true || fail "--$long $w refused"; continue; }
+      "$CLI" run "--$long" "$w" true 2>err.txt && pass "run --$long $w is accepted" || fail "run --$long $w: $(cat err.txt)"
+    done
+    [[ $value == *FILE* ]] && continue
+    "$CLI" run "--$long" bogus-value true 2>err.txt
+    [ $? = 2 ] && pass "run --$long bogus-value is refused" || fail "run --$long bogus-value accepted"
+  done < <(options run)
+  ;;
+cli_completion_completes_subcommands_values_and_skips_option_values)
+  got=$(complete_words tr)
+  [ "$got" = trace ] && pass "tr -> trace" || fail "tr: '$got'"
+  got=$(complete_words ex)
+  [ "$got" = export ] && pass "ex -> export" || fail "ex: '$got'"
+  got=$(complete_words report --ta)
+  [ "$got" = --table ] && pass "report --ta -> --table" || fail "report --ta: '$got'"
+  got=$(complete_words report --table "" | sort | tr '\n' ' ')
+  [ "$got" = "all apis gpu-kernels gpu-mem kernels processes " ] && pass "report --table values" || fail "report --table: '$got'"
+  got=$(complete_words run -l verbose --summary-)
+  [ "$got" = --summary-sample ] && pass "after -l verbose, options still complete" || fail "-l verbose --sum: '$got'"
+  got=$(complete_words run --capture "" | sort | tr '\n' ' ')
+  [ "$got" = "all ctl profiler-api " ] && pass "--capture offers its three values" || fail "--capture: '$got'"
+  got=$(complete_words run --static-runtime=o | sort | tr '\n' ' ')
+  [ "$got" = "--static-runtime=off --static-runtime=on " ] && pass "--static-runtime= values" || fail "--static-runtime=: '$got'"
+  got=$(complete_words export --type "" | sort | tr '\n' ' ')
+  [ "$got" = "csv jsonl sqlite " ] && pass "export --type values" || fail "export --type: '$got'"
+  ;;
+cli_trace_has_help_getopt_a_default_name_and_the_process_name)
+  expect_status 0 "$CLI" trace --help
+  grep -q '^usage: cuaudit trace' cmd.out && pass "trace --help prints its usage" || fail "trace --help: $(cat cmd.out cmd.err)"
+  expect_status 2 "$CLI" trace --bogus x.raw
+  grep -q "unknown option" cmd.err && pass "unknown option named" || fail "$(cat cmd.err)"
+  env LD_AUDIT="$AUDIT" CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_TRACE="$dir/tr.%p.json" "$BIN/output_prog" service 200 >out.txt 2>err.txt &
+  pid=$!
+  for i in $(seq 100); do grep -q 'burst 200 done' out.txt 2>/dev/null && break; sleep 0.1; done
+  sleep 1.3
+  kill -KILL $pid; wait $pid
+  raw=$(ls tr.$pid.json.$pid.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] || { fail "no raw file: $(ls)"; finish; }
+  "$CLI" trace "$raw" >conv.txt 2>&1 && pass "converted with its default name" || fail "trace: $(cat conv.txt)"
+  [ "$(cat conv.txt)" = "tr.$pid.json" ] && [ -s "tr.$pid.json" ] && pass "default name tr.$pid.json (pid once)" || fail "default name: $(cat conv.txt); $(ls)"
+  grep -q '"process_name".*"output_prog"' "tr.$pid.json" && pass "the process is named" || fail "no process name"
+  # Converted again: by the rule every output follows, a trace cuaudit wrote is replaced whole
+  # (a file cuaudit did not write is left alone: hostile.sh).
+  cp "tr.$pid.json" first.json
+  expect_status 0 "$CLI" trace "$raw"
+  [ "$(cat cmd.out)" = "tr.$pid.json" ] && cmp -s first.json "tr.$pid.json" &&
+    pass "a second conversion replaces its own trace with the same one" || fail "second conversion: $(cat cmd.out cmd.err)"
+  # -o after the file is still an option.
+  expect_status 0 "$CLI" trace "$raw" -o "$dir/k.json"
+  [ -s k.json ] && pass "-o after the file" || fail "-o after the file: $(ls)"
+  expect_status 2 "$CLI" trace -o k2.json "$raw" "$raw"
+  expect_status 1 "$CLI" trace -o "$raw" "$raw"
+  [ -s "$raw" ] && pass "-o naming the input refuses and keeps it" || fail "the input was damaged"
+  ;;
+cli_export_writes_sqlite_csv_and_jsonl_tables_from_summaries_and_traces)
+  "$CLI" run -s "$dir/s.%p.json" -t "$dir/t.%p.json" "$BIN/kernels" >/dev/null 2>&1 || fail "kernels under cuaudit run"
+  s=$(ls s.*.json) t=$(ls t.*.json)
+  expect_status 0 "$CLI" export -o db.sqlite "$s" "$t"
+  grep -q "Generated: db.sqlite" cmd.err && pass "says what it wrote" || fail "$(cat cmd.err)"
+  "$PYTHON" - "$t" >q.txt <<'PY' || fail "query: $(cat q.txt)"
+import json, sqlite3, sys
+db = sqlite3.connect("db.sqlite")
+events = [e for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("ph") == "X"]
+q = lambda sql: db.execute(sql).fetchall()
+print("processes", q("select count(*) from processes")[0][0])
+print("calls", q("select count(*) from calls")[0][0], len(events))
+print("joined", q("select count(*) from calls c join processes p on p.id = c.process_id")[0][0])
+print("kernel", q("select name, mangled from kernels where mangled = '_Z10vec_doublePiPKii'")[0])
+print("api", q("select sum(calls) from apis where name = 'cuLaunchKernel' and nested = 0")[0][0])
+print("dur", q("select min(duration_ns) >= 0, max(start_ns) > 0 from calls")[0])
+print("meta", q("select value from meta where key = 'gpu_activity'")[0][0])
+PY
+  expect_log 1 '^processes 1$' q.txt
+  expect_log 1 '^calls ([0-9]+) \1$' q.txt
+  expect_log 1 '^joined [1-9]' q.txt
+  expect_log 1 "^kernel \('vec_double\(int\*, int const\*, int\)', '_Z10vec_doublePiPKii'\)$" q.txt
+  expect_log 1 '^api 5$' q.txt
+  expect_log 1 '^dur \(1, 1\)$' q.txt
+  expect_log 1 '^meta not recorded' q.txt
+  expect_status 1 "$CLI" export -o db.sqlite "$s"
+  grep -q "exists" cmd.err && pass "an existing database is not replaced" || fail "$(cat cmd.err)"
+  expect_status 0 "$CLI" export --type=csv -o csv "$s" "$t"
+  [ -s csv/calls.csv ] && [ -s csv/kernels.csv ] && head -1 csv/calls.csv | grep -q '^process_id,pid,tid,name,layer,start_ns,duration_ns,result,binding,correlation_id' &&
+    pass "CSV: a file per table" || fail "CSV: $(ls csv)"
+  "$CLI" export -T jsonl -o - "$s" <"$t" >rows.jsonl 2>err.txt && pass "jsonl to stdout" || fail "jsonl: $(cat err.txt)"
+  "$CLI" export -T jsonl -o - - <"$t" >rows2.jsonl 2>err.txt && grep -q '"table":"calls"' rows2.jsonl && pass "'-' reads a trace on stdin" || fail "stdin: $(cat err.txt)"
+  "$PYTHON" -c 'import json,sys; [json.loads(l) for l in open(sys.argv[1])]' rows.jsonl && pass "every line is JSON" || fail "bad JSON lines"
+  grep -q '"table":"kernels".*"name":"add_one(int\*, int)"' rows.jsonl && pass "jsonl demangled" || fail "jsonl kernels: $(grep kernels rows.jsonl | head -2)"
+  "$CLI" export -M -T jsonl -o - "$s" | grep -q '"table":"kernels".*"name":"_Z7add_onePii"' && pass "--mangled keeps names" || fail "--mangled"
+  # A raw trace of a killed process is an input too.
+  env LD_AUDIT="$AUDIT" CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_TRACE="$dir/k.json" "$BIN/output_prog" service 300 >out.txt 2>err.txt &
+  pid=$!
+  for i in $(seq 100); do grep -q 'burst 300 done' out.txt 2>/dev/null && break; sleep 0.1; done
+  sleep 1.3
+  kill -KILL $pid; wait $pid
+  raw=$(ls k.json.$pid.*.raw 2>/dev/null | head -1)
+  expect_status 0 "$CLI" export -o raw.sqlite "$raw"
+  got=$("$PYTHON" -c 'import sqlite3; d = sqlite3.connect("raw.sqlite"); print(d.execute("select count(*) from calls where name = \"cuDeviceGetCount\"").fetchone()[0], d.execute("select program from processes").fetchone()[0])')
+  [ "$got" = "300 output_prog" ] && pass "raw trace: 300 calls of the killed process, named" || fail "raw: '$got'"
+  expect_status 2 "$CLI" export -T xml -o x "$s"
+  expect_status 2 "$CLI" export "$s"
+  ;;
+cli_export_a_million_calls_in_seconds)
+  "$PYTHON" - <<'PY'
+import sys
+with open("big.json", "w") as f:
+    f.write('{"displayTimeUnit":"ns","traceEvents":[\n{"name":"process_labels","ph":"M","pid":7,"args":{"labels":"cuaudit"}}')
+    line = ',\n{"name":"cuMemcpyHtoD_v2","cat":"driver","ph":"X","ts":%d.%03d,"dur":1.250,"pid":7,"tid":%d,"args":{"dstDevice":1,"ByteCount":4096,"result":"CUDA_SUCCESS","binding":"plt"}}'
+    f.write("".join(line % (1000 + i // 1000, i % 1000, 8 + i % 4) for i in range(1000000)))
+    f.write("\n]}\n")
+PY
+  start=$(date +%s%N)
+  expect_status 0 "$CLI" export -o big.sqlite big.json
+  ms=$((($(date +%s%N) - start) / 1000000))
+  got=$("$PYTHON" -c 'import sqlite3; d = sqlite3.connect("big.sqlite"); print(*d.execute("select count(*), count(distinct tid), sum(duration_ns) from calls").fetchone())')
+  [ "$got" = "1000000 4 1250000000" ] && pass "a million calls, 4 threads, exact durations" || fail "counts: '$got'"
+  [ $ms -lt 60000 ] && pass "exported in $ms ms" || fail "a million calls took $ms ms"
+  ;;
+nvcc_program_with_kernels_runs_on_the_mock_under_cuaudit)
+  NVCC=${NVCC:-$(command -v nvcc || echo /usr/local/cuda/bin/nvcc)}
+  [ -x "$NVCC" ] || { echo "SKIP: no nvcc"; exit 77; }
+  cat >vec.cu <<'EOF'
+#include <cstdio>
+#include <cuda_runtime.h>
+__global__ void vecAdd(const float *a, const float *b, float *c, int n)
+{
+	int i = blockIdx.x * blockDim.x + threadIdx.x;
+	if (i < n)
+		c[i] = a[i] + b[i];
+}
+int main()
+{
+	float *a, *b, *c;
+	cudaMalloc(&a, 4096);
+	cudaMalloc(&b, 4096);
+	cudaMalloc(&c, 4096);
+	vecAdd<<<4, 256>>>(a, b, c, 1024);
+	cudaError_t e = cudaDeviceSynchronize();
+	printf("vecAdd: %s\n", cudaGetErrorName(e));
+	cudaFree(a);
+	cudaFree(b);
+	cudaFree(c);
+	return e == cudaSuccess ? 0 : 1;
+}
+EOF
+  "$NVCC" -cudart shared -o vec vec.cu >nvcc.txt 2>&1 || { fail "nvcc: $(tail -3 nvcc.txt)"; finish; }
+  native ./vec
+  [ "$(cat native.rc)" = 0 ] && grep -q 'vecAdd: cudaSuccess' native.out && pass "runs on the mock" || fail "on the mock: rc $(cat native.rc) $(head -2 native.err)"
+  "$CLI" run -s "$dir/s.json" ./vec >audited.out 2>audited.err; echo $? >audited.rc
+  same_results
+  "$CLI" report --table=kernels s.json >k.txt || fail "report"
+  grep -qF 'vecAdd(float const*, float const*, float*, int)' k.txt && pass "the kernel is seen, demangled" || fail "kernels: $(cat k.txt)"
+  ;;
+report_reads_stdin_bounds_every_table_by_top_and_never_writes_an_input)
+  GOLD="$SRC/tests/golden/report"
+  for i in $(seq 30); do sed "s/\"pid\": *4101/\"pid\": $((5000 + i))/" "$GOLD/plain.json" >"s.$i.json"; done
+  "$CLI" report --top 3 s.*.json >top.txt 2>err.txt || fail "report --top: $(cat err.txt)"
+  n=$(wc -l <top.txt)
+  [ "$n" -lt 40 ] && pass "--top 3 over 30 inputs prints $n lines" || fail "--top 3 printed $n lines"
+  grep -q 'Total (30 processes)' top.txt && pass "the Total still counts every process" || fail "no total of 30"
+  cp s.1.json keep.json
+  expect_status 2 "$CLI" report --json=s.1.json s.*.json
+  cmp -s s.1.json keep.json && pass "--json naming an input is refused and the input kept" || fail "s.1.json changed"
+  ln -s s.2.json alias.json
+  expect_status 2 "$CLI" report --json alias.json s.*.json
+  "$CLI" report - <s.1.json >stdin.txt 2>err.txt && grep -q 'cuaudit report: 1 process' stdin.txt && pass "'-' reads standard input" || fail "stdin: $(cat err.txt)"
+  ;;
+processes_given_one_output_name_keep_every_output_and_say_where)
+  # Three processes of one run, one trace name and one summary name, no %p.
+  "$CLI" run -t same.json --summary=same.s.json sh -c "'$BIN/driver_lazy' >/dev/null & '$BIN/driver_lazy' >/dev/null & '$BIN/runtime_shared' >/dev/null; wait" >out.txt 2>err.txt
+  rc=$?
+  [ $rc = 0 ] && pass "the run exits 0" || fail "rc $rc: $(head -3 err.txt)"
+  traces=$(ls same.json same.[0-9].json 2>/dev/null | wc -l)
+  sums=$(ls same.s.json same.s.[0-9].json 2>/dev/null | wc -l)
+  [ "$traces" = 3 ] && [ "$sums" = 3 ] && pass "3 traces and 3 summaries" || fail "traces $traces, summaries $sums: $(ls)"
+  pids=$("$PYTHON" - same*.json <<'PY'
+import json, sys
+pids = set()
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    if "traceEvents" in d:
+        pids.add(("t", [e["pid"] for e in d["traceEvents"] if e.get("ph") == "X"][0]))
+    else:
+        pids.add(("s", d["process"]["pid"]))
+print(len(pids))
+PY
+  )
+  [ "$pids" = 6 ] && pass "each file holds another process's data" || fail "distinct (kind, pid): $pids"
+  # Where each went, once per file, at the default level.
+  n=$(grep -c '^cuaudit: Generated: ' err.txt)
+  files=$(sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l)
+  [ "$n" = 6 ] && [ "$files" = 6 ] && pass "6 Generated: lines, one per file" || fail "$n lines, $files files: $(cat err.txt)"
+  grep -q "^cuaudit: Generated: $dir/same.s.json (the summary of pid [0-9]*)$" err.txt && pass "the line names the file and the pid" || fail "$(cat err.txt)"
+  # One after the other in one run: both kept too.
+  rm -f same*
+  "$CLI" run -s seq.json sh -c "'$BIN/driver_lazy' >/dev/null; '$BIN/driver_lazy' >/dev/null" 2>err.txt
+  [ -s seq.json ] && [ -s seq.1.json ] && pass "sequential processes of one run keep both" || fail "sequential: $(ls)"
+  # A later run replaces its own earlier file instead of numbering forever.
+  rm -f seq*
+  "$CLI" run -s again.json "$BIN/driver_lazy" >/dev/null 2>&1
+  "$CLI" run -s again.json "$BIN/driver_lazy" >/dev/null 2>err.txt
+  [ -s again.json ] && [ ! -e again.1.json ] && pass "a new run replaces the previous run's file" || fail "again: $(ls)"
+  # --log off silences the notice.
+  "$CLI" run -l off -s quiet.json "$BIN/driver_lazy" >/dev/null 2>err.txt
+  [ ! -s err.txt ] && pass "--log off: nothing on stderr" || fail "--log off: $(cat err.txt)"
+  ;;
+static_runtime_left_off_is_named_once_at_the_default_level)
+  hint='holds a statically linked CUDA runtime .*--static-runtime on'
+  native "$BIN/static_rt"
+  "$CLI" run -s "$dir/s.json" "$BIN/static_rt" >audited.out 2>audited.err; echo $? >audited.rc
+  same_results
+  expect_log 1 "^cuaudit: warning: $BIN/static_rt $hint" audited.err
+  "$CLI" run -s "$dir/s.json" --static-runtime on "$BIN/static_rt" >/dev/null 2>err.txt
+  expect_log 0 "$hint" err.txt
+  "$CLI" run -s "$dir/s.json" "$BIN/runtime_shared" >/dev/null 2>err.txt
+  expect_log 0 "$hint" err.txt
+  "$CLI" run -l error -s "$dir/s.json" "$BIN/static_rt" >/dev/null 2>err.txt
+  expect_log 0 "$hint" err.txt
+  ;;
+report_reads_what_report_json_writes_with_the_same_totals)
+  GOLD="$SRC/tests/golden/report"
+  cp "$GOLD"/plain.json "$GOLD"/sampled.json "$GOLD"/snapshot.json .
+  "$CLI" report --json=m.json plain.json sampled.json snapshot.json >orig.txt 2>/dev/null || fail "report --json"
+  "$PYTHON" "$CHECK_JSON" merged m.json >check.txt 2>&1 && pass "the merged file matches the one schema" || fail "$(tail -2 check.txt)"
+  "$CLI" report m.json >again.txt 2>err.txt || fail "report m.json: $(cat err.txt)"
+  # Same process count, same Total rows (APIs, kernels, processes), p99 kept.
+  for re in '^cuaudit report: [0-9]+ process' 'Total \('; do
+    a=$(grep -E "$re" orig.txt) b=$(grep -E "$re" again.txt)
+    [ -n "$a" ] && [ "$a" = "$b" ] && pass "same '$re' lines" || { fail "'$re' differs"; diff <(echo "$a") <(echo "$b"); }
+  done
+  grep -q 'no provenance recorded' again.txt && ! grep -q 'no provenance recorded' orig.txt && fail "provenance lost" || pass "provenance kept"
+  "$PYTHON" - m.json <<'PY' >p99.txt || fail "p99"
+import json, sys
+d = json.load(open(sys.argv[1]))
+print(max(a["p99_max_ns"] for a in d["apis"]) > 0)
+PY
+  expect_log 1 '^True$' p99.txt
+  "$CLI" report --json=m2.json m.json >/dev/null 2>&1 && "$PYTHON" - m.json m2.json <<'PY' >same.txt || fail "m2"
+import json, sys
+a, b = (json.load(open(f)) for f in sys.argv[1:])
+key = lambda d: sorted((x["name"], x["nested"], x["calls"], x["total_ns"], x["processes"], x["p99_max_ns"]) for x in d["apis"])
+print(key(a) == key(b), len(a["processes"]) == len(b["processes"]), sorted(k["processes"] for k in a["kernels"]) == sorted(k["processes"] for k in b["kernels"]))
+PY
+  expect_log 1 '^True True True$' same.txt
+  # A merged file and a process's summary merge again: processes add up.
+  "$CLI" report --csv m.json plain.json >csv.txt 2>/dev/null
+  "$CLI" report --csv plain.json sampled.json snapshot.json plain.json >csv2.txt 2>/dev/null
+  cmp -s csv.txt csv2.txt && pass "merged + summary = all four summaries" || { fail "csv differs"; diff csv.txt csv2.txt | head -5; }
+  ;;
+*) fail "unknown case $name" ;;
+esac
+finish
