@@ -700,28 +700,37 @@ static int write_file(int snapshot)
 }
 
 /* One writer at a time: a snapshot, or the final summary. The final one never waits for a
-   snapshot forever: one in progress on this very thread (exit() from a signal handler) or
-   by a thread that has ended is abandoned; its temporary file is never renamed. */
-static uint32_t writer_tid;
-static int final_written;
+   snapshot forever: one in progress on this very thread (exit() from a signal handler), by a
+   thread that has ended, or still running at the deadline is abandoned; its temporary file
+   is never renamed. The claim is one word, the process and the thread: a forked child is
+   not held up by a claim of its parent's (issue 19, per-process state). */
+static uint64_t writer;
+static uint64_t final_pid; /* the process whose final summary is written */
+#define WRITER(pid, tid) ((pid) << 32 | (uint32_t)(tid))
 
 static int claim_writer(int final)
 {
+	uint64_t pid = cua_process_id(), deadline = 0;
 	uint32_t self = (uint32_t)cua_thread_id();
 
-	for (unsigned spins = 0;; spins++) {
-		uint32_t owner = 0;
+	for (;;) {
+		uint64_t owner = __atomic_load_n(&writer, __ATOMIC_ACQUIRE);
 
-		if (__atomic_compare_exchange_n(&writer_tid, &owner, self, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
+		if ((!owner || owner >> 32 != pid) &&
+		    __atomic_compare_exchange_n(&writer, &owner, WRITER(pid, self), 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return 0;
 		if (!final)
 			return -1;
-		if (owner == self || !cua_thread_alive(cua_process_id(), owner) || spins > 200000) {
-			__atomic_store_n(&writer_tid, self, __ATOMIC_RELEASE);
+		if (!owner || owner >> 32 != pid)
+			continue;
+		if ((uint32_t)owner == self || !cua_thread_alive(pid, (uint32_t)owner) ||
+		    (deadline && !cua_wait_more(deadline))) {
+			__atomic_store_n(&writer, WRITER(pid, self), __ATOMIC_RELEASE);
 			return 0;
 		}
-		usleep(10);
+		if (!deadline)
+			deadline = cua_wait_deadline();
 	}
 }
 
@@ -737,7 +746,7 @@ static void snapshot_due(uint64_t now)
 		return;
 	if (claim_writer(0) != 0)
 		return;
-	if (!__atomic_load_n(&final_written, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&final_pid, __ATOMIC_ACQUIRE) != cua_process_id()) {
 		int old = PTHREAD_CANCEL_ENABLE;
 
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
@@ -747,7 +756,7 @@ static void snapshot_due(uint64_t now)
 			write_metrics();
 		pthread_setcancelstate(old, &old);
 	}
-	__atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
 }
 
 static void summary_finish(void)
@@ -755,7 +764,7 @@ static void summary_finish(void)
 	static struct cua_writer w;
 
 	claim_writer(1);
-	__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&final_pid, cua_process_id(), __ATOMIC_RELEASE);
 	if (cfg.metrics)
 		write_metrics();
 	if (!cfg.path[0])
@@ -774,8 +783,8 @@ static void summary_finish(void)
    written again at exit, with every call. */
 static void summary_resume(void)
 {
-	__atomic_store_n(&final_written, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&final_pid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
 }
 
 int cua_summary_init(const struct cua_config *all)

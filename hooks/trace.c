@@ -29,13 +29,17 @@
 #define TBUF_SIZE (1u << 20)
 #define STR_MAX 63
 
+/* A buffer's state and the thread that set it are one word, taken in one compare-and-swap:
+   a signal landing between "flushing" and "by whom" made exit wait for its own thread. */
 enum { IDLE = 0, FLUSHING = 1, CLOSED = 2 };
+#define STATE(w) ((w) & 3u)
+#define FLUSHING_BY(tid) ((uint64_t)(tid) << 2 | FLUSHING)
+#define FLUSHER(w) ((uint32_t)((w) >> 2))
 
 struct tbuf {
 	struct cua_tslot slot; /* slot.busy: a flush is in progress */
-	int state;             /* IDLE, FLUSHING (its thread writes it out), CLOSED (exit has) */
+	uint64_t state;        /* IDLE, FLUSHING_BY(tid) (its thread writes it out), CLOSED (exit has) */
 	int taken;             /* closed by this finish, to be formatted */
-	uint32_t flusher;      /* the thread that set FLUSHING */
 	uint64_t flush_at;     /* write the buffer out at the first call after this time */
 	size_t committed;      /* bytes of whole records */
 	_Alignas(8) char data[];
@@ -57,7 +61,8 @@ static __thread struct tbuf *mine __attribute__((tls_model("initial-exec")));
 static struct {
 	int fd;
 	uint64_t pid;   /* the process the file belongs to; 0 before it is made */
-	int opening;    /* claimed by the thread making it */
+	uint64_t opening; /* OPENER(pid, tid) of the thread making it; 0 when none */
+	int made;       /* the file at path was created by this process image */
 	int dead;       /* stopped: cannot create, foreign descriptor, limit, write error */
 	int limited;    /* stopped by CUAUDIT_TRACE_MAX */
 	dev_t dev;
@@ -68,7 +73,10 @@ static struct {
 static uint64_t nonce;
 static int capturing; /* CUAUDIT_CAPTURE=profiler-api: inside Start..Stop */
 static uint8_t has_out[CUAUDIT_ID_COUNT]; /* the function has out-parameters */
-static int finished;
+/* The process whose trace is finished: a flag would be inherited by a forked child, whose
+   trace is its own (issue 19, defect 4). */
+static uint64_t finished_pid;
+#define OPENER(pid, tid) ((pid) << 32 | (uint32_t)(tid))
 
 static size_t round8(size_t n)
 {
@@ -115,6 +123,7 @@ static void make_raw(uint64_t pid)
 
 	raw.fd = -1;
 	raw.dead = 0;
+	raw.made = 0;
 	raw.end = sizeof(h);
 	if (trace_path(path, sizeof(path)) != 0)
 		return;
@@ -127,6 +136,7 @@ static void make_raw(uint64_t pid)
 	raw.path[b.len < sizeof(raw.path) ? b.len : sizeof(raw.path) - 1] = '\0';
 	/* O_EXCL: a file already there is not ours to overwrite. */
 	fd = open(raw.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	raw.made = fd >= 0;
 	if (fd < 0) {
 		stop_raw("cannot create the trace's raw file ", errno);
 		return;
@@ -151,24 +161,43 @@ static void make_raw(uint64_t pid)
 /* The raw file's descriptor, made at the first block of this process; -1 when there is
    none. A thread that finds another making it waits for that, but never forever: the maker
    runs with cancellation off, and a bounded wait covers the rest. */
+/* Waits until no thread of this process is making the raw file: not for itself (a signal
+   handler that interrupted the making), not for a thread that ended, not past the deadline. */
+static void wait_opening(uint64_t pid, uint32_t self)
+{
+	uint64_t deadline = cua_wait_deadline();
+
+	for (;;) {
+		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+
+		if (!o || o >> 32 != pid || (uint32_t)o == self || !cua_thread_alive(pid, (uint32_t)o) ||
+		    !cua_wait_more(deadline))
+			return;
+	}
+}
+
 static int raw_file(void)
 {
 	uint64_t pid = cua_process_id(), seen = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE);
-	int zero = 0;
+	uint32_t self;
+	uint64_t o;
 
 	if (CUA_LIKELY(seen == pid))
 		return raw.dead ? -1 : raw.fd;
 	/* After the trace is finished no raw file is made: it would be left behind. */
-	if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&finished_pid, __ATOMIC_ACQUIRE) == pid)
 		return -1;
-	if (!__atomic_compare_exchange_n(&raw.opening, &zero, 1, 0, __ATOMIC_ACQ_REL,
+	self = (uint32_t)cua_thread_id();
+	o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+	/* A claim of the parent's (forked while it was making its file) is no claim here. */
+	if ((o && o >> 32 == pid) ||
+	    !__atomic_compare_exchange_n(&raw.opening, &o, OPENER(pid, self), 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
-		for (unsigned i = 0; i < 100000 && __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid; i++)
-			usleep(10);
+		wait_opening(pid, self);
 		return __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && !raw.dead ? raw.fd : -1;
 	}
 	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid &&
-	    !__atomic_load_n(&finished, __ATOMIC_ACQUIRE)) {
+	    __atomic_load_n(&finished_pid, __ATOMIC_ACQUIRE) != pid) {
 		/* A forked child makes its own file; the parent's descriptor is the parent's. */
 		if (raw.fd >= 0 && raw.pid)
 			close(raw.fd);
@@ -254,12 +283,12 @@ static struct tbuf *thread_buffer(void)
    written, or dropped because the file is gone (one message said so). */
 static int flush_own(struct tbuf *t)
 {
-	int idle = IDLE, old, rc = 0;
+	uint64_t idle = IDLE;
+	int old, rc = 0;
 
-	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
+	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(cua_thread_id()), 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return -1;
-	t->flusher = (uint32_t)cua_thread_id();
 	__atomic_store_n(&t->slot.busy, 1, __ATOMIC_RELEASE);
 	old = nocancel_begin();
 	/* Records are dropped only when the file is gone for good (one message said so). */
@@ -412,22 +441,23 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
    a flush cut short on this very thread (exit() from a signal handler) or by a thread that
    no longer exists left the records in memory whole; its block in the file stays marked
    as being written, and the reader skips it. Returns 1 to format the buffer. */
-static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, unsigned *cut)
+static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t deadline,
+		       unsigned *cut)
 {
-	for (unsigned spins = 0;; spins++) {
-		int idle = IDLE;
+	for (;;) {
+		uint64_t idle = IDLE;
 
 		if (__atomic_compare_exchange_n(&t->state, &idle, CLOSED, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
 			return 1;
 		if (idle == CLOSED)
 			return 0;
-		if (t->flusher == self || !cua_thread_alive(pid, t->flusher) || spins > 200000) {
+		if (FLUSHER(idle) == self || !cua_thread_alive(pid, FLUSHER(idle)) ||
+		    !cua_wait_more(deadline)) {
 			(*cut)++;
 			__atomic_store_n(&t->state, CLOSED, __ATOMIC_RELEASE);
 			return 1;
 		}
-		usleep(10);
 	}
 }
 
@@ -436,11 +466,13 @@ static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, unsigned *cu
 static void take_buffers(uint64_t pid, unsigned *cut)
 {
 	uint32_t self = (uint32_t)cua_thread_id();
+	/* One deadline for every buffer: exit waits at most CUA_WAIT_MAX_NS here in all. */
+	uint64_t deadline = cua_wait_deadline();
 
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
 
-		t->taken = s->pid == pid && take_buffer(t, self, pid, cut);
+		t->taken = s->pid == pid && take_buffer(t, self, pid, deadline, cut);
 	}
 }
 
@@ -466,14 +498,22 @@ static void trace_finish(void)
 	int fd, rawfd, limited = 0, old = nocancel_begin();
 	unsigned cut = 0, skipped = 0;
 
-	if (__atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&finished_pid, pid, __ATOMIC_ACQ_REL) == pid)
 		goto out;
 	/* The file stops growing: other threads go on calling during exit() and until an exec
 	   replaces the image, and a converter chasing their blocks would never end. A raw file
-	   being made now is waited for (bounded), so that it is converted and removed too. */
+	   being made now by another thread is waited for (bounded), so that it is converted and
+	   removed too. One this thread was making when a signal handler called exit() is
+	   cut short: its records are whole in memory, and a file it had created is removed. */
 	__atomic_store_n(&raw.dead, 1, __ATOMIC_RELEASE);
-	for (unsigned i = 0; i < 100000 && __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE); i++)
-		usleep(10);
+	wait_opening(pid, (uint32_t)cua_thread_id());
+	{
+		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+
+		if (o >> 32 == pid && (uint32_t)o == (uint32_t)cua_thread_id() &&
+		    __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid && raw.made)
+			unlink(raw.path);
+	}
 	take_buffers(pid, &cut);
 	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
 	/* The name is chosen (never a file cuaudit did not write), then the JSON is written

@@ -308,7 +308,9 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg)
 
 		if (parse_u64(&p, &d) == 0 && *p == ':') {
 			p++;
-			if (d >= CUA_MAX_DEVICES || parse_size_at(&p, &size) != 0 || size == 0)
+			/* A device named twice is refused like a second default: neither wins. */
+			if (d >= CUA_MAX_DEVICES || parse_size_at(&p, &size) != 0 || size == 0 ||
+			    dev[d])
 				return -1;
 			dev[d] = size;
 		} else {
@@ -342,7 +344,7 @@ static const char *list_item(const char *s, char sep, size_t *len)
 
 static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
 {
-	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0 };
+	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0, 0 };
 
 	cua_buf_str(&w, a);
 	cua_buf_mem(&w, b, blen);
@@ -504,7 +506,8 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 	if ((v = get("CUAUDIT_MEM_LIMIT")) && cua_config_parse_mem_limit(v, cfg) != 0)
 		bad_value(diag, "CUAUDIT_MEM_LIMIT", v,
 			  "a size such as 4GiB, 512MiB or 1.5GB (units B, KB, MB, GB, TB, KiB, MiB,"
-			  " GiB, TiB), or DEVICE:SIZE pairs separated by commas",
+			  " GiB, TiB), or DEVICE:SIZE pairs separated by commas, each device and the"
+			  " default at most once",
 			  "No limit is applied.");
 	if ((v = get("CUAUDIT_FAULT")) && cua_config_parse_faults(v, cfg, why, sizeof(why)) != 0) {
 		char accepted[512];

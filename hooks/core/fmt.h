@@ -12,9 +12,10 @@ struct cua_buf {
 	size_t len;
 	size_t cap;
 	int truncated;
+	int quiet; /* cua_log_begin of a level that is off: cua_log_end writes nothing */
 };
 
-#define CUA_BUF(arr) { (arr), 0, sizeof(arr), 0 }
+#define CUA_BUF(arr) { (arr), 0, sizeof(arr), 0, 0 }
 
 /* Write v in decimal to out (at least 20 bytes); returns the length. No NUL is written. */
 size_t cua_fmt_u64(char *out, uint64_t v);

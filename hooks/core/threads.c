@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "threads.h"
 
@@ -21,6 +22,27 @@ int cua_thread_alive(uint64_t pid, uint32_t tid)
 	alive = syscall(SYS_tgkill, (pid_t)pid, (pid_t)tid, 0) == 0 || errno != ESRCH;
 	errno = saved;
 	return alive;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cua_wait_deadline(void)
+{
+	return now_ns() + CUA_WAIT_MAX_NS;
+}
+
+int cua_wait_more(uint64_t deadline)
+{
+	if (now_ns() >= deadline)
+		return 0;
+	usleep(20);
+	return 1;
 }
 
 static struct cua_tslot *adopt(struct cua_tslot *head, uint64_t pid, uint32_t tid)

@@ -30,4 +30,12 @@ uint64_t cua_tslot_last_pid(void);
 /* Does thread tid of process pid still exist? */
 int cua_thread_alive(uint64_t pid, uint32_t tid);
 
+/* Waits at exit are bounded in time, not in a count of sleeps: under load one usleep(10)
+   lasts a millisecond or more, and 100,000 of them were a hang (issue 19, defect 11).
+   cua_wait_deadline gives now + CUA_WAIT_MAX_NS; cua_wait_more sleeps a little and returns 0
+   once that time has passed. */
+#define CUA_WAIT_MAX_NS 1000000000ull
+uint64_t cua_wait_deadline(void);
+int cua_wait_more(uint64_t deadline);
+
 #endif

@@ -20,7 +20,7 @@ void cua_writer_init(struct cua_writer *w, int fd)
 	w->failed = fd < 0;
 	w->err = fd < 0 ? EBADF : 0;
 	w->written = 0;
-	w->b = (struct cua_buf){ w->mem, 0, sizeof(w->mem), 0 };
+	w->b = (struct cua_buf){ w->mem, 0, sizeof(w->mem), 0, 0 };
 }
 
 void cua_writer_flush(struct cua_writer *w)
@@ -154,7 +154,7 @@ static int earlier_image(int fd)
 static int numbered(char *out, size_t cap, const char *path, unsigned k)
 {
 	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0 };
+	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, 0 };
 
 	if (!dot || (slash && dot < slash))
 		dot = path + strlen(path);
@@ -223,7 +223,7 @@ int cua_writer_close(struct cua_writer *w, const char *path)
 static int open_temp(const char *path, char *tmp, size_t cap)
 {
 	const char *slash = strrchr(path, '/');
-	struct cua_buf b = { tmp, 0, cap ? cap - 1 : 0, 0 };
+	struct cua_buf b = { tmp, 0, cap ? cap - 1 : 0, 0, 0 };
 	int fd;
 
 	/* DIR/.NAME.PID.tmp: hidden, in the same file system so that rename is atomic. */

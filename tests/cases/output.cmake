@@ -9,6 +9,8 @@ case_script(output.sh
   program_closing_and_reusing_descriptors_keeps_its_files_byte_identical
   log_to_fifo_without_reader_does_not_hang
   exit_during_cut_short_trace_flush_never_hangs
+  exit_during_cut_short_trace_flush_never_hangs_under_load
+  failed_exec_then_forked_children_write_their_own_traces
   full_disk_and_file_size_limit_are_reported_never_called_written
   exec_gives_launcher_and_workload_separate_complete_traces
   failed_exec_keeps_counting_and_says_so
@@ -27,3 +29,5 @@ case_script(output.sh
   profiler_api_capture_range_traces_only_inside_start_stop
   metrics_file_passes_promtool_and_carries_calls_and_quota)
 set_tests_properties(exit_during_cut_short_trace_flush_never_hangs PROPERTIES TIMEOUT 400)
+# Loaded: two busy loops of its own; bounded to about 40 seconds of runs.
+set_tests_properties(exit_during_cut_short_trace_flush_never_hangs_under_load PROPERTIES TIMEOUT 200 RUN_SERIAL TRUE)

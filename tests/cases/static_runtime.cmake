@@ -28,6 +28,7 @@ if(CUAUDIT_HAVE_ZYDIS)
     static_runtime_calls_are_logged_at_runtime_level_with_identical_results
     static_and_shared_builds_give_the_same_runtime_summary
     static_runtime_is_left_alone_without_CUAUDIT_STATIC_RUNTIME
+    static_runtime_messages_obey_CUAUDIT_LOG_levels
     stripped_static_runtime_gets_one_info_message_and_runs
     hostile_prologues_are_refused_and_counted_and_the_rest_patched
     patched_program_forks_execs_and_runs_16_threads_with_exact_counts
