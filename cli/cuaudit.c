@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -344,13 +345,21 @@ static int exit_like(int status)
 }
 
 /* The failure counter the module maps (CUAUDIT_ERROR_COUNT): an anonymous file named through
-   /proc, so nothing is left behind when either process is killed. */
-static int make_counter(char *path, size_t cap)
+   /proc, so nothing is left behind when either process is killed. Bytes 8..23 hold a random
+   128-bit token, passed as CUAUDIT_ERROR_COUNT_TOKEN: once this command has ended, its pid,
+   and so the path, may name another process's descriptor, and the module counts only into a
+   file holding the token (docs/design.md, "The error counter"). */
+static int make_counter(char *path, size_t cap, char *token_hex)
 {
+	unsigned char token[16];
 	int fd = memfd_create("cuaudit-errors", MFD_CLOEXEC);
 
-	if (fd < 0 || ftruncate(fd, 8) != 0)
+	if (fd < 0 || ftruncate(fd, 24) != 0 ||
+	    getrandom(token, sizeof(token), 0) != (ssize_t)sizeof(token) ||
+	    pwrite(fd, token, sizeof(token), 8) != (ssize_t)sizeof(token))
 		return -1;
+	for (size_t i = 0; i < sizeof(token); i++)
+		snprintf(token_hex + 2 * i, 3, "%02x", token[i]);
 	snprintf(path, cap, "/proc/%d/fd/%d", (int)getpid(), fd);
 	return fd;
 }
@@ -481,13 +490,16 @@ static int run_main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (error_exitcode >= 0) {
-		counter_fd = make_counter(counter_path, sizeof(counter_path));
+		char token[33];
+
+		counter_fd = make_counter(counter_path, sizeof(counter_path), token);
 		if (counter_fd < 0) {
 			fprintf(stderr, "cuaudit run: cannot make the failure counter: %s\n",
 				strerror(errno));
 			return 1;
 		}
 		setenv("CUAUDIT_ERROR_COUNT", counter_path, 1);
+		setenv("CUAUDIT_ERROR_COUNT_TOKEN", token, 1);
 	}
 	cua_config_load(&cfg, env_get, collect, 0);
 	if (module_diagnostics)

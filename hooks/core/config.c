@@ -528,20 +528,44 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 
 /* ---------------------------------------------------------------- error counter */
 
+static int parse_token(const char *s, uint8_t out[16])
+{
+	for (unsigned i = 0; i < 32; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (d < 0)
+			return -1;
+		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | d : d << 4);
+	}
+	return s[32] ? -1 : 0;
+}
+
 static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
 {
-	const char *v = get("CUAUDIT_ERROR_COUNT");
+	const char *v = get("CUAUDIT_ERROR_COUNT"), *t = get("CUAUDIT_ERROR_COUNT_TOKEN");
 	struct stat st;
 
 	if (!v)
 		return;
-	/* The command creates the file; the module only maps one that already exists. */
-	if (v[0] != '/' || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 8 ||
-	    copy_path(cfg->error_count, v) != 0)
+	/* The command creates the file; the module only maps one that already exists. Whether
+	   it is the command's own is checked by its token when it is mapped (hooks/errcount.c). */
+	if (v[0] != '/' || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 24 ||
+	    copy_path(cfg->error_count, v) != 0) {
 		bad_value(diag, "CUAUDIT_ERROR_COUNT", v,
-			  "the absolute path of an existing regular file of at least 8 bytes (cuaudit "
+			  "the absolute path of an existing regular file of at least 24 bytes (cuaudit "
 			  "run --error-exitcode makes one)",
 			  "Failed calls are not counted.");
+		cfg->error_count[0] = '\0';
+		return;
+	}
+	if (!t || parse_token(t, cfg->error_token) != 0) {
+		bad_value(diag, "CUAUDIT_ERROR_COUNT_TOKEN", t ? t : "",
+			  "32 lower-case hex digits, set by cuaudit run --error-exitcode with "
+			  "CUAUDIT_ERROR_COUNT",
+			  "Failed calls are not counted.");
+		cfg->error_count[0] = '\0';
+	}
 }
 
 /* ---------------------------------------------------------------- filters */

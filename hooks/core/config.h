@@ -57,6 +57,9 @@ struct cua_config {
 	/* CUAUDIT_ERROR_COUNT: an existing file whose first 8 bytes count failed calls (set by
 	   `cuaudit run --error-exitcode`), or empty. */
 	char error_count[CUA_PATH_MAX];
+	/* CUAUDIT_ERROR_COUNT_TOKEN: the 128-bit token the command stored at bytes 8..23 of its
+	   counter; the module counts only into a file that holds it (issue 19, defect 3). */
+	uint8_t error_token[16];
 	/* CUAUDIT_STATIC_RUNTIME (issue 14): patch the entries of a statically linked runtime. */
 	int static_runtime;          /* 0 off (the default), 1 on */
 	/* What the log and the trace record (readable output). */

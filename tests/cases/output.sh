@@ -102,7 +102,7 @@ exit_during_cut_short_trace_flush_never_hangs|exit_during_cut_short_trace_flush_
   # machine does; a wait counted in sleeps rather than in time then lasted past the timeout.
   # Bounded: at most RUNS runs or 40 seconds, whichever comes first (at least 10 runs).
   if [ "$name" = exit_during_cut_short_trace_flush_never_hangs_under_load ]; then
-    runs=${CUAUDIT_LOADED_RUNS:-60} modes=sigterm budget=${CUAUDIT_LOADED_SECONDS:-40}
+    runs=${LOADED_RUNS:-60} modes=sigterm budget=${LOADED_SECONDS:-40}
     busy=()
     for k in 1 2; do (while :; do :; done) & busy+=($!); done
     trap 'kill "${busy[@]}" 2>/dev/null' EXIT

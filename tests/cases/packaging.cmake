@@ -10,6 +10,7 @@ case_script(packaging.sh
   cli_run_refuses_bad_values_and_unwritable_paths_before_starting
   cli_run_has_an_option_for_every_CUAUDIT_variable
   cli_error_exitcode_is_returned_when_a_call_failed
+  error_counter_of_an_ended_run_is_never_written_in_another_process
   cli_run_keeps_signals_and_forwards_SIGTERM
   cli_version_is_the_modules_and_the_packages
   bash_completion_completes_commands_options_and_values)
