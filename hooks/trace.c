@@ -54,7 +54,11 @@ static struct {
 } cfg;
 
 static struct cua_tslot *all_buffers;
-static __thread struct tbuf *mine __attribute__((tls_model("initial-exec")));
+static __thread struct tbuf *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
+/* How many of this thread's record appends are in progress: a signal handler's calls that
+   interrupted one go to the next level's buffer (hooks/core/threads.h), whole. */
+static __thread unsigned updating __attribute__((tls_model("initial-exec")));
+static uint64_t lost; /* records past CUA_LEVELS nested handlers: dropped, reported */
 
 /* The raw file, one per process image: pid plus a nonce taken at load, since exec keeps
    the pid and the new image must not collide with the old one's file. */
@@ -262,20 +266,20 @@ static int write_block(const char *data, size_t len)
 	return 0;
 }
 
-static struct tbuf *thread_buffer(void)
+static struct tbuf *thread_buffer(unsigned l)
 {
-	struct tbuf *t = mine;
+	struct tbuf *t = mine[l];
 	uint64_t pid = cua_process_id();
 
 	if (CUA_LIKELY(t && t->slot.pid == pid))
 		return t;
 	t = (struct tbuf *)cua_tslot_acquire(&all_buffers, sizeof(*t) + TBUF_SIZE, pid,
-					     (uint32_t)cua_thread_id());
+					     (uint32_t)cua_thread_id(), l);
 	if (!t)
 		return NULL;
 	t->flush_at = cfg.flush_interval_ns ? cua_clock_ns() + cfg.flush_interval_ns
 						: UINT64_MAX;
-	mine = t;
+	mine[l] = t;
 	return t;
 }
 
@@ -369,16 +373,15 @@ static void put_extras(char *p, const struct extras *ex)
 	}
 }
 
-static void trace_exit(const struct cuaudit_call *c, void *ctx)
+static void trace_append(const struct cuaudit_call *c, unsigned l)
 {
 	const struct cua_api_desc *d = &cua_api[c->id];
-	struct tbuf *t = thread_buffer();
+	struct tbuf *t = thread_buffer(l);
 	size_t need = sizeof(struct cua_trace_rec) + cua_trace_args_size[c->id], at;
 	struct cua_trace_rec *r;
 	struct extras ex;
 	char *p;
 
-	(void)ctx;
 	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
 		return;
@@ -433,6 +436,20 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 	/* Live output: what a kill would lose is at most one interval of this thread. */
 	if (CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
 		flush_own(t);
+}
+
+static void trace_exit(const struct cuaudit_call *c, void *ctx)
+{
+	unsigned l = updating++;
+
+	(void)ctx;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (CUA_LIKELY(l < CUA_LEVELS))
+		trace_append(c, l);
+	else
+		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	updating = l;
 }
 
 /* ---------------------------------------------------------------- at exit */
@@ -539,6 +556,15 @@ static void trace_finish(void)
 		format_buffers(&w, pid);
 	if (limited || raw.limited)
 		cua_tracefmt_marker(&w, pid, last_ns, "CUAUDIT_TRACE_MAX reached; later events were dropped");
+	if (__atomic_load_n(&lost, __ATOMIC_RELAXED)) {
+		char n[24];
+		struct cua_buf b = CUA_BUF(n);
+
+		cua_buf_u64(&b, __atomic_load_n(&lost, __ATOMIC_RELAXED));
+		n[b.len < sizeof(n) ? b.len : sizeof(n) - 1] = '\0';
+		cua_log_msg(CUA_LOG_WARN, "trace: ", n, " calls made from signal handlers nested "
+			    "more than 4 deep in one thread were not recorded", NULL);
+	}
 	if (cut)
 		cua_log_msg(CUA_LOG_WARN, "a trace buffer flush was cut short (thread cancelled or "
 			    "exit from a signal handler); its records were taken from memory", NULL);

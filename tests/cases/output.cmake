@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
 # tests/cases/output.cmake: the output-survival cases (issue 15): services, kills, reused descriptors, full disks, exec, thread churn.
 case_program(output_prog SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
+case_program(signal_calls SOURCES cases/signal_calls.c LINK mock_cuda Threads::Threads)
 # -fno-plt, as Arch Linux builds everything: execv is called through a GOT slot.
 case_program(output_prog_noplt SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
 target_compile_options(output_prog_noplt PRIVATE -fno-plt)
@@ -11,6 +12,7 @@ case_script(output.sh
   exit_during_cut_short_trace_flush_never_hangs
   exit_during_cut_short_trace_flush_never_hangs_under_load
   failed_exec_then_forked_children_write_their_own_traces
+  calls_from_signal_handlers_are_counted_traced_and_error_counted_as_their_own
   full_disk_and_file_size_limit_are_reported_never_called_written
   exec_gives_launcher_and_workload_separate_complete_traces
   failed_exec_keeps_counting_and_says_so

@@ -124,6 +124,47 @@ exit_during_cut_short_trace_flush_never_hangs|exit_during_cut_short_trace_flush_
     [ $bad = 0 ] && pass "$mode: $done_runs whole traces" || fail "$mode: $bad of $done_runs without a whole trace"
   done
   ;;
+calls_from_signal_handlers_are_counted_traced_and_error_counted_as_their_own)
+  # Issue 19, defect 5: a handler's calls were counted as nested in the call they interrupted,
+  # some of their summary updates and trace records were lost, and their errors did not
+  # reach --error-exitcode. Exact counts: the loop's N, plus the handler's runs.
+  token=00112233445566778899aabbccddeeff
+  for how in sigaction signal; do
+    n=20000
+    native "$BIN/signal_calls" $how $n "$dir/native.runs"
+    "$PYTHON" -c 'import sys; open(sys.argv[1], "wb").write(bytes(8) + bytes.fromhex(sys.argv[2]))' counter.bin $token
+    CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" CUAUDIT_ERROR_COUNT="$dir/counter.bin" \
+      CUAUDIT_ERROR_COUNT_TOKEN=$token audited "$BIN/signal_calls" $how $n "$dir/audited.runs"
+    same_results
+    read -r n runs <audited.runs
+    "$PYTHON" - s.json t.json counter.bin "$n" "$runs" >counts.txt 2>&1 <<'PY'
+import json, struct, sys
+s, t, c, n, runs = sys.argv[1], sys.argv[2], sys.argv[3], int(sys.argv[4]), int(sys.argv[5])
+rows = {(a["name"], a["nested"]): (a["calls"], a["errors"]) for a in json.load(open(s))["apis"]}
+events = {}
+for e in json.load(open(t))["traceEvents"]:
+    if e.get("ph") == "X":
+        events[e["name"]] = events.get(e["name"], 0) + 1
+errors = struct.unpack_from("<Q", open(c, "rb").read())[0]
+print("summary outer cuDeviceGetCount", rows.get(("cuDeviceGetCount", False), (0, 0))[0], "want", n + runs)
+print("summary outer cuDeviceGet", rows.get(("cuDeviceGet", False), (0, 0)), "want", (runs, runs))
+print("summary nested rows", sorted(k[0] for k in rows if k[1]), "want []")
+print("trace cuDeviceGetCount", events.get("cuDeviceGetCount", 0), "want", n + runs)
+print("trace cuDeviceGet", events.get("cuDeviceGet", 0), "want", runs)
+print("error counter", errors, "want", runs)
+ok = (rows.get(("cuDeviceGetCount", False), (0, 0))[0] == n + runs and
+      rows.get(("cuDeviceGet", False), (0, 0)) == (runs, runs) and
+      not any(k[1] for k in rows) and events.get("cuDeviceGetCount", 0) == n + runs and
+      events.get("cuDeviceGet", 0) == runs and errors == runs)
+sys.exit(0 if ok else 1)
+PY
+    [ $? = 0 ] && pass "$how: $runs handler runs, every call exact: $(tr '\n' ';' <counts.txt)" ||
+      fail "$how: $runs handler runs: $(tr '\n' ';' <counts.txt)"
+    [ "$runs" -ge 100 ] && pass "$how: the handler ran $runs times" || fail "$how: the handler ran only $runs times"
+    [ -s audited.err ] && fail "$how: messages: $(head -3 audited.err)"
+    rm -f s.json t.json
+  done
+  ;;
 failed_exec_then_forked_children_write_their_own_traces)
   # Issue 19, defect 4: the trace's "finished" mark of the failed exec was inherited by
   # every child forked afterwards, whose traces were then never written.
