@@ -72,6 +72,7 @@ static int regular(int fd)
    next image of the process (exec keeps the pid) does not overwrite them: the nanoseconds
    encode the process's start (/proc/self/stat field 22, clock ticks since boot, which exec
    keeps), and the seconds are the time of writing. See docs/design.md, "exec". */
+/* The process marking (0: none): a child forked by another thread meanwhile is not. */
 static int marking;
 
 struct start {
@@ -119,7 +120,7 @@ static long mark_nsec(uint64_t ticks)
 
 void cua_writer_mark_images(int on)
 {
-	marking = on;
+	marking = on ? (int)getpid() : 0;
 }
 
 /* Marks a file this image finished at exec (the descriptor is still open). */
@@ -128,7 +129,7 @@ static void mark(int fd)
 	struct start st;
 	struct timespec t[2];
 
-	if (!marking || fd < 0 || (st = process_start()).ticks == 0 ||
+	if (marking != (int)getpid() || fd < 0 || (st = process_start()).ticks == 0 ||
 	    clock_gettime(CLOCK_REALTIME, &t[1]) != 0)
 		return;
 	t[0].tv_sec = 0;
