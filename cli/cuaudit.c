@@ -367,6 +367,7 @@ static int make_counter(char *path, size_t cap, char *token_hex)
 static int run_child(char **argv, int counter_fd, int error_exitcode)
 {
 	struct sigaction sa;
+	sigset_t block, mask;
 	int status = 0;
 	uint64_t failures = 0;
 	pid_t pid;
@@ -384,17 +385,26 @@ static int run_child(char **argv, int counter_fd, int error_exitcode)
 			sigaction(forwarded[i], &sa, NULL);
 	}
 	fflush(NULL);
+	/* Blocked until child_pid is set: the program may start, and a signal be sent to this
+	   process, before fork returns here; it would be dropped, and the program run on. */
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&block, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &block, &mask);
 	pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		fprintf(stderr, "cuaudit run: fork: %s\n", strerror(errno));
 		return 1;
 	}
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "cuaudit run: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "cuaudit run: waitpid: %s\n", strerror(errno));
