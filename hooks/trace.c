@@ -165,6 +165,31 @@ static void make_raw(uint64_t pid)
 /* The raw file's descriptor, made at the first block of this process; -1 when there is
    none. A thread that finds another making it waits for that, but never forever: the maker
    runs with cancellation off, and a bounded wait covers the rest. */
+/* The raw file this thread was making when a signal handler called exit(): removed if it was
+   created (made), or if the signal landed between the open and that mark: a file under our
+   name (pid and 64-bit nonce) that is empty, cut inside its head, or holds our head. */
+static void remove_cut_raw(uint64_t pid)
+{
+	struct cua_raw_head h;
+	ssize_t n;
+	int fd;
+
+	if (raw.made || !raw.path[0]) {
+		if (raw.made)
+			unlink(raw.path);
+		return;
+	}
+	fd = open(raw.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	n = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (n >= 0 && (n < (ssize_t)sizeof(h) || (h.pid == pid && h.nonce == nonce &&
+						    memcmp(h.magic, CUA_RAW_MAGIC,
+							   sizeof(CUA_RAW_MAGIC) - 1) == 0)))
+		unlink(raw.path);
+}
+
 /* Waits until no thread of this process is making the raw file: not for itself (a signal
    handler that interrupted the making), not for a thread that ended, not past the deadline. */
 static void wait_opening(uint64_t pid, uint32_t self)
@@ -528,8 +553,8 @@ static void trace_finish(void)
 		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
 
 		if (o >> 32 == pid && (uint32_t)o == (uint32_t)cua_thread_id() &&
-		    __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid && raw.made)
-			unlink(raw.path);
+		    __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid)
+			remove_cut_raw(pid);
 	}
 	take_buffers(pid, &cut);
 	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
