@@ -13,6 +13,7 @@
 #include "libs.h"
 #include "log.h"
 #include "process.h"
+#include "signals.h"
 #include "symtab.h"
 #include "writer.h"
 
@@ -68,20 +69,26 @@ static int is_libc_name(const char *path)
 
 uintptr_t cua_exec_open_libc(struct link_map *map, Lmid_t lmid)
 {
+	int signals;
+
 	if (lmid != LM_ID_BASE || !is_libc_name(map->l_name))
 		return 0;
 	cua_program_errno = (int *(*)(void))cua_symtab_function_address(map, "__errno_location");
 	cua_program_cxa_atexit = (int (*)(void (*)(void *), void *, void *))cua_symtab_function_address(
 		map, "__cxa_atexit");
+	/* The same cookie serves the signal-handler wrappers (audit/signals.c). */
+	signals = cua_signals_open_libc(map);
 	if (!cua_exec_wanted())
-		return 0;
+		return signals ? (uintptr_t)&libc_cookie : 0;
 	for (unsigned i = 0; i < NEXEC; i++)
 		real[i] = cua_symtab_function_address(map, names[i]);
 	program_errno = (int *(*)(void))cua_symtab_function_address(map, "__errno_location");
 	program_getenv = (char *(*)(const char *))cua_symtab_function_address(map, "getenv");
 	/* The collecting forms call these three. */
-	if (!real[EXECVE] || !real[EXECV] || !real[EXECVP] || !program_errno)
-		return 0;
+	if (!real[EXECVE] || !real[EXECV] || !real[EXECVP] || !program_errno) {
+		memset(real, 0, sizeof(real));
+		return signals ? (uintptr_t)&libc_cookie : 0;
+	}
 	return (uintptr_t)&libc_cookie;
 }
 
@@ -295,5 +302,7 @@ uintptr_t cua_exec_bind(const char *symname, uintptr_t value)
 {
 	int i = exec_index(symname);
 
-	return i >= 0 && real[i] && value == real[i] ? (uintptr_t)wrappers[i] : value;
+	if (i < 0)
+		return cua_signals_bind(symname, value);
+	return real[i] && value == real[i] ? (uintptr_t)wrappers[i] : value;
 }

@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "dispatch.h"
 #include "exec.h"
+#include "signals.h"
 #include "gotfix.h"
 #include "libs.h"
 #include "log.h"
@@ -218,6 +219,8 @@ static int cuda_slot(const struct relocs *r, const ElfW(Rela) *rel)
 	name = r->strtab + r->symtab[sym].st_name;
 	if ((id = cua_table_find(name)) >= 0)
 		return id;
+	if (type == R_X86_64_GLOB_DAT && cua_signals_is_name(name) && cua_signals_wanted())
+		return EXEC_SLOT;
 	return type == R_X86_64_GLOB_DAT && cua_exec_is_name(name) && cua_exec_wanted() ? EXEC_SLOT
 										  : -1;
 }

@@ -9,6 +9,7 @@
 #include "dispatch.h"
 #include "entrypatch.h"
 #include "exec.h"
+#include "signals.h"
 #include "gotfix.h"
 #include "log.h"
 #include "index.h"
@@ -66,13 +67,15 @@ static int classify(struct link_map *map)
 	return layer;
 }
 
-enum { IMPORTS_CUDA = 1, IMPORTS_EXEC = 2 };
+enum { IMPORTS_CUDA = 1, IMPORTS_EXEC = 2, IMPORTS_SIGNALS = 4 };
 
 static unsigned import_kind(const char *elf_name)
 {
 	if (cua_table_find(elf_name) >= 0)
 		return IMPORTS_CUDA;
-	return cua_exec_is_name(elf_name) ? IMPORTS_EXEC : 0;
+	if (cua_exec_is_name(elf_name))
+		return IMPORTS_EXEC;
+	return cua_signals_is_name(elf_name) ? IMPORTS_SIGNALS : 0;
 }
 
 /* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or GOT.
@@ -84,7 +87,8 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 {
 	/* Before any of the object's code can run: see docs/design.md, entry patching. */
 	int patched = cua_cfg.static_runtime && cua_entrypatch_object(map);
-	unsigned all = cua_exec_wanted() ? IMPORTS_CUDA | IMPORTS_EXEC : IMPORTS_CUDA, imports;
+	unsigned all = IMPORTS_CUDA | (cua_exec_wanted() ? IMPORTS_EXEC : 0) |
+		       (cua_signals_wanted() ? IMPORTS_SIGNALS : 0), imports;
 
 	if ((*cookie = cua_exec_open_libc(map, lmid)) != 0)
 		return LA_FLG_BINDTO;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <sys/random.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -388,13 +389,21 @@ static int exit_like(int status)
 }
 
 /* The failure counter the module maps (CUAUDIT_ERROR_COUNT): an anonymous file named through
-   /proc, so nothing is left behind when either process is killed. */
-static int make_counter(char *path, size_t cap)
+   /proc, so nothing is left behind when either process is killed. Bytes 8..23 hold a random
+   128-bit token, passed as CUAUDIT_ERROR_COUNT_TOKEN: once this command has ended, its pid,
+   and so the path, may name another process's descriptor, and the module counts only into a
+   file holding the token (docs/design.md, "The error counter"). */
+static int make_counter(char *path, size_t cap, char *token_hex)
 {
+	unsigned char token[16];
 	int fd = memfd_create("cuaudit-errors", MFD_CLOEXEC);
 
-	if (fd < 0 || ftruncate(fd, 8) != 0)
+	if (fd < 0 || ftruncate(fd, 24) != 0 ||
+	    getrandom(token, sizeof(token), 0) != (ssize_t)sizeof(token) ||
+	    pwrite(fd, token, sizeof(token), 8) != (ssize_t)sizeof(token))
 		return -1;
+	for (size_t i = 0; i < sizeof(token); i++)
+		snprintf(token_hex + 2 * i, 3, "%02x", token[i]);
 	snprintf(path, cap, "/proc/%d/fd/%d", (int)getpid(), fd);
 	return fd;
 }
@@ -402,6 +411,7 @@ static int make_counter(char *path, size_t cap)
 static int run_child(char **argv, int counter_fd, int error_exitcode)
 {
 	struct sigaction sa;
+	sigset_t block, mask;
 	int status = 0;
 	uint64_t failures = 0;
 	pid_t pid;
@@ -419,17 +429,26 @@ static int run_child(char **argv, int counter_fd, int error_exitcode)
 			sigaction(forwarded[i], &sa, NULL);
 	}
 	fflush(NULL);
+	/* Blocked until child_pid is set: the program may start, and a signal be sent to this
+	   process, before fork returns here; it would be dropped, and the program run on. */
+	sigemptyset(&block);
+	for (size_t i = 0; i < sizeof(forwarded) / sizeof(forwarded[0]); i++)
+		sigaddset(&block, forwarded[i]);
+	sigprocmask(SIG_BLOCK, &block, &mask);
 	pid = fork();
 	if (pid < 0) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		fprintf(stderr, "cuaudit run: fork: %s\n", strerror(errno));
 		return 1;
 	}
 	if (pid == 0) {
+		sigprocmask(SIG_SETMASK, &mask, NULL);
 		execvp(argv[0], argv);
 		fprintf(stderr, "cuaudit run: cannot run %s: %s\n", argv[0], strerror(errno));
 		_exit(errno == ENOENT ? 127 : 126);
 	}
 	child_pid = pid;
+	sigprocmask(SIG_SETMASK, &mask, NULL);
 	while (waitpid(pid, &status, 0) < 0) {
 		if (errno != EINTR) {
 			fprintf(stderr, "cuaudit run: waitpid: %s\n", strerror(errno));
@@ -519,13 +538,16 @@ static int run_main(int argc, char **argv)
 	if (rc)
 		return rc < 0 ? 0 : rc;
 	if (error_exitcode >= 0) {
-		counter_fd = make_counter(counter_path, sizeof(counter_path));
+		char token[33];
+
+		counter_fd = make_counter(counter_path, sizeof(counter_path), token);
 		if (counter_fd < 0) {
 			fprintf(stderr, "cuaudit run: cannot make the failure counter: %s\n",
 				strerror(errno));
 			return 1;
 		}
 		setenv("CUAUDIT_ERROR_COUNT", counter_path, 1);
+		setenv("CUAUDIT_ERROR_COUNT_TOKEN", token, 1);
 	}
 	/* One start for every process of this run: a report file one of them wrote is never
 	   replaced by another given the same name (cua_writer_open). An outer run's stays. */

@@ -554,7 +554,7 @@ static void spill_to_file(struct cua_buf *b)
 void json_put_string(FILE *f, const char *s)
 {
 	char mem[512];
-	struct file_buf fb = { { mem, 0, sizeof(mem), 0, spill_to_file }, f };
+	struct file_buf fb = { { mem, 0, sizeof(mem), 0, spill_to_file, 0 }, f };
 
 	cua_buf_char(&fb.b, '"');
 	cua_buf_text(&fb.b, s, strlen(s), CUA_TEXT_JSON);
@@ -574,7 +574,7 @@ const char *cli_term(const char *s)
 	out = malloc(4 * n + 1);
 	if (!out)
 		return "?";
-	b = (struct cua_buf){ out, 0, 4 * n, 0, NULL };
+	b = (struct cua_buf){ out, 0, 4 * n, 0, NULL, 0 };
 	if (s)
 		cua_buf_text(&b, s, n, CUA_TEXT_TERM);
 	out[b.len] = '\0';

@@ -265,7 +265,7 @@ static uint64_t since(const struct region *r, uint64_t t)
 static void format_args(const struct region *r, const struct cua_live_flight *f, char *out,
 			size_t cap)
 {
-	struct cua_buf b = { out, 0, cap, 0, NULL };
+	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
 	_Alignas(16) unsigned char args[1024];
 	const struct cua_api_desc *d;
 	struct cuaudit_call c;
@@ -314,7 +314,7 @@ static void format_args(const struct region *r, const struct cua_live_flight *f,
 static void format_result(const struct region *r, const struct cua_live_entry *e, char *out,
 			  size_t cap)
 {
-	struct cua_buf b = { out, 0, cap, 0, NULL };
+	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
 	struct cuaudit_call c;
 
 	if (!r->same_table || e->id >= CUAUDIT_ID_COUNT) {

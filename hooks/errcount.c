@@ -1,12 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/errcount.c: the CUAUDIT_ERROR_COUNT hook: counts failed calls in a file `cuaudit run` reads after the program. */
 #include <fcntl.h>
+#include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
 #include "dispatch.h"
+#include "fmt.h"
 #include "hooks.h"
+#include "log.h"
 #include "table.h"
 
 /* A shared mapping of the file's first 8 bytes: an atomic add lands in the page cache, so the
@@ -19,6 +22,9 @@ static uint64_t *counter;
    exit after the driver has shut down (seen on every nvcc program, driver 580); the program
    has finished by then. */
 #define DEINITIALIZED 4
+/* The counter file: the count, then the 128-bit token of the command that made it. */
+#define TOKEN_AT 8
+#define COUNTER_SIZE 24
 
 static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 {
@@ -33,21 +39,61 @@ static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 		__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
 }
 
+/* Opens the counter the path names, and proves it is the command's own (issue 19, defect 3):
+   the command's /proc/PID/fd/N outlives the command, and a reused pid makes it name another
+   program's descriptor. The path is resolved with O_PATH (nothing is opened: no FIFO, tty
+   or device sees an open), the inode must be a regular file, it is then opened through our
+   own O_PATH descriptor (the same inode, whatever the path names by now), and it must hold
+   the 128-bit random token the command stored in it and passed beside the path. Only then
+   is it mapped; the mapping pins that inode, so every later add lands in it and nowhere else. */
+static int open_counter(const struct cua_config *all)
+{
+	char self[64];
+	struct cua_buf b = CUA_BUF(self);
+	uint8_t token[sizeof(all->error_token)];
+	struct stat st, st2;
+	int path_fd, fd;
+
+	path_fd = open(all->error_count, O_PATH | O_CLOEXEC);
+	if (path_fd < 0)
+		return -1;
+	if (fstat(path_fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < COUNTER_SIZE) {
+		close(path_fd);
+		return -1;
+	}
+	cua_buf_str(&b, "/proc/self/fd/");
+	cua_buf_u64(&b, (uint64_t)path_fd);
+	self[b.len < sizeof(self) ? b.len : sizeof(self) - 1] = '\0';
+	fd = open(self, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	close(path_fd);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st2) != 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino ||
+	    pread(fd, token, sizeof(token), TOKEN_AT) != (ssize_t)sizeof(token) ||
+	    memcmp(token, all->error_token, sizeof(token)) != 0) {
+		close(fd);
+		return -2;
+	}
+	return fd;
+}
+
 int cua_errcount_init(const struct cua_config *all)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = errcount_exit);
-	struct stat st;
 	void *p;
 	int fd;
 
 	if (!all->error_count[0])
 		return 0;
-	/* No O_NOFOLLOW: the command names its counter as /proc/PID/fd/N, a link by design. */
-	fd = open(all->error_count, O_RDWR | O_CLOEXEC);
-	if (fd < 0)
-		return -1;
-	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*counter)) {
-		close(fd);
+	fd = open_counter(all);
+	if (fd < 0) {
+		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_ERROR_COUNT=", all->error_count,
+			    fd == -2 ? " is not the counter of the `cuaudit run` this process descends"
+				       " from (its token differs: that run has ended and its process id"
+				       " is in use again, or the variable was copied)"
+				     : " cannot be opened as a regular file",
+			    "; accepted: the counter `cuaudit run --error-exitcode` makes, with its"
+			    " CUAUDIT_ERROR_COUNT_TOKEN. Failed calls are not counted.", NULL);
 		return -1;
 	}
 	p = mmap(NULL, sizeof(*counter), PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);

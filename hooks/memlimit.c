@@ -44,13 +44,13 @@ static int full_warned;
 /* The table entry of each id, from 1; 0 for ids the hook does not handle. */
 static uint8_t entry_of[CUAUDIT_ID_COUNT];
 
-/* What an outer allocation reserved, from its enter to its exit. Outer calls on one thread
-   run one after another, so one record per thread is enough. */
-static __thread struct {
-	uint64_t size;
-	unsigned device;
-	int held;
-} pending;
+/* What an outer allocation reserved, from its enter to its exit, lives in the call's own
+   user slot: size << 8 | device << 1 | 1. Not a per-thread record: a signal handler's
+   allocation is an outer call too (issue 19, defect 5), made while the interrupted one holds
+   its reservation. Sizes of 2^56 bytes and more are refused: no device has them. */
+#define HELD(size, dev) ((size) << 8 | (uint64_t)(dev) << 1 | 1u)
+#define HELD_SIZE(u) ((u) >> 8)
+#define HELD_DEVICE(u) ((unsigned)((u) >> 1) & 0x7fu)
 
 /* This hook's slice of the configuration, copied at start. */
 static struct {
@@ -221,23 +221,21 @@ static int mem_enter(struct cuaudit_call *c, void *ctx)
 
 	(void)ctx;
 	/* A runtime allocation's own driver allocation is already counted: outer calls only. */
+	*c->user = 0;
 	if (c->depth || !d || d->verb != CUA_MEM_ALLOC)
 		return CUAUDIT_CALL_REAL;
-	pending.held = 0;
 	dev = device_of(d, c->args);
 	if (dev < 0)
 		return CUAUDIT_CALL_REAL;
 	if (!(limit = limit_of((unsigned)dev)) && !(limit = cfg.track ? UINT64_MAX : 0))
 		return CUAUDIT_CALL_REAL;
 	size = d->size(c->args);
-	if (reserve((unsigned)dev, size, limit) != 0) {
+	if (size >> 56 || reserve((unsigned)dev, size, limit) != 0) {
 		__atomic_add_fetch(&seen[dev].refused, 1, __ATOMIC_RELAXED);
 		c->result = (uint64_t)(int64_t)out_of_memory(c->layer);
 		return CUAUDIT_SKIP_REAL;
 	}
-	pending.size = size;
-	pending.device = (unsigned)dev;
-	pending.held = 1;
+	*c->user = HELD(size, (unsigned)dev);
 	return CUAUDIT_CALL_REAL;
 }
 
@@ -245,12 +243,12 @@ static int mem_enter(struct cuaudit_call *c, void *ctx)
    call failed or a hook skipped it (a fault, a plugin). */
 static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d)
 {
-	unsigned dev = pending.device;
-	uint64_t reserved = pending.size, charged, key;
+	uint64_t held = *c->user;
+	unsigned dev = HELD_DEVICE(held);
+	uint64_t reserved = HELD_SIZE(held), charged, key;
 
-	if (!pending.held)
+	if (!(held & 1))
 		return;
-	pending.held = 0;
 	if (c->skipped || (int)c->result != 0) {
 		adjust(dev, reserved, 0);
 		return;

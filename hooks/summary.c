@@ -62,7 +62,25 @@ static struct {
 } cfg;
 
 static uint64_t next_snapshot; /* clock time of the next live snapshot; UINT64_MAX: none */
-static __thread struct tstats *mine __attribute__((tls_model("initial-exec")));
+static __thread struct tstats *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
+/* How many of this thread's updates are in progress: a signal handler's calls that
+   interrupted one use the next level's record (hooks/core/threads.h). */
+static __thread unsigned updating __attribute__((tls_model("initial-exec")));
+static uint64_t lost; /* calls past CUA_LEVELS nested handlers: not counted, reported */
+
+CUA_HOT_INLINE unsigned level_enter(void)
+{
+	unsigned l = updating++;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return l;
+}
+
+CUA_HOT_INLINE void level_leave(unsigned l)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	updating = l;
+}
 
 static void *map_zeroed(size_t size)
 {
@@ -71,10 +89,10 @@ static void *map_zeroed(size_t size)
 	return p == MAP_FAILED ? NULL : p;
 }
 
-static struct tstats *thread_stats(void)
+static struct tstats *thread_stats(unsigned l)
 {
 	uint64_t pid;
-	struct tstats *t = mine;
+	struct tstats *t = mine[l];
 
 	/* A forked child starts its own: the parent's calls are the parent's to report. */
 	if (CUA_LIKELY(t && t->head.pid == cua_process_id()))
@@ -83,10 +101,10 @@ static struct tstats *thread_stats(void)
 	/* An ended thread's statistics carry on under this thread: counts stay exact and
 	   memory follows the threads alive at once. */
 	t = (struct tstats *)cua_tslot_acquire(&all_threads, sizeof(*t), pid,
-					       (uint32_t)cua_thread_id());
+					       (uint32_t)cua_thread_id(), l);
 	if (!t)
 		return NULL;
-	mine = t;
+	mine[l] = t;
 	return t;
 }
 
@@ -117,9 +135,9 @@ static int is_error(const struct cuaudit_call *c)
 
 /* Kept in the thread's statistics, so that a thread that adopts an ended thread's record
    carries its launches on too, and memory follows the threads alive at once. */
-static struct kstats *thread_kstats(void)
+static struct kstats *thread_kstats(unsigned l)
 {
-	struct tstats *t = thread_stats();
+	struct tstats *t = thread_stats(l);
 	struct kstats *k;
 
 	if (CUA_UNLIKELY(!t))
@@ -134,9 +152,9 @@ static struct kstats *thread_kstats(void)
 
 /* A launch the application made (depth 0: the driver launch inside a runtime launch is the
    same kernel). Past KSLOTS names a thread's launches go to the unnamed row. */
-static void count_launch(const struct cuaudit_call *c)
+static void count_launch(const struct cuaudit_call *c, unsigned l)
 {
-	struct kstats *k = thread_kstats();
+	struct kstats *k = thread_kstats(l);
 	const char *name = cua_kernelnames_of_call(c);
 	unsigned h;
 
@@ -184,12 +202,11 @@ static inline void count_entry(struct tstats *t, const struct cuaudit_call *c)
 		e[(size_t)copy * CUAUDIT_ID_COUNT + c->id]++;
 }
 
-static void summary_exit(const struct cuaudit_call *c, void *ctx)
+static void summary_update(const struct cuaudit_call *c, unsigned l)
 {
-	struct tstats *t = thread_stats();
+	struct tstats *t = thread_stats(l);
 	struct cua_stat *s;
 
-	(void)ctx;
 	if (CUA_UNLIKELY(!t))
 		return;
 	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
@@ -198,11 +215,23 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 	if (c->object)
 		count_entry(t, c);
 	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
-		count_launch(c);
+		count_launch(c, l);
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
 		cua_provenance_poll();
 	if (CUA_UNLIKELY(c->t_exit_ns >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
 		snapshot_due(c->t_exit_ns);
+}
+
+static void summary_exit(const struct cuaudit_call *c, void *ctx)
+{
+	unsigned l = level_enter();
+
+	(void)ctx;
+	if (CUA_LIKELY(l < CUA_LEVELS))
+		summary_update(c, l);
+	else
+		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	level_leave(l);
 }
 
 /* ---------------------------------------------------------------- sampled mode */
@@ -225,36 +254,45 @@ static int sample_this(const struct cua_stat *s)
    The call's user slot carries either the start time of a timed call, or, for the common
    untimed call, its statistics block with the low bit set (blocks are 8-byte aligned), so
    that an untimed call looks its block up once. */
+/* The row of a call at level l. A sampled call's enter and exit run at the same level: a
+   handler runs whole between them or not at all, and restores the level it found. */
+static struct cua_stat *sampled_row(const struct cuaudit_call *c, unsigned l)
+{
+	struct tstats *t = thread_stats(l);
+
+	return t ? stat_of(t, c->depth ? NESTED : OUTER, c->id) : NULL;
+}
+
 static int sampled_enter(struct cuaudit_call *c, void *ctx)
 {
-	struct tstats *t = thread_stats();
-	struct cua_stat *s;
+	unsigned l = level_enter();
+	struct cua_stat *s = l < CUA_LEVELS ? sampled_row(c, l) : NULL;
 
 	(void)ctx;
-	if (CUA_UNLIKELY(!t))
-		return CUAUDIT_CALL_REAL;
-	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
 	if (CUA_UNLIKELY(!s))
-		return CUAUDIT_CALL_REAL;
-	if (sample_this(s))
+		*c->user = 0;
+	else if (sample_this(s))
 		*c->user = cua_clock_ns() & ~(uint64_t)1;
 	else
 		*c->user = (uint64_t)(uintptr_t)s | 1;
+	level_leave(l);
 	return CUAUDIT_CALL_REAL;
 }
 
-static void sampled_exit(const struct cuaudit_call *c, void *ctx)
+static void sampled_update(const struct cuaudit_call *c, unsigned l)
 {
 	uint64_t u = *c->user;
 	uint64_t end;
-	struct tstats *t;
 	struct cua_stat *s;
 
-	(void)ctx;
-	if (c->object && (t = thread_stats()))
-		count_entry(t, c);
+	if (c->object) {
+		struct tstats *t = thread_stats(l);
+
+		if (t)
+			count_entry(t, c);
+	}
 	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
-		count_launch(c); /* untimed launches add no time to their kernel's row */
+		count_launch(c, l); /* untimed launches add no time to their kernel's row */
 	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
 		cua_provenance_poll();
 	if (CUA_LIKELY(u & 1)) {
@@ -265,13 +303,24 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 	if (!u)
 		return;
 	end = cua_clock_ns();
-	t = thread_stats();
-	s = t ? stat_of(t, c->depth ? NESTED : OUTER, c->id) : NULL;
+	s = sampled_row(c, l);
 	if (s)
 		cua_stats_add(s, end > u ? end - u : 0, is_error(c), c->binding);
 	/* Only timed calls read the clock, so only they notice a snapshot is due. */
 	if (CUA_UNLIKELY(end >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
 		snapshot_due(end);
+}
+
+static void sampled_exit(const struct cuaudit_call *c, void *ctx)
+{
+	unsigned l = level_enter();
+
+	(void)ctx;
+	if (CUA_LIKELY(l < CUA_LEVELS))
+		sampled_update(c, l);
+	else
+		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	level_leave(l);
 }
 
 /* Scales a sampled row's time to all its calls: total and sum of squares by calls/timed, so
@@ -539,29 +588,38 @@ static int write_file(int snapshot)
 }
 
 /* One writer at a time: a snapshot, or the final summary. The final one never waits for a
-   snapshot forever: one in progress on this very thread (exit() from a signal handler) or
-   by a thread that has ended is abandoned; its temporary file is never renamed. */
-static uint32_t writer_tid;
-static int final_written;
+   snapshot forever: one in progress on this very thread (exit() from a signal handler), by a
+   thread that has ended, or still running at the deadline is abandoned; its temporary file
+   is never renamed. The claim is one word, the process and the thread: a forked child is
+   not held up by a claim of its parent's (issue 19, per-process state). */
+static uint64_t writer;
+static uint64_t final_pid; /* the process whose final summary is written */
+#define WRITER(pid, tid) ((pid) << 32 | (uint32_t)(tid))
 static uint64_t told_pid; /* the process whose final summary was announced */
 
 static int claim_writer(int final)
 {
+	uint64_t pid = cua_process_id(), deadline = 0;
 	uint32_t self = (uint32_t)cua_thread_id();
 
-	for (unsigned spins = 0;; spins++) {
-		uint32_t owner = 0;
+	for (;;) {
+		uint64_t owner = __atomic_load_n(&writer, __ATOMIC_ACQUIRE);
 
-		if (__atomic_compare_exchange_n(&writer_tid, &owner, self, 0, __ATOMIC_ACQ_REL,
-						__ATOMIC_ACQUIRE))
+		if ((!owner || owner >> 32 != pid) &&
+		    __atomic_compare_exchange_n(&writer, &owner, WRITER(pid, self), 0,
+						__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			return 0;
 		if (!final)
 			return -1;
-		if (owner == self || !cua_thread_alive(cua_process_id(), owner) || spins > 200000) {
-			__atomic_store_n(&writer_tid, self, __ATOMIC_RELEASE);
+		if (!owner || owner >> 32 != pid)
+			continue;
+		if ((uint32_t)owner == self || !cua_thread_alive(pid, (uint32_t)owner) ||
+		    (deadline && !cua_wait_more(deadline))) {
+			__atomic_store_n(&writer, WRITER(pid, self), __ATOMIC_RELEASE);
 			return 0;
 		}
-		usleep(10);
+		if (!deadline)
+			deadline = cua_wait_deadline();
 	}
 }
 
@@ -577,7 +635,7 @@ static void snapshot_due(uint64_t now)
 		return;
 	if (claim_writer(0) != 0)
 		return;
-	if (!__atomic_load_n(&final_written, __ATOMIC_ACQUIRE)) {
+	if (__atomic_load_n(&final_pid, __ATOMIC_ACQUIRE) != cua_process_id()) {
 		int old = PTHREAD_CANCEL_ENABLE;
 
 		pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
@@ -587,7 +645,7 @@ static void snapshot_due(uint64_t now)
 			write_metrics();
 		pthread_setcancelstate(old, &old);
 	}
-	__atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
 }
 
 static void summary_finish(void)
@@ -595,7 +653,16 @@ static void summary_finish(void)
 	static struct cua_writer w;
 
 	claim_writer(1);
-	__atomic_store_n(&final_written, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&final_pid, cua_process_id(), __ATOMIC_RELEASE);
+	if (__atomic_load_n(&lost, __ATOMIC_RELAXED)) {
+		char n[24];
+		struct cua_buf b = CUA_BUF(n);
+
+		cua_buf_u64(&b, __atomic_load_n(&lost, __ATOMIC_RELAXED));
+		n[b.len < sizeof(n) ? b.len : sizeof(n) - 1] = '\0';
+		cua_log_msg(CUA_LOG_WARN, "summary: ", n, " calls made from signal handlers nested "
+			    "more than 4 deep in one thread were not counted", NULL);
+	}
 	if (cfg.metrics)
 		write_metrics();
 	if (!cfg.path[0])
@@ -617,8 +684,8 @@ static void summary_finish(void)
    written again at exit, with every call. */
 static void summary_resume(void)
 {
-	__atomic_store_n(&final_written, 0, __ATOMIC_RELEASE);
-	__atomic_store_n(&writer_tid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&final_pid, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
 }
 
 int cua_summary_init(const struct cua_config *all)

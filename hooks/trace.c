@@ -32,13 +32,17 @@
 #define TBUF_SIZE (1u << 20)
 #define STR_MAX 63
 
+/* A buffer's state and the thread that set it are one word, taken in one compare-and-swap:
+   a signal landing between "flushing" and "by whom" made exit wait for its own thread. */
 enum { IDLE = 0, FLUSHING = 1, CLOSED = 2 };
+#define STATE(w) ((w) & 3u)
+#define FLUSHING_BY(tid) ((uint64_t)(tid) << 2 | FLUSHING)
+#define FLUSHER(w) ((uint32_t)((w) >> 2))
 
 struct tbuf {
 	struct cua_tslot slot; /* slot.busy: a flush is in progress */
-	int state;             /* IDLE, FLUSHING (its thread writes it out), CLOSED (exit has) */
+	uint64_t state;        /* IDLE, FLUSHING_BY(tid) (its thread writes it out), CLOSED (exit has) */
 	int taken;             /* closed by this finish, to be formatted */
-	uint32_t flusher;      /* the thread that set FLUSHING */
 	uint64_t flush_at;     /* write the buffer out at the first call after this time */
 	size_t committed;      /* bytes of whole records */
 	_Alignas(8) char data[];
@@ -53,14 +57,19 @@ static struct {
 } cfg;
 
 static struct cua_tslot *all_buffers;
-static __thread struct tbuf *mine __attribute__((tls_model("initial-exec")));
+static __thread struct tbuf *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
+/* How many of this thread's record appends are in progress: a signal handler's calls that
+   interrupted one go to the next level's buffer (hooks/core/threads.h), whole. */
+static __thread unsigned updating __attribute__((tls_model("initial-exec")));
+static uint64_t lost; /* records past CUA_LEVELS nested handlers: dropped, reported */
 
 /* The raw file, one per process image: pid plus a nonce taken at load, since exec keeps
    the pid and the new image must not collide with the old one's file. */
 static struct {
 	int fd;
 	uint64_t pid;   /* the process the file belongs to; 0 before it is made */
-	int opening;    /* claimed by the thread making it */
+	uint64_t opening; /* OPENER(pid, tid) of the thread making it; 0 when none */
+	int made;       /* the file at path was created by this process image */
 	int dead;       /* stopped: cannot create, foreign descriptor, limit, write error */
 	int limited;    /* stopped by CUAUDIT_TRACE_MAX */
 	dev_t dev;
@@ -71,7 +80,10 @@ static struct {
 static uint64_t nonce;
 static int capturing; /* CUAUDIT_CAPTURE=profiler-api: inside Start..Stop */
 static uint8_t has_out[CUAUDIT_ID_COUNT]; /* the function has out-parameters */
-static int finished;
+/* The process whose trace is finished: a flag would be inherited by a forked child, whose
+   trace is its own (issue 19, defect 4). */
+static uint64_t finished_pid;
+#define OPENER(pid, tid) ((pid) << 32 | (uint32_t)(tid))
 
 static size_t round8(size_t n)
 {
@@ -134,6 +146,7 @@ static void make_raw(uint64_t pid)
 
 	raw.fd = -1;
 	raw.dead = 0;
+	raw.made = 0;
 	raw.end = sizeof(h);
 	if (trace_path(path, sizeof(path)) != 0)
 		return;
@@ -146,6 +159,7 @@ static void make_raw(uint64_t pid)
 	raw.path[b.len < sizeof(raw.path) ? b.len : sizeof(raw.path) - 1] = '\0';
 	/* O_EXCL: a file already there is not ours to overwrite. */
 	fd = open(raw.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	raw.made = fd >= 0;
 	if (fd < 0) {
 		stop_raw("cannot create the trace's raw file ", errno);
 		return;
@@ -171,24 +185,68 @@ static void make_raw(uint64_t pid)
 /* The raw file's descriptor, made at the first block of this process; -1 when there is
    none. A thread that finds another making it waits for that, but never forever: the maker
    runs with cancellation off, and a bounded wait covers the rest. */
+/* The raw file this thread was making when a signal handler called exit(): removed if it was
+   created (made), or if the signal landed between the open and that mark: a file under our
+   name (pid and 64-bit nonce) that is empty, cut inside its head, or holds our head. */
+static void remove_cut_raw(uint64_t pid)
+{
+	struct cua_raw_head h;
+	ssize_t n;
+	int fd;
+
+	if (raw.made || !raw.path[0]) {
+		if (raw.made)
+			unlink(raw.path);
+		return;
+	}
+	fd = open(raw.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	if (fd < 0)
+		return;
+	n = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (n >= 0 && (n < (ssize_t)sizeof(h) || (h.pid == pid && h.nonce == nonce &&
+						    memcmp(h.magic, CUA_RAW_MAGIC,
+							   sizeof(CUA_RAW_MAGIC) - 1) == 0)))
+		unlink(raw.path);
+}
+
+/* Waits until no thread of this process is making the raw file: not for itself (a signal
+   handler that interrupted the making), not for a thread that ended, not past the deadline. */
+static void wait_opening(uint64_t pid, uint32_t self)
+{
+	uint64_t deadline = cua_wait_deadline();
+
+	for (;;) {
+		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+
+		if (!o || o >> 32 != pid || (uint32_t)o == self || !cua_thread_alive(pid, (uint32_t)o) ||
+		    !cua_wait_more(deadline))
+			return;
+	}
+}
+
 static int raw_file(void)
 {
 	uint64_t pid = cua_process_id(), seen = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE);
-	int zero = 0;
+	uint32_t self;
+	uint64_t o;
 
 	if (CUA_LIKELY(seen == pid))
 		return raw.dead ? -1 : raw.fd;
 	/* After the trace is finished no raw file is made: it would be left behind. */
-	if (__atomic_load_n(&finished, __ATOMIC_ACQUIRE))
+	if (__atomic_load_n(&finished_pid, __ATOMIC_ACQUIRE) == pid)
 		return -1;
-	if (!__atomic_compare_exchange_n(&raw.opening, &zero, 1, 0, __ATOMIC_ACQ_REL,
+	self = (uint32_t)cua_thread_id();
+	o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+	/* A claim of the parent's (forked while it was making its file) is no claim here. */
+	if ((o && o >> 32 == pid) ||
+	    !__atomic_compare_exchange_n(&raw.opening, &o, OPENER(pid, self), 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE)) {
-		for (unsigned i = 0; i < 100000 && __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid; i++)
-			usleep(10);
+		wait_opening(pid, self);
 		return __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && !raw.dead ? raw.fd : -1;
 	}
 	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid &&
-	    !__atomic_load_n(&finished, __ATOMIC_ACQUIRE)) {
+	    __atomic_load_n(&finished_pid, __ATOMIC_ACQUIRE) != pid) {
 		/* A forked child makes its own file; the parent's descriptor is the parent's. */
 		if (raw.fd >= 0 && raw.pid)
 			close(raw.fd);
@@ -253,20 +311,20 @@ static int write_block(const char *data, size_t len)
 	return 0;
 }
 
-static struct tbuf *thread_buffer(void)
+static struct tbuf *thread_buffer(unsigned l)
 {
-	struct tbuf *t = mine;
+	struct tbuf *t = mine[l];
 	uint64_t pid = cua_process_id();
 
 	if (CUA_LIKELY(t && t->slot.pid == pid))
 		return t;
 	t = (struct tbuf *)cua_tslot_acquire(&all_buffers, sizeof(*t) + TBUF_SIZE, pid,
-					     (uint32_t)cua_thread_id());
+					     (uint32_t)cua_thread_id(), l);
 	if (!t)
 		return NULL;
 	t->flush_at = cfg.flush_interval_ns ? cua_clock_ns() + cfg.flush_interval_ns
 						: UINT64_MAX;
-	mine = t;
+	mine[l] = t;
 	return t;
 }
 
@@ -274,12 +332,12 @@ static struct tbuf *thread_buffer(void)
    written, or dropped because the file is gone (one message said so). */
 static int flush_own(struct tbuf *t)
 {
-	int idle = IDLE, old, rc = 0;
+	uint64_t idle = IDLE;
+	int old, rc = 0;
 
-	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING, 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE))
+	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(cua_thread_id()), 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 		return -1;
-	t->flusher = (uint32_t)cua_thread_id();
 	__atomic_store_n(&t->slot.busy, 1, __ATOMIC_RELEASE);
 	old = nocancel_begin();
 	/* Records are dropped only when the file is gone for good (one message said so). */
@@ -371,16 +429,15 @@ static void put_extras(char *p, const struct extras *ex)
 	}
 }
 
-static void trace_exit(const struct cuaudit_call *c, void *ctx)
+static void trace_append(const struct cuaudit_call *c, unsigned l)
 {
 	const struct cua_api_desc *d = &cua_api[c->id];
-	struct tbuf *t = thread_buffer();
+	struct tbuf *t = thread_buffer(l);
 	size_t need = sizeof(struct cua_trace_rec) + cua_trace_args_size[c->id], at;
 	struct cua_trace_rec *r;
 	struct extras ex;
 	char *p;
 
-	(void)ctx;
 	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
 		return;
@@ -439,28 +496,43 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 		flush_own(t);
 }
 
+static void trace_exit(const struct cuaudit_call *c, void *ctx)
+{
+	unsigned l = updating++;
+
+	(void)ctx;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (CUA_LIKELY(l < CUA_LEVELS))
+		trace_append(c, l);
+	else
+		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	updating = l;
+}
+
 /* ---------------------------------------------------------------- at exit */
 
 /* Takes a buffer from its thread. A flush in progress is waited for, but never forever:
    a flush cut short on this very thread (exit() from a signal handler) or by a thread that
    no longer exists left the records in memory whole; its block in the file stays marked
    as being written, and the reader skips it. Returns 1 to format the buffer. */
-static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, unsigned *cut)
+static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t deadline,
+		       unsigned *cut)
 {
-	for (unsigned spins = 0;; spins++) {
-		int idle = IDLE;
+	for (;;) {
+		uint64_t idle = IDLE;
 
 		if (__atomic_compare_exchange_n(&t->state, &idle, CLOSED, 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE))
 			return 1;
 		if (idle == CLOSED)
 			return 0;
-		if (t->flusher == self || !cua_thread_alive(pid, t->flusher) || spins > 200000) {
+		if (FLUSHER(idle) == self || !cua_thread_alive(pid, FLUSHER(idle)) ||
+		    !cua_wait_more(deadline)) {
 			(*cut)++;
 			__atomic_store_n(&t->state, CLOSED, __ATOMIC_RELEASE);
 			return 1;
 		}
-		usleep(10);
 	}
 }
 
@@ -469,11 +541,13 @@ static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, unsigned *cu
 static void take_buffers(uint64_t pid, unsigned *cut)
 {
 	uint32_t self = (uint32_t)cua_thread_id();
+	/* One deadline for every buffer: exit waits at most CUA_WAIT_MAX_NS here in all. */
+	uint64_t deadline = cua_wait_deadline();
 
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
 
-		t->taken = s->pid == pid && take_buffer(t, self, pid, cut);
+		t->taken = s->pid == pid && take_buffer(t, self, pid, deadline, cut);
 	}
 }
 
@@ -499,14 +573,22 @@ static void trace_finish(void)
 	int fd, rawfd, limited = 0, old = nocancel_begin();
 	unsigned cut = 0, skipped = 0;
 
-	if (__atomic_exchange_n(&finished, 1, __ATOMIC_ACQ_REL))
+	if (__atomic_exchange_n(&finished_pid, pid, __ATOMIC_ACQ_REL) == pid)
 		goto out;
 	/* The file stops growing: other threads go on calling during exit() and until an exec
 	   replaces the image, and a converter chasing their blocks would never end. A raw file
-	   being made now is waited for (bounded), so that it is converted and removed too. */
+	   being made now by another thread is waited for (bounded), so that it is converted and
+	   removed too. One this thread was making when a signal handler called exit() is
+	   cut short: its records are whole in memory, and a file it had created is removed. */
 	__atomic_store_n(&raw.dead, 1, __ATOMIC_RELEASE);
-	for (unsigned i = 0; i < 100000 && __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE); i++)
-		usleep(10);
+	wait_opening(pid, (uint32_t)cua_thread_id());
+	{
+		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+
+		if (o >> 32 == pid && (uint32_t)o == (uint32_t)cua_thread_id() &&
+		    __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid)
+			remove_cut_raw(pid);
+	}
 	take_buffers(pid, &cut);
 	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
 	/* The name is chosen (never a file cuaudit did not write), then the JSON is written
@@ -535,6 +617,15 @@ static void trace_finish(void)
 		format_buffers(&w, pid);
 	if (limited || raw.limited)
 		cua_tracefmt_marker(&w, pid, last_ns, "CUAUDIT_TRACE_MAX reached; later events were dropped");
+	if (__atomic_load_n(&lost, __ATOMIC_RELAXED)) {
+		char n[24];
+		struct cua_buf b = CUA_BUF(n);
+
+		cua_buf_u64(&b, __atomic_load_n(&lost, __ATOMIC_RELAXED));
+		n[b.len < sizeof(n) ? b.len : sizeof(n) - 1] = '\0';
+		cua_log_msg(CUA_LOG_WARN, "trace: ", n, " calls made from signal handlers nested "
+			    "more than 4 deep in one thread were not recorded", NULL);
+	}
 	if (cut)
 		cua_log_msg(CUA_LOG_WARN, "a trace buffer flush was cut short (thread cancelled or "
 			    "exit from a signal handler); its records were taken from memory", NULL);

@@ -245,7 +245,7 @@ static const char *kernel_name(const struct cuaudit_call *c)
 size_t cua_callfmt_call(char *out, size_t cap, const struct cuaudit_call *c, uint64_t pid,
 			   uint64_t wall_ns)
 {
-	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, NULL };
+	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, NULL, 0 };
 
 	cua_buf_str(&b, "cuaudit: ");
 	cua_buf_u64(&b, wall_ns / 1000000000u);

@@ -308,7 +308,9 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg)
 
 		if (parse_u64(&p, &d) == 0 && *p == ':') {
 			p++;
-			if (d >= CUA_MAX_DEVICES || parse_size_at(&p, &size) != 0 || size == 0)
+			/* A device named twice is refused like a second default: neither wins. */
+			if (d >= CUA_MAX_DEVICES || parse_size_at(&p, &size) != 0 || size == 0 ||
+			    dev[d])
 				return -1;
 			dev[d] = size;
 		} else {
@@ -342,7 +344,7 @@ static const char *list_item(const char *s, char sep, size_t *len)
 
 static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
 {
-	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0, NULL };
+	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0, NULL, 0 };
 
 	cua_buf_str(&w, a);
 	cua_buf_mem(&w, b, blen);
@@ -504,7 +506,8 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 	if ((v = get("CUAUDIT_MEM_LIMIT")) && cua_config_parse_mem_limit(v, cfg) != 0)
 		bad_value(diag, "CUAUDIT_MEM_LIMIT", v,
 			  "a size such as 4GiB, 512MiB or 1.5GB (units B, KB, MB, GB, TB, KiB, MiB,"
-			  " GiB, TiB), or DEVICE:SIZE pairs separated by commas",
+			  " GiB, TiB), or DEVICE:SIZE pairs separated by commas, each device and the"
+			  " default at most once",
 			  "No limit is applied.");
 	if ((v = get("CUAUDIT_FAULT")) && cua_config_parse_faults(v, cfg, why, sizeof(why)) != 0) {
 		char accepted[512];
@@ -525,20 +528,44 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 
 /* ---------------------------------------------------------------- error counter */
 
+static int parse_token(const char *s, uint8_t out[16])
+{
+	for (unsigned i = 0; i < 32; i++) {
+		char c = s[i];
+		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+
+		if (d < 0)
+			return -1;
+		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | d : d << 4);
+	}
+	return s[32] ? -1 : 0;
+}
+
 static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
 {
-	const char *v = get("CUAUDIT_ERROR_COUNT");
+	const char *v = get("CUAUDIT_ERROR_COUNT"), *t = get("CUAUDIT_ERROR_COUNT_TOKEN");
 	struct stat st;
 
 	if (!v)
 		return;
-	/* The command creates the file; the module only maps one that already exists. */
-	if (v[0] != '/' || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 8 ||
-	    copy_path(cfg->error_count, v) != 0)
+	/* The command creates the file; the module only maps one that already exists. Whether
+	   it is the command's own is checked by its token when it is mapped (hooks/errcount.c). */
+	if (v[0] != '/' || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 24 ||
+	    copy_path(cfg->error_count, v) != 0) {
 		bad_value(diag, "CUAUDIT_ERROR_COUNT", v,
-			  "the absolute path of an existing regular file of at least 8 bytes (cuaudit "
+			  "the absolute path of an existing regular file of at least 24 bytes (cuaudit "
 			  "run --error-exitcode makes one)",
 			  "Failed calls are not counted.");
+		cfg->error_count[0] = '\0';
+		return;
+	}
+	if (!t || parse_token(t, cfg->error_token) != 0) {
+		bad_value(diag, "CUAUDIT_ERROR_COUNT_TOKEN", t ? t : "",
+			  "32 lower-case hex digits, set by cuaudit run --error-exitcode with "
+			  "CUAUDIT_ERROR_COUNT",
+			  "Failed calls are not counted.");
+		cfg->error_count[0] = '\0';
+	}
 }
 
 static void load_session_start(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)

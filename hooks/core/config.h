@@ -61,6 +61,9 @@ struct cua_config {
 	/* CUAUDIT_SESSION_START (set by `cuaudit run`): when the run began, CLOCK_REALTIME ns; a
 	   report file written since is another process's of the run, never replaced. 0: unset. */
 	uint64_t session_start_ns;
+	/* CUAUDIT_ERROR_COUNT_TOKEN: the 128-bit token the command stored at bytes 8..23 of its
+	   counter; the module counts only into a file that holds it (issue 19, defect 3). */
+	uint8_t error_token[16];
 	/* CUAUDIT_STATIC_RUNTIME (issue 14): patch the entries of a statically linked runtime. */
 	int static_runtime;          /* 0 off (the default), 1 on */
 	/* What the log and the trace record (readable output). */

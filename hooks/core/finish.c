@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/core/finish.c: the work to run when the program image ends (exit or exec), once each, in registration order. */
+/* hooks/core/finish.c: the work to run when the program image ends (exit or exec), once each per process, in registration order. */
 #include <unistd.h>
 #include "finish.h"
 #include "dispatch.h"
@@ -9,14 +9,23 @@
 #define MAX_FINISH 16
 enum { IDLE = 0, RUNNING = 1, DONE = 2 };
 
+/* The state of a piece of work is one word: the process it belongs to (high 32 bits), the
+   thread running it and IDLE/RUNNING/DONE. One compare-and-swap takes it with its owner, so
+   no signal can land between taking it and naming the owner (a same-thread handler would
+   then wait for itself), and a forked child, whose pid differs, finds every piece idle: the
+   parent's DONE is not the child's (issue 19, defect 4). */
 static struct {
 	void (*fn)(void);
 	void (*resume)(void);
 	unsigned flags;
-	int state;       /* IDLE, RUNNING (by owner), DONE */
-	uint32_t owner;
+	uint64_t word;
 } finish[MAX_FINISH];
 static unsigned nfinish;
+
+#define WORD(pid, tid, state) ((uint64_t)(pid) << 32 | (uint64_t)((tid) & 0x3fffffffu) << 2 | (state))
+#define WORD_PID(w) ((w) >> 32)
+#define WORD_TID(w) ((uint32_t)((w) >> 2) & 0x3fffffffu)
+#define WORD_STATE(w) ((unsigned)(w) & 3u)
 
 void cua_finish_add(void (*fn)(void), void (*resume)(void), unsigned flags)
 {
@@ -37,27 +46,31 @@ int cua_finish_any_at_exec(void)
 }
 
 /* Exit and exec may race on two threads: each piece of work is done by one of them, and the
-   other waits until it is whole, but never forever (the same thread, from a signal handler,
-   or a thread that has ended, is not waited for). */
+   other waits until it is whole, but never forever: not for itself (a signal handler that
+   interrupted it), not for a thread that has ended, and not past a deadline in time. */
 static void run_one(unsigned i)
 {
-	int idle = IDLE;
+	uint64_t pid = cua_process_id(), deadline = 0;
 	uint32_t self = (uint32_t)cua_thread_id();
+	uint64_t w = __atomic_load_n(&finish[i].word, __ATOMIC_ACQUIRE);
 
-	if (__atomic_compare_exchange_n(&finish[i].state, &idle, RUNNING, 0, __ATOMIC_ACQ_REL,
-					__ATOMIC_ACQUIRE)) {
-		__atomic_store_n(&finish[i].owner, self, __ATOMIC_RELEASE);
-		finish[i].fn();
-		__atomic_store_n(&finish[i].state, DONE, __ATOMIC_RELEASE);
-		return;
-	}
-	for (unsigned spins = 0; spins < 200000 &&
-	     __atomic_load_n(&finish[i].state, __ATOMIC_ACQUIRE) == RUNNING; spins++) {
-		uint32_t owner = __atomic_load_n(&finish[i].owner, __ATOMIC_ACQUIRE);
-
-		if (owner == self || (owner && !cua_thread_alive(cua_process_id(), owner)))
-			break;
-		usleep(10);
+	for (;;) {
+		if (WORD_PID(w) != pid || WORD_STATE(w) == IDLE) {
+			if (!__atomic_compare_exchange_n(&finish[i].word, &w, WORD(pid, self, RUNNING),
+							 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+				continue;
+			finish[i].fn();
+			__atomic_store_n(&finish[i].word, WORD(pid, self, DONE), __ATOMIC_RELEASE);
+			return;
+		}
+		if (WORD_STATE(w) == DONE || WORD_TID(w) == (self & 0x3fffffffu) ||
+		    !cua_thread_alive(pid, WORD_TID(w)))
+			return;
+		if (!deadline)
+			deadline = cua_wait_deadline();
+		else if (!cua_wait_more(deadline))
+			return;
+		w = __atomic_load_n(&finish[i].word, __ATOMIC_ACQUIRE);
 	}
 }
 
@@ -76,12 +89,16 @@ void cua_finish_run_at_exec(void)
 
 void cua_finish_resume(void)
 {
+	uint64_t pid = cua_process_id();
+
 	for (unsigned i = 0; i < nfinish; i++) {
-		if (!(finish[i].flags & CUA_FINISH_ONCE) &&
-		    __atomic_load_n(&finish[i].state, __ATOMIC_ACQUIRE) == DONE) {
+		uint64_t w = __atomic_load_n(&finish[i].word, __ATOMIC_ACQUIRE);
+
+		if (!(finish[i].flags & CUA_FINISH_ONCE) && WORD_PID(w) == pid &&
+		    WORD_STATE(w) == DONE) {
 			if (finish[i].resume)
 				finish[i].resume();
-			__atomic_store_n(&finish[i].state, IDLE, __ATOMIC_RELEASE);
+			__atomic_store_n(&finish[i].word, WORD(pid, 0, IDLE), __ATOMIC_RELEASE);
 		}
 	}
 }

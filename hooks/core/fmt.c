@@ -230,7 +230,7 @@ void cua_fmt_forget_vars(void)
 
 long cua_fmt_path(char *out, size_t cap, const char *tmpl, uint64_t pid, const char *host)
 {
-	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, NULL };
+	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, NULL, 0 };
 
 	/* An empty template names no file: refuse it, as cua_config_check_template does. */
 	if (cap == 0 || !*tmpl)

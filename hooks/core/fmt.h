@@ -16,9 +16,10 @@ struct cua_buf {
 	size_t cap;
 	int truncated;
 	void (*spill)(struct cua_buf *b);
+	int quiet; /* cua_log_begin of a level that is off: cua_log_end writes nothing */
 };
 
-#define CUA_BUF(arr) { (arr), 0, sizeof(arr), 0, NULL }
+#define CUA_BUF(arr) { (arr), 0, sizeof(arr), 0, NULL, 0 }
 
 /* Write v in decimal to out (at least 20 bytes); returns the length. No NUL is written. */
 size_t cua_fmt_u64(char *out, uint64_t v);

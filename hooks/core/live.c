@@ -90,7 +90,7 @@ uint64_t cua_live_start_ticks(uint64_t pid)
 
 size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ticks)
 {
-	struct cua_buf b = { out, 0, cap, 0, NULL };
+	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
 
 	cua_buf_u64(&b, pid);
 	cua_buf_char(&b, '-');

@@ -39,7 +39,7 @@ static int word(const char *v, const char *const *list, unsigned n)
 
 size_t cua_liveconfig_default_dir(char *out, size_t cap, uint64_t uid)
 {
-	struct cua_buf b = { out, 0, cap, 0, NULL };
+	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
 
 	/* One fixed place per user, the same for a service and for the SRE's shell (the
 	   XDG runtime directory is not set for services). */

@@ -14,6 +14,8 @@ static const char *const level_tags[] = { "", "error", "warning", "info", "verbo
 
 void cua_log_begin(struct cua_buf *b, int level)
 {
+	/* Every message obeys CUAUDIT_LOG here, whether or not its writer asked first. */
+	b->quiet = !cua_log_on(level);
 	cua_buf_str(b, "cuaudit: ");
 	cua_buf_str(b, level_tags[level]);
 	cua_buf_str(b, ": ");
@@ -21,6 +23,8 @@ void cua_log_begin(struct cua_buf *b, int level)
 
 void cua_log_end(struct cua_buf *b)
 {
+	if (b->quiet)
+		return;
 	if (b->len == b->cap)
 		b->len--;
 	b->p[b->len++] = '\n';

@@ -126,7 +126,7 @@ static int ours(int fd, const char *signature)
 static int numbered(char *out, size_t cap, const char *path, uint64_t k)
 {
 	const char *slash = strrchr(path, '/'), *dot = strrchr(path, '.');
-	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, NULL };
+	struct cua_buf b = { out, 0, cap ? cap - 1 : 0, 0, NULL, 0 };
 
 	if (!dot || (slash && dot < slash) || (slash && dot == slash + 1) || dot == path)
 		dot = path + strlen(path);

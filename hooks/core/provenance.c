@@ -241,7 +241,7 @@ size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)
 {
 	char path[64];
 	struct cua_buf p = CUA_BUF(path);
-	struct cua_buf o = { out, 0, cap, 0, NULL };
+	struct cua_buf o = { out, 0, cap, 0, NULL, 0 };
 	ssize_t n = -1;
 	int fd;
 

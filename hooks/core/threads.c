@@ -4,6 +4,7 @@
 #include <signal.h>
 #include <sys/mman.h>
 #include <sys/syscall.h>
+#include <time.h>
 #include <unistd.h>
 #include "threads.h"
 
@@ -23,14 +24,36 @@ int cua_thread_alive(uint64_t pid, uint32_t tid)
 	return alive;
 }
 
-static struct cua_tslot *adopt(struct cua_tslot *head, uint64_t pid, uint32_t tid)
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+uint64_t cua_wait_deadline(void)
+{
+	return now_ns() + CUA_WAIT_MAX_NS;
+}
+
+int cua_wait_more(uint64_t deadline)
+{
+	if (now_ns() >= deadline)
+		return 0;
+	usleep(20);
+	return 1;
+}
+
+static struct cua_tslot *adopt(struct cua_tslot *head, uint64_t pid, uint32_t tid,
+				unsigned level)
 {
 	unsigned probes = 0;
 
 	for (struct cua_tslot *s = head; s && probes < MAX_PROBES; s = s->next) {
 		uint32_t owner = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
 
-		if (s->pid != pid || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE))
+		if (s->pid != pid || s->level != level || __atomic_load_n(&s->busy, __ATOMIC_ACQUIRE))
 			continue;
 		/* Thread ids are unique among live threads: a record under our own id belongs
 		   to a thread that has ended. */
@@ -51,9 +74,9 @@ uint64_t cua_tslot_last_pid(void)
 }
 
 struct cua_tslot *cua_tslot_acquire(struct cua_tslot **head, size_t size, uint64_t pid,
-				    uint32_t tid)
+				    uint32_t tid, unsigned level)
 {
-	struct cua_tslot *s = adopt(__atomic_load_n(head, __ATOMIC_ACQUIRE), pid, tid);
+	struct cua_tslot *s = adopt(__atomic_load_n(head, __ATOMIC_ACQUIRE), pid, tid, level);
 
 	__atomic_store_n(&last_pid, pid, __ATOMIC_RELAXED);
 	if (s)
@@ -63,6 +86,7 @@ struct cua_tslot *cua_tslot_acquire(struct cua_tslot **head, size_t size, uint64
 		return NULL;
 	s->pid = pid;
 	s->tid = tid;
+	s->level = level;
 	s->next = __atomic_load_n(head, __ATOMIC_ACQUIRE);
 	while (!__atomic_compare_exchange_n(head, &s->next, s, 1, __ATOMIC_RELEASE,
 					    __ATOMIC_ACQUIRE))

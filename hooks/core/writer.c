@@ -28,7 +28,7 @@ void cua_writer_init(struct cua_writer *w, int fd)
 	w->failed = fd < 0;
 	w->err = fd < 0 ? EBADF : 0;
 	w->written = 0;
-	w->b = (struct cua_buf){ w->mem, 0, sizeof(w->mem), 0, spill };
+	w->b = (struct cua_buf){ w->mem, 0, sizeof(w->mem), 0, spill, 0 };
 }
 
 void cua_writer_flush(struct cua_writer *w)
@@ -59,6 +59,7 @@ struct cua_buf *cua_writer_room(struct cua_writer *w, size_t need)
    next image of the process (exec keeps the pid) does not overwrite them: the nanoseconds
    encode the process's start (/proc/self/stat field 22, clock ticks since boot, which exec
    keeps), and the seconds are the time of writing. See docs/design.md, "exec". */
+/* The process marking (0: none): a child forked by another thread meanwhile is not. */
 static int marking;
 
 struct start {
@@ -106,7 +107,7 @@ static long mark_nsec(uint64_t ticks)
 
 void cua_writer_mark_images(int on)
 {
-	marking = on;
+	marking = on ? (int)getpid() : 0;
 }
 
 /* Marks a file this image finished at exec (the descriptor is still open). */
@@ -115,7 +116,7 @@ static void mark(int fd)
 	struct start st;
 	struct timespec t[2];
 
-	if (!marking || fd < 0 || (st = process_start()).ticks == 0 ||
+	if (marking != (int)getpid() || fd < 0 || (st = process_start()).ticks == 0 ||
 	    clock_gettime(CLOCK_REALTIME, &t[1]) != 0)
 		return;
 	t[0].tv_sec = 0;
@@ -221,7 +222,7 @@ int cua_writer_close(struct cua_writer *w, const char *path)
 static int open_temp(const char *path, char *tmp, size_t cap)
 {
 	const char *slash = strrchr(path, '/');
-	struct cua_buf b = { tmp, 0, cap ? cap - 1 : 0, 0, NULL };
+	struct cua_buf b = { tmp, 0, cap ? cap - 1 : 0, 0, NULL, 0 };
 	int fd;
 
 	/* DIR/.NAME.PID.tmp: hidden, in the same file system so that rename is atomic. */

@@ -58,7 +58,7 @@ cli_run_every_value_option_takes_all_four_getopt_forms)
       else
         args=("${forms[i]}" "${forms[i + 1]}"); i=$((i + 2))
       fi
-      got=$("$CLI" run "${args[@]}" env 2>err.txt | grep -E '^CUAUDIT_' | sed -E 's/^(CUAUDIT_ERROR_COUNT|CUAUDIT_SESSION_START)=.*/\1/' | sort)
+      got=$("$CLI" run "${args[@]}" env 2>err.txt | grep -E '^CUAUDIT_' | sed -E 's/^(CUAUDIT_ERROR_COUNT|CUAUDIT_ERROR_COUNT_TOKEN|CUAUDIT_SESSION_START)=.*/\1/' | sort)
       rc=$?
       [ $rc = 0 ] && [ -n "$got" ] || { fail "${args[*]}: rc $rc, $(head -2 err.txt)"; continue; }
       [ -z "$ref" ] && ref=$got

@@ -1,8 +1,11 @@
 # SPDX-License-Identifier: MIT
 # tests/cases/output.cmake: the output-survival cases (issue 15): services, kills, reused descriptors, full disks, exec, thread churn.
 case_program(output_prog SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
+case_program(signal_calls SOURCES cases/signal_calls.c LINK mock_cuda Threads::Threads)
 # -fno-plt, as Arch Linux builds everything: execv is called through a GOT slot.
 case_program(output_prog_noplt SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
 target_compile_options(output_prog_noplt PRIVATE -fno-plt)
 case_script(output.sh)
 set_tests_properties(exit_during_cut_short_trace_flush_never_hangs PROPERTIES TIMEOUT 400)
+# Loaded: two busy loops of its own; bounded to about 40 seconds of runs.
+set_tests_properties(exit_during_cut_short_trace_flush_never_hangs_under_load PROPERTIES TIMEOUT 200 RUN_SERIAL TRUE)

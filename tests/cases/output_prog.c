@@ -238,6 +238,31 @@ static int vfork_exec(long count, const char *program)
 	return 0;
 }
 
+/* failfork N: N calls, an exec that fails with EACCES (a directory), then 3 forked children
+   that make N calls each and exit normally. */
+static int failed_exec_then_fork(long count)
+{
+	char *const next[] = { "/", NULL };
+
+	calls(count);
+	fflush(stdout);
+	CHECK(execv("/", next) == -1 && errno == EACCES);
+	for (int i = 0; i < 3; i++) {
+		pid_t child = fork();
+		int status;
+
+		CHECK(child >= 0);
+		if (child == 0) {
+			calls(count);
+			exit(0);
+		}
+		CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+		      WEXITSTATUS(status) == 0);
+	}
+	printf("3 children done\n");
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	CHECK(argc >= 2);
@@ -265,6 +290,8 @@ int main(int argc, char **argv)
 		return sigterm(atol(argv[2]));
 	if (strcmp(argv[1], "profiler") == 0)
 		return profiler();
+	if (strcmp(argv[1], "failfork") == 0 && argc == 3)
+		return failed_exec_then_fork(atol(argv[2]));
 	/* launch N PROGRAM ARGS...: N calls, then the workload replaces this image. If the exec
 	   fails, N more calls and status 127. */
 	if (strcmp(argv[1], "launch") == 0 && argc >= 4) {

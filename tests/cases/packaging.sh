@@ -259,8 +259,9 @@ cli_run_refuses_bad_values_and_unwritable_paths_before_starting)
 cli_run_has_an_option_for_every_CUAUDIT_variable)
   # One line per option: the option line and its description line joined.
   "$CLI" run --help | awk '/^ +(-., )?--/ { o = $0; getline; print o " " $0; next } { print }' >help.txt || fail "run --help"
-  # Every variable the module's configuration reads, except the counter the command itself sets.
-  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/hooks/core/config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vxE 'CUAUDIT_(ERROR_COUNT|SESSION_START)')
+  # Every variable the module's configuration reads, except what the command itself sets (the
+  # error counter and its token, the session start).
+  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/hooks/core/config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vxE 'CUAUDIT_(ERROR_COUNT|ERROR_COUNT_TOKEN|SESSION_START)')
   [ -n "$vars" ] || fail "no CUAUDIT_ variable found in the configuration"
   for v in $vars; do
     grep -qE "^ +(-., )?--[a-z-]+.* $v:" help.txt && pass "$v has an option" || fail "$v has no option in run --help"
@@ -276,6 +277,43 @@ cli_run_has_an_option_for_every_CUAUDIT_variable)
     # Values the module does not know yet pass through; a module that knows them may refuse x1.
     [ "$val" = x1 ] || grep -q "$var" <("$CLI" run "--$opt=x1" -- true 2>&1) && pass "--$opt sets $var" || fail "--$opt does not set $var ('$val')"
   done < <(sed -nE 's/^ +(-., )?--([a-z-]+)[ =\[].* (CUAUDIT_[A-Z_]+):.*/\2 \3/p' help.txt)
+  ;;
+error_counter_of_an_ended_run_is_never_written_in_another_process)
+  # Issue 19, defect 3: `cuaudit run -e` ends, a grandchild starts later, and the pid of the
+  # run now belongs to another process: CUAUDIT_ERROR_COUNT=/proc/PID/fd/3 names that
+  # process's own file. Here PID is such a process, holding its data file at descriptor 3.
+  printf 'foreign data: 0123456789abcdef0123456789abcdef\n' >foreign.dat
+  cp foreign.dat foreign.orig
+  (exec 3<>foreign.dat; exec sleep 60) &
+  holder=$!
+  for _ in $(seq 100); do [ -e "/proc/$holder/fd/3" ] && break; sleep 0.05; done
+  [ -e "/proc/$holder/fd/3" ] || fail "the holder has no descriptor 3"
+  token=0123456789abcdef0123456789abcdef
+  native "$BIN/driver_lazy"
+  # The variables as the ended run had exported them: its path, its token.
+  CUAUDIT_ERROR_COUNT=/proc/$holder/fd/3 CUAUDIT_ERROR_COUNT_TOKEN=$token CUAUDIT_LOG=warn \
+    CUAUDIT_LOG_FILE= audited "$BIN/driver_lazy"
+  same_results
+  cmp -s foreign.dat foreign.orig && pass "the other process's file is untouched" ||
+    fail "the other process's file was written: $(od -An -c foreign.dat | head -2)"
+  expect_log 1 'CUAUDIT_ERROR_COUNT=.* is not the counter of the `cuaudit run` this process descends from' audited.err
+  [ "$(grep -c . audited.err)" = 1 ] && pass "one message" || fail "messages: $(cat audited.err)"
+  # Without a token the counter is not used either.
+  CUAUDIT_ERROR_COUNT=/proc/$holder/fd/3 CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= audited "$BIN/driver_lazy"
+  same_results
+  cmp -s foreign.dat foreign.orig && pass "no token: untouched" || fail "no token: the file was written"
+  expect_log 1 'CUAUDIT_ERROR_COUNT_TOKEN=.* is not valid; accepted: 32 lower-case hex digits' audited.err
+  kill $holder 2>/dev/null; wait $holder 2>/dev/null
+  # The control: a file that holds the token is the counter, and the failed call is counted.
+  "$PYTHON" -c 'import sys; open(sys.argv[1], "wb").write(bytes(8) + bytes.fromhex(sys.argv[2]))' counter.bin $token
+  CUAUDIT_ERROR_COUNT=$dir/counter.bin CUAUDIT_ERROR_COUNT_TOKEN=$token CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= \
+    audited "$BIN/driver_lazy"
+  same_results
+  got=$("$PYTHON" -c 'import sys,struct; print(struct.unpack_from("<Q", open(sys.argv[1],"rb").read())[0])' counter.bin)
+  [ "$got" = 1 ] && pass "the run's own counter counts the failed call" || fail "own counter holds $got, want 1"
+  # And through the command: the token it makes is accepted, its counter counts.
+  expect_status 7 "$CLI" run --error-exitcode 7 -- "$BIN/driver_lazy"
+  grep -q '^cuaudit run: 1 CUDA call(s) failed; exit status 7$' cmd.err && pass "cuaudit run counts" || fail "count: $(cat cmd.err)"
   ;;
 cli_error_exitcode_is_returned_when_a_call_failed)
   native "$BIN/runtime_shared"

@@ -50,6 +50,21 @@ PY
   expect_log 1 '^shared.json (plt|bindnow)=1$' kinds.txt
   expect_log 1 '^static.json entry=1$' kinds.txt
   ;;
+static_runtime_messages_obey_CUAUDIT_LOG_levels) # when: CUAUDIT_HAVE_ZYDIS
+  # Issue 19, defect 10: the patch line was printed at every level, off included.
+  native "$BIN/static_rt"
+  for level in off error warn; do
+    CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=$level CUAUDIT_LOG_FILE= audited "$BIN/static_rt"
+    same_results
+    # The summary's "Generated:" line belongs to the warn level, like every warning.
+    grep -v '^cuaudit: Generated: ' audited.err >"err.$level"
+    [ -s "err.$level" ] && fail "CUAUDIT_LOG=$level: cuaudit wrote: $(head -3 "err.$level")" ||
+      pass "CUAUDIT_LOG=$level: nothing written"
+  done
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=info CUAUDIT_LOG_FILE= audited "$BIN/static_rt"
+  same_results
+  expect_log 1 "$patched_line" audited.err
+  ;;
 static_runtime_is_left_alone_without_CUAUDIT_STATIC_RUNTIME) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt"
   CUAUDIT_LOG=debug audited "$BIN/static_rt"
