@@ -266,6 +266,16 @@ PY
   expect_log 1 "^gpu_mem \[\('DtoH', 1, 4096, 4096, 4096\), \('HtoD', 2, 6144, 2048, 4096\), \('memset', 1, 1000, 1000, 1000\)\]$" q.txt
   expect_log 1 '^no_track_threads 0$' q.txt
   expect_log 1 '^meta recorded$' q.txt
+  # Every example query of docs/export.md runs on it; the GPU ones find the call and the median.
+  "$PYTHON" - "$SRC/docs/export.md" >ex.txt <<'PY' || fail "docs/export.md queries: $(cat ex.txt)"
+import re, sqlite3, sys
+db = sqlite3.connect("db.sqlite")
+for sql in re.findall(r"```sql\n(.*?)```", open(sys.argv[1]).read(), re.S):
+    print(repr(db.execute(sql).fetchall()))
+PY
+  [ "$(wc -l <ex.txt)" -ge 8 ] && pass "every example query runs" || fail "examples: $(cat ex.txt)"
+  expect_log 1 "^\[\('add_one\(int\*, int\)', 10, 3[34]\.[0-9]+, (29[89]|30[01])[0-9]{4}\.[0-9]+\)\]$" ex.txt
+  expect_log 1 "^\[\('add_one\(int\*, int\)', (59[0-9]|60[0-9])[0-9]{4}, 'legacy stream', [0-9]+, [0-9]+, 'cuLaunchKernel', " ex.txt
   # The same rows as CSV and as JSON lines.
   expect_status 0 "$CLI" export --type csv -o csv s.json t.json
   n=$(($(wc -l <csv/gpu_activity.csv) - 1))
