@@ -23,8 +23,7 @@
 #include "writer.h"
 
 /* Every table and its columns, in the order rows are given. One schema for every --type:
-   docs/export.md documents it. A table for GPU activity records joins this list when the
-   trace carries them. */
+   docs/export.md documents it. */
 enum col_type { C_INT, C_TEXT };
 struct column {
 	const char *name;
@@ -39,7 +38,8 @@ struct table_def {
 #define COLS(...) (const struct column[]){ __VA_ARGS__ }, \
 	sizeof((const struct column[]){ __VA_ARGS__ }) / sizeof(struct column)
 
-enum { T_META, T_PROCESSES, T_THREADS, T_APIS, T_KERNELS, T_CALLS, T_COUNT };
+enum { T_META, T_PROCESSES, T_THREADS, T_APIS, T_KERNELS, T_CALLS, T_GPU_ACTIVITY, T_GPU_KERNELS,
+       T_GPU_MEM, T_COUNT };
 static const struct table_def tables[T_COUNT] = {
 	{ "meta", COLS({ "key", C_TEXT }, { "value", C_TEXT }) },
 	{ "processes", COLS({ "id", C_INT }, { "pid", C_INT }, { "host", C_TEXT },
@@ -60,6 +60,21 @@ static const struct table_def tables[T_COUNT] = {
 			{ "name", C_TEXT }, { "layer", C_TEXT }, { "start_ns", C_INT },
 			{ "duration_ns", C_INT }, { "result", C_TEXT }, { "binding", C_TEXT },
 			{ "correlation_id", C_INT }, { "kernel", C_TEXT }, { "skipped", C_INT }) },
+	{ "gpu_activity", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "device", C_INT },
+			       { "stream", C_TEXT }, { "kind", C_TEXT }, { "name", C_TEXT },
+			       { "mangled", C_TEXT }, { "copy_kind", C_TEXT },
+			       { "start_ns", C_INT }, { "duration_ns", C_INT }, { "bytes", C_INT },
+			       { "correlation_id", C_INT }, { "api", C_TEXT }) },
+	{ "gpu_kernels", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "name", C_TEXT },
+			      { "mangled", C_TEXT }, { "instances", C_INT }, { "total_ns", C_INT },
+			      { "avg_ns", C_INT }, { "median_ns", C_INT }, { "min_ns", C_INT },
+			      { "max_ns", C_INT }, { "stddev_ns", C_INT }) },
+	{ "gpu_mem", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "operation", C_TEXT },
+			  { "count", C_INT }, { "total_ns", C_INT }, { "avg_ns", C_INT },
+			  { "median_ns", C_INT }, { "min_ns", C_INT }, { "max_ns", C_INT },
+			  { "stddev_ns", C_INT }, { "total_bytes", C_INT }, { "avg_bytes", C_INT },
+			  { "median_bytes", C_INT }, { "min_bytes", C_INT }, { "max_bytes", C_INT },
+			  { "stddev_bytes", C_INT }) },
 };
 
 /* One value of a row: NULL, a number or a text (not owned). */
@@ -222,6 +237,8 @@ static int sqlite_close(struct sink *k)
 	if (rc == 0 &&
 	    sql_exec(k, "CREATE INDEX calls_by_thread ON calls (pid, tid, start_ns);"
 			"CREATE INDEX calls_by_name ON calls (name);"
+			"CREATE INDEX calls_by_correlation ON calls (pid, correlation_id);"
+			"CREATE INDEX gpu_activity_by_correlation ON gpu_activity (pid, correlation_id);"
 			"CREATE INDEX apis_by_name ON apis (name); COMMIT") != 0)
 		rc = -1;
 	if (sqlite3_close(k->db) != SQLITE_OK)
@@ -353,8 +370,75 @@ static const char *program_of(const char *command)
 	return name;
 }
 
+static long long ns_of(const struct json *j)
+{
+	if (!j || j->type != JSON_NUMBER)
+		return -1;
+	return j->integral ? j->integer * 1000 : llround(j->number * 1000.0);
+}
+
+static const char *str_of(const struct json *j)
+{
+	return j && j->type == JSON_STRING ? j->string : NULL;
+}
+
+/* A number of a row object as a value: NULL where the summary does not give it. */
+static struct value num_of(const struct json *o, const char *key)
+{
+	const struct json *v = json_get(o, key);
+
+	return v && v->type == JSON_NUMBER && v->integral ? V_INT(v->integer) : V_NULL;
+}
+
+/* The summary's "gpu" section (CUAUDIT_GPU_TIME): its kernel and memory tables. A merged
+   summary (`cuaudit report --json`) describes no one process: its rows have no process, and
+   no median (medians do not merge). */
+static void export_summary_gpu(struct sink *k, const char *text, size_t len, struct value idv,
+			       struct value pidv)
+{
+	static const char *const stats[] = { "total", "avg", "median", "min", "max", "stddev" };
+	char err[256], key[32];
+	struct json *doc = json_parse(text, len, err, sizeof(err));
+	const struct json *gpu = json_get(doc, "gpu"), *list;
+
+	if (!gpu || gpu->type != JSON_OBJECT) {
+		json_free(doc);
+		return;
+	}
+	list = json_get(gpu, "kernels");
+	for (const struct json *o = list && list->type == JSON_ARRAY ? list->child : NULL; o;
+	     o = o->next) {
+		const char *name = str_of(json_get(o, "name"));
+		struct value v[11] = { idv, pidv, V_TEXT(name ? cua_demangle(name) : NULL),
+				       V_TEXT(name), num_of(o, "instances") };
+
+		for (unsigned i = 0; i < 6; i++) {
+			snprintf(key, sizeof(key), "%s_ns", stats[i]);
+			v[5 + i] = num_of(o, key);
+		}
+		put_row(k, T_GPU_KERNELS, v);
+	}
+	list = json_get(gpu, "memory");
+	for (const struct json *o = list && list->type == JSON_ARRAY ? list->child : NULL; o;
+	     o = o->next) {
+		struct value v[16] = { idv, pidv, V_TEXT(str_of(json_get(o, "operation"))),
+				       num_of(o, "count") };
+
+		for (unsigned i = 0; i < 6; i++) {
+			snprintf(key, sizeof(key), "%s_ns", stats[i]);
+			v[4 + i] = num_of(o, key);
+			snprintf(key, sizeof(key), "%s_bytes", stats[i]);
+			v[10 + i] = num_of(o, key);
+		}
+		put_row(k, T_GPU_MEM, v);
+	}
+	json_free(doc);
+}
+
 static int export_summary(struct sink *k, const char *file, const char *text, size_t len)
 {
+	struct value gpu_id = V_NULL, gpu_pid = V_NULL;
+
 	struct cua_summaries s;
 	char err[256];
 
@@ -397,26 +481,198 @@ static int export_summary(struct sink *k, const char *file, const char *text, si
 			};
 			put_row(k, T_KERNELS, v);
 		}
+		if (s.ninputs == 1) {
+			gpu_id = V_INT(id);
+			gpu_pid = pidv;
+		}
 	}
+	export_summary_gpu(k, text, len, gpu_id, gpu_pid);
 	cua_summaries_free(&s);
 	return 0;
 }
 
 /* ---------------------------------------------------------------- traces */
 
-static long long ns_of(const struct json *j)
+/* GPU tracks' ids in a trace (hooks/gpu_trace.c): above any thread id. */
+#define GPU_TRACK_BASE 4000000000ll
+
+/* Where a call's GPU work was: the flow arrow from the call ("ph":"s", on the calling thread,
+   at a time inside the call) carries the correlation id, the GPU event the call's name. A
+   trace keeps them after the calls, so they are gathered first (in memory: at most 2^20 per
+   process) and the calls are matched as they stream by. */
+struct gpu_link {
+	long long pid, tid, ts, corr;
+	const char *api; /* interned */
+};
+static struct gpu_link *links;
+static size_t nlinks;
+static char **api_names;
+static size_t napi_names;
+
+static const char *intern(const char *name)
 {
-	if (!j || j->type != JSON_NUMBER)
-		return -1;
-	return j->integral ? j->integer * 1000 : llround(j->number * 1000.0);
+	char **t;
+
+	for (size_t i = 0; i < napi_names; i++)
+		if (strcmp(api_names[i], name) == 0)
+			return api_names[i];
+	t = realloc(api_names, (napi_names + 1) * sizeof(*t));
+	if (!t)
+		return NULL;
+	api_names = t;
+	return api_names[napi_names++] = strdup(name);
 }
 
-static const char *str_of(const struct json *j)
+static int link_by_corr(const void *a, const void *b)
 {
-	return j && j->type == JSON_STRING ? j->string : NULL;
+	const struct gpu_link *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	return x->corr < y->corr ? -1 : x->corr > y->corr;
 }
 
-/* One event of a trace: a call ("ph":"X") or a process or thread name ("ph":"M"). */
+static int link_by_time(const void *a, const void *b)
+{
+	const struct gpu_link *x = a, *y = b;
+
+	if (x->pid != y->pid)
+		return x->pid < y->pid ? -1 : 1;
+	if (x->tid != y->tid)
+		return x->tid < y->tid ? -1 : 1;
+	return x->ts < y->ts ? -1 : x->ts > y->ts;
+}
+
+static void gather_links(const char *text, size_t len)
+{
+	static const char key[] = "\"cat\":\"gpu";
+	const char *p = text, *end = text + len;
+	struct gpu_link *apis = NULL, *t;
+	size_t napis = 0, cap = 0, capl = 0;
+	char err[256];
+
+	nlinks = 0;
+	while ((p = memmem(p, (size_t)(end - p), key, sizeof(key) - 1))) {
+		const char *b = p, *nl = memchr(p, '\n', (size_t)(end - p));
+		size_t n;
+		struct json *j;
+
+		while (b > text && b[-1] != '\n')
+			b--;
+		n = (size_t)((nl ? nl : end) - b);
+		while (n && (b[n - 1] == ',' || b[n - 1] == '\r' || b[n - 1] == ' '))
+			n--;
+		if (n && b[0] == '{' && (j = json_parse(b, n, err, sizeof(err)))) {
+			const char *ph = str_of(json_get(j, "ph")), *cat = str_of(json_get(j, "cat"));
+			const struct json *args = json_get(j, "args");
+			const struct json *pid = json_get(j, "pid"), *tid = json_get(j, "tid");
+			const struct json *corr = json_get(strcmp(cat ? cat : "", "gpu") == 0 ? args : j,
+							   strcmp(cat ? cat : "", "gpu") == 0 ? "correlation"
+											: "id");
+			struct gpu_link l = { pid && pid->integral ? pid->integer : -1,
+					      tid && tid->integral ? tid->integer : -1,
+					      ns_of(json_get(j, "ts")),
+					      corr && corr->integral ? corr->integer : -1, NULL };
+
+			if (!ph || !cat || l.corr < 0) {
+				/* not one of ours */
+			} else if (strcmp(cat, "gpu") == 0 && strcmp(ph, "X") == 0 &&
+				   str_of(json_get(args, "api"))) {
+				if (napis == cap && (t = realloc(apis, (cap = cap ? 2 * cap : 1024) *
+									sizeof(*t))))
+					apis = t;
+				l.api = intern(str_of(json_get(args, "api")));
+				if (napis < cap && l.api)
+					apis[napis++] = l;
+			} else if (strcmp(cat, "gpu.flow") == 0 && strcmp(ph, "s") == 0) {
+				if (nlinks == capl && (t = realloc(links, (capl = capl ? 2 * capl : 1024) *
+									  sizeof(*t))))
+					links = t;
+				if (nlinks < capl)
+					links[nlinks++] = l;
+			}
+			json_free(j);
+		}
+		p = nl ? nl : end;
+	}
+	/* Each arrow gets its call's name from the GPU event of the same correlation id. */
+	if (napis)
+		qsort(apis, napis, sizeof(*apis), link_by_corr);
+	for (size_t i = 0; i < nlinks; i++) {
+		const struct gpu_link *a =
+			napis ? bsearch(&links[i], apis, napis, sizeof(*apis), link_by_corr) : NULL;
+
+		links[i].api = a ? a->api : NULL;
+	}
+	if (nlinks)
+		qsort(links, nlinks, sizeof(*links), link_by_time);
+	free(apis);
+}
+
+/* The correlation id of the call (pid, tid, name) that ran over [ts, ts + dur], if it caused
+   GPU work the trace recorded; -1 otherwise. */
+static long long call_correlation(long long pid, long long tid, const char *name, long long ts,
+				  long long dur)
+{
+	size_t lo = 0, hi = nlinks;
+	struct gpu_link key = { pid, tid, ts, 0, NULL };
+
+	while (lo < hi) {
+		size_t mid = lo + (hi - lo) / 2;
+
+		if (link_by_time(&links[mid], &key) < 0)
+			lo = mid + 1;
+		else
+			hi = mid;
+	}
+	for (; lo < nlinks && links[lo].pid == pid && links[lo].tid == tid &&
+	       links[lo].ts <= ts + dur;
+	     lo++)
+		if (links[lo].api && strcmp(links[lo].api, name) == 0)
+			return links[lo].corr;
+	return -1;
+}
+
+/* What a GPU event's operation is ("op", or its name in a trace without one). */
+static const char *const copy_kinds[] = { "HtoD", "DtoH", "DtoD", "peer", "HtoH", "copy" };
+
+/* One GPU event ("cat":"gpu"): a row of gpu_activity. */
+static void gpu_event(struct sink *k, const struct json *e, const char *name, long long pid,
+		      const char *file)
+{
+	const struct json *args = json_get(e, "args");
+	const char *op = str_of(json_get(args, "op")), *kind = "kernel", *copy = NULL;
+	const struct json *bytes = json_get(args, "bytes");
+	struct value v[13];
+
+	if (!op)
+		op = name;
+	for (unsigned i = 0; i < sizeof(copy_kinds) / sizeof(copy_kinds[0]); i++)
+		if (strcmp(op, copy_kinds[i]) == 0)
+			kind = "copy", copy = op;
+	if (strcmp(op, "memset") == 0)
+		kind = "memset";
+	else if (strcmp(op, "graph") == 0)
+		kind = "graph", name = "(CUDA graph launch)";
+	v[0] = V_INT(process_id(k, pid, NULL, NULL, file));
+	v[1] = V_INT(pid);
+	v[2] = num_of(args, "device");
+	v[3] = V_TEXT(str_of(json_get(args, "stream")));
+	v[4] = V_TEXT(kind);
+	v[5] = V_TEXT(strcmp(kind, "kernel") == 0 ? cua_demangle(name) : name);
+	v[6] = V_TEXT(strcmp(kind, "kernel") == 0 ? name : NULL);
+	v[7] = V_TEXT(copy);
+	v[8] = V_INT(ns_of(json_get(e, "ts")));
+	v[9] = V_INT(ns_of(json_get(e, "dur")));
+	v[10] = bytes && bytes->integral ? V_INT(bytes->integer)
+		: strcmp(kind, "copy") == 0 || strcmp(kind, "memset") == 0 ? V_INT(0) : V_NULL;
+	v[11] = num_of(args, "correlation");
+	v[12] = V_TEXT(str_of(json_get(args, "api")));
+	put_row(k, T_GPU_ACTIVITY, v);
+}
+
+/* One event of a trace: a call ("ph":"X"), a piece of GPU work ("ph":"X", "cat":"gpu") or a
+   process or thread name ("ph":"M"). */
 static void trace_event(struct sink *k, const struct json *e, const char *file)
 {
 	const char *ph = str_of(json_get(e, "ph")), *name = str_of(json_get(e, "name"));
@@ -432,7 +688,7 @@ static void trace_event(struct sink *k, const struct json *e, const char *file)
 
 		if (strcmp(name, "process_name") == 0)
 			process_id(k, pid, NULL, what, file);
-		else if (strcmp(name, "thread_name") == 0) {
+		else if (strcmp(name, "thread_name") == 0 && tid < GPU_TRACK_BASE) {
 			struct value v[4] = { V_INT(process_id(k, pid, NULL, NULL, file)), V_INT(pid),
 					      V_INT(tid), V_TEXT(what) };
 			put_row(k, T_THREADS, v);
@@ -441,17 +697,23 @@ static void trace_event(struct sink *k, const struct json *e, const char *file)
 	}
 	if (strcmp(ph, "X") != 0)
 		return;
+	if (strcmp(str_of(json_get(e, "cat")) ? str_of(json_get(e, "cat")) : "", "gpu") == 0) {
+		gpu_event(k, e, name, pid, file);
+		return;
+	}
 	{
 		const struct json *corr = json_get(args, "correlation_id");
+		long long ts = ns_of(json_get(e, "ts")), dur = ns_of(json_get(e, "dur"));
+		long long linked = corr && corr->integral
+			? corr->integer : nlinks ? call_correlation(pid, tid, name, ts, dur) : -1;
 		const struct json *skipped = json_get(args, "skipped");
 		const char *kernel = str_of(json_get(args, "kernel_name"));
 		struct value v[12] = {
 			V_INT(process_id(k, pid, NULL, NULL, file)), V_INT(pid), V_INT(tid),
 			V_TEXT(name), V_TEXT(str_of(json_get(e, "cat"))),
-			V_INT(ns_of(json_get(e, "ts"))), V_INT(ns_of(json_get(e, "dur"))),
-			V_TEXT(str_of(json_get(args, "result"))),
+			V_INT(ts), V_INT(dur), V_TEXT(str_of(json_get(args, "result"))),
 			V_TEXT(str_of(json_get(args, "binding"))),
-			corr && corr->integral ? V_INT(corr->integer) : V_NULL,
+			linked >= 0 ? V_INT(linked) : V_NULL,
 			V_TEXT(kernel ? cua_demangle(kernel) : NULL),
 			V_INT(skipped && skipped->type == JSON_BOOL && skipped->boolean),
 		};
@@ -495,6 +757,7 @@ static int export_trace(struct sink *k, const char *file, const char *text, size
 		return -1;
 	}
 	name_processes(k, file, text, len);
+	gather_links(text, len);
 	for (p++; p < end; line++) {
 		const char *nl = memchr(p, '\n', (size_t)(end - p));
 		const char *e = nl ? nl : end;
@@ -627,8 +890,8 @@ static void usage(FILE *f)
 	fputs("usage: cuaudit export [OPTIONS] -o OUT FILE...\n"
 	      "Writes the summaries (SUMMARY.json) and traces (TRACE.json, or the raw file\n"
 	      "TRACE.PID.NONCE.raw of a process that ended without exit()) of any number of\n"
-	      "processes as tables: processes, threads, apis, kernels, calls and meta\n"
-	      "(docs/export.md). '-' reads standard input.\n"
+	      "processes as tables: processes, threads, apis, kernels, calls, gpu_activity,\n"
+	      "gpu_kernels, gpu_mem and meta (docs/export.md). '-' reads standard input.\n"
 	      "\n"
 	      "  -T, --type sqlite|csv|jsonl\n"
 	      "        an SQLite database (the default), a folder of CSV files (one per table),\n"
@@ -655,14 +918,22 @@ static int usage_error(const char *what, const char *arg)
 
 static void put_meta(struct sink *k)
 {
-	struct value v[2] = { V_TEXT("schema_version"), V_TEXT("1") };
+	struct value v[2] = { V_TEXT("schema_version"), V_TEXT("2") };
 
 	put_row(k, T_META, v);
 	v[0] = V_TEXT("cuaudit_version");
 	v[1] = V_TEXT(CUA_VERSION);
 	put_row(k, T_META, v);
-	v[0] = V_TEXT("gpu_activity");
-	v[1] = V_TEXT("not recorded by this version");
+}
+
+/* Written after the inputs: whether any of them carried GPU activity records. */
+static void put_meta_gpu(struct sink *k)
+{
+	struct value v[2] = { V_TEXT("gpu_activity"),
+			      V_TEXT(k->rows[T_GPU_ACTIVITY]
+					     ? "recorded"
+					     : "none in the inputs (traces of CUAUDIT_GPU_TIME runs carry it)") };
+
 	put_row(k, T_META, v);
 }
 
@@ -735,6 +1006,7 @@ int cua_cli_export_main(int argc, char **argv)
 	for (int i = optind; i < argc && !k.failed; i++)
 		if (export_file(&k, argv[i]) != 0)
 			rc = 1;
+	put_meta_gpu(&k);
 #ifdef CUA_HAVE_SQLITE
 	if (k.type == OUT_SQLITE && sqlite_close(&k) != 0)
 		rc = k.failed = 1;
@@ -745,8 +1017,8 @@ int cua_cli_export_main(int argc, char **argv)
 		unlink(k.out);
 	if (!k.failed && strcmp(k.out, "-") != 0)
 		fprintf(stderr, "cuaudit export: Generated: %s (%llu processes, %llu calls, %llu "
-				"API rows, %llu kernel rows)\n",
+				"API rows, %llu kernel rows, %llu GPU activity rows)\n",
 			k.out, k.rows[T_PROCESSES], k.rows[T_CALLS], k.rows[T_APIS],
-			k.rows[T_KERNELS]);
+			k.rows[T_KERNELS], k.rows[T_GPU_ACTIVITY]);
 	return rc;
 }

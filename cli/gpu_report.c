@@ -213,6 +213,9 @@ void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
 		       (unsigned long long)r->max_ns, (unsigned long long)stddev(r), r->processes,
 		       r->name);
 	}
+	/* The summaries' median column is the one nsys users look for: say why it is not here. */
+	printf("  (no median: a median of merged processes cannot be made from theirs; each summary\n"
+	       "  has its own, and `cuaudit export` gives every record of a trace for a true one)\n");
 	if (table) {
 		printf("\n%14s %10s %14s %14s %14s  %s\n", "total_bytes", "count", "avg_bytes",
 		       "min_bytes", "max_bytes", "operation");

@@ -86,10 +86,26 @@ static void put_head(struct cua_buf *b, const char *ph, uint64_t pid, uint64_t t
 	put_us(b, ts);
 }
 
+/* "legacy stream", "per-thread stream of thread N" or "stream 0x...": the track's name after
+   "GPU D ", and each event's "stream". */
+static void put_stream(struct cua_buf *b, const void *stream)
+{
+	uintptr_t s = (uintptr_t)stream;
+
+	if (s == 1) {
+		cua_buf_str(b, "legacy stream");
+	} else if ((s & 15) == 2) {
+		cua_buf_str(b, "per-thread stream of thread ");
+		cua_buf_u64(b, s >> 4);
+	} else {
+		cua_buf_str(b, "stream ");
+		cua_buf_hex(b, s);
+	}
+}
+
 static void track_name(struct cua_writer *w, uint64_t pid, unsigned i)
 {
 	struct cua_buf *b = cua_writer_room(w, 256);
-	uintptr_t s = (uintptr_t)tracks[i].stream;
 
 	cua_buf_str(b, ",\n{\"name\":\"thread_name\",\"ph\":\"M\",\"pid\":");
 	cua_buf_u64(b, pid);
@@ -97,15 +113,8 @@ static void track_name(struct cua_writer *w, uint64_t pid, unsigned i)
 	cua_buf_u64(b, TRACK_BASE + i);
 	cua_buf_str(b, ",\"args\":{\"name\":\"GPU ");
 	cua_buf_u64(b, tracks[i].device);
-	if (s == 1) {
-		cua_buf_str(b, " legacy stream");
-	} else if ((s & 15) == 2) {
-		cua_buf_str(b, " per-thread stream of thread ");
-		cua_buf_u64(b, s >> 4);
-	} else {
-		cua_buf_str(b, " stream 0x");
-		cua_buf_hex(b, s);
-	}
+	cua_buf_char(b, ' ');
+	put_stream(b, tracks[i].stream);
 	cua_buf_str(b, "\"}}");
 	b = cua_writer_room(w, 128);
 	cua_buf_str(b, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
@@ -140,6 +149,13 @@ void cua_gpu_write_trace(struct cua_writer *w, uint64_t pid)
 		cua_buf_str(b, cua_api[r->api_id].elf_name);
 		cua_buf_str(b, "\",\"device\":");
 		cua_buf_u64(b, r->device);
+		/* What it was and where, for readers other than a viewer (cuaudit export): a
+		   track is shared once MAX_TRACKS are in use, an event's own stream is not. */
+		cua_buf_str(b, ",\"op\":\"");
+		cua_buf_str(b, cua_gpu_op_names[r->op]);
+		cua_buf_str(b, "\",\"stream\":\"");
+		put_stream(b, r->stream);
+		cua_buf_char(b, '"');
 		if (r->bytes) {
 			cua_buf_str(b, ",\"bytes\":");
 			cua_buf_u64(b, r->bytes);

@@ -198,7 +198,7 @@ PY
   expect_log 1 "^kernel \('vec_double\(int\*, int const\*, int\)', '_Z10vec_doublePiPKii'\)$" q.txt
   expect_log 1 '^api 5$' q.txt
   expect_log 1 '^dur \(1, 1\)$' q.txt
-  expect_log 1 '^meta not recorded' q.txt
+  expect_log 1 '^meta none in the inputs' q.txt
   expect_status 1 "$CLI" export -o db.sqlite "$s"
   grep -q "exists" cmd.err && pass "an existing database is not replaced" || fail "$(cat cmd.err)"
   expect_status 0 "$CLI" export --type=csv -o csv "$s" "$t"
@@ -221,6 +221,74 @@ PY
   [ "$got" = "300 output_prog" ] && pass "raw trace: 300 calls of the killed process, named" || fail "raw: '$got'"
   expect_status 2 "$CLI" export -T xml -o x "$s"
   expect_status 2 "$CLI" export "$s"
+  ;;
+cli_export_gpu_activity_joins_calls_by_correlation_id)
+  # GPU timing on the mock driver (tests/cases/gpu.sh): 16 pieces of work, each caused by one call.
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" \
+    "$BIN/gpu_time" all >/dev/null 2>&1 || fail "gpu_time under cuaudit"
+  expect_status 0 "$CLI" export -o db.sqlite s.json t.json
+  grep -q "16 GPU activity rows" cmd.err && pass "says how many GPU rows" || fail "$(cat cmd.err)"
+  "$PYTHON" - t.json >q.txt <<'PY' || fail "query: $(cat q.txt)"
+import json, sqlite3, sys
+db = sqlite3.connect("db.sqlite")
+q = lambda sql: db.execute(sql).fetchall()
+events = json.load(open(sys.argv[1]))["traceEvents"]
+print("activity", q("select count(*) from gpu_activity")[0][0],
+      len([e for e in events if e.get("cat") == "gpu" and e["ph"] == "X"]))
+print("kinds", q("select group_concat(kind || '=' || n) from (select kind, count(*) n from gpu_activity group by kind order by kind)")[0][0])
+print("copies", q("select group_concat(copy_kind || '=' || b) from (select copy_kind, sum(bytes) b from gpu_activity where kind = 'copy' group by copy_kind order by copy_kind)")[0][0])
+print("memset", q("select bytes from gpu_activity where kind = 'memset'"))
+print("kernel", q("select distinct name, mangled from gpu_activity where kind = 'kernel'"))
+print("streams", q("select count(distinct stream), sum(stream like 'legacy stream'), sum(stream like 'stream 0x%') > 0 from gpu_activity")[0])
+# Every piece of GPU work joins the one call that caused it, and does not start before it.
+print("joined", q("select count(*) from gpu_activity g join calls c on c.pid = g.pid and c.correlation_id = g.correlation_id and c.name = g.api and g.start_ns >= c.start_ns")[0][0])
+print("unjoined", q("select count(*) from gpu_activity g where not exists (select 1 from calls c where c.pid = g.pid and c.correlation_id = g.correlation_id)")[0][0])
+print("calls_with_id", q("select count(*), count(distinct correlation_id) from calls where correlation_id is not null")[0])
+print("slowest_kernel_call", q("select c.name, c.tid > 0 from gpu_activity g join calls c using (pid, correlation_id) where g.kind = 'kernel' order by g.duration_ns desc limit 1")[0])
+print("gpu_kernels", q("select name, instances, abs(total_ns - 34000000) < 680000, median_ns > 0 from gpu_kernels where mangled = '_Z7add_onePii'")[0])
+print("graph", q("select instances from gpu_kernels where name = '(CUDA graph launch)'")[0][0])
+print("gpu_mem", q("select operation, count, total_bytes, min_bytes, max_bytes from gpu_mem order by operation"))
+print("no_track_threads", q("select count(*) from threads where tid >= 4000000000")[0][0])
+print("meta", q("select value from meta where key = 'gpu_activity'")[0][0])
+PY
+  expect_log 1 '^activity 16 16$' q.txt
+  expect_log 1 '^kinds copy=3,graph=2,kernel=10,memset=1$' q.txt
+  expect_log 1 '^copies DtoH=4096,HtoD=6144$' q.txt
+  expect_log 1 '^memset \[\(1000,\)\]$' q.txt
+  expect_log 1 "^kernel \[\('add_one\(int\*, int\)', '_Z7add_onePii'\)\]$" q.txt
+  expect_log 1 '^streams \(4, 8, 1\)$' q.txt
+  expect_log 1 '^joined 16$' q.txt
+  expect_log 1 '^unjoined 0$' q.txt
+  expect_log 1 '^calls_with_id \(16, 16\)$' q.txt
+  expect_log 1 "^slowest_kernel_call \('cuLaunchKernel', 1\)$" q.txt
+  expect_log 1 "^gpu_kernels \('add_one\(int\*, int\)', 10, 1, 1\)$" q.txt
+  expect_log 1 '^graph 2$' q.txt
+  expect_log 1 "^gpu_mem \[\('DtoH', 1, 4096, 4096, 4096\), \('HtoD', 2, 6144, 2048, 4096\), \('memset', 1, 1000, 1000, 1000\)\]$" q.txt
+  expect_log 1 '^no_track_threads 0$' q.txt
+  expect_log 1 '^meta recorded$' q.txt
+  # Every example query of docs/export.md runs on it; the GPU ones find the call and the median.
+  "$PYTHON" - "$SRC/docs/export.md" >ex.txt <<'PY' || fail "docs/export.md queries: $(cat ex.txt)"
+import re, sqlite3, sys
+db = sqlite3.connect("db.sqlite")
+for sql in re.findall(r"```sql\n(.*?)```", open(sys.argv[1]).read(), re.S):
+    print(repr(db.execute(sql).fetchall()))
+PY
+  [ "$(wc -l <ex.txt)" -ge 8 ] && pass "every example query runs" || fail "examples: $(cat ex.txt)"
+  expect_log 1 "^\[\('add_one\(int\*, int\)', 10, 3[34]\.[0-9]+, (29[89]|30[01])[0-9]{4}\.[0-9]+\)\]$" ex.txt
+  expect_log 1 "^\[\('add_one\(int\*, int\)', (59[0-9]|60[0-9])[0-9]{4}, 'legacy stream', [0-9]+, [0-9]+, 'cuLaunchKernel', " ex.txt
+  # The same rows as CSV and as JSON lines.
+  expect_status 0 "$CLI" export --type csv -o csv s.json t.json
+  n=$(($(wc -l <csv/gpu_activity.csv) - 1))
+  [ "$n" = 16 ] && head -1 csv/gpu_activity.csv | grep -qx 'process_id,pid,device,stream,kind,name,mangled,copy_kind,start_ns,duration_ns,bytes,correlation_id,api' &&
+    [ -s csv/gpu_kernels.csv ] && [ -s csv/gpu_mem.csv ] && pass "CSV: gpu_activity, gpu_kernels, gpu_mem" || fail "CSV: $n rows: $(head -2 csv/gpu_activity.csv)"
+  "$CLI" export -T jsonl -o - s.json t.json >rows.jsonl 2>err.txt || fail "jsonl: $(cat err.txt)"
+  got=$("$PYTHON" -c '
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+g = [r for r in rows if r["table"] == "gpu_activity"]
+ids = {r["correlation_id"] for r in rows if r["table"] == "calls" and r["correlation_id"] is not None}
+print(len(g), all(r["correlation_id"] in ids for r in g), sum(r["table"] == "gpu_mem" for r in rows))' rows.jsonl)
+  [ "$got" = "16 True 3" ] && pass "JSON lines: 16 GPU rows, each joins a call" || fail "jsonl: '$got'"
   ;;
 cli_export_a_million_calls_in_seconds)
   "$PYTHON" - <<'PY'

@@ -198,6 +198,9 @@ gpu_time_report_merges_gpu_tables_across_processes)
   grep -qE '^ +[0-9.]+ +6[0-9]{7} +20 .* 2  _Z7add_onePii$' k.txt && pass "kernels merged: 20 instances from 2 processes" ||
     fail "gpu-kernels: $(cat k.txt)"
   grep -q '32 timed, 4 untimed capturing' k.txt && pass "timed and untimed summed" || fail "untimed: $(grep GPU k.txt)"
+  # Medians do not merge: no median column passes one off as merged, and the table says why.
+  ! grep -qi 'median' <(grep -v '^  (no median' k.txt | grep -v '^  has its own') && grep -q '^  (no median: ' k.txt &&
+    pass "no merged median, and says so" || fail "median: $(cat k.txt)"
   "$CLI" report --table=gpu-mem --csv s1.json s2.json >m.csv 2>&1 || fail "report --table=gpu-mem --csv"
   grep -qE '^HtoD,4,[0-9]+,[0-9]+,[0-9]+,[0-9]+,[0-9]+,12288,2048,4096,2$' m.csv && pass "gpu-mem CSV: $(grep HtoD m.csv)" ||
     fail "gpu-mem CSV: $(cat m.csv)"
