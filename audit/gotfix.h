@@ -13,6 +13,7 @@ struct cua_ref {
 	struct link_map *map;
 	uint8_t got[CUA_MASK_BYTES]; /* ids whose GOT or data slots were turned into JUMP_SLOTs */
 	uint8_t pending;             /* waits for cua_gotfix_run */
+	uint8_t cuda;                /* it names CUDA functions (not only exec or signal ones) */
 };
 
 /* Chooses how slots are fixed: by rewriting relocations where the loader audits bind-now

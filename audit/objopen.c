@@ -102,7 +102,15 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	}
 	/* Its GOT slots of CUDA or exec functions are turned into audited JUMP_SLOTs. */
 	*cookie = cua_gotfix_open(map);
-	cua_log_msg(CUA_LOG_DEBUG, "object opened: ", cua_lib_path(map), NULL);
+	/* Only objects that name CUDA functions: a process that never loads CUDA stays silent,
+	   although its C runtime (libubsan, a JVM) imports sigaction or execve. */
+	if (imports & IMPORTS_CUDA) {
+		struct cua_ref *ref = cua_gotfix_ref(*cookie);
+
+		if (ref)
+			ref->cuda = 1;
+		cua_log_msg(CUA_LOG_DEBUG, "object opened: ", cua_lib_path(map), NULL);
+	}
 	return LA_FLG_BINDFROM;
 }
 
@@ -145,7 +153,7 @@ CUA_LA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 		cua_entrypatch_forget(patched ? patched : ref->map);
 	if (lib)
 		cua_libs_close(lib);
-	else if (ref)
+	else if (ref && ref->cuda)
 		cua_log_msg(CUA_LOG_DEBUG, "object closed: ", cua_lib_path(ref->map), NULL);
 	cua_gotfix_close(*cookie);
 	*cookie = 0;
