@@ -56,6 +56,11 @@ extern uint8_t cua_active;
    before the first binding, so the plan is fixed before any entry is handed out. */
 #define CUA_PLAN_HOOKED 1u /* some subscription covers it: hand out the full wrapper */
 #define CUA_PLAN_TIMED 2u  /* one of those asked for times: read the clock around the call */
+/* Exactly one subscription covers it (summary alone, metrics alone, one plugin: the common
+   case): its index is in the high bits, and dispatch calls it directly, with no loop, no mask
+   test and one user slot. */
+#define CUA_PLAN_ONE 4u
+#define CUA_PLAN_SUB_SHIFT 4
 extern uint8_t cua_plan[CUAUDIT_ID_COUNT];
 
 /* cua_entry[kind][id]: the wrapper entry point handed out for a binding of that kind;
@@ -104,10 +109,36 @@ struct cua_sub {
 extern struct cua_sub cua_subs[CUA_MAX_SUBS];
 extern unsigned cua_nsubs;
 
+/* Two or more subscriptions on one function: each in order, with a user slot each. */
+CUA_HOT_INLINE void cua_dispatch_loop_enter(struct cua_call *c, unsigned id, int *call_real_out)
+{
+	struct cuaudit_call *p = &c->pub;
+	int call_real = 1;
+
+	for (unsigned i = 0; i < cua_nsubs; i++) {
+		const struct cua_sub *s = &cua_subs[i];
+
+		if (!(s->mask[id >> 3] & (1u << (id & 7))))
+			continue;
+		c->user[i] = 0;
+		if (s->enter) {
+			p->user = &c->user[i];
+			p->t_enter_ns = 0;
+			/* A later enter callback sees an earlier one's skip (GPU timing records
+			   nothing for a call the memory limit or a fault skipped). */
+			p->skipped = !call_real;
+			if (s->enter(p, s->ctx) == CUAUDIT_SKIP_REAL)
+				call_real = 0;
+		}
+	}
+	*call_real_out = call_real;
+}
+
 /* Inline in each wrapper body: with hooks on, this runs on every call. */
 CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
 {
 	struct cuaudit_call *p = &c->pub;
+	unsigned plan = cua_plan[id];
 	int call_real = 1;
 
 	if (CUA_UNLIKELY(!cua_self.serial))
@@ -126,25 +157,20 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	p->t_exit_ns = 0;
 	p->depth = cua_self.depth++;
 	p->skipped = 0;
-	for (unsigned i = 0; i < cua_nsubs; i++) {
-		const struct cua_sub *s = &cua_subs[i];
+	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
+		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
 
-		if (!(s->mask[id >> 3] & (1u << (id & 7))))
-			continue;
-		c->user[i] = 0;
-		if (s->enter) {
-			p->user = &c->user[i];
-			p->t_enter_ns = 0;
-			/* A later enter callback sees an earlier one's skip (GPU timing records
-			   nothing for a call the memory limit or a fault skipped). */
-			p->skipped = !call_real;
-			if (s->enter(p, s->ctx) == CUAUDIT_SKIP_REAL)
-				call_real = 0;
-		}
+		c->user[0] = 0;
+		p->user = &c->user[0];
+		p->t_enter_ns = 0;
+		if (s->enter && s->enter(p, s->ctx) == CUAUDIT_SKIP_REAL)
+			call_real = 0;
+	} else {
+		cua_dispatch_loop_enter(c, id, &call_real);
 	}
 	p->skipped = !call_real;
 	/* No subscriber on this function wants times: no clock is read at all. */
-	p->t_enter_ns = cua_plan[id] & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
+	p->t_enter_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	/* The live view (hooks/live.c) marks the call in flight with the start time just read,
 	   or, when no subscriber times this function, with the one clock read it makes. */
 	if (CUA_UNLIKELY(cua_live_on))
@@ -155,9 +181,19 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 {
 	struct cuaudit_call *p = &c->pub;
+	unsigned plan = cua_plan[p->id];
 
-	p->t_exit_ns = cua_plan[p->id] & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
+	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	cua_self.depth--;
+	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
+		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
+
+		if (s->exit) {
+			p->user = &c->user[0];
+			s->exit(p, s->ctx);
+		}
+		return;
+	}
 	for (unsigned i = cua_nsubs; i > 0; i--) {
 		const struct cua_sub *s = &cua_subs[i - 1];
 
