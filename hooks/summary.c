@@ -58,6 +58,7 @@ static struct {
 	char path[CUA_PATH_MAX];    /* CUAUDIT_SUMMARY: "stderr", a template, or empty */
 	int metrics;                /* CUAUDIT_METRICS is on: written with each snapshot */
 	unsigned sample;            /* CUAUDIT_SUMMARY_SAMPLE */
+	uint64_t sample_mask;       /* sample - 1 when a power of two: no division per call */
 	uint64_t flush_interval_ns; /* CUAUDIT_FLUSH_INTERVAL */
 } cfg;
 
@@ -77,7 +78,7 @@ static struct tstats *thread_stats(void)
 	struct tstats *t = mine;
 
 	/* A forked child starts its own: the parent's calls are the parent's to report. */
-	if (CUA_LIKELY(t && t->head.pid == cua_process_id()))
+	if (CUA_LIKELY(t && t->head.pid == cua_process_id_fast()))
 		return t;
 	pid = cua_process_id();
 	/* An ended thread's statistics carry on under this thread: counts stay exact and
@@ -218,6 +219,8 @@ static int sample_this(const struct cua_stat *s)
 {
 	if (s->timed < SAMPLE_WARMUP || s->total_ns >= SAMPLE_SLOW_NS * s->timed)
 		return 1;
+	if (CUA_LIKELY(cfg.sample_mask))
+		return (s->calls & cfg.sample_mask) == 0;
 	return s->calls % cfg.sample == 0;
 }
 
@@ -625,12 +628,14 @@ int cua_summary_init(const struct cua_config *all)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
 	CUAUDIT_OPTS(cuaudit_subscription, sampled, .enter = sampled_enter, .exit = sampled_exit);
+	int rc;
 
 	if (!all->summary[0] && !all->metrics[0])
 		return 0;
 	memcpy(cfg.path, all->summary, sizeof(cfg.path));
 	cfg.metrics = all->metrics[0] != 0;
 	cfg.sample = all->summary_sample;
+	cfg.sample_mask = cfg.sample > 1 && !(cfg.sample & (cfg.sample - 1)) ? cfg.sample - 1 : 0;
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	if (cfg.metrics)
 		cua_metrics_setup(all);
@@ -639,5 +644,9 @@ int cua_summary_init(const struct cua_config *all)
 				? cua_clock_slow_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
 	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC);
-	return cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
+	rc = cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
+	/* Its callbacks read only the fields cua_dispatch_lean names. */
+	if (rc == 0)
+		cua_dispatch_lean();
+	return rc;
 }

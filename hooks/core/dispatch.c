@@ -63,7 +63,10 @@ static void make_plan(void)
 				cua_plan[id] |= CUA_PLAN_TIMED;
 		}
 		if (n == 1)
-			cua_plan[id] |= (uint8_t)(CUA_PLAN_ONE | last << CUA_PLAN_SUB_SHIFT);
+			cua_plan[id] |= (uint8_t)(CUA_PLAN_ONE | last << CUA_PLAN_SUB_SHIFT |
+						  (cua_subs[last].lean && cua_role[id] != CUAUDIT_ROLE_LAUNCH
+							   ? CUA_PLAN_LEAN
+							   : 0));
 	}
 	cua_active = cua_nsubs > 0;
 }
@@ -127,6 +130,14 @@ void cua_dispatch_truncate(unsigned first)
 	if (!closed && first < cua_nsubs)
 		cua_nsubs = first;
 	make_plan();
+}
+
+void cua_dispatch_lean(void)
+{
+	if (!closed && cua_nsubs) {
+		cua_subs[cua_nsubs - 1].lean = 1;
+		make_plan();
+	}
 }
 
 unsigned cua_dispatch_count(void)

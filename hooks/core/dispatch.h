@@ -60,6 +60,9 @@ extern uint8_t cua_active;
    case): its index is in the high bits, and dispatch calls it directly, with no loop, no mask
    test and one user slot. */
 #define CUA_PLAN_ONE 4u
+/* With CUA_PLAN_ONE: that subscription is a built-in one marked lean (cua_dispatch_lean),
+   so the record's fields it never reads are not filled. */
+#define CUA_PLAN_LEAN 8u
 #define CUA_PLAN_SUB_SHIFT 4
 extern uint8_t cua_plan[CUAUDIT_ID_COUNT];
 
@@ -96,6 +99,12 @@ void cua_dispatch_close(void);
 /* Drops the subscriptions made from index 'first' on (a plugin whose init failed). */
 void cua_dispatch_truncate(unsigned first);
 unsigned cua_dispatch_count(void);
+/* Marks the last subscription lean: a built-in hook (never a plugin) whose callbacks read only
+   the record's id, binding, object, args, result, depth, skipped, user and times. Where it is
+   a function's lone subscription, dispatch leaves size, elf_name, layer, correlation_id and
+   thread_id unfilled, and takes no correlation number (issue 25). Launches keep the whole
+   record: naming the kernel reads the layer and the correlation id. */
+void cua_dispatch_lean(void);
 
 /* One subscription, as dispatch runs it: a bit per id it covers. */
 #define CUA_MASK_BYTES ((CUAUDIT_ID_COUNT + 7) / 8)
@@ -104,6 +113,7 @@ struct cua_sub {
 	cuaudit_exit_fn exit;
 	void *ctx;
 	uint8_t timed; /* reads t_enter_ns and t_exit_ns */
+	uint8_t lean;  /* built in, reads only the fields cua_dispatch_lean names */
 	uint8_t mask[CUA_MASK_BYTES];
 };
 extern struct cua_sub cua_subs[CUA_MAX_SUBS];
@@ -141,19 +151,24 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	unsigned plan = cua_plan[id];
 	int call_real = 1;
 
-	if (CUA_UNLIKELY(!cua_self.serial))
-		cua_self.serial = cua_process_new_thread();
-	p->size = sizeof(*p);
+	/* The live view reads the thread's pid cache that cua_thread_id_fast keeps: the whole
+	   record then. */
+	if (!(plan & CUA_PLAN_LEAN) || CUA_UNLIKELY(cua_live_on)) {
+		if (CUA_UNLIKELY(!cua_self.serial))
+			cua_self.serial = cua_process_new_thread();
+		p->size = sizeof(*p);
+		p->elf_name = cua_api[id].elf_name;
+		p->layer = (enum cuaudit_layer)cua_api[id].layer;
+		/* Thread serial in the high bits: unique without a shared counter on the hot
+		   path. */
+		p->correlation_id = cua_self.serial << 40 | ++cua_self.calls;
+		p->thread_id = cua_thread_id_fast();
+	}
 	p->id = id;
-	p->elf_name = cua_api[id].elf_name;
-	p->layer = (enum cuaudit_layer)cua_api[id].layer;
 	p->binding = (enum cuaudit_binding)CUA_KIND_OF(kind);
 	p->object = CUA_KIND_OF(kind) == CUAUDIT_BIND_ENTRY ? cua_entry_names[CUA_COPY_OF(kind)] : NULL;
 	p->args = args;
 	p->result = 0;
-	/* Thread serial in the high bits: unique without a shared counter on the hot path. */
-	p->correlation_id = cua_self.serial << 40 | ++cua_self.calls;
-	p->thread_id = cua_thread_id_fast();
 	p->t_exit_ns = 0;
 	p->depth = cua_self.depth++;
 	p->skipped = 0;

@@ -101,6 +101,28 @@ static void plan_names_the_lone_subscription_of_a_function(void **state)
 	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], 0);
 }
 
+/* A lean built-in subscription (the summary) gets a record without the fields it never reads,
+   where it is alone on a function that is not a launch (naming a kernel reads them). */
+static void plan_marks_a_lone_lean_subscription_except_on_launches(void **state)
+{
+	static const char *const names[] = { "cuCtxGetCurrent", "cuLaunchKernel" };
+	CUAUDIT_OPTS(cuaudit_subscription, lean, .exit = exit_cb, .elf_names = names, .nnames = 2);
+	CUAUDIT_OPTS(cuaudit_subscription, plugin, .exit = exit_cb, .elf_names = names,
+		     .nnames = 1);
+
+	(void)state;
+	assert_int_equal(cua_dispatch_subscribe(&lean), 0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_LEAN, 0);
+	cua_dispatch_lean();
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_LEAN, CUA_PLAN_LEAN);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuLaunchKernel] & CUA_PLAN_LEAN, 0);
+	assert_int_equal(LONE(CUAUDIT_ID_cuLaunchKernel), 0);
+	/* A plugin on the same function: the whole record again. */
+	assert_int_equal(cua_dispatch_subscribe(&plugin), 0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_LEAN, 0);
+	cua_dispatch_truncate(0);
+}
+
 static void plan_marks_covered_functions_and_times_only_where_asked(void **state)
 {
 	static const char *const untimed_names[] = { "cuMemAlloc_v2" };
@@ -156,6 +178,7 @@ int main(void)
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(opts_zero_the_padding_past_the_last_field),
 		cmocka_unit_test(plan_names_the_lone_subscription_of_a_function),
+		cmocka_unit_test(plan_marks_a_lone_lean_subscription_except_on_launches),
 		cmocka_unit_test(plan_marks_covered_functions_and_times_only_where_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
