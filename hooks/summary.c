@@ -472,6 +472,7 @@ static void build_model(struct cua_summary_model *m, struct model_memory *mem, i
 	memset(mem, 0, sizeof(*mem));
 	m->pid = cua_process_id();
 	m->snapshot = snapshot;
+	m->sample = cfg.sample;
 	mem->rows = collect(&n);
 	m->rows = mem->rows ? mem->rows : none;
 	m->nrows = mem->rows ? n : 0;
@@ -635,6 +636,10 @@ int cua_summary_init(const struct cua_config *all)
 	memcpy(cfg.path, all->summary, sizeof(cfg.path));
 	cfg.metrics = all->metrics[0] != 0;
 	cfg.sample = all->summary_sample;
+	/* Metrics alone are for dashboards: counts exact, seconds sampled estimates unless
+	   CUAUDIT_SUMMARY_SAMPLE says otherwise (issue 25; docs/performance.md). */
+	if (!cfg.path[0] && !all->summary_sample_set)
+		cfg.sample = CUA_METRICS_SAMPLE;
 	cfg.sample_mask = cfg.sample > 1 && !(cfg.sample & (cfg.sample - 1)) ? cfg.sample - 1 : 0;
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	if (cfg.metrics)
