@@ -246,14 +246,30 @@ static int sampled_enter(struct cuaudit_call *c, void *ctx)
 	return CUAUDIT_CALL_REAL;
 }
 
+static CUA_COLD void sampled_exit_slow(const struct cuaudit_call *c, uint64_t u);
+
+/* The common call: untimed, through no patched entry, not a launch, provenance known: one
+   counter update, with no register saves for the rest (issue 25). */
 static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 {
 	uint64_t u = *c->user;
+
+	(void)ctx;
+	if (CUA_LIKELY(u & 1) && !c->object && !cua_kernelnames_is_launch(c->id) &&
+	    CUA_LIKELY(cua_provenance_known)) {
+		cua_stats_count((struct cua_stat *)(uintptr_t)(u & ~(uint64_t)1), is_error(c),
+				c->binding);
+		return;
+	}
+	sampled_exit_slow(c, u);
+}
+
+static CUA_COLD void sampled_exit_slow(const struct cuaudit_call *c, uint64_t u)
+{
 	uint64_t end;
 	struct tstats *t;
 	struct cua_stat *s;
 
-	(void)ctx;
 	if (c->object && (t = thread_stats()))
 		count_entry(t, c);
 	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
