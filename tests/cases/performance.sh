@@ -108,6 +108,11 @@ metrics_alone_count_exactly_and_mark_sampled_seconds)
   expect_log 0 'estimated' m.prom
   "$PYTHON" -c 'import json,sys; r=[a for a in json.load(open(sys.argv[1]))["apis"] if a["name"]=="cuCtxGetCurrent"][0]; sys.exit("timed" in r)' "$dir/s.json" &&
     pass "the summary beside the metrics times every call" || fail "summary sampled: $(head -c 300 "$dir/s.json")"
+  # A bad value means every call timed, as its message says, for the metrics alone too.
+  rm -f m.prom
+  CUAUDIT_SUMMARY_SAMPLE=1 CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
+  expect_log 1 "CUAUDIT_SUMMARY_SAMPLE" audited.err
+  expect_log 0 'estimated' m.prom
   # An explicit N applies to the metrics alone too.
   rm -f m.prom
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=100 CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
