@@ -114,7 +114,21 @@ static void api_family(struct cua_writer *w, const struct cua_summary_model *m,
 		"Time spent in CUDA calls, by API, layer and nesting.",
 	};
 
-	head(w, names[which], "counter", helps[which]);
+	if (which == 2 && m->sample) {
+		/* Sampled (CUAUDIT_SUMMARY_SAMPLE, the default of the metrics alone): said in
+		   the family's help, where a reader of the file sees it. */
+		char help[256];
+		struct cua_buf hb = CUA_BUF(help);
+
+		cua_buf_str(&hb, "Time spent in CUDA calls, by API, layer and nesting; estimated:"
+				 " a function under 1 us is timed 1 call in ");
+		cua_buf_u64(&hb, m->sample);
+		cua_buf_str(&hb, " and its time scaled to all its calls (counts are exact).");
+		help[hb.len < sizeof(help) ? hb.len : sizeof(help) - 1] = '\0';
+		head(w, names[which], "counter", help);
+	} else {
+		head(w, names[which], "counter", helps[which]);
+	}
 	for (unsigned i = 0; i < m->nrows; i++) {
 		const struct cua_summary_row *r = &m->rows[i];
 		struct cua_buf *b = cua_writer_room(w, 1024);

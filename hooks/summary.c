@@ -58,6 +58,7 @@ static struct {
 	char path[CUA_PATH_MAX];    /* CUAUDIT_SUMMARY: "stderr", a template, or empty */
 	int metrics;                /* CUAUDIT_METRICS is on: written with each snapshot */
 	unsigned sample;            /* CUAUDIT_SUMMARY_SAMPLE */
+	uint64_t sample_mask;       /* sample - 1 when a power of two: no division per call */
 	uint64_t flush_interval_ns; /* CUAUDIT_FLUSH_INTERVAL */
 } cfg;
 
@@ -95,7 +96,7 @@ static struct tstats *thread_stats(unsigned l)
 	struct tstats *t = mine[l];
 
 	/* A forked child starts its own: the parent's calls are the parent's to report. */
-	if (CUA_LIKELY(t && t->head.pid == cua_process_id()))
+	if (CUA_LIKELY(t && t->head.pid == cua_process_id_fast()))
 		return t;
 	pid = cua_process_id();
 	/* An ended thread's statistics carry on under this thread: counts stay exact and
@@ -247,6 +248,8 @@ static int sample_this(const struct cua_stat *s)
 {
 	if (s->timed < SAMPLE_WARMUP || s->total_ns >= SAMPLE_SLOW_NS * s->timed)
 		return 1;
+	if (CUA_LIKELY(cfg.sample_mask))
+		return (s->calls & cfg.sample_mask) == 0;
 	return s->calls % cfg.sample == 0;
 }
 
@@ -279,7 +282,7 @@ static int sampled_enter(struct cuaudit_call *c, void *ctx)
 	return CUAUDIT_CALL_REAL;
 }
 
-static void sampled_update(const struct cuaudit_call *c, unsigned l)
+static CUA_COLD void sampled_update(const struct cuaudit_call *c, unsigned l)
 {
 	uint64_t u = *c->user;
 	uint64_t end;
@@ -311,15 +314,25 @@ static void sampled_update(const struct cuaudit_call *c, unsigned l)
 		snapshot_due(end);
 }
 
+/* The common call: untimed, through no patched entry, not a launch, provenance known: one
+   counter update (issue 25), under the same per-thread level as every update, so that a
+   signal handler's call never lands in the record being updated (issue 19). */
 static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 {
+	uint64_t u = *c->user;
 	unsigned l = level_enter();
 
 	(void)ctx;
-	if (CUA_LIKELY(l < CUA_LEVELS))
-		sampled_update(c, l);
-	else
+	if (CUA_LIKELY(l < CUA_LEVELS)) {
+		if (CUA_LIKELY(u & 1) && !c->object && !cua_kernelnames_is_launch(c->id) &&
+		    CUA_LIKELY(cua_provenance_known))
+			cua_stats_count((struct cua_stat *)(uintptr_t)(u & ~(uint64_t)1), is_error(c),
+					c->binding);
+		else
+			sampled_update(c, l);
+	} else {
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	}
 	level_leave(l);
 }
 
@@ -518,6 +531,7 @@ static void build_model(struct cua_summary_model *m, struct model_memory *mem, i
 	memset(mem, 0, sizeof(*mem));
 	m->pid = cua_process_id();
 	m->snapshot = snapshot;
+	m->sample = cfg.sample;
 	mem->rows = collect(&n);
 	m->rows = mem->rows ? mem->rows : none;
 	m->nrows = mem->rows ? n : 0;
@@ -692,12 +706,18 @@ int cua_summary_init(const struct cua_config *all)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
 	CUAUDIT_OPTS(cuaudit_subscription, sampled, .enter = sampled_enter, .exit = sampled_exit);
+	int rc;
 
 	if (!all->summary[0] && !all->metrics[0])
 		return 0;
 	memcpy(cfg.path, all->summary, sizeof(cfg.path));
 	cfg.metrics = all->metrics[0] != 0;
 	cfg.sample = all->summary_sample;
+	/* Metrics alone are for dashboards: counts exact, seconds sampled estimates unless
+	   CUAUDIT_SUMMARY_SAMPLE says otherwise (issue 25; docs/performance.md). */
+	if (!cfg.path[0] && !all->summary_sample_set)
+		cfg.sample = CUA_METRICS_SAMPLE;
+	cfg.sample_mask = cfg.sample > 1 && !(cfg.sample & (cfg.sample - 1)) ? cfg.sample - 1 : 0;
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	if (cfg.metrics)
 		cua_metrics_setup(all);
@@ -706,5 +726,9 @@ int cua_summary_init(const struct cua_config *all)
 				? cua_clock_slow_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
 	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC);
-	return cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
+	rc = cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
+	/* Its callbacks read only the fields cua_dispatch_lean names. */
+	if (rc == 0)
+		cua_dispatch_lean();
+	return rc;
 }

@@ -43,6 +43,9 @@ struct cua_summary_model {
 	   total entry_totals[k], its object cua_entry_names[k]. */
 	const uint64_t *entry_counts;
 	uint64_t entry_totals[CUA_MAX_ENTRY_COPIES];
+	/* CUAUDIT_SUMMARY_SAMPLE in force: 0, every call timed; N, a sub-microsecond function's
+	   times are estimates from 1 call in N (counts are always exact). */
+	unsigned sample;
 };
 
 /* A kernel row's name as every format prints it. */

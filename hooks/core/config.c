@@ -690,6 +690,9 @@ static void load_sample(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn d
 {
 	const char *v = get("CUAUDIT_SUMMARY_SAMPLE");
 
+	/* Given, even if bad: a bad value means "every call is timed", as the message says,
+	   for the metrics alone too. */
+	cfg->summary_sample_set = v != NULL;
 	if (v && cua_config_parse_sample(v, &cfg->summary_sample) != 0)
 		bad_value(diag, "CUAUDIT_SUMMARY_SAMPLE", v,
 			  "0 (time every call) or an integer N from 2 to 1000000 (time 1 call in N"

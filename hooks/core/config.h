@@ -73,6 +73,7 @@ struct cua_config {
 	/* performance: CUAUDIT_SUMMARY_SAMPLE, 0 for exact timing, else N: once a function's
 	   mean is known on a thread, a sub-microsecond function is timed 1 call in N. */
 	unsigned summary_sample;
+	int summary_sample_set;      /* CUAUDIT_SUMMARY_SAMPLE was given (0 included) */
 	/* CUAUDIT_GPU_TIME (issue 21): 0 off (the default), 1 every launch, copy, memset and
 	   graph launch, N: 1 of each thread's N such calls. */
 	unsigned gpu_time;

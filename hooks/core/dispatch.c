@@ -48,15 +48,25 @@ static int copy_sized(void *dst, size_t dst_size, const void *src)
 /* The union of the subscriptions, per function: what the entry chooser and the clock read. */
 static void make_plan(void)
 {
+	_Static_assert(CUA_MAX_SUBS <= 256 >> CUA_PLAN_SUB_SHIFT, "a subscription index fits the plan");
 	memset(cua_plan, 0, sizeof(cua_plan));
-	for (unsigned i = 0; i < cua_nsubs; i++) {
-		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		unsigned n = 0, last = 0;
+
+		for (unsigned i = 0; i < cua_nsubs; i++) {
 			if (!(cua_subs[i].mask[id >> 3] & (1u << (id & 7))))
 				continue;
+			n++;
+			last = i;
 			cua_plan[id] |= CUA_PLAN_HOOKED;
 			if (cua_subs[i].timed)
 				cua_plan[id] |= CUA_PLAN_TIMED;
 		}
+		if (n == 1)
+			cua_plan[id] |= (uint8_t)(CUA_PLAN_ONE | last << CUA_PLAN_SUB_SHIFT |
+						  (cua_subs[last].lean && cua_role[id] != CUAUDIT_ROLE_LAUNCH
+							   ? CUA_PLAN_LEAN
+							   : 0));
 	}
 	cua_active = cua_nsubs > 0;
 }
@@ -120,6 +130,14 @@ void cua_dispatch_truncate(unsigned first)
 	if (!closed && first < cua_nsubs)
 		cua_nsubs = first;
 	make_plan();
+}
+
+void cua_dispatch_lean(void)
+{
+	if (!closed && cua_nsubs) {
+		cua_subs[cua_nsubs - 1].lean = 1;
+		make_plan();
+	}
 }
 
 unsigned cua_dispatch_count(void)

@@ -56,6 +56,14 @@ extern uint8_t cua_active;
    before the first binding, so the plan is fixed before any entry is handed out. */
 #define CUA_PLAN_HOOKED 1u /* some subscription covers it: hand out the full wrapper */
 #define CUA_PLAN_TIMED 2u  /* one of those asked for times: read the clock around the call */
+/* Exactly one subscription covers it (summary alone, metrics alone, one plugin: the common
+   case): its index is in the high bits, and dispatch calls it directly, with no loop, no mask
+   test and one user slot. */
+#define CUA_PLAN_ONE 4u
+/* With CUA_PLAN_ONE: that subscription is a built-in one marked lean (cua_dispatch_lean),
+   so the record's fields it never reads are not filled. */
+#define CUA_PLAN_LEAN 8u
+#define CUA_PLAN_SUB_SHIFT 4
 extern uint8_t cua_plan[CUAUDIT_ID_COUNT];
 
 /* cua_entry[kind][id]: the wrapper entry point handed out for a binding of that kind;
@@ -91,6 +99,12 @@ void cua_dispatch_close(void);
 /* Drops the subscriptions made from index 'first' on (a plugin whose init failed). */
 void cua_dispatch_truncate(unsigned first);
 unsigned cua_dispatch_count(void);
+/* Marks the last subscription lean: a built-in hook (never a plugin) whose callbacks read only
+   the record's id, binding, object, args, result, depth, skipped, user and times. Where it is
+   a function's lone subscription, dispatch leaves size, elf_name, layer, correlation_id and
+   thread_id unfilled, and takes no correlation number (issue 25). Launches keep the whole
+   record: naming the kernel reads the layer and the correlation id. */
+void cua_dispatch_lean(void);
 
 /* One subscription, as dispatch runs it: a bit per id it covers. */
 #define CUA_MASK_BYTES ((CUAUDIT_ID_COUNT + 7) / 8)
@@ -99,33 +113,18 @@ struct cua_sub {
 	cuaudit_exit_fn exit;
 	void *ctx;
 	uint8_t timed; /* reads t_enter_ns and t_exit_ns */
+	uint8_t lean;  /* built in, reads only the fields cua_dispatch_lean names */
 	uint8_t mask[CUA_MASK_BYTES];
 };
 extern struct cua_sub cua_subs[CUA_MAX_SUBS];
 extern unsigned cua_nsubs;
 
-/* Inline in each wrapper body: with hooks on, this runs on every call. */
-CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
+/* Two or more subscriptions on one function: each in order, with a user slot each. */
+CUA_HOT_INLINE void cua_dispatch_loop_enter(struct cua_call *c, unsigned id, int *call_real_out)
 {
 	struct cuaudit_call *p = &c->pub;
 	int call_real = 1;
 
-	if (CUA_UNLIKELY(!cua_self.serial))
-		cua_self.serial = cua_process_new_thread();
-	p->size = sizeof(*p);
-	p->id = id;
-	p->elf_name = cua_api[id].elf_name;
-	p->layer = (enum cuaudit_layer)cua_api[id].layer;
-	p->binding = (enum cuaudit_binding)CUA_KIND_OF(kind);
-	p->object = CUA_KIND_OF(kind) == CUAUDIT_BIND_ENTRY ? cua_entry_names[CUA_COPY_OF(kind)] : NULL;
-	p->args = args;
-	p->result = 0;
-	/* Thread serial in the high bits: unique without a shared counter on the hot path. */
-	p->correlation_id = cua_self.serial << 40 | ++cua_self.calls;
-	p->thread_id = cua_thread_id_fast();
-	p->t_exit_ns = 0;
-	p->depth = cua_self.depth++;
-	p->skipped = 0;
 	for (unsigned i = 0; i < cua_nsubs; i++) {
 		const struct cua_sub *s = &cua_subs[i];
 
@@ -142,9 +141,51 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 				call_real = 0;
 		}
 	}
+	*call_real_out = call_real;
+}
+
+/* Inline in each wrapper body: with hooks on, this runs on every call. */
+CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
+{
+	struct cuaudit_call *p = &c->pub;
+	unsigned plan = cua_plan[id];
+	int call_real = 1;
+
+	/* The live view reads the thread's pid cache that cua_thread_id_fast keeps: the whole
+	   record then. */
+	if (!(plan & CUA_PLAN_LEAN) || CUA_UNLIKELY(cua_live_on)) {
+		if (CUA_UNLIKELY(!cua_self.serial))
+			cua_self.serial = cua_process_new_thread();
+		p->size = sizeof(*p);
+		p->elf_name = cua_api[id].elf_name;
+		p->layer = (enum cuaudit_layer)cua_api[id].layer;
+		/* Thread serial in the high bits: unique without a shared counter on the hot
+		   path. */
+		p->correlation_id = cua_self.serial << 40 | ++cua_self.calls;
+		p->thread_id = cua_thread_id_fast();
+	}
+	p->id = id;
+	p->binding = (enum cuaudit_binding)CUA_KIND_OF(kind);
+	p->object = CUA_KIND_OF(kind) == CUAUDIT_BIND_ENTRY ? cua_entry_names[CUA_COPY_OF(kind)] : NULL;
+	p->args = args;
+	p->result = 0;
+	p->t_exit_ns = 0;
+	p->depth = cua_self.depth++;
+	p->skipped = 0;
+	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
+		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
+
+		c->user[0] = 0;
+		p->user = &c->user[0];
+		p->t_enter_ns = 0;
+		if (s->enter && s->enter(p, s->ctx) == CUAUDIT_SKIP_REAL)
+			call_real = 0;
+	} else {
+		cua_dispatch_loop_enter(c, id, &call_real);
+	}
 	p->skipped = !call_real;
 	/* No subscriber on this function wants times: no clock is read at all. */
-	p->t_enter_ns = cua_plan[id] & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
+	p->t_enter_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	/* The live view (hooks/live.c) marks the call in flight with the start time just read,
 	   or, when no subscriber times this function, with the one clock read it makes. */
 	if (CUA_UNLIKELY(cua_live_on))
@@ -155,9 +196,19 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 {
 	struct cuaudit_call *p = &c->pub;
+	unsigned plan = cua_plan[p->id];
 
-	p->t_exit_ns = cua_plan[p->id] & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
+	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	cua_self.depth--;
+	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
+		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
+
+		if (s->exit) {
+			p->user = &c->user[0];
+			s->exit(p, s->ctx);
+		}
+		return;
+	}
 	for (unsigned i = cua_nsubs; i > 0; i--) {
 		const struct cua_sub *s = &cua_subs[i - 1];
 

@@ -87,6 +87,37 @@ PY
   CUAUDIT_SUMMARY_SAMPLE=1 audited "$BIN/mock_calls" plt 10
   expect_log 1 "CUAUDIT_SUMMARY_SAMPLE" audited.err
   ;;
+metrics_alone_count_exactly_and_mark_sampled_seconds)
+  # CUAUDIT_METRICS without CUAUDIT_SUMMARY: counts exact, seconds estimated from 1 call in 64
+  # of a sub-microsecond function, and the file says so (issue 25).
+  native "$BIN/mock_calls" plt 20000
+  CUAUDIT_LOG=warn CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 20000
+  [ "$(cat audited.rc)" = 0 ] && pass "ran" || fail "status $(cat audited.rc)"
+  expect_log 1 '^cuaudit_calls_total\{.*api="cuCtxGetCurrent".*\} 200000$' m.prom
+  expect_log 1 '^# HELP cuaudit_call_seconds_total .*estimated: .* 1 call in 64 ' m.prom
+  expect_log 1 '^cuaudit_call_seconds_total\{.*api="cuCtxGetCurrent".*\} [0-9]+\.[0-9]{9}$' m.prom
+  if command -v promtool >/dev/null; then
+    promtool check metrics <m.prom >promtool.txt 2>&1 && pass "promtool accepts it" || fail "promtool: $(head -5 promtool.txt)"
+  fi
+  # CUAUDIT_SUMMARY_SAMPLE=0 asks for exact seconds; so does a summary beside the metrics.
+  rm -f m.prom
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
+  expect_log 0 'estimated' m.prom
+  rm -f m.prom
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
+  expect_log 0 'estimated' m.prom
+  "$PYTHON" -c 'import json,sys; r=[a for a in json.load(open(sys.argv[1]))["apis"] if a["name"]=="cuCtxGetCurrent"][0]; sys.exit("timed" in r)' "$dir/s.json" &&
+    pass "the summary beside the metrics times every call" || fail "summary sampled: $(head -c 300 "$dir/s.json")"
+  # A bad value means every call timed, as its message says, for the metrics alone too.
+  rm -f m.prom
+  CUAUDIT_SUMMARY_SAMPLE=1 CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
+  expect_log 1 "CUAUDIT_SUMMARY_SAMPLE" audited.err
+  expect_log 0 'estimated' m.prom
+  # An explicit N applies to the metrics alone too.
+  rm -f m.prom
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=100 CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
+  expect_log 1 '^# HELP cuaudit_call_seconds_total .*estimated: .* 1 call in 100 ' m.prom
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish

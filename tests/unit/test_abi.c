@@ -50,6 +50,79 @@ static void opts_zero_the_padding_past_the_last_field(void **state)
 	assert_int_equal(trailing_bytes_nonzero(), 0);
 }
 
+/* The plan's hooked and timed bits; the lone-subscription bits are checked apart. */
+#define PLAN(id) (cua_plan[id] & (CUA_PLAN_HOOKED | CUA_PLAN_TIMED))
+#define LONE(id) (cua_plan[id] & CUA_PLAN_ONE ? (int)(cua_plan[id] >> CUA_PLAN_SUB_SHIFT) : -1)
+
+/* A function exactly one subscription covers is dispatched to it directly (issue 25): the
+   plan names that subscription; a second one on the same function takes the mark away. */
+static void plan_names_the_lone_subscription_of_a_function(void **state)
+{
+	static const char *const both[] = { "cuMemAlloc_v2", "cuCtxGetCurrent" };
+	static const char *const one[] = { "cuCtxGetCurrent" };
+	CUAUDIT_OPTS(cuaudit_subscription, first, .exit = exit_cb, .elf_names = both, .nnames = 2);
+	CUAUDIT_OPTS(cuaudit_subscription, second, .exit = exit_cb, .elf_names = one, .nnames = 1);
+	CUAUDIT_OPTS(cuaudit_subscription, third, .exit = exit_cb, .elf_names = one, .nnames = 1);
+
+	(void)state;
+	assert_int_equal(cua_dispatch_count(), 0);
+	assert_int_equal(cua_dispatch_subscribe(&first), 0);
+	assert_int_equal(LONE(CUAUDIT_ID_cuMemAlloc_v2), 0);
+	assert_int_equal(LONE(CUAUDIT_ID_cuCtxGetCurrent), 0);
+	assert_int_equal(LONE(CUAUDIT_ID_cuInit), -1);
+	assert_int_equal(cua_dispatch_subscribe(&second), 0);
+	assert_int_equal(LONE(CUAUDIT_ID_cuMemAlloc_v2), 0);
+	assert_int_equal(LONE(CUAUDIT_ID_cuCtxGetCurrent), -1);
+	assert_int_equal(PLAN(CUAUDIT_ID_cuCtxGetCurrent), CUA_PLAN_HOOKED);
+	/* Dropping the second gives the first its function back. */
+	cua_dispatch_truncate(1);
+	assert_int_equal(LONE(CUAUDIT_ID_cuCtxGetCurrent), 0);
+	/* Order does not matter: two on one function, whichever came first. */
+	cua_dispatch_truncate(0);
+	assert_int_equal(cua_dispatch_subscribe(&second), 0);
+	assert_int_equal(cua_dispatch_subscribe(&first), 0);
+	cua_dispatch_truncate(1);
+	assert_int_equal(cua_dispatch_subscribe(&third), 0);
+	assert_int_equal(LONE(CUAUDIT_ID_cuCtxGetCurrent), -1);
+	cua_dispatch_truncate(0);
+	{
+		/* An index past the first: the second subscription alone on its function. */
+		static const char *const other[] = { "cuMemAlloc_v2" };
+		CUAUDIT_OPTS(cuaudit_subscription, a, .exit = exit_cb, .elf_names = one, .nnames = 1);
+		CUAUDIT_OPTS(cuaudit_subscription, b, .exit = exit_cb, .elf_names = other,
+			     .nnames = 1);
+
+		assert_int_equal(cua_dispatch_subscribe(&a), 0);
+		assert_int_equal(cua_dispatch_subscribe(&b), 0);
+		assert_int_equal(LONE(CUAUDIT_ID_cuMemAlloc_v2), 1);
+		assert_int_equal(LONE(CUAUDIT_ID_cuCtxGetCurrent), 0);
+	}
+	cua_dispatch_truncate(0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], 0);
+}
+
+/* A lean built-in subscription (the summary) gets a record without the fields it never reads,
+   where it is alone on a function that is not a launch (naming a kernel reads them). */
+static void plan_marks_a_lone_lean_subscription_except_on_launches(void **state)
+{
+	static const char *const names[] = { "cuCtxGetCurrent", "cuLaunchKernel" };
+	CUAUDIT_OPTS(cuaudit_subscription, lean, .exit = exit_cb, .elf_names = names, .nnames = 2);
+	CUAUDIT_OPTS(cuaudit_subscription, plugin, .exit = exit_cb, .elf_names = names,
+		     .nnames = 1);
+
+	(void)state;
+	assert_int_equal(cua_dispatch_subscribe(&lean), 0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_LEAN, 0);
+	cua_dispatch_lean();
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_LEAN, CUA_PLAN_LEAN);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuLaunchKernel] & CUA_PLAN_LEAN, 0);
+	assert_int_equal(LONE(CUAUDIT_ID_cuLaunchKernel), 0);
+	/* A plugin on the same function: the whole record again. */
+	assert_int_equal(cua_dispatch_subscribe(&plugin), 0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_LEAN, 0);
+	cua_dispatch_truncate(0);
+}
+
 static void plan_marks_covered_functions_and_times_only_where_asked(void **state)
 {
 	static const char *const untimed_names[] = { "cuMemAlloc_v2" };
@@ -68,18 +141,18 @@ static void plan_marks_covered_functions_and_times_only_where_asked(void **state
 	assert_int_equal(cua_dispatch_subscribe(&untimed), 0);
 	assert_int_equal(cua_dispatch_subscribe(&timed), 0);
 	assert_int_equal(cua_dispatch_subscribe(&bad_flags), -EINVAL);
-	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], CUA_PLAN_HOOKED);
-	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent], CUA_PLAN_HOOKED | CUA_PLAN_TIMED);
-	assert_int_equal(cua_plan[CUAUDIT_ID_cuInit], 0);
+	assert_int_equal(PLAN(CUAUDIT_ID_cuMemAlloc_v2), CUA_PLAN_HOOKED);
+	assert_int_equal(PLAN(CUAUDIT_ID_cuCtxGetCurrent), CUA_PLAN_HOOKED | CUA_PLAN_TIMED);
+	assert_int_equal(PLAN(CUAUDIT_ID_cuInit), 0);
 	assert_int_equal(cua_entry_kind(CUAUDIT_BIND_PLT, CUAUDIT_ID_cuInit), CUA_RAW);
 	assert_int_equal(cua_entry_kind(CUAUDIT_BIND_DLSYM, CUAUDIT_ID_cuMemAlloc_v2),
 			 CUAUDIT_BIND_DLSYM);
 	assert_int_equal(cua_dispatch_subscribe(&old), 0);
-	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], CUA_PLAN_HOOKED | CUA_PLAN_TIMED);
+	assert_int_equal(PLAN(CUAUDIT_ID_cuMemAlloc_v2), CUA_PLAN_HOOKED | CUA_PLAN_TIMED);
 	/* Dropping a failed plugin's subscriptions takes their marks back. */
 	cua_dispatch_truncate(1);
-	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent], 0);
-	assert_int_equal(cua_plan[CUAUDIT_ID_cuMemAlloc_v2], CUA_PLAN_HOOKED);
+	assert_int_equal(PLAN(CUAUDIT_ID_cuCtxGetCurrent), 0);
+	assert_int_equal(PLAN(CUAUDIT_ID_cuMemAlloc_v2), CUA_PLAN_HOOKED);
 	{
 		/* A subscription by role covers every function of that role, and only those. */
 		CUAUDIT_OPTS(cuaudit_subscription, copies, .exit = exit_cb,
@@ -89,11 +162,11 @@ static void plan_marks_covered_functions_and_times_only_where_asked(void **state
 
 		assert_int_equal(cua_dispatch_subscribe(&bad_role), -EINVAL);
 		assert_int_equal(cua_dispatch_subscribe(&copies), 0);
-		assert_int_equal(cua_plan[CUAUDIT_ID_cuMemcpyHtoD_v2], CUA_PLAN_HOOKED);
-		assert_int_equal(cua_plan[CUAUDIT_ID_cudaMemcpy3DAsync_ptsz], CUA_PLAN_HOOKED);
-		assert_int_equal(cua_plan[CUAUDIT_ID_cuLaunchKernel], 0);
+		assert_int_equal(PLAN(CUAUDIT_ID_cuMemcpyHtoD_v2), CUA_PLAN_HOOKED);
+		assert_int_equal(PLAN(CUAUDIT_ID_cudaMemcpy3DAsync_ptsz), CUA_PLAN_HOOKED);
+		assert_int_equal(PLAN(CUAUDIT_ID_cuLaunchKernel), 0);
 		cua_dispatch_truncate(1);
-		assert_int_equal(cua_plan[CUAUDIT_ID_cuMemcpyHtoD_v2], 0);
+		assert_int_equal(PLAN(CUAUDIT_ID_cuMemcpyHtoD_v2), 0);
 	}
 	/* Once bindings are handed out, nothing more may subscribe. */
 	cua_dispatch_close();
@@ -104,6 +177,8 @@ int main(void)
 {
 	const struct CMUnitTest tests[] = {
 		cmocka_unit_test(opts_zero_the_padding_past_the_last_field),
+		cmocka_unit_test(plan_names_the_lone_subscription_of_a_function),
+		cmocka_unit_test(plan_marks_a_lone_lean_subscription_except_on_launches),
 		cmocka_unit_test(plan_marks_covered_functions_and_times_only_where_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
