@@ -8,7 +8,9 @@ BLOCK="$dir/block"
 
 # live_env: the environment of an audited process with the live view in $L.
 live_env() { echo LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L" MOCK_BLOCK_FILE="$BLOCK"; }
-# wait_out FILE TEXT: waits (10 s at most) until FILE has a line TEXT.
+# wait_out FILE TEXT: waits (10 s at most) until FILE has a line TEXT. Each case empties FILE
+# itself before it starts a program in the background: the background shell truncates it only
+# when it runs, and a wait could otherwise read the line an earlier program left there.
 wait_out() {
   for _ in $(seq 500); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.02; done
   fail "no '$2' in $1: $(tail -3 "$1" 2>/dev/null)"; return 1
@@ -37,6 +39,7 @@ elapsed_of() { sed -nE "s/.*cuStreamSynchronize:([0-9]+):0.*/\1/p" <<<"$1"; }
 case $name in
 blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
   touch "$BLOCK"
+  : >out.txt
   env $(live_env) "$PROG" block >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt blocking || { kill -9 $pid; finish; }
@@ -65,6 +68,7 @@ blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
   grep -qE "^$pid +dead +.*cuStreamSynchronize" list.txt && pass "cuaudit ps marks it dead" || fail "list after kill: $(cat list.txt)"
   # SIGSEGV and SIGABRT leave the same post-mortem.
   for sig in SEGV ABRT; do
+    : >out2.txt
     env $(live_env) "$PROG" block >out2.txt 2>err.txt &
     p2=$!
     wait_out out2.txt blocking || { kill -9 $p2; continue; }
@@ -79,6 +83,7 @@ blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
 sixty_four_threads_churning_reuse_slots_and_counts_stay_exact)
   # 8 waves of 64 threads (512 threads, 128 slots): ended threads' slots are taken again and
   # no call is lost from the counters.
+  : >out.txt
   env $(live_env) "$PROG" churn 8 200 "$dir/go" >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt 'churn done' || { kill -9 $pid; finish; }
@@ -95,6 +100,7 @@ sixty_four_threads_churning_reuse_slots_and_counts_stay_exact)
   ;;
 forked_child_gets_its_own_region_and_both_show_their_blocked_call)
   touch "$BLOCK"
+  : >out.txt
   env $(live_env) "$PROG" fork >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt 'child .* blocking' && wait_out out.txt 'parent .* blocking' || { kill -9 $pid; finish; }
@@ -114,8 +120,10 @@ forked_child_gets_its_own_region_and_both_show_their_blocked_call)
   [ -z "$(ls "$L")" ] && pass "both removed their files" || fail "left: $(ls "$L")"
   ;;
 two_processes_of_one_user_are_listed_and_exit_removes_their_files)
+  : >out1.txt
   env $(live_env) "$PROG" calls 1000 "$dir/go" >out1.txt 2>err1.txt &
   p1=$!
+  : >out2.txt
   env $(live_env) "$PROG" calls 2000 "$dir/go" >out2.txt 2>err2.txt &
   p2=$!
   wait_out out1.txt 'calls done'; wait_out out2.txt 'calls done'
@@ -134,6 +142,7 @@ two_processes_of_one_user_are_listed_and_exit_removes_their_files)
 hostile_or_damaged_region_files_are_refused_without_crash_or_hang)
   # A real region to damage: from a process killed in a call.
   touch "$BLOCK"
+  : >out.txt
   env $(live_env) "$PROG" block >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt blocking; kill -9 $pid; wait $pid 2>/dev/null; rm -f "$BLOCK"
@@ -221,6 +230,7 @@ PY
   ;;
 reused_pid_is_never_taken_for_the_dead_process)
   touch "$BLOCK"
+  : >out.txt
   env $(live_env) "$PROG" block >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt blocking; kill -9 $pid; wait $pid 2>/dev/null; rm -f "$BLOCK"
@@ -250,6 +260,7 @@ PY
 ctl_starts_and_stops_trace_and_log_within_one_call)
   # Phase 1 (1000 calls) off, phase 2 (2 x 1000 calls on two threads) on, phase 3 off.
   env $(live_env) CUAUDIT_TRACE="$dir/t.json" CUAUDIT_CAPTURE=ctl CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.txt" \
+    : >out.txt
     "$PROG" phases 1000 "$dir/go1" "$dir/go2" >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt 'phase 1 done' || { kill -9 $pid; finish; }
@@ -266,6 +277,7 @@ ctl_starts_and_stops_trace_and_log_within_one_call)
   expect_log 1 '^cuDeviceGetCount events=2000$' check.txt
   expect_log 2000 "$(call cuDeviceGetCount '[a-z_]+')" log.txt
   # Without the capture mode, ctl says why and changes nothing.
+  : >out3.txt
   env $(live_env) CUAUDIT_TRACE="$dir/t2.json" "$PROG" calls 10 "$dir/go3" >out3.txt 2>err3.txt &
   p3=$!
   wait_out out3.txt 'calls done'
@@ -301,6 +313,7 @@ unusable_live_directory_disables_the_view_with_one_message)
   # A file cuaudit did not make, under the name a process would take, is never reused:
   # a link there is not followed.
   mkdir -m 700 "$L"
+  : >out.txt
   env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L" MOCK_BLOCK_FILE="$BLOCK" "$PROG" calls 5 "$dir/go" >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt 'calls done'
@@ -308,6 +321,7 @@ unusable_live_directory_disables_the_view_with_one_message)
   [ ! -s err.txt ] && pass "a usable directory: no message" || fail "stderr: $(cat err.txt)"
   ;;
 live_view_json_and_top_show_the_counts)
+  : >out.txt
   env $(live_env) "$PROG" calls 3000 "$dir/go" >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt 'calls done'
@@ -334,6 +348,7 @@ PY
   touch "$dir/go"; wait $pid
   # With the summary on, the view takes its clock reads: durations are known.
   rm -f "$dir/go"
+  : >out.txt
   env $(live_env) CUAUDIT_SUMMARY="$dir/s.json" "$PROG" calls 10 "$dir/go" >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt 'calls done'
@@ -351,6 +366,7 @@ exec_gives_the_new_image_a_fresh_region_under_the_same_pid)
   # exec) and alone (it is found and replaced).
   for extra in "CUAUDIT_SUMMARY=$dir/s.%p.json" "CUAUDIT_LOG=warn"; do
     rm -f "$dir/go"
+    : >out.txt
     env $(live_env) $extra "$PROG" exec 1000 "$dir/go" >out.txt 2>err.txt &
     pid=$!
     wait_out out.txt 'calls done' || { kill -9 $pid; continue; }
