@@ -259,8 +259,8 @@ PY
   ;;
 ctl_starts_and_stops_trace_and_log_within_one_call)
   # Phase 1 (1000 calls) off, phase 2 (2 x 1000 calls on two threads) on, phase 3 off.
+  : >out.txt
   env $(live_env) CUAUDIT_TRACE="$dir/t.json" CUAUDIT_CAPTURE=ctl CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.txt" \
-    : >out.txt
     "$PROG" phases 1000 "$dir/go1" "$dir/go2" >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt 'phase 1 done' || { kill -9 $pid; finish; }
