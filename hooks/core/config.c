@@ -19,7 +19,7 @@ static char lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-static int same_word(const char *a, const char *b)
+int cua_config_same_word(const char *a, const char *b)
 {
 	for (; *a && *b; a++, b++)
 		if (lower(*a) != lower(*b))
@@ -30,7 +30,7 @@ static int same_word(const char *a, const char *b)
 int cua_config_parse_level(const char *s)
 {
 	for (unsigned i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
-		if (same_word(s, level_names[i]))
+		if (cua_config_same_word(s, level_names[i]))
 			return (int)i;
 	return -1;
 }
@@ -76,7 +76,7 @@ int cua_config_capture_template(const char *tmpl, cua_getenv_fn get)
 	return 0;
 }
 
-static void bad_value(cua_diag_fn diag, const char *var, const char *value, const char *accepted,
+void cua_config_bad_value(cua_diag_fn diag, const char *var, const char *value, const char *accepted,
 		      const char *fallback)
 {
 	char msg[CUA_PATH_MAX + 512];
@@ -95,7 +95,7 @@ static void bad_value(cua_diag_fn diag, const char *var, const char *value, cons
 	diag(msg);
 }
 
-static int copy_path(char *dst, const char *src)
+int cua_config_copy_path(char *dst, const char *src)
 {
 	size_t n = strlen(src);
 
@@ -112,12 +112,12 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	if (v) {
 		int level = cua_config_parse_level(v);
 
-		if (same_word(v, "errors")) {
+		if (cua_config_same_word(v, "errors")) {
 			/* Messages as at warn, and a line for each call that failed. */
 			cfg->log_errors = 1;
 			cfg->log_level = CUA_LOG_WARN;
 		} else if (level < 0) {
-			bad_value(diag, "CUAUDIT_LOG", v,
+			cua_config_bad_value(diag, "CUAUDIT_LOG", v,
 				  "off, error, warn, info, verbose, debug, or errors (a line for each "
 				  "failed call)",
 				  "Logging stays at the default, warn.");
@@ -129,8 +129,8 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	if (!v)
 		return;
 	if (cua_config_check_template(v) != 0 || cua_config_capture_template(v, get) != 0 ||
-	    copy_path(cfg->log_file, v) != 0)
-		bad_value(diag, "CUAUDIT_LOG_FILE", v,
+	    cua_config_copy_path(cfg->log_file, v) != 0)
+		cua_config_bad_value(diag, "CUAUDIT_LOG_FILE", v,
 			  "a non-empty path shorter than 1024 bytes, where %p is the pid, %h the "
 			  "host name, %q{NAME} the value of environment variable NAME and %% a "
 			  "percent sign",
@@ -173,15 +173,15 @@ static void load_substitute(char *dst, const char *var, cua_getenv_fn get, cua_d
 		return;
 	/* A relative path would break in any child that changes directory, and a missing file
 	   would make the program's own load fail: refuse both up front. */
-	if (v[0] != '/' || !cua_config_is_shared_object(v) || copy_path(dst, v) != 0)
-		bad_value(diag, var, v, "an absolute path to a readable ELF shared object of this "
+	if (v[0] != '/' || !cua_config_is_shared_object(v) || cua_config_copy_path(dst, v) != 0)
+		cua_config_bad_value(diag, var, v, "an absolute path to a readable ELF shared object of this "
 			  "machine", "The library is not substituted.");
 }
 
 /* ---------------------------------------------------------------- numbers */
 
 /* Parses decimal digits at *s; returns -1 on none or overflow. */
-static int parse_u64(const char **s, uint64_t *out)
+int cua_config_parse_u64(const char **s, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *p = *s;
@@ -206,7 +206,7 @@ static int parse_decimal(const char **s, uint64_t *whole, uint64_t *frac, uint64
 
 	*frac = 0;
 	*scale = 1;
-	if (parse_u64(&p, whole) != 0)
+	if (cua_config_parse_u64(&p, whole) != 0)
 		return -1;
 	if (*p == '.') {
 		p++;
@@ -224,7 +224,7 @@ static int parse_decimal(const char **s, uint64_t *whole, uint64_t *frac, uint64
 }
 
 /* "0.01" -> 10000000 parts per 10^9; accepts 0 to 1. */
-static int parse_fraction_ppb(const char **s, uint64_t *out)
+int cua_config_parse_fraction_ppb(const char **s, uint64_t *out)
 {
 	uint64_t whole, frac, scale, ppb;
 	const char *p = *s;
@@ -254,7 +254,7 @@ static const struct {
 
 /* A size is computed exactly, in 128-bit arithmetic, and rounded down to a whole byte:
    at most 18 fraction digits, and nothing above UINT64_MAX. */
-static int parse_size_at(const char **s, uint64_t *out)
+int cua_config_parse_size_at(const char **s, uint64_t *out)
 {
 	uint64_t whole, frac, frac_scale;
 	const char *p = *s, *unit;
@@ -292,7 +292,7 @@ int cua_config_parse_size(const char *s, uint64_t *out)
 {
 	uint64_t v;
 
-	if (parse_size_at(&s, &v) != 0 || *s || v == 0)
+	if (cua_config_parse_size_at(&s, &v) != 0 || *s || v == 0)
 		return -1;
 	*out = v;
 	return 0;
@@ -306,14 +306,14 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg)
 		const char *p = s;
 		uint64_t d, size;
 
-		if (parse_u64(&p, &d) == 0 && *p == ':') {
+		if (cua_config_parse_u64(&p, &d) == 0 && *p == ':') {
 			p++;
-			if (d >= CUA_MAX_DEVICES || parse_size_at(&p, &size) != 0 || size == 0)
+			if (d >= CUA_MAX_DEVICES || cua_config_parse_size_at(&p, &size) != 0 || size == 0)
 				return -1;
 			dev[d] = size;
 		} else {
 			p = s;
-			if (parse_size_at(&p, &size) != 0 || size == 0 || all)
+			if (cua_config_parse_size_at(&p, &size) != 0 || size == 0 || all)
 				return -1;
 			all = size;
 		}
@@ -330,7 +330,7 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg)
 
 /* One item of a list separated by sep: its length in *len; returns the next item's start,
    or NULL after the last. */
-static const char *list_item(const char *s, char sep, size_t *len)
+const char *cua_config_list_item(const char *s, char sep, size_t *len)
 {
 	const char *end = strchr(s, sep);
 
@@ -338,9 +338,7 @@ static const char *list_item(const char *s, char sep, size_t *len)
 	return end ? end + 1 : NULL;
 }
 
-/* ---------------------------------------------------------------- faults */
-
-static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
+int cua_config_fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
 {
 	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0, NULL };
 
@@ -349,98 +347,6 @@ static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_
 	if (cap)
 		why[w.len] = '\0';
 	return -1;
-}
-
-static int parse_error_value(const char *s, size_t n, unsigned layer, int *out)
-{
-	const char *p = s;
-	uint64_t v;
-	int neg = *p == '-';
-
-	if (cua_table_result_value(layer, s, n, out) == 0)
-		return 0;
-	p += neg;
-	if (parse_u64(&p, &v) != 0 || (size_t)(p - s) != n || v > 0x7fffffff)
-		return -1;
-	*out = neg ? -(int)v : (int)v;
-	return 0;
-}
-
-static int parse_one_fault(const char *s, size_t len, struct cua_fault *f, char *why,
-			   unsigned cap)
-{
-	const char *end = s + len, *eq = memchr(s, '=', len), *at = memchr(s, '@', len);
-	char name[128];
-	int id;
-
-	if (!eq || !at || at < eq)
-		return fail_why(why, cap, "expected NAME=ERROR@MODE in ", s, len);
-	if ((size_t)(eq - s) >= sizeof(name))
-		return fail_why(why, cap, "name too long in ", s, len);
-	memcpy(name, s, (size_t)(eq - s));
-	name[eq - s] = '\0';
-	id = cua_table_find(name);
-	if (id < 0)
-		return fail_why(why, cap, "unknown ELF name ", s, (size_t)(eq - s));
-	f->id = (unsigned)id;
-	if (parse_error_value(eq + 1, (size_t)(at - eq - 1), cua_api[id].layer, &f->error) != 0)
-		return fail_why(why, cap, "unknown error for this layer: ", eq + 1,
-				(size_t)(at - eq - 1));
-	/* Success skips the call and leaves its out-parameters unset: no fault at all. */
-	if (f->error == 0)
-		return fail_why(why, cap, "ERROR must be an error, not success: ", eq + 1,
-				(size_t)(at - eq - 1));
-	const char *p = at + 1;
-	if (strncmp(p, "every:", 6) == 0) {
-		f->mode = CUA_FAULT_EVERY;
-		p += 6;
-		if (parse_u64(&p, &f->n) != 0 || f->n == 0)
-			return fail_why(why, cap, "every:N needs N >= 1 in ", s, len);
-	} else if (strncmp(p, "after:", 6) == 0) {
-		f->mode = CUA_FAULT_AFTER;
-		p += 6;
-		if (parse_u64(&p, &f->n) != 0)
-			return fail_why(why, cap, "after:N needs a number in ", s, len);
-	} else if (strncmp(p, "prob:", 5) == 0) {
-		f->mode = CUA_FAULT_PROB;
-		p += 5;
-		if (parse_fraction_ppb(&p, &f->prob_ppb) != 0)
-			return fail_why(why, cap, "prob:P needs 0 <= P <= 1 in ", s, len);
-	} else {
-		return fail_why(why, cap, "mode must be every:N, after:N or prob:P in ", s, len);
-	}
-	if (p < end && strncmp(p, ",seed:", 6) == 0) {
-		p += 6;
-		if (parse_u64(&p, &f->seed) != 0)
-			return fail_why(why, cap, "seed:S needs a number in ", s, len);
-	}
-	if (p != end)
-		return fail_why(why, cap, "unexpected text in ", s, len);
-	return 0;
-}
-
-int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, unsigned cap)
-{
-	struct cua_fault faults[CUA_MAX_FAULTS];
-	unsigned n = 0;
-
-	if (!*s)
-		return fail_why(why, cap, "empty", "", 0);
-	for (const char *next = s; next;) {
-		size_t len;
-
-		s = next;
-		next = list_item(s, ';', &len);
-		if (n == CUA_MAX_FAULTS)
-			return fail_why(why, cap, "more than 16 specs", "", 0);
-		memset(&faults[n], 0, sizeof(faults[n]));
-		if (parse_one_fault(s, len, &faults[n], why, cap) != 0)
-			return -1;
-		n++;
-	}
-	memcpy(cfg->faults, faults, sizeof(faults[0]) * n);
-	cfg->nfaults = n;
-	return 0;
 }
 
 /* ---------------------------------------------------------------- plugins */
@@ -454,7 +360,7 @@ int cua_config_parse_plugins(const char *s, struct cua_config *cfg)
 		size_t len;
 
 		s = next;
-		next = list_item(s, ':', &len);
+		next = cua_config_list_item(s, ':', &len);
 		/* Absolute only: a relative path would follow the program's current directory. */
 		if (len == 0 || len >= CUA_PATH_MAX || s[0] != '/' || n == CUA_MAX_PLUGINS)
 			return -1;
@@ -471,8 +377,8 @@ int cua_config_parse_plugins(const char *s, struct cua_config *cfg)
 
 /* ---------------------------------------------------------------- loading */
 
-static void load_report(char *dst, const char *var, int allow_stderr, cua_getenv_fn get,
-			cua_diag_fn diag)
+void cua_config_load_report(char *dst, const char *var, int allow_stderr, cua_getenv_fn get,
+			    cua_diag_fn diag)
 {
 	const char *v = get(var);
 
@@ -483,8 +389,8 @@ static void load_report(char *dst, const char *var, int allow_stderr, cua_getenv
 		return;
 	}
 	if (cua_config_check_template(v) != 0 || v[0] != '/' ||
-	    cua_config_capture_template(v, get) != 0 || copy_path(dst, v) != 0)
-		bad_value(diag, var, v,
+	    cua_config_capture_template(v, get) != 0 || cua_config_copy_path(dst, v) != 0)
+		cua_config_bad_value(diag, var, v,
 			  allow_stderr ? "stderr, or an absolute path (ending in .json for JSON) where"
 					 " %p is the pid, %h the host name, %q{NAME} the value of"
 					 " environment variable NAME and %% a percent sign"
@@ -497,28 +403,16 @@ static void load_report(char *dst, const char *var, int allow_stderr, cua_getenv
 static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v;
-	char why[256];
 
-	load_report(cfg->summary, "CUAUDIT_SUMMARY", 1, get, diag);
-	load_report(cfg->trace, "CUAUDIT_TRACE", 0, get, diag);
+	cua_config_load_report(cfg->summary, "CUAUDIT_SUMMARY", 1, get, diag);
+	cua_config_load_report(cfg->trace, "CUAUDIT_TRACE", 0, get, diag);
 	if ((v = get("CUAUDIT_MEM_LIMIT")) && cua_config_parse_mem_limit(v, cfg) != 0)
-		bad_value(diag, "CUAUDIT_MEM_LIMIT", v,
+		cua_config_bad_value(diag, "CUAUDIT_MEM_LIMIT", v,
 			  "a size such as 4GiB, 512MiB or 1.5GB (units B, KB, MB, GB, TB, KiB, MiB,"
 			  " GiB, TiB), or DEVICE:SIZE pairs separated by commas",
 			  "No limit is applied.");
-	if ((v = get("CUAUDIT_FAULT")) && cua_config_parse_faults(v, cfg, why, sizeof(why)) != 0) {
-		char accepted[512];
-		struct cua_buf b = CUA_BUF(accepted);
-
-		cua_buf_str(&b, "ELF_NAME=ERROR@every:N, @after:N or @prob:P[,seed:S], separated by"
-				" ';', with ERROR a result name or number (");
-		cua_buf_str(&b, why);
-		cua_buf_char(&b, ')');
-		accepted[b.len < sizeof(accepted) ? b.len : sizeof(accepted) - 1] = '\0';
-		bad_value(diag, "CUAUDIT_FAULT", v, accepted, "No fault is injected.");
-	}
 	if ((v = get("CUAUDIT_PLUGINS")) && cua_config_parse_plugins(v, cfg) != 0)
-		bad_value(diag, "CUAUDIT_PLUGINS", v,
+		cua_config_bad_value(diag, "CUAUDIT_PLUGINS", v,
 			  "up to 8 absolute paths of readable shared objects, separated by ':'",
 			  "No plugin is loaded.");
 }
@@ -534,8 +428,8 @@ static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag
 		return;
 	/* The command creates the file; the module only maps one that already exists. */
 	if (v[0] != '/' || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 8 ||
-	    copy_path(cfg->error_count, v) != 0)
-		bad_value(diag, "CUAUDIT_ERROR_COUNT", v,
+	    cua_config_copy_path(cfg->error_count, v) != 0)
+		cua_config_bad_value(diag, "CUAUDIT_ERROR_COUNT", v,
 			  "the absolute path of an existing regular file of at least 8 bytes (cuaudit "
 			  "run --error-exitcode makes one)",
 			  "Failed calls are not counted.");
@@ -545,9 +439,9 @@ static void load_session_start(struct cua_config *cfg, cua_getenv_fn get, cua_di
 {
 	const char *v = get("CUAUDIT_SESSION_START"), *p = v;
 
-	if (v && (parse_u64(&p, &cfg->session_start_ns) != 0 || *p)) {
+	if (v && (cua_config_parse_u64(&p, &cfg->session_start_ns) != 0 || *p)) {
 		cfg->session_start_ns = 0;
-		bad_value(diag, "CUAUDIT_SESSION_START", v,
+		cua_config_bad_value(diag, "CUAUDIT_SESSION_START", v,
 			  "nanoseconds since 1970 (cuaudit run sets it)",
 			  "Only this process's own start protects other processes' files.");
 	}
@@ -588,9 +482,9 @@ int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned cap)
 		int any = 0;
 
 		s = next;
-		next = list_item(s, ',', &len);
+		next = cua_config_list_item(s, ',', &len);
 		if (len == 0)
-			return fail_why(why, cap, "an empty pattern", "", 0);
+			return cua_config_fail_why(why, cap, "an empty pattern", "", 0);
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 			if (cua_config_glob(s, len, cua_api[id].elf_name)) {
 				bits[id >> 3] |= (uint8_t)(1u << (id & 7));
@@ -598,7 +492,7 @@ int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned cap)
 			}
 		}
 		if (!any)
-			return fail_why(why, cap, "no ELF name matches ", s, len);
+			return cua_config_fail_why(why, cap, "no ELF name matches ", s, len);
 	}
 	memcpy(out, bits, sizeof(bits));
 	return 0;
@@ -629,7 +523,7 @@ static int load_globs(const char *var, uint8_t *bits, cua_getenv_fn get, cua_dia
 	cua_buf_str(&b, why);
 	cua_buf_char(&b, ')');
 	accepted[b.len < sizeof(accepted) ? b.len : sizeof(accepted) - 1] = '\0';
-	bad_value(diag, var, v, accepted, "The log and the trace record every call.");
+	cua_config_bad_value(diag, var, v, accepted, "The log and the trace record every call.");
 	return -1;
 }
 
@@ -653,7 +547,7 @@ int cua_config_parse_sample(const char *s, unsigned *out)
 {
 	uint64_t v;
 
-	if (parse_u64(&s, &v) != 0 || *s || v == 1 || v > 1000000)
+	if (cua_config_parse_u64(&s, &v) != 0 || *s || v == 1 || v > 1000000)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
@@ -664,7 +558,7 @@ static void load_sample(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn d
 	const char *v = get("CUAUDIT_SUMMARY_SAMPLE");
 
 	if (v && cua_config_parse_sample(v, &cfg->summary_sample) != 0)
-		bad_value(diag, "CUAUDIT_SUMMARY_SAMPLE", v,
+		cua_config_bad_value(diag, "CUAUDIT_SUMMARY_SAMPLE", v,
 			  "0 (time every call) or an integer N from 2 to 1000000 (time 1 call in N"
 			  " of each sub-microsecond function)",
 			  "Every call is timed.");
@@ -674,11 +568,11 @@ int cua_config_parse_gpu_time(const char *s, unsigned *out)
 {
 	uint64_t v;
 
-	if (same_word(s, "off") || same_word(s, "on")) {
-		*out = same_word(s, "on");
+	if (cua_config_same_word(s, "off") || cua_config_same_word(s, "on")) {
+		*out = cua_config_same_word(s, "on");
 		return 0;
 	}
-	if (parse_u64(&s, &v) != 0 || *s || v > 1000000)
+	if (cua_config_parse_u64(&s, &v) != 0 || *s || v > 1000000)
 		return -1;
 	*out = (unsigned)v;
 	return 0;
@@ -690,7 +584,7 @@ static void load_gpu_time(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 
 	if (v && cua_config_parse_gpu_time(v, &cfg->gpu_time) != 0) {
 		cfg->gpu_time = 0;
-		bad_value(diag, "CUAUDIT_GPU_TIME", v,
+		cua_config_bad_value(diag, "CUAUDIT_GPU_TIME", v,
 			  "off (or 0), on (or 1: every launch, copy and memset) or an integer N"
 			  " from 2 to 1000000 (1 such call in N)",
 			  "GPU work is not timed.");
@@ -703,7 +597,7 @@ int cua_config_parse_seconds(const char *s, uint64_t *ns)
 {
 	uint64_t v;
 
-	if (parse_u64(&s, &v) != 0 || *s || v > 365ull * 24 * 3600)
+	if (cua_config_parse_u64(&s, &v) != 0 || *s || v > 365ull * 24 * 3600)
 		return -1;
 	*ns = v * 1000000000ull;
 	return 0;
@@ -728,7 +622,7 @@ static void load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_dia
 	const char *v = get(var);
 
 	if (v && cua_config_parse_size(v, dst) != 0)
-		bad_value(diag, var, v,
+		cua_config_bad_value(diag, var, v,
 			  "a size such as 64MiB, 1GB or 1048576 (units B, KB, MB, GB, TB, KiB, MiB,"
 			  " GiB, TiB)",
 			  "That output is not bounded.");
@@ -805,7 +699,7 @@ static void load_metric_labels(struct cua_config *cfg, cua_getenv_fn get, cua_di
 		ok = cua_config_capture_template(cfg->metric_label_values[i], get) == 0;
 	if (!ok) {
 		cfg->nmetric_labels = 0;
-		bad_value(diag, "CUAUDIT_METRICS_LABELS", v,
+		cua_config_bad_value(diag, "CUAUDIT_METRICS_LABELS", v,
 			  "NAME=VALUE pairs separated by commas, at most 8, where NAME is a"
 			  " Prometheus label name other than host, pid, program, api, layer, nested"
 			  " and device, and VALUE may use %p, %h, %q{NAME} and %%",
@@ -820,31 +714,31 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 	cfg->flush_interval_ns = CUA_FLUSH_INTERVAL_DEFAULT_NS;
 	if (v && cua_config_parse_seconds(v, &cfg->flush_interval_ns) != 0) {
 		cfg->flush_interval_ns = CUA_FLUSH_INTERVAL_DEFAULT_NS;
-		bad_value(diag, "CUAUDIT_FLUSH_INTERVAL", v,
+		cua_config_bad_value(diag, "CUAUDIT_FLUSH_INTERVAL", v,
 			  "whole seconds from 0 (no snapshots) to 31536000",
 			  "Snapshots are written every 30 seconds.");
 	}
 	load_size(&cfg->trace_max, "CUAUDIT_TRACE_MAX", get, diag);
 	load_size(&cfg->log_max, "CUAUDIT_LOG_MAX", get, diag);
 	if ((v = get("CUAUDIT_CAPTURE"))) {
-		if (same_word(v, "profiler-api"))
+		if (cua_config_same_word(v, "profiler-api"))
 			cfg->capture = CUA_CAPTURE_PROFILER_API;
-		else if (same_word(v, "ctl"))
+		else if (cua_config_same_word(v, "ctl"))
 			cfg->capture = CUA_CAPTURE_CTL;
-		else if (!same_word(v, "all"))
-			bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api, ctl",
+		else if (!cua_config_same_word(v, "all"))
+			cua_config_bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api, ctl",
 				  "Every call is traced.");
 	}
-	load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
+	cua_config_load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
 	load_metric_labels(cfg, get, diag);
 	if (cfg->trace[0] && cua_config_check_file_path(cfg->trace) != 0) {
-		bad_value(diag, "CUAUDIT_TRACE", cfg->trace,
+		cua_config_bad_value(diag, "CUAUDIT_TRACE", cfg->trace,
 			  "an absolute path of a file, not of a directory", "It stays off.");
 		cfg->trace[0] = '\0';
 	}
 	if (cfg->summary[0] && strcmp(cfg->summary, "stderr") != 0 &&
 	    cua_config_check_file_path(cfg->summary) != 0) {
-		bad_value(diag, "CUAUDIT_SUMMARY", cfg->summary,
+		cua_config_bad_value(diag, "CUAUDIT_SUMMARY", cfg->summary,
 			  "stderr, or an absolute path of a file, not of a directory",
 			  "It stays off.");
 		cfg->summary[0] = '\0';
@@ -866,7 +760,6 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 	/* Only observe: a limit or a fault would change what a privileged program does. */
 	cfg->mem_limit = 0;
 	memset(cfg->mem_limit_dev, 0, sizeof(cfg->mem_limit_dev));
-	cfg->nfaults = 0;
 }
 
 /* ---- CUAUDIT_STATIC_RUNTIME (entry patching of a statically linked runtime) ---- */
@@ -877,11 +770,11 @@ int cua_config_parse_static_runtime(const char *s, int *out)
 	static const char *const off[] = { "0", "off", "no", "false" };
 
 	for (unsigned i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
-		if (same_word(s, on[i])) {
+		if (cua_config_same_word(s, on[i])) {
 			*out = 1;
 			return 0;
 		}
-		if (same_word(s, off[i])) {
+		if (cua_config_same_word(s, off[i])) {
 			*out = 0;
 			return 0;
 		}
@@ -894,7 +787,7 @@ static void load_static_runtime(struct cua_config *cfg, cua_getenv_fn get, cua_d
 	const char *v = get("CUAUDIT_STATIC_RUNTIME");
 
 	if (v && cua_config_parse_static_runtime(v, &cfg->static_runtime) != 0)
-		bad_value(diag, "CUAUDIT_STATIC_RUNTIME", v, "1 or 0 (on/off, yes/no, true/false)",
+		cua_config_bad_value(diag, "CUAUDIT_STATIC_RUNTIME", v, "1 or 0 (on/off, yes/no, true/false)",
 			  "A statically linked runtime is seen at the driver level only.");
 }
 

@@ -22,24 +22,8 @@ enum cua_level {
 
 #define CUA_PATH_MAX 1024
 #define CUA_MAX_DEVICES 64
-#define CUA_MAX_FAULTS 16
 #define CUA_MAX_PLUGINS 8
 #define CUA_MAX_METRIC_LABELS 8
-
-enum cua_fault_mode {
-	CUA_FAULT_EVERY = 1, /* calls N, 2N, 3N, ... fail */
-	CUA_FAULT_AFTER = 2, /* every call after the first N fails */
-	CUA_FAULT_PROB = 3,  /* each call fails with probability P, from a seeded sequence */
-};
-
-struct cua_fault {
-	unsigned id;          /* the API id the spec names */
-	int error;            /* the result returned instead of calling the function */
-	int mode;             /* enum cua_fault_mode */
-	uint64_t n;           /* every:N, after:N */
-	uint64_t prob_ppb;    /* prob:P, in parts per 10^9 */
-	uint64_t seed;
-};
 
 struct cua_config {
 	int log_level;               /* enum cua_level */
@@ -50,8 +34,6 @@ struct cua_config {
 	char trace[CUA_PATH_MAX];    /* a file-name template, or empty (off) */
 	uint64_t mem_limit;          /* bytes for every device, 0 for none */
 	uint64_t mem_limit_dev[CUA_MAX_DEVICES]; /* per-device bytes; 0 falls back to mem_limit */
-	struct cua_fault faults[CUA_MAX_FAULTS];
-	unsigned nfaults;
 	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
 	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
@@ -111,6 +93,33 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
    (docs/facts.md §1.12). */
 void cua_config_restrict_secure(struct cua_config *cfg);
 
+/* ---------------------------------------------------------------- for each hook's loader
+   A hook's variables, their parsers and their messages live with the hook
+   (hooks/<hook>_config.c); these are the pieces every loader shares. */
+
+/* One message through diag: "cuaudit: VAR="VALUE" is not valid; accepted: ACCEPTED. FALLBACK". */
+void cua_config_bad_value(cua_diag_fn diag, const char *var, const char *value, const char *accepted,
+			  const char *fallback);
+/* 1 if a and b are the same ASCII word, any case. */
+int cua_config_same_word(const char *a, const char *b);
+/* Copies src into a CUA_PATH_MAX buffer; -1 if it does not fit. */
+int cua_config_copy_path(char *dst, const char *src);
+/* Decimal digits at *s into *out, *s moved past them; -1 on none or overflow. */
+int cua_config_parse_u64(const char **s, uint64_t *out);
+/* "0.01" at *s into parts per 10^9 (0 to 1), *s moved past it; -1 otherwise. */
+int cua_config_parse_fraction_ppb(const char **s, uint64_t *out);
+/* A size (see cua_config_parse_size) at *s, *s moved past it; 0 is accepted here. */
+int cua_config_parse_size_at(const char **s, uint64_t *out);
+/* One item of a list separated by sep: its length in *len; returns the next item's start, or
+   NULL after the last. */
+const char *cua_config_list_item(const char *s, char sep, size_t *len);
+/* Writes a, then blen bytes of b, into why (cap bytes, terminated); returns -1. */
+int cua_config_fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen);
+/* An output's file-name template from var into dst (CUA_PATH_MAX): absolute, its %q{NAME}
+   values captured; "stderr" too when allow_stderr. A bad value: one message, dst unchanged. */
+void cua_config_load_report(char *dst, const char *var, int allow_stderr, cua_getenv_fn get,
+			    cua_diag_fn diag);
+
 /* Returns the level named by s (ASCII, any case), or -1. */
 int cua_config_parse_level(const char *s);
 
@@ -141,12 +150,6 @@ int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg);
 int cua_config_parse_sample(const char *s, unsigned *out);
 /* CUAUDIT_GPU_TIME: off/0, on/1, or an integer N from 2 to 1000000 (1 call in N). */
 int cua_config_parse_gpu_time(const char *s, unsigned *out);
-
-/* CUAUDIT_FAULT: "ELF_NAME=ERROR@every:N|after:N|prob:P[,seed:S]" separated by ';'. ERROR is
-   a result name of the function's layer (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation)
-   or a number; never success (0, CUDA_SUCCESS, cudaSuccess). Returns 0, or -1 with a reason
-   in why. */
-int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, unsigned whycap);
 
 /* CUAUDIT_STATIC_RUNTIME: "1" or "0" (also "on"/"off", "yes"/"no", "true"/"false", any case)
    into *out. Returns 0 or -1. */

@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "fault_config.h"
 #include "fmt.h"
 
 #define CHECK(cond)                                                                            \
@@ -13,6 +14,7 @@
 	} while (0)
 
 static struct cua_config cfg;
+static struct cua_fault_config faults;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,6 +27,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	memset(&cfg, 0, sizeof(cfg));
+	memset(&faults, 0, sizeof(faults));
 	switch (FUZZ_TARGET) {
 	case 0: { /* log level */
 		int level = cua_config_parse_level(s);
@@ -41,12 +44,12 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(cfg.mem_limit == 0);
 		break;
 	case 3: /* CUAUDIT_FAULT */
-		if (cua_config_parse_faults(s, &cfg, why, sizeof(why)) == 0) {
-			CHECK(cfg.nfaults >= 1 && cfg.nfaults <= CUA_MAX_FAULTS);
-			for (unsigned i = 0; i < cfg.nfaults; i++)
-				CHECK(cfg.faults[i].mode >= CUA_FAULT_EVERY && cfg.faults[i].mode <= CUA_FAULT_PROB);
+		if (cua_fault_config_parse(s, &faults, why, sizeof(why)) == 0) {
+			CHECK(faults.nfaults >= 1 && faults.nfaults <= CUA_MAX_FAULTS);
+			for (unsigned i = 0; i < faults.nfaults; i++)
+				CHECK(faults.faults[i].mode >= CUA_FAULT_EVERY && faults.faults[i].mode <= CUA_FAULT_PROB);
 		} else {
-			CHECK(cfg.nfaults == 0 && memchr(why, '\0', sizeof(why)));
+			CHECK(faults.nfaults == 0 && memchr(why, '\0', sizeof(why)));
 		}
 		break;
 	case 4: /* CUAUDIT_PLUGINS */

@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "config.h"
+#include "configs.h"
 #include "cuaudit_ids.h"
 #include "table.h"
 #define __CUDA_API_VERSION_INTERNAL
@@ -31,6 +32,9 @@ static void diag(const char *msg)
 	strncpy(last_diag, msg, sizeof(last_diag) - 1);
 }
 
+/* Each hook's own configuration, filled by load beside the core's. */
+static struct cua_hook_configs hooks;
+
 static struct cua_config load(const char *const *env)
 {
 	struct cua_config cfg;
@@ -39,6 +43,7 @@ static struct cua_config load(const char *const *env)
 	diags = 0;
 	last_diag[0] = '\0';
 	cua_config_load(&cfg, get, diag, 0);
+	cua_hook_configs_load(&hooks, &cfg, get, diag);
 	return cfg;
 }
 
@@ -190,12 +195,12 @@ static void mem_limit_takes_a_default_and_per_device_sizes(void **state)
 
 static void fault_specs_parse_names_errors_and_modes(void **state)
 {
-	struct cua_config cfg;
+	struct cua_fault_config cfg;
 	char why[256];
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(cua_config_parse_faults("cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3;"
+	assert_int_equal(cua_fault_config_parse("cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3;"
 						 "cudaMalloc=cudaErrorMemoryAllocation@after:10;"
 						 "cuLaunchKernel=719@prob:0.01,seed:42",
 						 &cfg, why, sizeof(why)), 0);
@@ -225,13 +230,13 @@ static void bad_fault_specs_say_why(void **state)
 		{ "cuInit=1@every:2x", "unexpected text" },
 		{ "", "empty" },
 	};
-	struct cua_config cfg;
+	struct cua_fault_config cfg;
 	char why[256];
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&cfg, 0, sizeof(cfg));
-		assert_int_equal(cua_config_parse_faults(bad[i][0], &cfg, why, sizeof(why)), -1);
+		assert_int_equal(cua_fault_config_parse(bad[i][0], &cfg, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, bad[i][1]));
 		assert_int_equal(cfg.nfaults, 0);
 	}
@@ -265,6 +270,7 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	fake_env = env;
 	cua_config_load(&cfg, get, diag, 1);
 	cua_config_restrict_secure(&cfg);
+	cua_hook_configs_load(&hooks, &cfg, get, diag);
 	assert_string_equal(cfg.log_file, "");
 	assert_string_equal(cfg.libcuda, "");
 	assert_string_equal(cfg.libcudart, "");
@@ -274,15 +280,16 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	/* cuaudit only observes there (issue 10): no quota and no faults; the log level stays. */
 	assert_true(cfg.mem_limit == 0);
 	assert_true(cfg.mem_limit_dev[1] == 0);
-	assert_int_equal(cfg.nfaults, 0);
+	assert_int_equal(hooks.fault.nfaults, 0);
 	assert_int_equal(cfg.log_level, CUA_LOG_DEBUG);
 	cfg.secure = 0;
 	cua_config_load(&cfg, get, diag, 0);
 	cua_config_restrict_secure(&cfg);
+	cua_hook_configs_load(&hooks, &cfg, get, diag);
 	assert_string_equal(cfg.trace, "/tmp/t.json");
 	assert_int_equal(cfg.nplugins, 1);
 	assert_true(cfg.mem_limit == 1ull << 30 && cfg.mem_limit_dev[1] == 2ull << 30);
-	assert_int_equal(cfg.nfaults, 1);
+	assert_int_equal(hooks.fault.nfaults, 1);
 }
 
 /* ---------------------------------------------------------------- filters (readable) */

@@ -7,6 +7,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "config.h"
+#include "fault_config.h"
 #include "fmt.h"
 
 static const char *const *fake_env;
@@ -55,36 +56,44 @@ static void success_is_rejected_as_a_fault_error(void **state)
 					     "cuMemAlloc_v2=CUDA_SUCCESS@every:1",
 					     "cudaMalloc=cudaSuccess@after:0",
 					     "cuMemAlloc_v2=-0@every:1" };
-	struct cua_config cfg;
+	struct cua_fault_config cfg;
 	char why[256];
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		memset(&cfg, 0, sizeof(cfg));
-		assert_int_equal(cua_config_parse_faults(specs[i], &cfg, why, sizeof(why)), -1);
+		assert_int_equal(cua_fault_config_parse(specs[i], &cfg, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "not success"));
 		assert_int_equal(cfg.nfaults, 0);
 	}
-	assert_int_equal(cua_config_parse_faults("cuMemAlloc_v2=-1@every:1", &cfg, why, sizeof(why)),
+	assert_int_equal(cua_fault_config_parse("cuMemAlloc_v2=-1@every:1", &cfg, why, sizeof(why)),
 			 0);
 }
 
 static void secure_mode_drops_limit_and_faults_only(void **state)
 {
+	static const char *const env[] = { "CUAUDIT_FAULT", "cuInit=1@every:1;cuInit=2@every:2", NULL };
 	struct cua_config cfg;
+	struct cua_fault_config faults;
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
 	cfg.mem_limit = 1;
 	cfg.mem_limit_dev[63] = 2;
-	cfg.nfaults = 3;
 	cfg.log_level = CUA_LOG_VERBOSE;
 	cua_config_restrict_secure(&cfg);
-	assert_true(cfg.mem_limit == 1 && cfg.mem_limit_dev[63] == 2 && cfg.nfaults == 3);
+	assert_true(cfg.mem_limit == 1 && cfg.mem_limit_dev[63] == 2);
 	cfg.secure = 1;
 	cua_config_restrict_secure(&cfg);
-	assert_true(cfg.mem_limit == 0 && cfg.mem_limit_dev[63] == 0 && cfg.nfaults == 0);
+	assert_true(cfg.mem_limit == 0 && cfg.mem_limit_dev[63] == 0);
 	assert_int_equal(cfg.log_level, CUA_LOG_VERBOSE);
+	/* The fault hook's own loader drops its faults in a secure process, and only there. */
+	fake_env = env;
+	diags = 0;
+	cua_fault_config_load(&faults, get, diag, 0);
+	assert_true(faults.nfaults == 2 && diags == 0);
+	cua_fault_config_load(&faults, get, diag, 1);
+	assert_true(faults.nfaults == 0 && diags == 0);
 }
 
 static void q_escape_is_checked_and_expanded_from_captured_values(void **state)

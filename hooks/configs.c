@@ -1,0 +1,9 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/configs.c: reads each hook's own variables with the hook's own loader, in one place. */
+#include "configs.h"
+
+void cua_hook_configs_load(struct cua_hook_configs *h, const struct cua_config *core,
+			   cua_getenv_fn get, cua_diag_fn diag)
+{
+	cua_fault_config_load(&h->fault, get, diag, core->secure);
+}
