@@ -42,7 +42,7 @@ static struct cua_hook_configs hook_cfg;
 static void start_hooks(void)
 {
 	/* Hooks that may skip a call first; observers after, so they see the outcome. */
-	cua_memlimit_init(&cua_cfg);
+	cua_memlimit_init(&cua_cfg, &hook_cfg.memlimit);
 	cua_fault_init(&hook_cfg.fault);
 	cua_gpu_init(&cua_cfg);
 	cua_summary_init(&cua_cfg);

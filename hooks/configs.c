@@ -5,5 +5,6 @@
 void cua_hook_configs_load(struct cua_hook_configs *h, const struct cua_config *core,
 			   cua_getenv_fn get, cua_diag_fn diag)
 {
+	cua_memlimit_config_load(&h->memlimit, get, diag, core->secure);
 	cua_fault_config_load(&h->fault, get, diag, core->secure);
 }

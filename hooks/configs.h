@@ -5,12 +5,14 @@
 
 #include "config.h"
 #include "fault_config.h"
+#include "memlimit_config.h"
 
 /* One member per hook that has variables of its own; each member's type, parser and messages
    live with its hook (hooks/<hook>_config.c). The core's struct cua_config keeps only what
    every hook shares. */
 struct cua_hook_configs {
 	struct cua_fault_config fault;
+	struct cua_memlimit_config memlimit;
 };
 
 /* Reads every hook's variables through get, after cua_config_load filled core (its secure

@@ -8,12 +8,13 @@
 
 struct cua_config;
 struct cua_fault_config;
+struct cua_memlimit_config;
 
 /* Each copies its own configuration (hooks/<hook>_config.h, read by its own loader) and the
    shared fields it needs from the core's (no hook reads the global record, on the hot path or
    elsewhere; tests/layers.py checks) and subscribes if enabled; from la_version, in this
    order: the ones that may skip or fail calls first, observers after. Return 0 or -errno. */
-int cua_memlimit_init(const struct cua_config *all);
+int cua_memlimit_init(const struct cua_config *all, const struct cua_memlimit_config *own);
 int cua_fault_init(const struct cua_fault_config *own);
 int cua_summary_init(const struct cua_config *all);
 int cua_trace_init(const struct cua_config *all);

@@ -33,8 +33,9 @@ void cua_metrics_setup(const struct cua_config *all)
 	cfg.nlabels = all->nmetric_labels;
 	memcpy(cfg.names, all->metric_label_names, sizeof(cfg.names));
 	memcpy(cfg.values, all->metric_label_values, sizeof(cfg.values));
-	cfg.mem_all = all->mem_limit;
-	memcpy(cfg.mem_dev, all->mem_limit_dev, sizeof(cfg.mem_dev));
+	/* The memory limit hook started before the outputs (la_version's order). */
+	cfg.mem_all = cua_memlimit_limits()->mem_limit;
+	memcpy(cfg.mem_dev, cua_memlimit_limits()->mem_limit_dev, sizeof(cfg.mem_dev));
 	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, program, sizeof(program) - 1) : -1;
 

@@ -298,36 +298,6 @@ int cua_config_parse_size(const char *s, uint64_t *out)
 	return 0;
 }
 
-int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg)
-{
-	uint64_t all = 0, dev[CUA_MAX_DEVICES] = { 0 };
-
-	for (;;) {
-		const char *p = s;
-		uint64_t d, size;
-
-		if (cua_config_parse_u64(&p, &d) == 0 && *p == ':') {
-			p++;
-			if (d >= CUA_MAX_DEVICES || cua_config_parse_size_at(&p, &size) != 0 || size == 0)
-				return -1;
-			dev[d] = size;
-		} else {
-			p = s;
-			if (cua_config_parse_size_at(&p, &size) != 0 || size == 0 || all)
-				return -1;
-			all = size;
-		}
-		if (*p == '\0')
-			break;
-		if (*p != ',')
-			return -1;
-		s = p + 1;
-	}
-	cfg->mem_limit = all;
-	memcpy(cfg->mem_limit_dev, dev, sizeof(dev));
-	return 0;
-}
-
 /* One item of a list separated by sep: its length in *len; returns the next item's start,
    or NULL after the last. */
 const char *cua_config_list_item(const char *s, char sep, size_t *len)
@@ -406,11 +376,6 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 
 	cua_config_load_report(cfg->summary, "CUAUDIT_SUMMARY", 1, get, diag);
 	cua_config_load_report(cfg->trace, "CUAUDIT_TRACE", 0, get, diag);
-	if ((v = get("CUAUDIT_MEM_LIMIT")) && cua_config_parse_mem_limit(v, cfg) != 0)
-		cua_config_bad_value(diag, "CUAUDIT_MEM_LIMIT", v,
-			  "a size such as 4GiB, 512MiB or 1.5GB (units B, KB, MB, GB, TB, KiB, MiB,"
-			  " GiB, TiB), or DEVICE:SIZE pairs separated by commas",
-			  "No limit is applied.");
 	if ((v = get("CUAUDIT_PLUGINS")) && cua_config_parse_plugins(v, cfg) != 0)
 		cua_config_bad_value(diag, "CUAUDIT_PLUGINS", v,
 			  "up to 8 absolute paths of readable shared objects, separated by ':'",
@@ -757,9 +722,6 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 		memcpy(cfg->summary, "stderr", 7);
 	cfg->nplugins = 0;
 	cfg->live.on = 0; /* no region file from a privileged process */
-	/* Only observe: a limit or a fault would change what a privileged program does. */
-	cfg->mem_limit = 0;
-	memset(cfg->mem_limit_dev, 0, sizeof(cfg->mem_limit_dev));
 }
 
 /* ---- CUAUDIT_STATIC_RUNTIME (entry patching of a statically linked runtime) ---- */

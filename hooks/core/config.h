@@ -32,8 +32,6 @@ struct cua_config {
 	char libcudart[CUA_PATH_MAX];
 	char summary[CUA_PATH_MAX];  /* "stderr", a file-name template, or empty (off) */
 	char trace[CUA_PATH_MAX];    /* a file-name template, or empty (off) */
-	uint64_t mem_limit;          /* bytes for every device, 0 for none */
-	uint64_t mem_limit_dev[CUA_MAX_DEVICES]; /* per-device bytes; 0 falls back to mem_limit */
 	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
 	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
@@ -141,10 +139,6 @@ int cua_config_capture_template(const char *tmpl, cua_getenv_fn get);
    to a whole byte; at most 18 fraction digits. Returns 0, or -1 for zero, for anything else,
    and for a value above UINT64_MAX. */
 int cua_config_parse_size(const char *s, uint64_t *out);
-
-/* CUAUDIT_MEM_LIMIT: "SIZE" for every device, or "DEV:SIZE[,DEV:SIZE...]", or both forms
-   mixed ("8GiB,0:4GiB"). Returns 0 or -1. */
-int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg);
 
 /* CUAUDIT_SUMMARY_SAMPLE: "0" (exact) or an integer N from 2 to 1000000. Returns 0 or -1. */
 int cua_config_parse_sample(const char *s, unsigned *out);

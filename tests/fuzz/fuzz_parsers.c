@@ -5,6 +5,7 @@
 #include <string.h>
 #include "config.h"
 #include "fault_config.h"
+#include "memlimit_config.h"
 #include "fmt.h"
 
 #define CHECK(cond)                                                                            \
@@ -15,6 +16,7 @@
 
 static struct cua_config cfg;
 static struct cua_fault_config faults;
+static struct cua_memlimit_config limits;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -28,6 +30,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	s[size] = '\0';
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&faults, 0, sizeof(faults));
+	memset(&limits, 0, sizeof(limits));
 	switch (FUZZ_TARGET) {
 	case 0: { /* log level */
 		int level = cua_config_parse_level(s);
@@ -40,8 +43,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(v > 0);
 		break;
 	case 2: /* CUAUDIT_MEM_LIMIT */
-		if (cua_config_parse_mem_limit(s, &cfg) != 0)
-			CHECK(cfg.mem_limit == 0);
+		if (cua_memlimit_config_parse(s, &limits) != 0)
+			CHECK(limits.mem_limit == 0);
 		break;
 	case 3: /* CUAUDIT_FAULT */
 		if (cua_fault_config_parse(s, &faults, why, sizeof(why)) == 0) {

@@ -178,19 +178,19 @@ static void sizes_parse_with_decimal_and_binary_units(void **state)
 
 static void mem_limit_takes_a_default_and_per_device_sizes(void **state)
 {
-	struct cua_config cfg;
+	struct cua_memlimit_config cfg;
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(cua_config_parse_mem_limit("8GiB,1:2GiB,3:1MiB", &cfg), 0);
+	assert_int_equal(cua_memlimit_config_parse("8GiB,1:2GiB,3:1MiB", &cfg), 0);
 	assert_true(cfg.mem_limit == 8ull << 30);
 	assert_true(cfg.mem_limit_dev[1] == 2ull << 30);
 	assert_true(cfg.mem_limit_dev[3] == 1ull << 20);
 	assert_true(cfg.mem_limit_dev[0] == 0);
-	assert_int_equal(cua_config_parse_mem_limit("1GiB,2GiB", &cfg), -1);
-	assert_int_equal(cua_config_parse_mem_limit("64:1GiB", &cfg), -1);
-	assert_int_equal(cua_config_parse_mem_limit("0:", &cfg), -1);
-	assert_int_equal(cua_config_parse_mem_limit("1GiB,", &cfg), -1);
+	assert_int_equal(cua_memlimit_config_parse("1GiB,2GiB", &cfg), -1);
+	assert_int_equal(cua_memlimit_config_parse("64:1GiB", &cfg), -1);
+	assert_int_equal(cua_memlimit_config_parse("0:", &cfg), -1);
+	assert_int_equal(cua_memlimit_config_parse("1GiB,", &cfg), -1);
 }
 
 static void fault_specs_parse_names_errors_and_modes(void **state)
@@ -278,8 +278,8 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	assert_string_equal(cfg.summary, "stderr");
 	assert_int_equal(cfg.nplugins, 0);
 	/* cuaudit only observes there (issue 10): no quota and no faults; the log level stays. */
-	assert_true(cfg.mem_limit == 0);
-	assert_true(cfg.mem_limit_dev[1] == 0);
+	assert_true(hooks.memlimit.mem_limit == 0);
+	assert_true(hooks.memlimit.mem_limit_dev[1] == 0);
 	assert_int_equal(hooks.fault.nfaults, 0);
 	assert_int_equal(cfg.log_level, CUA_LOG_DEBUG);
 	cfg.secure = 0;
@@ -288,7 +288,7 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	cua_hook_configs_load(&hooks, &cfg, get, diag);
 	assert_string_equal(cfg.trace, "/tmp/t.json");
 	assert_int_equal(cfg.nplugins, 1);
-	assert_true(cfg.mem_limit == 1ull << 30 && cfg.mem_limit_dev[1] == 2ull << 30);
+	assert_true(hooks.memlimit.mem_limit == 1ull << 30 && hooks.memlimit.mem_limit_dev[1] == 2ull << 30);
 	assert_int_equal(hooks.fault.nfaults, 1);
 }
 

@@ -8,6 +8,7 @@
 #include <cmocka.h>
 #include "config.h"
 #include "fault_config.h"
+#include "memlimit_config.h"
 #include "fmt.h"
 
 static const char *const *fake_env;
@@ -72,28 +73,32 @@ static void success_is_rejected_as_a_fault_error(void **state)
 
 static void secure_mode_drops_limit_and_faults_only(void **state)
 {
-	static const char *const env[] = { "CUAUDIT_FAULT", "cuInit=1@every:1;cuInit=2@every:2", NULL };
+	static const char *const env[] = { "CUAUDIT_FAULT", "cuInit=1@every:1;cuInit=2@every:2",
+					   "CUAUDIT_MEM_LIMIT", "1,63:2", "CUAUDIT_LOG", "verbose",
+					   NULL };
 	struct cua_config cfg;
 	struct cua_fault_config faults;
+	struct cua_memlimit_config limits;
 
 	(void)state;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.mem_limit = 1;
-	cfg.mem_limit_dev[63] = 2;
-	cfg.log_level = CUA_LOG_VERBOSE;
-	cua_config_restrict_secure(&cfg);
-	assert_true(cfg.mem_limit == 1 && cfg.mem_limit_dev[63] == 2);
-	cfg.secure = 1;
-	cua_config_restrict_secure(&cfg);
-	assert_true(cfg.mem_limit == 0 && cfg.mem_limit_dev[63] == 0);
-	assert_int_equal(cfg.log_level, CUA_LOG_VERBOSE);
-	/* The fault hook's own loader drops its faults in a secure process, and only there. */
 	fake_env = env;
 	diags = 0;
-	cua_fault_config_load(&faults, get, diag, 0);
-	assert_true(faults.nfaults == 2 && diags == 0);
-	cua_fault_config_load(&faults, get, diag, 1);
-	assert_true(faults.nfaults == 0 && diags == 0);
+	/* Each hook's own loader drops what would change the program, in a secure process only;
+	   the core keeps the log level. */
+	for (int secure = 0; secure <= 1; secure++) {
+		cua_config_load(&cfg, get, diag, secure);
+		cua_config_restrict_secure(&cfg);
+		cua_fault_config_load(&faults, get, diag, secure);
+		cua_memlimit_config_load(&limits, get, diag, secure);
+		assert_int_equal(cfg.log_level, CUA_LOG_VERBOSE);
+		if (secure)
+			assert_true(limits.mem_limit == 0 && limits.mem_limit_dev[63] == 0 &&
+				    faults.nfaults == 0);
+		else
+			assert_true(limits.mem_limit == 1 && limits.mem_limit_dev[63] == 2 &&
+				    faults.nfaults == 2);
+	}
+	assert_int_equal(diags, 0);
 }
 
 static void q_escape_is_checked_and_expanded_from_captured_values(void **state)
