@@ -44,7 +44,7 @@ static void start_hooks(void)
 	/* Hooks that may skip a call first; observers after, so they see the outcome. */
 	cua_memlimit_init(&cua_cfg, &hook_cfg.memlimit);
 	cua_fault_init(&hook_cfg.fault);
-	cua_gpu_init(&cua_cfg);
+	cua_gpu_init(&hook_cfg.gpu);
 	cua_summary_init(&cua_cfg);
 	cua_trace_init(&cua_cfg);
 	cua_errcount_init(&cua_cfg);

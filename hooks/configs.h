@@ -5,6 +5,7 @@
 
 #include "config.h"
 #include "fault_config.h"
+#include "gpu_config.h"
 #include "memlimit_config.h"
 
 /* One member per hook that has variables of its own; each member's type, parser and messages
@@ -13,6 +14,7 @@
 struct cua_hook_configs {
 	struct cua_fault_config fault;
 	struct cua_memlimit_config memlimit;
+	struct cua_gpu_config gpu;
 };
 
 /* Reads every hook's variables through get, after cua_config_load filled core (its secure

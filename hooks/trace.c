@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "finish.h"
+#include "gpu.h"
 #include "gpu_trace.h"
 #include "config.h"
 #include "dispatch.h"
@@ -580,7 +581,7 @@ int cua_trace_init(const struct cua_config *all)
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	cfg.capture = all->capture;
 	cua_tracefmt_init();
-	if (all->gpu_time)
+	if (cua_gpu_on()) /* GPU timing started before the trace (la_version's order) */
 		cua_gpu_trace_setup();
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		for (unsigned i = 0; i < cua_api[id].nargs; i++)

@@ -529,33 +529,6 @@ static void load_sample(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn d
 			  "Every call is timed.");
 }
 
-int cua_config_parse_gpu_time(const char *s, unsigned *out)
-{
-	uint64_t v;
-
-	if (cua_config_same_word(s, "off") || cua_config_same_word(s, "on")) {
-		*out = cua_config_same_word(s, "on");
-		return 0;
-	}
-	if (cua_config_parse_u64(&s, &v) != 0 || *s || v > 1000000)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static void load_gpu_time(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v = get("CUAUDIT_GPU_TIME");
-
-	if (v && cua_config_parse_gpu_time(v, &cfg->gpu_time) != 0) {
-		cfg->gpu_time = 0;
-		cua_config_bad_value(diag, "CUAUDIT_GPU_TIME", v,
-			  "off (or 0), on (or 1: every launch, copy and memset) or an integer N"
-			  " from 2 to 1000000 (1 such call in N)",
-			  "GPU work is not timed.");
-	}
-}
-
 /* ---------------------------------------------------------------- output survival */
 
 int cua_config_parse_seconds(const char *s, uint64_t *ns)
@@ -767,7 +740,6 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_static_runtime(cfg, get, diag);
 	load_filters(cfg, get, diag);
 	load_sample(cfg, get, diag);
-	load_gpu_time(cfg, get, diag);
 	load_survival(cfg, get, diag);
 	cua_liveconfig_load(&cfg->live, cfg->capture == CUA_CAPTURE_CTL, get, diag);
 }

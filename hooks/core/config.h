@@ -50,9 +50,6 @@ struct cua_config {
 	/* performance: CUAUDIT_SUMMARY_SAMPLE, 0 for exact timing, else N: once a function's
 	   mean is known on a thread, a sub-microsecond function is timed 1 call in N. */
 	unsigned summary_sample;
-	/* CUAUDIT_GPU_TIME (issue 21): 0 off (the default), 1 every launch, copy, memset and
-	   graph launch, N: 1 of each thread's N such calls. */
-	unsigned gpu_time;
 	/* Output survival (issue 15): live snapshots, bounded outputs, capture range. */
 	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
 	uint64_t trace_max;          /* CUAUDIT_TRACE_MAX bytes of records; 0: no bound */
@@ -142,8 +139,6 @@ int cua_config_parse_size(const char *s, uint64_t *out);
 
 /* CUAUDIT_SUMMARY_SAMPLE: "0" (exact) or an integer N from 2 to 1000000. Returns 0 or -1. */
 int cua_config_parse_sample(const char *s, unsigned *out);
-/* CUAUDIT_GPU_TIME: off/0, on/1, or an integer N from 2 to 1000000 (1 call in N). */
-int cua_config_parse_gpu_time(const char *s, unsigned *out);
 
 /* CUAUDIT_STATIC_RUNTIME: "1" or "0" (also "on"/"off", "yes"/"no", "true"/"false", any case)
    into *out. Returns 0 or -1. */
