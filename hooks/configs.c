@@ -8,4 +8,5 @@ void cua_hook_configs_load(struct cua_hook_configs *h, const struct cua_config *
 	cua_memlimit_config_load(&h->memlimit, get, diag, core->secure);
 	cua_fault_config_load(&h->fault, get, diag, core->secure);
 	cua_gpu_config_load(&h->gpu, get, diag);
+	cua_trace_config_load(&h->trace, get, diag, core->secure);
 }

@@ -7,6 +7,7 @@
 #include "fault_config.h"
 #include "gpu_config.h"
 #include "memlimit_config.h"
+#include "trace_config.h"
 
 /* One member per hook that has variables of its own; each member's type, parser and messages
    live with its hook (hooks/<hook>_config.c). The core's struct cua_config keeps only what
@@ -15,6 +16,7 @@ struct cua_hook_configs {
 	struct cua_fault_config fault;
 	struct cua_memlimit_config memlimit;
 	struct cua_gpu_config gpu;
+	struct cua_trace_config trace;
 };
 
 /* Reads every hook's variables through get, after cua_config_load filled core (its secure

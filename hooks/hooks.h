@@ -9,6 +9,7 @@
 struct cua_config;
 struct cua_fault_config;
 struct cua_memlimit_config;
+struct cua_trace_config;
 
 /* Each copies its own configuration (hooks/<hook>_config.h, read by its own loader) and the
    shared fields it needs from the core's (no hook reads the global record, on the hot path or
@@ -17,7 +18,9 @@ struct cua_memlimit_config;
 int cua_memlimit_init(const struct cua_config *all, const struct cua_memlimit_config *own);
 int cua_fault_init(const struct cua_fault_config *own);
 int cua_summary_init(const struct cua_config *all);
-int cua_trace_init(const struct cua_config *all);
+int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *own);
+/* 1 once the trace started with a file to write (CUAUDIT_TRACE). */
+int cua_trace_on(void);
 int cua_plugins_load(const struct cua_config *all);
 /* Registers the per-call log hook (hooks/log.c) when the level is verbose or above, or
    errors. */

@@ -375,7 +375,6 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 	const char *v;
 
 	cua_config_load_report(cfg->summary, "CUAUDIT_SUMMARY", 1, get, diag);
-	cua_config_load_report(cfg->trace, "CUAUDIT_TRACE", 0, get, diag);
 	if ((v = get("CUAUDIT_PLUGINS")) && cua_config_parse_plugins(v, cfg) != 0)
 		cua_config_bad_value(diag, "CUAUDIT_PLUGINS", v,
 			  "up to 8 absolute paths of readable shared objects, separated by ':'",
@@ -555,7 +554,7 @@ int cua_config_check_file_path(const char *path)
 	return 0;
 }
 
-static void load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_diag_fn diag)
+void cua_config_load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v = get(var);
 
@@ -656,8 +655,7 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 			  "whole seconds from 0 (no snapshots) to 31536000",
 			  "Snapshots are written every 30 seconds.");
 	}
-	load_size(&cfg->trace_max, "CUAUDIT_TRACE_MAX", get, diag);
-	load_size(&cfg->log_max, "CUAUDIT_LOG_MAX", get, diag);
+	cua_config_load_size(&cfg->log_max, "CUAUDIT_LOG_MAX", get, diag);
 	if ((v = get("CUAUDIT_CAPTURE"))) {
 		if (cua_config_same_word(v, "profiler-api"))
 			cfg->capture = CUA_CAPTURE_PROFILER_API;
@@ -669,11 +667,6 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 	}
 	cua_config_load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
 	load_metric_labels(cfg, get, diag);
-	if (cfg->trace[0] && cua_config_check_file_path(cfg->trace) != 0) {
-		cua_config_bad_value(diag, "CUAUDIT_TRACE", cfg->trace,
-			  "an absolute path of a file, not of a directory", "It stays off.");
-		cfg->trace[0] = '\0';
-	}
 	if (cfg->summary[0] && strcmp(cfg->summary, "stderr") != 0 &&
 	    cua_config_check_file_path(cfg->summary) != 0) {
 		cua_config_bad_value(diag, "CUAUDIT_SUMMARY", cfg->summary,
@@ -688,7 +681,7 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 	if (!cfg->secure)
 		return;
 	cfg->error_count[0] = '\0';
-	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
+	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = '\0';
 	cfg->metrics[0] = '\0';
 	cfg->nmetric_labels = 0;
 	if (cfg->summary[0])

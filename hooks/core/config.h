@@ -31,7 +31,6 @@ struct cua_config {
 	char libcuda[CUA_PATH_MAX];  /* substitute for libcuda, or empty */
 	char libcudart[CUA_PATH_MAX];
 	char summary[CUA_PATH_MAX];  /* "stderr", a file-name template, or empty (off) */
-	char trace[CUA_PATH_MAX];    /* a file-name template, or empty (off) */
 	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
 	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
@@ -52,7 +51,6 @@ struct cua_config {
 	unsigned summary_sample;
 	/* Output survival (issue 15): live snapshots, bounded outputs, capture range. */
 	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
-	uint64_t trace_max;          /* CUAUDIT_TRACE_MAX bytes of records; 0: no bound */
 	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
 	int capture;                 /* enum cua_capture */
 	char metrics[CUA_PATH_MAX];  /* CUAUDIT_METRICS: a file-name template, or empty (off) */
@@ -168,6 +166,9 @@ int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned whyc
 unsigned cua_config_filter_ids(const struct cua_config *cfg, unsigned *ids);
 /* CUAUDIT_FLUSH_INTERVAL: whole seconds, 0 for off. Returns 0 or -1. */
 int cua_config_parse_seconds(const char *s, uint64_t *ns);
+
+/* A size from var into *dst (the bound of an output); a bad value: one message, *dst kept. */
+void cua_config_load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_diag_fn diag);
 
 /* Is this trace or summary path usable: not empty, not a directory ("/x/", "/x/." or an
    existing directory)? Returns 0 or -1. */

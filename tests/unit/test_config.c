@@ -274,7 +274,7 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	assert_string_equal(cfg.log_file, "");
 	assert_string_equal(cfg.libcuda, "");
 	assert_string_equal(cfg.libcudart, "");
-	assert_string_equal(cfg.trace, "");
+	assert_string_equal(hooks.trace.path, "");
 	assert_string_equal(cfg.summary, "stderr");
 	assert_int_equal(cfg.nplugins, 0);
 	/* cuaudit only observes there (issue 10): no quota and no faults; the log level stays. */
@@ -286,7 +286,7 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	cua_config_load(&cfg, get, diag, 0);
 	cua_config_restrict_secure(&cfg);
 	cua_hook_configs_load(&hooks, &cfg, get, diag);
-	assert_string_equal(cfg.trace, "/tmp/t.json");
+	assert_string_equal(hooks.trace.path, "/tmp/t.json");
 	assert_int_equal(cfg.nplugins, 1);
 	assert_true(hooks.memlimit.mem_limit == 1ull << 30 && hooks.memlimit.mem_limit_dev[1] == 2ull << 30);
 	assert_int_equal(hooks.fault.nfaults, 1);
@@ -403,7 +403,7 @@ static void survival_variables_parse_and_bad_ones_fall_back(void **state)
 	cfg = load(good);
 	assert_int_equal(diags, 0);
 	assert_true(cfg.flush_interval_ns == 5000000000ull);
-	assert_true(cfg.trace_max == 2u << 20 && cfg.log_max == 64u << 10);
+	assert_true(hooks.trace.max == 2u << 20 && cfg.log_max == 64u << 10);
 	assert_int_equal(cfg.capture, CUA_CAPTURE_PROFILER_API);
 	cfg = load(bad);
 	assert_int_equal(diags, 1);
@@ -413,7 +413,7 @@ static void survival_variables_parse_and_bad_ones_fall_back(void **state)
 	assert_true(cfg.flush_interval_ns == 0);
 	cfg = load(dir);
 	assert_int_equal(diags, 1);
-	assert_int_equal(cfg.trace[0], '\0');
+	assert_int_equal(hooks.trace.path[0], '\0');
 	assert_int_equal(cua_config_parse_seconds("12x", &ns), -1);
 	assert_int_equal(cua_config_check_file_path("/tmp/t.json"), 0);
 	assert_int_equal(cua_config_check_file_path("/tmp/.."), -1);
