@@ -45,7 +45,7 @@ static void start_hooks(void)
 	cua_memlimit_init(&cua_cfg, &hook_cfg.memlimit);
 	cua_fault_init(&hook_cfg.fault);
 	cua_gpu_init(&hook_cfg.gpu);
-	cua_summary_init(&cua_cfg);
+	cua_summary_init(&cua_cfg, &hook_cfg.summary, &hook_cfg.metrics);
 	cua_trace_init(&cua_cfg, &hook_cfg.trace);
 	cua_errcount_init(&cua_cfg);
 	cua_log_init(&cua_cfg);

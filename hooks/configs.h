@@ -7,6 +7,8 @@
 #include "fault_config.h"
 #include "gpu_config.h"
 #include "memlimit_config.h"
+#include "metrics_config.h"
+#include "summary_config.h"
 #include "trace_config.h"
 
 /* One member per hook that has variables of its own; each member's type, parser and messages
@@ -17,6 +19,8 @@ struct cua_hook_configs {
 	struct cua_memlimit_config memlimit;
 	struct cua_gpu_config gpu;
 	struct cua_trace_config trace;
+	struct cua_summary_config summary;
+	struct cua_metrics_config metrics;
 };
 
 /* Reads every hook's variables through get, after cua_config_load filled core (its secure

@@ -10,6 +10,8 @@ struct cua_config;
 struct cua_fault_config;
 struct cua_memlimit_config;
 struct cua_trace_config;
+struct cua_summary_config;
+struct cua_metrics_config;
 
 /* Each copies its own configuration (hooks/<hook>_config.h, read by its own loader) and the
    shared fields it needs from the core's (no hook reads the global record, on the hot path or
@@ -17,7 +19,11 @@ struct cua_trace_config;
    order: the ones that may skip or fail calls first, observers after. Return 0 or -errno. */
 int cua_memlimit_init(const struct cua_config *all, const struct cua_memlimit_config *own);
 int cua_fault_init(const struct cua_fault_config *own);
-int cua_summary_init(const struct cua_config *all);
+/* The summary also renders the metrics (CUAUDIT_METRICS), so it takes their configuration. */
+int cua_summary_init(const struct cua_config *all, const struct cua_summary_config *own,
+		     const struct cua_metrics_config *metrics);
+/* 1 once the summary started with a place to write (CUAUDIT_SUMMARY). */
+int cua_summary_on(void);
 int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *own);
 /* 1 once the trace started with a file to write (CUAUDIT_TRACE). */
 int cua_trace_on(void);

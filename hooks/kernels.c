@@ -93,7 +93,7 @@ int cua_kernels_init(const struct cua_config *all)
 {
 	size_t n = 0;
 
-	if (!cua_trace_on() && !all->summary[0] && !cua_log_on(CUA_LOG_VERBOSE) &&
+	if (!cua_trace_on() && !cua_summary_on() && !cua_log_on(CUA_LOG_VERBOSE) &&
 	    !all->log_errors && !cua_gpu_on())
 		return 0;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)

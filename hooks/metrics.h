@@ -4,12 +4,11 @@
 #define CUA_METRICS_H
 
 #include <stdint.h>
+#include "metrics_config.h"
 
-struct cua_config;
-
-/* Copies its slice of the configuration and reads the program name; from la_version, on the
+/* Copies its own configuration and reads the program name; from la_version, on the
    main thread. */
-void cua_metrics_setup(const struct cua_config *all);
+void cua_metrics_setup(const struct cua_metrics_config *own);
 /* The renderer itself, cua_metrics_write, is declared with the others over the summary's
    row model (summary_model.h). */
 

@@ -374,7 +374,6 @@ static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn di
 {
 	const char *v;
 
-	cua_config_load_report(cfg->summary, "CUAUDIT_SUMMARY", 1, get, diag);
 	if ((v = get("CUAUDIT_PLUGINS")) && cua_config_parse_plugins(v, cfg) != 0)
 		cua_config_bad_value(diag, "CUAUDIT_PLUGINS", v,
 			  "up to 8 absolute paths of readable shared objects, separated by ':'",
@@ -505,29 +504,6 @@ static void load_filters(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn 
 	cfg->filtered = 1;
 }
 
-/* ---------------------------------------------------------------- performance */
-
-int cua_config_parse_sample(const char *s, unsigned *out)
-{
-	uint64_t v;
-
-	if (cua_config_parse_u64(&s, &v) != 0 || *s || v == 1 || v > 1000000)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static void load_sample(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v = get("CUAUDIT_SUMMARY_SAMPLE");
-
-	if (v && cua_config_parse_sample(v, &cfg->summary_sample) != 0)
-		cua_config_bad_value(diag, "CUAUDIT_SUMMARY_SAMPLE", v,
-			  "0 (time every call) or an integer N from 2 to 1000000 (time 1 call in N"
-			  " of each sub-microsecond function)",
-			  "Every call is timed.");
-}
-
 /* ---------------------------------------------------------------- output survival */
 
 int cua_config_parse_seconds(const char *s, uint64_t *ns)
@@ -565,85 +541,6 @@ void cua_config_load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua
 			  "That output is not bounded.");
 }
 
-/* ---- CUAUDIT_METRICS_LABELS ---- */
-
-static int label_name_ok(const char *n, size_t len)
-{
-	static const char *const taken[] = { "host", "pid", "program", "api", "layer", "nested",
-					     "device" };
-
-	if (len == 0 || len >= 64 || (n[0] >= '0' && n[0] <= '9') || (len >= 2 && n[0] == '_' && n[1] == '_'))
-		return 0;
-	for (size_t i = 0; i < len; i++) {
-		char c = n[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return 0;
-	}
-	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
-		if (strlen(taken[i]) == len && memcmp(taken[i], n, len) == 0)
-			return 0;
-	return 1;
-}
-
-int cua_config_parse_metric_labels(const char *s, struct cua_config *cfg)
-{
-	unsigned n = 0;
-
-	while (*s) {
-		const char *eq = strchr(s, '='), *end = strchr(s, ',');
-		size_t nlen, vlen;
-
-		if (!end)
-			end = s + strlen(s);
-		if (!eq || eq > end || n == CUA_MAX_METRIC_LABELS)
-			return -1;
-		nlen = (size_t)(eq - s);
-		vlen = (size_t)(end - eq - 1);
-		if (!label_name_ok(s, nlen) || vlen >= sizeof(cfg->metric_label_values[0]))
-			return -1;
-		for (unsigned i = 0; i < n; i++)
-			if (strlen(cfg->metric_label_names[i]) == nlen &&
-			    memcmp(cfg->metric_label_names[i], s, nlen) == 0)
-				return -1;
-		memcpy(cfg->metric_label_names[n], s, nlen);
-		cfg->metric_label_names[n][nlen] = '\0';
-		memcpy(cfg->metric_label_values[n], eq + 1, vlen);
-		cfg->metric_label_values[n][vlen] = '\0';
-		if (vlen && cua_config_check_template(cfg->metric_label_values[n]) != 0)
-			return -1;
-		n++;
-		if (!*end)
-			break;
-		s = end + 1;
-		if (!*s)
-			return -1; /* a trailing comma */
-	}
-	cfg->nmetric_labels = n;
-	return 0;
-}
-
-static void load_metric_labels(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v = get("CUAUDIT_METRICS_LABELS");
-	int ok;
-
-	if (!v)
-		return;
-	ok = cua_config_parse_metric_labels(v, cfg) == 0;
-	for (unsigned i = 0; ok && i < cfg->nmetric_labels; i++)
-		ok = cua_config_capture_template(cfg->metric_label_values[i], get) == 0;
-	if (!ok) {
-		cfg->nmetric_labels = 0;
-		cua_config_bad_value(diag, "CUAUDIT_METRICS_LABELS", v,
-			  "NAME=VALUE pairs separated by commas, at most 8, where NAME is a"
-			  " Prometheus label name other than host, pid, program, api, layer, nested"
-			  " and device, and VALUE may use %p, %h, %q{NAME} and %%",
-			  "The metrics carry host, pid and program only.");
-	}
-}
-
 static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v = get("CUAUDIT_FLUSH_INTERVAL");
@@ -665,15 +562,6 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 			cua_config_bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api, ctl",
 				  "Every call is traced.");
 	}
-	cua_config_load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
-	load_metric_labels(cfg, get, diag);
-	if (cfg->summary[0] && strcmp(cfg->summary, "stderr") != 0 &&
-	    cua_config_check_file_path(cfg->summary) != 0) {
-		cua_config_bad_value(diag, "CUAUDIT_SUMMARY", cfg->summary,
-			  "stderr, or an absolute path of a file, not of a directory",
-			  "It stays off.");
-		cfg->summary[0] = '\0';
-	}
 }
 
 void cua_config_restrict_secure(struct cua_config *cfg)
@@ -682,10 +570,6 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 		return;
 	cfg->error_count[0] = '\0';
 	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = '\0';
-	cfg->metrics[0] = '\0';
-	cfg->nmetric_labels = 0;
-	if (cfg->summary[0])
-		memcpy(cfg->summary, "stderr", 7);
 	cfg->nplugins = 0;
 	cfg->live.on = 0; /* no region file from a privileged process */
 }
@@ -732,7 +616,6 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_session_start(cfg, get, diag);
 	load_static_runtime(cfg, get, diag);
 	load_filters(cfg, get, diag);
-	load_sample(cfg, get, diag);
 	load_survival(cfg, get, diag);
 	cua_liveconfig_load(&cfg->live, cfg->capture == CUA_CAPTURE_CTL, get, diag);
 }

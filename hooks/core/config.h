@@ -23,14 +23,12 @@ enum cua_level {
 #define CUA_PATH_MAX 1024
 #define CUA_MAX_DEVICES 64
 #define CUA_MAX_PLUGINS 8
-#define CUA_MAX_METRIC_LABELS 8
 
 struct cua_config {
 	int log_level;               /* enum cua_level */
 	char log_file[CUA_PATH_MAX]; /* file-name template; empty means stderr */
 	char libcuda[CUA_PATH_MAX];  /* substitute for libcuda, or empty */
 	char libcudart[CUA_PATH_MAX];
-	char summary[CUA_PATH_MAX];  /* "stderr", a file-name template, or empty (off) */
 	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
 	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
@@ -46,18 +44,10 @@ struct cua_config {
 	int log_errors;              /* CUAUDIT_LOG=errors: call lines for failed calls only */
 	int filtered;                /* CUAUDIT_INCLUDE or CUAUDIT_EXCLUDE is in force */
 	uint8_t filter[(CUAUDIT_ID_COUNT + 7) / 8]; /* a bit per id they record, if filtered */
-	/* performance: CUAUDIT_SUMMARY_SAMPLE, 0 for exact timing, else N: once a function's
-	   mean is known on a thread, a sub-microsecond function is timed 1 call in N. */
-	unsigned summary_sample;
 	/* Output survival (issue 15): live snapshots, bounded outputs, capture range. */
 	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
 	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
 	int capture;                 /* enum cua_capture */
-	char metrics[CUA_PATH_MAX];  /* CUAUDIT_METRICS: a file-name template, or empty (off) */
-	/* CUAUDIT_METRICS_LABELS: extra labels of every series, each value a template. */
-	unsigned nmetric_labels;
-	char metric_label_names[CUA_MAX_METRIC_LABELS][64];
-	char metric_label_values[CUA_MAX_METRIC_LABELS][256];
 	struct cua_live_config live; /* CUAUDIT_LIVE, CUAUDIT_LIVE_CALLS, CUAUDIT_LIVE_DIR */
 };
 
@@ -135,18 +125,11 @@ int cua_config_capture_template(const char *tmpl, cua_getenv_fn get);
    and for a value above UINT64_MAX. */
 int cua_config_parse_size(const char *s, uint64_t *out);
 
-/* CUAUDIT_SUMMARY_SAMPLE: "0" (exact) or an integer N from 2 to 1000000. Returns 0 or -1. */
-int cua_config_parse_sample(const char *s, unsigned *out);
 
 /* CUAUDIT_STATIC_RUNTIME: "1" or "0" (also "on"/"off", "yes"/"no", "true"/"false", any case)
    into *out. Returns 0 or -1. */
 int cua_config_parse_static_runtime(const char *s, int *out);
 
-/* CUAUDIT_METRICS_LABELS: "NAME=VALUE[,NAME=VALUE...]", at most 8. NAME is a Prometheus
-   label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with "__") other than the ones cuaudit
-   sets (host, pid, program, api, layer, nested, device), each once; VALUE is a template with
-   %p, %h, %q{NAME} and %%, with no comma. Pure: it reads no environment. Returns 0 or -1. */
-int cua_config_parse_metric_labels(const char *s, struct cua_config *cfg);
 
 /* CUAUDIT_PLUGINS: absolute paths separated by ':'. Returns 0 or -1. */
 int cua_config_parse_plugins(const char *s, struct cua_config *cfg);

@@ -275,7 +275,7 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	assert_string_equal(cfg.libcuda, "");
 	assert_string_equal(cfg.libcudart, "");
 	assert_string_equal(hooks.trace.path, "");
-	assert_string_equal(cfg.summary, "stderr");
+	assert_string_equal(hooks.summary.path, "stderr");
 	assert_int_equal(cfg.nplugins, 0);
 	/* cuaudit only observes there (issue 10): no quota and no faults; the log level stays. */
 	assert_true(hooks.memlimit.mem_limit == 0);
@@ -427,26 +427,26 @@ static void metric_labels_take_names_and_templates(void **state)
 		"a=1,a=2", "a=%z", "a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9",
 		"abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcd=1",
 	};
-	struct cua_config cfg;
+	struct cua_metrics_config cfg;
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(cua_config_parse_metric_labels("rank=%q{RANK},pod=p-%h,_x=,A9=%%", &cfg), 0);
-	assert_int_equal(cfg.nmetric_labels, 4);
-	assert_string_equal(cfg.metric_label_names[0], "rank");
-	assert_string_equal(cfg.metric_label_values[0], "%q{RANK}");
-	assert_string_equal(cfg.metric_label_names[1], "pod");
-	assert_string_equal(cfg.metric_label_values[1], "p-%h");
-	assert_string_equal(cfg.metric_label_names[2], "_x");
-	assert_string_equal(cfg.metric_label_values[2], "");
-	assert_string_equal(cfg.metric_label_names[3], "A9");
-	assert_int_equal(cua_config_parse_metric_labels("", &cfg), 0);
-	assert_int_equal(cfg.nmetric_labels, 0);
+	assert_int_equal(cua_metrics_config_parse_labels("rank=%q{RANK},pod=p-%h,_x=,A9=%%", &cfg), 0);
+	assert_int_equal(cfg.nlabels, 4);
+	assert_string_equal(cfg.label_names[0], "rank");
+	assert_string_equal(cfg.label_values[0], "%q{RANK}");
+	assert_string_equal(cfg.label_names[1], "pod");
+	assert_string_equal(cfg.label_values[1], "p-%h");
+	assert_string_equal(cfg.label_names[2], "_x");
+	assert_string_equal(cfg.label_values[2], "");
+	assert_string_equal(cfg.label_names[3], "A9");
+	assert_int_equal(cua_metrics_config_parse_labels("", &cfg), 0);
+	assert_int_equal(cfg.nlabels, 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cfg.nmetric_labels = 0;
-		if (cua_config_parse_metric_labels(bad[i], &cfg) != -1)
+		cfg.nlabels = 0;
+		if (cua_metrics_config_parse_labels(bad[i], &cfg) != -1)
 			fail_msg("accepted %s", bad[i]);
-		assert_int_equal(cfg.nmetric_labels, 0);
+		assert_int_equal(cfg.nlabels, 0);
 	}
 }
 

@@ -9,6 +9,7 @@
 #include "config.h"
 #include "fault_config.h"
 #include "memlimit_config.h"
+#include "summary_config.h"
 #include "fmt.h"
 
 static const char *const *fake_env;
@@ -132,18 +133,18 @@ static void q_values_are_read_once_when_the_configuration_loads(void **state)
 	static const char *const env[] = { "CUAUDIT_SUMMARY", "/t/s.%q{RANK}.json", "RANK", "1",
 					   NULL };
 	static const char *const later[] = { "RANK", "9", NULL };
-	struct cua_config cfg;
+	struct cua_summary_config cfg;
 	char out[64];
 
 	(void)state;
 	cua_fmt_forget_vars();
 	fake_env = env;
 	diags = 0;
-	cua_config_load(&cfg, get, diag, 0);
+	cua_summary_config_load(&cfg, get, diag, 0);
 	assert_int_equal(diags, 0);
-	assert_string_equal(cfg.summary, "/t/s.%q{RANK}.json");
+	assert_string_equal(cfg.path, "/t/s.%q{RANK}.json");
 	fake_env = later; /* a later change of the environment is not seen */
-	assert_true(cua_fmt_path(out, sizeof(out), cfg.summary, 1, "h") > 0);
+	assert_true(cua_fmt_path(out, sizeof(out), cfg.path, 1, "h") > 0);
 	assert_string_equal(out, "/t/s.1.json");
 	cua_fmt_forget_vars();
 }
