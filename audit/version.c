@@ -47,11 +47,11 @@ static void start_hooks(void)
 	cua_gpu_init(&hook_cfg.gpu);
 	cua_summary_init(&cua_cfg, &hook_cfg.summary, &hook_cfg.metrics);
 	cua_trace_init(&cua_cfg, &hook_cfg.trace);
-	cua_errcount_init(&cua_cfg);
+	cua_errcount_init(&hook_cfg.errcount);
 	cua_log_init(&cua_cfg);
 	cua_kernels_init(&cua_cfg);
 	cua_live_init(&cua_cfg);
-	cua_plugins_load(&cua_cfg);
+	cua_plugins_load(&hook_cfg.plugins);
 	cua_dispatch_close();
 }
 

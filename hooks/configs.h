@@ -4,10 +4,12 @@
 #define CUA_CONFIGS_H
 
 #include "config.h"
+#include "errcount_config.h"
 #include "fault_config.h"
 #include "gpu_config.h"
 #include "memlimit_config.h"
 #include "metrics_config.h"
+#include "plugins_config.h"
 #include "summary_config.h"
 #include "trace_config.h"
 
@@ -21,6 +23,8 @@ struct cua_hook_configs {
 	struct cua_trace_config trace;
 	struct cua_summary_config summary;
 	struct cua_metrics_config metrics;
+	struct cua_plugins_config plugins;
+	struct cua_errcount_config errcount;
 };
 
 /* Reads every hook's variables through get, after cua_config_load filled core (its secure

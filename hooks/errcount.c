@@ -6,6 +6,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "dispatch.h"
+#include "errcount_config.h"
 #include "hooks.h"
 #include "table.h"
 
@@ -33,17 +34,17 @@ static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 		__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
 }
 
-int cua_errcount_init(const struct cua_config *all)
+int cua_errcount_init(const struct cua_errcount_config *own)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = errcount_exit);
 	struct stat st;
 	void *p;
 	int fd;
 
-	if (!all->error_count[0])
+	if (!own->path[0])
 		return 0;
 	/* No O_NOFOLLOW: the command names its counter as /proc/PID/fd/N, a link by design. */
-	fd = open(all->error_count, O_RDWR | O_CLOEXEC);
+	fd = open(own->path, O_RDWR | O_CLOEXEC);
 	if (fd < 0)
 		return -1;
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < (off_t)sizeof(*counter)) {

@@ -319,32 +319,6 @@ int cua_config_fail_why(char *why, unsigned cap, const char *a, const char *b, s
 	return -1;
 }
 
-/* ---------------------------------------------------------------- plugins */
-
-int cua_config_parse_plugins(const char *s, struct cua_config *cfg)
-{
-	char paths[CUA_MAX_PLUGINS][CUA_PATH_MAX];
-	unsigned n = 0;
-
-	for (const char *next = s; next;) {
-		size_t len;
-
-		s = next;
-		next = cua_config_list_item(s, ':', &len);
-		/* Absolute only: a relative path would follow the program's current directory. */
-		if (len == 0 || len >= CUA_PATH_MAX || s[0] != '/' || n == CUA_MAX_PLUGINS)
-			return -1;
-		memcpy(paths[n], s, len);
-		paths[n][len] = '\0';
-		if (access(paths[n], R_OK) != 0)
-			return -1;
-		n++;
-	}
-	memcpy(cfg->plugins, paths, sizeof(paths[0]) * n);
-	cfg->nplugins = n;
-	return 0;
-}
-
 /* ---------------------------------------------------------------- loading */
 
 void cua_config_load_report(char *dst, const char *var, int allow_stderr, cua_getenv_fn get,
@@ -368,34 +342,6 @@ void cua_config_load_report(char *dst, const char *var, int allow_stderr, cua_ge
 					 " %q{NAME} the value of environment variable NAME and %% a"
 					 " percent sign",
 			  "It stays off.");
-}
-
-static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v;
-
-	if ((v = get("CUAUDIT_PLUGINS")) && cua_config_parse_plugins(v, cfg) != 0)
-		cua_config_bad_value(diag, "CUAUDIT_PLUGINS", v,
-			  "up to 8 absolute paths of readable shared objects, separated by ':'",
-			  "No plugin is loaded.");
-}
-
-/* ---------------------------------------------------------------- error counter */
-
-static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v = get("CUAUDIT_ERROR_COUNT");
-	struct stat st;
-
-	if (!v)
-		return;
-	/* The command creates the file; the module only maps one that already exists. */
-	if (v[0] != '/' || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 8 ||
-	    cua_config_copy_path(cfg->error_count, v) != 0)
-		cua_config_bad_value(diag, "CUAUDIT_ERROR_COUNT", v,
-			  "the absolute path of an existing regular file of at least 8 bytes (cuaudit "
-			  "run --error-exitcode makes one)",
-			  "Failed calls are not counted.");
 }
 
 static void load_session_start(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
@@ -568,9 +514,7 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 {
 	if (!cfg->secure)
 		return;
-	cfg->error_count[0] = '\0';
 	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = '\0';
-	cfg->nplugins = 0;
 	cfg->live.on = 0; /* no region file from a privileged process */
 }
 
@@ -611,8 +555,6 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_log(cfg, get, diag);
 	load_substitute(cfg->libcuda, "CUAUDIT_LIBCUDA", get, diag);
 	load_substitute(cfg->libcudart, "CUAUDIT_LIBCUDART", get, diag);
-	load_hooks(cfg, get, diag);
-	load_error_count(cfg, get, diag);
 	load_session_start(cfg, get, diag);
 	load_static_runtime(cfg, get, diag);
 	load_filters(cfg, get, diag);

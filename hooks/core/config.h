@@ -22,19 +22,13 @@ enum cua_level {
 
 #define CUA_PATH_MAX 1024
 #define CUA_MAX_DEVICES 64
-#define CUA_MAX_PLUGINS 8
 
 struct cua_config {
 	int log_level;               /* enum cua_level */
 	char log_file[CUA_PATH_MAX]; /* file-name template; empty means stderr */
 	char libcuda[CUA_PATH_MAX];  /* substitute for libcuda, or empty */
 	char libcudart[CUA_PATH_MAX];
-	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
-	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
-	/* CUAUDIT_ERROR_COUNT: an existing file whose first 8 bytes count failed calls (set by
-	   `cuaudit run --error-exitcode`), or empty. */
-	char error_count[CUA_PATH_MAX];
 	/* CUAUDIT_SESSION_START (set by `cuaudit run`): when the run began, CLOCK_REALTIME ns; a
 	   report file written since is another process's of the run, never replaced. 0: unset. */
 	uint64_t session_start_ns;
@@ -131,8 +125,6 @@ int cua_config_parse_size(const char *s, uint64_t *out);
 int cua_config_parse_static_runtime(const char *s, int *out);
 
 
-/* CUAUDIT_PLUGINS: absolute paths separated by ':'. Returns 0 or -1. */
-int cua_config_parse_plugins(const char *s, struct cua_config *cfg);
 
 /* ---------------------------------------------------------------- filters */
 

@@ -6,6 +6,7 @@
 #include "config.h"
 #include "fault_config.h"
 #include "memlimit_config.h"
+#include "plugins_config.h"
 #include "fmt.h"
 
 #define CHECK(cond)                                                                            \
@@ -17,6 +18,7 @@
 static struct cua_config cfg;
 static struct cua_fault_config faults;
 static struct cua_memlimit_config limits;
+static struct cua_plugins_config plugins;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -31,6 +33,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memset(&cfg, 0, sizeof(cfg));
 	memset(&faults, 0, sizeof(faults));
 	memset(&limits, 0, sizeof(limits));
+	memset(&plugins, 0, sizeof(plugins));
 	switch (FUZZ_TARGET) {
 	case 0: { /* log level */
 		int level = cua_config_parse_level(s);
@@ -56,9 +59,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 		}
 		break;
 	case 4: /* CUAUDIT_PLUGINS */
-		if (cua_config_parse_plugins(s, &cfg) == 0)
-			for (unsigned i = 0; i < cfg.nplugins; i++)
-				CHECK(cfg.plugins[i][0] == '/');
+		if (cua_plugins_config_parse(s, &plugins) == 0)
+			for (unsigned i = 0; i < plugins.nplugins; i++)
+				CHECK(plugins.plugins[i][0] == '/');
 		break;
 	case 5: /* file-name templates */
 		/* The check the configuration makes and the expansion the outputs make must agree:

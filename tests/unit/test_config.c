@@ -244,16 +244,16 @@ static void bad_fault_specs_say_why(void **state)
 
 static void plugin_lists_need_absolute_readable_paths(void **state)
 {
-	struct cua_config cfg;
+	struct cua_plugins_config cfg;
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(cua_config_parse_plugins("/dev/null:/dev/zero", &cfg), 0);
+	assert_int_equal(cua_plugins_config_parse("/dev/null:/dev/zero", &cfg), 0);
 	assert_int_equal(cfg.nplugins, 2);
 	assert_string_equal(cfg.plugins[1], "/dev/zero");
-	assert_int_equal(cua_config_parse_plugins("relative.so", &cfg), -1);
-	assert_int_equal(cua_config_parse_plugins("/dev/null::/dev/zero", &cfg), -1);
-	assert_int_equal(cua_config_parse_plugins("/nonexistent/p.so", &cfg), -1);
+	assert_int_equal(cua_plugins_config_parse("relative.so", &cfg), -1);
+	assert_int_equal(cua_plugins_config_parse("/dev/null::/dev/zero", &cfg), -1);
+	assert_int_equal(cua_plugins_config_parse("/nonexistent/p.so", &cfg), -1);
 }
 
 static void secure_mode_loads_and_writes_nothing_the_environment_names(void **state)
@@ -276,7 +276,7 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	assert_string_equal(cfg.libcudart, "");
 	assert_string_equal(hooks.trace.path, "");
 	assert_string_equal(hooks.summary.path, "stderr");
-	assert_int_equal(cfg.nplugins, 0);
+	assert_int_equal(hooks.plugins.nplugins, 0);
 	/* cuaudit only observes there (issue 10): no quota and no faults; the log level stays. */
 	assert_true(hooks.memlimit.mem_limit == 0);
 	assert_true(hooks.memlimit.mem_limit_dev[1] == 0);
@@ -287,7 +287,7 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	cua_config_restrict_secure(&cfg);
 	cua_hook_configs_load(&hooks, &cfg, get, diag);
 	assert_string_equal(hooks.trace.path, "/tmp/t.json");
-	assert_int_equal(cfg.nplugins, 1);
+	assert_int_equal(hooks.plugins.nplugins, 1);
 	assert_true(hooks.memlimit.mem_limit == 1ull << 30 && hooks.memlimit.mem_limit_dev[1] == 2ull << 30);
 	assert_int_equal(hooks.fault.nfaults, 1);
 }
