@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/core/config.c: parses the CUAUDIT_* variables into struct cua_config, without locale use. */
+/* hooks/core/config.c: parses the shared CUAUDIT_* variables into struct cua_config, and the parsers every hook's loader uses, without locale use. */
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>

@@ -59,15 +59,16 @@ extern struct cua_config cua_cfg;
 typedef const char *(*cua_getenv_fn)(const char *name);
 typedef void (*cua_diag_fn)(const char *message);
 
-/* Reads every CUAUDIT_* variable through get. Each bad value gives one message through diag,
-   naming the variable and the accepted values, and leaves that feature at its default. */
+/* Reads the shared CUAUDIT_* variables through get (each hook's own are read by its
+   hooks/<hook>_config.c). Each bad value gives one message through diag, naming the
+   variable and the accepted values, and leaves that feature at its default. */
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure);
 
 /* In a setuid or AT_SECURE process (cfg->secure): cuaudit only observes. Nothing the
    environment names may be loaded or written, and nothing may change the program's results:
-   drops plugins, substitutes, the log file, the trace, the memory limit and the faults; a
-   summary goes to stderr. The loader already refuses LD_AUDIT paths with a slash there
-   (docs/facts.md §1.12). */
+   drops the substitutes, the log file and the live view's region; each hook's own loader drops
+   its part (plugins, trace, metrics, memory limit, faults; a summary goes to stderr). The
+   loader already refuses LD_AUDIT paths with a slash there (docs/facts.md §1.12). */
 void cua_config_restrict_secure(struct cua_config *cfg);
 
 /* ---------------------------------------------------------------- for each hook's loader
