@@ -39,11 +39,11 @@ static int parse_one_fault(const char *s, size_t len, struct cua_fault *f, char 
 	f->id = (unsigned)id;
 	if (parse_error_value(eq + 1, (size_t)(at - eq - 1), cua_api[id].layer, &f->error) != 0)
 		return cua_config_fail_why(why, cap, "unknown error for this layer: ", eq + 1,
-				(size_t)(at - eq - 1));
+					   (size_t)(at - eq - 1));
 	/* Success skips the call and leaves its out-parameters unset: no fault at all. */
 	if (f->error == 0)
 		return cua_config_fail_why(why, cap, "ERROR must be an error, not success: ", eq + 1,
-				(size_t)(at - eq - 1));
+					   (size_t)(at - eq - 1));
 	const char *p = at + 1;
 	if (strncmp(p, "every:", 6) == 0) {
 		f->mode = CUA_FAULT_EVERY;

@@ -24,8 +24,8 @@ void cua_gpu_config_load(struct cua_gpu_config *cfg, cua_getenv_fn get, cua_diag
 	if (v && cua_gpu_config_parse(v, &cfg->gpu_time) != 0) {
 		cfg->gpu_time = 0;
 		cua_config_bad_value(diag, "CUAUDIT_GPU_TIME", v,
-			  "off (or 0), on (or 1: every launch, copy and memset) or an integer N"
-			  " from 2 to 1000000 (1 such call in N)",
-			  "GPU work is not timed.");
+				     "off (or 0), on (or 1: every launch, copy and memset) or an integer N"
+				     " from 2 to 1000000 (1 such call in N)",
+				     "GPU work is not timed.");
 	}
 }

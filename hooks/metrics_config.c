@@ -73,10 +73,10 @@ static void load_labels(struct cua_metrics_config *cfg, cua_getenv_fn get, cua_d
 	if (!ok) {
 		cfg->nlabels = 0;
 		cua_config_bad_value(diag, "CUAUDIT_METRICS_LABELS", v,
-			  "NAME=VALUE pairs separated by commas, at most 8, where NAME is a"
-			  " Prometheus label name other than host, pid, program, api, layer, nested"
-			  " and device, and VALUE may use %p, %h, %q{NAME} and %%",
-			  "The metrics carry host, pid and program only.");
+				     "NAME=VALUE pairs separated by commas, at most 8, where NAME is a"
+				     " Prometheus label name other than host, pid, program, api, layer, nested"
+				     " and device, and VALUE may use %p, %h, %q{NAME} and %%",
+				     "The metrics carry host, pid and program only.");
 	}
 }
 

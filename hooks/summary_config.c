@@ -19,9 +19,9 @@ static void load_sample(struct cua_summary_config *cfg, cua_getenv_fn get, cua_d
 
 	if (v && cua_summary_config_parse_sample(v, &cfg->sample) != 0)
 		cua_config_bad_value(diag, "CUAUDIT_SUMMARY_SAMPLE", v,
-			  "0 (time every call) or an integer N from 2 to 1000000 (time 1 call in N"
-			  " of each sub-microsecond function)",
-			  "Every call is timed.");
+				     "0 (time every call) or an integer N from 2 to 1000000 (time 1 call in N"
+				     " of each sub-microsecond function)",
+				     "Every call is timed.");
 }
 
 void cua_summary_config_load(struct cua_summary_config *cfg, cua_getenv_fn get, cua_diag_fn diag,

@@ -77,7 +77,7 @@ int cua_config_capture_template(const char *tmpl, cua_getenv_fn get)
 }
 
 void cua_config_bad_value(cua_diag_fn diag, const char *var, const char *value, const char *accepted,
-		      const char *fallback)
+			  const char *fallback)
 {
 	char msg[CUA_PATH_MAX + 512];
 	struct cua_buf b = CUA_BUF(msg);
@@ -118,9 +118,9 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 			cfg->log_level = CUA_LOG_WARN;
 		} else if (level < 0) {
 			cua_config_bad_value(diag, "CUAUDIT_LOG", v,
-				  "off, error, warn, info, verbose, debug, or errors (a line for each "
-				  "failed call)",
-				  "Logging stays at the default, warn.");
+					     "off, error, warn, info, verbose, debug, or errors (a line for each "
+					     "failed call)",
+					     "Logging stays at the default, warn.");
 		} else {
 			cfg->log_level = level;
 		}
@@ -131,10 +131,10 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	if (cua_config_check_template(v) != 0 || cua_config_capture_template(v, get) != 0 ||
 	    cua_config_copy_path(cfg->log_file, v) != 0)
 		cua_config_bad_value(diag, "CUAUDIT_LOG_FILE", v,
-			  "a non-empty path shorter than 1024 bytes, where %p is the pid, %h the "
-			  "host name, %q{NAME} the value of environment variable NAME and %% a "
-			  "percent sign",
-			  "The log goes to stderr.");
+				     "a non-empty path shorter than 1024 bytes, where %p is the pid, %h the "
+				     "host name, %q{NAME} the value of environment variable NAME and %% a "
+				     "percent sign",
+				     "The log goes to stderr.");
 }
 
 /* ---------------------------------------------------------------- library substitutes */
@@ -175,7 +175,7 @@ static void load_substitute(char *dst, const char *var, cua_getenv_fn get, cua_d
 	   would make the program's own load fail: refuse both up front. */
 	if (v[0] != '/' || !cua_config_is_shared_object(v) || cua_config_copy_path(dst, v) != 0)
 		cua_config_bad_value(diag, var, v, "an absolute path to a readable ELF shared object of this "
-			  "machine", "The library is not substituted.");
+				     "machine", "The library is not substituted.");
 }
 
 /* ---------------------------------------------------------------- numbers */
@@ -335,13 +335,13 @@ void cua_config_load_report(char *dst, const char *var, int allow_stderr, cua_ge
 	if (cua_config_check_template(v) != 0 || v[0] != '/' ||
 	    cua_config_capture_template(v, get) != 0 || cua_config_copy_path(dst, v) != 0)
 		cua_config_bad_value(diag, var, v,
-			  allow_stderr ? "stderr, or an absolute path (ending in .json for JSON) where"
+				     allow_stderr ? "stderr, or an absolute path (ending in .json for JSON) where"
 					 " %p is the pid, %h the host name, %q{NAME} the value of"
 					 " environment variable NAME and %% a percent sign"
 				       : "an absolute path where %p is the pid, %h the host name,"
 					 " %q{NAME} the value of environment variable NAME and %% a"
 					 " percent sign",
-			  "It stays off.");
+				     "It stays off.");
 }
 
 static void load_session_start(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
@@ -351,8 +351,8 @@ static void load_session_start(struct cua_config *cfg, cua_getenv_fn get, cua_di
 	if (v && (cua_config_parse_u64(&p, &cfg->session_start_ns) != 0 || *p)) {
 		cfg->session_start_ns = 0;
 		cua_config_bad_value(diag, "CUAUDIT_SESSION_START", v,
-			  "nanoseconds since 1970 (cuaudit run sets it)",
-			  "Only this process's own start protects other processes' files.");
+				     "nanoseconds since 1970 (cuaudit run sets it)",
+				     "Only this process's own start protects other processes' files.");
 	}
 }
 
@@ -482,9 +482,9 @@ void cua_config_load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua
 
 	if (v && cua_config_parse_size(v, dst) != 0)
 		cua_config_bad_value(diag, var, v,
-			  "a size such as 64MiB, 1GB or 1048576 (units B, KB, MB, GB, TB, KiB, MiB,"
-			  " GiB, TiB)",
-			  "That output is not bounded.");
+				     "a size such as 64MiB, 1GB or 1048576 (units B, KB, MB, GB, TB, KiB, MiB,"
+				     " GiB, TiB)",
+				     "That output is not bounded.");
 }
 
 static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
@@ -495,8 +495,8 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 	if (v && cua_config_parse_seconds(v, &cfg->flush_interval_ns) != 0) {
 		cfg->flush_interval_ns = CUA_FLUSH_INTERVAL_DEFAULT_NS;
 		cua_config_bad_value(diag, "CUAUDIT_FLUSH_INTERVAL", v,
-			  "whole seconds from 0 (no snapshots) to 31536000",
-			  "Snapshots are written every 30 seconds.");
+				     "whole seconds from 0 (no snapshots) to 31536000",
+				     "Snapshots are written every 30 seconds.");
 	}
 	cua_config_load_size(&cfg->log_max, "CUAUDIT_LOG_MAX", get, diag);
 	if ((v = get("CUAUDIT_CAPTURE"))) {
@@ -506,7 +506,7 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 			cfg->capture = CUA_CAPTURE_CTL;
 		else if (!cua_config_same_word(v, "all"))
 			cua_config_bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api, ctl",
-				  "Every call is traced.");
+					     "Every call is traced.");
 	}
 }
 
@@ -544,7 +544,7 @@ static void load_static_runtime(struct cua_config *cfg, cua_getenv_fn get, cua_d
 
 	if (v && cua_config_parse_static_runtime(v, &cfg->static_runtime) != 0)
 		cua_config_bad_value(diag, "CUAUDIT_STATIC_RUNTIME", v, "1 or 0 (on/off, yes/no, true/false)",
-			  "A statically linked runtime is seen at the driver level only.");
+				     "A statically linked runtime is seen at the driver level only.");
 }
 
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure)
