@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include "audit.h"
 #include "config.h"
+#include "configs.h"
 #include "environment.h"
 #include "gpu.h"
 #include "cua_version.h"
@@ -35,19 +36,22 @@ static void diag_stderr(const char *message)
 	cua_out_stderr(message, strlen(message));
 }
 
+/* Each hook's own configuration, read beside the core's; read-only once the hooks start. */
+static struct cua_hook_configs hook_cfg;
+
 static void start_hooks(void)
 {
 	/* Hooks that may skip a call first; observers after, so they see the outcome. */
-	cua_memlimit_init(&cua_cfg);
-	cua_fault_init(&cua_cfg);
-	cua_gpu_init(&cua_cfg);
-	cua_summary_init(&cua_cfg);
-	cua_trace_init(&cua_cfg);
-	cua_errcount_init(&cua_cfg);
+	cua_memlimit_init(&cua_cfg, &hook_cfg.memlimit);
+	cua_fault_init(&hook_cfg.fault);
+	cua_gpu_init(&hook_cfg.gpu);
+	cua_summary_init(&cua_cfg, &hook_cfg.summary, &hook_cfg.metrics);
+	cua_trace_init(&cua_cfg, &hook_cfg.trace);
+	cua_errcount_init(&hook_cfg.errcount);
 	cua_log_init(&cua_cfg);
 	cua_kernels_init(&cua_cfg);
 	cua_live_init(&cua_cfg);
-	cua_plugins_load(&cua_cfg);
+	cua_plugins_load(&hook_cfg.plugins);
 	cua_dispatch_close();
 }
 
@@ -63,6 +67,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 	cua_provenance_init();
 	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
 	cua_config_restrict_secure(&cua_cfg);
+	cua_hook_configs_load(&hook_cfg, &cua_cfg, env, diag_stderr);
 	cua_out_setup(cua_cfg.log_file);
 	start_hooks();
 	cua_gotfix_init(cua_environment_check(cua_cfg.secure));

@@ -16,6 +16,7 @@
 #include <time.h>
 #include <unistd.h>
 #include "config.h"
+#include "configs.h"
 #include "cua_version.h"
 #include "report.h"
 #include "live.h"
@@ -488,6 +489,7 @@ static int run_main(int argc, char **argv)
 	int error_exitcode = -1, counter_fd = -1, rc = 0;
 	size_t ns = 0;
 	struct cua_config cfg;
+	static struct cua_hook_configs hook_cfg;
 
 	/* '+': options end at the program's name, so its own options stay its own. */
 	shortopts[ns++] = '+';
@@ -562,6 +564,8 @@ static int run_main(int argc, char **argv)
 		setenv("CUAUDIT_SESSION_START", start, 1);
 	}
 	cua_config_load(&cfg, env_get, collect, 0);
+	/* Each hook's values, checked with the module's own parsers. */
+	cua_hook_configs_load(&hook_cfg, &cfg, env_get, collect);
 	if (module_diagnostics)
 		return usage_error("run", "%d bad value(s); the program was not started",
 				   module_diagnostics);

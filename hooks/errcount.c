@@ -7,6 +7,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "dispatch.h"
+#include "errcount_config.h"
 #include "fmt.h"
 #include "hooks.h"
 #include "log.h"
@@ -46,15 +47,15 @@ static void errcount_exit(const struct cuaudit_call *c, void *ctx)
    own O_PATH descriptor (the same inode, whatever the path names by now), and it must hold
    the 128-bit random token the command stored in it and passed beside the path. Only then
    is it mapped; the mapping pins that inode, so every later add lands in it and nowhere else. */
-static int open_counter(const struct cua_config *all)
+static int open_counter(const struct cua_errcount_config *own)
 {
 	char self[64];
 	struct cua_buf b = CUA_BUF(self);
-	uint8_t token[sizeof(all->error_token)];
+	uint8_t token[sizeof(own->token)];
 	struct stat st, st2;
 	int path_fd, fd;
 
-	path_fd = open(all->error_count, O_PATH | O_CLOEXEC);
+	path_fd = open(own->path, O_PATH | O_CLOEXEC);
 	if (path_fd < 0)
 		return -1;
 	if (fstat(path_fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < COUNTER_SIZE) {
@@ -70,24 +71,24 @@ static int open_counter(const struct cua_config *all)
 		return -1;
 	if (fstat(fd, &st2) != 0 || st2.st_dev != st.st_dev || st2.st_ino != st.st_ino ||
 	    pread(fd, token, sizeof(token), TOKEN_AT) != (ssize_t)sizeof(token) ||
-	    memcmp(token, all->error_token, sizeof(token)) != 0) {
+	    memcmp(token, own->token, sizeof(token)) != 0) {
 		close(fd);
 		return -2;
 	}
 	return fd;
 }
 
-int cua_errcount_init(const struct cua_config *all)
+int cua_errcount_init(const struct cua_errcount_config *own)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = errcount_exit);
 	void *p;
 	int fd;
 
-	if (!all->error_count[0])
+	if (!own->path[0])
 		return 0;
-	fd = open_counter(all);
+	fd = open_counter(own);
 	if (fd < 0) {
-		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_ERROR_COUNT=", all->error_count,
+		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_ERROR_COUNT=", own->path,
 			    fd == -2 ? " is not the counter of the `cuaudit run` this process descends"
 				       " from (its token differs: that run has ended and its process id"
 				       " is in use again, or the variable was copied)"

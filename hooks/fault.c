@@ -1,8 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/fault.c: the CUAUDIT_FAULT hook: makes chosen calls fail on a deterministic schedule. */
 #include <string.h>
-#include "config.h"
 #include "dispatch.h"
+#include "fault_config.h"
 #include "hooks.h"
 
 static uint64_t calls[CUA_MAX_FAULTS];
@@ -27,11 +27,8 @@ static int fires(const struct cua_fault *f, uint64_t n)
 	}
 }
 
-/* This hook's slice of the configuration, copied at start. */
-static struct {
-	struct cua_fault faults[CUA_MAX_FAULTS];
-	unsigned nfaults;
-} cfg;
+/* This hook's configuration (hooks/fault_config.c), copied at start. */
+static struct cua_fault_config cfg;
 
 static int fault_enter(struct cuaudit_call *c, void *ctx)
 {
@@ -50,16 +47,15 @@ static int fault_enter(struct cuaudit_call *c, void *ctx)
 	return CUAUDIT_CALL_REAL;
 }
 
-int cua_fault_init(const struct cua_config *all)
+int cua_fault_init(const struct cua_fault_config *own)
 {
 	unsigned ids[CUA_MAX_FAULTS];
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = fault_enter, .ids = ids,
-		     .nids = all->nfaults);
+		     .nids = own->nfaults);
 
-	if (!all->nfaults)
+	if (!own->nfaults)
 		return 0;
-	memcpy(cfg.faults, all->faults, sizeof(cfg.faults));
-	cfg.nfaults = all->nfaults;
+	cfg = *own;
 	for (unsigned i = 0; i < cfg.nfaults; i++)
 		ids[i] = cfg.faults[i].id;
 	return cua_dispatch_subscribe(&sub);

@@ -739,13 +739,13 @@ int cua_gpu_add_sink(cua_gpu_sink fn, void *ctx)
 
 static unsigned ids[CUAUDIT_ID_COUNT];
 
-int cua_gpu_init(const struct cua_config *all)
+int cua_gpu_init(const struct cua_gpu_config *own)
 {
 	unsigned n = 0;
 
-	if (!all->gpu_time)
+	if (!own->gpu_time)
 		return 0;
-	cfg.sample = all->gpu_time;
+	cfg.sample = own->gpu_time;
 	cfg.on = 1;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 		enum cuaudit_role r = cuaudit_role_of(id);

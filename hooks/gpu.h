@@ -4,13 +4,12 @@
 #define CUA_GPU_H
 
 #include <stdint.h>
+#include "gpu_config.h"
 #include "stats.h"
-
-struct cua_config;
 
 /* Subscribes when CUAUDIT_GPU_TIME is on; from la_version, after the hooks that may skip a
    call and before the summary, so that its exit work (the bounded drain) runs first. */
-int cua_gpu_init(const struct cua_config *all);
+int cua_gpu_init(const struct cua_gpu_config *own);
 
 /* What a record measured. The memory operations follow nsys' cuda_gpu_mem_*_sum rows. */
 enum cua_gpu_op {

@@ -5,6 +5,8 @@
 #include <string.h>
 #include "config.h"
 #include "dispatch.h"
+#include "gpu.h"
+#include "hooks.h"
 #include "kernelnames.h"
 #include "kernels.h"
 #include "log.h"
@@ -91,8 +93,8 @@ int cua_kernels_init(const struct cua_config *all)
 {
 	size_t n = 0;
 
-	if (!all->trace[0] && !all->summary[0] && !cua_log_on(CUA_LOG_VERBOSE) &&
-	    !all->log_errors && !all->gpu_time)
+	if (!cua_trace_on() && !cua_summary_on() && !cua_log_on(CUA_LOG_VERBOSE) &&
+	    !all->log_errors && !cua_gpu_on())
 		return 0;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		if (cua_role[id] == CUAUDIT_ROLE_KERNEL_NAME || cua_role[id] == CUAUDIT_ROLE_VERSION)

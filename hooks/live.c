@@ -84,7 +84,7 @@ int cua_live_init(const struct cua_config *all)
 		memcpy(dir, all->live.dir, sizeof(all->live.dir));
 	else
 		cua_liveconfig_default_dir(dir, sizeof(dir), geteuid());
-	if (all->trace[0] && all->capture != CUA_CAPTURE_ALL)
+	if (cua_trace_on() && all->capture != CUA_CAPTURE_ALL) /* the trace started first */
 		caps |= CUA_LIVE_CAP_TRACE;
 	if (all->capture == CUA_CAPTURE_CTL && (all->log_level >= CUA_LOG_VERBOSE || all->log_errors))
 		caps |= CUA_LIVE_CAP_LOG;

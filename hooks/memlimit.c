@@ -52,6 +52,9 @@ static uint8_t entry_of[CUAUDIT_ID_COUNT];
 #define HELD_SIZE(u) ((u) >> 8)
 #define HELD_DEVICE(u) ((unsigned)((u) >> 1) & 0x7fu)
 
+/* This hook's configuration (hooks/memlimit_config.c) as it started, for the metrics. */
+static struct cua_memlimit_config limits;
+
 /* This hook's slice of the configuration, copied at start. */
 static struct {
 	uint64_t all;                      /* every device's quota, 0 for none */
@@ -343,20 +346,26 @@ static void report(void)
 	}
 }
 
-int cua_memlimit_init(const struct cua_config *all)
+const struct cua_memlimit_config *cua_memlimit_limits(void)
+{
+	return &limits;
+}
+
+int cua_memlimit_init(const struct cua_config *all, const struct cua_memlimit_config *own)
 {
 	static unsigned ids[256];
 	unsigned n = 0;
-	int any = all->mem_limit != 0;
+	int any = own->mem_limit != 0;
 
+	limits = *own;
 	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++)
-		any |= all->mem_limit_dev[d] != 0;
+		any |= own->mem_limit_dev[d] != 0;
 	/* With the live view on, allocations are counted without a quota, for `cuaudit ps`. */
 	cfg.track = all->live.on && !all->secure;
 	if (!any && !cfg.track)
 		return 0;
-	cfg.all = all->mem_limit;
-	memcpy(cfg.dev, all->mem_limit_dev, sizeof(cfg.dev));
+	cfg.all = own->mem_limit;
+	memcpy(cfg.dev, own->mem_limit_dev, sizeof(cfg.dev));
 	for (unsigned i = 0; i < cua_mem_count && n < 255; i++) {
 		entry_of[cua_mem_table[i].id] = (uint8_t)(i + 1);
 		ids[n++] = cua_mem_table[i].id;

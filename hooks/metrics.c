@@ -27,14 +27,15 @@ static struct {
 	uint64_t mem_all, mem_dev[CUA_MAX_DEVICES];             /* CUAUDIT_MEM_LIMIT */
 } cfg;
 
-void cua_metrics_setup(const struct cua_config *all)
+void cua_metrics_setup(const struct cua_metrics_config *own)
 {
-	memcpy(cfg.path, all->metrics, sizeof(cfg.path));
-	cfg.nlabels = all->nmetric_labels;
-	memcpy(cfg.names, all->metric_label_names, sizeof(cfg.names));
-	memcpy(cfg.values, all->metric_label_values, sizeof(cfg.values));
-	cfg.mem_all = all->mem_limit;
-	memcpy(cfg.mem_dev, all->mem_limit_dev, sizeof(cfg.mem_dev));
+	memcpy(cfg.path, own->path, sizeof(cfg.path));
+	cfg.nlabels = own->nlabels;
+	memcpy(cfg.names, own->label_names, sizeof(cfg.names));
+	memcpy(cfg.values, own->label_values, sizeof(cfg.values));
+	/* The memory limit hook started before the outputs (la_version's order). */
+	cfg.mem_all = cua_memlimit_limits()->mem_limit;
+	memcpy(cfg.mem_dev, cua_memlimit_limits()->mem_limit_dev, sizeof(cfg.mem_dev));
 	int fd = open("/proc/self/comm", O_RDONLY | O_CLOEXEC);
 	ssize_t n = fd >= 0 ? read(fd, program, sizeof(program) - 1) : -1;
 

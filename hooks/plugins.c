@@ -9,6 +9,7 @@
 #include "dispatch.h"
 #include "gpu.h"
 #include "hooks.h"
+#include "plugins_config.h"
 #include "log.h"
 #include "table.h"
 
@@ -233,14 +234,14 @@ static void load_one(const char *path)
 	cua_log_msg(CUA_LOG_INFO, "plugin loaded: ", path, NULL);
 }
 
-int cua_plugins_load(const struct cua_config *all)
+int cua_plugins_load(const struct cua_plugins_config *own)
 {
-	if (!all->nplugins)
+	if (!own->nplugins)
 		return 0;
 	/* At normal exit only, as cuaudit.h promises: after an exec that failed, a plugin whose
 	   at_exit had run would still be called. */
 	cua_finish_add(run_at_exit, NULL, CUA_FINISH_ONCE);
-	for (unsigned i = 0; i < all->nplugins; i++)
-		load_one(all->plugins[i]);
+	for (unsigned i = 0; i < own->nplugins; i++)
+		load_one(own->plugins[i]);
 	return 0;
 }

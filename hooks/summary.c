@@ -15,6 +15,7 @@
 #include "libs.h"
 #include "log.h"
 #include "metrics.h"
+#include "summary_config.h"
 #include "summary_model.h"
 #include "out.h"
 #include "provenance.h"
@@ -702,25 +703,31 @@ static void summary_resume(void)
 	__atomic_store_n(&writer, 0, __ATOMIC_RELEASE);
 }
 
-int cua_summary_init(const struct cua_config *all)
+int cua_summary_on(void)
+{
+	return cfg.path[0] != '\0';
+}
+
+int cua_summary_init(const struct cua_config *all, const struct cua_summary_config *own,
+		     const struct cua_metrics_config *metrics)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
 	CUAUDIT_OPTS(cuaudit_subscription, sampled, .enter = sampled_enter, .exit = sampled_exit);
 	int rc;
 
-	if (!all->summary[0] && !all->metrics[0])
+	if (!own->path[0] && !metrics->path[0])
 		return 0;
-	memcpy(cfg.path, all->summary, sizeof(cfg.path));
-	cfg.metrics = all->metrics[0] != 0;
-	cfg.sample = all->summary_sample;
+	memcpy(cfg.path, own->path, sizeof(cfg.path));
+	cfg.metrics = metrics->path[0] != 0;
+	cfg.sample = own->sample;
 	/* Metrics alone are for dashboards: counts exact, seconds sampled estimates unless
 	   CUAUDIT_SUMMARY_SAMPLE says otherwise (issue 25; docs/performance.md). */
-	if (!cfg.path[0] && !all->summary_sample_set)
+	if (!cfg.path[0] && !own->sample_set)
 		cfg.sample = CUA_METRICS_SAMPLE;
 	cfg.sample_mask = cfg.sample > 1 && !(cfg.sample & (cfg.sample - 1)) ? cfg.sample - 1 : 0;
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	if (cfg.metrics)
-		cua_metrics_setup(all);
+		cua_metrics_setup(metrics);
 	next_snapshot = cfg.flush_interval_ns &&
 				(strcmp(cfg.path, "stderr") != 0 || cfg.metrics)
 				? cua_clock_slow_ns() + cfg.flush_interval_ns

@@ -8,10 +8,12 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "finish.h"
+#include "gpu.h"
 #include "gpu_trace.h"
 #include "config.h"
 #include "dispatch.h"
 #include "hooks.h"
+#include "trace_config.h"
 #include "kernelnames.h"
 #include "roles.h"
 #include "callfmt.h"
@@ -657,21 +659,21 @@ out:
 	nocancel_end(old);
 }
 
-int cua_trace_init(const struct cua_config *all)
+int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *own)
 {
 	static unsigned ids[CUAUDIT_ID_COUNT];
 	/* CUAUDIT_INCLUDE/EXCLUDE: the trace records only the ids they leave. */
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit, .ids = ids,
 		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
 
-	if (!all->trace[0])
+	if (!own->path[0])
 		return 0;
-	memcpy(cfg.path, all->trace, sizeof(cfg.path));
-	cfg.max = all->trace_max;
+	memcpy(cfg.path, own->path, sizeof(cfg.path));
+	cfg.max = own->max;
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	cfg.capture = all->capture;
 	cua_tracefmt_init();
-	if (all->gpu_time)
+	if (cua_gpu_on()) /* GPU timing started before the trace (la_version's order) */
 		cua_gpu_trace_setup();
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		for (unsigned i = 0; i < cua_api[id].nargs; i++)
@@ -681,4 +683,9 @@ int cua_trace_init(const struct cua_config *all)
 	/* Once: its raw file is converted and removed at the first finish. */
 	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE);
 	return cua_dispatch_subscribe(&sub);
+}
+
+int cua_trace_on(void)
+{
+	return cfg.path[0] != '\0';
 }

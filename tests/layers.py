@@ -6,7 +6,8 @@ ignored; a line 'allow FILE -> HEADER  # reason' permits one upward include). Ev
 #include of a file in a listed folder must name a header in the same or a lower layer.
 Modules (a .c and its .h of one base name) must form no include loop. Prints each violation;
 exits 1 on any, or when a listed folder has no source (a stale map), or when a file of the hooks layer
-names the global configuration record cua_cfg (each hook copies its slice when it starts). With BUILD_DIR, the same
+names the global configuration record cua_cfg (each hook copies its slice when it starts),
+or when a field of that record is read by one hook module alone (it belongs in the hook's own configuration). With BUILD_DIR, the same
 rules hold for calls: the object files' defined and undefined symbols (nm; weak references
 count) give which file calls which, and a header that names a symbol another file defines
 depends on that file, so a loop through declarations kept in another file's header is found too."""
@@ -181,6 +182,26 @@ for rel, i in sources.items():
             for n, line in enumerate(f, 1):
                 if re.search(r"\bcua_cfg\b", line):
                     errors.append(f"{rel}:{n}: a hook reads the global configuration (cua_cfg); copy a slice at start")
+
+# Each hook owns its configuration (hooks/<hook>_config.c): a field of the core's record that
+# only one hook module reads, and nothing outside the hooks layer, belongs to that hook.
+config_h = os.path.join(root, "hooks", "core", "config.h")
+if os.path.exists(config_h):
+    with open(config_h, errors="replace") as f:
+        text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+    m = re.search(r"struct cua_config \{(.*?)\n\};", text, re.S)
+    members = re.findall(r"(\w+)\s*(?:\[[^\]]*\])*\s*;", m.group(1)) if m else []
+    texts = {}
+    for rel, i in sources.items():
+        if i is not None and not rel.startswith("hooks/core/config."):
+            with open(os.path.join(root, rel), errors="replace") as f:
+                texts[rel] = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
+    for member in members:
+        users = {rel for rel, t in texts.items() if re.search(r"(->|\.)" + member + r"\b", t)}
+        mods = {u.rsplit(".", 1)[0] for u in users}
+        if len(mods) == 1 and all(layers[sources[u]] == "hooks" for u in users):
+            errors.append(f"hooks/core/config.h: struct cua_config's '{member}' is read by "
+                          f"{sorted(mods)[0]} alone; it belongs in that hook's own configuration")
 
 for e in errors:
     print(e)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/core/config.c: parses the CUAUDIT_* variables into struct cua_config, without locale use. */
+/* hooks/core/config.c: parses the shared CUAUDIT_* variables into struct cua_config, and the parsers every hook's loader uses, without locale use. */
 #include <elf.h>
 #include <fcntl.h>
 #include <link.h>
@@ -19,7 +19,7 @@ static char lower(char c)
 	return c >= 'A' && c <= 'Z' ? (char)(c - 'A' + 'a') : c;
 }
 
-static int same_word(const char *a, const char *b)
+int cua_config_same_word(const char *a, const char *b)
 {
 	for (; *a && *b; a++, b++)
 		if (lower(*a) != lower(*b))
@@ -30,7 +30,7 @@ static int same_word(const char *a, const char *b)
 int cua_config_parse_level(const char *s)
 {
 	for (unsigned i = 0; i < sizeof(level_names) / sizeof(level_names[0]); i++)
-		if (same_word(s, level_names[i]))
+		if (cua_config_same_word(s, level_names[i]))
 			return (int)i;
 	return -1;
 }
@@ -76,8 +76,8 @@ int cua_config_capture_template(const char *tmpl, cua_getenv_fn get)
 	return 0;
 }
 
-static void bad_value(cua_diag_fn diag, const char *var, const char *value, const char *accepted,
-		      const char *fallback)
+void cua_config_bad_value(cua_diag_fn diag, const char *var, const char *value, const char *accepted,
+			  const char *fallback)
 {
 	char msg[CUA_PATH_MAX + 512];
 	struct cua_buf b = CUA_BUF(msg);
@@ -95,7 +95,7 @@ static void bad_value(cua_diag_fn diag, const char *var, const char *value, cons
 	diag(msg);
 }
 
-static int copy_path(char *dst, const char *src)
+int cua_config_copy_path(char *dst, const char *src)
 {
 	size_t n = strlen(src);
 
@@ -112,15 +112,15 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	if (v) {
 		int level = cua_config_parse_level(v);
 
-		if (same_word(v, "errors")) {
+		if (cua_config_same_word(v, "errors")) {
 			/* Messages as at warn, and a line for each call that failed. */
 			cfg->log_errors = 1;
 			cfg->log_level = CUA_LOG_WARN;
 		} else if (level < 0) {
-			bad_value(diag, "CUAUDIT_LOG", v,
-				  "off, error, warn, info, verbose, debug, or errors (a line for each "
-				  "failed call)",
-				  "Logging stays at the default, warn.");
+			cua_config_bad_value(diag, "CUAUDIT_LOG", v,
+					     "off, error, warn, info, verbose, debug, or errors (a line for each "
+					     "failed call)",
+					     "Logging stays at the default, warn.");
 		} else {
 			cfg->log_level = level;
 		}
@@ -129,12 +129,12 @@ static void load_log(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	if (!v)
 		return;
 	if (cua_config_check_template(v) != 0 || cua_config_capture_template(v, get) != 0 ||
-	    copy_path(cfg->log_file, v) != 0)
-		bad_value(diag, "CUAUDIT_LOG_FILE", v,
-			  "a non-empty path shorter than 1024 bytes, where %p is the pid, %h the "
-			  "host name, %q{NAME} the value of environment variable NAME and %% a "
-			  "percent sign",
-			  "The log goes to stderr.");
+	    cua_config_copy_path(cfg->log_file, v) != 0)
+		cua_config_bad_value(diag, "CUAUDIT_LOG_FILE", v,
+				     "a non-empty path shorter than 1024 bytes, where %p is the pid, %h the "
+				     "host name, %q{NAME} the value of environment variable NAME and %% a "
+				     "percent sign",
+				     "The log goes to stderr.");
 }
 
 /* ---------------------------------------------------------------- library substitutes */
@@ -173,15 +173,15 @@ static void load_substitute(char *dst, const char *var, cua_getenv_fn get, cua_d
 		return;
 	/* A relative path would break in any child that changes directory, and a missing file
 	   would make the program's own load fail: refuse both up front. */
-	if (v[0] != '/' || !cua_config_is_shared_object(v) || copy_path(dst, v) != 0)
-		bad_value(diag, var, v, "an absolute path to a readable ELF shared object of this "
-			  "machine", "The library is not substituted.");
+	if (v[0] != '/' || !cua_config_is_shared_object(v) || cua_config_copy_path(dst, v) != 0)
+		cua_config_bad_value(diag, var, v, "an absolute path to a readable ELF shared object of this "
+				     "machine", "The library is not substituted.");
 }
 
 /* ---------------------------------------------------------------- numbers */
 
 /* Parses decimal digits at *s; returns -1 on none or overflow. */
-static int parse_u64(const char **s, uint64_t *out)
+int cua_config_parse_u64(const char **s, uint64_t *out)
 {
 	uint64_t v = 0;
 	const char *p = *s;
@@ -206,7 +206,7 @@ static int parse_decimal(const char **s, uint64_t *whole, uint64_t *frac, uint64
 
 	*frac = 0;
 	*scale = 1;
-	if (parse_u64(&p, whole) != 0)
+	if (cua_config_parse_u64(&p, whole) != 0)
 		return -1;
 	if (*p == '.') {
 		p++;
@@ -224,7 +224,7 @@ static int parse_decimal(const char **s, uint64_t *whole, uint64_t *frac, uint64
 }
 
 /* "0.01" -> 10000000 parts per 10^9; accepts 0 to 1. */
-static int parse_fraction_ppb(const char **s, uint64_t *out)
+int cua_config_parse_fraction_ppb(const char **s, uint64_t *out)
 {
 	uint64_t whole, frac, scale, ppb;
 	const char *p = *s;
@@ -254,7 +254,7 @@ static const struct {
 
 /* A size is computed exactly, in 128-bit arithmetic, and rounded down to a whole byte:
    at most 18 fraction digits, and nothing above UINT64_MAX. */
-static int parse_size_at(const char **s, uint64_t *out)
+int cua_config_parse_size_at(const char **s, uint64_t *out)
 {
 	uint64_t whole, frac, frac_scale;
 	const char *p = *s, *unit;
@@ -292,47 +292,15 @@ int cua_config_parse_size(const char *s, uint64_t *out)
 {
 	uint64_t v;
 
-	if (parse_size_at(&s, &v) != 0 || *s || v == 0)
+	if (cua_config_parse_size_at(&s, &v) != 0 || *s || v == 0)
 		return -1;
 	*out = v;
 	return 0;
 }
 
-int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg)
-{
-	uint64_t all = 0, dev[CUA_MAX_DEVICES] = { 0 };
-
-	for (;;) {
-		const char *p = s;
-		uint64_t d, size;
-
-		if (parse_u64(&p, &d) == 0 && *p == ':') {
-			p++;
-			/* A device named twice is refused like a second default: neither wins. */
-			if (d >= CUA_MAX_DEVICES || parse_size_at(&p, &size) != 0 || size == 0 ||
-			    dev[d])
-				return -1;
-			dev[d] = size;
-		} else {
-			p = s;
-			if (parse_size_at(&p, &size) != 0 || size == 0 || all)
-				return -1;
-			all = size;
-		}
-		if (*p == '\0')
-			break;
-		if (*p != ',')
-			return -1;
-		s = p + 1;
-	}
-	cfg->mem_limit = all;
-	memcpy(cfg->mem_limit_dev, dev, sizeof(dev));
-	return 0;
-}
-
 /* One item of a list separated by sep: its length in *len; returns the next item's start,
    or NULL after the last. */
-static const char *list_item(const char *s, char sep, size_t *len)
+const char *cua_config_list_item(const char *s, char sep, size_t *len)
 {
 	const char *end = strchr(s, sep);
 
@@ -340,9 +308,7 @@ static const char *list_item(const char *s, char sep, size_t *len)
 	return end ? end + 1 : NULL;
 }
 
-/* ---------------------------------------------------------------- faults */
-
-static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
+int cua_config_fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen)
 {
 	struct cua_buf w = { why, 0, cap ? cap - 1 : 0, 0, NULL, 0 };
 
@@ -353,128 +319,10 @@ static int fail_why(char *why, unsigned cap, const char *a, const char *b, size_
 	return -1;
 }
 
-static int parse_error_value(const char *s, size_t n, unsigned layer, int *out)
-{
-	const char *p = s;
-	uint64_t v;
-	int neg = *p == '-';
-
-	if (cua_table_result_value(layer, s, n, out) == 0)
-		return 0;
-	p += neg;
-	if (parse_u64(&p, &v) != 0 || (size_t)(p - s) != n || v > 0x7fffffff)
-		return -1;
-	*out = neg ? -(int)v : (int)v;
-	return 0;
-}
-
-static int parse_one_fault(const char *s, size_t len, struct cua_fault *f, char *why,
-			   unsigned cap)
-{
-	const char *end = s + len, *eq = memchr(s, '=', len), *at = memchr(s, '@', len);
-	char name[128];
-	int id;
-
-	if (!eq || !at || at < eq)
-		return fail_why(why, cap, "expected NAME=ERROR@MODE in ", s, len);
-	if ((size_t)(eq - s) >= sizeof(name))
-		return fail_why(why, cap, "name too long in ", s, len);
-	memcpy(name, s, (size_t)(eq - s));
-	name[eq - s] = '\0';
-	id = cua_table_find(name);
-	if (id < 0)
-		return fail_why(why, cap, "unknown ELF name ", s, (size_t)(eq - s));
-	f->id = (unsigned)id;
-	if (parse_error_value(eq + 1, (size_t)(at - eq - 1), cua_api[id].layer, &f->error) != 0)
-		return fail_why(why, cap, "unknown error for this layer: ", eq + 1,
-				(size_t)(at - eq - 1));
-	/* Success skips the call and leaves its out-parameters unset: no fault at all. */
-	if (f->error == 0)
-		return fail_why(why, cap, "ERROR must be an error, not success: ", eq + 1,
-				(size_t)(at - eq - 1));
-	const char *p = at + 1;
-	if (strncmp(p, "every:", 6) == 0) {
-		f->mode = CUA_FAULT_EVERY;
-		p += 6;
-		if (parse_u64(&p, &f->n) != 0 || f->n == 0)
-			return fail_why(why, cap, "every:N needs N >= 1 in ", s, len);
-	} else if (strncmp(p, "after:", 6) == 0) {
-		f->mode = CUA_FAULT_AFTER;
-		p += 6;
-		if (parse_u64(&p, &f->n) != 0)
-			return fail_why(why, cap, "after:N needs a number in ", s, len);
-	} else if (strncmp(p, "prob:", 5) == 0) {
-		f->mode = CUA_FAULT_PROB;
-		p += 5;
-		if (parse_fraction_ppb(&p, &f->prob_ppb) != 0)
-			return fail_why(why, cap, "prob:P needs 0 <= P <= 1 in ", s, len);
-	} else {
-		return fail_why(why, cap, "mode must be every:N, after:N or prob:P in ", s, len);
-	}
-	if (p < end && strncmp(p, ",seed:", 6) == 0) {
-		p += 6;
-		if (parse_u64(&p, &f->seed) != 0)
-			return fail_why(why, cap, "seed:S needs a number in ", s, len);
-	}
-	if (p != end)
-		return fail_why(why, cap, "unexpected text in ", s, len);
-	return 0;
-}
-
-int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, unsigned cap)
-{
-	struct cua_fault faults[CUA_MAX_FAULTS];
-	unsigned n = 0;
-
-	if (!*s)
-		return fail_why(why, cap, "empty", "", 0);
-	for (const char *next = s; next;) {
-		size_t len;
-
-		s = next;
-		next = list_item(s, ';', &len);
-		if (n == CUA_MAX_FAULTS)
-			return fail_why(why, cap, "more than 16 specs", "", 0);
-		memset(&faults[n], 0, sizeof(faults[n]));
-		if (parse_one_fault(s, len, &faults[n], why, cap) != 0)
-			return -1;
-		n++;
-	}
-	memcpy(cfg->faults, faults, sizeof(faults[0]) * n);
-	cfg->nfaults = n;
-	return 0;
-}
-
-/* ---------------------------------------------------------------- plugins */
-
-int cua_config_parse_plugins(const char *s, struct cua_config *cfg)
-{
-	char paths[CUA_MAX_PLUGINS][CUA_PATH_MAX];
-	unsigned n = 0;
-
-	for (const char *next = s; next;) {
-		size_t len;
-
-		s = next;
-		next = list_item(s, ':', &len);
-		/* Absolute only: a relative path would follow the program's current directory. */
-		if (len == 0 || len >= CUA_PATH_MAX || s[0] != '/' || n == CUA_MAX_PLUGINS)
-			return -1;
-		memcpy(paths[n], s, len);
-		paths[n][len] = '\0';
-		if (access(paths[n], R_OK) != 0)
-			return -1;
-		n++;
-	}
-	memcpy(cfg->plugins, paths, sizeof(paths[0]) * n);
-	cfg->nplugins = n;
-	return 0;
-}
-
 /* ---------------------------------------------------------------- loading */
 
-static void load_report(char *dst, const char *var, int allow_stderr, cua_getenv_fn get,
-			cua_diag_fn diag)
+void cua_config_load_report(char *dst, const char *var, int allow_stderr, cua_getenv_fn get,
+			    cua_diag_fn diag)
 {
 	const char *v = get(var);
 
@@ -485,98 +333,26 @@ static void load_report(char *dst, const char *var, int allow_stderr, cua_getenv
 		return;
 	}
 	if (cua_config_check_template(v) != 0 || v[0] != '/' ||
-	    cua_config_capture_template(v, get) != 0 || copy_path(dst, v) != 0)
-		bad_value(diag, var, v,
-			  allow_stderr ? "stderr, or an absolute path (ending in .json for JSON) where"
+	    cua_config_capture_template(v, get) != 0 || cua_config_copy_path(dst, v) != 0)
+		cua_config_bad_value(diag, var, v,
+				     allow_stderr ? "stderr, or an absolute path (ending in .json for JSON) where"
 					 " %p is the pid, %h the host name, %q{NAME} the value of"
 					 " environment variable NAME and %% a percent sign"
 				       : "an absolute path where %p is the pid, %h the host name,"
 					 " %q{NAME} the value of environment variable NAME and %% a"
 					 " percent sign",
-			  "It stays off.");
-}
-
-static void load_hooks(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v;
-	char why[256];
-
-	load_report(cfg->summary, "CUAUDIT_SUMMARY", 1, get, diag);
-	load_report(cfg->trace, "CUAUDIT_TRACE", 0, get, diag);
-	if ((v = get("CUAUDIT_MEM_LIMIT")) && cua_config_parse_mem_limit(v, cfg) != 0)
-		bad_value(diag, "CUAUDIT_MEM_LIMIT", v,
-			  "a size such as 4GiB, 512MiB or 1.5GB (units B, KB, MB, GB, TB, KiB, MiB,"
-			  " GiB, TiB), or DEVICE:SIZE pairs separated by commas, each device and the"
-			  " default at most once",
-			  "No limit is applied.");
-	if ((v = get("CUAUDIT_FAULT")) && cua_config_parse_faults(v, cfg, why, sizeof(why)) != 0) {
-		char accepted[512];
-		struct cua_buf b = CUA_BUF(accepted);
-
-		cua_buf_str(&b, "ELF_NAME=ERROR@every:N, @after:N or @prob:P[,seed:S], separated by"
-				" ';', with ERROR a result name or number (");
-		cua_buf_str(&b, why);
-		cua_buf_char(&b, ')');
-		accepted[b.len < sizeof(accepted) ? b.len : sizeof(accepted) - 1] = '\0';
-		bad_value(diag, "CUAUDIT_FAULT", v, accepted, "No fault is injected.");
-	}
-	if ((v = get("CUAUDIT_PLUGINS")) && cua_config_parse_plugins(v, cfg) != 0)
-		bad_value(diag, "CUAUDIT_PLUGINS", v,
-			  "up to 8 absolute paths of readable shared objects, separated by ':'",
-			  "No plugin is loaded.");
-}
-
-/* ---------------------------------------------------------------- error counter */
-
-static int parse_token(const char *s, uint8_t out[16])
-{
-	for (unsigned i = 0; i < 32; i++) {
-		char c = s[i];
-		int d = c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
-
-		if (d < 0)
-			return -1;
-		out[i / 2] = (uint8_t)(i % 2 ? out[i / 2] | d : d << 4);
-	}
-	return s[32] ? -1 : 0;
-}
-
-static void load_error_count(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v = get("CUAUDIT_ERROR_COUNT"), *t = get("CUAUDIT_ERROR_COUNT_TOKEN");
-	struct stat st;
-
-	if (!v)
-		return;
-	/* The command creates the file; the module only maps one that already exists. Whether
-	   it is the command's own is checked by its token when it is mapped (hooks/errcount.c). */
-	if (v[0] != '/' || stat(v, &st) != 0 || !S_ISREG(st.st_mode) || st.st_size < 24 ||
-	    copy_path(cfg->error_count, v) != 0) {
-		bad_value(diag, "CUAUDIT_ERROR_COUNT", v,
-			  "the absolute path of an existing regular file of at least 24 bytes (cuaudit "
-			  "run --error-exitcode makes one)",
-			  "Failed calls are not counted.");
-		cfg->error_count[0] = '\0';
-		return;
-	}
-	if (!t || parse_token(t, cfg->error_token) != 0) {
-		bad_value(diag, "CUAUDIT_ERROR_COUNT_TOKEN", t ? t : "",
-			  "32 lower-case hex digits, set by cuaudit run --error-exitcode with "
-			  "CUAUDIT_ERROR_COUNT",
-			  "Failed calls are not counted.");
-		cfg->error_count[0] = '\0';
-	}
+				     "It stays off.");
 }
 
 static void load_session_start(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v = get("CUAUDIT_SESSION_START"), *p = v;
 
-	if (v && (parse_u64(&p, &cfg->session_start_ns) != 0 || *p)) {
+	if (v && (cua_config_parse_u64(&p, &cfg->session_start_ns) != 0 || *p)) {
 		cfg->session_start_ns = 0;
-		bad_value(diag, "CUAUDIT_SESSION_START", v,
-			  "nanoseconds since 1970 (cuaudit run sets it)",
-			  "Only this process's own start protects other processes' files.");
+		cua_config_bad_value(diag, "CUAUDIT_SESSION_START", v,
+				     "nanoseconds since 1970 (cuaudit run sets it)",
+				     "Only this process's own start protects other processes' files.");
 	}
 }
 
@@ -615,9 +391,9 @@ int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned cap)
 		int any = 0;
 
 		s = next;
-		next = list_item(s, ',', &len);
+		next = cua_config_list_item(s, ',', &len);
 		if (len == 0)
-			return fail_why(why, cap, "an empty pattern", "", 0);
+			return cua_config_fail_why(why, cap, "an empty pattern", "", 0);
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 			if (cua_config_glob(s, len, cua_api[id].elf_name)) {
 				bits[id >> 3] |= (uint8_t)(1u << (id & 7));
@@ -625,7 +401,7 @@ int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned cap)
 			}
 		}
 		if (!any)
-			return fail_why(why, cap, "no ELF name matches ", s, len);
+			return cua_config_fail_why(why, cap, "no ELF name matches ", s, len);
 	}
 	memcpy(out, bits, sizeof(bits));
 	return 0;
@@ -656,7 +432,7 @@ static int load_globs(const char *var, uint8_t *bits, cua_getenv_fn get, cua_dia
 	cua_buf_str(&b, why);
 	cua_buf_char(&b, ')');
 	accepted[b.len < sizeof(accepted) ? b.len : sizeof(accepted) - 1] = '\0';
-	bad_value(diag, var, v, accepted, "The log and the trace record every call.");
+	cua_config_bad_value(diag, var, v, accepted, "The log and the trace record every call.");
 	return -1;
 }
 
@@ -674,66 +450,13 @@ static void load_filters(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn 
 	cfg->filtered = 1;
 }
 
-/* ---------------------------------------------------------------- performance */
-
-int cua_config_parse_sample(const char *s, unsigned *out)
-{
-	uint64_t v;
-
-	if (parse_u64(&s, &v) != 0 || *s || v == 1 || v > 1000000)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static void load_sample(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v = get("CUAUDIT_SUMMARY_SAMPLE");
-
-	/* Given, even if bad: a bad value means "every call is timed", as the message says,
-	   for the metrics alone too. */
-	cfg->summary_sample_set = v != NULL;
-	if (v && cua_config_parse_sample(v, &cfg->summary_sample) != 0)
-		bad_value(diag, "CUAUDIT_SUMMARY_SAMPLE", v,
-			  "0 (time every call) or an integer N from 2 to 1000000 (time 1 call in N"
-			  " of each sub-microsecond function)",
-			  "Every call is timed.");
-}
-
-int cua_config_parse_gpu_time(const char *s, unsigned *out)
-{
-	uint64_t v;
-
-	if (same_word(s, "off") || same_word(s, "on")) {
-		*out = same_word(s, "on");
-		return 0;
-	}
-	if (parse_u64(&s, &v) != 0 || *s || v > 1000000)
-		return -1;
-	*out = (unsigned)v;
-	return 0;
-}
-
-static void load_gpu_time(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v = get("CUAUDIT_GPU_TIME");
-
-	if (v && cua_config_parse_gpu_time(v, &cfg->gpu_time) != 0) {
-		cfg->gpu_time = 0;
-		bad_value(diag, "CUAUDIT_GPU_TIME", v,
-			  "off (or 0), on (or 1: every launch, copy and memset) or an integer N"
-			  " from 2 to 1000000 (1 such call in N)",
-			  "GPU work is not timed.");
-	}
-}
-
 /* ---------------------------------------------------------------- output survival */
 
 int cua_config_parse_seconds(const char *s, uint64_t *ns)
 {
 	uint64_t v;
 
-	if (parse_u64(&s, &v) != 0 || *s || v > 365ull * 24 * 3600)
+	if (cua_config_parse_u64(&s, &v) != 0 || *s || v > 365ull * 24 * 3600)
 		return -1;
 	*ns = v * 1000000000ull;
 	return 0;
@@ -753,94 +476,15 @@ int cua_config_check_file_path(const char *path)
 	return 0;
 }
 
-static void load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_diag_fn diag)
+void cua_config_load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v = get(var);
 
 	if (v && cua_config_parse_size(v, dst) != 0)
-		bad_value(diag, var, v,
-			  "a size such as 64MiB, 1GB or 1048576 (units B, KB, MB, GB, TB, KiB, MiB,"
-			  " GiB, TiB)",
-			  "That output is not bounded.");
-}
-
-/* ---- CUAUDIT_METRICS_LABELS ---- */
-
-static int label_name_ok(const char *n, size_t len)
-{
-	static const char *const taken[] = { "host", "pid", "program", "api", "layer", "nested",
-					     "device" };
-
-	if (len == 0 || len >= 64 || (n[0] >= '0' && n[0] <= '9') || (len >= 2 && n[0] == '_' && n[1] == '_'))
-		return 0;
-	for (size_t i = 0; i < len; i++) {
-		char c = n[i];
-
-		if (!((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-		      c == '_'))
-			return 0;
-	}
-	for (size_t i = 0; i < sizeof(taken) / sizeof(taken[0]); i++)
-		if (strlen(taken[i]) == len && memcmp(taken[i], n, len) == 0)
-			return 0;
-	return 1;
-}
-
-int cua_config_parse_metric_labels(const char *s, struct cua_config *cfg)
-{
-	unsigned n = 0;
-
-	while (*s) {
-		const char *eq = strchr(s, '='), *end = strchr(s, ',');
-		size_t nlen, vlen;
-
-		if (!end)
-			end = s + strlen(s);
-		if (!eq || eq > end || n == CUA_MAX_METRIC_LABELS)
-			return -1;
-		nlen = (size_t)(eq - s);
-		vlen = (size_t)(end - eq - 1);
-		if (!label_name_ok(s, nlen) || vlen >= sizeof(cfg->metric_label_values[0]))
-			return -1;
-		for (unsigned i = 0; i < n; i++)
-			if (strlen(cfg->metric_label_names[i]) == nlen &&
-			    memcmp(cfg->metric_label_names[i], s, nlen) == 0)
-				return -1;
-		memcpy(cfg->metric_label_names[n], s, nlen);
-		cfg->metric_label_names[n][nlen] = '\0';
-		memcpy(cfg->metric_label_values[n], eq + 1, vlen);
-		cfg->metric_label_values[n][vlen] = '\0';
-		if (vlen && cua_config_check_template(cfg->metric_label_values[n]) != 0)
-			return -1;
-		n++;
-		if (!*end)
-			break;
-		s = end + 1;
-		if (!*s)
-			return -1; /* a trailing comma */
-	}
-	cfg->nmetric_labels = n;
-	return 0;
-}
-
-static void load_metric_labels(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
-{
-	const char *v = get("CUAUDIT_METRICS_LABELS");
-	int ok;
-
-	if (!v)
-		return;
-	ok = cua_config_parse_metric_labels(v, cfg) == 0;
-	for (unsigned i = 0; ok && i < cfg->nmetric_labels; i++)
-		ok = cua_config_capture_template(cfg->metric_label_values[i], get) == 0;
-	if (!ok) {
-		cfg->nmetric_labels = 0;
-		bad_value(diag, "CUAUDIT_METRICS_LABELS", v,
-			  "NAME=VALUE pairs separated by commas, at most 8, where NAME is a"
-			  " Prometheus label name other than host, pid, program, api, layer, nested"
-			  " and device, and VALUE may use %p, %h, %q{NAME} and %%",
-			  "The metrics carry host, pid and program only.");
-	}
+		cua_config_bad_value(diag, var, v,
+				     "a size such as 64MiB, 1GB or 1048576 (units B, KB, MB, GB, TB, KiB, MiB,"
+				     " GiB, TiB)",
+				     "That output is not bounded.");
 }
 
 static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
@@ -850,34 +494,19 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 	cfg->flush_interval_ns = CUA_FLUSH_INTERVAL_DEFAULT_NS;
 	if (v && cua_config_parse_seconds(v, &cfg->flush_interval_ns) != 0) {
 		cfg->flush_interval_ns = CUA_FLUSH_INTERVAL_DEFAULT_NS;
-		bad_value(diag, "CUAUDIT_FLUSH_INTERVAL", v,
-			  "whole seconds from 0 (no snapshots) to 31536000",
-			  "Snapshots are written every 30 seconds.");
+		cua_config_bad_value(diag, "CUAUDIT_FLUSH_INTERVAL", v,
+				     "whole seconds from 0 (no snapshots) to 31536000",
+				     "Snapshots are written every 30 seconds.");
 	}
-	load_size(&cfg->trace_max, "CUAUDIT_TRACE_MAX", get, diag);
-	load_size(&cfg->log_max, "CUAUDIT_LOG_MAX", get, diag);
+	cua_config_load_size(&cfg->log_max, "CUAUDIT_LOG_MAX", get, diag);
 	if ((v = get("CUAUDIT_CAPTURE"))) {
-		if (same_word(v, "profiler-api"))
+		if (cua_config_same_word(v, "profiler-api"))
 			cfg->capture = CUA_CAPTURE_PROFILER_API;
-		else if (same_word(v, "ctl"))
+		else if (cua_config_same_word(v, "ctl"))
 			cfg->capture = CUA_CAPTURE_CTL;
-		else if (!same_word(v, "all"))
-			bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api, ctl",
-				  "Every call is traced.");
-	}
-	load_report(cfg->metrics, "CUAUDIT_METRICS", 0, get, diag);
-	load_metric_labels(cfg, get, diag);
-	if (cfg->trace[0] && cua_config_check_file_path(cfg->trace) != 0) {
-		bad_value(diag, "CUAUDIT_TRACE", cfg->trace,
-			  "an absolute path of a file, not of a directory", "It stays off.");
-		cfg->trace[0] = '\0';
-	}
-	if (cfg->summary[0] && strcmp(cfg->summary, "stderr") != 0 &&
-	    cua_config_check_file_path(cfg->summary) != 0) {
-		bad_value(diag, "CUAUDIT_SUMMARY", cfg->summary,
-			  "stderr, or an absolute path of a file, not of a directory",
-			  "It stays off.");
-		cfg->summary[0] = '\0';
+		else if (!cua_config_same_word(v, "all"))
+			cua_config_bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api, ctl",
+					     "Every call is traced.");
 	}
 }
 
@@ -885,18 +514,8 @@ void cua_config_restrict_secure(struct cua_config *cfg)
 {
 	if (!cfg->secure)
 		return;
-	cfg->error_count[0] = '\0';
-	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = cfg->trace[0] = '\0';
-	cfg->metrics[0] = '\0';
-	cfg->nmetric_labels = 0;
-	if (cfg->summary[0])
-		memcpy(cfg->summary, "stderr", 7);
-	cfg->nplugins = 0;
+	cfg->log_file[0] = cfg->libcuda[0] = cfg->libcudart[0] = '\0';
 	cfg->live.on = 0; /* no region file from a privileged process */
-	/* Only observe: a limit or a fault would change what a privileged program does. */
-	cfg->mem_limit = 0;
-	memset(cfg->mem_limit_dev, 0, sizeof(cfg->mem_limit_dev));
-	cfg->nfaults = 0;
 }
 
 /* ---- CUAUDIT_STATIC_RUNTIME (entry patching of a statically linked runtime) ---- */
@@ -907,11 +526,11 @@ int cua_config_parse_static_runtime(const char *s, int *out)
 	static const char *const off[] = { "0", "off", "no", "false" };
 
 	for (unsigned i = 0; i < sizeof(on) / sizeof(on[0]); i++) {
-		if (same_word(s, on[i])) {
+		if (cua_config_same_word(s, on[i])) {
 			*out = 1;
 			return 0;
 		}
-		if (same_word(s, off[i])) {
+		if (cua_config_same_word(s, off[i])) {
 			*out = 0;
 			return 0;
 		}
@@ -924,8 +543,8 @@ static void load_static_runtime(struct cua_config *cfg, cua_getenv_fn get, cua_d
 	const char *v = get("CUAUDIT_STATIC_RUNTIME");
 
 	if (v && cua_config_parse_static_runtime(v, &cfg->static_runtime) != 0)
-		bad_value(diag, "CUAUDIT_STATIC_RUNTIME", v, "1 or 0 (on/off, yes/no, true/false)",
-			  "A statically linked runtime is seen at the driver level only.");
+		cua_config_bad_value(diag, "CUAUDIT_STATIC_RUNTIME", v, "1 or 0 (on/off, yes/no, true/false)",
+				     "A statically linked runtime is seen at the driver level only.");
 }
 
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure)
@@ -936,13 +555,9 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_log(cfg, get, diag);
 	load_substitute(cfg->libcuda, "CUAUDIT_LIBCUDA", get, diag);
 	load_substitute(cfg->libcudart, "CUAUDIT_LIBCUDART", get, diag);
-	load_hooks(cfg, get, diag);
-	load_error_count(cfg, get, diag);
 	load_session_start(cfg, get, diag);
 	load_static_runtime(cfg, get, diag);
 	load_filters(cfg, get, diag);
-	load_sample(cfg, get, diag);
-	load_gpu_time(cfg, get, diag);
 	load_survival(cfg, get, diag);
 	cua_liveconfig_load(&cfg->live, cfg->capture == CUA_CAPTURE_CTL, get, diag);
 }

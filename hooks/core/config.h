@@ -22,71 +22,26 @@ enum cua_level {
 
 #define CUA_PATH_MAX 1024
 #define CUA_MAX_DEVICES 64
-#define CUA_MAX_FAULTS 16
-#define CUA_MAX_PLUGINS 8
-#define CUA_MAX_METRIC_LABELS 8
-
-enum cua_fault_mode {
-	CUA_FAULT_EVERY = 1, /* calls N, 2N, 3N, ... fail */
-	CUA_FAULT_AFTER = 2, /* every call after the first N fails */
-	CUA_FAULT_PROB = 3,  /* each call fails with probability P, from a seeded sequence */
-};
-
-struct cua_fault {
-	unsigned id;          /* the API id the spec names */
-	int error;            /* the result returned instead of calling the function */
-	int mode;             /* enum cua_fault_mode */
-	uint64_t n;           /* every:N, after:N */
-	uint64_t prob_ppb;    /* prob:P, in parts per 10^9 */
-	uint64_t seed;
-};
 
 struct cua_config {
 	int log_level;               /* enum cua_level */
 	char log_file[CUA_PATH_MAX]; /* file-name template; empty means stderr */
 	char libcuda[CUA_PATH_MAX];  /* substitute for libcuda, or empty */
 	char libcudart[CUA_PATH_MAX];
-	char summary[CUA_PATH_MAX];  /* "stderr", a file-name template, or empty (off) */
-	char trace[CUA_PATH_MAX];    /* a file-name template, or empty (off) */
-	uint64_t mem_limit;          /* bytes for every device, 0 for none */
-	uint64_t mem_limit_dev[CUA_MAX_DEVICES]; /* per-device bytes; 0 falls back to mem_limit */
-	struct cua_fault faults[CUA_MAX_FAULTS];
-	unsigned nfaults;
-	char plugins[CUA_MAX_PLUGINS][CUA_PATH_MAX];
-	unsigned nplugins;
 	int secure;                  /* AT_SECURE: no plugins, no files, no substitutes */
-	/* CUAUDIT_ERROR_COUNT: an existing file whose first 8 bytes count failed calls (set by
-	   `cuaudit run --error-exitcode`), or empty. */
-	char error_count[CUA_PATH_MAX];
 	/* CUAUDIT_SESSION_START (set by `cuaudit run`): when the run began, CLOCK_REALTIME ns; a
 	   report file written since is another process's of the run, never replaced. 0: unset. */
 	uint64_t session_start_ns;
-	/* CUAUDIT_ERROR_COUNT_TOKEN: the 128-bit token the command stored at bytes 8..23 of its
-	   counter; the module counts only into a file that holds it (issue 19, defect 3). */
-	uint8_t error_token[16];
 	/* CUAUDIT_STATIC_RUNTIME (issue 14): patch the entries of a statically linked runtime. */
 	int static_runtime;          /* 0 off (the default), 1 on */
 	/* What the log and the trace record (readable output). */
 	int log_errors;              /* CUAUDIT_LOG=errors: call lines for failed calls only */
 	int filtered;                /* CUAUDIT_INCLUDE or CUAUDIT_EXCLUDE is in force */
 	uint8_t filter[(CUAUDIT_ID_COUNT + 7) / 8]; /* a bit per id they record, if filtered */
-	/* performance: CUAUDIT_SUMMARY_SAMPLE, 0 for exact timing, else N: once a function's
-	   mean is known on a thread, a sub-microsecond function is timed 1 call in N. */
-	unsigned summary_sample;
-	int summary_sample_set;      /* CUAUDIT_SUMMARY_SAMPLE was given (0 included) */
-	/* CUAUDIT_GPU_TIME (issue 21): 0 off (the default), 1 every launch, copy, memset and
-	   graph launch, N: 1 of each thread's N such calls. */
-	unsigned gpu_time;
 	/* Output survival (issue 15): live snapshots, bounded outputs, capture range. */
 	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
-	uint64_t trace_max;          /* CUAUDIT_TRACE_MAX bytes of records; 0: no bound */
 	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
 	int capture;                 /* enum cua_capture */
-	char metrics[CUA_PATH_MAX];  /* CUAUDIT_METRICS: a file-name template, or empty (off) */
-	/* CUAUDIT_METRICS_LABELS: extra labels of every series, each value a template. */
-	unsigned nmetric_labels;
-	char metric_label_names[CUA_MAX_METRIC_LABELS][64];
-	char metric_label_values[CUA_MAX_METRIC_LABELS][256];
 	struct cua_live_config live; /* CUAUDIT_LIVE, CUAUDIT_LIVE_CALLS, CUAUDIT_LIVE_DIR */
 };
 
@@ -104,16 +59,44 @@ extern struct cua_config cua_cfg;
 typedef const char *(*cua_getenv_fn)(const char *name);
 typedef void (*cua_diag_fn)(const char *message);
 
-/* Reads every CUAUDIT_* variable through get. Each bad value gives one message through diag,
-   naming the variable and the accepted values, and leaves that feature at its default. */
+/* Reads the shared CUAUDIT_* variables through get (each hook's own are read by its
+   hooks/<hook>_config.c). Each bad value gives one message through diag, naming the
+   variable and the accepted values, and leaves that feature at its default. */
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure);
 
 /* In a setuid or AT_SECURE process (cfg->secure): cuaudit only observes. Nothing the
    environment names may be loaded or written, and nothing may change the program's results:
-   drops plugins, substitutes, the log file, the trace, the memory limit and the faults; a
-   summary goes to stderr. The loader already refuses LD_AUDIT paths with a slash there
-   (docs/facts.md §1.12). */
+   drops the substitutes, the log file and the live view's region; each hook's own loader drops
+   its part (plugins, trace, metrics, memory limit, faults; a summary goes to stderr). The
+   loader already refuses LD_AUDIT paths with a slash there (docs/facts.md §1.12). */
 void cua_config_restrict_secure(struct cua_config *cfg);
+
+/* ---------------------------------------------------------------- for each hook's loader
+   A hook's variables, their parsers and their messages live with the hook
+   (hooks/<hook>_config.c); these are the pieces every loader shares. */
+
+/* One message through diag: "cuaudit: VAR="VALUE" is not valid; accepted: ACCEPTED. FALLBACK". */
+void cua_config_bad_value(cua_diag_fn diag, const char *var, const char *value, const char *accepted,
+			  const char *fallback);
+/* 1 if a and b are the same ASCII word, any case. */
+int cua_config_same_word(const char *a, const char *b);
+/* Copies src into a CUA_PATH_MAX buffer; -1 if it does not fit. */
+int cua_config_copy_path(char *dst, const char *src);
+/* Decimal digits at *s into *out, *s moved past them; -1 on none or overflow. */
+int cua_config_parse_u64(const char **s, uint64_t *out);
+/* "0.01" at *s into parts per 10^9 (0 to 1), *s moved past it; -1 otherwise. */
+int cua_config_parse_fraction_ppb(const char **s, uint64_t *out);
+/* A size (see cua_config_parse_size) at *s, *s moved past it; 0 is accepted here. */
+int cua_config_parse_size_at(const char **s, uint64_t *out);
+/* One item of a list separated by sep: its length in *len; returns the next item's start, or
+   NULL after the last. */
+const char *cua_config_list_item(const char *s, char sep, size_t *len);
+/* Writes a, then blen bytes of b, into why (cap bytes, terminated); returns -1. */
+int cua_config_fail_why(char *why, unsigned cap, const char *a, const char *b, size_t blen);
+/* An output's file-name template from var into dst (CUA_PATH_MAX): absolute, its %q{NAME}
+   values captured; "stderr" too when allow_stderr. A bad value: one message, dst unchanged. */
+void cua_config_load_report(char *dst, const char *var, int allow_stderr, cua_getenv_fn get,
+			    cua_diag_fn diag);
 
 /* Returns the level named by s (ASCII, any case), or -1. */
 int cua_config_parse_level(const char *s);
@@ -137,33 +120,12 @@ int cua_config_capture_template(const char *tmpl, cua_getenv_fn get);
    and for a value above UINT64_MAX. */
 int cua_config_parse_size(const char *s, uint64_t *out);
 
-/* CUAUDIT_MEM_LIMIT: "SIZE" for every device, or "DEV:SIZE[,DEV:SIZE...]", or both forms
-   mixed ("8GiB,0:4GiB"). Returns 0 or -1. */
-int cua_config_parse_mem_limit(const char *s, struct cua_config *cfg);
-
-/* CUAUDIT_SUMMARY_SAMPLE: "0" (exact) or an integer N from 2 to 1000000. Returns 0 or -1. */
-int cua_config_parse_sample(const char *s, unsigned *out);
-/* CUAUDIT_GPU_TIME: off/0, on/1, or an integer N from 2 to 1000000 (1 call in N). */
-int cua_config_parse_gpu_time(const char *s, unsigned *out);
-
-/* CUAUDIT_FAULT: "ELF_NAME=ERROR@every:N|after:N|prob:P[,seed:S]" separated by ';'. ERROR is
-   a result name of the function's layer (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation)
-   or a number; never success (0, CUDA_SUCCESS, cudaSuccess). Returns 0, or -1 with a reason
-   in why. */
-int cua_config_parse_faults(const char *s, struct cua_config *cfg, char *why, unsigned whycap);
 
 /* CUAUDIT_STATIC_RUNTIME: "1" or "0" (also "on"/"off", "yes"/"no", "true"/"false", any case)
    into *out. Returns 0 or -1. */
 int cua_config_parse_static_runtime(const char *s, int *out);
 
-/* CUAUDIT_METRICS_LABELS: "NAME=VALUE[,NAME=VALUE...]", at most 8. NAME is a Prometheus
-   label name ([a-zA-Z_][a-zA-Z0-9_]*, not starting with "__") other than the ones cuaudit
-   sets (host, pid, program, api, layer, nested, device), each once; VALUE is a template with
-   %p, %h, %q{NAME} and %%, with no comma. Pure: it reads no environment. Returns 0 or -1. */
-int cua_config_parse_metric_labels(const char *s, struct cua_config *cfg);
 
-/* CUAUDIT_PLUGINS: absolute paths separated by ':'. Returns 0 or -1. */
-int cua_config_parse_plugins(const char *s, struct cua_config *cfg);
 
 /* ---------------------------------------------------------------- filters */
 
@@ -180,6 +142,9 @@ int cua_config_parse_globs(const char *s, uint8_t *out, char *why, unsigned whyc
 unsigned cua_config_filter_ids(const struct cua_config *cfg, unsigned *ids);
 /* CUAUDIT_FLUSH_INTERVAL: whole seconds, 0 for off. Returns 0 or -1. */
 int cua_config_parse_seconds(const char *s, uint64_t *ns);
+
+/* A size from var into *dst (the bound of an output); a bad value: one message, *dst kept. */
+void cua_config_load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua_diag_fn diag);
 
 /* Is this trace or summary path usable: not empty, not a directory ("/x/", "/x/." or an
    existing directory)? Returns 0 or -1. */

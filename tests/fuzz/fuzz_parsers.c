@@ -4,6 +4,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include "config.h"
+#include "fault_config.h"
+#include "memlimit_config.h"
+#include "plugins_config.h"
 #include "fmt.h"
 
 #define CHECK(cond)                                                                            \
@@ -13,6 +16,9 @@
 	} while (0)
 
 static struct cua_config cfg;
+static struct cua_fault_config faults;
+static struct cua_memlimit_config limits;
+static struct cua_plugins_config plugins;
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
@@ -25,6 +31,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 	memcpy(s, data, size);
 	s[size] = '\0';
 	memset(&cfg, 0, sizeof(cfg));
+	memset(&faults, 0, sizeof(faults));
+	memset(&limits, 0, sizeof(limits));
+	memset(&plugins, 0, sizeof(plugins));
 	switch (FUZZ_TARGET) {
 	case 0: { /* log level */
 		int level = cua_config_parse_level(s);
@@ -37,22 +46,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 			CHECK(v > 0);
 		break;
 	case 2: /* CUAUDIT_MEM_LIMIT */
-		if (cua_config_parse_mem_limit(s, &cfg) != 0)
-			CHECK(cfg.mem_limit == 0);
+		if (cua_memlimit_config_parse(s, &limits) != 0)
+			CHECK(limits.mem_limit == 0);
 		break;
 	case 3: /* CUAUDIT_FAULT */
-		if (cua_config_parse_faults(s, &cfg, why, sizeof(why)) == 0) {
-			CHECK(cfg.nfaults >= 1 && cfg.nfaults <= CUA_MAX_FAULTS);
-			for (unsigned i = 0; i < cfg.nfaults; i++)
-				CHECK(cfg.faults[i].mode >= CUA_FAULT_EVERY && cfg.faults[i].mode <= CUA_FAULT_PROB);
+		if (cua_fault_config_parse(s, &faults, why, sizeof(why)) == 0) {
+			CHECK(faults.nfaults >= 1 && faults.nfaults <= CUA_MAX_FAULTS);
+			for (unsigned i = 0; i < faults.nfaults; i++)
+				CHECK(faults.faults[i].mode >= CUA_FAULT_EVERY && faults.faults[i].mode <= CUA_FAULT_PROB);
 		} else {
-			CHECK(cfg.nfaults == 0 && memchr(why, '\0', sizeof(why)));
+			CHECK(faults.nfaults == 0 && memchr(why, '\0', sizeof(why)));
 		}
 		break;
 	case 4: /* CUAUDIT_PLUGINS */
-		if (cua_config_parse_plugins(s, &cfg) == 0)
-			for (unsigned i = 0; i < cfg.nplugins; i++)
-				CHECK(cfg.plugins[i][0] == '/');
+		if (cua_plugins_config_parse(s, &plugins) == 0)
+			for (unsigned i = 0; i < plugins.nplugins; i++)
+				CHECK(plugins.plugins[i][0] == '/');
 		break;
 	case 5: /* file-name templates */
 		/* The check the configuration makes and the expansion the outputs make must agree:

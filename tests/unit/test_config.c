@@ -8,6 +8,7 @@
 #include <string.h>
 #include <cmocka.h>
 #include "config.h"
+#include "configs.h"
 #include "cuaudit_ids.h"
 #include "table.h"
 #define __CUDA_API_VERSION_INTERNAL
@@ -31,6 +32,9 @@ static void diag(const char *msg)
 	strncpy(last_diag, msg, sizeof(last_diag) - 1);
 }
 
+/* Each hook's own configuration, filled by load beside the core's. */
+static struct cua_hook_configs hooks;
+
 static struct cua_config load(const char *const *env)
 {
 	struct cua_config cfg;
@@ -39,6 +43,7 @@ static struct cua_config load(const char *const *env)
 	diags = 0;
 	last_diag[0] = '\0';
 	cua_config_load(&cfg, get, diag, 0);
+	cua_hook_configs_load(&hooks, &cfg, get, diag);
 	return cfg;
 }
 
@@ -173,29 +178,29 @@ static void sizes_parse_with_decimal_and_binary_units(void **state)
 
 static void mem_limit_takes_a_default_and_per_device_sizes(void **state)
 {
-	struct cua_config cfg;
+	struct cua_memlimit_config cfg;
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(cua_config_parse_mem_limit("8GiB,1:2GiB,3:1MiB", &cfg), 0);
+	assert_int_equal(cua_memlimit_config_parse("8GiB,1:2GiB,3:1MiB", &cfg), 0);
 	assert_true(cfg.mem_limit == 8ull << 30);
 	assert_true(cfg.mem_limit_dev[1] == 2ull << 30);
 	assert_true(cfg.mem_limit_dev[3] == 1ull << 20);
 	assert_true(cfg.mem_limit_dev[0] == 0);
-	assert_int_equal(cua_config_parse_mem_limit("1GiB,2GiB", &cfg), -1);
-	assert_int_equal(cua_config_parse_mem_limit("64:1GiB", &cfg), -1);
-	assert_int_equal(cua_config_parse_mem_limit("0:", &cfg), -1);
-	assert_int_equal(cua_config_parse_mem_limit("1GiB,", &cfg), -1);
+	assert_int_equal(cua_memlimit_config_parse("1GiB,2GiB", &cfg), -1);
+	assert_int_equal(cua_memlimit_config_parse("64:1GiB", &cfg), -1);
+	assert_int_equal(cua_memlimit_config_parse("0:", &cfg), -1);
+	assert_int_equal(cua_memlimit_config_parse("1GiB,", &cfg), -1);
 }
 
 static void fault_specs_parse_names_errors_and_modes(void **state)
 {
-	struct cua_config cfg;
+	struct cua_fault_config cfg;
 	char why[256];
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(cua_config_parse_faults("cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3;"
+	assert_int_equal(cua_fault_config_parse("cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3;"
 						 "cudaMalloc=cudaErrorMemoryAllocation@after:10;"
 						 "cuLaunchKernel=719@prob:0.01,seed:42",
 						 &cfg, why, sizeof(why)), 0);
@@ -225,13 +230,13 @@ static void bad_fault_specs_say_why(void **state)
 		{ "cuInit=1@every:2x", "unexpected text" },
 		{ "", "empty" },
 	};
-	struct cua_config cfg;
+	struct cua_fault_config cfg;
 	char why[256];
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
 		memset(&cfg, 0, sizeof(cfg));
-		assert_int_equal(cua_config_parse_faults(bad[i][0], &cfg, why, sizeof(why)), -1);
+		assert_int_equal(cua_fault_config_parse(bad[i][0], &cfg, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, bad[i][1]));
 		assert_int_equal(cfg.nfaults, 0);
 	}
@@ -239,16 +244,16 @@ static void bad_fault_specs_say_why(void **state)
 
 static void plugin_lists_need_absolute_readable_paths(void **state)
 {
-	struct cua_config cfg;
+	struct cua_plugins_config cfg;
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(cua_config_parse_plugins("/dev/null:/dev/zero", &cfg), 0);
+	assert_int_equal(cua_plugins_config_parse("/dev/null:/dev/zero", &cfg), 0);
 	assert_int_equal(cfg.nplugins, 2);
 	assert_string_equal(cfg.plugins[1], "/dev/zero");
-	assert_int_equal(cua_config_parse_plugins("relative.so", &cfg), -1);
-	assert_int_equal(cua_config_parse_plugins("/dev/null::/dev/zero", &cfg), -1);
-	assert_int_equal(cua_config_parse_plugins("/nonexistent/p.so", &cfg), -1);
+	assert_int_equal(cua_plugins_config_parse("relative.so", &cfg), -1);
+	assert_int_equal(cua_plugins_config_parse("/dev/null::/dev/zero", &cfg), -1);
+	assert_int_equal(cua_plugins_config_parse("/nonexistent/p.so", &cfg), -1);
 }
 
 static void secure_mode_loads_and_writes_nothing_the_environment_names(void **state)
@@ -265,24 +270,26 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	fake_env = env;
 	cua_config_load(&cfg, get, diag, 1);
 	cua_config_restrict_secure(&cfg);
+	cua_hook_configs_load(&hooks, &cfg, get, diag);
 	assert_string_equal(cfg.log_file, "");
 	assert_string_equal(cfg.libcuda, "");
 	assert_string_equal(cfg.libcudart, "");
-	assert_string_equal(cfg.trace, "");
-	assert_string_equal(cfg.summary, "stderr");
-	assert_int_equal(cfg.nplugins, 0);
+	assert_string_equal(hooks.trace.path, "");
+	assert_string_equal(hooks.summary.path, "stderr");
+	assert_int_equal(hooks.plugins.nplugins, 0);
 	/* cuaudit only observes there (issue 10): no quota and no faults; the log level stays. */
-	assert_true(cfg.mem_limit == 0);
-	assert_true(cfg.mem_limit_dev[1] == 0);
-	assert_int_equal(cfg.nfaults, 0);
+	assert_true(hooks.memlimit.mem_limit == 0);
+	assert_true(hooks.memlimit.mem_limit_dev[1] == 0);
+	assert_int_equal(hooks.fault.nfaults, 0);
 	assert_int_equal(cfg.log_level, CUA_LOG_DEBUG);
 	cfg.secure = 0;
 	cua_config_load(&cfg, get, diag, 0);
 	cua_config_restrict_secure(&cfg);
-	assert_string_equal(cfg.trace, "/tmp/t.json");
-	assert_int_equal(cfg.nplugins, 1);
-	assert_true(cfg.mem_limit == 1ull << 30 && cfg.mem_limit_dev[1] == 2ull << 30);
-	assert_int_equal(cfg.nfaults, 1);
+	cua_hook_configs_load(&hooks, &cfg, get, diag);
+	assert_string_equal(hooks.trace.path, "/tmp/t.json");
+	assert_int_equal(hooks.plugins.nplugins, 1);
+	assert_true(hooks.memlimit.mem_limit == 1ull << 30 && hooks.memlimit.mem_limit_dev[1] == 2ull << 30);
+	assert_int_equal(hooks.fault.nfaults, 1);
 }
 
 /* ---------------------------------------------------------------- filters (readable) */
@@ -396,7 +403,7 @@ static void survival_variables_parse_and_bad_ones_fall_back(void **state)
 	cfg = load(good);
 	assert_int_equal(diags, 0);
 	assert_true(cfg.flush_interval_ns == 5000000000ull);
-	assert_true(cfg.trace_max == 2u << 20 && cfg.log_max == 64u << 10);
+	assert_true(hooks.trace.max == 2u << 20 && cfg.log_max == 64u << 10);
 	assert_int_equal(cfg.capture, CUA_CAPTURE_PROFILER_API);
 	cfg = load(bad);
 	assert_int_equal(diags, 1);
@@ -406,7 +413,7 @@ static void survival_variables_parse_and_bad_ones_fall_back(void **state)
 	assert_true(cfg.flush_interval_ns == 0);
 	cfg = load(dir);
 	assert_int_equal(diags, 1);
-	assert_int_equal(cfg.trace[0], '\0');
+	assert_int_equal(hooks.trace.path[0], '\0');
 	assert_int_equal(cua_config_parse_seconds("12x", &ns), -1);
 	assert_int_equal(cua_config_check_file_path("/tmp/t.json"), 0);
 	assert_int_equal(cua_config_check_file_path("/tmp/.."), -1);
@@ -420,26 +427,26 @@ static void metric_labels_take_names_and_templates(void **state)
 		"a=1,a=2", "a=%z", "a=1,b=2,c=3,d=4,e=5,f=6,g=7,h=8,i=9",
 		"abcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcdefghijabcd=1",
 	};
-	struct cua_config cfg;
+	struct cua_metrics_config cfg;
 
 	(void)state;
 	memset(&cfg, 0, sizeof(cfg));
-	assert_int_equal(cua_config_parse_metric_labels("rank=%q{RANK},pod=p-%h,_x=,A9=%%", &cfg), 0);
-	assert_int_equal(cfg.nmetric_labels, 4);
-	assert_string_equal(cfg.metric_label_names[0], "rank");
-	assert_string_equal(cfg.metric_label_values[0], "%q{RANK}");
-	assert_string_equal(cfg.metric_label_names[1], "pod");
-	assert_string_equal(cfg.metric_label_values[1], "p-%h");
-	assert_string_equal(cfg.metric_label_names[2], "_x");
-	assert_string_equal(cfg.metric_label_values[2], "");
-	assert_string_equal(cfg.metric_label_names[3], "A9");
-	assert_int_equal(cua_config_parse_metric_labels("", &cfg), 0);
-	assert_int_equal(cfg.nmetric_labels, 0);
+	assert_int_equal(cua_metrics_config_parse_labels("rank=%q{RANK},pod=p-%h,_x=,A9=%%", &cfg), 0);
+	assert_int_equal(cfg.nlabels, 4);
+	assert_string_equal(cfg.label_names[0], "rank");
+	assert_string_equal(cfg.label_values[0], "%q{RANK}");
+	assert_string_equal(cfg.label_names[1], "pod");
+	assert_string_equal(cfg.label_values[1], "p-%h");
+	assert_string_equal(cfg.label_names[2], "_x");
+	assert_string_equal(cfg.label_values[2], "");
+	assert_string_equal(cfg.label_names[3], "A9");
+	assert_int_equal(cua_metrics_config_parse_labels("", &cfg), 0);
+	assert_int_equal(cfg.nlabels, 0);
 	for (size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
-		cfg.nmetric_labels = 0;
-		if (cua_config_parse_metric_labels(bad[i], &cfg) != -1)
+		cfg.nlabels = 0;
+		if (cua_metrics_config_parse_labels(bad[i], &cfg) != -1)
 			fail_msg("accepted %s", bad[i]);
-		assert_int_equal(cfg.nmetric_labels, 0);
+		assert_int_equal(cfg.nlabels, 0);
 	}
 }
 

@@ -7,6 +7,9 @@
 #include <string.h>
 #include <cmocka.h>
 #include "config.h"
+#include "fault_config.h"
+#include "memlimit_config.h"
+#include "summary_config.h"
 #include "fmt.h"
 
 static const char *const *fake_env;
@@ -55,36 +58,48 @@ static void success_is_rejected_as_a_fault_error(void **state)
 					     "cuMemAlloc_v2=CUDA_SUCCESS@every:1",
 					     "cudaMalloc=cudaSuccess@after:0",
 					     "cuMemAlloc_v2=-0@every:1" };
-	struct cua_config cfg;
+	struct cua_fault_config cfg;
 	char why[256];
 
 	(void)state;
 	for (unsigned i = 0; i < sizeof(specs) / sizeof(specs[0]); i++) {
 		memset(&cfg, 0, sizeof(cfg));
-		assert_int_equal(cua_config_parse_faults(specs[i], &cfg, why, sizeof(why)), -1);
+		assert_int_equal(cua_fault_config_parse(specs[i], &cfg, why, sizeof(why)), -1);
 		assert_non_null(strstr(why, "not success"));
 		assert_int_equal(cfg.nfaults, 0);
 	}
-	assert_int_equal(cua_config_parse_faults("cuMemAlloc_v2=-1@every:1", &cfg, why, sizeof(why)),
+	assert_int_equal(cua_fault_config_parse("cuMemAlloc_v2=-1@every:1", &cfg, why, sizeof(why)),
 			 0);
 }
 
 static void secure_mode_drops_limit_and_faults_only(void **state)
 {
+	static const char *const env[] = { "CUAUDIT_FAULT", "cuInit=1@every:1;cuInit=2@every:2",
+					   "CUAUDIT_MEM_LIMIT", "1,63:2", "CUAUDIT_LOG", "verbose",
+					   NULL };
 	struct cua_config cfg;
+	struct cua_fault_config faults;
+	struct cua_memlimit_config limits;
 
 	(void)state;
-	memset(&cfg, 0, sizeof(cfg));
-	cfg.mem_limit = 1;
-	cfg.mem_limit_dev[63] = 2;
-	cfg.nfaults = 3;
-	cfg.log_level = CUA_LOG_VERBOSE;
-	cua_config_restrict_secure(&cfg);
-	assert_true(cfg.mem_limit == 1 && cfg.mem_limit_dev[63] == 2 && cfg.nfaults == 3);
-	cfg.secure = 1;
-	cua_config_restrict_secure(&cfg);
-	assert_true(cfg.mem_limit == 0 && cfg.mem_limit_dev[63] == 0 && cfg.nfaults == 0);
-	assert_int_equal(cfg.log_level, CUA_LOG_VERBOSE);
+	fake_env = env;
+	diags = 0;
+	/* Each hook's own loader drops what would change the program, in a secure process only;
+	   the core keeps the log level. */
+	for (int secure = 0; secure <= 1; secure++) {
+		cua_config_load(&cfg, get, diag, secure);
+		cua_config_restrict_secure(&cfg);
+		cua_fault_config_load(&faults, get, diag, secure);
+		cua_memlimit_config_load(&limits, get, diag, secure);
+		assert_int_equal(cfg.log_level, CUA_LOG_VERBOSE);
+		if (secure)
+			assert_true(limits.mem_limit == 0 && limits.mem_limit_dev[63] == 0 &&
+				    faults.nfaults == 0);
+		else
+			assert_true(limits.mem_limit == 1 && limits.mem_limit_dev[63] == 2 &&
+				    faults.nfaults == 2);
+	}
+	assert_int_equal(diags, 0);
 }
 
 static void q_escape_is_checked_and_expanded_from_captured_values(void **state)
@@ -118,18 +133,18 @@ static void q_values_are_read_once_when_the_configuration_loads(void **state)
 	static const char *const env[] = { "CUAUDIT_SUMMARY", "/t/s.%q{RANK}.json", "RANK", "1",
 					   NULL };
 	static const char *const later[] = { "RANK", "9", NULL };
-	struct cua_config cfg;
+	struct cua_summary_config cfg;
 	char out[64];
 
 	(void)state;
 	cua_fmt_forget_vars();
 	fake_env = env;
 	diags = 0;
-	cua_config_load(&cfg, get, diag, 0);
+	cua_summary_config_load(&cfg, get, diag, 0);
 	assert_int_equal(diags, 0);
-	assert_string_equal(cfg.summary, "/t/s.%q{RANK}.json");
+	assert_string_equal(cfg.path, "/t/s.%q{RANK}.json");
 	fake_env = later; /* a later change of the environment is not seen */
-	assert_true(cua_fmt_path(out, sizeof(out), cfg.summary, 1, "h") > 0);
+	assert_true(cua_fmt_path(out, sizeof(out), cfg.path, 1, "h") > 0);
 	assert_string_equal(out, "/t/s.1.json");
 	cua_fmt_forget_vars();
 }
