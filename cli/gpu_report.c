@@ -2,6 +2,7 @@
 /* cli/gpu_report.c: reads the "gpu" section of JSON summaries, merges kernels by name and memory operations across processes, and prints them as text, CSV and JSON. */
 #include <stdlib.h>
 #include <string.h>
+#include "demangle.h"
 #include "gpu_report.h"
 #include "json.h"
 
@@ -211,7 +212,8 @@ void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
 		       (unsigned long long)r->total_ns, (unsigned long long)r->count,
 		       (unsigned long long)(r->total_ns / r->count), (unsigned long long)r->min_ns,
 		       (unsigned long long)r->max_ns, (unsigned long long)stddev(r), r->processes,
-		       r->name);
+		       /* Readable and safe on a terminal, as in the other tables. */
+		       cli_term(table ? r->name : cua_demangle(r->name)));
 	}
 	/* The summaries' median column is the one nsys users look for: say why it is not here. */
 	printf("  (no median: a median of merged processes cannot be made from theirs; each summary\n"
@@ -225,7 +227,7 @@ void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
 			printf("%14llu %10llu %14llu %14llu %14llu  %s\n", (unsigned long long)r->bytes,
 			       (unsigned long long)r->count, (unsigned long long)(r->bytes / r->count),
 			       (unsigned long long)(r->min_bytes == UINT64_MAX ? 0 : r->min_bytes),
-			       (unsigned long long)r->max_bytes, r->name);
+			       (unsigned long long)r->max_bytes, cli_term(r->name));
 		}
 	}
 }
@@ -256,7 +258,7 @@ void cua_gpu_report_csv(const struct cua_gpu_report *g, int table, size_t top)
 	for (size_t i = 0; i < n && (!top || i < top); i++) {
 		const struct cua_gpu_row *r = &rows[i];
 
-		csv_name(r->name);
+		csv_name(table ? r->name : cua_demangle(r->name));
 		printf(",%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)r->count,
 		       (unsigned long long)r->total_ns, (unsigned long long)(r->total_ns / r->count),
 		       (unsigned long long)r->min_ns, (unsigned long long)r->max_ns,

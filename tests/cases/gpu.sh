@@ -195,8 +195,10 @@ gpu_time_report_merges_gpu_tables_across_processes)
   "$PYTHON" "$CHECK_JSON" summary s1.json >check.txt 2>&1 && pass "a summary with a gpu section matches the schema" ||
     fail "schema: $(tail -2 check.txt)"
   "$CLI" report --table=gpu-kernels s1.json s2.json >k.txt 2>&1 || fail "report --table=gpu-kernels"
-  grep -qE '^ +[0-9.]+ +6[0-9]{7} +20 .* 2  _Z7add_onePii$' k.txt && pass "kernels merged: 20 instances from 2 processes" ||
+  grep -qE '^ +[0-9.]+ +6[0-9]{7} +20 .* 2  add_one\(int\*, int\)$' k.txt && pass "kernels merged: 20 instances from 2 processes, demangled" ||
     fail "gpu-kernels: $(cat k.txt)"
+  "$CLI" report --mangled --table=gpu-kernels s1.json s2.json >km.txt 2>&1 || fail "report --mangled --table=gpu-kernels"
+  grep -qE ' 2  _Z7add_onePii$' km.txt && pass "--mangled keeps the GPU kernel names as written" || fail "--mangled: $(cat km.txt)"
   grep -q '32 timed, 4 untimed capturing' k.txt && pass "timed and untimed summed" || fail "untimed: $(grep GPU k.txt)"
   # Medians do not merge: no median column passes one off as merged, and the table says why.
   ! grep -qi 'median' <(grep -v '^  (no median' k.txt | grep -v '^  has its own') && grep -q '^  (no median: ' k.txt &&
