@@ -552,12 +552,16 @@ static int run_main(int argc, char **argv)
 		setenv("CUAUDIT_ERROR_COUNT_TOKEN", token, 1);
 	}
 	/* One start for every process of this run: a report file one of them wrote is never
-	   replaced by another given the same name (cua_writer_open). An outer run's stays. */
+	   replaced by another given the same name (cua_writer_open). An outer run's stays.
+	   The file system's clock: modification times come from the coarse clock, which lags
+	   CLOCK_REALTIME by up to a tick, so a file written just after a precise start could
+	   carry a time before it and be taken for an earlier run's (docs/design.md). */
 	if (!getenv("CUAUDIT_SESSION_START")) {
 		struct timespec now;
 		char start[32];
 
-		clock_gettime(CLOCK_REALTIME, &now);
+		if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0)
+			clock_gettime(CLOCK_REALTIME, &now);
 		snprintf(start, sizeof(start), "%llu",
 			 (unsigned long long)now.tv_sec * 1000000000ull +
 				 (unsigned long long)now.tv_nsec);

@@ -138,6 +138,10 @@ static int earlier_image(int fd)
 	       s.st_mtim.tv_sec >= st.real_sec - 2;
 }
 
+/* How far a file's modification time may lag the moment it was written: the coarse clock
+   the kernel stamps files with advances once a tick (1 to 10 ms). */
+#define COARSE_LAG_NS 10000000u
+
 /* When this run of cuaudit began, in CLOCK_REALTIME ns: `cuaudit run` passes its own start
    (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, this
    process's start (which exec keeps). 0: unknown. */
@@ -148,19 +152,24 @@ static uint64_t session_start_ns(void)
 	long tick = sysconf(_SC_CLK_TCK);
 	uint64_t own = 0, real_ns, boot_ns, since_boot;
 
-	/* The run's start, exact; every process of the run started after it. */
+	/* The run's start; every process of the run started after it. Less the coarse clock's
+	   lag, should whoever set it have read a precise clock. */
 	if (cua_cfg.session_start_ns)
-		return cua_cfg.session_start_ns;
+		return cua_cfg.session_start_ns > COARSE_LAG_NS ?
+			       cua_cfg.session_start_ns - COARSE_LAG_NS : 1;
 	st = process_start();
 	if (st.ticks && tick > 0 && clock_gettime(CLOCK_REALTIME, &real) == 0 &&
 	    clock_gettime(CLOCK_BOOTTIME, &boot) == 0) {
 		real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
 		boot_ns = (uint64_t)boot.tv_sec * 1000000000u + (uint64_t)boot.tv_nsec;
-		/* Clock ticks are 10 ms: the start rounds down, so a file is kept rather than lost. */
+		/* Clock ticks are 10 ms and the start rounds down; a further 10 ms covers the file
+		   system's coarse clock, which lags by up to a tick (HZ 100 or more): a file a
+		   concurrent process wrote just after this one started is kept rather than lost. */
 		since_boot = st.ticks / (uint64_t)tick * 1000000000u +
 			     st.ticks % (uint64_t)tick * (1000000000u / (uint64_t)tick);
 		if (boot_ns >= since_boot && real_ns >= boot_ns - since_boot)
 			own = real_ns - (boot_ns - since_boot);
+		own = own > COARSE_LAG_NS ? own - COARSE_LAG_NS : 0;
 	}
 	return own;
 }
