@@ -20,6 +20,7 @@ uint8_t cua_plan[CUAUDIT_ID_COUNT];
 struct cua_sub cua_subs[CUA_MAX_SUBS];
 unsigned cua_nsubs;
 static int closed;
+static int cover_all; /* cua_dispatch_cover_all */
 
 static void cover(struct cua_sub *s, unsigned id, unsigned layers)
 {
@@ -53,6 +54,9 @@ static void make_plan(void)
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 		unsigned n = 0, last = 0;
 
+		if (cover_all)
+			cua_plan[id] |= CUA_PLAN_HOOKED;
+
 		for (unsigned i = 0; i < cua_nsubs; i++) {
 			if (!(cua_subs[i].mask[id >> 3] & (1u << (id & 7))))
 				continue;
@@ -62,13 +66,15 @@ static void make_plan(void)
 			if (cua_subs[i].timed)
 				cua_plan[id] |= CUA_PLAN_TIMED;
 		}
+		if (n == 0 && cover_all)
+			cua_plan[id] |= CUA_PLAN_LEAN; /* the live view alone: no subscriber reads it */
 		if (n == 1)
 			cua_plan[id] |= (uint8_t)(CUA_PLAN_ONE | last << CUA_PLAN_SUB_SHIFT |
 						  (cua_subs[last].lean && cua_role[id] != CUAUDIT_ROLE_LAUNCH
 							   ? CUA_PLAN_LEAN
 							   : 0));
 	}
-	cua_active = cua_nsubs > 0;
+	cua_active = cua_nsubs > 0 || cover_all;
 }
 
 int cua_dispatch_subscribe(const struct cuaudit_subscription *in)
@@ -136,6 +142,14 @@ void cua_dispatch_lean(void)
 {
 	if (!closed && cua_nsubs) {
 		cua_subs[cua_nsubs - 1].lean = 1;
+		make_plan();
+	}
+}
+
+void cua_dispatch_cover_all(void)
+{
+	if (!closed) {
+		cover_all = 1;
 		make_plan();
 	}
 }

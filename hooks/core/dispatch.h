@@ -60,8 +60,9 @@ extern uint8_t cua_active;
    case): its index is in the high bits, and dispatch calls it directly, with no loop, no mask
    test and one user slot. */
 #define CUA_PLAN_ONE 4u
-/* With CUA_PLAN_ONE: that subscription is a built-in one marked lean (cua_dispatch_lean),
-   so the record's fields it never reads are not filled. */
+/* With CUA_PLAN_ONE: that subscription is a built-in one marked lean (cua_dispatch_lean);
+   without: no subscription covers it (the live view alone, cua_dispatch_cover_all). Either
+   way the record's fields no subscriber reads are not filled. */
 #define CUA_PLAN_LEAN 8u
 #define CUA_PLAN_SUB_SHIFT 4
 extern uint8_t cua_plan[CUAUDIT_ID_COUNT];
@@ -105,6 +106,9 @@ unsigned cua_dispatch_count(void);
    thread_id unfilled, and takes no correlation number (issue 25). Launches keep the whole
    record: naming the kernel reads the layer and the correlation id. */
 void cua_dispatch_lean(void);
+/* Every function gets the full wrapper, subscribed or not: the live view, which the dispatch
+   runs itself (cua_live_begin, cua_live_end). */
+void cua_dispatch_cover_all(void);
 
 /* One subscription, as dispatch runs it: a bit per id it covers. */
 #define CUA_MASK_BYTES ((CUAUDIT_ID_COUNT + 7) / 8)
@@ -151,9 +155,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	unsigned plan = cua_plan[id];
 	int call_real = 1;
 
-	/* The live view reads the thread's pid cache that cua_thread_id_fast keeps: the whole
-	   record then. */
-	if (!(plan & CUA_PLAN_LEAN) || CUA_UNLIKELY(cua_live_on)) {
+	if (!(plan & CUA_PLAN_LEAN)) {
 		if (CUA_UNLIKELY(!cua_self.serial))
 			cua_self.serial = cua_process_new_thread();
 		p->size = sizeof(*p);
@@ -186,11 +188,62 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	p->skipped = !call_real;
 	/* No subscriber on this function wants times: no clock is read at all. */
 	p->t_enter_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
-	/* The live view (hooks/live.c) marks the call in flight with the start time just read,
-	   or, when no subscriber times this function, with the one clock read it makes. */
-	if (CUA_UNLIKELY(cua_live_on))
+	/* The live view marks the call in flight with the start time just read, or, when no
+	   subscriber times this function, with the one clock read it makes. It is no
+	   subscription (a second one would send every call through the loop): the dispatch
+	   runs it on every function (cua_dispatch_cover_all), with the pid and tid that
+	   cua_thread_id_fast keeps, so the record may stay lean. */
+	if (CUA_UNLIKELY(cua_live_on)) {
+		(void)cua_thread_id_fast();
 		cua_live_begin(p, cua_self.tid_pid, p->t_enter_ns ? p->t_enter_ns : cua_clock_ns());
+	}
 	return call_real;
+}
+
+/* The live view's end of a call: it is no longer in flight, and goes into the thread's history
+   ring and per-API counters, with plain stores into the thread's own slot, each record under
+   its sequence number (hooks/core/livefmt.h). */
+CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c)
+{
+	struct cua_live_slot *s = cua_live_me.slot;
+	struct cua_live_entry *e;
+	uint64_t done, t_start = c->t_enter_ns;
+	unsigned ret = cua_api[c->id].ret;
+	uint32_t seq;
+
+	if (CUA_UNLIKELY(!s))
+		return;
+	if (CUA_LIKELY(c->depth < CUA_LIVE_DEPTH)) {
+		struct cua_live_flight *f = &s->flight[c->depth];
+
+		seq = f->seq;
+		if (!t_start)
+			t_start = f->t_start;
+		__atomic_store_n(&f->seq, seq + 1, __ATOMIC_RELAXED);
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		f->active = 0;
+		__atomic_store_n(&f->seq, seq + 2, __ATOMIC_RELEASE);
+	}
+	done = s->done;
+	e = cua_live_history(s) + (done & cua_live_calls_mask);
+	seq = e->seq;
+	__atomic_store_n(&e->seq, seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	e->id = (uint16_t)c->id;
+	e->binding = (uint8_t)c->binding;
+	e->depth = (uint8_t)c->depth;
+	e->tid = (uint32_t)cua_self.tid; /* current: the call's start refreshed it */
+	e->t_start = t_start;
+	/* 0 when no subscriber times the call: the view alone reads the clock once, at the
+	   start, and a finished call's duration is not known. */
+	e->t_end = c->t_exit_ns;
+	e->result = c->result;
+	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->done, done + 1, __ATOMIC_RELEASE);
+	/* Per thread, summed by the reader: no shared atomic on the hot path. */
+	cua_live_calls(s, cua_live_calls_mask + 1)[c->id]++;
+	if (CUA_UNLIKELY((ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && (int)c->result != 0))
+		cua_live_errors(s, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT)[c->id]++;
 }
 
 CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
@@ -200,6 +253,8 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	cua_self.depth--;
+	if (CUA_UNLIKELY(cua_live_on))
+		cua_live_end(p);
 	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
 		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
 

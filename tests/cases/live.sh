@@ -359,6 +359,15 @@ t = json.load(open(sys.argv[1]))["threads"][0]["last_calls"]
 assert all(isinstance(e["duration_ns"], int) and e["ended_ns_ago"] >= 0 for e in t), t
 print(len(t), "calls with durations")' j2.txt >check.txt 2>&1 && pass "with the summary: $(cat check.txt)" || fail "durations: $(cat check.txt)"
   touch "$dir/go"; wait $pid
+  # Both exact together: the view is no subscription of its own beside the summary's.
+  "$PYTHON" -c '
+import json, sys
+live = {a["name"]: a["calls"] for a in json.load(open(sys.argv[1]))["apis"]}
+rows = {r["name"]: r["calls"] for r in json.load(open(sys.argv[2]))["apis"]}
+assert live["cuDeviceGetCount"] == 10 and rows["cuDeviceGetCount"] == 10, (live, rows)
+tids = {e["tid"] for e in json.load(open(sys.argv[1]))["threads"][0]["last_calls"]}
+assert len(tids) == 1 and tids != {0}, tids
+print("10 and 10 calls, one thread id")' j2.txt s.json >check.txt 2>&1 && pass "summary and view together: $(cat check.txt)" || fail "together: $(cat check.txt)"
   ;;
 exec_gives_the_new_image_a_fresh_region_under_the_same_pid)
   # exec keeps the pid and the start time, so the name: the new image replaces the old
