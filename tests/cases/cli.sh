@@ -404,6 +404,39 @@ PY
   "$CLI" run -l off -s quiet.json "$BIN/driver_lazy" >/dev/null 2>err.txt
   [ ! -s err.txt ] && pass "--log off: nothing on stderr" || fail "--log off: $(cat err.txt)"
   ;;
+processes_started_together_over_a_previous_runs_files_keep_every_output)
+  # A previous run left its summary and trace under the names; 20
+  # processes of a new run, started at once, each find the old files and race to take them.
+  # Checking that a file is a previous run's and emptying it must be one step: each process
+  # took the old file (12 summaries of 20 were left, and 20 announced).
+  # (Rewritten in place: a freshly created file lost the race far less often.)
+  "$CLI" run -s s.json -t t.json "$BIN/driver_lazy" >/dev/null 2>&1
+  cp s.json old.s; cp t.json old.t
+  lost=0 said=0
+  for i in $(seq 1 8); do
+    rm -f s.[0-9]*.json t.[0-9]*.json
+    cat old.s >s.json; cat old.t >t.json
+    touch -d '1 minute ago' s.json t.json
+    "$CLI" run -s s.json -t t.json sh -c "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do '$BIN/driver_lazy' >/dev/null & done; wait" 2>err.txt
+    n=$("$PYTHON" - s*.json t*.json <<'PY'
+import json, sys
+seen = set()
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    if "traceEvents" in d:
+        seen.add(("t", [e["pid"] for e in d["traceEvents"] if e.get("ph") == "X"][0]))
+    else:
+        seen.add(("s", d["process"]["pid"]))
+print(len(seen))
+PY
+    )
+    [ "$n" = 40 ] || lost=$((lost + 1))
+    files=$(sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l)
+    [ "$files" = 40 ] || said=$((said + 1))
+  done
+  [ $lost = 0 ] && pass "8 runs of 20 processes over old files: 20 summaries and 20 traces each" || fail "$lost of 8 runs lost outputs"
+  [ $said = 0 ] && pass "every run named 40 distinct files" || fail "$said of 8 runs announced a file twice"
+  ;;
 static_runtime_left_off_is_named_once_at_the_default_level)
   hint='holds a statically linked CUDA runtime .*--static-runtime on'
   native "$BIN/static_rt"
