@@ -142,22 +142,15 @@ static int earlier_image(int fd)
    the kernel stamps files with advances once a tick (1 to 10 ms). */
 #define COARSE_LAG_NS 10000000u
 
-/* When this run of cuaudit began, in CLOCK_REALTIME ns: `cuaudit run` passes its own start
-   (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, this
-   process's start (which exec keeps). 0: unknown. */
-static uint64_t session_start_ns(void)
+/* This process's start in CLOCK_REALTIME ns (which exec keeps), less the margins below;
+   0: unknown. */
+static uint64_t own_start_ns(void)
 {
-	struct start st;
+	struct start st = process_start();
 	struct timespec real, boot;
 	long tick = sysconf(_SC_CLK_TCK);
 	uint64_t own = 0, real_ns, boot_ns, since_boot;
 
-	/* The run's start; every process of the run started after it. Less the coarse clock's
-	   lag, should whoever set it have read a precise clock. */
-	if (cua_cfg.session_start_ns)
-		return cua_cfg.session_start_ns > COARSE_LAG_NS ?
-			       cua_cfg.session_start_ns - COARSE_LAG_NS : 1;
-	st = process_start();
 	if (st.ticks && tick > 0 && clock_gettime(CLOCK_REALTIME, &real) == 0 &&
 	    clock_gettime(CLOCK_BOOTTIME, &boot) == 0) {
 		real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
@@ -172,6 +165,31 @@ static uint64_t session_start_ns(void)
 		own = own > COARSE_LAG_NS ? own - COARSE_LAG_NS : 0;
 	}
 	return own;
+}
+
+/* When this run of cuaudit began, in CLOCK_REALTIME ns: `cuaudit run` passes its own start
+   (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, this
+   process's start (which exec keeps). 0: unknown. */
+static uint64_t session_start_ns(void)
+{
+	uint64_t own = own_start_ns(), run;
+	struct timespec now;
+
+	if (!cua_cfg.session_start_ns)
+		return own;
+	/* The run's start; every process of the run started after it. Less the coarse clock's
+	   lag, should whoever set it have read a precise clock. */
+	run = cua_cfg.session_start_ns > COARSE_LAG_NS ? cua_cfg.session_start_ns - COARSE_LAG_NS
+						       : 1;
+	/* A run cannot have begun after this process did, nor in the future: such a value
+	   (set by hand) would take every file of the run for an earlier run's, and each
+	   process would replace the one before it. */
+	if (own && own < run)
+		return own;
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	    run > (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec)
+		return own;
+	return run;
 }
 
 /* A file of ours changed since this run began: another process of the run (several processes

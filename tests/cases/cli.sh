@@ -437,6 +437,24 @@ PY
   [ $lost = 0 ] && pass "8 runs of 20 processes over old files: 20 summaries and 20 traces each" || fail "$lost of 8 runs lost outputs"
   [ $said = 0 ] && pass "every run named 40 distinct files" || fail "$said of 8 runs announced a file twice"
   ;;
+session_start_set_in_the_future_never_lets_a_process_replace_another)
+  # CUAUDIT_SESSION_START set by hand to an hour ahead: every file of the run looked older
+  # than the run, and each process replaced the one before it (one summary left of two, both
+  # announced under the same name).
+  future=$(( ($(date +%s) + 3600) * 1000000000 ))
+  CUAUDIT_SESSION_START=$future "$CLI" run -s seq.json sh -c "'$BIN/driver_lazy' >/dev/null; sleep 0.05; '$BIN/driver_lazy' >/dev/null" 2>err.txt
+  [ -s seq.json ] && [ -s seq.1.json ] && pass "cuaudit run: both processes' summaries kept" || fail "cuaudit run: $(ls seq*)"
+  n=$(sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l)
+  [ "$n" = 2 ] && pass "two files announced" || fail "$(cat err.txt)"
+  # Plain LD_AUDIT: the first process started before the second and ends after it; the
+  # second's file, written after the first began, is kept as without the variable.
+  CUAUDIT_SESSION_START=$future LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY="$dir/p.json" \
+    sh -c "sleep 0.3; exec '$BIN/driver_lazy'" >/dev/null 2>err1.txt &
+  sleep 0.1
+  CUAUDIT_SESSION_START=$future LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY="$dir/p.json" "$BIN/driver_lazy" >/dev/null 2>err2.txt
+  wait
+  [ -s p.json ] && [ -s p.1.json ] && pass "LD_AUDIT: both summaries kept" || fail "LD_AUDIT: $(ls p*) $(cat err1.txt err2.txt)"
+  ;;
 static_runtime_left_off_is_named_once_at_the_default_level)
   hint='holds a statically linked CUDA runtime .*--static-runtime on'
   native "$BIN/static_rt"
