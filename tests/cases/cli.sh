@@ -455,6 +455,12 @@ session_start_set_in_the_future_never_lets_a_process_replace_another)
   wait
   [ -s p.json ] && [ -s p.1.json ] && pass "LD_AUDIT: both summaries kept" || fail "LD_AUDIT: $(ls p*) $(cat err1.txt err2.txt)"
   ;;
+generated_notice_escapes_controls_in_the_path)
+  # The path went to the terminal raw: an OSC sequence in it retitled the window.
+  LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY="$dir/a"$'\e]0;pwned\a'"b.json" "$BIN/driver_lazy" >/dev/null 2>err.txt
+  grep -q $'[\e\a]' err.txt && fail "controls reached stderr: $(cat -v err.txt)" || pass "no control character on stderr"
+  grep -qF 'Generated: '"$dir"'/a\x1b]0;pwned\x07b.json (the summary of pid' err.txt && pass "the path shown escaped" || fail "$(cat -v err.txt)"
+  ;;
 static_runtime_left_off_is_named_once_at_the_default_level)
   hint='holds a statically linked CUDA runtime .*--static-runtime on'
   native "$BIN/static_rt"
