@@ -461,6 +461,36 @@ generated_notice_escapes_controls_in_the_path)
   grep -q $'[\e\a]' err.txt && fail "controls reached stderr: $(cat -v err.txt)" || pass "no control character on stderr"
   grep -qF 'Generated: '"$dir"'/a\x1b]0;pwned\x07b.json (the summary of pid' err.txt && pass "the path shown escaped" || fail "$(cat -v err.txt)"
   ;;
+export_and_trace_to_a_full_disk_fail_say_so_and_leave_nothing_cut)
+  # A 64 KiB file system (root in a sandbox; skipped where mount is not allowed). CSV and
+  # JSON lines exports that failed were announced "Generated:" and left cut files; a cut
+  # trace JSON stayed under its name.
+  "$CLI" run -s s.json -t t.json "$BIN/soak" 2 20000 >/dev/null 2>&1
+  LD_AUDIT="$AUDIT" CUAUDIT_TRACE="$dir/k.json" "$BIN/trace_exit" _exit >/dev/null 2>&1
+  raw=$(ls k.json.*.raw 2>/dev/null | head -1)
+  [ -s t.json ] && [ -n "$raw" ] || fail "inputs not made: $(ls)"
+  mkdir -p full
+  mount -t tmpfs -o size=64k tmpfs full 2>/dev/null || { echo "cannot mount a tmpfs here"; exit 77; }
+  trap 'umount "$dir/full"' EXIT
+  for ty in sqlite csv jsonl; do
+    "$CLI" export --type $ty -o full/out.$ty s.json t.json >out.txt 2>err.txt; rc=$?
+    [ $rc = 1 ] && pass "$ty: status 1" || fail "$ty: status $rc"
+    grep -q 'Generated' err.txt && fail "$ty: a failed export announced: $(cat err.txt)" || pass "$ty: not announced"
+    grep -qE 'cannot write|disk is full' err.txt && pass "$ty: the failure said" || fail "$ty: $(cat err.txt)"
+    [ -z "$(ls -A full)" ] && pass "$ty: nothing left behind" || fail "$ty: left $(ls -A full)"
+  done
+  mkdir full/mine && echo keep >full/mine/other.txt
+  "$CLI" export --type csv -o full/mine s.json t.json >/dev/null 2>&1
+  [ "$(ls -A full/mine)" = other.txt ] && pass "csv into an existing folder: only its own files removed" || fail "folder: $(ls -A full/mine)"
+  rm -rf full/mine
+  "$CLI" export --type jsonl -o - s.json t.json >/dev/full 2>err.txt; rc=$?
+  [ $rc = 1 ] && grep -q 'cannot write' err.txt && pass "jsonl to a full standard output: 1 and why" || fail "stdout: $rc $(cat err.txt)"
+  "$CLI" trace -o full/x.json "$raw" >out.txt 2>err.txt; rc=$?
+  [ $rc = 1 ] && grep -q 'cannot write' err.txt && pass "trace: 1 and why" || fail "trace: $rc $(cat err.txt)"
+  [ -z "$(ls -A full)" ] && pass "trace: no cut JSON left" || fail "trace left $(ls -A full)"
+  "$CLI" trace -o /dev/full "$raw" >/dev/null 2>&1
+  [ -c /dev/full ] && pass "a device given as the output is not removed" || fail "/dev/full is gone"
+  ;;
 static_runtime_left_off_is_named_once_at_the_default_level)
   hint='holds a statically linked CUDA runtime .*--static-runtime on'
   native "$BIN/static_rt"
