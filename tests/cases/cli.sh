@@ -219,6 +219,10 @@ PY
   expect_status 0 "$CLI" export -o raw.sqlite "$raw"
   got=$("$PYTHON" -c 'import sqlite3; d = sqlite3.connect("raw.sqlite"); print(d.execute("select count(*) from calls where name = \"cuDeviceGetCount\"").fetchone()[0], d.execute("select program from processes").fetchone()[0])')
   [ "$got" = "300 output_prog" ] && pass "raw trace: 300 calls of the killed process, named" || fail "raw: '$got'"
+  # A block cut short is skipped, and said (as cuaudit trace says it); it was silent.
+  head -c $(( $(stat -c %s "$raw") - 100 )) "$raw" >cut.raw
+  "$CLI" export -T jsonl -o - cut.raw >/dev/null 2>err.txt
+  grep -q 'cut.raw: 1 block(s) cut short by the end of the process were skipped' err.txt && pass "a cut block is named" || fail "cut raw: $(cat err.txt)"
   expect_status 2 "$CLI" export -T xml -o x "$s"
   expect_status 2 "$CLI" export "$s"
   ;;
