@@ -197,11 +197,20 @@ static uint64_t session_start_ns(void)
    is kept; this process takes the next numbered name. */
 static int this_run(int fd)
 {
-	uint64_t start = session_start_ns();
+	uint64_t start = session_start_ns(), changed;
 	struct stat s;
 
-	return start && fstat(fd, &s) == 0 &&
-	       (uint64_t)s.st_mtim.tv_sec * 1000000000u + (uint64_t)s.st_mtim.tv_nsec >= start;
+	if (!start || fstat(fd, &s) != 0)
+		return 0;
+	/* The later of the modification and the change time: a modification time may lie in
+	   the past (the exec mark above goes up to a second back; cp -p, rsync -t and tar keep
+	   an old one), while the change time is the kernel's, set at the last write, rename or
+	   time change. A launcher's summary written at its exec less than a second after the
+	   run began was taken for an earlier run's and replaced by a sibling process's. */
+	changed = (uint64_t)s.st_mtim.tv_sec * 1000000000u + (uint64_t)s.st_mtim.tv_nsec;
+	if ((uint64_t)s.st_ctim.tv_sec * 1000000000u + (uint64_t)s.st_ctim.tv_nsec > changed)
+		changed = (uint64_t)s.st_ctim.tv_sec * 1000000000u + (uint64_t)s.st_ctim.tv_nsec;
+	return changed >= start;
 }
 
 /* A file to pass over: an earlier image of this process finished it at its exec, or another
