@@ -123,9 +123,10 @@ static int ours(int fd, const char *signature)
 	return n == 0 || (n == (ssize_t)want && memcmp(head, signature, want) == 0);
 }
 
-/* Takes an existing file of ours for this process: 0, or -1 to pass it over. Checking that no
-   other process of the run has it (later) and emptying it are one step under an exclusive
-   lock, never waited for: processes started together that all found a previous run's file
+/* Takes an existing file of ours for this process: 0, or -1 to pass it over. A file another
+   process holds while it runs (a shared flock, cua_writer_commit) is passed over. Checking
+   that no other process of the run has it (later) and emptying it are one step under an
+   exclusive lock, never waited for: processes started together that all found a previous run's file
    under the name each saw its old time, and each emptied and took it (12 files of 20
    processes' summaries were left, while 20 were announced). The lock is the claim only while
    it is being made; the fresh modification time that the emptying gives the file is what the
@@ -137,8 +138,13 @@ static int take(int fd, const char *signature, unsigned append, int (*later)(int
 
 	if (append)
 		return later && later(fd) ? -1 : 0;
+	/* An output every writer replaces (the metrics) is emptied whoever holds it. */
+	if (!later)
+		return ftruncate(fd, 0) == 0 ? 0 : -1;
+	/* Another process is claiming it right now, or holds it while it runs (a shared lock,
+	   cua_writer_commit). */
 	if (flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR))
-		return -1; /* another process is claiming it right now */
+		return -1;
 	/* Under the lock: the file as the last claimer left it. */
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !ours(fd, signature) ||
 	    (later && later(fd)) || ftruncate(fd, 0) != 0)

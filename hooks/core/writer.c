@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h> /* rename only: no stream is used */
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -255,6 +256,47 @@ int cua_writer_close(struct cua_writer *w, const char *path)
 	return -1;
 }
 
+/* Lets the held file go: closed only while the number still names it (the program may have
+   closed ours and opened its own file under it). */
+static void release(struct cua_writer *w)
+{
+	struct stat st;
+	int fd = w->held_fd - 1;
+
+	if (!w->held_fd)
+		return;
+	w->held_fd = 0;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_dev == w->held_dev &&
+	    (uint64_t)st.st_ino == w->held_ino)
+		close(fd);
+}
+
+/* Holds the regular file 'path' leads to (when 'want' is given, only if it is that file)
+   with a shared flock, never waited for. A process that finds a report file under its name
+   while the process that wrote it still runs (a service writing snapshots, a long trace
+   conversion after the claim) passes it over: the time rule alone (this_run) let a process
+   started after the writer's last snapshot take the name, and the writer's next snapshot
+   replaced the other's summary. Without flock, or with every descriptor closed by the
+   program, the time rule is all there is. */
+static void hold(struct cua_writer *w, const char *path, const struct stat *want)
+{
+	int fd = cua_fd_high(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+	struct stat st;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (want && (st.st_dev != want->st_dev || st.st_ino != want->st_ino)) ||
+	    flock(fd, LOCK_SH | LOCK_NB) != 0) {
+		close(fd);
+		return;
+	}
+	release(w);
+	w->held_fd = fd + 1;
+	w->held_dev = (uint64_t)st.st_dev;
+	w->held_ino = (uint64_t)st.st_ino;
+}
+
 static int open_temp(const char *path, char *tmp, size_t cap)
 {
 	const char *slash = strrchr(path, '/');
@@ -294,18 +336,27 @@ int cua_writer_begin_atomic(struct cua_writer *w, const char *what, const char *
 		return -1;
 	}
 	cua_writer_init(w, fd);
+	/* The claim (or this process's last file) stays held while the new one is written. */
+	hold(w, path, NULL);
 	return 0;
 }
 
 int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path)
 {
+	struct stat st;
+	int known = w->fd >= 0 && fstat(w->fd, &st) == 0;
+
 	close_fd(w);
 	if (!w->failed && rename(tmp, path) != 0) {
 		w->failed = 1;
 		w->err = errno;
 	}
-	if (!w->failed)
+	if (!w->failed) {
+		if (known)
+			hold(w, path, &st);
 		return 0;
+	}
+	release(w);
 	unlink(tmp);
 	cua_out_report("cannot write ", path, w->err);
 	return -1;

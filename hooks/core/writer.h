@@ -10,6 +10,12 @@ struct cua_writer {
 	int failed;
 	int err;          /* errno of the first failed write; EIO for a write that wrote 0 */
 	uint64_t written; /* bytes that reached the descriptor */
+	/* The file last committed (or claimed) under the name, held open with a shared flock
+	   while this process lives: another process that finds the name passes it over
+	   (cua_out_choose) instead of taking it. held_fd is the descriptor plus one, 0: none;
+	   cua_writer_init leaves these alone. */
+	int held_fd;
+	uint64_t held_dev, held_ino;
 	struct cua_buf b;
 	char mem[16384];
 };

@@ -509,6 +509,23 @@ launcher_summary_written_at_exec_is_kept_from_a_sibling_of_the_run)
   done
   [ $lost = 0 ] && pass "3 runs: the launcher's, its workload's and the sibling's summaries kept" || fail "$lost of 3 runs lost one: $(cat err.txt)"
   ;;
+service_writing_snapshots_keeps_its_name_from_a_process_started_later)
+  # Plain LD_AUDIT (no run start): a service writes a summary snapshot every second; a short
+  # process given the same name starts after a snapshot. It took the service's file as an
+  # earlier run's and wrote over it, and the service's next snapshot wrote over the other's.
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_FLUSH_INTERVAL=1 \
+    "$BIN/output_prog" service 100 >svc.out 2>svc.err &
+  svc=$!
+  for i in $(seq 150); do [ -s s.json ] && break; sleep 0.02; done
+  sleep 0.05 # the other process starts clearly after the snapshot
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" "$BIN/driver_lazy" >/dev/null 2>b.err &
+  b=$!; wait $b
+  owner() { "$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["process"]["pid"])' "$1" 2>/dev/null; }
+  [ "$(owner s.json)" = $svc ] && pass "the service's snapshot keeps its name" || fail "s.json holds pid $(owner s.json), the service is $svc"
+  [ "$(owner s.1.json)" = $b ] && pass "the later process wrote s.1.json" || fail "s.1.json: $(owner s.1.json); $(cat b.err)"
+  grep -q "Generated: $dir/s.1.json (the summary of pid $b)" b.err && pass "and said so" || fail "$(cat b.err)"
+  kill $svc; wait $svc 2>/dev/null
+  ;;
 static_runtime_left_off_is_named_once_at_the_default_level)
   hint='holds a statically linked CUDA runtime .*--static-runtime on'
   native "$BIN/static_rt"
