@@ -494,6 +494,12 @@ export_and_trace_to_a_full_disk_fail_say_so_and_leave_nothing_cut)
   [ -z "$(ls -A full)" ] && pass "trace: no cut JSON left" || fail "trace left $(ls -A full)"
   "$CLI" trace -o /dev/full "$raw" >/dev/null 2>&1
   [ -c /dev/full ] && pass "a device given as the output is not removed" || fail "/dev/full is gone"
+  # report --json: a cut merged summary stayed under its name.
+  head -c 65536 /dev/zero >full/filler 2>/dev/null
+  "$CLI" report --json=full/m.json s.json >out.txt 2>err.txt; rc=$?
+  [ $rc = 1 ] && grep -q 'cannot write full/m.json' err.txt && pass "report --json: 1 and why" || fail "report: $rc $(cat err.txt)"
+  [ ! -e full/m.json ] && pass "report --json: no cut JSON left" || fail "report left $(ls -A full)"
+  rm -f full/filler
   ;;
 launcher_summary_written_at_exec_is_kept_from_a_sibling_of_the_run)
   # A launcher makes calls and execs its workload; a sibling of the same run ends later. The
