@@ -168,12 +168,24 @@ static uint64_t own_start_ns(void)
 	return own;
 }
 
+/* The start of the process that loaded this image (la_version): a forked child keeps its
+   parent's, so that children forked one after the other are processes of one run. With each
+   child's own start, each took the summary and trace of the sibling that ended before it
+   as an earlier run's and replaced them (plain LD_AUDIT, a worker forked per task). */
+static uint64_t image_start;
+
+void cua_writer_setup(void)
+{
+	image_start = own_start_ns();
+}
+
 /* When this run of cuaudit began, in CLOCK_REALTIME ns: `cuaudit run` passes its own start
-   (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, this
-   process's start (which exec keeps). 0: unknown. */
+   (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, the start
+   of the process that loaded this image (which exec keeps; a forked child has its
+   parent's). 0: unknown. */
 static uint64_t session_start_ns(void)
 {
-	uint64_t own = own_start_ns(), run;
+	uint64_t own = image_start ? image_start : own_start_ns(), run;
 	struct timespec now;
 
 	if (!cua_cfg.session_start_ns)

@@ -37,6 +37,10 @@ void cua_writer_flush(struct cua_writer *w);
 int cua_writer_open(const char *what, const char *tmpl, const char *signature, unsigned flags,
 		    char *path, size_t cap);
 
+/* From la_version: remembers this image's start, which forked children keep as the start of
+   their run (the report files' rule, cua_writer_open). */
+void cua_writer_setup(void);
+
 /* While on, files closed or committed are marked as finished by an image that ends at exec
    (in their modification time's nanoseconds), so the next image keeps them. */
 void cua_writer_mark_images(int on);

@@ -182,6 +182,30 @@ failed_exec_then_forked_children_write_their_own_traces)
   done
   ls t.*.raw >/dev/null 2>&1 && fail "raw files left: $(ls t.*.raw)" || pass "no raw file left"
   ;;
+children_forked_one_after_another_keep_every_summary_and_trace)
+  # One name for all, no %p, no cuaudit run: each child (forked, no exec) took its own start
+  # as the run's, and took the file of the sibling that ended before it for an earlier run's
+  # and replaced it. A forked child now keeps the start of the image that loaded cuaudit.
+  lost=0
+  for i in 1 2 3; do
+    rm -f t*.json s*.json
+    CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" CUAUDIT_SUMMARY="$dir/s.json" audited "$PROG" forkseq 3 100
+    n=$("$PYTHON" - s*.json t*.json <<'PY'
+import json, sys
+seen = set()
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    if "traceEvents" in d:
+        seen.add(("t", [e["pid"] for e in d["traceEvents"] if e.get("ph") == "X"][0]))
+    else:
+        seen.add(("s", d["process"]["pid"]))
+print(len(seen))
+PY
+    )
+    [ "$n" = 8 ] || { lost=$((lost + 1)); echo "run $i: $n of 8: $(ls)"; }
+  done
+  [ $lost = 0 ] && pass "3 runs: the parent's and 3 children's summaries and traces, each kept" || fail "$lost of 3 runs lost outputs"
+  ;;
 full_disk_and_file_size_limit_are_reported_never_called_written)
   native "$PROG" calls 100000
   # RLIMIT_FSIZE: writes past 256 KiB fail with EFBIG (SIGXFSZ ignored, as the shell passes it on).
