@@ -292,7 +292,7 @@ static void release(struct cua_writer *w)
    program, the time rule is all there is. */
 static void hold(struct cua_writer *w, const char *path, const struct stat *want)
 {
-	int fd = cua_fd_high(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC));
+	int fd = cua_fd_high(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
 	struct stat st;
 
 	if (fd < 0)
