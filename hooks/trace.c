@@ -201,7 +201,7 @@ static void remove_cut_raw(uint64_t pid)
 			unlink(raw.path);
 		return;
 	}
-	fd = open(raw.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	fd = open(raw.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return;
 	n = pread(fd, &h, sizeof(h), 0);

@@ -227,11 +227,14 @@ int cua_out_choose(const char *what, const char *base, const char *signature, un
 			break;
 		if (errno != EEXIST)
 			return -1;
-		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : 0));
+		/* O_NOCTTY: a terminal named for the log must not become the controlling terminal
+		   of a process that has none (a daemon, which would then get its SIGHUP). */
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				(append ? O_APPEND : 0));
 		if (fd < 0 && append && errno != ELOOP) {
 			/* A FIFO or device the user named for the log: written as it is, never
 			   blocking (a FIFO without a reader is refused with ENXIO). */
-			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 			if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
 				break;
 			if (fd >= 0)
@@ -245,7 +248,7 @@ int cua_out_choose(const char *what, const char *base, const char *signature, un
 		}
 		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && append) {
 			close(fd);
-			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 			if (fd >= 0)
 				break;
 			return -1;

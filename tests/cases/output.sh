@@ -206,6 +206,38 @@ PY
   done
   [ $lost = 0 ] && pass "3 runs: the parent's and 3 children's summaries and traces, each kept" || fail "$lost of 3 runs lost outputs"
   ;;
+log_to_a_terminal_never_gives_a_daemon_a_controlling_terminal)
+  # A daemon (a session leader without a terminal) logging to a terminal, e.g. another
+  # window's /dev/pts/N: the log was opened without O_NOCTTY, so that terminal became the
+  # daemon's controlling terminal, and its hangup would end the daemon with SIGHUP.
+  "$PYTHON" - "$AUDIT" "$BIN/live_prog" "$dir/go" >tty.txt 2>&1 <<'PY'
+import os, pty, subprocess, sys, time
+master, slave = pty.openpty()
+name = os.ttyname(slave)
+env = dict(os.environ, LD_AUDIT=sys.argv[1], CUAUDIT_LOG="verbose", CUAUDIT_LOG_FILE=name)
+out = open("daemon.out", "w")
+p = subprocess.Popen(["setsid", sys.argv[2], "calls", "5", sys.argv[3]], env=env,
+                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL)
+for _ in range(500):
+    if "calls done" in open("daemon.out").read():
+        break
+    time.sleep(0.01)
+st = open(f"/proc/{p.pid}/stat").read()
+fields = st[st.rindex(")") + 2:].split()
+print("session_leader", int(fields[3]) == p.pid, "tty_nr", int(fields[4]))
+os.set_blocking(master, False)
+try:
+    logged = os.read(master, 65536).decode(errors="replace")
+except BlockingIOError:
+    logged = ""
+print("logged", "cuDeviceGetCount(" in logged)
+open(sys.argv[3], "w").close()
+print("status", p.wait())
+PY
+  grep -q '^session_leader True tty_nr 0$' tty.txt && pass "the daemon has no controlling terminal" || fail "$(cat tty.txt)"
+  grep -q '^logged True$' tty.txt && pass "its calls were logged to the terminal" || fail "$(cat tty.txt)"
+  grep -q '^status 0$' tty.txt && pass "it ended normally" || fail "$(cat tty.txt)"
+  ;;
 full_disk_and_file_size_limit_are_reported_never_called_written)
   native "$PROG" calls 100000
   # RLIMIT_FSIZE: writes past 256 KiB fail with EFBIG (SIGXFSZ ignored, as the shell passes it on).
