@@ -238,6 +238,21 @@ PY
   grep -q '^logged True$' tty.txt && pass "its calls were logged to the terminal" || fail "$(cat tty.txt)"
   grep -q '^status 0$' tty.txt && pass "it ended normally" || fail "$(cat tty.txt)"
   ;;
+forked_children_without_calls_of_their_own_write_no_report)
+  # Workers forked from a process that used CUDA, which never call it themselves: each wrote
+  # an empty summary and trace at exit (with %p, a file each) and announced them.
+  native "$PROG" forkseq 4 100 0
+  CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= CUAUDIT_TRACE="$dir/t.%p.json" CUAUDIT_SUMMARY="$dir/s.%p.json" audited "$PROG" forkseq 4 100 0
+  same_results
+  nsum=$(ls s.*.json 2>/dev/null | wc -l) ntrace=$(ls t.*.json 2>/dev/null | wc -l)
+  [ "$nsum" = 1 ] && [ "$ntrace" = 1 ] && pass "one summary and one trace: the parent's" || fail "$nsum summaries, $ntrace traces: $(ls)"
+  expect_log 2 '^cuaudit: Generated: ' audited.err
+  # Children that call write their own, as before.
+  rm -f s.*.json t.*.json
+  CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.%p.json" CUAUDIT_SUMMARY="$dir/s.%p.json" audited "$PROG" forkseq 2 100 5
+  nsum=$(ls s.*.json 2>/dev/null | wc -l) ntrace=$(ls t.*.json 2>/dev/null | wc -l)
+  [ "$nsum" = 3 ] && [ "$ntrace" = 3 ] && pass "children that call write their own" || fail "$nsum summaries, $ntrace traces"
+  ;;
 full_disk_and_file_size_limit_are_reported_never_called_written)
   native "$PROG" calls 100000
   # RLIMIT_FSIZE: writes past 256 KiB fail with EFBIG (SIGXFSZ ignored, as the shell passes it on).
