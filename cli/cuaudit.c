@@ -568,12 +568,16 @@ static int run_main(int argc, char **argv)
 			 (unsigned long long)now.tv_nsec;
 		/* An outer run's start is kept; one in the future (set by hand, or by a clock set
 		   far back since) is no run's start: it would take every file of this run for an
-		   earlier run's, and each process would replace the one before it. A value that
-		   is not a number is refused below, with the module's message. */
+		   earlier run's, and each process would replace the one before it; nor is 0. A
+		   value that is not a number is refused below, with the module's message. */
 		errno = 0;
-		if (outer && *outer >= '0' && *outer <= '9' &&
-		    (strtoull(outer, &end, 10) > now_ns || errno == ERANGE) && !*end)
-			outer = NULL;
+		if (outer && *outer >= '0' && *outer <= '9') {
+			unsigned long long v = strtoull(outer, &end, 10);
+
+			/* 0 means no start to the module: each process would use its own. */
+			if (!*end && (v > now_ns || v == 0 || errno == ERANGE))
+				outer = NULL;
+		}
 		if (!outer) {
 			snprintf(start, sizeof(start), "%llu", now_ns);
 			setenv("CUAUDIT_SESSION_START", start, 1);

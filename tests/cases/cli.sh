@@ -450,6 +450,10 @@ session_start_set_in_the_future_never_lets_a_process_replace_another)
   [ -s seq.json ] && [ -s seq.1.json ] && pass "cuaudit run: both processes' summaries kept" || fail "cuaudit run: $(ls seq*)"
   n=$(sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l)
   [ "$n" = 2 ] && pass "two files announced" || fail "$(cat err.txt)"
+  # 0 is no start either: each process took its own, and the second replaced the first's.
+  rm -f seq*
+  CUAUDIT_SESSION_START=0 "$CLI" run -s seq.json sh -c "'$BIN/driver_lazy' >/dev/null; sleep 0.05; '$BIN/driver_lazy' >/dev/null" 2>err.txt
+  [ -s seq.json ] && [ -s seq.1.json ] && pass "CUAUDIT_SESSION_START=0: both summaries kept" || fail "0: $(ls seq*)"
   # Plain LD_AUDIT: the first process started before the second and ends after it; the
   # second's file, written after the first began, is kept as without the variable.
   CUAUDIT_SESSION_START=$future LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY="$dir/p.json" \
