@@ -409,37 +409,36 @@ PY
   [ ! -s err.txt ] && pass "--log off: nothing on stderr" || fail "--log off: $(cat err.txt)"
   ;;
 processes_started_together_over_a_previous_runs_files_keep_every_output)
-  # A previous run left its summary and trace under the names; 20
-  # processes of a new run, started at once, each find the old files and race to take them.
-  # Checking that a file is a previous run's and emptying it must be one step: each process
-  # took the old file (12 summaries of 20 were left, and 20 announced).
-  # (Rewritten in place: a freshly created file lost the race far less often.)
+  # A previous run left its summary and trace under the names; 20 processes of a new run,
+  # started at once, each find the old files and race to take them. Checking that a file is
+  # a previous run's and emptying it must be one step: each process took the old file (12
+  # summaries of 20 were left, and 20 announced). (Rewritten in place: a freshly created file
+  # lost the race far less often.)
   "$CLI" run -s s.json -t t.json "$BIN/driver_lazy" >/dev/null 2>&1
   cp s.json old.s; cp t.json old.t
-  lost=0 said=0
-  for i in $(seq 1 8); do
+  for i in $(seq 1 6); do
     rm -f s.[0-9]*.json t.[0-9]*.json
     cat old.s >s.json; cat old.t >t.json
     sleep 0.05 # the run begins clearly after (the coarse clock's lag)
     "$CLI" run -s s.json -t t.json sh -c "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do '$BIN/driver_lazy' >/dev/null & done; wait" 2>err.txt
-    n=$("$PYTHON" - s*.json t*.json <<'PY'
-import json, sys
-seen = set()
-for f in sys.argv[1:]:
-    d = json.load(open(f))
-    if "traceEvents" in d:
-        seen.add(("t", [e["pid"] for e in d["traceEvents"] if e.get("ph") == "X"][0]))
-    else:
-        seen.add(("s", d["process"]["pid"]))
-print(len(seen))
-PY
-    )
-    [ "$n" = 40 ] || lost=$((lost + 1))
-    files=$(sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l)
-    [ "$files" = 40 ] || said=$((said + 1))
+    mkdir "run$i" && cp s*.json t*.json "run$i/" && sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l >"run$i/said"
   done
-  [ $lost = 0 ] && pass "8 runs of 20 processes over old files: 20 summaries and 20 traces each" || fail "$lost of 8 runs lost outputs"
-  [ $said = 0 ] && pass "every run named 40 distinct files" || fail "$said of 8 runs announced a file twice"
+  "$PYTHON" - run* >runs.txt <<'PY'
+import glob, json, os, sys
+for d in sys.argv[1:]:
+    seen = set()
+    for f in glob.glob(os.path.join(d, "*.json")):
+        j = json.load(open(f))
+        if "traceEvents" in j:
+            seen.add(("t", [e["pid"] for e in j["traceEvents"] if e.get("ph") == "X"][0]))
+        else:
+            seen.add(("s", j["process"]["pid"]))
+    print(d, len(seen), open(os.path.join(d, "said")).read().strip())
+PY
+  lost=$(awk '$2 != 40' runs.txt | wc -l) said=$(awk '$3 != 40' runs.txt | wc -l)
+  [ "$(wc -l <runs.txt)" = 6 ] || fail "runs checked: $(cat runs.txt)"
+  [ $lost = 0 ] && pass "6 runs of 20 processes over old files: 20 summaries and 20 traces each" || fail "$lost of 6 runs lost outputs: $(cat runs.txt)"
+  [ $said = 0 ] && pass "every run named 40 distinct files" || fail "$said of 6 runs announced a file twice"
   ;;
 session_start_set_in_the_future_never_lets_a_process_replace_another)
   # CUAUDIT_SESSION_START set by hand to an hour ahead: every file of the run looked older
