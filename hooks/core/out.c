@@ -126,12 +126,12 @@ static int ours(int fd, const char *signature)
 /* Takes an existing file of ours for this process: 0, or -1 to pass it over. A file another
    process holds while it runs (a shared flock, cua_writer_commit) is passed over. Checking
    that no other process of the run has it (later) and emptying it are one step under an
-   exclusive lock, never waited for: processes started together that all found a previous run's file
-   under the name each saw its old time, and each emptied and took it (12 files of 20
-   processes' summaries were left, while 20 were announced). The lock is the claim only while
-   it is being made; the fresh modification time that the emptying gives the file is what the
-   run's other processes see afterwards (this_run), so it is set explicitly: emptying a file
-   that is empty already need not change it. A file system without flock claims as before. */
+   exclusive lock, never waited for: processes started together that all found a previous
+   run's file under the name each saw its old time, and each emptied and took it (12 files
+   of 20 processes' summaries were left, while 20 were announced). The lock is the claim only
+   while it is being made; the fresh time that the emptying gives the file is what the run's
+   other processes see afterwards (this_run), so it is set explicitly: emptying a file that
+   is empty already need not change it. A file system without flock claims as before. */
 static int take(int fd, const char *signature, unsigned append, int (*later)(int fd))
 {
 	struct stat st;
