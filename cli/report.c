@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "demangle.h"
 #include "json.h"
@@ -612,6 +613,7 @@ static void write_json_rest(FILE *f, const struct cua_summaries *s)
 static int write_json(const char *path, const struct cua_summaries *s)
 {
 	FILE *f = fopen(path, "w");
+	struct stat mine, now;
 	int snapshot = 0;
 
 	if (!f) {
@@ -624,8 +626,15 @@ static int write_json(const char *path, const struct cua_summaries *s)
 		snapshot ? "true" : "false");
 	write_json_apis(f, s);
 	write_json_rest(f, s);
+	if (fstat(fileno(f), &mine) != 0)
+		mine.st_mode = 0;
 	if (ferror(f) | (fclose(f) != 0)) {
 		fprintf(stderr, "cuaudit report: cannot write %s: %s\n", path, strerror(errno));
+		/* A cut JSON file is no summary (a full disk): it goes, if the name still leads to
+		   the regular file written (never a device such as /dev/full). */
+		if (S_ISREG(mine.st_mode) && stat(path, &now) == 0 && now.st_dev == mine.st_dev &&
+		    now.st_ino == mine.st_ino)
+			unlink(path);
 		return -1;
 	}
 	return 0;

@@ -120,8 +120,16 @@ static int convert(const char *raw_path, const char *out_path)
 	cua_tracefmt_tail(&w);
 	free(window);
 	close(fd);
-	if (cua_writer_close(&w, out_path) != 0)
+	if (fstat(ofd, &ost) != 0)
+		ost.st_mode = 0;
+	if (cua_writer_close(&w, out_path) != 0) {
+		/* A cut JSON file is no trace (a full disk): it goes, if the name still leads to
+		   the regular file written (never a device such as /dev/full). */
+		if (S_ISREG(ost.st_mode) && stat(out_path, &ist) == 0 &&
+		    ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino)
+			unlink(out_path);
 		return 1;
+	}
 	if (skipped)
 		fprintf(stderr, "cuaudit trace: %u block(s) cut short by the end of the process were "
 				"skipped\n", skipped);

@@ -732,7 +732,7 @@ int cua_summary_init(const struct cua_config *all, const struct cua_summary_conf
 				(strcmp(cfg.path, "stderr") != 0 || cfg.metrics)
 				? cua_clock_slow_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
-	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC);
+	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC | CUA_FINISH_OWN_CALLS);
 	rc = cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
 	/* Its callbacks read only the fields cua_dispatch_lean names. */
 	if (rc == 0)

@@ -162,7 +162,7 @@ static int replace_own(int dirfd, const char *name, uint64_t pid, uint64_t start
 {
 	struct cua_live_head h;
 	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	int ours;
 
 	if (fd < 0)

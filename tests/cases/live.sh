@@ -139,6 +139,29 @@ two_processes_of_one_user_are_listed_and_exit_removes_their_files)
   timeout 20 "$CLI" ps --dir "$L" 1234567 >one.txt 2>&1; rc=$?
   [ $rc = 1 ] && grep -q 'no live region for process 1234567' one.txt && pass "an unknown pid gets a clear message" || fail "unknown pid: $rc $(cat one.txt)"
   ;;
+thousands_of_dead_files_never_hide_a_running_process_and_its_name_is_escaped)
+  # 4,200 files named like regions (dead processes' or damaged): ps stopped reading names
+  # after 4,096, so a running process went unlisted and ps said there was no live view. The
+  # program's command line holds an escape sequence: it reached the terminal raw.
+  # The other files are made after the process's: on a tmpfs (where this sandbox may mount
+  # one) a directory lists its newest files first, so the process's comes after them.
+  mkdir -p -m 700 "$L"
+  mount -t tmpfs -o mode=0700 tmpfs "$L" 2>/dev/null && trap 'umount "$L"' EXIT
+  go="$dir/go"$'\e[2J'
+  : >out.txt
+  env $(live_env) "$PROG" calls 30 "$go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'calls done' || { kill -9 $pid; finish; }
+  (cd "$L" && for i in $(seq 3000001 3004200); do : >"$i-5.live"; done && chmod 600 3*.live)
+  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>list.err
+  grep -qE "^$pid +running .*live_prog calls 30" list.txt && pass "the running process is listed among 4,200 other files" || fail "not listed: $(tail -2 list.err)"
+  timeout 20 "$CLI" top --dir "$L" -d 0.1 -n 1 >top.txt 2>&1
+  grep -qE '^cuaudit top: 1 process' top.txt && pass "top counts it" || fail "top: $(head -2 top.txt)"
+  timeout 20 "$CLI" ps --dir "$L" "$pid" >one.txt 2>&1
+  grep -q $'\e' list.txt one.txt && fail "an escape reached the terminal: $(cat -v list.txt | grep live_prog)" || pass "no escape in ps output"
+  grep -qF 'go\x1b[2J' list.txt && grep -qF 'go\x1b[2J' one.txt && pass "the command line shown escaped" || fail "$(grep live_prog list.txt one.txt | cat -v)"
+  touch "$go"; wait $pid
+  ;;
 hostile_or_damaged_region_files_are_refused_without_crash_or_hang)
   # A real region to damage: from a process killed in a call.
   touch "$BLOCK"
