@@ -54,7 +54,8 @@ static void usage(FILE *f)
 	      "        CSV of one table (apis unless --table says otherwise), times in ns, no\n"
 	      "        Total row\n"
 	      "  -j, --json FILE\n"
-	      "        also write the merged summary as JSON to FILE (never one of the inputs)\n"
+	      "        also write the merged summary as JSON to FILE (never one of the inputs);\n"
+	      "        - writes it to standard output instead of the tables\n"
 	      "  -M, --mangled\n"
 	      "        kernel names as the compiler wrote them, not demangled\n"
 	      "  -h, --help\n"
@@ -612,7 +613,8 @@ static void write_json_rest(FILE *f, const struct cua_summaries *s)
 
 static int write_json(const char *path, const struct cua_summaries *s)
 {
-	FILE *f = fopen(path, "w");
+	int to_stdout = strcmp(path, "-") == 0;
+	FILE *f = to_stdout ? stdout : fopen(path, "w");
 	struct stat mine, now;
 	int snapshot = 0;
 
@@ -626,9 +628,9 @@ static int write_json(const char *path, const struct cua_summaries *s)
 		snapshot ? "true" : "false");
 	write_json_apis(f, s);
 	write_json_rest(f, s);
-	if (fstat(fileno(f), &mine) != 0)
-		mine.st_mode = 0;
-	if (ferror(f) | (fclose(f) != 0)) {
+	if (fstat(fileno(f), &mine) != 0 || to_stdout)
+		mine.st_mode = 0; /* standard output is never removed */
+	if (ferror(f) | ((to_stdout ? fflush(f) : fclose(f)) != 0)) {
 		fprintf(stderr, "cuaudit report: cannot write %s: %s\n", path, strerror(errno));
 		/* A cut JSON file is no summary (a full disk): it goes, if the name still leads to
 		   the regular file written (never a device such as /dev/full). */
@@ -657,6 +659,9 @@ static int names_an_input(const char *out, int n, char **inputs)
 {
 	struct stat o, in;
 	int exists = stat(out, &o) == 0;
+
+	if (strcmp(out, "-") == 0)
+		return 0; /* standard output; an input "-" is standard input */
 
 	for (int i = 0; i < n; i++) {
 		if (strcmp(inputs[i], out) == 0 ||
@@ -718,6 +723,12 @@ int cuaudit_report_main(int argc, char **argv)
 	warn_snapshots(&s);
 	if (o.json_out && write_json(o.json_out, &s) != 0)
 		status = 1;
+	if (o.json_out && strcmp(o.json_out, "-") == 0) {
+		/* The JSON is the output: no table after it. */
+		cua_summaries_free(&s);
+		cua_gpu_report_free(&gpu);
+		return status;
+	}
 	sort_by = o.sort;
 	/* qsort's base must not be NULL, even for no elements. */
 	if (s.napis)

@@ -577,6 +577,12 @@ PY
   "$CLI" report --csv m.json plain.json >csv.txt 2>/dev/null
   "$CLI" report --csv plain.json sampled.json snapshot.json plain.json >csv2.txt 2>/dev/null
   cmp -s csv.txt csv2.txt && pass "merged + summary = all four summaries" || { fail "csv differs"; diff csv.txt csv2.txt | head -5; }
+  # --json=- is standard output, as for export: the JSON alone, no file named "-".
+  "$CLI" report --json=- plain.json sampled.json snapshot.json >stdout.json 2>err.txt; rc=$?
+  [ $rc = 0 ] && [ ! -e ./- ] && cmp -s stdout.json m.json && pass "--json=- writes the same JSON to standard output, and nothing else" ||
+    fail "--json=-: rc $rc, $(ls) $(head -c 200 stdout.json)"
+  "$CLI" report --json - - <plain.json >stdin.json 2>err.txt && "$PYTHON" "$CHECK_JSON" merged stdin.json >check.txt 2>&1 &&
+    pass "--json - with - as the input: standard input to standard output" || fail "stdin to stdout: $(cat err.txt check.txt)"
   ;;
 *) fail "unknown case $name" ;;
 esac
