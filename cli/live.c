@@ -27,8 +27,8 @@
 #define MAX_REGION (256ull << 20)
 #define MAX_REGIONS 4096
 
-enum { ST_RUNNING, ST_STOPPED, ST_DEAD, ST_EXITED };
-static const char *const state_names[] = { "running", "stopped", "dead", "exited" };
+enum { ST_RUNNING, ST_STOPPED, ST_DEAD, ST_EXITED, ST_ELSEWHERE };
+static const char *const state_names[] = { "running", "stopped", "dead", "exited", "elsewhere" };
 
 /* One region, read whole into memory (never mapped: a file truncated under the reader
    would raise SIGBUS). */
@@ -189,6 +189,9 @@ static int load(struct region *r, const char *path, const char **why)
 	state = proc_state(pid);
 	if (r->head.state == CUA_LIVE_EXITED)
 		r->state = ST_EXITED;
+	else if (r->head.pidns && r->head.pidns != cua_live_pidns())
+		/* Written in another PID namespace: its pid names nothing here, alive or not. */
+		r->state = ST_ELSEWHERE;
 	else if (!state || cua_live_start_ticks(pid) != ticks)
 		/* Gone, or the pid now names another process (its start time differs). */
 		r->state = ST_DEAD;

@@ -280,6 +280,39 @@ PY
   [ -z "$(ls "$L")" ] && pass "--clean removes it although the pid is alive" || fail "left $(ls "$L")"
   kill $other; wait $other 2>/dev/null
   ;;
+region_of_another_pid_namespace_is_never_called_dead_or_cleaned)
+  # A host reading a directory it shares with a container: the container's pids name nothing
+  # here, so its running processes must not be taken for dead and removed.
+  touch "$BLOCK"
+  : >out.txt
+  env $(live_env) "$PROG" block >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt blocking; kill -9 $pid; wait $pid 2>/dev/null; rm -f "$BLOCK"
+  f=$(ls "$L"/$pid-*.live)
+  # The head's pidns field (after the program name and slots_used) holds this namespace's.
+  "$PYTHON" - "$f" <<'PY' >ns.txt 2>&1 || fail "pidns: $(cat ns.txt)"
+import os, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+own = os.stat("/proc/self/ns/pid").st_ino & 0xffffffff
+assert struct.unpack_from("<I", b, 372)[0] == own, "the writer's namespace is recorded"
+struct.pack_into("<I", b, 372, own ^ 0x5a5a)
+open(sys.argv[1], "wb").write(b)
+print("recorded")
+PY
+  j=$(ps_json $pid inflight)
+  [[ "$j" == "elsewhere cuStreamSynchronize:"* ]] && pass "another namespace's region: state elsewhere, its call shown ($j)" || fail "ps: $j"
+  timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
+  [ -e "$f" ] && pass "--clean leaves it" || fail "--clean removed another namespace's region"
+  timeout 20 "$CLI" ctl --dir "$L" $pid trace start >ctl.txt 2>&1; rc=$?
+  [ $rc = 1 ] && pass "ctl refuses it" || fail "ctl: $rc $(cat ctl.txt)"
+  # The same file back in this namespace: dead, and cleaned.
+  "$PYTHON" -c 'import os, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", b, 372, os.stat("/proc/self/ns/pid").st_ino & 0xffffffff)
+open(sys.argv[1], "wb").write(b)' "$f"
+  timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
+  [ ! -e "$f" ] && pass "in this namespace it is dead and --clean removes it" || fail "left: $(cat clean.txt)"
+  ;;
 ctl_starts_and_stops_trace_and_log_within_one_call)
   # Phase 1 (1000 calls) off, phase 2 (2 x 1000 calls on two threads) on, phase 3 off.
   : >out.txt
