@@ -16,30 +16,50 @@ launches_name_their_kernels_in_log_trace_and_summary)
   CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$BIN/kernels"
   same_results
   # Runtime launches: by host stub (cudaLaunchKernel) and by kernel handle (__cudaLaunchKernel).
-  expect_log 1 " cudaLaunchKernel\(func=$X, .*kernel_name=\"_Z6scale3Pii\"\) -> cudaSuccess"
-  expect_log 2 " __cudaLaunchKernel\(kernel=$X, .*kernel_name=\"_Z4add5Pii\"\) -> cudaSuccess"
+  expect_log 1 " cudaLaunchKernel\(func=$X, .*kernel_name=\"scale3\(int\*, int\)\"\) -> cudaSuccess"
+  expect_log 2 " __cudaLaunchKernel\(kernel=$X, .*kernel_name=\"add5\(int\*, int\)\"\) -> cudaSuccess"
   # Driver launches: module look-up, library kernel, and a handle only cuFuncGetName names.
-  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z10vec_doublePiPKii\"\) -> CUDA_SUCCESS"
-  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z7add_onePii\"\) -> CUDA_SUCCESS"
-  expect_log 2 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z9mock_onlyPii\"\) -> CUDA_SUCCESS"
+  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"vec_double\(int\*, int const\*, int\)\"\) -> CUDA_SUCCESS"
+  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"add_one\(int\*, int\)\"\) -> CUDA_SUCCESS"
+  expect_log 2 " cuLaunchKernel\(f=$X, .*kernel_name=\"mock_only\(int\*, int\)\"\) -> CUDA_SUCCESS"
   expect_log 1 " cuLaunchKernel\(f=NULL, [^\"]*\) -> CUDA_ERROR_INVALID_HANDLE"
   # cuaudit's own cuFuncGetName calls: once per handle nobody looked up, never logged.
   expect_log 1 '^mock cuFuncGetName: 3$' audited.err
   expect_log 0 'cuFuncGetName\(' log.txt
   check kernels s.json k.txt
-  expect_log 1 '^kernel _Z6scale3Pii launches=1 errors=0$' k.txt
-  expect_log 1 '^kernel _Z4add5Pii launches=2 errors=0$' k.txt
-  expect_log 1 '^kernel _Z10vec_doublePiPKii launches=1 errors=0$' k.txt
-  expect_log 1 '^kernel _Z7add_onePii launches=1 errors=0$' k.txt
-  expect_log 1 '^kernel _Z9mock_onlyPii launches=2 errors=0$' k.txt
+  expect_log 1 '^kernel _Z6scale3Pii launches=1 errors=0 demangled=scale3\(int\*, int\)$' k.txt
+  expect_log 1 '^kernel _Z4add5Pii launches=2 errors=0 demangled=add5\(int\*, int\)$' k.txt
+  expect_log 1 '^kernel _Z10vec_doublePiPKii launches=1 errors=0 demangled=vec_double\(int\*, int const\*, int\)$' k.txt
+  expect_log 1 '^kernel _Z7add_onePii launches=1 errors=0 demangled=add_one\(int\*, int\)$' k.txt
+  expect_log 1 '^kernel _Z9mock_onlyPii launches=2 errors=0 demangled=mock_only\(int\*, int\)$' k.txt
   expect_log 1 '^kernel \(unknown\) launches=1 errors=1$' k.txt
   # Launches inside runtime launches are the same kernels: not counted twice.
   expect_log 6 '^kernel ' k.txt
   check trace t.json tr.txt
-  expect_log 1 '^launch cudaLaunchKernel kernel=_Z6scale3Pii$' tr.txt
-  expect_log 2 '^launch __cudaLaunchKernel kernel=_Z4add5Pii$' tr.txt
-  expect_log 2 '^launch cuLaunchKernel kernel=_Z9mock_onlyPii$' tr.txt
+  expect_log 1 '^launch cudaLaunchKernel kernel=scale3\(int\*, int\) mangled=_Z6scale3Pii$' tr.txt
+  expect_log 2 '^launch __cudaLaunchKernel kernel=add5\(int\*, int\) mangled=_Z4add5Pii$' tr.txt
+  expect_log 2 '^launch cuLaunchKernel kernel=mock_only\(int\*, int\) mangled=_Z9mock_onlyPii$' tr.txt
+  expect_log 1 '^launch cuLaunchKernel kernel=vec_double\(int\*, int const\*, int\) mangled=_Z10vec_doublePiPKii$' tr.txt
+  ;;
+CUAUDIT_DEMANGLE_off_keeps_kernel_names_as_compiled_everywhere)
+  native "$BIN/kernels"
+  CUAUDIT_DEMANGLE=off CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$BIN/kernels"
+  same_results
+  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z10vec_doublePiPKii\"\) -> CUDA_SUCCESS"
+  expect_log 0 'kernel_name="[a-z]' log.txt
+  check kernels s.json k.txt
+  expect_log 1 '^kernel _Z10vec_doublePiPKii launches=1 errors=0$' k.txt
+  expect_log 0 'demangled=' k.txt
+  check trace t.json tr.txt
   expect_log 1 '^launch cuLaunchKernel kernel=_Z10vec_doublePiPKii$' tr.txt
+  expect_log 0 'mangled=' tr.txt
+  # The summary table too, and the option of `cuaudit run` that sets it.
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY=stderr CUAUDIT_LOG_FILE= CUAUDIT_DEMANGLE=0 audited "$BIN/kernels"
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  _Z4add5Pii$' audited.err
+  "$CLI" run --demangle off --summary stderr -l warn "$BIN/kernels" >/dev/null 2>run.err
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  _Z4add5Pii$' run.err
+  "$CLI" run --demangle on --summary stderr -l warn "$BIN/kernels" >/dev/null 2>run.err
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  add5\(int\*, int\)$' run.err
   ;;
 out_parameters_enums_and_dims_are_readable_in_the_log)
   native "$BIN/driver_lazy"
@@ -152,7 +172,7 @@ summary_says_where_it_came_from)
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY=stderr CUAUDIT_LOG_FILE= audited "$BIN/kernels" extra-arg
   expect_log 1 "^cuaudit summary: host $(hostname), pid [0-9]+, command \"$BIN/kernels extra-arg\", from [0-9T:Z-]+ to [0-9T:Z-]+, cuaudit [0-9.]+, driver 13000, runtime 13000$" audited.err
   expect_log 1 '^cuaudit summary: launches by kernel$' audited.err
-  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  _Z4add5Pii$' audited.err
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  add5\(int\*, int\)$' audited.err
   ;;
 *)
   fail "unknown case $name"
