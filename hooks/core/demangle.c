@@ -45,7 +45,7 @@ enum kind {
 	K_SPECIAL,  /* text s, then a */
 	K_CLONE,    /* a [clone s] */
 	K_ADDR,     /* &a, or &(a) for a function */
-	K_TPARAM,   /* template parameter: stands for a, resolved in table generation n */
+	K_TPARAM,   /* template parameter flags: stands for a, resolved in table generation n */
 };
 
 enum { Q_CONST = 1, Q_VOLATILE = 2, Q_RESTRICT = 4, F_DTOR = 1, F_NEG = 1 };
@@ -62,6 +62,7 @@ struct dm {
 	const char *p, *end;
 	int depth, failed;
 	int in_expansion; /* inside a pack expansion's pattern: a pack may be its operand */
+	int in_local;     /* inside the function of a local name (Z <encoding> E) */
 	unsigned nnodes, nsubs, ntargs;
 	unsigned gen, next_gen; /* which template arguments targs holds now */
 	int subs[MAX_SUBS];
@@ -187,6 +188,7 @@ static int leave(struct dm *d, int r)
 
 static int type(struct dm *d);
 static int same_generation(struct dm *d, int n, unsigned *budget);
+static int reinstantiate(struct dm *d, int n, unsigned *budget);
 static int encoding(struct dm *d, struct name_info *info);
 static int name(struct dm *d, int tag, struct name_info *info);
 
@@ -398,10 +400,8 @@ static int substitution(struct dm *d, int in_nested)
 	{
 		unsigned budget = 4096;
 
-		if (!same_generation(d, d->subs[id], &budget))
-			return fail(d);
+		return reinstantiate(d, d->subs[id], &budget);
 	}
-	return d->subs[id];
 }
 
 static int template_param(struct dm *d)
@@ -419,8 +419,11 @@ static int template_param(struct dm *d)
 	if (idx >= d->ntargs)
 		return fail(d);
 	n = node(d, K_TPARAM, d->targs[idx], -1);
-	if (n >= 0)
+	if (n >= 0) {
 		d->nodes[n].n = d->gen;
+		d->nodes[n].flags = (unsigned char)idx; /* < MAX_TARGS */
+		d->nodes[n].ref = d->in_local > 0;
+	}
 	return n;
 }
 
@@ -454,6 +457,53 @@ static int same_generation(struct dm *d, int n, unsigned *budget)
 	if (x->kind == K_TPARAM && x->n != d->gen)
 		return 0;
 	return same_generation(d, x->a, budget) && same_generation(d, x->b, budget);
+}
+
+/* libstdc++ resolves a template parameter where it prints it: a candidate built while other
+   template arguments were in force (inside the entity of an L_Z...E argument) means, where
+   it is referred to now, what its parameters name now. A copy of it, re-resolved. */
+static int reinstantiate(struct dm *d, int n, unsigned *budget)
+{
+	struct node *x;
+	int a, b, copy;
+
+	if (n < 0)
+		return n;
+	if (*budget == 0)
+		return fail(d);
+	--*budget;
+	x = &d->nodes[n];
+	if (x->kind == K_TPARAM) {
+		if (x->n == d->gen)
+			return n;
+		/* One of a local name's function: libstdc++ prints it one way or the other
+		   depending on where it stands; not followed. */
+		if (x->flags >= d->ntargs || x->ref)
+			return fail(d);
+		copy = node(d, K_TPARAM, d->targs[x->flags], -1);
+		if (copy >= 0) {
+			d->nodes[copy].n = d->gen;
+			d->nodes[copy].flags = d->nodes[n].flags;
+		}
+		return copy;
+	}
+	{
+		unsigned probe = 4096;
+
+		if (same_generation(d, n, &probe))
+			return n;
+		if (probe == 0)
+			return fail(d);
+	}
+	a = reinstantiate(d, x->a, budget);
+	b = reinstantiate(d, d->nodes[n].b, budget);
+	if (d->failed || (copy = node(d, (enum kind)d->nodes[n].kind, a, b)) < 0)
+		return fail(d);
+	d->nodes[copy].s = d->nodes[n].s;
+	d->nodes[copy].n = d->nodes[n].n;
+	d->nodes[copy].flags = d->nodes[n].flags;
+	d->nodes[copy].ref = d->nodes[n].ref;
+	return copy;
 }
 
 /* L <type> <value> E, L _Z <encoding> E */
@@ -723,7 +773,9 @@ static int local_name(struct dm *d, struct name_info *info)
 
 	if (!eat(d, 'Z'))
 		return fail(d);
+	d->in_local++;
 	enc = encoding(d, &inner);
+	d->in_local--;
 	if (enc < 0 || !eat(d, 'E'))
 		return fail(d);
 	if (eat(d, 's')) {
@@ -1620,7 +1672,7 @@ size_t cua_demangle_into(char *out, size_t cap, const char *name_, size_t len)
 		return 0;
 	d.p = name_ + 2;
 	d.end = name_ + len;
-	d.depth = d.failed = d.in_expansion = 0;
+	d.depth = d.failed = d.in_expansion = d.in_local = 0;
 	d.nnodes = d.nsubs = d.ntargs = 0;
 	d.gen = d.next_gen = 0;
 	top = encoding(&d, &info);
