@@ -48,7 +48,7 @@ enum kind {
 	K_TPARAM,   /* template parameter flags: stands for a, resolved in table generation n */
 };
 
-enum { Q_CONST = 1, Q_VOLATILE = 2, Q_RESTRICT = 4, F_DTOR = 1, F_NEG = 1 };
+enum { Q_CONST = 1, Q_VOLATILE = 2, Q_RESTRICT = 4, F_DTOR = 1, F_NEG = 1, F_BUILTIN = 1 };
 enum { REF_NONE = 0, REF_L = 1, REF_R = 2 };
 
 struct node {
@@ -121,7 +121,9 @@ static int node(struct dm *d, enum kind k, int a, int b)
 	if (d->failed || d->nnodes >= MAX_NODES)
 		return fail(d);
 	n = &d->nodes[d->nnodes];
-	memset(n, 0, sizeof(*n));
+	n->s = NULL;
+	n->n = 0;
+	n->flags = n->ref = 0;
 	n->kind = (unsigned char)k;
 	n->a = a;
 	n->b = b;
@@ -265,7 +267,7 @@ static int closure_number(struct dm *d, unsigned *out)
 /* Types up to 'E' (a lambda's parameters, a function's): a lone void is no parameter. */
 static int type_list(struct dm *d, int stop_at_ref)
 {
-	int first = -1, last = -1, count = 0, only_void = 0;
+	int first = -1, last = -1, count = 0, only_void = 0, voids = 0;
 
 	while (!d->failed && peek(d) != 'E' && peek(d) != '.' && peek(d) != 0) {
 		int t, item;
@@ -273,6 +275,7 @@ static int type_list(struct dm *d, int stop_at_ref)
 		if (stop_at_ref && (peek(d) == 'R' || peek(d) == 'O') && peek_at(d, 1) == 'E')
 			break;
 		only_void = peek(d) == 'v';
+		voids += only_void;
 		t = type(d);
 		item = node(d, K_ITEM, t, -1);
 		if (t < 0 || item < 0)
@@ -284,7 +287,8 @@ static int type_list(struct dm *d, int stop_at_ref)
 		last = item;
 		count++;
 	}
-	if (count == 0)
+	/* No parameter list has void beside other parameters. */
+	if (count == 0 || (voids && count > 1))
 		return fail(d);
 	return count == 1 && only_void ? -1 : first;
 }
@@ -529,11 +533,15 @@ static int expr_primary(struct dm *d)
 		return n >= 0 && eat(d, 'E') ? n : fail(d);
 	}
 	/* Integer and boolean values, of a builtin or an enumeration type. */
-	if (strchr("vfdegzDu", peek(d)) || peek(d) == 0)
-		return fail(d);
+	switch (peek(d)) {
+	case 'v': case 'f': case 'd': case 'e': case 'g': case 'z': case 'D': case 'u': case 0:
+		return fail(d); /* void, floating point, D-types, vendor types */
+	default:
+		break;
+	}
 	t = type(d);
-	if (t < 0)
-		return -1;
+	if (t < 0 || d->nodes[t].kind == K_TPARAM)
+		return fail(d);
 	n = node(d, K_LITERAL, t, -1);
 	if (n < 0)
 		return -1;
@@ -563,9 +571,10 @@ static int expression(struct dm *d)
 		r = template_param(d);
 	} else if (peek(d) == 'L') {
 		r = expr_primary(d);
-	} else if (peek(d) == 'a' && peek_at(d, 1) == 'd') {
+	} else if (peek(d) == 'a' && peek_at(d, 1) == 'd' && peek_at(d, 2) == 'L') {
+		/* The address of an entity (L_Z...E); of anything else it is not handled. */
 		d->p += 2;
-		r = expression(d);
+		r = expr_primary(d);
 		r = r < 0 ? -1 : node(d, K_ADDR, r, -1);
 	} else if (peek(d) == 's' && peek_at(d, 1) == 'p') {
 		d->p += 2;
@@ -849,8 +858,9 @@ static int function_type(struct dm *d, unsigned cv)
 		return fail(d);
 	eat(d, 'Y');
 	ret = type(d);
-	if (ret < 0)
-		return -1;
+	/* A function returns neither a function nor an array. */
+	if (ret < 0 || pkind(d, ret) == K_FUNC || pkind(d, ret) == K_ARRAY)
+		return fail(d);
 	params = type_list(d, 1);
 	if (d->failed)
 		return -1;
@@ -881,7 +891,13 @@ static int builtin(struct dm *d)
 	if (!is_lower(c) || !plain[c - 'a'])
 		return -2;
 	d->p++;
-	return text(d, K_NAME, plain[c - 'a'], strlen(plain[c - 'a']));
+	{
+		int n = text(d, K_NAME, plain[c - 'a'], strlen(plain[c - 'a']));
+
+		if (n >= 0)
+			d->nodes[n].flags = F_BUILTIN; /* not a class that happens to be called "int" */
+		return n;
+	}
 }
 
 /* D-prefixed builtins; -2 when it is no builtin. */
@@ -923,6 +939,9 @@ static int type_body(struct dm *d)
 	case 'K': {
 		unsigned q = (unsigned)cv_qualifiers(d);
 
+		/* Each qualifier once, in the ABI's order (r V K). */
+		if (peek(d) == 'r' || peek(d) == 'V' || peek(d) == 'K')
+			return fail(d);
 		if (peek(d) == 'F')
 			return push_sub(d, function_type(d, q));
 		inner = type(d);
@@ -944,8 +963,10 @@ static int type_body(struct dm *d)
 	case 'O':
 		d->p++;
 		inner = type(d);
-		/* A pointer to a reference is no type; a reference to one collapses (printer). */
+		/* A pointer to a reference is no type; a reference to one collapses (printer)
+		   where a template parameter stands for it, and is no type where written. */
 		if (inner < 0 || (c == 'P' && is_reference(d, inner)) ||
+		    (d->nodes[inner].kind == K_LREF || d->nodes[inner].kind == K_RREF) ||
 		    (pkind(d, inner) == K_PACK && !d->in_expansion) ||
 		    (pkind(d, inner) == K_FUNC &&
 		     (d->nodes[strip(d, inner)].flags || d->nodes[strip(d, inner)].ref)))
@@ -979,7 +1000,10 @@ static int type_body(struct dm *d)
 		d->p++;
 		t = type(d);
 		inner = type(d);
-		if (t < 0 || inner < 0 || pkind(d, inner) == K_PACK)
+		/* The class is a class's name; the member no member pointer itself. */
+		if (t < 0 || inner < 0 || pkind(d, inner) == K_PACK || pkind(d, inner) == K_PTRMEM ||
+		    (pkind(d, t) != K_NAME && pkind(d, t) != K_NESTED && pkind(d, t) != K_TEMPLATE &&
+		     pkind(d, t) != K_LOCAL && pkind(d, t) != K_ABITAG))
 			return fail(d);
 		return push_sub(d, node(d, K_PTRMEM, t, inner));
 	case 'T':
@@ -1024,7 +1048,9 @@ static int type_body(struct dm *d)
 	case '5': case '6': case '7': case '8': case '9': {
 		struct name_info info = { 0 };
 
-		return push_sub(d, name(d, 0, &info));
+		t = name(d, 0, &info);
+		/* A type's name carries no member function's qualifiers. */
+		return info.cv || info.ref ? fail(d) : push_sub(d, t);
 	}
 	default:
 		t = builtin(d);
@@ -1110,8 +1136,10 @@ static int encoding(struct dm *d, struct name_info *info)
 	n = name(d, 1, info);
 	if (n < 0)
 		return leave(d, -1);
-	if (peek(d) == 0 || peek(d) == 'E' || peek(d) == '.')
-		return leave(d, n); /* data, or the unmangled main of a local name */
+	if (peek(d) == 0 || peek(d) == 'E' || peek(d) == '.') {
+		/* Data, or the unmangled main of a local name; a qualified one is no data. */
+		return leave(d, info->cv || info->ref ? fail(d) : n);
+	}
 	if (info->template_args && !info->no_return) {
 		ret = type(d);
 		if (ret < 0)
@@ -1175,6 +1203,20 @@ static void print(struct out *o, int n);
 static void print_left(struct out *o, int n);
 static void print_right(struct out *o, int n);
 
+/* What a template parameter stands for. One that names a pack outside a pack expansion
+   prints as libstdc++ does not say plainly (its first element, or nothing): not handled. */
+static int strip_for_print(struct out *o, int n)
+{
+	int t = strip(o->d, n);
+
+	if (n >= 0 && o->d->nodes[n].kind == K_TPARAM && t >= 0 &&
+	    o->d->nodes[t].kind == K_PACK && o->pack_index < 0) {
+		o->failed = 1;
+		return -1;
+	}
+	return t;
+}
+
 static int guard(struct out *o, int n)
 {
 	if (o->failed || n < 0 || ++o->steps > MAX_STEPS || o->depth >= MAX_DEPTH * 2) {
@@ -1185,27 +1227,30 @@ static int guard(struct out *o, int n)
 	return 1;
 }
 
-/* Items of a list separated by ", "; an element that prints nothing (an empty pack) takes
-   its separator with it. */
+/* Items of a list separated by ", ". An element that prints nothing (an empty pack) keeps
+   its separator, except in a run of such elements at the end: the list "int, <empty>" is
+   "int", "<empty>, int" is ", int" (libstdc++ drops a ", " only when all that follows it
+   printed nothing). */
 static void print_list(struct out *o, int item)
 {
-	int first = 1;
+	size_t end = o->len; /* after the last element that printed something */
 
-	for (int guard_n = 0; item >= 0 && !o->failed; guard_n++) {
+	for (int i = 0; item >= 0 && !o->failed; i++) {
 		const struct node *it = &o->d->nodes[item];
-		size_t mark = o->len;
+		size_t mark;
 
 		if (it->a < 0)
 			break;
-		if (!first)
+		if (i)
 			puts_(o, ", ");
+		mark = o->len;
 		print(o, it->a);
-		if (!o->failed && o->len == mark + (first ? 0 : 2))
-			o->len = mark;
-		else
-			first = 0;
+		if (o->len != mark)
+			end = o->len;
 		item = it->b;
 	}
+	if (!o->failed)
+		o->len = end;
 }
 
 static void print_quals(struct out *o, unsigned q)
@@ -1280,6 +1325,8 @@ static int has_right(const struct out *o, int n)
 	return 0;
 }
 
+/* The length of the pack an expansion's pattern names through a template parameter (the
+   first one found), -1 when it names none; a parameter's own value is not looked into. */
 static int count_pack(struct out *o, int n, int depth)
 {
 	const struct node *x;
@@ -1288,18 +1335,36 @@ static int count_pack(struct out *o, int n, int depth)
 	if (n < 0 || depth > MAX_DEPTH || ++o->steps > MAX_STEPS)
 		return -1;
 	x = &o->d->nodes[n];
-	if (x->kind == K_PACK) {
-		int c = 0;
+	if (x->kind == K_TPARAM) {
+		int t = strip(o->d, n), c = 0;
 
-		for (int it = x->a; it >= 0 && o->d->nodes[it].a >= 0; it = o->d->nodes[it].b)
+		if (t < 0 || o->d->nodes[t].kind != K_PACK)
+			return -1;
+		for (int it = o->d->nodes[t].a; it >= 0 && o->d->nodes[it].a >= 0; it = o->d->nodes[it].b)
 			c++;
 		return c;
 	}
-	if (x->kind == K_PACKEXP)
+	/* A nested expansion, or a pack written out in the pattern: not handled. */
+	if (x->kind == K_PACKEXP || x->kind == K_PACK) {
+		o->failed = 1;
 		return -1;
+	}
 	/* a and b are node indexes or -1 in every other kind. */
 	r = count_pack(o, x->a, depth + 1);
 	return r >= 0 ? r : count_pack(o, x->b, depth + 1);
+}
+
+/* Whether a subtree holds a pack, directly or through a template parameter. */
+static int has_pack(struct out *o, int n, int depth)
+{
+	const struct node *x;
+
+	if (n < 0 || depth > MAX_DEPTH || ++o->steps > MAX_STEPS)
+		return n >= 0;
+	x = &o->d->nodes[n];
+	if (x->kind == K_PACK || x->kind == K_PACKEXP)
+		return 1;
+	return has_pack(o, x->a, depth + 1) || has_pack(o, x->b, depth + 1);
 }
 
 static void print_pack(struct out *o, const struct node *x)
@@ -1313,10 +1378,27 @@ static void print_pack(struct out *o, const struct node *x)
 			o->failed = 1;
 			return;
 		}
-		print(o, o->d->nodes[it].a);
+		/* The element's own packs are whole lists, not this expansion's. */
+		{
+			int saved = o->pack_index;
+
+			o->pack_index = -1;
+			print(o, o->d->nodes[it].a);
+			o->pack_index = saved;
+		}
 		return;
 	}
 	print_list(o, x->a);
+}
+
+/* An element of the pack being expanded, reached past a pointer or reference, must hold no
+   pack of its own: it is printed with the expansion's index still set. */
+static int nested_pack(struct out *o, int n)
+{
+	int t = strip(o->d, n);
+
+	return t >= 0 && o->d->nodes[t].kind == K_PACK && o->pack_index >= 0 &&
+	       has_pack(o, resolve(o, n), 0);
 }
 
 static void print_expansion(struct out *o, const struct node *x)
@@ -1345,7 +1427,7 @@ static void print_literal(struct out *o, const struct node *x)
 		     { "long long", "ll" }, { "unsigned long long", "ull" } };
 
 	for (size_t i = 0; i < sizeof(ints) / sizeof(ints[0]); i++) {
-		if (t->kind == K_NAME && t->n == strlen(ints[i].type) &&
+		if (t->kind == K_NAME && t->flags == F_BUILTIN && t->n == strlen(ints[i].type) &&
 		    memcmp(t->s, ints[i].type, t->n) == 0) {
 			if (x->flags & F_NEG)
 				put(o, "-", 1);
@@ -1354,7 +1436,7 @@ static void print_literal(struct out *o, const struct node *x)
 			return;
 		}
 	}
-	if (t->kind == K_NAME && t->n == 4 && memcmp(t->s, "bool", 4) == 0 && x->n == 1 &&
+	if (t->kind == K_NAME && t->flags == F_BUILTIN && t->n == 4 && memcmp(t->s, "bool", 4) == 0 && x->n == 1 &&
 	    !(x->flags & F_NEG) && (x->s[0] == '0' || x->s[0] == '1')) {
 		puts_(o, x->s[0] == '1' ? "true" : "false");
 		return;
@@ -1410,7 +1492,7 @@ static void print_left(struct out *o, int n)
 {
 	const struct node *x;
 
-	n = strip(o->d, n);
+	n = strip_for_print(o, n);
 	if (!guard(o, n))
 		return;
 	x = &o->d->nodes[n];
@@ -1430,15 +1512,20 @@ static void print_left(struct out *o, int n)
 		int ref = x->kind, inner = x->kind == K_PTR ? resolve(o, x->a) : collapse(o, n, &ref);
 		int k = kind_of(o, inner);
 
-		if (x->kind == K_PTR && (k == K_LREF || k == K_RREF)) {
+		if ((x->kind == K_PTR && (k == K_LREF || k == K_RREF)) || nested_pack(o, x->a)) {
 			o->failed = 1;
 			break;
 		}
 		print_left(o, inner);
-		if (k == K_ARRAY)
+		if (k == K_ARRAY) {
 			puts_(o, " (");
-		else if (k == K_FUNC)
-			puts_(o, "(");
+		} else if (k == K_FUNC) {
+			/* "int (*(*)())()" but "int (& (*)())()": libstdc++ spaces a parenthesis
+			   that follows anything but '(', '*' or a space. */
+			if (last_char(o) != '(' && last_char(o) != '*' && last_char(o) != ' ')
+				put(o, " ", 1);
+			put(o, "(", 1);
+		}
 		puts_(o, ref == K_PTR ? "*" : ref == K_LREF ? "&" : "&&");
 		break;
 	}
@@ -1456,7 +1543,11 @@ static void print_left(struct out *o, int n)
 		int k = kind_of(o, x->b);
 
 		print_left(o, x->b);
-		puts_(o, k == K_ARRAY ? " (" : k == K_FUNC ? "(" : " ");
+		/* libstdc++ spaces a member pointer from what comes before, always. */
+		if (last_char(o) != ' ')
+			put(o, " ", 1);
+		if (k == K_ARRAY || k == K_FUNC)
+			put(o, "(", 1);
 		print(o, x->a);
 		puts_(o, "::*");
 		break;
@@ -1472,7 +1563,7 @@ static void print_right(struct out *o, int n)
 {
 	const struct node *x;
 
-	n = strip(o->d, n);
+	n = strip_for_print(o, n);
 	if (!guard(o, n))
 		return;
 	x = &o->d->nodes[n];
@@ -1498,14 +1589,24 @@ static void print_right(struct out *o, int n)
 	case K_FUNC:
 		print_function_right(o, x);
 		break;
-	case K_ARRAY:
-		if (last_char(o) != ']')
-			put(o, " ", 1);
-		put(o, "[", 1);
+	case K_ARRAY: {
+		/* "int [2][3]": one space before the outermost bound. */
+		int inner = x->a;
+
+		put(o, " [", 2);
 		put(o, x->s, x->n);
 		put(o, "]", 1);
-		print_right(o, x->a);
+		for (int i = 0; kind_of(o, inner) == K_ARRAY && i < MAX_DEPTH && !o->failed; i++) {
+			const struct node *y = &o->d->nodes[resolve(o, inner)];
+
+			put(o, "[", 1);
+			put(o, y->s, y->n);
+			put(o, "]", 1);
+			inner = y->a;
+		}
+		print_right(o, inner);
 		break;
+	}
 	default:
 		break;
 	}
@@ -1516,7 +1617,7 @@ static void print(struct out *o, int n)
 {
 	const struct node *x;
 
-	n = strip(o->d, n);
+	n = strip_for_print(o, n);
 	if (!guard(o, n))
 		return;
 	x = &o->d->nodes[n];
@@ -1668,7 +1769,9 @@ size_t cua_demangle_into(char *out, size_t cap, const char *name_, size_t len)
 	struct out o;
 	int top;
 
-	if (!out || cap == 0 || !name_ || len < 3 || name_[0] != '_' || name_[1] != 'Z')
+	/* A NUL inside is no name (and would end the text the caller gets). */
+	if (!out || cap == 0 || !name_ || len < 3 || name_[0] != '_' || name_[1] != 'Z' ||
+	    memchr(name_, '\0', len))
 		return 0;
 	d.p = name_ + 2;
 	d.end = name_ + len;
