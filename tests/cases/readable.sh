@@ -157,6 +157,26 @@ log_errors_logs_only_failed_calls)
   expect_log 1 ' cuLaunchKernel\(f=NULL, .*\) -> CUDA_ERROR_INVALID_HANDLE [0-9]+ns plt$'
   expect_log 1 ' -> '
   ;;
+report_prints_kernel_names_as_the_module_does)
+  # The command demangles with the module's demangler first: a CUTLASS name that libstdc++'s
+  # __cxa_demangle cannot read (and LLVM's reads as ours does) is readable in the report.
+  native "$BIN/kernels"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/kernels"
+  same_results
+  "$PYTHON" - s.json <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+k = [k for k in doc["kernels"] if k["name"] == "_Z4add5Pii"][0]
+k["name"] = "_ZN7cutlass6KernelINS_4gemm6kernel9GemmArrayINS1_11threadblock12MmaPipelinedINS1_9GemmShapeILi128ELi128ELi8EEENS_9transform11threadblock22PredicatedTileIteratorINS_11MatrixShapeILi128ELi8EEEdNS_6layout11ColumnMajorELi1ENS8_30PitchLinearStripminedThreadMapINS_16PitchLinearShapeILi128ELi8EEELi256ELi1EEELi1ELb0EEENS9_19RegularTileIteratorISC_dSE_Li1ESI_Li8EEENSA_INSB_ILi8ELi128EEEdNSD_8RowMajorELi0ESI_Li1ELb0EEENSK_ISM_dSN_Li0ESI_Li8EEEdSN_NS4_9MmaPolicyINS1_4warp7MmaSimtINS6_ILi32ELi64ELi8EEEdSE_dSN_dSN_NSR_13MmaSimtPolicyINSB_ILi4ELi8EEENSD_19RowMajorInterleavedILi2EEENS6_ILi2ELi2ELi1EEEEELi1ELNS_16ComplexTransformE0ELS10_0EbEENSB_ILi0ELi0EEES12_Li1EEENS_21NumericArrayConverterIddLi4ELNS_15FloatRoundStyleE2ENS8_6thread14UnaryTransform8IdentityEEES19_bEENS_8epilogue11threadblock8EpilogueIS7_S11_Li1ENS1C_22PredicatedTileIteratorINS1C_26OutputTileOptimalThreadMapINS1C_15OutputTileShapeILi128ELi1ELi4ELi4ELi1EEENS1G_ILi1ELi2ELi4ELi1ELi8EEELi256ELi1ELi64EEEdLb0ELb0EEENS1B_4warp20FragmentIteratorSimtIST_NS1_6thread3MmaINS6_ILi8ELi8ELi1EEEdSE_dSN_dSN_NS_4arch13OpMultiplyAddEbEESN_SZ_EENS1L_16TileIteratorSimtIST_S1S_dSN_SZ_EENS1C_18SharedLoadIteratorINS1J_18CompactedThreadMapEdLi8EEENS1B_6thread17LinearCombinationIdLi1EddLNS1Z_9ScaleType4KindE0ELS15_2EEENSB_ILi0ELi9EEELi1ELi1EEENS4_37GemmBatchedIdentityThreadblockSwizzleEEEEEvNT_6ParamsE"
+del k["demangled"]
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+  "$CLI" report --table kernels s.json >r.txt 2>&1
+  expect_log 1 '  void cutlass::Kernel<cutlass::gemm::kernel::GemmArray<cutlass::gemm::threadblock::MmaPipelined<cutlass::gemm::GemmShape<128, 128, 8>, .*>::Params\)$' r.txt
+  expect_log 1 '  scale3\(int\*, int\)$' r.txt
+  "$CLI" report --mangled --table kernels s.json >r.txt 2>&1
+  expect_log 1 '  _ZN7cutlass6KernelINS_4gemm6kernel9GemmArray.*NT_6ParamsE$' r.txt
+  ;;
 summary_says_where_it_came_from)
   native "$BIN/kernels"
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/kernels"
