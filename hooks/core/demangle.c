@@ -63,6 +63,8 @@ struct dm {
 	int depth, failed;
 	int in_expansion; /* inside a pack expansion's pattern: a pack may be its operand */
 	int in_local;     /* inside the function of a local name (Z <encoding> E) */
+	int member_next;  /* the next type is a member pointer's member type */
+	int entity_next;  /* the next name is a local name's entity (may start with a closure) */
 	unsigned nnodes, nsubs, ntargs;
 	unsigned gen, next_gen; /* which template arguments targs holds now */
 	int subs[MAX_SUBS];
@@ -190,6 +192,7 @@ static int leave(struct dm *d, int r)
 
 static int type(struct dm *d);
 static int same_generation(struct dm *d, int n, unsigned *budget);
+static int pkind(const struct dm *d, int n);
 static int reinstantiate(struct dm *d, int n, unsigned *budget);
 static int encoding(struct dm *d, struct name_info *info);
 static int name(struct dm *d, int tag, struct name_info *info);
@@ -401,6 +404,9 @@ static int substitution(struct dm *d, int in_nested)
 	}
 	if (id >= d->nsubs)
 		return fail(d);
+	/* A pack expansion stands where it is written, not where it is named again. */
+	if (pkind(d, d->subs[id]) == K_PACKEXP)
+		return fail(d);
 	{
 		unsigned budget = 4096;
 
@@ -518,14 +524,15 @@ static int expr_primary(struct dm *d)
 
 	if (!eat(d, 'L'))
 		return fail(d);
-	if (peek(d) == '_' && peek_at(d, 1) == 'Z') {
+	/* An entity: L_Z <encoding> E, or LZ <encoding> E as older g++ wrote it. */
+	if ((peek(d) == '_' && peek_at(d, 1) == 'Z') || peek(d) == 'Z') {
 		int saved[MAX_TARGS];
 		unsigned nsaved = d->ntargs, gen = d->gen;
 		struct name_info info = { 0 };
 
 		/* An entity's own template arguments do not change the enclosing ones. */
 		memcpy(saved, d->targs, nsaved * sizeof(saved[0]));
-		d->p += 2;
+		d->p += peek(d) == 'Z' ? 1 : 2;
 		n = encoding(d, &info);
 		memcpy(d->targs, saved, nsaved * sizeof(saved[0]));
 		d->ntargs = nsaved;
@@ -581,6 +588,9 @@ static int expression(struct dm *d)
 		d->in_expansion++;
 		r = expression(d);
 		d->in_expansion--;
+		/* Of a parameter pack only (spT0_). */
+		if (r >= 0 && (d->nodes[r].kind != K_TPARAM || pkind(d, r) != K_PACK))
+			r = fail(d);
 		r = r < 0 ? -1 : node(d, K_PACKEXP, r, -1);
 	} else {
 		r = fail(d);
@@ -694,10 +704,40 @@ static int cv_qualifiers(struct dm *d)
 	return q;
 }
 
+/* Whether a node can be the scope of a nested name: a namespace's or class's name. */
+static int scope_like(const struct dm *d, int n)
+{
+	int k = pkind(d, n);
+
+	if (k == K_NAME)
+		return d->nodes[strip(d, n)].flags != F_BUILTIN;
+	return k == K_NESTED || k == K_TEMPLATE || k == K_ABITAG || k == K_LOCAL || k == K_UNNAMED ||
+	       k == K_LAMBDA;
+}
+
+/* A template's name in a nested name: a scope's, or an operator's, a constructor's, a
+   conversion's (the last component, as written). */
+static int scope_like_or_ctor(const struct dm *d, int n)
+{
+	int last = n;
+
+	if (pkind(d, n) == K_NESTED)
+		last = d->nodes[strip(d, n)].b;
+	last = strip(d, last);
+	while (last >= 0 && d->nodes[last].kind == K_ABITAG)
+		last = d->nodes[last].a;
+	return scope_like(d, n) || (last >= 0 && (d->nodes[last].kind == K_OPER ||
+						  d->nodes[last].kind == K_CTOR ||
+						  d->nodes[last].kind == K_CONV));
+}
+
 static int nested_name(struct dm *d, int tag, struct name_info *info)
 {
 	int so_far = -1, pushed = 0;
 
+	int entity = d->entity_next;
+
+	d->entity_next = 0;
 	if (!eat(d, 'N'))
 		return fail(d);
 	info->cv = (unsigned)cv_qualifiers(d);
@@ -707,6 +747,8 @@ static int nested_name(struct dm *d, int tag, struct name_info *info)
 		info->ref = REF_R;
 	while (!d->failed && !eat(d, 'E')) {
 		int c, part;
+
+		int after_args = info->template_args;
 
 		pushed = 1;
 		eat(d, 'L');
@@ -720,10 +762,13 @@ static int nested_name(struct dm *d, int tag, struct name_info *info)
 			if (so_far >= 0)
 				return fail(d);
 			so_far = template_param(d);
+			if (so_far >= 0 && !scope_like(d, so_far))
+				return fail(d);
 		} else if (c == 'I') {
 			int args;
 
-			if (so_far < 0)
+			/* Arguments follow a template's name, once. */
+			if (so_far < 0 || after_args || !scope_like_or_ctor(d, so_far))
 				return fail(d);
 			args = template_args(d, tag);
 			so_far = node(d, K_TEMPLATE, so_far, args);
@@ -739,6 +784,8 @@ static int nested_name(struct dm *d, int tag, struct name_info *info)
 				return fail(d);
 			so_far = substitution(d, 1);
 			pushed = 0;
+			if (so_far >= 0 && !scope_like(d, so_far))
+				return fail(d);
 		} else if (c == 'C' || (c == 'D' && peek_at(d, 1) >= '0' && peek_at(d, 1) <= '5')) {
 			int cls;
 
@@ -758,6 +805,10 @@ static int nested_name(struct dm *d, int tag, struct name_info *info)
 		} else if (c == 'D') {
 			return fail(d); /* decltype, structured bindings */
 		} else {
+			/* An unnamed type or closure has a scope before it, but in a local name's
+			   entity, whose scope is the function. */
+			if (so_far < 0 && c == 'U' && !entity)
+				return fail(d);
 			part = unqualified_name(d, info);
 			so_far = so_far < 0 ? part : node(d, K_NESTED, so_far, part);
 		}
@@ -775,13 +826,17 @@ static int nested_name(struct dm *d, int tag, struct name_info *info)
 	return so_far;
 }
 
-static int local_name(struct dm *d, struct name_info *info)
+static int local_name(struct dm *d, int tag, struct name_info *info)
 {
 	struct name_info inner = { 0 };
-	int enc, entity;
+	int enc, entity, saved[MAX_TARGS];
+	unsigned nsaved = d->ntargs, gen = d->gen;
 
 	if (!eat(d, 'Z'))
 		return fail(d);
+	/* A local name used as a type: its function's template arguments are its own, not
+	   those the enclosing signature's parameters refer to. */
+	memcpy(saved, d->targs, nsaved * sizeof(saved[0]));
 	d->in_local++;
 	enc = encoding(d, &inner);
 	d->in_local--;
@@ -789,10 +844,17 @@ static int local_name(struct dm *d, struct name_info *info)
 		return fail(d);
 	if (eat(d, 's')) {
 		entity = text(d, K_STRLIT, "string literal", 14);
-	} else if (peek(d) == 'd') {
-		return fail(d); /* a default argument's entity */
+	} else if (peek(d) == 'd' || peek(d) == 'Z') {
+		return fail(d); /* a default argument's entity; a local name in a local name */
 	} else {
-		entity = name(d, 1, info);
+		d->entity_next = 1;
+		entity = name(d, tag, info);
+		d->entity_next = 0;
+	}
+	if (!tag) {
+		memcpy(d->targs, saved, nsaved * sizeof(saved[0]));
+		d->ntargs = nsaved;
+		d->gen = gen;
 	}
 	/* The discriminator: _ <digit>, or __ <number> _; not printed. */
 	if (peek(d) == '_') {
@@ -814,24 +876,30 @@ static int local_name(struct dm *d, struct name_info *info)
 /* <name>. tag: it is an encoding's name, whose template arguments its signature refers to. */
 static int name(struct dm *d, int tag, struct name_info *info)
 {
-	int n = -1, c;
+	int n = -1, c, entity = d->entity_next;
 
 	if (!enter(d))
 		return -1;
 	c = peek(d);
 	info->template_args = 0;
+	if (c != 'N')
+		d->entity_next = 0; /* nested_name reads and clears it */
 	if (c == 'N') {
 		n = nested_name(d, tag, info);
 	} else if (c == 'Z') {
-		n = local_name(d, info);
+		n = local_name(d, tag, info);
 	} else {
 		if (c == 'S' && peek_at(d, 1) != 't') {
 			n = substitution(d, 0);
-			if (peek(d) != 'I')
+			if (peek(d) != 'I' || (n >= 0 && !scope_like(d, n)))
 				return leave(d, fail(d));
 		} else {
 			int std = c == 'S' && (d->p += 2, 1);
 
+			/* An unnamed type or closure stands inside a scope (a local name's
+			   function, for its entity), never alone. */
+			if (c == 'U' && !entity)
+				return leave(d, fail(d));
 			eat(d, 'L');
 			n = unqualified_name(d, info);
 			if (std)
@@ -849,6 +917,29 @@ static int name(struct dm *d, int tag, struct name_info *info)
 	return leave(d, n);
 }
 
+/* Whether a type wraps its declarator: a pointer or reference to a function or an array, or a
+   member pointer. */
+static int declarator_inside(const struct dm *d, int n)
+{
+	for (int i = 0; i < MAX_DEPTH && (n = strip(d, n)) >= 0; i++) {
+		switch (d->nodes[n].kind) {
+		case K_FUNC:
+		case K_ARRAY:
+		case K_PTRMEM:
+			return 1;
+		case K_PTR:
+		case K_LREF:
+		case K_RREF:
+		case K_QUAL:
+			n = d->nodes[n].a;
+			break;
+		default:
+			return 0;
+		}
+	}
+	return 1;
+}
+
 /* F [Y] <return type> <parameters> [<ref-qualifier>] E, with the cv-qualifiers before it. */
 static int function_type(struct dm *d, unsigned cv)
 {
@@ -858,8 +949,8 @@ static int function_type(struct dm *d, unsigned cv)
 		return fail(d);
 	eat(d, 'Y');
 	ret = type(d);
-	/* A function returns neither a function nor an array. */
-	if (ret < 0 || pkind(d, ret) == K_FUNC || pkind(d, ret) == K_ARRAY)
+	/* A function returns neither a function nor an array (nor a pack). */
+	if (ret < 0 || pkind(d, ret) == K_FUNC || pkind(d, ret) == K_ARRAY || pkind(d, ret) == K_PACKEXP)
 		return fail(d);
 	params = type_list(d, 1);
 	if (d->failed)
@@ -872,6 +963,10 @@ static int function_type(struct dm *d, unsigned cv)
 		d->nodes[f].ref = REF_L;
 	else if (eat(d, 'O'))
 		d->nodes[f].ref = REF_R;
+	/* A member function returning a pointer to a function, an array or a member: libstdc++
+	   puts the qualifiers elsewhere; not handled. */
+	if ((cv || d->nodes[f].ref) && declarator_inside(d, ret))
+		return fail(d);
 	return eat(d, 'E') ? f : fail(d);
 }
 
@@ -929,10 +1024,11 @@ static int is_reference(const struct dm *d, int n)
 
 static int type_body(struct dm *d)
 {
-	int c = peek(d), t, inner;
+	int c = peek(d), t, inner, member = d->member_next;
 	unsigned long dim;
 	const char *s;
 
+	d->member_next = 0;
 	switch (c) {
 	case 'r':
 	case 'V':
@@ -942,17 +1038,14 @@ static int type_body(struct dm *d)
 		/* Each qualifier once, in the ABI's order (r V K). */
 		if (peek(d) == 'r' || peek(d) == 'V' || peek(d) == 'K')
 			return fail(d);
+		/* A qualified function type is a member function's, under M only. */
 		if (peek(d) == 'F')
-			return push_sub(d, function_type(d, q));
+			return member ? push_sub(d, function_type(d, q)) : fail(d);
 		inner = type(d);
 		if (inner < 0 || is_reference(d, inner) || pkind(d, inner) == K_FUNC ||
-		    pkind(d, inner) == K_ARRAY || (pkind(d, inner) == K_PACK && !d->in_expansion))
+		    pkind(d, inner) == K_ARRAY || pkind(d, inner) == K_PACKEXP ||
+		    (pkind(d, inner) == K_PACK && !d->in_expansion))
 			return fail(d);
-		/* const applied to a const type (a T_ of "int const") is printed once. */
-		if (pkind(d, inner) == K_QUAL) {
-			q |= d->nodes[strip(d, inner)].flags;
-			inner = d->nodes[strip(d, inner)].a;
-		}
 		t = node(d, K_QUAL, inner, -1);
 		if (t >= 0)
 			d->nodes[t].flags = (unsigned char)q;
@@ -965,7 +1058,7 @@ static int type_body(struct dm *d)
 		inner = type(d);
 		/* A pointer to a reference is no type; a reference to one collapses (printer)
 		   where a template parameter stands for it, and is no type where written. */
-		if (inner < 0 || (c == 'P' && is_reference(d, inner)) ||
+		if (inner < 0 || (c == 'P' && is_reference(d, inner)) || pkind(d, inner) == K_PACKEXP ||
 		    (d->nodes[inner].kind == K_LREF || d->nodes[inner].kind == K_RREF) ||
 		    (pkind(d, inner) == K_PACK && !d->in_expansion) ||
 		    (pkind(d, inner) == K_FUNC &&
@@ -973,14 +1066,18 @@ static int type_body(struct dm *d)
 			return fail(d);
 		return push_sub(d, node(d, c == 'P' ? K_PTR : c == 'R' ? K_LREF : K_RREF, inner, -1));
 	case 'F':
-		return push_sub(d, function_type(d, 0));
+		t = function_type(d, 0);
+		if (t >= 0 && d->nodes[t].ref && !member)
+			return fail(d);
+		return push_sub(d, t);
 	case 'A':
 		d->p++;
 		s = d->p;
 		if (number(d, &dim) != 0 || !eat(d, '_'))
 			return fail(d);
 		inner = type(d);
-		if (inner < 0 || pkind(d, inner) == K_FUNC || pkind(d, inner) == K_PACK)
+		if (inner < 0 || pkind(d, inner) == K_FUNC || pkind(d, inner) == K_PACK ||
+		    pkind(d, inner) == K_PACKEXP)
 			return fail(d);
 		t = node(d, K_ARRAY, inner, -1);
 		if (t >= 0) {
@@ -999,11 +1096,15 @@ static int type_body(struct dm *d)
 	case 'M':
 		d->p++;
 		t = type(d);
+		d->member_next = 1;
 		inner = type(d);
+		d->member_next = 0;
 		/* The class is a class's name; the member no member pointer itself. */
 		if (t < 0 || inner < 0 || pkind(d, inner) == K_PACK || pkind(d, inner) == K_PTRMEM ||
+		    pkind(d, inner) == K_PACKEXP || pkind(d, t) == K_PACKEXP ||
 		    (pkind(d, t) != K_NAME && pkind(d, t) != K_NESTED && pkind(d, t) != K_TEMPLATE &&
-		     pkind(d, t) != K_LOCAL && pkind(d, t) != K_ABITAG))
+		     pkind(d, t) != K_LOCAL && pkind(d, t) != K_ABITAG) ||
+		    d->nodes[strip(d, t)].flags == F_BUILTIN)
 			return fail(d);
 		return push_sub(d, node(d, K_PTRMEM, t, inner));
 	case 'T':
@@ -1011,7 +1112,12 @@ static int type_body(struct dm *d)
 			return fail(d);
 		t = push_sub(d, template_param(d));
 		if (t >= 0 && peek(d) == 'I') {
-			int args = template_args(d, 0);
+			int args;
+
+			/* A template template parameter stands for a template's name. */
+			if (pkind(d, t) != K_NAME && pkind(d, t) != K_NESTED)
+				return fail(d);
+			args = template_args(d, 0);
 
 			t = push_sub(d, node(d, K_TEMPLATE, t, args));
 		}
@@ -1022,7 +1128,14 @@ static int type_body(struct dm *d)
 			d->in_expansion++;
 			inner = type(d);
 			d->in_expansion--;
-			return inner < 0 ? -1 : push_sub(d, node(d, K_PACKEXP, inner, -1));
+			/* The patterns kernel names use: a parameter pack, maybe under *, &, && and
+			   cv-qualifiers (DpT_, DpRKT_, DpOT_). */
+			for (t = inner; t >= 0 && (d->nodes[t].kind == K_PTR || d->nodes[t].kind == K_LREF ||
+						   d->nodes[t].kind == K_RREF || d->nodes[t].kind == K_QUAL);)
+				t = d->nodes[t].a;
+			if (t < 0 || d->nodes[t].kind != K_TPARAM || pkind(d, t) != K_PACK)
+				return fail(d);
+			return push_sub(d, node(d, K_PACKEXP, inner, -1));
 		}
 		t = d_builtin(d);
 		return t == -2 ? fail(d) : t;
@@ -1034,7 +1147,11 @@ static int type_body(struct dm *d)
 		}
 		t = substitution(d, 0);
 		if (t >= 0 && peek(d) == 'I') {
-			int args = template_args(d, 0);
+			int args;
+
+			if (!scope_like(d, t))
+				return fail(d);
+			args = template_args(d, 0);
 
 			t = push_sub(d, node(d, K_TEMPLATE, t, args));
 		}
@@ -1093,6 +1210,14 @@ static int special(struct dm *d, const char *what, int inner)
 	return n;
 }
 
+/* A variable's name: no member function's qualifiers. */
+static int plain_name(struct dm *d, struct name_info *info)
+{
+	int n = name(d, 0, info);
+
+	return info->cv || info->ref ? fail(d) : n;
+}
+
 static int special_name(struct dm *d)
 {
 	struct name_info info = { 0 };
@@ -1105,8 +1230,8 @@ static int special_name(struct dm *d)
 		case 'T': return special(d, "VTT for ", type(d));
 		case 'I': return special(d, "typeinfo for ", type(d));
 		case 'S': return special(d, "typeinfo name for ", type(d));
-		case 'H': return special(d, "TLS init function for ", name(d, 0, &info));
-		case 'W': return special(d, "TLS wrapper function for ", name(d, 0, &info));
+		case 'H': return special(d, "TLS init function for ", plain_name(d, &info));
+		case 'W': return special(d, "TLS wrapper function for ", plain_name(d, &info));
 		case 'h':
 		case 'v':
 			d->p--;
@@ -1119,7 +1244,7 @@ static int special_name(struct dm *d)
 		}
 	}
 	if (c1 == 'V')
-		return special(d, "guard variable for ", name(d, 0, &info));
+		return special(d, "guard variable for ", plain_name(d, &info));
 	return fail(d);
 }
 
@@ -1142,8 +1267,10 @@ static int encoding(struct dm *d, struct name_info *info)
 	}
 	if (info->template_args && !info->no_return) {
 		ret = type(d);
-		if (ret < 0)
-			return leave(d, -1);
+		/* A function returns neither a function nor an array (nor a pack). */
+		if (ret < 0 || pkind(d, ret) == K_ARRAY || pkind(d, ret) == K_FUNC ||
+		    pkind(d, ret) == K_PACKEXP)
+			return leave(d, fail(d));
 	}
 	params = type_list(d, 0);
 	if (d->failed)
@@ -1165,6 +1292,11 @@ struct out {
 	int failed, depth;
 	int pack_index; /* inside a pack expansion: the element printed; -1 outside */
 	unsigned long steps;
+	/* libstdc++ prints through a 256-byte buffer and can take back a ", " only while it is
+	   still in there: where it flushes decides the text of a list that ends in empty packs. */
+	unsigned buf_len;
+	unsigned long flushes;
+	char last; /* the last character written; a ", " taken back leaves its space here */
 };
 
 static void put(struct out *o, const char *s, size_t n)
@@ -1175,6 +1307,15 @@ static void put(struct out *o, const char *s, size_t n)
 	}
 	memcpy(o->p + o->len, s, n);
 	o->len += n;
+	if (n)
+		o->last = s[n - 1];
+	for (size_t i = 0; i < n; i++) {
+		if (o->buf_len == 255) {
+			o->buf_len = 0;
+			o->flushes++;
+		}
+		o->buf_len++;
+	}
 }
 
 static void puts_(struct out *o, const char *s)
@@ -1182,9 +1323,11 @@ static void puts_(struct out *o, const char *s)
 	put(o, s, strlen(s));
 }
 
+/* The last character libstdc++ wrote: the space of a ", " it took back counts ("A<B<int>>"
+   for A<B<int, <empty>>>, where a "> >" would otherwise be). */
 static char last_char(const struct out *o)
 {
-	return o->len ? o->p[o->len - 1] : 0;
+	return o->last;
 }
 
 static void put_num(struct out *o, unsigned v)
@@ -1229,11 +1372,17 @@ static int guard(struct out *o, int n)
 
 /* Items of a list separated by ", ". An element that prints nothing (an empty pack) keeps
    its separator, except in a run of such elements at the end: the list "int, <empty>" is
-   "int", "<empty>, int" is ", int" (libstdc++ drops a ", " only when all that follows it
-   printed nothing). */
-static void print_list(struct out *o, int item)
+   "int", "<empty>, int" is ", int" (libstdc++ takes a ", " back when all that follows it
+   printed nothing, and its buffer was not flushed meanwhile). Returns 1 when the list ended
+   in such a run: libstdc++ then holds the space of ", " as the last character it wrote
+   ("A<int>>" for A<int, <empty>>). */
+static int print_list(struct out *o, int item)
 {
-	size_t end = o->len; /* after the last element that printed something */
+	struct {
+		size_t pos;
+		unsigned long flushes;
+	} run[64];
+	unsigned nrun = 0;
 
 	for (int i = 0; item >= 0 && !o->failed; i++) {
 		const struct node *it = &o->d->nodes[item];
@@ -1241,16 +1390,36 @@ static void print_list(struct out *o, int item)
 
 		if (it->a < 0)
 			break;
-		if (i)
+		if (i) {
+			/* libstdc++ flushes first so that ", " stays in its buffer. */
+			if (o->buf_len >= 254) {
+				o->buf_len = 0;
+				o->flushes++;
+			}
 			puts_(o, ", ");
+			if (nrun == sizeof(run) / sizeof(run[0])) {
+				o->failed = 1;
+				return 0;
+			}
+			run[nrun].pos = o->len;
+			run[nrun].flushes = o->flushes;
+			nrun++;
+		}
 		mark = o->len;
 		print(o, it->a);
 		if (o->len != mark)
-			end = o->len;
+			nrun = 0;
 		item = it->b;
 	}
-	if (!o->failed)
-		o->len = end;
+	if (o->failed)
+		return 0;
+	for (unsigned k = nrun; k-- > 0;) {
+		if (o->flushes != run[k].flushes || o->len != run[k].pos)
+			break;
+		o->len -= 2;
+		o->buf_len -= 2;
+	}
+	return nrun > 0;
 }
 
 static void print_quals(struct out *o, unsigned q)
@@ -1497,22 +1666,45 @@ static void print_left(struct out *o, int n)
 		return;
 	x = &o->d->nodes[n];
 	switch (x->kind) {
-	case K_QUAL:
-		if (kind_of(o, x->a) == K_LREF || kind_of(o, x->a) == K_RREF ||
-		    kind_of(o, x->a) == K_FUNC || kind_of(o, x->a) == K_ARRAY) {
+	case K_QUAL: {
+		/* Qualifiers on a qualified type (a template parameter's or a pack element's):
+		   the inner ones first ("int restrict const"), each qualifier once. */
+		unsigned char groups[16];
+		int inner = resolve(o, x->a), ngroups = 1;
+		unsigned done = 0;
+
+		groups[0] = x->flags;
+		for (; kind_of(o, inner) == K_QUAL && ngroups < 16; ngroups++) {
+			groups[ngroups] = o->d->nodes[inner].flags;
+			inner = resolve(o, o->d->nodes[inner].a);
+		}
+		if (kind_of(o, inner) == K_QUAL || kind_of(o, inner) == K_LREF ||
+		    kind_of(o, inner) == K_RREF || kind_of(o, inner) == K_FUNC ||
+		    kind_of(o, inner) == K_ARRAY || nested_pack(o, x->a)) {
 			o->failed = 1;
 			break;
 		}
-		print_left(o, x->a);
-		print_quals(o, x->flags);
+		print_left(o, inner);
+		/* Innermost first; a qualifier an outer group repeats is printed there only. */
+		for (int g = ngroups - 1; g >= 0; g--) {
+			done = 0;
+			for (int h = 0; h < g; h++)
+				done |= groups[h];
+			print_quals(o, groups[g] & ~done);
+		}
 		break;
+	}
 	case K_PTR:
 	case K_LREF:
 	case K_RREF: {
 		int ref = x->kind, inner = x->kind == K_PTR ? resolve(o, x->a) : collapse(o, n, &ref);
 		int k = kind_of(o, inner);
 
-		if ((x->kind == K_PTR && (k == K_LREF || k == K_RREF)) || nested_pack(o, x->a)) {
+		/* A pack's element that wraps its declarator: libstdc++ prints it differently. */
+		int from_pack = pkind(o->d, x->a) == K_PACK;
+
+		if ((x->kind == K_PTR && (k == K_LREF || k == K_RREF)) || nested_pack(o, x->a) ||
+		    (from_pack && (k == K_ARRAY || k == K_FUNC || k == K_PTRMEM))) {
 			o->failed = 1;
 			break;
 		}
@@ -1543,11 +1735,17 @@ static void print_left(struct out *o, int n)
 		int k = kind_of(o, x->b);
 
 		print_left(o, x->b);
-		/* libstdc++ spaces a member pointer from what comes before, always. */
-		if (last_char(o) != ' ')
-			put(o, " ", 1);
-		if (k == K_ARRAY || k == K_FUNC)
+		/* libstdc++'s spacing: "void (A::*)()", "int (A::*) [4]", "int A::*" (a space
+		   after anything but '(', even after a space a name ends with). */
+		if (k == K_FUNC) {
+			if (last_char(o) != ' ')
+				put(o, " ", 1);
 			put(o, "(", 1);
+		} else if (k == K_ARRAY) {
+			put(o, " (", 2);
+		} else if (last_char(o) != '(') {
+			put(o, " ", 1);
+		}
 		print(o, x->a);
 		puts_(o, "::*");
 		break;
@@ -1568,9 +1766,14 @@ static void print_right(struct out *o, int n)
 		return;
 	x = &o->d->nodes[n];
 	switch (x->kind) {
-	case K_QUAL:
-		print_right(o, x->a);
+	case K_QUAL: {
+		int inner = resolve(o, x->a);
+
+		for (int i = 0; kind_of(o, inner) == K_QUAL && i < MAX_DEPTH; i++)
+			inner = resolve(o, o->d->nodes[inner].a);
+		print_right(o, inner);
 		break;
+	}
 	case K_PTR:
 	case K_LREF:
 	case K_RREF: {
@@ -1713,7 +1916,8 @@ static void print(struct out *o, int n)
 		print(o, x->a);
 		break;
 	case K_ADDR:
-		if (kind_of(o, x->a) == K_ENCODING) {
+		/* "&f", "&A::x", but "&(f<int>)" and "&(void f(int))". */
+		if (kind_of(o, x->a) != K_NAME && kind_of(o, x->a) != K_NESTED) {
 			puts_(o, "&(");
 			print(o, x->a);
 			put(o, ")", 1);
@@ -1775,7 +1979,7 @@ size_t cua_demangle_into(char *out, size_t cap, const char *name_, size_t len)
 		return 0;
 	d.p = name_ + 2;
 	d.end = name_ + len;
-	d.depth = d.failed = d.in_expansion = d.in_local = 0;
+	d.depth = d.failed = d.in_expansion = d.in_local = d.member_next = d.entity_next = 0;
 	d.nnodes = d.nsubs = d.ntargs = 0;
 	d.gen = d.next_gen = 0;
 	top = encoding(&d, &info);
@@ -1790,6 +1994,9 @@ size_t cua_demangle_into(char *out, size_t cap, const char *name_, size_t len)
 	o.depth = 0;
 	o.pack_index = -1;
 	o.steps = 0;
+	o.buf_len = 0;
+	o.flushes = 0;
+	o.last = 0;
 	print(&o, top);
 	if (o.failed || o.len == 0)
 		return 0;
