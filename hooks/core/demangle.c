@@ -15,7 +15,7 @@ int cua_demangle_names = 1;
 #define MAX_NODES 1200
 #define MAX_SUBS 256
 #define MAX_TARGS 64
-#define MAX_DEPTH 96
+#define MAX_DEPTH 64
 #define MAX_STEPS (1u << 20)
 
 enum kind {
@@ -1966,9 +1966,22 @@ static int clone_suffixes(struct dm *d, int n)
 	return n;
 }
 
-size_t cua_demangle_into(char *out, size_t cap, const char *name_, size_t len)
+size_t cua_demangle_into(char *out, size_t cap, const char *name, size_t len)
 {
-	struct dm d;
+	struct cua_demangle_state state;
+
+	return cua_demangle_with(&state, out, cap, name, len);
+}
+
+_Static_assert(sizeof(struct cua_demangle_state) >= sizeof(struct dm),
+	       "CUA_DEMANGLE_STATE_BYTES too small for the parser's tables");
+
+size_t cua_demangle_with(struct cua_demangle_state *state, char *out, size_t cap, const char *name_,
+			 size_t len)
+{
+	/* The caller's bytes (on its stack, or static behind its lock): aligned and big
+	   enough for the tables, checked above. */
+	struct dm *d = (struct dm *)(void *)state->bytes;
 	struct name_info info = { 0 };
 	struct out o;
 	int top;
@@ -1977,16 +1990,16 @@ size_t cua_demangle_into(char *out, size_t cap, const char *name_, size_t len)
 	if (!out || cap == 0 || !name_ || len < 3 || name_[0] != '_' || name_[1] != 'Z' ||
 	    memchr(name_, '\0', len))
 		return 0;
-	d.p = name_ + 2;
-	d.end = name_ + len;
-	d.depth = d.failed = d.in_expansion = d.in_local = d.member_next = d.entity_next = 0;
-	d.nnodes = d.nsubs = d.ntargs = 0;
-	d.gen = d.next_gen = 0;
-	top = encoding(&d, &info);
-	top = clone_suffixes(&d, top);
-	if (top < 0 || d.failed || d.p != d.end)
+	d->p = name_ + 2;
+	d->end = name_ + len;
+	d->depth = d->failed = d->in_expansion = d->in_local = d->member_next = d->entity_next = 0;
+	d->nnodes = d->nsubs = d->ntargs = 0;
+	d->gen = d->next_gen = 0;
+	top = encoding(d, &info);
+	top = clone_suffixes(d, top);
+	if (top < 0 || d->failed || d->p != d->end)
 		return 0;
-	o.d = &d;
+	o.d = d;
 	o.p = out;
 	o.len = 0;
 	o.cap = cap - 1;

@@ -122,11 +122,12 @@ static int in_arena(const char *name)
 	return base && name >= base + SLOT_BYTES && name < base + ARENA_BYTES;
 }
 
-/* One output buffer for the rare first demangling of a name, instead of 64 KiB more on an
-   application thread's stack. Never waited for: a thread that finds it taken (by another
+/* One output buffer and parser state for the rare first demangling of a name, instead of
+   100 KiB more on an application thread's stack. Never waited for: a thread that finds it taken (by another
    thread, or by the thread a signal interrupted, or forever in a child forked meanwhile)
    gets NULL, prints the mangled name this once and leaves the slot for a later call. */
 static char readable_out[64 << 10];
+static struct cua_demangle_state readable_state;
 static int readable_lock;
 
 static const char *demangle_copy(const char *name)
@@ -136,7 +137,7 @@ static const char *demangle_copy(const char *name)
 
 	if (__atomic_exchange_n(&readable_lock, 1, __ATOMIC_ACQUIRE))
 		return NULL;
-	n = cua_demangle_into(readable_out, sizeof(readable_out), name, strlen(name));
+	n = cua_demangle_with(&readable_state, readable_out, sizeof(readable_out), name, strlen(name));
 	if (n) {
 		char *c = arena_alloc(n + 1);
 

@@ -111,6 +111,7 @@ static struct {
 	char mangled[255];
 	char readable[KREADABLE_MAX];
 } kcache[KCACHE];
+static struct cua_demangle_state kstate;
 static int kcache_busy;
 
 /* Sets *out to the readable form of name[0, n) and returns its length, or 0. */
@@ -130,7 +131,8 @@ static size_t readable_kernel(const char *name, size_t n, const char **out)
 	if (kcache[slot].mlen != n || memcmp(kcache[slot].mangled, name, n) != 0) {
 		kcache[slot].mlen = (uint8_t)n;
 		memcpy(kcache[slot].mangled, name, n);
-		kcache[slot].rlen = (uint16_t)cua_demangle_into(kcache[slot].readable, KREADABLE_MAX, name, n);
+		kcache[slot].rlen = (uint16_t)cua_demangle_with(&kstate, kcache[slot].readable,
+							       KREADABLE_MAX, name, n);
 	}
 	len = kcache[slot].rlen;
 	*out = kcache[slot].readable;
