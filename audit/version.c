@@ -17,6 +17,7 @@
 #include "gotfix.h"
 #include "entrypatch.h"
 #include "hooks.h"
+#include "demangle.h"
 #include "instance.h"
 #include "kernels.h"
 #include "libs.h"
@@ -68,6 +69,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 	cua_provenance_init();
 	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
 	cua_config_restrict_secure(&cua_cfg);
+	cua_demangle_names = cua_cfg.demangle;
 	cua_hook_configs_load(&hook_cfg, &cua_cfg, env, diag_stderr);
 	cua_out_setup(cua_cfg.log_file);
 	/* One read of /proc/self/stat, only where a report file may be written. */

@@ -91,6 +91,8 @@ static const struct var_row rows[] = {
 	  "trace every call, only between cudaProfilerStart and Stop, or as `cuaudit ctl` says" },
 	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "on|off", VAL_PLAIN, NULL,
 	  "patch a runtime linked into the program (or 1/0, yes/no, true/false)" },
+	{ "demangle", 0, "CUAUDIT_DEMANGLE", "on|off", VAL_PLAIN, NULL,
+	  "readable kernel names in the log, summary and trace (or 1/0, yes/no, true/false)" },
 	{ "summary-sample", 0, "CUAUDIT_SUMMARY_SAMPLE", "N", VAL_PLAIN, NULL,
 	  "time one call in N" },
 	{ "live", 0, "CUAUDIT_LIVE", "on|off", VAL_PLAIN, NULL,

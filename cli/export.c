@@ -669,6 +669,9 @@ static void gpu_event(struct sink *k, const struct json *e, const char *name, lo
 	const char *op = str_of(json_get(args, "op")), *kind = "kernel", *copy = NULL;
 	const struct json *bytes = json_get(args, "bytes");
 	struct value v[13];
+	/* A kernel's event is named readably; the name as compiled is in args.mangled (absent
+	   with CUAUDIT_DEMANGLE=off, or when the module could not read it). */
+	const char *mangled = str_of(json_get(args, "mangled"));
 
 	if (!op)
 		op = name;
@@ -684,6 +687,8 @@ static void gpu_event(struct sink *k, const struct json *e, const char *name, lo
 	v[2] = num_of(args, "device");
 	v[3] = V_TEXT(str_of(json_get(args, "stream")));
 	v[4] = V_TEXT(kind);
+	if (strcmp(kind, "kernel") == 0 && mangled)
+		name = mangled;
 	v[5] = V_TEXT(strcmp(kind, "kernel") == 0 ? cua_demangle(name) : name);
 	v[6] = V_TEXT(strcmp(kind, "kernel") == 0 ? name : NULL);
 	v[7] = V_TEXT(copy);
@@ -732,7 +737,10 @@ static void trace_event(struct sink *k, const struct json *e, const char *file)
 		long long linked = corr && corr->integral
 			? corr->integer : nlinks ? call_correlation(pid, tid, name, ts, dur) : -1;
 		const struct json *skipped = json_get(args, "skipped");
-		const char *kernel = str_of(json_get(args, "kernel_name"));
+		/* kernel_name is readable where the module could demangle it, the name as
+		   compiled then in "mangled": --mangled shows that one. */
+		const char *kernel = str_of(json_get(args, "mangled"))
+			? str_of(json_get(args, "mangled")) : str_of(json_get(args, "kernel_name"));
 		struct value v[12] = {
 			V_INT(process_id(k, pid, NULL, NULL, file)), V_INT(pid), V_INT(tid),
 			V_TEXT(name), V_TEXT(str_of(json_get(e, "cat"))),
@@ -995,7 +1003,7 @@ int cua_cli_export_main(int argc, char **argv)
 			break;
 		}
 		case 'o': k.out = optarg; break;
-		case 'M': cua_demangle_on = 0; break;
+		case 'M': cua_demangle_names = 0; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return usage_error("missing value for", argv[optind - 1]);
 		default: return usage_error("unknown option", argv[optind - 1]);

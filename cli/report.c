@@ -124,7 +124,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'c': o->csv = 1; break;
 		case 'j': o->json_out = optarg; break;
-		case 'M': cua_demangle_on = 0; break;
+		case 'M': cua_demangle_names = 0; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return usage_error("missing value for", argv[optind - 1]);
 		default: return usage_error("unknown option", argv[optind - 1]);

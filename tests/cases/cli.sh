@@ -34,7 +34,7 @@ sample() {
   libcudart) echo "$MOCK_DIR/libcudart.so.13" ;; include|exclude) echo 'cu*' ;;
   flush-interval) echo 5 ;; trace-max) echo 1MiB ;; log-max) echo 1MiB ;;
   metrics) echo m.prom ;; metrics-labels) echo job=x ;; capture) echo profiler-api ;;
-  static-runtime) echo off ;; summary-sample) echo 4 ;;
+  static-runtime) echo off ;; summary-sample) echo 4 ;; demangle) echo off ;;
   live) echo on ;; live-calls) echo 32 ;; live-dir) echo live.d ;; gpu-time) echo on ;;
   *) echo "no sample value for --$1" >&2; echo "?" ;;
   esac
