@@ -64,8 +64,12 @@ extern uint8_t cua_active;
    without: no subscription covers it (the live view alone, cua_dispatch_cover_all). Either
    way the record's fields no subscriber reads are not filled. */
 #define CUA_PLAN_LEAN 8u
-#define CUA_PLAN_SUB_SHIFT 4
-extern uint8_t cua_plan[CUAUDIT_ID_COUNT];
+/* With CUA_PLAN_ONE and CUA_PLAN_LEAN: that subscription has a counter form
+   (cua_dispatch_counter): dispatch fills no record for its callbacks, reads the clock at both
+   ends and hands the counter the call's id, depth, binding, duration, end and result. */
+#define CUA_PLAN_COUNT 16u
+#define CUA_PLAN_SUB_SHIFT 8
+extern uint16_t cua_plan[CUAUDIT_ID_COUNT];
 
 /* cua_entry[kind][id]: the wrapper entry point handed out for a binding of that kind;
    cua_entry[CUA_RAW][id] forwards with no hook check at all. */
@@ -89,8 +93,18 @@ static inline const void *cua_wrapper(unsigned kind, unsigned id)
    user slot. */
 struct cua_call {
 	struct cuaudit_call pub;
+	unsigned counted; /* taken the counter path at enter (CUA_PLAN_COUNT) */
 	uint64_t user[CUA_MAX_SUBS];
 };
+
+/* A counter form of a built-in subscription (issue 25): what the summary needs of a call,
+   in registers. 'binding' is the binding kind (never the entry kind: a call through a
+   patched entry takes the general path, which names its object). Its counter must leave
+   errno alone and may be called from a signal handler, like any callback. */
+typedef void (*cua_count_fn)(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
+			     uint64_t t_exit_ns, uint64_t result);
+/* The one counter in use (there is one counter form: the exact summary); NULL when none. */
+extern cua_count_fn cua_counter __attribute__((visibility("hidden")));
 
 /* Adds a subscription (the public struct, size-checked). Only while registration is open:
    from la_version and the plugins' init functions. Returns 0 or a negative errno value. */
@@ -109,6 +123,11 @@ void cua_dispatch_lean(void);
 /* Every function gets the full wrapper, subscribed or not: the live view, which the dispatch
    runs itself (cua_live_begin, cua_live_end). */
 void cua_dispatch_cover_all(void);
+/* Gives the last subscription, a lean and timed built-in one, a counter form: where it is a
+   function's lone subscription, dispatch calls 'count' at the end of the call instead of its
+   exit callback, and fills no record for it. Its enter callback, if any, is not run on that
+   path. Launches keep the general path (they are never lean). */
+void cua_dispatch_counter(cua_count_fn count);
 
 /* One subscription, as dispatch runs it: a bit per id it covers. */
 #define CUA_MASK_BYTES ((CUAUDIT_ID_COUNT + 7) / 8)
@@ -118,6 +137,7 @@ struct cua_sub {
 	void *ctx;
 	uint8_t timed; /* reads t_enter_ns and t_exit_ns */
 	uint8_t lean;  /* built in, reads only the fields cua_dispatch_lean names */
+	cua_count_fn count; /* its counter form (cua_dispatch_counter), or NULL */
 	uint8_t mask[CUA_MASK_BYTES];
 };
 extern struct cua_sub cua_subs[CUA_MAX_SUBS];
@@ -155,6 +175,24 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	unsigned plan = cua_plan[id];
 	int call_real = 1;
 
+	/* The counter path (issue 25): the exact summary alone on this function. Only the
+	   fields the live view and the counter read are filled, no callback runs at the start,
+	   and the real function is always called. */
+	if (CUA_LIKELY(plan & CUA_PLAN_COUNT) && CUA_LIKELY(CUA_KIND_OF(kind) != CUAUDIT_BIND_ENTRY)) {
+		c->counted = 1;
+		p->id = id;
+		p->binding = (enum cuaudit_binding)CUA_KIND_OF(kind);
+		p->args = args;
+		p->result = 0;
+		p->depth = cua_self.depth++;
+		p->t_enter_ns = cua_clock_ns();
+		if (CUA_UNLIKELY(cua_live_on)) {
+			(void)cua_thread_id_fast();
+			cua_live_begin(p, cua_self.tid_pid, p->t_enter_ns);
+		}
+		return 1;
+	}
+	c->counted = 0;
 	if (!(plan & CUA_PLAN_LEAN)) {
 		if (CUA_UNLIKELY(!cua_self.serial))
 			cua_self.serial = cua_process_new_thread();
@@ -249,8 +287,20 @@ CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c)
 CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 {
 	struct cuaudit_call *p = &c->pub;
-	unsigned plan = cua_plan[p->id];
+	unsigned plan;
 
+	if (CUA_LIKELY(c->counted)) {
+		uint64_t t = cua_clock_ns();
+
+		cua_self.depth--;
+		if (CUA_UNLIKELY(cua_live_on)) {
+			p->t_exit_ns = t;
+			cua_live_end(p);
+		}
+		cua_counter(p->id, p->depth, p->binding, t - p->t_enter_ns, t, p->result);
+		return;
+	}
+	plan = cua_plan[p->id];
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	cua_self.depth--;
 	if (CUA_UNLIKELY(cua_live_on))
