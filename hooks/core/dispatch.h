@@ -93,7 +93,9 @@ static inline const void *cua_wrapper(unsigned kind, unsigned id)
    user slot. */
 struct cua_call {
 	struct cuaudit_call pub;
-	unsigned counted; /* taken the counter path at enter (CUA_PLAN_COUNT) */
+	/* The function's plan as enter read it, CUA_PLAN_COUNT kept only where the counter
+	   path was taken: exit reads it back instead of the table. */
+	unsigned plan;
 	uint64_t user[CUA_MAX_SUBS];
 };
 
@@ -179,7 +181,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 	   fields the live view and the counter read are filled, no callback runs at the start,
 	   and the real function is always called. */
 	if (CUA_LIKELY(plan & CUA_PLAN_COUNT) && CUA_LIKELY(CUA_KIND_OF(kind) != CUAUDIT_BIND_ENTRY)) {
-		c->counted = 1;
+		c->plan = plan;
 		p->id = id;
 		p->binding = (enum cuaudit_binding)CUA_KIND_OF(kind);
 		p->args = args;
@@ -192,7 +194,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned 
 		}
 		return 1;
 	}
-	c->counted = 0;
+	/* A call through a patched entry names its object: summary_exit counts it by copy. */
+	c->plan = plan & ~CUA_PLAN_COUNT;
 	if (!(plan & CUA_PLAN_LEAN)) {
 		if (CUA_UNLIKELY(!cua_self.serial))
 			cua_self.serial = cua_process_new_thread();
@@ -287,9 +290,9 @@ CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c)
 CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 {
 	struct cuaudit_call *p = &c->pub;
-	unsigned plan;
+	unsigned plan = c->plan;
 
-	if (CUA_LIKELY(c->counted)) {
+	if (CUA_LIKELY(plan & CUA_PLAN_COUNT)) {
 		uint64_t t = cua_clock_ns();
 
 		cua_self.depth--;
@@ -300,7 +303,6 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 		cua_counter(p->id, p->depth, p->binding, t - p->t_enter_ns, t, p->result);
 		return;
 	}
-	plan = cua_plan[p->id];
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	cua_self.depth--;
 	if (CUA_UNLIKELY(cua_live_on))
