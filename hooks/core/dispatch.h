@@ -317,11 +317,9 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 		uint64_t t = cua_clock_ns();
 
 		cua_self.depth--;
+		/* cua_live_on is set before the first call and never changes: enter filled the
+		   rest of the record for the live view. */
 		if (CUA_UNLIKELY(cua_live_on)) {
-			p->id = f->id;
-			p->binding = (enum cuaudit_binding)f->binding;
-			p->depth = f->depth;
-			p->t_enter_ns = f->t_enter_ns;
 			p->t_exit_ns = t;
 			cua_live_end(p);
 		}
