@@ -17,6 +17,7 @@
 #include "gotfix.h"
 #include "entrypatch.h"
 #include "hooks.h"
+#include "demangle.h"
 #include "instance.h"
 #include "kernels.h"
 #include "libs.h"
@@ -25,6 +26,7 @@
 #include "passthrough.h"
 #include "procaddress.h"
 #include "provenance.h"
+#include "writer.h"
 
 static const char *env(const char *name)
 {
@@ -67,8 +69,12 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 	cua_provenance_init();
 	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
 	cua_config_restrict_secure(&cua_cfg);
+	cua_demangle_names = cua_cfg.demangle;
 	cua_hook_configs_load(&hook_cfg, &cua_cfg, env, diag_stderr);
 	cua_out_setup(cua_cfg.log_file);
+	/* One read of /proc/self/stat, only where a report file may be written. */
+	if (hook_cfg.summary.path[0] || hook_cfg.trace.path[0])
+		cua_writer_setup();
 	start_hooks();
 	cua_gotfix_init(cua_environment_check(cua_cfg.secure));
 	return version < LAV_CURRENT ? version : LAV_CURRENT;

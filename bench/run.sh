@@ -6,7 +6,8 @@
 # Environment: ROUNDS (3) rounds of the per-call columns; TORCH_ROUNDS (7) rounds and TORCH_SECONDS (3 s of
 #              training per run) of the PyTorch loop; PART=calls|torch|all (all) to split a run across two
 #              device calls; NO_TORCH=1 to skip the PyTorch columns;
-#              BASELINE=/path/libcuaudit.so to measure another build of the module beside this one.
+#              BASELINE=/path/libcuaudit.so to measure another build of the module beside this one;
+#              CONFIGS="summary live ..." to run only those per-call rows (and native).
 set -u
 MOCK=0
 [ "${1:-}" = --mock ] && { MOCK=1; shift; }
@@ -71,6 +72,8 @@ else
   tsc_ns() { "$CALLS" clock | awk '$1 == "rdtsc" {print $2}'; }
   [ -f "$B/bench/cupti_subscriber.so" ] || echo "note: no CUPTI subscriber built; its rows read nan"
 fi
+# CONFIGS="native summary ...": only these rows (a short device call); native is always kept.
+[ -n "${CONFIGS:-}" ] && configs="native ${CONFIGS//native/}"
 NO_TORCH=${NO_TORCH:-0}
 python3 -c "import torch; assert torch.cuda.is_available()" 2>/dev/null || NO_TORCH=1
 PIN=""
@@ -123,7 +126,9 @@ for c in $torch_configs; do
   m[$c.lo]=$(echo "${steps[$c]}" | lowest); m[$c.hi]=$(echo "${steps[$c]}" | highest)
 done
 tsc=$(tsc_ns)
-added() { awk -v x="${m[$1.$2]}" -v b="${m[native.$2]}" 'BEGIN {print x - b}'; }
+added() { # a row not measured (CONFIGS) reads nan, and its targets "not measured"
+  [ -n "${m[$1.$2]:-}" ] || { echo nan; return; }
+  awk -v x="${m[$1.$2]}" -v b="${m[native.$2]}" 'BEGIN {print x - b}'; }
 
 if [ "$ROUNDS" -gt 0 ]; then
   printf '%-14s %18s %18s %18s %18s' config "(a) PLT" "(b) procaddress" "(c) cudaGetDevice" "(d) launch"
@@ -132,7 +137,8 @@ if [ "$ROUNDS" -gt 0 ]; then
   for c in $configs; do
     row=$(printf '%-14s' "$c")
     for mode in $modes; do
-      if [ "$c" = native ]; then row+=$(printf ' %18s' "$(printf '%.2f ns' "${m[$c.$mode]}")")
+      if [ -z "${m[$c.$mode]:-}" ]; then row+=$(printf ' %18s' nan)
+      elif [ "$c" = native ]; then row+=$(printf ' %18s' "$(printf '%.2f ns' "${m[$c.$mode]}")")
       else row+=$(printf ' %18s' "$(awk -v x="${m[$c.$mode]}" -v b="${m[native.$mode]}" 'BEGIN {printf "%+.2f (%.2fx)", x - b, x / b}')"); fi
     done
     echo "$row"
@@ -147,7 +153,8 @@ if [ "$ROUNDS" -gt 0 ]; then
     local row
     row=$(printf '%-24s' "$1")
     for mode in plt procaddress cudart; do
-      if [ "$3" = native ]; then row+=$(printf ' %10.2f' "$(added "$2" $mode)")
+      if [ -z "${m[$2.$mode]:-}" ] || [ -z "${m[$3.$mode]:-}" ]; then row+=$(printf ' %10s' nan)
+      elif [ "$3" = native ]; then row+=$(printf ' %10.2f' "$(added "$2" $mode)")
       else row+=$(printf ' %10.2f' "$(awk -v x="${m[$2.$mode]}" -v b="${m[$3.$mode]}" 'BEGIN {print x - b}')"); fi
     done
     echo "$row"
@@ -174,6 +181,7 @@ fi
 
 # The targets of issue 25, each marked met or missed on the medians.
 target() { # DESCRIPTION AWK-CONDITION
+  case "$2" in *nan*) echo "not measured:  $1"; return ;; esac
   if awk "BEGIN {exit !($2)}" 2>/dev/null; then echo "target met:    $1"; else echo "target missed: $1"; fi
 }
 if [ "$ROUNDS" -gt 0 ] && [ $MOCK = 1 ]; then

@@ -91,6 +91,8 @@ static const struct var_row rows[] = {
 	  "trace every call, only between cudaProfilerStart and Stop, or as `cuaudit ctl` says" },
 	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "on|off", VAL_PLAIN, NULL,
 	  "patch a runtime linked into the program (or 1/0, yes/no, true/false)" },
+	{ "demangle", 0, "CUAUDIT_DEMANGLE", "on|off", VAL_PLAIN, NULL,
+	  "readable kernel names in the log, summary and trace (or 1/0, yes/no, true/false)" },
 	{ "summary-sample", 0, "CUAUDIT_SUMMARY_SAMPLE", "N", VAL_PLAIN, NULL,
 	  "time one call in N" },
 	{ "live", 0, "CUAUDIT_LIVE", "on|off", VAL_PLAIN, NULL,
@@ -556,16 +558,32 @@ static int run_main(int argc, char **argv)
 	   The file system's clock: modification times come from the coarse clock, which lags
 	   CLOCK_REALTIME by up to a tick, so a file written just after a precise start could
 	   carry a time before it and be taken for an earlier run's (docs/design.md). */
-	if (!getenv("CUAUDIT_SESSION_START")) {
+	{
+		const char *outer = getenv("CUAUDIT_SESSION_START");
 		struct timespec now;
-		char start[32];
+		unsigned long long now_ns;
+		char start[32], *end;
 
 		if (clock_gettime(CLOCK_REALTIME_COARSE, &now) != 0)
 			clock_gettime(CLOCK_REALTIME, &now);
-		snprintf(start, sizeof(start), "%llu",
-			 (unsigned long long)now.tv_sec * 1000000000ull +
-				 (unsigned long long)now.tv_nsec);
-		setenv("CUAUDIT_SESSION_START", start, 1);
+		now_ns = (unsigned long long)now.tv_sec * 1000000000ull +
+			 (unsigned long long)now.tv_nsec;
+		/* An outer run's start is kept; one in the future (set by hand, or by a clock set
+		   far back since) is no run's start: it would take every file of this run for an
+		   earlier run's, and each process would replace the one before it; nor is 0. A
+		   value that is not a number is refused below, with the module's message. */
+		errno = 0;
+		if (outer && *outer >= '0' && *outer <= '9') {
+			unsigned long long v = strtoull(outer, &end, 10);
+
+			/* 0 means no start to the module: each process would use its own. */
+			if (!*end && (v > now_ns || v == 0 || errno == ERANGE))
+				outer = NULL;
+		}
+		if (!outer) {
+			snprintf(start, sizeof(start), "%llu", now_ns);
+			setenv("CUAUDIT_SESSION_START", start, 1);
+		}
 	}
 	cua_config_load(&cfg, env_get, collect, 0);
 	/* Each hook's values, checked with the module's own parsers. */

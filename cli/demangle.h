@@ -3,12 +3,13 @@
 #ifndef CLI_DEMANGLE_H
 #define CLI_DEMANGLE_H
 
-/* Whether readable names are wanted at all (--mangled turns them off); on by default. */
-extern int cua_demangle_on;
+/* cua_demangle_names (hooks/core/demangle.h) says whether readable names are wanted at all:
+   --mangled turns it off; on by default. */
+#include "../hooks/core/demangle.h"
 
 /* The readable form of a mangled C++ name, or name itself when it is not one, demangling is
-   off, or the C++ runtime cannot be found. The result lives until the next call with another
-   name from the same thread of the command (a small cache), so copy it to keep it. */
+   off, or neither the module's demangler nor the C++ runtime's reads it. The result lives
+   until the next call with another name (a small cache), so copy it to keep it. */
 const char *cua_demangle(const char *name);
 
 #endif

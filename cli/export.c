@@ -99,6 +99,8 @@ struct sink {
 	sqlite3_stmt *insert[T_COUNT];
 #endif
 	int failed;
+	int made_folder;         /* csv: the folder was made by this export */
+	unsigned created;        /* csv: files[0..created) were created; jsonl: 1 if the file was */
 	unsigned long long rows[T_COUNT];
 };
 
@@ -259,10 +261,13 @@ static int text_open(struct sink *k)
 				strerror(errno));
 			return -1;
 		}
+		k->created = k->files[0] != stdout;
 		return 0;
 	}
 	/* CSV: a folder, one file per table. */
-	if (mkdir(k->out, 0755) != 0 && errno != EEXIST) {
+	if (mkdir(k->out, 0755) == 0)
+		k->made_folder = 1;
+	else if (errno != EEXIST) {
 		fprintf(stderr, "cuaudit export: cannot make the folder %s: %s\n", k->out,
 			strerror(errno));
 		return -1;
@@ -275,6 +280,7 @@ static int text_open(struct sink *k)
 				strerror(errno));
 			return -1;
 		}
+		k->created = t + 1;
 		for (unsigned i = 0; i < tables[t].ncols; i++)
 			fprintf(k->files[t], "%s%s", i ? "," : "", tables[t].cols[i].name);
 		fputc('\n', k->files[t]);
@@ -295,9 +301,28 @@ static int text_close(struct sink *k)
 		if (ferror(k->files[t]) || fclose(k->files[t]) != 0)
 			rc = -1;
 	}
-	if (rc)
+	if (rc && !k->failed)
 		fprintf(stderr, "cuaudit export: cannot write %s: %s\n", k->out, strerror(errno));
 	return rc;
+}
+
+/* After a failed write: what this export created goes (a cut file is no export), never a
+   file it did not create. */
+static void text_remove(struct sink *k)
+{
+	char path[4096];
+
+	if (k->type == OUT_JSONL) {
+		if (k->created)
+			unlink(k->out);
+		return;
+	}
+	for (unsigned t = 0; t < k->created; t++) {
+		snprintf(path, sizeof(path), "%s/%s.csv", k->out, tables[t].name);
+		unlink(path);
+	}
+	if (k->made_folder)
+		rmdir(k->out);
 }
 
 /* ---------------------------------------------------------------- processes */
@@ -644,6 +669,9 @@ static void gpu_event(struct sink *k, const struct json *e, const char *name, lo
 	const char *op = str_of(json_get(args, "op")), *kind = "kernel", *copy = NULL;
 	const struct json *bytes = json_get(args, "bytes");
 	struct value v[13];
+	/* A kernel's event is named readably; the name as compiled is in args.mangled (absent
+	   with CUAUDIT_DEMANGLE=off, or when the module could not read it). */
+	const char *mangled = str_of(json_get(args, "mangled"));
 
 	if (!op)
 		op = name;
@@ -659,6 +687,8 @@ static void gpu_event(struct sink *k, const struct json *e, const char *name, lo
 	v[2] = num_of(args, "device");
 	v[3] = V_TEXT(str_of(json_get(args, "stream")));
 	v[4] = V_TEXT(kind);
+	if (strcmp(kind, "kernel") == 0 && mangled)
+		name = mangled;
 	v[5] = V_TEXT(strcmp(kind, "kernel") == 0 ? cua_demangle(name) : name);
 	v[6] = V_TEXT(strcmp(kind, "kernel") == 0 ? name : NULL);
 	v[7] = V_TEXT(copy);
@@ -707,7 +737,10 @@ static void trace_event(struct sink *k, const struct json *e, const char *file)
 		long long linked = corr && corr->integral
 			? corr->integer : nlinks ? call_correlation(pid, tid, name, ts, dur) : -1;
 		const struct json *skipped = json_get(args, "skipped");
-		const char *kernel = str_of(json_get(args, "kernel_name"));
+		/* kernel_name is readable where the module could demangle it, the name as
+		   compiled then in "mangled": --mangled shows that one. */
+		const char *kernel = str_of(json_get(args, "mangled"))
+			? str_of(json_get(args, "mangled")) : str_of(json_get(args, "kernel_name"));
 		struct value v[12] = {
 			V_INT(process_id(k, pid, NULL, NULL, file)), V_INT(pid), V_INT(tid),
 			V_TEXT(name), V_TEXT(str_of(json_get(e, "cat"))),
@@ -795,6 +828,7 @@ static char *raw_to_json(const char *file, int fd, size_t *len)
 	int mfd = memfd_create("cuaudit-export", MFD_CLOEXEC), limited = 0;
 	char *window = malloc(1u << 20), *text = NULL;
 	uint64_t last = 0;
+	unsigned skipped;
 	struct stat st;
 
 	if (mfd < 0 || !window || pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
@@ -806,7 +840,11 @@ static char *raw_to_json(const char *file, int fd, size_t *len)
 	h.program[sizeof(h.program) - 1] = '\0';
 	cua_writer_init(&w, mfd);
 	cua_tracefmt_head(&w, h.pid);
-	cua_tracefmt_raw(&w, fd, window, 1u << 20, h.pid, &limited, &last);
+	skipped = cua_tracefmt_raw(&w, fd, window, 1u << 20, h.pid, &limited, &last);
+	/* Said as `cuaudit trace` says it: the calls of a cut block are not in the tables. */
+	if (skipped)
+		fprintf(stderr, "cuaudit export: %s: %u block(s) cut short by the end of the "
+				"process were skipped\n", cli_term(file), skipped);
 	cua_tracefmt_names(&w, h.pid, h.program, NULL);
 	cua_tracefmt_tail(&w);
 	cua_writer_flush(&w);
@@ -904,8 +942,8 @@ static void usage(FILE *f)
 	      "  -h, --help\n"
 	      "        this text\n"
 	      "\n"
-	      "Exit status: 0; 1 if an input could not be read (nothing is written then); 2 for\n"
-	      "usage errors.\n",
+	      "Exit status: 0; 1 if an input could not be read (the others are still exported)\n"
+	      "or the output could not be written (nothing is left then); 2 for usage errors.\n",
 	      f);
 }
 
@@ -965,7 +1003,7 @@ int cua_cli_export_main(int argc, char **argv)
 			break;
 		}
 		case 'o': k.out = optarg; break;
-		case 'M': cua_demangle_on = 0; break;
+		case 'M': cua_demangle_names = 0; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return usage_error("missing value for", argv[optind - 1]);
 		default: return usage_error("unknown option", argv[optind - 1]);
@@ -998,7 +1036,9 @@ int cua_cli_export_main(int argc, char **argv)
 		return 1;
 #endif
 	} else if (text_open(&k) != 0) {
+		k.failed = 1;
 		text_close(&k);
+		text_remove(&k);
 		return 1;
 	}
 	cua_tracefmt_init();
@@ -1012,9 +1052,11 @@ int cua_cli_export_main(int argc, char **argv)
 		rc = k.failed = 1;
 #endif
 	if (k.type != OUT_SQLITE && text_close(&k) != 0)
-		rc = 1;
+		rc = k.failed = 1;
 	if (k.failed && k.type == OUT_SQLITE)
 		unlink(k.out);
+	else if (k.failed)
+		text_remove(&k);
 	if (!k.failed && strcmp(k.out, "-") != 0)
 		fprintf(stderr, "cuaudit export: Generated: %s (%llu processes, %llu calls, %llu "
 				"API rows, %llu kernel rows, %llu GPU activity rows)\n",

@@ -15,6 +15,7 @@
 #include "liveconfig.h"
 #include "cuaudit.h"
 #include "fmt.h"
+#include "json.h"
 #include "live.h"
 #include "livefmt.h"
 #include "table.h"
@@ -26,8 +27,8 @@
 #define MAX_REGION (256ull << 20)
 #define MAX_REGIONS 4096
 
-enum { ST_RUNNING, ST_STOPPED, ST_DEAD, ST_EXITED };
-static const char *const state_names[] = { "running", "stopped", "dead", "exited" };
+enum { ST_RUNNING, ST_STOPPED, ST_DEAD, ST_EXITED, ST_ELSEWHERE };
+static const char *const state_names[] = { "running", "stopped", "dead", "exited", "elsewhere" };
 
 /* One region, read whole into memory (never mapped: a file truncated under the reader
    would raise SIGBUS). */
@@ -188,6 +189,9 @@ static int load(struct region *r, const char *path, const char **why)
 	state = proc_state(pid);
 	if (r->head.state == CUA_LIVE_EXITED)
 		r->state = ST_EXITED;
+	else if (r->head.pidns && r->head.pidns != cua_live_pidns())
+		/* Written in another PID namespace: its pid names nothing here, alive or not. */
+		r->state = ST_ELSEWHERE;
 	else if (!state || cua_live_start_ticks(pid) != ticks)
 		/* Gone, or the pid now names another process (its start time differs). */
 		r->state = ST_DEAD;
@@ -367,11 +371,13 @@ static int each_region(region_fn fn, void *ctx, int quiet)
 {
 	DIR *d = NULL;
 	struct dirent *de;
-	int rc = open_live_dir(&d), n = 0, seen = 0;
+	int rc = open_live_dir(&d), n = 0;
 
 	if (rc)
 		return rc > 0 ? 0 : -1;
-	while ((de = readdir(d)) != NULL && seen < MAX_REGIONS) {
+	/* Every file: one region is in memory at a time. A cap on the names seen let 4,096
+	   dead or damaged files hide a running process (and `ps` said there was none). */
+	while ((de = readdir(d)) != NULL) {
 		static struct region r;
 		char path[4400];
 		const char *why = NULL;
@@ -379,7 +385,6 @@ static int each_region(region_fn fn, void *ctx, int quiet)
 
 		if (parse_name(de->d_name, &a, &b) != 0)
 			continue;
-		seen++;
 		snprintf(path, sizeof(path), "%s/%s", live_dir, de->d_name);
 		if (load(&r, path, &why) != 0) {
 			if (!quiet)
@@ -502,7 +507,8 @@ static int ps_one(struct region *r, void *vctx)
 	}
 	totals_of(r, &t);
 	if (!ctx->second) {
-		if (ctx->n < MAX_REGIONS)
+		/* Rates are for running processes: dead ones do not take the rows. */
+		if (r->state == ST_RUNNING && ctx->n < MAX_REGIONS)
 			ctx->rows[ctx->n++] = (struct ps_row){ r->head.pid, t.calls };
 		return 0;
 	}
@@ -510,11 +516,14 @@ static int ps_one(struct region *r, void *vctx)
 	       (unsigned long long)t.threads);
 	{
 		uint64_t before = t.calls;
+		int found = 0;
 
 		for (unsigned i = 0; i < ctx->n; i++)
-			if (ctx->rows[i].pid == r->head.pid)
+			if (ctx->rows[i].pid == r->head.pid) {
 				before = ctx->rows[i].calls0;
-		if (r->state == ST_RUNNING && ctx->secs > 0)
+				found = 1;
+			}
+		if (r->state == ST_RUNNING && found && ctx->secs > 0)
 			printf("%9.0f ", (double)(t.calls - (before < t.calls ? before : t.calls)) / ctx->secs);
 		else
 			printf("%9s ", "-");
@@ -530,7 +539,8 @@ static int ps_one(struct region *r, void *vctx)
 	} else {
 		printf("%-28s %10s %-8s ", "-", "-", "-");
 	}
-	printf("%s\n", r->head.program);
+	/* The command line is the program's text: escaped for the terminal. */
+	printf("%s\n", cli_term(r->head.program));
 	return 0;
 }
 
@@ -679,7 +689,7 @@ static void ps_detail(const struct region *r, unsigned last, int json)
 		return;
 	}
 	printf("process %llu (%s): %s\n", (unsigned long long)r->head.pid, state_names[r->state],
-	       r->head.program);
+	       cli_term(r->head.program));
 	printf("region %s\n", r->path);
 	if (!r->same_table)
 		printf("note: written by another cuaudit build: functions shown by id\n");

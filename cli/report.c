@@ -5,6 +5,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <sys/stat.h>
 #include "demangle.h"
 #include "json.h"
@@ -53,7 +54,8 @@ static void usage(FILE *f)
 	      "        CSV of one table (apis unless --table says otherwise), times in ns, no\n"
 	      "        Total row\n"
 	      "  -j, --json FILE\n"
-	      "        also write the merged summary as JSON to FILE (never one of the inputs)\n"
+	      "        also write the merged summary as JSON to FILE (never one of the inputs);\n"
+	      "        - writes it to standard output instead of the tables\n"
 	      "  -M, --mangled\n"
 	      "        kernel names as the compiler wrote them, not demangled\n"
 	      "  -h, --help\n"
@@ -122,7 +124,7 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		case 'c': o->csv = 1; break;
 		case 'j': o->json_out = optarg; break;
-		case 'M': cua_demangle_on = 0; break;
+		case 'M': cua_demangle_names = 0; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return usage_error("missing value for", argv[optind - 1]);
 		default: return usage_error("unknown option", argv[optind - 1]);
@@ -611,7 +613,9 @@ static void write_json_rest(FILE *f, const struct cua_summaries *s)
 
 static int write_json(const char *path, const struct cua_summaries *s)
 {
-	FILE *f = fopen(path, "w");
+	int to_stdout = strcmp(path, "-") == 0;
+	FILE *f = to_stdout ? stdout : fopen(path, "w");
+	struct stat mine, now;
 	int snapshot = 0;
 
 	if (!f) {
@@ -624,8 +628,15 @@ static int write_json(const char *path, const struct cua_summaries *s)
 		snapshot ? "true" : "false");
 	write_json_apis(f, s);
 	write_json_rest(f, s);
-	if (ferror(f) | (fclose(f) != 0)) {
+	if (fstat(fileno(f), &mine) != 0 || to_stdout)
+		mine.st_mode = 0; /* standard output is never removed */
+	if (ferror(f) | ((to_stdout ? fflush(f) : fclose(f)) != 0)) {
 		fprintf(stderr, "cuaudit report: cannot write %s: %s\n", path, strerror(errno));
+		/* A cut JSON file is no summary (a full disk): it goes, if the name still leads to
+		   the regular file written (never a device such as /dev/full). */
+		if (S_ISREG(mine.st_mode) && stat(path, &now) == 0 && now.st_dev == mine.st_dev &&
+		    now.st_ino == mine.st_ino)
+			unlink(path);
 		return -1;
 	}
 	return 0;
@@ -648,6 +659,9 @@ static int names_an_input(const char *out, int n, char **inputs)
 {
 	struct stat o, in;
 	int exists = stat(out, &o) == 0;
+
+	if (strcmp(out, "-") == 0)
+		return 0; /* standard output; an input "-" is standard input */
 
 	for (int i = 0; i < n; i++) {
 		if (strcmp(inputs[i], out) == 0 ||
@@ -709,6 +723,12 @@ int cuaudit_report_main(int argc, char **argv)
 	warn_snapshots(&s);
 	if (o.json_out && write_json(o.json_out, &s) != 0)
 		status = 1;
+	if (o.json_out && strcmp(o.json_out, "-") == 0) {
+		/* The JSON is the output: no table after it. */
+		cua_summaries_free(&s);
+		cua_gpu_report_free(&gpu);
+		return status;
+	}
 	sort_by = o.sort;
 	/* qsort's base must not be NULL, even for no elements. */
 	if (s.napis)

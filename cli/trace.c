@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
+#include "demangle.h"
 #include "json.h"
 #include "out.h"
 #include "tracefmt.h"
@@ -120,8 +121,16 @@ static int convert(const char *raw_path, const char *out_path)
 	cua_tracefmt_tail(&w);
 	free(window);
 	close(fd);
-	if (cua_writer_close(&w, out_path) != 0)
+	if (fstat(ofd, &ost) != 0)
+		ost.st_mode = 0;
+	if (cua_writer_close(&w, out_path) != 0) {
+		/* A cut JSON file is no trace (a full disk): it goes, if the name still leads to
+		   the regular file written (never a device such as /dev/full). */
+		if (S_ISREG(ost.st_mode) && stat(out_path, &ist) == 0 &&
+		    ist.st_dev == ost.st_dev && ist.st_ino == ost.st_ino)
+			unlink(out_path);
 		return 1;
+	}
 	if (skipped)
 		fprintf(stderr, "cuaudit trace: %u block(s) cut short by the end of the process were "
 				"skipped\n", skipped);
@@ -138,6 +147,8 @@ static void usage(FILE *f)
 	      "  -o, --output FILE\n"
 	      "        the JSON file (one input only); by default the trace's own name with the\n"
 	      "        pid, e.g. t.4242.json for t.json.4242.1f3a.raw, which must not exist yet\n"
+	      "  -M, --mangled\n"
+	      "        kernel names as the compiler wrote them, not demangled (kernel_name)\n"
 	      "  -h, --help\n"
 	      "        this text\n"
 	      "\n"
@@ -156,6 +167,7 @@ int cua_cli_trace_main(int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "output", required_argument, NULL, 'o' },
+		{ "mangled", no_argument, NULL, 'M' },
 		{ "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
@@ -164,9 +176,10 @@ int cua_cli_trace_main(int argc, char **argv)
 
 	opterr = 0;
 	optind = 0; /* glibc: start afresh */
-	while ((c = getopt_long(argc, argv, ":o:h", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":o:Mh", longs, NULL)) != -1) {
 		switch (c) {
 		case 'o': out = optarg; break;
+		case 'M': cua_demangle_names = 0; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return usage_error("missing value for", argv[optind - 1]);
 		default: return usage_error("unknown option", argv[optind - 1]);

@@ -639,6 +639,12 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	seq = u & ((1ull << USER_CTX_SHIFT) - 1);
 	r = &g->ring[seq % POOL];
 	r->t_after = cua_clock_ns();
+	/* A synchronous copy or memset starts no earlier than the call into the driver: where
+	   the dispatch timed the call, its start read is the last moment before it, after every
+	   enter callback and the start event (a thread preempted in between no longer adds the
+	   wait to the copy's time). */
+	if (r->sync && c->t_enter_ns > r->t_submit && c->t_enter_ns <= r->t_after)
+		r->t_submit = c->t_enter_ns;
 	ok = cua_table_succeeded(c) && r->prev_seq != UINT64_MAX && classify(c, &w) == 0;
 	if (ok) {
 		stream_key(w.stream, w.flavour, &handle);

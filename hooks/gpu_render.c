@@ -4,6 +4,8 @@
 #include <sys/mman.h>
 #include "gpu.h"
 #include "gpu_render.h"
+#include "fmt.h"
+#include "kernelnames.h"
 #include "writer.h"
 
 static void put_col(struct cua_buf *b, uint64_t v, unsigned width)
@@ -150,8 +152,9 @@ void cua_gpu_write_text(struct cua_writer *w)
 			       "      max_ns  stddev_ns  name\n");
 		for (unsigned i = 0; i < t->nkernels; i++) {
 			const struct cua_stat *s = &rows[i]->time;
+			const char *name = cua_kernelnames_readable(rows[i]->name);
 
-			b = cua_writer_room(w, strlen(rows[i]->name) + 160);
+			b = cua_writer_room(w, strlen(name) + 160);
 			put_share(b, s->total_ns, total, 7);
 			put_col(b, s->total_ns, 14);
 			put_col(b, s->timed, 11);
@@ -161,7 +164,7 @@ void cua_gpu_write_text(struct cua_writer *w)
 			put_col(b, s->max_ns, 12);
 			put_col(b, cua_stats_stddev(s), 11);
 			cua_buf_str(b, "  ");
-			cua_buf_str(b, rows[i]->name);
+			cua_buf_text(b, name, strlen(name), CUA_TEXT_TERM);
 			cua_buf_char(b, '\n');
 		}
 		munmap(rows, (t->nkernels + 1) * sizeof(*rows));
@@ -247,10 +250,15 @@ void cua_gpu_write_json(struct cua_writer *w)
 	cua_buf_str(cua_writer_room(w, 32), "],\"kernels\":[");
 	for (unsigned i = 0; i < t->nkernels; i++) {
 		const struct cua_stat *s = &t->kernels[i].time;
+		const char *name = t->kernels[i].name, *readable = cua_kernelnames_readable(name);
 
-		b = cua_writer_room(w, strlen(t->kernels[i].name) * 6 + 256);
+		b = cua_writer_room(w, (strlen(name) + strlen(readable)) * 6 + 256);
 		cua_buf_str(b, i ? ",\n  {\"name\":" : "\n  {\"name\":");
-		cua_buf_json_string(b, t->kernels[i].name);
+		cua_buf_json_string(b, name);
+		if (readable != name) {
+			cua_buf_str(b, ",\"demangled\":");
+			cua_buf_json_string(b, readable);
+		}
 		put_json_u64(b, "instances", s->timed);
 		put_json_stat(b, s, "_ns");
 		cua_buf_char(b, '}');

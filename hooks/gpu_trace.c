@@ -5,6 +5,7 @@
 #include "dispatch.h"
 #include "gpu.h"
 #include "gpu_trace.h"
+#include "kernelnames.h"
 #include "process.h"
 #include "writer.h"
 
@@ -134,11 +135,13 @@ void cua_gpu_write_trace(struct cua_writer *w, uint64_t pid)
 		const struct cua_gpu_record *r = &recs[i];
 		const char *name = r->op == CUA_GPU_KERNEL ? (r->name ? r->name : "(unknown kernel)")
 							   : cua_gpu_op_names[r->op];
+		/* A kernel's event is named readably; its name as compiled stays in args.mangled. */
+		const char *readable = r->op == CUA_GPU_KERNEL ? cua_kernelnames_readable(name) : name;
 		uint64_t tid = TRACK_BASE + track_of(r);
-		struct cua_buf *b = cua_writer_room(w, strlen(name) * 6 + 640);
+		struct cua_buf *b = cua_writer_room(w, (strlen(name) + strlen(readable)) * 6 + 640);
 
 		cua_buf_str(b, ",\n{\"name\":");
-		cua_buf_json_string(b, name);
+		cua_buf_json_string(b, readable);
 		cua_buf_str(b, ",\"cat\":\"gpu");
 		put_head(b, "X", pid, tid, r->start_ns);
 		cua_buf_str(b, ",\"dur\":");
@@ -159,6 +162,10 @@ void cua_gpu_write_trace(struct cua_writer *w, uint64_t pid)
 		if (r->bytes) {
 			cua_buf_str(b, ",\"bytes\":");
 			cua_buf_u64(b, r->bytes);
+		}
+		if (readable != name) {
+			cua_buf_str(b, ",\"mangled\":");
+			cua_buf_json_string(b, name);
 		}
 		cua_buf_str(b, "}}");
 		/* The arrow from the call (bound to its slice on the calling thread) to the work. */

@@ -786,7 +786,7 @@ int cua_summary_init(const struct cua_config *all, const struct cua_summary_conf
 				(strcmp(cfg.path, "stderr") != 0 || cfg.metrics)
 				? cua_clock_slow_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
-	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC);
+	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC | CUA_FINISH_OWN_CALLS);
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		may_fail[id] = cua_api[id].ret == CUA_RET_CURESULT || cua_api[id].ret == CUA_RET_CUDAERROR;
 	rc = cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);

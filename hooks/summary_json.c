@@ -3,6 +3,7 @@
 #include <string.h>
 #include "gpu_render.h"
 #include "fmt.h"
+#include "kernelnames.h"
 #include "libs.h"
 #include "provenance.h"
 #include "summary_model.h"
@@ -73,10 +74,17 @@ static void write_kernels(struct cua_writer *w, const struct cua_summary_model *
 
 	cua_buf_str(cua_writer_room(w, 32), ",\"kernels\":[");
 	for (unsigned i = 0; i < n; i++) {
-		struct cua_buf *b = cua_writer_room(w, strlen(cua_summary_kernel_name(&rows[i])) * 6 + 256);
+		const char *name = cua_summary_kernel_name(&rows[i]);
+		const char *readable = cua_kernelnames_readable(name);
+		struct cua_buf *b = cua_writer_room(w, (strlen(name) + strlen(readable)) * 6 + 256);
 
+		/* The name as compiled stays the key; the readable one beside it, when it differs. */
 		cua_buf_str(b, i ? ",\n  {\"name\":" : "\n  {\"name\":");
-		cua_buf_json_string(b, cua_summary_kernel_name(&rows[i]));
+		cua_buf_json_string(b, name);
+		if (readable != name) {
+			cua_buf_str(b, ",\"demangled\":");
+			cua_buf_json_string(b, readable);
+		}
 		put_json_u64(b, "launches", rows[i].launches);
 		put_json_u64(b, "errors", rows[i].errors);
 		put_json_u64(b, "total_ns", rows[i].total_ns);

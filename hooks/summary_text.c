@@ -3,6 +3,7 @@
 #include <string.h>
 #include "gpu_render.h"
 #include "fmt.h"
+#include "kernelnames.h"
 #include "provenance.h"
 #include "summary_model.h"
 #include "table.h"
@@ -79,7 +80,10 @@ static void write_kernels(struct cua_writer *w, const struct cua_summary_model *
 	cua_buf_str(b, "\ncuaudit summary: launches by kernel\n"
 		       "  launches  errors      total_ns     avg_ns  kernel\n");
 	for (unsigned i = 0; i < n; i++) {
-		b = cua_writer_room(w, strlen(cua_summary_kernel_name(&rows[i])) + 128);
+		/* Readable (CUAUDIT_DEMANGLE), demangled once per name and kept in the registry. */
+		const char *name = cua_kernelnames_readable(cua_summary_kernel_name(&rows[i]));
+
+		b = cua_writer_room(w, strlen(name) + 128);
 		put_col(b, rows[i].launches, 10);
 		put_col(b, rows[i].errors, 8);
 		put_col(b, rows[i].total_ns, 14);
@@ -87,8 +91,7 @@ static void write_kernels(struct cua_writer *w, const struct cua_summary_model *
 		cua_buf_str(b, "  ");
 		/* The program's bytes: valid UTF-8 and no control character, also on a terminal
 		   (CUAUDIT_SUMMARY=stderr). */
-		cua_buf_text(b, cua_summary_kernel_name(&rows[i]),
-			     strlen(cua_summary_kernel_name(&rows[i])), CUA_TEXT_TERM);
+		cua_buf_text(b, name, strlen(name), CUA_TEXT_TERM);
 		cua_buf_char(b, '\n');
 	}
 }

@@ -201,7 +201,7 @@ static void remove_cut_raw(uint64_t pid)
 			unlink(raw.path);
 		return;
 	}
-	fd = open(raw.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+	fd = open(raw.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return;
 	n = pread(fd, &h, sizeof(h), 0);
@@ -681,7 +681,7 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
 		nonce = cua_clock_slow_ns();
 	/* Once: its raw file is converted and removed at the first finish. */
-	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE);
+	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE | CUA_FINISH_OWN_CALLS);
 	return cua_dispatch_subscribe(&sub);
 }
 

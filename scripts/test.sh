@@ -65,7 +65,7 @@ if [ "${CUAUDIT_QUICK:-0}" != 1 ]; then
   done
   CC=clang cmake -S "$ROOT" -B "$BUILD_DIR-fuzz" -DCUAUDIT_FUZZ=ON -DCUAUDIT_BUILD_BENCH=OFF >/dev/null &&
     cmake --build "$BUILD_DIR-fuzz" -j"$jobs" --target fuzz_level fuzz_size fuzz_mem_limit fuzz_fault \
-      fuzz_plugins fuzz_template fuzz_json fuzz_trace >/dev/null
+      fuzz_plugins fuzz_template fuzz_json fuzz_trace fuzz_demangle >/dev/null
   stage "fuzzing (libFuzzer, 30 s a target)" "$BUILD_DIR-fuzz" -L fuzz
 fi
 rm -f "$log"

@@ -236,10 +236,11 @@ void cua_callfmt_result(struct cua_buf *b, const struct cuaudit_call *c)
 	format_result(b, &cua_api[c->id], c->result);
 }
 
-/* The launched kernel's name, where the registry knows it. */
+/* The launched kernel's name, where the registry knows it: readable unless CUAUDIT_DEMANGLE
+   is off (demangled at the first line that names it, then kept). */
 static const char *kernel_name(const struct cuaudit_call *c)
 {
-	return cua_kernelnames_of_call(c);
+	return cua_kernelnames_readable(cua_kernelnames_of_call(c));
 }
 
 size_t cua_callfmt_call(char *out, size_t cap, const struct cuaudit_call *c, uint64_t pid,

@@ -10,7 +10,7 @@
 #include "fmt.h"
 #include "table.h"
 
-struct cua_config cua_cfg = { .log_level = CUA_LOG_WARN };
+struct cua_config cua_cfg = { .log_level = CUA_LOG_WARN, .demangle = 1 };
 
 static const char *const level_names[] = { "off", "error", "warn", "info", "verbose", "debug" };
 
@@ -547,16 +547,30 @@ static void load_static_runtime(struct cua_config *cfg, cua_getenv_fn get, cua_d
 				     "A statically linked runtime is seen at the driver level only.");
 }
 
+/* ---- CUAUDIT_DEMANGLE (readable kernel names in the module's outputs) ---- */
+
+static void load_demangle(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_DEMANGLE");
+
+	/* The same words as CUAUDIT_STATIC_RUNTIME and CUAUDIT_LIVE. */
+	if (v && cua_config_parse_static_runtime(v, &cfg->demangle) != 0)
+		cua_config_bad_value(diag, "CUAUDIT_DEMANGLE", v, "on or off (1/0, yes/no, true/false)",
+				     "Kernel names are demangled.");
+}
+
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->log_level = CUA_LOG_WARN;
+	cfg->demangle = 1;
 	cfg->secure = secure;
 	load_log(cfg, get, diag);
 	load_substitute(cfg->libcuda, "CUAUDIT_LIBCUDA", get, diag);
 	load_substitute(cfg->libcudart, "CUAUDIT_LIBCUDART", get, diag);
 	load_session_start(cfg, get, diag);
 	load_static_runtime(cfg, get, diag);
+	load_demangle(cfg, get, diag);
 	load_filters(cfg, get, diag);
 	load_survival(cfg, get, diag);
 	cua_liveconfig_load(&cfg->live, cfg->capture == CUA_CAPTURE_CTL, get, diag);

@@ -34,6 +34,8 @@ struct cua_config {
 	uint64_t session_start_ns;
 	/* CUAUDIT_STATIC_RUNTIME (issue 14): patch the entries of a statically linked runtime. */
 	int static_runtime;          /* 0 off (the default), 1 on */
+	/* CUAUDIT_DEMANGLE: kernel names readable (1, the default) or as compiled (0). */
+	int demangle;
 	/* What the log and the trace record (readable output). */
 	int log_errors;              /* CUAUDIT_LOG=errors: call lines for failed calls only */
 	int filtered;                /* CUAUDIT_INCLUDE or CUAUDIT_EXCLUDE is in force */

@@ -266,7 +266,10 @@ CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c)
 	unsigned ret = cua_api[c->id].ret;
 	uint32_t seq;
 
-	if (CUA_UNLIKELY(!s))
+	/* A call that began in the parent and ends in a child forked meanwhile (by a signal
+	   handler, or inside the call): the slot is the parent's, shared through the mapping;
+	   the child leaves it alone. */
+	if (CUA_UNLIKELY(!s || cua_live_me.pid != cua_process_id_fast()))
 		return;
 	if (CUA_LIKELY(c->depth < CUA_LIVE_DEPTH)) {
 		struct cua_live_flight *f = &s->flight[c->depth];

@@ -21,6 +21,9 @@ static struct {
 	uint64_t word;
 } finish[MAX_FINISH];
 static unsigned nfinish;
+/* The process that loaded this image (la_version registers the work): a forked child has
+   another pid. */
+static uint64_t loader_pid;
 
 #define WORD(pid, tid, state) ((uint64_t)(pid) << 32 | (uint64_t)((tid) & 0x3fffffffu) << 2 | (state))
 #define WORD_PID(w) ((w) >> 32)
@@ -29,6 +32,8 @@ static unsigned nfinish;
 
 void cua_finish_add(void (*fn)(void), void (*resume)(void), unsigned flags)
 {
+	if (!loader_pid)
+		loader_pid = (uint64_t)getpid();
 	if (nfinish < MAX_FINISH) {
 		finish[nfinish].fn = fn;
 		finish[nfinish].resume = resume;
@@ -74,10 +79,21 @@ static void run_one(unsigned i)
 	}
 }
 
+/* A forked child that has made no call the summary or the trace kept. */
+static int child_without_calls(void)
+{
+	uint64_t pid = cua_process_id();
+
+	return pid != loader_pid && cua_tslot_last_pid() != pid;
+}
+
 void cua_finish_run(void)
 {
+	int idle_child = child_without_calls();
+
 	for (unsigned i = 0; i < nfinish; i++)
-		run_one(i);
+		if (!(idle_child && (finish[i].flags & CUA_FINISH_OWN_CALLS)))
+			run_one(i);
 }
 
 void cua_finish_run_at_exec(void)

@@ -8,7 +8,10 @@
    registration order. After an exec that failed, cua_finish_resume calls each resume
    function given (may be NULL) and the work runs again at exit, unless it is flagged
    CUA_FINISH_ONCE (it cannot be done twice). */
-enum { CUA_FINISH_AT_EXEC = 1, CUA_FINISH_ONCE = 2 };
+/* CUA_FINISH_OWN_CALLS: at exit, skipped in a forked child that has made no call the summary
+   or the trace kept (a worker of a pool that never uses CUDA), as at exec: it would write an
+   empty report of its own, and say so, for every such child. */
+enum { CUA_FINISH_AT_EXEC = 1, CUA_FINISH_ONCE = 2, CUA_FINISH_OWN_CALLS = 4 };
 void cua_finish_add(void (*fn)(void), void (*resume)(void), unsigned flags);
 void cua_finish_run(void);
 void cua_finish_run_at_exec(void);

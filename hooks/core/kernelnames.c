@@ -2,6 +2,7 @@
 /* hooks/core/kernelnames.c: the kernel-name registry: names recorded at registration and look-up, read lock-free at launch. */
 #include <string.h>
 #include <sys/mman.h>
+#include "demangle.h"
 #include "kernelnames.h"
 #include "roles.h"
 #include "table.h"
@@ -99,14 +100,77 @@ static void publish(unsigned space, struct entry *fresh)
 	}
 }
 
+/* A copied name is preceded by a slot for its readable form (NULL until asked). */
+#define SLOT_BYTES sizeof(const char *)
+
 static const char *copy_name(const char *name)
 {
 	size_t n = strlen(name);
-	char *c = arena_alloc(n + 1);
+	char *c = arena_alloc(SLOT_BYTES + n + 1);
 
-	if (c)
-		memcpy(c, name, n + 1);
-	return c;
+	if (!c)
+		return NULL;
+	memset(c, 0, SLOT_BYTES);
+	memcpy(c + SLOT_BYTES, name, n + 1);
+	return c + SLOT_BYTES;
+}
+
+static int in_arena(const char *name)
+{
+	const char *base = __atomic_load_n(&arena, __ATOMIC_ACQUIRE);
+
+	return base && name >= base + SLOT_BYTES && name < base + ARENA_BYTES;
+}
+
+/* One output buffer and parser state for the rare first demangling of a name, instead of
+   100 KiB more on an application thread's stack. Never waited for: a thread that finds it taken (by another
+   thread, or by the thread a signal interrupted, or forever in a child forked meanwhile)
+   gets NULL, prints the mangled name this once and leaves the slot for a later call. */
+static char readable_out[64 << 10];
+static struct cua_demangle_state readable_state;
+static int readable_lock;
+
+static const char *demangle_copy(const char *name)
+{
+	const char *r = name;
+	size_t n;
+
+	if (__atomic_exchange_n(&readable_lock, 1, __ATOMIC_ACQUIRE))
+		return NULL;
+	n = cua_demangle_with(&readable_state, readable_out, sizeof(readable_out), name, strlen(name));
+	if (n) {
+		char *c = arena_alloc(n + 1);
+
+		if (c) {
+			memcpy(c, readable_out, n + 1);
+			r = c;
+		}
+	}
+	__atomic_store_n(&readable_lock, 0, __ATOMIC_RELEASE);
+	return r;
+}
+
+const char *cua_kernelnames_readable(const char *name)
+{
+	const char **slot, *r;
+
+	if (!cua_demangle_names || !name || !in_arena(name))
+		return name;
+	slot = (const char **)(uintptr_t)(name - SLOT_BYTES);
+	r = __atomic_load_n(slot, __ATOMIC_ACQUIRE);
+	if (r)
+		return r;
+	/* Not mangled, or not understood: the name itself, remembered as such. */
+	r = name[0] == '_' && name[1] == 'Z' ? demangle_copy(name) : name;
+	if (!r)
+		return name;
+	{
+		const char *none = NULL;
+
+		if (!__atomic_compare_exchange_n(slot, &none, r, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			r = none; /* another thread's copy, the same text */
+	}
+	return r;
 }
 
 void cua_kernelnames_add(unsigned space, uintptr_t key, const char *name, int stable)

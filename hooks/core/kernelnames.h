@@ -30,6 +30,13 @@ void cua_kernelnames_enable(cua_kernelnames_resolver resolver);
    a per-thread cache. */
 const char *cua_kernelnames_of_call(const struct cuaudit_call *c);
 
+/* The readable form of a name this registry gave out (cua_kernelnames_of_call or _lookup),
+   demangled once and kept: a later call returns the same string. The name itself when it is
+   not a mangled C++ name, the demangler does not understand it, CUAUDIT_DEMANGLE is off, or
+   the name did not come from the registry. Any thread; called where a name is written out
+   (summary, GPU tables, trace, verbose log), never per launch by the counting hooks. */
+const char *cua_kernelnames_readable(const char *name);
+
 /* A registration: host function key gets device_name, whose pointer the caller keeps
    alive (nvcc's string); the first launch copies it. */
 void cua_kernelnames_register(uintptr_t host_fun, const char *device_name);

@@ -58,6 +58,13 @@ static size_t read_small(const char *path, char *buf, size_t cap)
 	return n;
 }
 
+uint32_t cua_live_pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint32_t)st.st_ino : 0;
+}
+
 uint64_t cua_live_start_ticks(uint64_t pid)
 {
 	char path[64], buf[1024];
@@ -162,7 +169,7 @@ static int replace_own(int dirfd, const char *name, uint64_t pid, uint64_t start
 {
 	struct cua_live_head h;
 	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK);
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	int ours;
 
 	if (fd < 0)
@@ -201,6 +208,7 @@ static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->created_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 	h->uid = geteuid();
+	h->pidns = cua_live_pidns();
 	h->caps = cfg.caps;
 	h->state = CUA_LIVE_RUNNING;
 	/* The magic last: a reader never takes a half-made head for a region. */

@@ -61,7 +61,7 @@ struct cua_live_head {
 	uint32_t untracked;      /* threads that found no free slot */
 	char program[CUA_LIVE_PROGRAM];
 	uint32_t slots_used;     /* the highest slot index taken, plus one */
-	uint32_t reserved0;
+	uint32_t pidns;          /* the writer's PID namespace (cua_live_pidns); 0: unknown */
 	/* Device memory the process's calls hold, per device ordinal, as the memory hook
 	   counts it (allocations minus frees; CUAUDIT_MEM_LIMIT's accounting, kept without a
 	   quota while the live view is on). */
@@ -163,6 +163,11 @@ extern uint32_t cua_live_calls_mask;
 /* Field 22 of /proc/PID/stat (start time in clock ticks since boot), or 0 if unreadable.
    pid 0: this process. No stdio, no strto*: safe on any thread. */
 uint64_t cua_live_start_ticks(uint64_t pid);
+/* The calling process's PID namespace: the low 32 bits of /proc/self/ns/pid's inode, 0 if
+   unknown. A pid means this process only inside the namespace that wrote it: a reader in
+   another (a host beside a container that shares the directory) cannot tell a running
+   process from a dead one. */
+uint32_t cua_live_pidns(void);
 /* The file name of a region: PID-STARTTICKS.live. Returns its length. */
 size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ticks);
 

@@ -39,7 +39,8 @@ void cua_log_generated(const char *what, const char *path)
 	if (!cua_log_on(CUA_LOG_WARN))
 		return;
 	cua_buf_str(&b, "cuaudit: Generated: ");
-	cua_buf_str(&b, path);
+	/* Controls escaped, as every other path on the terminal (cua_out_report). */
+	cua_buf_text(&b, path, strlen(path), CUA_TEXT_TERM);
 	cua_buf_str(&b, " (the ");
 	cua_buf_str(&b, what);
 	cua_buf_str(&b, " of pid ");

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <stdint.h>
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #include "config.h"
@@ -122,6 +123,37 @@ static int ours(int fd, const char *signature)
 	return n == 0 || (n == (ssize_t)want && memcmp(head, signature, want) == 0);
 }
 
+/* Takes an existing file of ours for this process: 0, or -1 to pass it over. A file another
+   process holds while it runs (a shared flock, cua_writer_commit) is passed over. Checking
+   that no other process of the run has it (later) and emptying it are one step under an
+   exclusive lock, never waited for: processes started together that all found a previous
+   run's file under the name each saw its old time, and each emptied and took it (12 files
+   of 20 processes' summaries were left, while 20 were announced). The lock is the claim only
+   while it is being made; the fresh time that the emptying gives the file is what the run's
+   other processes see afterwards (this_run), so it is set explicitly: emptying a file that
+   is empty already need not change it. A file system without flock claims as before. */
+static int take(int fd, const char *signature, unsigned append, int (*later)(int fd))
+{
+	struct stat st;
+
+	if (append)
+		return later && later(fd) ? -1 : 0;
+	/* An output every writer replaces (the metrics) is emptied whoever holds it. */
+	if (!later)
+		return ftruncate(fd, 0) == 0 ? 0 : -1;
+	/* Another process is claiming it right now, or holds it while it runs (a shared lock,
+	   cua_writer_commit). */
+	if (flock(fd, LOCK_EX | LOCK_NB) != 0 && (errno == EWOULDBLOCK || errno == EINTR))
+		return -1;
+	/* Under the lock: the file as the last claimer left it. */
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || !ours(fd, signature) ||
+	    (later && later(fd)) || ftruncate(fd, 0) != 0)
+		return -1;
+	futimens(fd, NULL);
+	flock(fd, LOCK_UN);
+	return 0;
+}
+
 /* "dir/summary.json", 3 -> "dir/summary.3.json" */
 static int numbered(char *out, size_t cap, const char *path, uint64_t k)
 {
@@ -195,11 +227,14 @@ int cua_out_choose(const char *what, const char *base, const char *signature, un
 			break;
 		if (errno != EEXIST)
 			return -1;
-		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | (append ? O_APPEND : 0));
+		/* O_NOCTTY: a terminal named for the log must not become the controlling terminal
+		   of a process that has none (a daemon, which would then get its SIGHUP). */
+		fd = open(path, O_RDWR | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY |
+				(append ? O_APPEND : 0));
 		if (fd < 0 && append && errno != ELOOP) {
 			/* A FIFO or device the user named for the log: written as it is, never
 			   blocking (a FIFO without a reader is refused with ENXIO). */
-			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 			if (fd >= 0 && fstat(fd, &st) == 0 && !S_ISREG(st.st_mode))
 				break;
 			if (fd >= 0)
@@ -213,18 +248,15 @@ int cua_out_choose(const char *what, const char *base, const char *signature, un
 		}
 		if (fstat(fd, &st) == 0 && !S_ISREG(st.st_mode) && append) {
 			close(fd);
-			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK);
+			fd = open(path, O_WRONLY | O_APPEND | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 			if (fd >= 0)
 				break;
 			return -1;
 		}
 		if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && ours(fd, signature)) {
-			if (later && later(fd)) {
-				close(fd);
-				continue; /* cuaudit's, kept for the image that wrote it */
-			}
-			if (append || ftruncate(fd, 0) == 0)
+			if (take(fd, signature, append, later) == 0)
 				break;
+			/* cuaudit's, kept for the process or image that wrote or claims it */
 		} else {
 			remember(foreign, sizeof(foreign), path);
 		}

@@ -6,6 +6,7 @@
 #include "cua_version.h"
 #include "dispatch.h"
 #include "callfmt.h"
+#include "demangle.h"
 #include "log.h"
 #include "table.h"
 #include "tracefmt.h"
@@ -97,6 +98,48 @@ void cua_tracefmt_names(struct cua_writer *w, uint64_t pid, const char *program,
 	}
 }
 
+/* Readable kernel names for the records, which carry the name as compiled (at most 255
+   bytes: a longer one was cut, and a cut name is left as it is). A launch loop names the
+   same few kernels thousands of times: each distinct name is demangled once, into this
+   small cache, not once per record. Conversion runs on one thread (the exit, or `cuaudit
+   trace`); the flag only keeps a second one from waiting. */
+#define KCACHE 16
+#define KREADABLE_MAX 2048
+static struct {
+	uint8_t mlen;   /* 0: empty */
+	uint16_t rlen;  /* 0: not demangled (the name is shown as it is) */
+	char mangled[255];
+	char readable[KREADABLE_MAX];
+} kcache[KCACHE];
+static struct cua_demangle_state kstate;
+static int kcache_busy;
+
+/* Sets *out to the readable form of name[0, n) and returns its length, or 0. */
+static size_t readable_kernel(const char *name, size_t n, const char **out)
+{
+	uint32_t h = 2166136261u;
+	size_t len = 0;
+	unsigned slot;
+
+	if (!cua_demangle_names || n < 3 || n >= 255 || name[0] != '_' || name[1] != 'Z')
+		return 0;
+	for (size_t i = 0; i < n; i++)
+		h = (h ^ (unsigned char)name[i]) * 16777619u;
+	slot = h % KCACHE;
+	if (__atomic_exchange_n(&kcache_busy, 1, __ATOMIC_ACQUIRE))
+		return 0;
+	if (kcache[slot].mlen != n || memcmp(kcache[slot].mangled, name, n) != 0) {
+		kcache[slot].mlen = (uint8_t)n;
+		memcpy(kcache[slot].mangled, name, n);
+		kcache[slot].rlen = (uint16_t)cua_demangle_with(&kstate, kcache[slot].readable,
+							       KREADABLE_MAX, name, n);
+	}
+	len = kcache[slot].rlen;
+	*out = kcache[slot].readable;
+	__atomic_store_n(&kcache_busy, 0, __ATOMIC_RELEASE);
+	return len;
+}
+
 /* The arguments as JSON members: numbers as numbers, everything else as the log's text; an
    out-parameter shows the value the call wrote, where the record has it. 'extras' is where
    the record's extras begin; valid() has checked that every bit's bytes are inside it. */
@@ -132,7 +175,15 @@ static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
 		cua_buf_str(b, number ? "," : "\",");
 	}
 	if (r->extras & CUA_TRACE_KERNEL_BIT) {
+		const char *readable = NULL;
+		size_t n = readable_kernel(extras + 1, (unsigned char)extras[0], &readable);
+
+		/* Readable, with the name as compiled beside it (CUAUDIT_DEMANGLE). */
 		cua_buf_str(b, "\"kernel_name\":\"");
+		if (n) {
+			cua_buf_json(b, readable, n);
+			cua_buf_str(b, "\",\"mangled\":\"");
+		}
 		cua_buf_json(b, extras + 1, (unsigned char)extras[0]);
 		cua_buf_str(b, "\",");
 	}

@@ -5,6 +5,7 @@
 #include <stddef.h>
 #include <stdio.h> /* rename only: no stream is used */
 #include <string.h>
+#include <sys/file.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -142,22 +143,15 @@ static int earlier_image(int fd)
    the kernel stamps files with advances once a tick (1 to 10 ms). */
 #define COARSE_LAG_NS 10000000u
 
-/* When this run of cuaudit began, in CLOCK_REALTIME ns: `cuaudit run` passes its own start
-   (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, this
-   process's start (which exec keeps). 0: unknown. */
-static uint64_t session_start_ns(void)
+/* This process's start in CLOCK_REALTIME ns (which exec keeps), less the margins below;
+   0: unknown. */
+static uint64_t own_start_ns(void)
 {
-	struct start st;
+	struct start st = process_start();
 	struct timespec real, boot;
 	long tick = sysconf(_SC_CLK_TCK);
 	uint64_t own = 0, real_ns, boot_ns, since_boot;
 
-	/* The run's start; every process of the run started after it. Less the coarse clock's
-	   lag, should whoever set it have read a precise clock. */
-	if (cua_cfg.session_start_ns)
-		return cua_cfg.session_start_ns > COARSE_LAG_NS ?
-			       cua_cfg.session_start_ns - COARSE_LAG_NS : 1;
-	st = process_start();
 	if (st.ticks && tick > 0 && clock_gettime(CLOCK_REALTIME, &real) == 0 &&
 	    clock_gettime(CLOCK_BOOTTIME, &boot) == 0) {
 		real_ns = (uint64_t)real.tv_sec * 1000000000u + (uint64_t)real.tv_nsec;
@@ -174,16 +168,62 @@ static uint64_t session_start_ns(void)
 	return own;
 }
 
+/* The start of the process that loaded this image (la_version): a forked child keeps its
+   parent's, so that children forked one after the other are processes of one run. With each
+   child's own start, each took the summary and trace of the sibling that ended before it
+   as an earlier run's and replaced them (plain LD_AUDIT, a worker forked per task). */
+static uint64_t image_start;
+
+void cua_writer_setup(void)
+{
+	image_start = own_start_ns();
+}
+
+/* When this run of cuaudit began, in CLOCK_REALTIME ns: `cuaudit run` passes its own start
+   (CUAUDIT_SESSION_START), so that every process it runs shares one; without it, the start
+   of the process that loaded this image (which exec keeps; a forked child has its
+   parent's). 0: unknown. */
+static uint64_t session_start_ns(void)
+{
+	uint64_t own = image_start ? image_start : own_start_ns(), run;
+	struct timespec now;
+
+	if (!cua_cfg.session_start_ns)
+		return own;
+	/* The run's start; every process of the run started after it. Less the coarse clock's
+	   lag, should whoever set it have read a precise clock. */
+	run = cua_cfg.session_start_ns > COARSE_LAG_NS ? cua_cfg.session_start_ns - COARSE_LAG_NS
+						       : 1;
+	/* A run cannot have begun after this process did, nor in the future: such a value
+	   (set by hand) would take every file of the run for an earlier run's, and each
+	   process would replace the one before it. */
+	if (own && own < run)
+		return own;
+	if (clock_gettime(CLOCK_REALTIME, &now) == 0 &&
+	    run > (uint64_t)now.tv_sec * 1000000000u + (uint64_t)now.tv_nsec)
+		return own;
+	return run;
+}
+
 /* A file of ours changed since this run began: another process of the run (several processes
    given one name without %p), or an earlier image of this one, claimed or wrote it. Its data
    is kept; this process takes the next numbered name. */
 static int this_run(int fd)
 {
-	uint64_t start = session_start_ns();
+	uint64_t start = session_start_ns(), changed;
 	struct stat s;
 
-	return start && fstat(fd, &s) == 0 &&
-	       (uint64_t)s.st_mtim.tv_sec * 1000000000u + (uint64_t)s.st_mtim.tv_nsec >= start;
+	if (!start || fstat(fd, &s) != 0)
+		return 0;
+	/* The later of the modification and the change time: a modification time may lie in
+	   the past (the exec mark above goes up to a second back; cp -p, rsync -t and tar keep
+	   an old one), while the change time is the kernel's, set at the last write, rename or
+	   time change. A launcher's summary written at its exec less than a second after the
+	   run began was taken for an earlier run's and replaced by a sibling process's. */
+	changed = (uint64_t)s.st_mtim.tv_sec * 1000000000u + (uint64_t)s.st_mtim.tv_nsec;
+	if ((uint64_t)s.st_ctim.tv_sec * 1000000000u + (uint64_t)s.st_ctim.tv_nsec > changed)
+		changed = (uint64_t)s.st_ctim.tv_sec * 1000000000u + (uint64_t)s.st_ctim.tv_nsec;
+	return changed >= start;
 }
 
 /* A file to pass over: an earlier image of this process finished it at its exec, or another
@@ -228,6 +268,47 @@ int cua_writer_close(struct cua_writer *w, const char *path)
 	return -1;
 }
 
+/* Lets the held file go: closed only while the number still names it (the program may have
+   closed ours and opened its own file under it). */
+static void release(struct cua_writer *w)
+{
+	struct stat st;
+	int fd = w->held_fd - 1;
+
+	if (!w->held_fd)
+		return;
+	w->held_fd = 0;
+	if (fstat(fd, &st) == 0 && (uint64_t)st.st_dev == w->held_dev &&
+	    (uint64_t)st.st_ino == w->held_ino)
+		close(fd);
+}
+
+/* Holds the regular file 'path' leads to (when 'want' is given, only if it is that file)
+   with a shared flock, never waited for. A process that finds a report file under its name
+   while the process that wrote it still runs (a service writing snapshots, a long trace
+   conversion after the claim) passes it over: the time rule alone (this_run) let a process
+   started after the writer's last snapshot take the name, and the writer's next snapshot
+   replaced the other's summary. Without flock, or with every descriptor closed by the
+   program, the time rule is all there is. */
+static void hold(struct cua_writer *w, const char *path, const struct stat *want)
+{
+	int fd = cua_fd_high(open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC));
+	struct stat st;
+
+	if (fd < 0)
+		return;
+	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) ||
+	    (want && (st.st_dev != want->st_dev || st.st_ino != want->st_ino)) ||
+	    flock(fd, LOCK_SH | LOCK_NB) != 0) {
+		close(fd);
+		return;
+	}
+	release(w);
+	w->held_fd = fd + 1;
+	w->held_dev = (uint64_t)st.st_dev;
+	w->held_ino = (uint64_t)st.st_ino;
+}
+
 static int open_temp(const char *path, char *tmp, size_t cap)
 {
 	const char *slash = strrchr(path, '/');
@@ -267,18 +348,27 @@ int cua_writer_begin_atomic(struct cua_writer *w, const char *what, const char *
 		return -1;
 	}
 	cua_writer_init(w, fd);
+	/* The claim (or this process's last file) stays held while the new one is written. */
+	hold(w, path, NULL);
 	return 0;
 }
 
 int cua_writer_commit(struct cua_writer *w, const char *tmp, const char *path)
 {
+	struct stat st;
+	int known = w->fd >= 0 && fstat(w->fd, &st) == 0;
+
 	close_fd(w);
 	if (!w->failed && rename(tmp, path) != 0) {
 		w->failed = 1;
 		w->err = errno;
 	}
-	if (!w->failed)
+	if (!w->failed) {
+		if (known)
+			hold(w, path, &st);
 		return 0;
+	}
+	release(w);
 	unlink(tmp);
 	cua_out_report("cannot write ", path, w->err);
 	return -1;

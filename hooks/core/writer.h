@@ -10,6 +10,12 @@ struct cua_writer {
 	int failed;
 	int err;          /* errno of the first failed write; EIO for a write that wrote 0 */
 	uint64_t written; /* bytes that reached the descriptor */
+	/* The file last committed (or claimed) under the name, held open with a shared flock
+	   while this process lives: another process that finds the name passes it over
+	   (cua_out_choose) instead of taking it. held_fd is the descriptor plus one, 0: none;
+	   cua_writer_init leaves these alone. */
+	int held_fd;
+	uint64_t held_dev, held_ino;
 	struct cua_buf b;
 	char mem[16384];
 };
@@ -30,6 +36,10 @@ void cua_writer_flush(struct cua_writer *w);
 #define CUA_WRITER_REPLACE_IMAGES 1u
 int cua_writer_open(const char *what, const char *tmpl, const char *signature, unsigned flags,
 		    char *path, size_t cap);
+
+/* From la_version: remembers this image's start, which forked children keep as the start of
+   their run (the report files' rule, cua_writer_open). */
+void cua_writer_setup(void);
 
 /* While on, files closed or committed are marked as finished by an image that ends at exec
    (in their modification time's nanoseconds), so the next image keeps them. */

@@ -65,6 +65,9 @@ def summary(path, args):
     for a in doc["apis"]:
         assert a["min_ns"] <= a["median_ns"] <= a["p99_ns"] <= a["max_ns"], a
         assert sum(a["bindings"].values()) == a["calls"], a
+    # A readable name sits beside a mangled one only, and differs from it.
+    for k in doc["kernels"] + doc.get("gpu", {}).get("kernels", []):
+        assert "demangled" not in k or (k["name"].startswith("_Z") and k["demangled"] != k["name"]), k
     # Each argument NAME:NESTED prints that API's calls and errors.
     for want in args:
         name, nested = want.split(":")

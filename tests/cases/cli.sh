@@ -34,7 +34,7 @@ sample() {
   libcudart) echo "$MOCK_DIR/libcudart.so.13" ;; include|exclude) echo 'cu*' ;;
   flush-interval) echo 5 ;; trace-max) echo 1MiB ;; log-max) echo 1MiB ;;
   metrics) echo m.prom ;; metrics-labels) echo job=x ;; capture) echo profiler-api ;;
-  static-runtime) echo off ;; summary-sample) echo 4 ;;
+  static-runtime) echo off ;; summary-sample) echo 4 ;; demangle) echo off ;;
   live) echo on ;; live-calls) echo 32 ;; live-dir) echo live.d ;; gpu-time) echo on ;;
   *) echo "no sample value for --$1" >&2; echo "?" ;;
   esac
@@ -219,6 +219,10 @@ PY
   expect_status 0 "$CLI" export -o raw.sqlite "$raw"
   got=$("$PYTHON" -c 'import sqlite3; d = sqlite3.connect("raw.sqlite"); print(d.execute("select count(*) from calls where name = \"cuDeviceGetCount\"").fetchone()[0], d.execute("select program from processes").fetchone()[0])')
   [ "$got" = "300 output_prog" ] && pass "raw trace: 300 calls of the killed process, named" || fail "raw: '$got'"
+  # A block cut short is skipped, and said (as cuaudit trace says it); it was silent.
+  head -c $(( $(stat -c %s "$raw") - 100 )) "$raw" >cut.raw
+  "$CLI" export -T jsonl -o - cut.raw >/dev/null 2>err.txt
+  grep -q 'cut.raw: 1 block(s) cut short by the end of the process were skipped' err.txt && pass "a cut block is named" || fail "cut raw: $(cat err.txt)"
   expect_status 2 "$CLI" export -T xml -o x "$s"
   expect_status 2 "$CLI" export "$s"
   ;;
@@ -397,12 +401,139 @@ PY
   # A later run replaces its own earlier file instead of numbering forever.
   rm -f seq*
   "$CLI" run -s again.json "$BIN/driver_lazy" >/dev/null 2>&1
-  touch -d '1 minute ago' again.json # clearly before the next run (the coarse clock's lag)
+  sleep 0.05 # the next run begins clearly after the file's last change (the coarse clock's lag)
   "$CLI" run -s again.json "$BIN/driver_lazy" >/dev/null 2>err.txt
   [ -s again.json ] && [ ! -e again.1.json ] && pass "a new run replaces the previous run's file" || fail "again: $(ls)"
   # --log off silences the notice.
   "$CLI" run -l off -s quiet.json "$BIN/driver_lazy" >/dev/null 2>err.txt
   [ ! -s err.txt ] && pass "--log off: nothing on stderr" || fail "--log off: $(cat err.txt)"
+  ;;
+processes_started_together_over_a_previous_runs_files_keep_every_output)
+  # A previous run left its summary and trace under the names; 20 processes of a new run,
+  # started at once, each find the old files and race to take them. Checking that a file is
+  # a previous run's and emptying it must be one step: each process took the old file (12
+  # summaries of 20 were left, and 20 announced). (Rewritten in place: a freshly created file
+  # lost the race far less often.)
+  "$CLI" run -s s.json -t t.json "$BIN/driver_lazy" >/dev/null 2>&1
+  cp s.json old.s; cp t.json old.t
+  for i in $(seq 1 6); do
+    rm -f s.[0-9]*.json t.[0-9]*.json
+    cat old.s >s.json; cat old.t >t.json
+    sleep 0.05 # the run begins clearly after (the coarse clock's lag)
+    "$CLI" run -s s.json -t t.json sh -c "for i in 1 2 3 4 5 6 7 8 9 10 11 12 13 14 15 16 17 18 19 20; do '$BIN/driver_lazy' >/dev/null & done; wait" 2>err.txt
+    mkdir "run$i" && cp s*.json t*.json "run$i/" && sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l >"run$i/said"
+  done
+  "$PYTHON" - run* >runs.txt <<'PY'
+import glob, json, os, sys
+for d in sys.argv[1:]:
+    seen = set()
+    for f in glob.glob(os.path.join(d, "*.json")):
+        j = json.load(open(f))
+        if "traceEvents" in j:
+            seen.add(("t", [e["pid"] for e in j["traceEvents"] if e.get("ph") == "X"][0]))
+        else:
+            seen.add(("s", j["process"]["pid"]))
+    print(d, len(seen), open(os.path.join(d, "said")).read().strip())
+PY
+  lost=$(awk '$2 != 40' runs.txt | wc -l) said=$(awk '$3 != 40' runs.txt | wc -l)
+  [ "$(wc -l <runs.txt)" = 6 ] || fail "runs checked: $(cat runs.txt)"
+  [ $lost = 0 ] && pass "6 runs of 20 processes over old files: 20 summaries and 20 traces each" || fail "$lost of 6 runs lost outputs: $(cat runs.txt)"
+  [ $said = 0 ] && pass "every run named 40 distinct files" || fail "$said of 6 runs announced a file twice"
+  ;;
+session_start_set_in_the_future_never_lets_a_process_replace_another)
+  # CUAUDIT_SESSION_START set by hand to an hour ahead: every file of the run looked older
+  # than the run, and each process replaced the one before it (one summary left of two, both
+  # announced under the same name).
+  future=$(( ($(date +%s) + 3600) * 1000000000 ))
+  CUAUDIT_SESSION_START=$future "$CLI" run -s seq.json sh -c "'$BIN/driver_lazy' >/dev/null; sleep 0.05; '$BIN/driver_lazy' >/dev/null" 2>err.txt
+  [ -s seq.json ] && [ -s seq.1.json ] && pass "cuaudit run: both processes' summaries kept" || fail "cuaudit run: $(ls seq*)"
+  n=$(sed -n 's/^cuaudit: Generated: \([^ ]*\) .*/\1/p' err.txt | sort -u | wc -l)
+  [ "$n" = 2 ] && pass "two files announced" || fail "$(cat err.txt)"
+  # 0 is no start either: each process took its own, and the second replaced the first's.
+  rm -f seq*
+  CUAUDIT_SESSION_START=0 "$CLI" run -s seq.json sh -c "'$BIN/driver_lazy' >/dev/null; sleep 0.05; '$BIN/driver_lazy' >/dev/null" 2>err.txt
+  [ -s seq.json ] && [ -s seq.1.json ] && pass "CUAUDIT_SESSION_START=0: both summaries kept" || fail "0: $(ls seq*)"
+  # Plain LD_AUDIT: the first process started before the second and ends after it; the
+  # second's file, written after the first began, is kept as without the variable.
+  CUAUDIT_SESSION_START=$future LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY="$dir/p.json" \
+    sh -c "sleep 0.3; exec '$BIN/driver_lazy'" >/dev/null 2>err1.txt &
+  sleep 0.1
+  CUAUDIT_SESSION_START=$future LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY="$dir/p.json" "$BIN/driver_lazy" >/dev/null 2>err2.txt
+  wait
+  [ -s p.json ] && [ -s p.1.json ] && pass "LD_AUDIT: both summaries kept" || fail "LD_AUDIT: $(ls p*) $(cat err1.txt err2.txt)"
+  ;;
+generated_notice_escapes_controls_in_the_path)
+  # The path went to the terminal raw: an OSC sequence in it retitled the window.
+  LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY="$dir/a"$'\e]0;pwned\a'"b.json" "$BIN/driver_lazy" >/dev/null 2>err.txt
+  grep -q $'[\e\a]' err.txt && fail "controls reached stderr: $(cat -v err.txt)" || pass "no control character on stderr"
+  grep -qF 'Generated: '"$dir"'/a\x1b]0;pwned\x07b.json (the summary of pid' err.txt && pass "the path shown escaped" || fail "$(cat -v err.txt)"
+  ;;
+export_and_trace_to_a_full_disk_fail_say_so_and_leave_nothing_cut)
+  # A 64 KiB file system (root in a sandbox; skipped where mount is not allowed). CSV and
+  # JSON lines exports that failed were announced "Generated:" and left cut files; a cut
+  # trace JSON stayed under its name.
+  "$CLI" run -s s.json -t t.json "$BIN/soak" 2 20000 >/dev/null 2>&1
+  LD_AUDIT="$AUDIT" CUAUDIT_TRACE="$dir/k.json" "$BIN/trace_exit" _exit >/dev/null 2>&1
+  raw=$(ls k.json.*.raw 2>/dev/null | head -1)
+  [ -s t.json ] && [ -n "$raw" ] || fail "inputs not made: $(ls)"
+  mkdir -p full
+  mount -t tmpfs -o size=64k tmpfs full 2>/dev/null || { echo "cannot mount a tmpfs here"; exit 77; }
+  trap 'umount "$dir/full"' EXIT
+  for ty in sqlite csv jsonl; do
+    "$CLI" export --type $ty -o full/out.$ty s.json t.json >out.txt 2>err.txt; rc=$?
+    [ $rc = 1 ] && pass "$ty: status 1" || fail "$ty: status $rc"
+    grep -q 'Generated' err.txt && fail "$ty: a failed export announced: $(cat err.txt)" || pass "$ty: not announced"
+    grep -qE 'cannot write|disk is full' err.txt && pass "$ty: the failure said" || fail "$ty: $(cat err.txt)"
+    [ -z "$(ls -A full)" ] && pass "$ty: nothing left behind" || fail "$ty: left $(ls -A full)"
+  done
+  mkdir full/mine && echo keep >full/mine/other.txt
+  "$CLI" export --type csv -o full/mine s.json t.json >/dev/null 2>&1
+  [ "$(ls -A full/mine)" = other.txt ] && pass "csv into an existing folder: only its own files removed" || fail "folder: $(ls -A full/mine)"
+  rm -rf full/mine
+  "$CLI" export --type jsonl -o - s.json t.json >/dev/full 2>err.txt; rc=$?
+  [ $rc = 1 ] && grep -q 'cannot write' err.txt && pass "jsonl to a full standard output: 1 and why" || fail "stdout: $rc $(cat err.txt)"
+  "$CLI" trace -o full/x.json "$raw" >out.txt 2>err.txt; rc=$?
+  [ $rc = 1 ] && grep -q 'cannot write' err.txt && pass "trace: 1 and why" || fail "trace: $rc $(cat err.txt)"
+  [ -z "$(ls -A full)" ] && pass "trace: no cut JSON left" || fail "trace left $(ls -A full)"
+  "$CLI" trace -o /dev/full "$raw" >/dev/null 2>&1
+  [ -c /dev/full ] && pass "a device given as the output is not removed" || fail "/dev/full is gone"
+  # report --json: a cut merged summary stayed under its name.
+  head -c 65536 /dev/zero >full/filler 2>/dev/null
+  "$CLI" report --json=full/m.json s.json >out.txt 2>err.txt; rc=$?
+  [ $rc = 1 ] && grep -q 'cannot write full/m.json' err.txt && pass "report --json: 1 and why" || fail "report: $rc $(cat err.txt)"
+  [ ! -e full/m.json ] && pass "report --json: no cut JSON left" || fail "report left $(ls -A full)"
+  rm -f full/filler
+  ;;
+launcher_summary_written_at_exec_is_kept_from_a_sibling_of_the_run)
+  # A launcher makes calls and execs its workload; a sibling of the same run ends later. The
+  # launcher's summary, written at its exec, carries the exec mark in its modification time,
+  # which may lie up to a second back: within a second of the run's start, the sibling took it
+  # for an earlier run's and replaced it (2 summaries of 3 left, 3 announced).
+  lost=0
+  for i in 1 2 3; do
+    rm -f s*.json
+    "$CLI" run -s s.json sh -c "'$BIN/output_prog' launch 5 '$BIN/driver_lazy' >/dev/null & sleep 0.1; '$BIN/driver_lazy' >/dev/null; wait" 2>err.txt
+    n=$("$PYTHON" -c 'import json,sys; print(len({(json.load(open(f))["process"]["pid"], json.load(open(f))["process"]["command"]) for f in sys.argv[1:]}))' s*.json)
+    [ "$n" = 3 ] || lost=$((lost + 1))
+  done
+  [ $lost = 0 ] && pass "3 runs: the launcher's, its workload's and the sibling's summaries kept" || fail "$lost of 3 runs lost one: $(cat err.txt)"
+  ;;
+service_writing_snapshots_keeps_its_name_from_a_process_started_later)
+  # Plain LD_AUDIT (no run start): a service writes a summary snapshot every second; a short
+  # process given the same name starts after a snapshot. It took the service's file as an
+  # earlier run's and wrote over it, and the service's next snapshot wrote over the other's.
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_FLUSH_INTERVAL=1 \
+    "$BIN/output_prog" service 100 >svc.out 2>svc.err &
+  svc=$!
+  for i in $(seq 150); do [ -s s.json ] && break; sleep 0.02; done
+  sleep 0.05 # the other process starts clearly after the snapshot
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" "$BIN/driver_lazy" >/dev/null 2>b.err &
+  b=$!; wait $b
+  owner() { "$PYTHON" -c 'import json,sys; print(json.load(open(sys.argv[1]))["process"]["pid"])' "$1" 2>/dev/null; }
+  [ "$(owner s.json)" = $svc ] && pass "the service's snapshot keeps its name" || fail "s.json holds pid $(owner s.json), the service is $svc"
+  [ "$(owner s.1.json)" = $b ] && pass "the later process wrote s.1.json" || fail "s.1.json: $(owner s.1.json); $(cat b.err)"
+  grep -q "Generated: $dir/s.1.json (the summary of pid $b)" b.err && pass "and said so" || fail "$(cat b.err)"
+  kill $svc; wait $svc 2>/dev/null
   ;;
 static_runtime_left_off_is_named_once_at_the_default_level)
   hint='holds a statically linked CUDA runtime .*--static-runtime on'
@@ -446,6 +577,12 @@ PY
   "$CLI" report --csv m.json plain.json >csv.txt 2>/dev/null
   "$CLI" report --csv plain.json sampled.json snapshot.json plain.json >csv2.txt 2>/dev/null
   cmp -s csv.txt csv2.txt && pass "merged + summary = all four summaries" || { fail "csv differs"; diff csv.txt csv2.txt | head -5; }
+  # --json=- is standard output, as for export: the JSON alone, no file named "-".
+  "$CLI" report --json=- plain.json sampled.json snapshot.json >stdout.json 2>err.txt; rc=$?
+  [ $rc = 0 ] && [ ! -e ./- ] && cmp -s stdout.json m.json && pass "--json=- writes the same JSON to standard output, and nothing else" ||
+    fail "--json=-: rc $rc, $(ls) $(head -c 200 stdout.json)"
+  "$CLI" report --json - - <plain.json >stdin.json 2>err.txt && "$PYTHON" "$CHECK_JSON" merged stdin.json >check.txt 2>&1 &&
+    pass "--json - with - as the input: standard input to standard output" || fail "stdin to stdout: $(cat err.txt check.txt)"
   ;;
 *) fail "unknown case $name" ;;
 esac

@@ -40,7 +40,8 @@ gpu_time_kernel_and_memory_tables_are_exact_on_the_mock)
   gpu_run all
   # 4 x 3 ms + 2 x 5 ms on the legacy stream, 3 x 2 ms per-thread, 6 ms in a second context;
   # copies of 4096 and 2048 bytes (5 ms + 100 ns a byte), a memset of 1000 (5 ms + 50 ns).
-  has ' 10 +[0-9]+ .*_Z7add_onePii$'
+  # Kernel names readable in the GPU table (CUAUDIT_DEMANGLE, on by default).
+  has ' 10 +[0-9]+ .*  add_one\(int\*, int\)$'
   has '^ +0\.006 +2 .* HtoD$'
   has 'GPU work timed 16, untimed capturing 2$'
   has '^  device 0 busy_ns [0-9]+$'
@@ -130,6 +131,7 @@ import json, sys
 g = json.load(open(sys.argv[1]))["gpu"]
 k = {r["name"]: r for r in g["kernels"]}
 assert k["_Z7add_onePii"]["instances"] == 10 and abs(k["_Z7add_onePii"]["total_ns"] - 34e6) < 34e4, k
+assert k["_Z7add_onePii"]["demangled"] == "add_one(int*, int)", k
 m = {r["operation"]: r for r in g["memory"]}
 assert m["HtoD"]["count"] == 2 and m["HtoD"]["total_bytes"] == 6144, m
 assert g["untimed"]["capturing"] == 2 and g["timed"] == 16, g
@@ -146,7 +148,9 @@ assert len(gpu) == 16, len(gpu)
 names = {e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
 assert "GPU 0 legacy stream" in names, names
 assert any(n.startswith("GPU 0 per-thread stream of thread ") for n in names), names
-assert abs(sum(e["dur"] for e in gpu if e["name"] == "_Z7add_onePii") - 34000.0) < 340
+# Named readably; the name as compiled in args.mangled.
+assert abs(sum(e["dur"] for e in gpu if e["name"] == "add_one(int*, int)") - 34000.0) < 340
+assert all(e["args"]["mangled"] == "_Z7add_onePii" for e in gpu if e["name"] == "add_one(int*, int)")
 starts = {e["id"]: e for e in ev if e.get("cat") == "gpu.flow" and e["ph"] == "s"}
 ends = {e["id"]: e for e in ev if e.get("cat") == "gpu.flow" and e["ph"] == "f"}
 assert len(starts) == 16 and set(starts) == set(ends)
@@ -159,8 +163,8 @@ for i, s in starts.items():
 PY
   ENGINE="$BUILD/node_modules/@paulirish/trace_engine"
   if [ -d "$ENGINE" ] && command -v node >/dev/null; then
-    timeout 300 node "$CASES_DIR/trace_engine_check.mjs" "$ENGINE" trace.json _Z7add_onePii >engine.txt 2>&1 &&
-      grep -qx '_Z7add_onePii events=10' engine.txt && pass "the trace engine loads it: $(tail -1 engine.txt)" ||
+    timeout 300 node "$CASES_DIR/trace_engine_check.mjs" "$ENGINE" trace.json 'add_one(int*, int)' >engine.txt 2>&1 &&
+      grep -qxF 'add_one(int*, int) events=10' engine.txt && pass "the trace engine loads it: $(tail -1 engine.txt)" ||
       fail "trace engine: $(tail -3 engine.txt)"
   else
     echo "note: no trace engine at $ENGINE"

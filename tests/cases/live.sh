@@ -139,6 +139,29 @@ two_processes_of_one_user_are_listed_and_exit_removes_their_files)
   timeout 20 "$CLI" ps --dir "$L" 1234567 >one.txt 2>&1; rc=$?
   [ $rc = 1 ] && grep -q 'no live region for process 1234567' one.txt && pass "an unknown pid gets a clear message" || fail "unknown pid: $rc $(cat one.txt)"
   ;;
+thousands_of_dead_files_never_hide_a_running_process_and_its_name_is_escaped)
+  # 4,200 files named like regions (dead processes' or damaged): ps stopped reading names
+  # after 4,096, so a running process went unlisted and ps said there was no live view. The
+  # program's command line holds an escape sequence: it reached the terminal raw.
+  # The other files are made after the process's: on a tmpfs (where this sandbox may mount
+  # one) a directory lists its newest files first, so the process's comes after them.
+  mkdir -p -m 700 "$L"
+  mount -t tmpfs -o mode=0700 tmpfs "$L" 2>/dev/null && trap 'umount "$L"' EXIT
+  go="$dir/go"$'\e[2J'
+  : >out.txt
+  env $(live_env) "$PROG" calls 30 "$go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'calls done' || { kill -9 $pid; finish; }
+  (cd "$L" && for i in $(seq 3000001 3004200); do : >"$i-5.live"; done && chmod 600 3*.live)
+  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>list.err
+  grep -qE "^$pid +running .*live_prog calls 30" list.txt && pass "the running process is listed among 4,200 other files" || fail "not listed: $(tail -2 list.err)"
+  timeout 20 "$CLI" top --dir "$L" -d 0.1 -n 1 >top.txt 2>&1
+  grep -qE '^cuaudit top: 1 process' top.txt && pass "top counts it" || fail "top: $(head -2 top.txt)"
+  timeout 20 "$CLI" ps --dir "$L" "$pid" >one.txt 2>&1
+  grep -q $'\e' list.txt one.txt && fail "an escape reached the terminal: $(cat -v list.txt | grep live_prog)" || pass "no escape in ps output"
+  grep -qF 'go\x1b[2J' list.txt && grep -qF 'go\x1b[2J' one.txt && pass "the command line shown escaped" || fail "$(grep live_prog list.txt one.txt | cat -v)"
+  touch "$go"; wait $pid
+  ;;
 hostile_or_damaged_region_files_are_refused_without_crash_or_hang)
   # A real region to damage: from a process killed in a call.
   touch "$BLOCK"
@@ -256,6 +279,39 @@ PY
   timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
   [ -z "$(ls "$L")" ] && pass "--clean removes it although the pid is alive" || fail "left $(ls "$L")"
   kill $other; wait $other 2>/dev/null
+  ;;
+region_of_another_pid_namespace_is_never_called_dead_or_cleaned)
+  # A host reading a directory it shares with a container: the container's pids name nothing
+  # here, so its running processes must not be taken for dead and removed.
+  touch "$BLOCK"
+  : >out.txt
+  env $(live_env) "$PROG" block >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt blocking; kill -9 $pid; wait $pid 2>/dev/null; rm -f "$BLOCK"
+  f=$(ls "$L"/$pid-*.live)
+  # The head's pidns field (after the program name and slots_used) holds this namespace's.
+  "$PYTHON" - "$f" <<'PY' >ns.txt 2>&1 || fail "pidns: $(cat ns.txt)"
+import os, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+own = os.stat("/proc/self/ns/pid").st_ino & 0xffffffff
+assert struct.unpack_from("<I", b, 372)[0] == own, "the writer's namespace is recorded"
+struct.pack_into("<I", b, 372, own ^ 0x5a5a)
+open(sys.argv[1], "wb").write(b)
+print("recorded")
+PY
+  j=$(ps_json $pid inflight)
+  [[ "$j" == "elsewhere cuStreamSynchronize:"* ]] && pass "another namespace's region: state elsewhere, its call shown ($j)" || fail "ps: $j"
+  timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
+  [ -e "$f" ] && pass "--clean leaves it" || fail "--clean removed another namespace's region"
+  timeout 20 "$CLI" ctl --dir "$L" $pid trace start >ctl.txt 2>&1; rc=$?
+  [ $rc = 1 ] && pass "ctl refuses it" || fail "ctl: $rc $(cat ctl.txt)"
+  # The same file back in this namespace: dead, and cleaned.
+  "$PYTHON" -c 'import os, struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<I", b, 372, os.stat("/proc/self/ns/pid").st_ino & 0xffffffff)
+open(sys.argv[1], "wb").write(b)' "$f"
+  timeout 20 "$CLI" ps --dir "$L" --clean >clean.txt 2>&1
+  [ ! -e "$f" ] && pass "in this namespace it is dead and --clean removes it" || fail "left: $(cat clean.txt)"
   ;;
 ctl_starts_and_stops_trace_and_log_within_one_call)
   # Phase 1 (1000 calls) off, phase 2 (2 x 1000 calls on two threads) on, phase 3 off.

@@ -182,6 +182,77 @@ failed_exec_then_forked_children_write_their_own_traces)
   done
   ls t.*.raw >/dev/null 2>&1 && fail "raw files left: $(ls t.*.raw)" || pass "no raw file left"
   ;;
+children_forked_one_after_another_keep_every_summary_and_trace)
+  # One name for all, no %p, no cuaudit run: each child (forked, no exec) took its own start
+  # as the run's, and took the file of the sibling that ended before it for an earlier run's
+  # and replaced it. A forked child now keeps the start of the image that loaded cuaudit.
+  lost=0
+  for i in 1 2 3; do
+    rm -f t*.json s*.json
+    CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" CUAUDIT_SUMMARY="$dir/s.json" audited "$PROG" forkseq 3 100
+    n=$("$PYTHON" - s*.json t*.json <<'PY'
+import json, sys
+seen = set()
+for f in sys.argv[1:]:
+    d = json.load(open(f))
+    if "traceEvents" in d:
+        seen.add(("t", [e["pid"] for e in d["traceEvents"] if e.get("ph") == "X"][0]))
+    else:
+        seen.add(("s", d["process"]["pid"]))
+print(len(seen))
+PY
+    )
+    [ "$n" = 8 ] || { lost=$((lost + 1)); echo "run $i: $n of 8: $(ls)"; }
+  done
+  [ $lost = 0 ] && pass "3 runs: the parent's and 3 children's summaries and traces, each kept" || fail "$lost of 3 runs lost outputs"
+  ;;
+log_to_a_terminal_never_gives_a_daemon_a_controlling_terminal)
+  # A daemon (a session leader without a terminal) logging to a terminal, e.g. another
+  # window's /dev/pts/N: the log was opened without O_NOCTTY, so that terminal became the
+  # daemon's controlling terminal, and its hangup would end the daemon with SIGHUP.
+  "$PYTHON" - "$AUDIT" "$BIN/live_prog" "$dir/go" >tty.txt 2>&1 <<'PY'
+import os, pty, subprocess, sys, time
+master, slave = pty.openpty()
+name = os.ttyname(slave)
+env = dict(os.environ, LD_AUDIT=sys.argv[1], CUAUDIT_LOG="verbose", CUAUDIT_LOG_FILE=name)
+out = open("daemon.out", "w")
+p = subprocess.Popen(["setsid", sys.argv[2], "calls", "5", sys.argv[3]], env=env,
+                     stdin=subprocess.DEVNULL, stdout=out, stderr=subprocess.DEVNULL)
+for _ in range(500):
+    if "calls done" in open("daemon.out").read():
+        break
+    time.sleep(0.01)
+st = open(f"/proc/{p.pid}/stat").read()
+fields = st[st.rindex(")") + 2:].split()
+print("session_leader", int(fields[3]) == p.pid, "tty_nr", int(fields[4]))
+os.set_blocking(master, False)
+try:
+    logged = os.read(master, 65536).decode(errors="replace")
+except BlockingIOError:
+    logged = ""
+print("logged", "cuDeviceGetCount(" in logged)
+open(sys.argv[3], "w").close()
+print("status", p.wait())
+PY
+  grep -q '^session_leader True tty_nr 0$' tty.txt && pass "the daemon has no controlling terminal" || fail "$(cat tty.txt)"
+  grep -q '^logged True$' tty.txt && pass "its calls were logged to the terminal" || fail "$(cat tty.txt)"
+  grep -q '^status 0$' tty.txt && pass "it ended normally" || fail "$(cat tty.txt)"
+  ;;
+forked_children_without_calls_of_their_own_write_no_report)
+  # Workers forked from a process that used CUDA, which never call it themselves: each wrote
+  # an empty summary and trace at exit (with %p, a file each) and announced them.
+  native "$PROG" forkseq 4 100 0
+  CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= CUAUDIT_TRACE="$dir/t.%p.json" CUAUDIT_SUMMARY="$dir/s.%p.json" audited "$PROG" forkseq 4 100 0
+  same_results
+  nsum=$(ls s.*.json 2>/dev/null | wc -l) ntrace=$(ls t.*.json 2>/dev/null | wc -l)
+  [ "$nsum" = 1 ] && [ "$ntrace" = 1 ] && pass "one summary and one trace: the parent's" || fail "$nsum summaries, $ntrace traces: $(ls)"
+  expect_log 2 '^cuaudit: Generated: ' audited.err
+  # Children that call write their own, as before.
+  rm -f s.*.json t.*.json
+  CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.%p.json" CUAUDIT_SUMMARY="$dir/s.%p.json" audited "$PROG" forkseq 2 100 5
+  nsum=$(ls s.*.json 2>/dev/null | wc -l) ntrace=$(ls t.*.json 2>/dev/null | wc -l)
+  [ "$nsum" = 3 ] && [ "$ntrace" = 3 ] && pass "children that call write their own" || fail "$nsum summaries, $ntrace traces"
+  ;;
 full_disk_and_file_size_limit_are_reported_never_called_written)
   native "$PROG" calls 100000
   # RLIMIT_FSIZE: writes past 256 KiB fail with EFBIG (SIGXFSZ ignored, as the shell passes it on).

@@ -263,6 +263,29 @@ static int failed_exec_then_fork(long count)
 	return 0;
 }
 
+/* forkseq N COUNT [CHILD]: COUNT calls, then N children forked one after another (30 ms
+   apart), each making CHILD calls (COUNT when not given) and calling exit(). */
+static int fork_in_sequence(int n, long count, long child_count)
+{
+	calls(count);
+	for (int i = 0; i < n; i++) {
+		pid_t child;
+		int status;
+
+		usleep(30000);
+		child = fork();
+		CHECK(child >= 0);
+		if (child == 0) {
+			calls(child_count);
+			exit(0);
+		}
+		CHECK(waitpid(child, &status, 0) == child && WIFEXITED(status) &&
+		      WEXITSTATUS(status) == 0);
+	}
+	printf("%d children done\n", n);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	CHECK(argc >= 2);
@@ -290,6 +313,9 @@ int main(int argc, char **argv)
 		return sigterm(atol(argv[2]));
 	if (strcmp(argv[1], "profiler") == 0)
 		return profiler();
+	if (strcmp(argv[1], "forkseq") == 0 && (argc == 4 || argc == 5))
+		return fork_in_sequence(atoi(argv[2]), atol(argv[3]),
+					atol(argv[argc == 5 ? 4 : 3]));
 	if (strcmp(argv[1], "failfork") == 0 && argc == 3)
 		return failed_exec_then_fork(atol(argv[2]));
 	/* launch N PROGRAM ARGS...: N calls, then the workload replaces this image. If the exec

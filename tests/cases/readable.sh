@@ -16,30 +16,50 @@ launches_name_their_kernels_in_log_trace_and_summary)
   CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$BIN/kernels"
   same_results
   # Runtime launches: by host stub (cudaLaunchKernel) and by kernel handle (__cudaLaunchKernel).
-  expect_log 1 " cudaLaunchKernel\(func=$X, .*kernel_name=\"_Z6scale3Pii\"\) -> cudaSuccess"
-  expect_log 2 " __cudaLaunchKernel\(kernel=$X, .*kernel_name=\"_Z4add5Pii\"\) -> cudaSuccess"
+  expect_log 1 " cudaLaunchKernel\(func=$X, .*kernel_name=\"scale3\(int\*, int\)\"\) -> cudaSuccess"
+  expect_log 2 " __cudaLaunchKernel\(kernel=$X, .*kernel_name=\"add5\(int\*, int\)\"\) -> cudaSuccess"
   # Driver launches: module look-up, library kernel, and a handle only cuFuncGetName names.
-  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z10vec_doublePiPKii\"\) -> CUDA_SUCCESS"
-  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z7add_onePii\"\) -> CUDA_SUCCESS"
-  expect_log 2 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z9mock_onlyPii\"\) -> CUDA_SUCCESS"
+  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"vec_double\(int\*, int const\*, int\)\"\) -> CUDA_SUCCESS"
+  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"add_one\(int\*, int\)\"\) -> CUDA_SUCCESS"
+  expect_log 2 " cuLaunchKernel\(f=$X, .*kernel_name=\"mock_only\(int\*, int\)\"\) -> CUDA_SUCCESS"
   expect_log 1 " cuLaunchKernel\(f=NULL, [^\"]*\) -> CUDA_ERROR_INVALID_HANDLE"
   # cuaudit's own cuFuncGetName calls: once per handle nobody looked up, never logged.
   expect_log 1 '^mock cuFuncGetName: 3$' audited.err
   expect_log 0 'cuFuncGetName\(' log.txt
   check kernels s.json k.txt
-  expect_log 1 '^kernel _Z6scale3Pii launches=1 errors=0$' k.txt
-  expect_log 1 '^kernel _Z4add5Pii launches=2 errors=0$' k.txt
-  expect_log 1 '^kernel _Z10vec_doublePiPKii launches=1 errors=0$' k.txt
-  expect_log 1 '^kernel _Z7add_onePii launches=1 errors=0$' k.txt
-  expect_log 1 '^kernel _Z9mock_onlyPii launches=2 errors=0$' k.txt
+  expect_log 1 '^kernel _Z6scale3Pii launches=1 errors=0 demangled=scale3\(int\*, int\)$' k.txt
+  expect_log 1 '^kernel _Z4add5Pii launches=2 errors=0 demangled=add5\(int\*, int\)$' k.txt
+  expect_log 1 '^kernel _Z10vec_doublePiPKii launches=1 errors=0 demangled=vec_double\(int\*, int const\*, int\)$' k.txt
+  expect_log 1 '^kernel _Z7add_onePii launches=1 errors=0 demangled=add_one\(int\*, int\)$' k.txt
+  expect_log 1 '^kernel _Z9mock_onlyPii launches=2 errors=0 demangled=mock_only\(int\*, int\)$' k.txt
   expect_log 1 '^kernel \(unknown\) launches=1 errors=1$' k.txt
   # Launches inside runtime launches are the same kernels: not counted twice.
   expect_log 6 '^kernel ' k.txt
   check trace t.json tr.txt
-  expect_log 1 '^launch cudaLaunchKernel kernel=_Z6scale3Pii$' tr.txt
-  expect_log 2 '^launch __cudaLaunchKernel kernel=_Z4add5Pii$' tr.txt
-  expect_log 2 '^launch cuLaunchKernel kernel=_Z9mock_onlyPii$' tr.txt
+  expect_log 1 '^launch cudaLaunchKernel kernel=scale3\(int\*, int\) mangled=_Z6scale3Pii$' tr.txt
+  expect_log 2 '^launch __cudaLaunchKernel kernel=add5\(int\*, int\) mangled=_Z4add5Pii$' tr.txt
+  expect_log 2 '^launch cuLaunchKernel kernel=mock_only\(int\*, int\) mangled=_Z9mock_onlyPii$' tr.txt
+  expect_log 1 '^launch cuLaunchKernel kernel=vec_double\(int\*, int const\*, int\) mangled=_Z10vec_doublePiPKii$' tr.txt
+  ;;
+CUAUDIT_DEMANGLE_off_keeps_kernel_names_as_compiled_everywhere)
+  native "$BIN/kernels"
+  CUAUDIT_DEMANGLE=off CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$BIN/kernels"
+  same_results
+  expect_log 1 " cuLaunchKernel\(f=$X, .*kernel_name=\"_Z10vec_doublePiPKii\"\) -> CUDA_SUCCESS"
+  expect_log 0 'kernel_name="[a-z]' log.txt
+  check kernels s.json k.txt
+  expect_log 1 '^kernel _Z10vec_doublePiPKii launches=1 errors=0$' k.txt
+  expect_log 0 'demangled=' k.txt
+  check trace t.json tr.txt
   expect_log 1 '^launch cuLaunchKernel kernel=_Z10vec_doublePiPKii$' tr.txt
+  expect_log 0 'mangled=' tr.txt
+  # The summary table too, and the option of `cuaudit run` that sets it.
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY=stderr CUAUDIT_LOG_FILE= CUAUDIT_DEMANGLE=0 audited "$BIN/kernels"
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  _Z4add5Pii$' audited.err
+  "$CLI" run --demangle off --summary stderr -l warn "$BIN/kernels" >/dev/null 2>run.err
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  _Z4add5Pii$' run.err
+  "$CLI" run --demangle on --summary stderr -l warn "$BIN/kernels" >/dev/null 2>run.err
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  add5\(int\*, int\)$' run.err
   ;;
 out_parameters_enums_and_dims_are_readable_in_the_log)
   native "$BIN/driver_lazy"
@@ -137,6 +157,26 @@ log_errors_logs_only_failed_calls)
   expect_log 1 ' cuLaunchKernel\(f=NULL, .*\) -> CUDA_ERROR_INVALID_HANDLE [0-9]+ns plt$'
   expect_log 1 ' -> '
   ;;
+report_prints_kernel_names_as_the_module_does)
+  # The command demangles with the module's demangler first: a CUTLASS name that libstdc++'s
+  # __cxa_demangle cannot read (and LLVM's reads as ours does) is readable in the report.
+  native "$BIN/kernels"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/kernels"
+  same_results
+  "$PYTHON" - s.json <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+k = [k for k in doc["kernels"] if k["name"] == "_Z4add5Pii"][0]
+k["name"] = "_ZN7cutlass6KernelINS_4gemm6kernel9GemmArrayINS1_11threadblock12MmaPipelinedINS1_9GemmShapeILi128ELi128ELi8EEENS_9transform11threadblock22PredicatedTileIteratorINS_11MatrixShapeILi128ELi8EEEdNS_6layout11ColumnMajorELi1ENS8_30PitchLinearStripminedThreadMapINS_16PitchLinearShapeILi128ELi8EEELi256ELi1EEELi1ELb0EEENS9_19RegularTileIteratorISC_dSE_Li1ESI_Li8EEENSA_INSB_ILi8ELi128EEEdNSD_8RowMajorELi0ESI_Li1ELb0EEENSK_ISM_dSN_Li0ESI_Li8EEEdSN_NS4_9MmaPolicyINS1_4warp7MmaSimtINS6_ILi32ELi64ELi8EEEdSE_dSN_dSN_NSR_13MmaSimtPolicyINSB_ILi4ELi8EEENSD_19RowMajorInterleavedILi2EEENS6_ILi2ELi2ELi1EEEEELi1ELNS_16ComplexTransformE0ELS10_0EbEENSB_ILi0ELi0EEES12_Li1EEENS_21NumericArrayConverterIddLi4ELNS_15FloatRoundStyleE2ENS8_6thread14UnaryTransform8IdentityEEES19_bEENS_8epilogue11threadblock8EpilogueIS7_S11_Li1ENS1C_22PredicatedTileIteratorINS1C_26OutputTileOptimalThreadMapINS1C_15OutputTileShapeILi128ELi1ELi4ELi4ELi1EEENS1G_ILi1ELi2ELi4ELi1ELi8EEELi256ELi1ELi64EEEdLb0ELb0EEENS1B_4warp20FragmentIteratorSimtIST_NS1_6thread3MmaINS6_ILi8ELi8ELi1EEEdSE_dSN_dSN_NS_4arch13OpMultiplyAddEbEESN_SZ_EENS1L_16TileIteratorSimtIST_S1S_dSN_SZ_EENS1C_18SharedLoadIteratorINS1J_18CompactedThreadMapEdLi8EEENS1B_6thread17LinearCombinationIdLi1EddLNS1Z_9ScaleType4KindE0ELS15_2EEENSB_ILi0ELi9EEELi1ELi1EEENS4_37GemmBatchedIdentityThreadblockSwizzleEEEEEvNT_6ParamsE"
+del k["demangled"]
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+  "$CLI" report --table kernels s.json >r.txt 2>&1
+  expect_log 1 '  void cutlass::Kernel<cutlass::gemm::kernel::GemmArray<cutlass::gemm::threadblock::MmaPipelined<cutlass::gemm::GemmShape<128, 128, 8>, .*>::Params\)$' r.txt
+  expect_log 1 '  scale3\(int\*, int\)$' r.txt
+  "$CLI" report --mangled --table kernels s.json >r.txt 2>&1
+  expect_log 1 '  _ZN7cutlass6KernelINS_4gemm6kernel9GemmArray.*NT_6ParamsE$' r.txt
+  ;;
 summary_says_where_it_came_from)
   native "$BIN/kernels"
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/kernels"
@@ -152,7 +192,7 @@ summary_says_where_it_came_from)
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY=stderr CUAUDIT_LOG_FILE= audited "$BIN/kernels" extra-arg
   expect_log 1 "^cuaudit summary: host $(hostname), pid [0-9]+, command \"$BIN/kernels extra-arg\", from [0-9T:Z-]+ to [0-9T:Z-]+, cuaudit [0-9.]+, driver 13000, runtime 13000$" audited.err
   expect_log 1 '^cuaudit summary: launches by kernel$' audited.err
-  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  _Z4add5Pii$' audited.err
+  expect_log 1 '^ +2 +0 +[0-9]+ +[0-9]+  add5\(int\*, int\)$' audited.err
   ;;
 *)
   fail "unknown case $name"

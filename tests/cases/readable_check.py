@@ -12,7 +12,9 @@ def kernels(path):
     for k in doc["kernels"]:
         assert set(k) >= {"name", "launches", "errors", "total_ns"}, k
         assert all(isinstance(k[f], int) for f in ("launches", "errors", "total_ns")), k
-        print(f"kernel {k['name']} launches={k['launches']} errors={k['errors']}")
+        # The name as compiled is the key; the readable one (CUAUDIT_DEMANGLE) beside it.
+        readable = f" demangled={k['demangled']}" if "demangled" in k else ""
+        print(f"kernel {k['name']} launches={k['launches']} errors={k['errors']}{readable}")
 
 
 def process(path):
@@ -34,7 +36,8 @@ def trace(path):
     calls = [e for e in events if e.get("ph") == "X"]
     for e in calls:
         if "kernel_name" in e["args"]:
-            print(f"launch {e['name']} kernel={e['args']['kernel_name']}")
+            mangled = f" mangled={e['args']['mangled']}" if "mangled" in e["args"] else ""
+            print(f"launch {e['name']} kernel={e['args']['kernel_name']}{mangled}")
     # Integers are JSON numbers; pointers and names stay strings.
     for e in calls:
         for key, value in e["args"].items():

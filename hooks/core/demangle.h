@@ -1,0 +1,32 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/core/demangle.h: readable C++ names from Itanium-mangled ones, without the C++ runtime, safe on any thread. */
+#ifndef CUA_DEMANGLE_H
+#define CUA_DEMANGLE_H
+
+#include <stddef.h>
+
+/* Writes the readable form of the mangled name name[0, len) (an Itanium C++ ABI name,
+   "_Z...", as g++, clang and nvcc write kernel names) into out, NUL-terminated, the way
+   libstdc++'s __cxa_demangle prints it. Returns its length, or 0 when the name is not a
+   mangled name, uses a construct this demangler does not know, or does not fit in cap: the
+   caller then shows the mangled name. Works in out and a fixed state on the stack (40 KiB,
+   cua_demangle_with takes it from the caller): no allocation, no locale, no lock; bounded
+   in depth and in work. */
+size_t cua_demangle_into(char *out, size_t cap, const char *name, size_t len);
+
+/* The parser's tables (a node table, substitutions, template arguments): for a caller that
+   keeps them off a thread's stack (static behind its own lock). Recursion still uses the
+   stack, bounded by the depth limit (64 levels of the grammar: under 40 KiB even for a
+   hostile name, a few KiB for a real one). */
+#define CUA_DEMANGLE_STATE_BYTES (40u << 10)
+struct cua_demangle_state {
+	_Alignas(8) unsigned char bytes[CUA_DEMANGLE_STATE_BYTES];
+};
+size_t cua_demangle_with(struct cua_demangle_state *state, char *out, size_t cap, const char *name,
+			 size_t len);
+
+/* Whether the module's outputs show readable names (CUAUDIT_DEMANGLE, on by default); set
+   once in la_version, or by the command from its option. */
+extern int cua_demangle_names;
+
+#endif

@@ -1,0 +1,351 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/unit/test_demangle.c: the module's C++ demangler: hand-checked names of each construct, and hostile inputs that must fail cleanly. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "demangle.h"
+
+/* Each construct kernel names use, with the text libstdc++'s __cxa_demangle prints for it
+   (checked against it when written; the differential test keeps checking the agreement). */
+static const struct {
+	const char *mangled, *readable;
+} pairs[] = {
+	{ "_Z6vecAddPKfS0_Pfi",
+	  "vecAdd(float const*, float const*, float*, int)" },
+	{ "_Z3fooIiEvT_",
+	  "void foo<int>(int)" },
+	{ "_ZN2ns5ClassC1Ev",
+	  "ns::Class::Class()" },
+	{ "_ZN2ns5ClassC2ERKS0_",
+	  "ns::Class::Class(ns::Class const&)" },
+	{ "_ZN2ns5ClassD0Ev",
+	  "ns::Class::~Class()" },
+	{ "_ZN2ns5ClassD1Ev",
+	  "ns::Class::~Class()" },
+	{ "_ZNK2ns5Class3getEv",
+	  "ns::Class::get() const" },
+	{ "_ZNR1A1fEv",
+	  "A::f() &" },
+	{ "_ZNO1A1fEv",
+	  "A::f() &&" },
+	{ "_ZN1AplERKS_",
+	  "A::operator+(A const&)" },
+	{ "_ZN1AixEm",
+	  "A::operator[](unsigned long)" },
+	{ "_ZN1AclEv",
+	  "A::operator()()" },
+	{ "_ZN1AcviEv",
+	  "A::operator int()" },
+	{ "_ZnwmPv",
+	  "operator new(unsigned long, void*)" },
+	{ "_ZdaPv",
+	  "operator delete[](void*)" },
+	{ "_ZN1AltIiEEbRKS_",
+	  "bool A::operator< <int>(A const&)" },
+	{ "_ZNSt6vectorIiSaIiEE9push_backERKi",
+	  "std::vector<int, std::allocator<int> >::push_back(int const&)" },
+	{ "_ZNKSs4sizeEv",
+	  "std::string::size() const" },
+	{ "_Z1fRKSs",
+	  "f(std::string const&)" },
+	{ "_ZSt4swapIiEvRT_S1_",
+	  "void std::swap<int>(int&, int&)" },
+	{ "_Z6kernelIfLi4EEvPT_S1_i",
+	  "void kernel<float, 4>(float*, float*, int)" },
+	{ "_Z6kernelILj4ELl5ELm6ELx7ELy8ELb1ELb0ELc65ELin3EEvv",
+	  "void kernel<4u, 5l, 6ul, 7ll, 8ull, true, false, (char)65, -3>()" },
+	{ "_Z1fILs4EEvv",
+	  "void f<(short)4>()" },
+	{ "_Z1fIL1E2EEvv",
+	  "void f<(E)2>()" },
+	{ "_Z1fIJifEEvDpT_",
+	  "void f<int, float>(int, float)" },
+	{ "_Z1fIJEEvDpT_",
+	  "void f<>()" },
+	{ "_Z1fIJiEEvDpRKT_",
+	  "void f<int>(int const&)" },
+	{ "_Z1fPA4_i",
+	  "f(int (*) [4])" },
+	{ "_Z1fRA2_A3_i",
+	  "f(int (&) [2][3])" },
+	{ "_Z1fPFivE",
+	  "f(int (*)())" },
+	{ "_Z1fPFPFivEvE",
+	  "f(int (*(*)())())" },
+	{ "_Z1fIiEPFivEv",
+	  "int (*f<int>())()" },
+	{ "_Z1fM1AFvvE",
+	  "f(void (A::*)())" },
+	{ "_Z1fM1AKFviE",
+	  "f(void (A::*)(int) const)" },
+	{ "_Z1fM1Ai",
+	  "f(int A::*)" },
+	{ "_Z1fPVKi",
+	  "f(int const volatile*)" },
+	{ "_Z1fPrKi",
+	  "f(int const restrict*)" },
+	{ "_Z1fOi",
+	  "f(int&&)" },
+	{ "_Z1fwbcahstijlmxynofdegz",
+	  "f(wchar_t, bool, char, signed char, unsigned char, short, unsigned short, int, unsigned int, long, unsigned long, long long, unsigned long long, __int128, unsigned __int128, float, double, long double, __float128, ...)" },
+	{ "_Z1fDsDiDn",
+	  "f(char16_t, char32_t, decltype(nullptr))" },
+	{ "_ZN12_GLOBAL__N_13fooEv",
+	  "(anonymous namespace)::foo()" },
+	{ "_ZN12_GLOBAL__N_16kernelEPi",
+	  "(anonymous namespace)::kernel(int*)" },
+	{ "_ZZ4mainENKUlvE_clEv",
+	  "main::{lambda()#1}::operator()() const" },
+	{ "_ZZ4mainENKUliE0_clEi",
+	  "main::{lambda(int)#2}::operator()(int) const" },
+	{ "_Z6kernelIZ4mainEUlvE_EvT_",
+	  "void kernel<main::{lambda()#1}>(main::{lambda()#1})" },
+	{ "_ZZ1fvEN1S1gEv",
+	  "f()::S::g()" },
+	{ "_ZZ1fvE1x",
+	  "f()::x" },
+	{ "_ZZ1fvEs",
+	  "f()::string literal" },
+	{ "_ZZ1fvE1x_0",
+	  "f()::x" },
+	{ "_ZN1AUt_E",
+	  "A::{unnamed type#1}" },
+	{ "_Z3foov.cold",
+	  "foo() [clone .cold]" },
+	{ "_Z3foov.isra.0",
+	  "foo() [clone .isra.0]" },
+	{ "_Z3foov.constprop.0.isra.0",
+	  "foo() [clone .constprop.0] [clone .isra.0]" },
+	{ "_ZL9static_fnPi",
+	  "static_fn(int*)" },
+	{ "_ZN1A1fB5cxx11Ev",
+	  "A::f[abi:cxx11]()" },
+	{ "_ZTV1A",
+	  "vtable for A" },
+	{ "_ZTI1A",
+	  "typeinfo for A" },
+	{ "_ZTS1A",
+	  "typeinfo name for A" },
+	{ "_ZGVZ1fvE1x",
+	  "guard variable for f()::x" },
+	{ "_ZThn8_N1D1fEv",
+	  "non-virtual thunk to D::f()" },
+	{ "_ZTv0_n24_N1D1fEv",
+	  "virtual thunk to D::f()" },
+	{ "_Z1fPKcS0_",
+	  "f(char const*, char const*)" },
+	{ "_Z1fN1a1bE",
+	  "f(a::b)" },
+	{ "_Z5applyIN6thrust7complexIfEEEvPT_S4_",
+	  "void apply<thrust::complex<float> >(thrust::complex<float>*, thrust::complex<float>*)" },
+	{ "_Z1fIXadL_Z1gvEEEvv",
+	  "void f<&(g())>()" },
+	{ "_Z1fIXadL_ZN1A1xEEEEvv",
+	  "void f<&A::x>()" },
+	{ "_Z1fISt8functionIFviEEEvT_",
+	  "void f<std::function<void (int)> >(std::function<void (int)>)" },
+	{ "_Z1fI1AIiEEvT_",
+	  "void f<A<int> >(A<int>)" },
+	{ "_Z1fI1AI1BIiEEEvv",
+	  "void f<A<B<int> > >()" },
+	{ "_Z1fIPFvvEEvT_",
+	  "void f<void (*)()>(void (*)())" },
+	{ "_ZN3cub11EmptyKernelIvEEvv",
+	  "void cub::EmptyKernel<void>()" },
+	{ "_Z10reduce_sumILj256EEvPKfPfj",
+	  "void reduce_sum<256u>(float const*, float*, unsigned int)" },
+	{ "_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_",
+	  "void at::native::vectorized_elementwise_kernel<4, at::native::FillFunctor<float>, at::detail::Array<char*, 1> >(int, at::native::FillFunctor<float>, at::detail::Array<char*, 1>)" },
+};
+
+static size_t demangle(char *out, size_t cap, const char *name)
+{
+	return cua_demangle_into(out, cap, name, strlen(name));
+}
+
+static void each_construct_prints_as_libstdcxx_does(void **state)
+{
+	char out[4096];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		size_t n = demangle(out, sizeof(out), pairs[i].mangled);
+
+		if (n == 0 || strcmp(out, pairs[i].readable) != 0)
+			fail_msg("%s: got \"%s\", want \"%s\"", pairs[i].mangled, n ? out : "(failed)",
+				 pairs[i].readable);
+		assert_int_equal(n, strlen(out));
+	}
+}
+
+/* Not a mangled name, or one this demangler does not read: 0, and the caller prints it. */
+static void c_names_and_unknown_constructs_fail(void **state)
+{
+	static const char *const no[] = {
+		"", "_", "_Z", "vecAdd", "main", "_ZZ", "Z6vecAddPKfS0_Pfi",
+		"_Z1fIXplT_Li1EEEvv", /* an expression other than a parameter, literal or address */
+		"_Z1fDv4_f",          /* a vector type */
+		"_ZN1BCI11AEi",       /* an inheriting constructor */
+		"_Z1fIiEvT_$x",       /* bytes after the name */
+		"_Z3foov.",           /* a clone suffix with no name */
+		"_Z3foov.COLD",
+	};
+	char out[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(no) / sizeof(no[0]); i++)
+		if (demangle(out, sizeof(out), no[i]) != 0)
+			fail_msg("%s demangled to %s", no[i], out);
+	assert_int_equal(cua_demangle_into(NULL, 10, "_Z1fv", 5), 0);
+	assert_int_equal(cua_demangle_into(out, 0, "_Z1fv", 5), 0);
+}
+
+static void truncated_names_fail(void **state)
+{
+	static const char *const cut[] = {
+		"_Z6vecAd", "_ZN1a1b", "_Z3fooIi", "_Z1fPA4_", "_ZN1AcvE",
+		"_Z1fIiEvT", "_Z1fS", "_Z1fS0", "_ZZ4mainE", "_ZZ4mainENKUlvE", "_ZTv0_", "_Z1fM1A",
+		"_Z6kernelILi4", "_Z6kernelILi4E", "_Z1fPFiv",
+	};
+	char out[256];
+
+	(void)state;
+	for (size_t i = 0; i < sizeof(cut) / sizeof(cut[0]); i++)
+		if (demangle(out, sizeof(out), cut[i]) != 0)
+			fail_msg("%s demangled to %s", cut[i], out);
+	/* Every prefix of every good name: a clean answer, never a read past its length (the
+	   name is not NUL-terminated there: the copy ends where the prefix does). */
+	for (size_t i = 0; i < sizeof(pairs) / sizeof(pairs[0]); i++) {
+		size_t len = strlen(pairs[i].mangled);
+
+		for (size_t k = 0; k < len; k++) {
+			char *copy = malloc(k ? k : 1);
+			size_t n;
+
+			memcpy(copy, pairs[i].mangled, k);
+			n = cua_demangle_into(out, sizeof(out), copy, k);
+			assert_true(n == 0 || n == strlen(out));
+			free(copy);
+		}
+	}
+}
+
+/* A name the output cannot hold fails; nothing is written past cap. */
+static void output_that_does_not_fit_fails_without_overflow(void **state)
+{
+	char out[64];
+
+	(void)state;
+	for (size_t cap = 1; cap < 48; cap++) {
+		size_t n;
+
+		memset(out, 'X', sizeof(out));
+		n = demangle(out, cap, "_Z6vecAddPKfS0_Pfi");
+		assert_true(cap > 47 || n == 0);
+		for (size_t k = cap; k < sizeof(out); k++)
+			assert_int_equal(out[k], 'X');
+	}
+	assert_int_equal(demangle(out, 48, "_Z6vecAddPKfS0_Pfi"), 47);
+}
+
+static char *repeat(const char *head, const char *unit, size_t times, const char *tail)
+{
+	size_t h = strlen(head), u = strlen(unit), t = strlen(tail);
+	char *s = malloc(h + u * times + t + 1), *p = s;
+
+	memcpy(p, head, h);
+	p += h;
+	for (size_t i = 0; i < times; i++, p += u)
+		memcpy(p, unit, u);
+	memcpy(p, tail, t + 1);
+	return s;
+}
+
+/* Deep nesting, long names, huge numbers, bad references: each fails (or succeeds) in
+   bounded time and space; ASan, UBSan and memcheck run this test in CI. */
+static void hostile_names_fail_cleanly(void **state)
+{
+	static char out[1 << 18];
+	char *s;
+
+	(void)state;
+	/* 100,000 components of a nested name: more nodes than the fixed table. */
+	s = repeat("_ZN", "1a", 100000, "E");
+	assert_int_equal(demangle(out, sizeof(out), s), 0);
+	free(s);
+	/* Pointers 100,000 deep, template arguments 10,000 deep: the depth limit. */
+	s = repeat("_Z1f", "P", 100000, "i");
+	assert_int_equal(demangle(out, sizeof(out), s), 0);
+	free(s);
+	s = repeat("_Z1f", "I1A", 10000, "i");
+	assert_int_equal(demangle(out, sizeof(out), s), 0);
+	free(s);
+	/* A 100,000-byte identifier: fits in a big enough output, not in a small one. */
+	s = repeat("_Z100000", "a", 100000, "");
+	assert_int_equal(demangle(out, sizeof(out), s), 100000);
+	assert_int_equal(demangle(out, 4096, s), 0);
+	free(s);
+	/* Lengths and indexes beyond any bound or past the end of the name. */
+	assert_int_equal(demangle(out, sizeof(out), "_Z99999999999999999999999a"), 0);
+	assert_int_equal(demangle(out, sizeof(out), "_Z4294967297a"), 0);
+	assert_int_equal(demangle(out, sizeof(out), "_Z5abc"), 0);
+	assert_int_equal(demangle(out, sizeof(out), "_Z1fS_"), 0);
+	assert_int_equal(demangle(out, sizeof(out), "_Z1fPiS0_"), 0);
+	assert_int_equal(demangle(out, sizeof(out), "_Z1fPiSZZZZZZZZZZZZZZZZZ_"), 0);
+	assert_int_equal(demangle(out, sizeof(out), "_Z1fIiEvT0_"), 0);
+	assert_int_equal(demangle(out, sizeof(out), "_Z1fIiEvT99999999999999999999_"), 0);
+	assert_int_equal(demangle(out, sizeof(out), "_Z1fT_"), 0);
+	/* A template parameter inside the arguments that define it. */
+	assert_int_equal(demangle(out, sizeof(out), "_Z1fIT_EvT_"), 0);
+	/* Each type names the one before twice (A<A<int>, A<int> >, ...): the text doubles 40
+	   times; it stops at the output's end, quickly, with nothing written past it. */
+	{
+		char *b = malloc(1 << 20);
+
+		s = malloc(16 * 40 + 32);
+		strcpy(s, "_Z1f1AIiE");
+		for (unsigned k = 0; k < 40; k++) {
+			/* Step k names candidate 2k+1 (A<...> of the step before): S<base36 2k>_. */
+			unsigned id = 2 * k;
+			char seq[8];
+			int n = 0;
+
+			do {
+				unsigned dgt = id % 36;
+
+				seq[n++] = (char)(dgt < 10 ? '0' + dgt : 'A' + dgt - 10);
+				id /= 36;
+			} while (id);
+			strcat(s, "1AIS");
+			for (int j = n - 1; j >= 0; j--)
+				strncat(s, &seq[j], 1);
+			strcat(s, "_S");
+			for (int j = n - 1; j >= 0; j--)
+				strncat(s, &seq[j], 1);
+			strcat(s, "_E");
+		}
+		assert_int_equal(demangle(b, 1 << 20, s), 0);
+		/* Its first three steps are a good name: the same construct is read right. */
+		s[strlen("_Z1f1AIiE1AIS0_S0_E1AIS2_S2_E")] = '\0';
+		assert_int_not_equal(demangle(b, 1 << 20, s), 0);
+		assert_string_equal(b, "f(A<int>, A<A<int>, A<int> >, A<A<A<int>, A<int> >, A<A<int>, A<int> > >)");
+		free(s);
+		free(b);
+	}
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(each_construct_prints_as_libstdcxx_does),
+		cmocka_unit_test(c_names_and_unknown_constructs_fail),
+		cmocka_unit_test(truncated_names_fail),
+		cmocka_unit_test(output_that_does_not_fit_fails_without_overflow),
+		cmocka_unit_test(hostile_names_fail_cleanly),
+	};
+	return cmocka_run_group_tests(tests, NULL, NULL);
+}
