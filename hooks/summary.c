@@ -28,12 +28,14 @@
 #define OUTER 0
 #define NESTED 1
 #define STATS_PER_CHUNK 64
+/* Each block starts a cache line, so that a call's counters share one (hooks/core/stats.h). */
+#define STAT_STRIDE ((sizeof(struct cua_stat) + 63) & ~(size_t)63)
 
 /* One thread's statistics. Only its thread writes them; the report reads them at exit. */
 struct tstats {
 	struct cua_tslot head; /* in the per-thread registry: an ended thread's is reused */
-	struct cua_stat *slot[2][CUAUDIT_ID_COUNT];
-	struct cua_stat *spare;
+	struct cua_stat *slot[CUAUDIT_ID_COUNT][2]; /* [id][nested]: one index computation */
+	char *spare;
 	unsigned spare_left;
 	struct kstats *kernels; /* launches by kernel name, made at the thread's first launch */
 	/* Calls through each linked-in runtime copy by id ([copy * ID_COUNT + id]), made at the
@@ -64,10 +66,15 @@ static struct {
 } cfg;
 
 static uint64_t next_snapshot; /* clock time of the next live snapshot; UINT64_MAX: none */
-static __thread struct tstats *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
-/* How many of this thread's updates are in progress: a signal handler's calls that
-   interrupted one use the next level's record (hooks/core/threads.h). */
-static __thread unsigned updating __attribute__((tls_model("initial-exec")));
+/* The thread's records, one per level, and how many of its updates are in progress: a signal
+   handler's calls that interrupted one use the next level's record (hooks/core/threads.h).
+   One TLS block, so that the hot path finds both from one offset. */
+static __thread struct {
+	unsigned updating;
+	struct tstats *mine[CUA_LEVELS];
+} me __attribute__((tls_model("initial-exec")));
+#define updating me.updating
+#define mine me.mine
 static uint64_t lost; /* calls past CUA_LEVELS nested handlers: not counted, reported */
 
 CUA_HOT_INLINE unsigned level_enter(void)
@@ -112,27 +119,31 @@ static struct tstats *thread_stats(unsigned l)
 
 static struct cua_stat *stat_of(struct tstats *t, unsigned nested, unsigned id)
 {
-	struct cua_stat *s = t->slot[nested][id];
+	struct cua_stat *s = t->slot[id][nested];
 
 	if (CUA_LIKELY(s))
 		return s;
 	if (!t->spare_left) {
-		t->spare = map_zeroed(sizeof(struct cua_stat) * STATS_PER_CHUNK);
+		t->spare = map_zeroed(STAT_STRIDE * STATS_PER_CHUNK);
 		if (!t->spare)
 			return NULL;
 		t->spare_left = STATS_PER_CHUNK;
 	}
-	s = t->spare++;
+	s = (struct cua_stat *)(void *)t->spare;
+	t->spare += STAT_STRIDE;
 	t->spare_left--;
-	__atomic_store_n(&t->slot[nested][id], s, __ATOMIC_RELEASE);
+	cua_stats_fresh(s);
+	__atomic_store_n(&t->slot[id][nested], s, __ATOMIC_RELEASE);
 	return s;
 }
 
+/* Whether a non-zero result of each function is an error (CUresult, cudaError_t): one byte
+   per function, filled at start, so that an update reads no row of the API table. */
+static uint8_t may_fail[CUAUDIT_ID_COUNT];
+
 static int is_error(const struct cuaudit_call *c)
 {
-	unsigned ret = cua_api[c->id].ret;
-
-	return (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && (int)c->result != 0;
+	return may_fail[c->id] & ((int)c->result != 0);
 }
 
 /* Kept in the thread's statistics, so that a thread that adopts an ended thread's record
@@ -234,6 +245,49 @@ static void summary_exit(const struct cuaudit_call *c, void *ctx)
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 	level_leave(l);
+}
+
+/* The counter's rare cases through the general update: the thread's first call at this
+   level or of this process (fork), a first call of a function, past the nesting levels. */
+static CUA_COLD void count_slow(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
+				uint64_t t_exit, uint64_t result)
+{
+	struct cuaudit_call c;
+
+	memset(&c, 0, sizeof(c));
+	c.size = sizeof(c);
+	c.id = id;
+	c.depth = depth;
+	c.binding = (enum cuaudit_binding)binding;
+	c.t_enter_ns = t_exit - ns;
+	c.t_exit_ns = t_exit;
+	c.result = result;
+	summary_exit(&c, NULL);
+}
+
+/* The exact summary's counter form (cua_dispatch_counter, issue 25): what summary_exit does
+   for a call through no patched entry that is no launch, from registers, with the thread's
+   record and the function's row found by two loads and the fork check one compare. */
+static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
+			  uint64_t t_exit, uint64_t result)
+{
+	unsigned l = level_enter();
+	struct tstats *t;
+	struct cua_stat *s;
+
+	if (CUA_LIKELY(l < CUA_LEVELS) && CUA_LIKELY((t = mine[l]) != NULL) &&
+	    CUA_LIKELY(t->head.pid == *cua_pid_cache) &&
+	    CUA_LIKELY((s = t->slot[id][depth != 0]) != NULL)) {
+		cua_stats_add_fast(s, ns, may_fail[id] & ((int)result != 0), binding);
+		if (CUA_UNLIKELY(!cua_provenance_known) && depth == 0)
+			cua_provenance_poll();
+		if (CUA_UNLIKELY(t_exit >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
+			snapshot_due(t_exit);
+		level_leave(l);
+		return;
+	}
+	level_leave(l);
+	count_slow(id, depth, binding, ns, t_exit, result);
 }
 
 /* ---------------------------------------------------------------- sampled mode */
@@ -377,7 +431,7 @@ static struct cua_summary_row *collect(unsigned *nrows)
 			for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h;
 			     h = h->next) {
 				struct tstats *t = (struct tstats *)h;
-				struct cua_stat *s = __atomic_load_n(&t->slot[nested][id],
+				struct cua_stat *s = __atomic_load_n(&t->slot[id][nested],
 								     __ATOMIC_ACQUIRE);
 
 				if (h->pid == pid && s)
@@ -733,9 +787,15 @@ int cua_summary_init(const struct cua_config *all, const struct cua_summary_conf
 				? cua_clock_slow_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
 	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC | CUA_FINISH_OWN_CALLS);
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+		may_fail[id] = cua_api[id].ret == CUA_RET_CURESULT || cua_api[id].ret == CUA_RET_CUDAERROR;
 	rc = cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
 	/* Its callbacks read only the fields cua_dispatch_lean names. */
 	if (rc == 0)
 		cua_dispatch_lean();
+	/* Exact: where the summary is a function's lone subscription, dispatch hands the call
+	   to the counter instead of filling a record for summary_exit. */
+	if (rc == 0 && !cfg.sample)
+		cua_dispatch_counter(summary_count);
 	return rc;
 }

@@ -15,7 +15,8 @@ void *cua_real[CUAUDIT_ID_COUNT];
 void *cua_real_entry[CUA_MAX_ENTRY_COPIES][CUAUDIT_ID_COUNT];
 char cua_entry_names[CUA_MAX_ENTRY_COPIES][CUA_ENTRY_NAME_MAX];
 uint8_t cua_active;
-uint8_t cua_plan[CUAUDIT_ID_COUNT];
+uint16_t cua_plan[CUAUDIT_ID_COUNT];
+cua_count_fn cua_counter;
 
 struct cua_sub cua_subs[CUA_MAX_SUBS];
 unsigned cua_nsubs;
@@ -49,8 +50,9 @@ static int copy_sized(void *dst, size_t dst_size, const void *src)
 /* The union of the subscriptions, per function: what the entry chooser and the clock read. */
 static void make_plan(void)
 {
-	_Static_assert(CUA_MAX_SUBS <= 256 >> CUA_PLAN_SUB_SHIFT, "a subscription index fits the plan");
+	_Static_assert(CUA_MAX_SUBS <= 65536 >> CUA_PLAN_SUB_SHIFT, "a subscription index fits the plan");
 	memset(cua_plan, 0, sizeof(cua_plan));
+	cua_counter = NULL;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 		unsigned n = 0, last = 0;
 
@@ -68,11 +70,17 @@ static void make_plan(void)
 		}
 		if (n == 0 && cover_all)
 			cua_plan[id] |= CUA_PLAN_LEAN; /* the live view alone: no subscriber reads it */
+		if (n == 1 && cua_subs[last].lean && cua_role[id] != CUAUDIT_ROLE_LAUNCH) {
+			cua_plan[id] |= CUA_PLAN_LEAN;
+			/* One counter form exists (the exact summary): the wrappers call it
+			   through one pointer. */
+			if (cua_subs[last].count) {
+				cua_plan[id] |= CUA_PLAN_COUNT;
+				cua_counter = cua_subs[last].count;
+			}
+		}
 		if (n == 1)
-			cua_plan[id] |= (uint8_t)(CUA_PLAN_ONE | last << CUA_PLAN_SUB_SHIFT |
-						  (cua_subs[last].lean && cua_role[id] != CUAUDIT_ROLE_LAUNCH
-							   ? CUA_PLAN_LEAN
-							   : 0));
+			cua_plan[id] |= (uint16_t)(CUA_PLAN_ONE | last << CUA_PLAN_SUB_SHIFT);
 	}
 	cua_active = cua_nsubs > 0 || cover_all;
 }
@@ -142,6 +150,14 @@ void cua_dispatch_lean(void)
 {
 	if (!closed && cua_nsubs) {
 		cua_subs[cua_nsubs - 1].lean = 1;
+		make_plan();
+	}
+}
+
+void cua_dispatch_counter(cua_count_fn count)
+{
+	if (!closed && cua_nsubs && cua_subs[cua_nsubs - 1].lean && cua_subs[cua_nsubs - 1].timed) {
+		cua_subs[cua_nsubs - 1].count = count;
 		make_plan();
 	}
 }

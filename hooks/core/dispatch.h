@@ -64,8 +64,12 @@ extern uint8_t cua_active;
    without: no subscription covers it (the live view alone, cua_dispatch_cover_all). Either
    way the record's fields no subscriber reads are not filled. */
 #define CUA_PLAN_LEAN 8u
-#define CUA_PLAN_SUB_SHIFT 4
-extern uint8_t cua_plan[CUAUDIT_ID_COUNT];
+/* With CUA_PLAN_ONE and CUA_PLAN_LEAN: that subscription has a counter form
+   (cua_dispatch_counter): dispatch fills no record for its callbacks, reads the clock at both
+   ends and hands the counter the call's id, depth, binding, duration, end and result. */
+#define CUA_PLAN_COUNT 16u
+#define CUA_PLAN_SUB_SHIFT 8
+extern uint16_t cua_plan[CUAUDIT_ID_COUNT];
 
 /* cua_entry[kind][id]: the wrapper entry point handed out for a binding of that kind;
    cua_entry[CUA_RAW][id] forwards with no hook check at all. */
@@ -92,6 +96,27 @@ struct cua_call {
 	uint64_t user[CUA_MAX_SUBS];
 };
 
+/* What enter hands exit apart from the record, also on the wrapper's stack. Its address is
+   never given to a callback (the record's is), so the compiler keeps it in registers across
+   the real call instead of storing and reloading it. */
+struct cua_frame {
+	/* The function's plan as enter read it, CUA_PLAN_COUNT kept only where the counter
+	   path was taken: exit reads it back instead of the table. */
+	unsigned plan;
+	/* The counter path's call (the record is filled only for the live view). */
+	unsigned id, binding, depth;
+	uint64_t t_enter_ns;
+};
+
+/* A counter form of a built-in subscription (issue 25): what the summary needs of a call,
+   in registers. 'binding' is the binding kind (never the entry kind: a call through a
+   patched entry takes the general path, which names its object). Its counter must leave
+   errno alone and may be called from a signal handler, like any callback. */
+typedef void (*cua_count_fn)(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
+			     uint64_t t_exit_ns, uint64_t result);
+/* The one counter in use (there is one counter form: the exact summary); NULL when none. */
+extern cua_count_fn cua_counter __attribute__((visibility("hidden")));
+
 /* Adds a subscription (the public struct, size-checked). Only while registration is open:
    from la_version and the plugins' init functions. Returns 0 or a negative errno value. */
 int cua_dispatch_subscribe(const struct cuaudit_subscription *sub);
@@ -109,6 +134,11 @@ void cua_dispatch_lean(void);
 /* Every function gets the full wrapper, subscribed or not: the live view, which the dispatch
    runs itself (cua_live_begin, cua_live_end). */
 void cua_dispatch_cover_all(void);
+/* Gives the last subscription, a lean and timed built-in one, a counter form: where it is a
+   function's lone subscription, dispatch calls 'count' at the end of the call instead of its
+   exit callback, and fills no record for it. Its enter callback, if any, is not run on that
+   path. Launches keep the general path (they are never lean). */
+void cua_dispatch_counter(cua_count_fn count);
 
 /* One subscription, as dispatch runs it: a bit per id it covers. */
 #define CUA_MASK_BYTES ((CUAUDIT_ID_COUNT + 7) / 8)
@@ -118,6 +148,7 @@ struct cua_sub {
 	void *ctx;
 	uint8_t timed; /* reads t_enter_ns and t_exit_ns */
 	uint8_t lean;  /* built in, reads only the fields cua_dispatch_lean names */
+	cua_count_fn count; /* its counter form (cua_dispatch_counter), or NULL */
 	uint8_t mask[CUA_MASK_BYTES];
 };
 extern struct cua_sub cua_subs[CUA_MAX_SUBS];
@@ -149,12 +180,36 @@ CUA_HOT_INLINE void cua_dispatch_loop_enter(struct cua_call *c, unsigned id, int
 }
 
 /* Inline in each wrapper body: with hooks on, this runs on every call. */
-CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, unsigned id, unsigned kind, void *args)
+CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, unsigned id,
+				      unsigned kind, void *args)
 {
 	struct cuaudit_call *p = &c->pub;
 	unsigned plan = cua_plan[id];
 	int call_real = 1;
 
+	/* The counter path (issue 25): the exact summary alone on this function. Only the
+	   fields the live view and the counter read are filled, no callback runs at the start,
+	   and the real function is always called. */
+	if (CUA_LIKELY(plan & CUA_PLAN_COUNT) && CUA_LIKELY(CUA_KIND_OF(kind) != CUAUDIT_BIND_ENTRY)) {
+		f->plan = plan;
+		f->id = id;
+		f->binding = CUA_KIND_OF(kind);
+		f->depth = cua_self.depth++;
+		f->t_enter_ns = cua_clock_ns();
+		p->result = 0; /* a function returning void leaves it */
+		if (CUA_UNLIKELY(cua_live_on)) {
+			p->id = id;
+			p->binding = (enum cuaudit_binding)f->binding;
+			p->args = args;
+			p->depth = f->depth;
+			p->t_enter_ns = f->t_enter_ns;
+			(void)cua_thread_id_fast();
+			cua_live_begin(p, cua_self.tid_pid, p->t_enter_ns);
+		}
+		return 1;
+	}
+	/* A call through a patched entry names its object: summary_exit counts it by copy. */
+	f->plan = plan & ~CUA_PLAN_COUNT;
 	if (!(plan & CUA_PLAN_LEAN)) {
 		if (CUA_UNLIKELY(!cua_self.serial))
 			cua_self.serial = cua_process_new_thread();
@@ -249,11 +304,31 @@ CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c)
 		cua_live_errors(s, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT)[c->id]++;
 }
 
-CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
+/* The frame's counter fields are set only where enter took the counter path, and read only
+   there; GCC cannot tell from the plan bit, and zeroing them on the general path cost every
+   launch 4 to 7 instructions. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic push
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
+CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 {
 	struct cuaudit_call *p = &c->pub;
-	unsigned plan = cua_plan[p->id];
+	unsigned plan = f->plan;
 
+	if (CUA_LIKELY(plan & CUA_PLAN_COUNT)) {
+		uint64_t t = cua_clock_ns();
+
+		cua_self.depth--;
+		/* cua_live_on is set before the first call and never changes: enter filled the
+		   rest of the record for the live view. */
+		if (CUA_UNLIKELY(cua_live_on)) {
+			p->t_exit_ns = t;
+			cua_live_end(p);
+		}
+		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns, t, p->result);
+		return;
+	}
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	cua_self.depth--;
 	if (CUA_UNLIKELY(cua_live_on))
@@ -276,5 +351,9 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c)
 		s->exit(p, s->ctx);
 	}
 }
+
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic pop
+#endif
 
 #endif

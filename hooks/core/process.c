@@ -11,7 +11,10 @@
 #define MADV_WIPEONFORK 18
 #endif
 
-volatile uint64_t *cua_pid_cache;
+/* Without MADV_WIPEONFORK (Linux < 4.14) the cache points here and stays 0: never a
+   pointer to test on the hot path, and only the system call answers. */
+static volatile uint64_t no_cache;
+volatile uint64_t *cua_pid_cache = &no_cache;
 __thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
 static uint64_t thread_serials;
 
@@ -39,7 +42,7 @@ uint64_t cua_process_id(void)
 {
 	uint64_t pid;
 
-	if (CUA_LIKELY(pid_cache)) {
+	if (CUA_LIKELY(pid_cache != &no_cache)) {
 		pid = *pid_cache;
 		if (CUA_LIKELY(pid))
 			return pid;
@@ -53,7 +56,7 @@ uint64_t cua_process_id(void)
 
 int cua_process_image_is_own(void)
 {
-	uint64_t cached = pid_cache ? *pid_cache : 0;
+	uint64_t cached = *pid_cache;
 
 	/* Without the cache (Linux < 4.14) a vfork child cannot be told apart: say no. The
 	   cache alone is set by a log line too: a call kept by the summary or the trace is

@@ -44,13 +44,14 @@ extern __thread struct cua_thread cua_self __attribute__((tls_model("initial-exe
 uint64_t cua_process_new_thread(void);
 /* The calling thread's kernel id, cached; correct in a forked child too. */
 uint64_t cua_thread_id(void);
-/* The page cua_process_id caches the pid in; wiped to 0 in a forked child. */
+/* The page cua_process_id caches the pid in; wiped to 0 in a forked child. Never NULL:
+   without a cache it points at a word that stays 0. */
 extern volatile uint64_t *cua_pid_cache;
 
 /* cua_process_id without a call when the cache is good: one memory load. */
 CUA_HOT_INLINE uint64_t cua_process_id_fast(void)
 {
-	uint64_t pid = CUA_LIKELY(cua_pid_cache != NULL) ? *cua_pid_cache : 0;
+	uint64_t pid = *cua_pid_cache;
 
 	return CUA_LIKELY(pid) ? pid : cua_process_id();
 }
@@ -58,7 +59,7 @@ CUA_HOT_INLINE uint64_t cua_process_id_fast(void)
 /* cua_thread_id without a call when the cache is good: one TLS and one memory compare. */
 CUA_HOT_INLINE uint64_t cua_thread_id_fast(void)
 {
-	uint64_t pid = CUA_LIKELY(cua_pid_cache != NULL) ? *cua_pid_cache : 0;
+	uint64_t pid = *cua_pid_cache;
 
 	if (CUA_LIKELY(pid && pid == cua_self.tid_pid))
 		return cua_self.tid;

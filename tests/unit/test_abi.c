@@ -123,6 +123,53 @@ static void plan_marks_a_lone_lean_subscription_except_on_launches(void **state)
 	cua_dispatch_truncate(0);
 }
 
+static void count_cb(unsigned id, unsigned depth, unsigned binding, uint64_t ns, uint64_t t_exit,
+		     uint64_t result)
+{
+	(void)id, (void)depth, (void)binding, (void)ns, (void)t_exit, (void)result;
+}
+
+/* The counter path (the exact summary, issue 25) is taken only where a lean, timed built-in
+   subscription with a counter form is alone on a function that is not a launch; a second
+   subscription on the function, or none with a counter form, takes it away. */
+static void plan_gives_the_counter_only_to_a_lone_lean_timed_subscription(void **state)
+{
+	static const char *const names[] = { "cuCtxGetCurrent", "cuLaunchKernel" };
+	CUAUDIT_OPTS(cuaudit_subscription, timed, .exit = exit_cb, .elf_names = names, .nnames = 2,
+		     .flags = CUAUDIT_SUB_TIMES);
+	CUAUDIT_OPTS(cuaudit_subscription, untimed, .exit = exit_cb, .elf_names = names,
+		     .nnames = 2);
+	CUAUDIT_OPTS(cuaudit_subscription, plugin, .exit = exit_cb, .elf_names = names,
+		     .nnames = 1);
+
+	(void)state;
+	assert_int_equal(cua_dispatch_subscribe(&timed), 0);
+	/* Not lean yet: a plugin may read the whole record. */
+	cua_dispatch_counter(count_cb);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_COUNT, 0);
+	assert_null(cua_counter);
+	cua_dispatch_lean();
+	cua_dispatch_counter(count_cb);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_COUNT, CUA_PLAN_COUNT);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuLaunchKernel] & CUA_PLAN_COUNT, 0);
+	assert_ptr_equal(cua_counter, count_cb);
+	/* A second subscription on the function: the general path. */
+	assert_int_equal(cua_dispatch_subscribe(&plugin), 0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_COUNT, 0);
+	assert_null(cua_counter);
+	cua_dispatch_truncate(1);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_COUNT, CUA_PLAN_COUNT);
+	cua_dispatch_truncate(0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent], 0);
+	assert_null(cua_counter);
+	/* An untimed subscription (the sampled summary) never gets one: it reads no clock. */
+	assert_int_equal(cua_dispatch_subscribe(&untimed), 0);
+	cua_dispatch_lean();
+	cua_dispatch_counter(count_cb);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_COUNT, 0);
+	cua_dispatch_truncate(0);
+}
+
 static void plan_marks_covered_functions_and_times_only_where_asked(void **state)
 {
 	static const char *const untimed_names[] = { "cuMemAlloc_v2" };
@@ -179,6 +226,7 @@ int main(void)
 		cmocka_unit_test(opts_zero_the_padding_past_the_last_field),
 		cmocka_unit_test(plan_names_the_lone_subscription_of_a_function),
 		cmocka_unit_test(plan_marks_a_lone_lean_subscription_except_on_launches),
+		cmocka_unit_test(plan_gives_the_counter_only_to_a_lone_lean_timed_subscription),
 		cmocka_unit_test(plan_marks_covered_functions_and_times_only_where_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);

@@ -10,15 +10,21 @@
 
 /* The prototypes are checked against the headers, deprecated ones included. */
 #pragma GCC diagnostic ignored "-Wdeprecated-declarations"
+/* The frame's counter fields are set and read only on the counter path
+   (hooks/core/dispatch.h); GCC cannot tell from the plan bit. */
+#if defined(__GNUC__) && !defined(__clang__)
+#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
+#endif
 
 typedef CUresult (*cua_pfn_cuCtxSynchronize)(void);
 CUA_CHECK_PROTOTYPE(cuCtxSynchronize, cua_pfn_cuCtxSynchronize);
 static CUA_COLD CUresult cua_w_cuCtxSynchronize(unsigned cua_bind_kind)
 {
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuCtxSynchronize, cua_bind_kind, NULL))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuCtxSynchronize, cua_bind_kind, NULL))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuCtxSynchronize(void)
@@ -74,9 +80,10 @@ static CUA_COLD CUresult cua_w_cuDeviceGetAttribute(unsigned cua_bind_kind, int 
 {
 	struct cuaudit_args_cuDeviceGetAttribute a = { pi, attrib, dev };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuDeviceGetAttribute, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuDeviceGetAttribute, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(a.pi, a.attrib, a.dev);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
@@ -132,11 +139,12 @@ static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const ch
 {
 	struct cuaudit_args_cuGetProcAddress a = { symbol, pfn, cudaVersion, flags };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuGetProcAddress, cua_bind_kind, &a)) {
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuGetProcAddress, cua_bind_kind, &a)) {
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(a.symbol, a.pfn, a.cudaVersion, a.flags);
 		cua_procaddress_wrap(a.symbol, (long)a.cudaVersion, (uint64_t)a.flags, a.pfn, (int)c.pub.result);
 	}
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
@@ -200,9 +208,10 @@ static CUA_COLD CUresult cua_w_cuInit(unsigned cua_bind_kind, unsigned int Flags
 {
 	struct cuaudit_args_cuInit a = { Flags };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuInit, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuInit, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(a.Flags);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuInit(unsigned int Flags)
@@ -258,9 +267,10 @@ static CUA_COLD CUresult cua_w_cuLaunchKernel(unsigned cua_bind_kind, void *f, u
 {
 	struct cuaudit_args_cuLaunchKernel a = { f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuLaunchKernel, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuLaunchKernel, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(a.f, a.gridDimX, a.gridDimY, a.gridDimZ, a.blockDimX, a.blockDimY, a.blockDimZ, a.kernelParams);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
@@ -316,9 +326,10 @@ static CUA_COLD CUresult cua_w_cuMemAlloc(unsigned cua_bind_kind, CUdeviceptr_v1
 {
 	struct cuaudit_args_cuMemAlloc a = { dptr, bytesize };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuMemAlloc, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemAlloc, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(a.dptr, a.bytesize);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
@@ -374,9 +385,10 @@ static CUA_COLD CUresult cua_w_cuMemAlloc_v2(unsigned cua_bind_kind, CUdeviceptr
 {
 	struct cuaudit_args_cuMemAlloc_v2 a = { dptr, bytesize };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuMemAlloc_v2, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemAlloc_v2, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(a.dptr, a.bytesize);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
@@ -432,9 +444,10 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2(unsigned cua_bind_kind, CUdevicep
 {
 	struct cuaudit_args_cuMemcpyHtoD_v2 a = { dstDevice, srcHost, ByteCount };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuMemcpyHtoD_v2, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemcpyHtoD_v2, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(a.dstDevice, a.srcHost, a.ByteCount);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
@@ -490,9 +503,10 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2_ptds(unsigned cua_bind_kind, CUde
 {
 	struct cuaudit_args_cuMemcpyHtoD_v2_ptds a = { dstDevice, srcHost, ByteCount };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuMemcpyHtoD_v2_ptds, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemcpyHtoD_v2_ptds, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(a.dstDevice, a.srcHost, a.ByteCount);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
@@ -548,9 +562,10 @@ static CUA_COLD CUresult cua_w_cuModuleGetFunction(unsigned cua_bind_kind, void 
 {
 	struct cuaudit_args_cuModuleGetFunction a = { hfunc, hmod, name };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuModuleGetFunction, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuModuleGetFunction, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(a.hfunc, a.hmod, a.name);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
@@ -606,9 +621,10 @@ static CUA_COLD CUresult cua_w_cuOldThing(unsigned cua_bind_kind, unsigned count
 {
 	struct cuaudit_args_cuOldThing a = { count, arg1 };
 	struct cua_call c;
-	if (cua_dispatch_enter(&c, CUAUDIT_ID_cuOldThing, cua_bind_kind, &a))
+	struct cua_frame cua_f;
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuOldThing, cua_bind_kind, &a))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(a.count, a.arg1);
-	cua_dispatch_exit(&c);
+	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
 static CUresult cua_e6_cuOldThing(unsigned count, CUdevice arg1)
