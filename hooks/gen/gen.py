@@ -1438,7 +1438,7 @@ def wrapper_for(a, policy):
     # fixed before the first binding), it costs the indirect jump alone.
     raw = len(KINDS)
     ret_kw = "" if rc == "CUA_RET_VOID" else "return "
-    out.append(f"static {a.ret} cua_e{raw}_{a.elf_name}({ptypes})")
+    out.append(f"CUA_ENTRY_FN {a.ret} cua_e{raw}_{a.elf_name}({ptypes})")
     out.append("{")
     if a.elf_name in policy["handwritten"]:
         out.append(f"\t{ret_kw}cua_hw_{a.elf_name}({kargs(raw)});")
@@ -1456,7 +1456,7 @@ def wrapper_for(a, policy):
         real = "cua_real_entry[cua_copy]" if per_copy else "cua_real"
         kk = f"{k}u | cua_copy << CUA_KIND_BITS" if per_copy else str(k)
         kargs_k = kk + (", " + names if a.params else "")
-        out.append(f"static {a.ret} cua_e{k}_{a.elf_name}({ptypes})")
+        out.append(f"CUA_ENTRY_FN {a.ret} cua_e{k}_{a.elf_name}({ptypes})")
         out.append("{")
         if per_copy:
             out.append("\tunsigned cua_copy = cua_self.entry_copy;")
@@ -1490,10 +1490,32 @@ def emit_wrappers(apis, note, includes, policy):
             "#if defined(__GNUC__) && !defined(__clang__)",
             '#pragma GCC diagnostic ignored "-Wmaybe-uninitialized"',
             "#endif",
+            "",
+            "/* Compiled in CUA_WRAPPERS_PARTS pieces (CMakeLists.txt: a small file per piece",
+            "   defines CUA_WRAPPERS_PART and includes this one), so that a build on several cores",
+            "   compiles them at once; piece 0 holds the table. Alone, this file is the whole. */",
+            "#ifndef CUA_WRAPPERS_PARTS",
+            "#define CUA_WRAPPERS_PARTS 1",
+            "#define CUA_WRAPPERS_PART 0",
+            "#endif",
+            "#if CUA_WRAPPERS_PARTS > 1",
+            '#define CUA_ENTRY_FN __attribute__((visibility("hidden")))',
+            "#else",
+            "#define CUA_ENTRY_FN static",
+            "#endif",
             ""]
-    for a in apis:
+    for i, a in enumerate(apis):
+        out.append(f"#if {i} % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART")
         out.append(wrapper_for(a, policy))
+        out.append("#endif")
         out.append("")
+    out.append("#if CUA_WRAPPERS_PART == 0")
+    out.append("#if CUA_WRAPPERS_PARTS > 1")
+    for a in apis:
+        ptypes = ", ".join(decl for _, _, decl in a.params) or "void"
+        for k in range(len(KINDS) + 1):
+            out.append(f"CUA_ENTRY_FN {a.ret} cua_e{k}_{a.elf_name}({ptypes});")
+    out.append("#endif")
     out.append(f"const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {{")
     for k, kind in enumerate(KINDS + ["raw: no hook subscribed"]):
         out.append(f"\t/* {kind} */ {{")
@@ -1501,6 +1523,7 @@ def emit_wrappers(apis, note, includes, policy):
             out.append(f"\t\t(const void *)cua_e{k}_{a.elf_name},")
         out.append("\t},")
     out.append("};")
+    out.append("#endif")
     out.append("")
     return "\n".join(out)
 
@@ -1518,8 +1541,13 @@ def write_if_changed(path, text):
         with open(path) as f:
             if f.read() == text:
                 return
-    with open(path, "w") as f:
+    # Beside it, then renamed over it: two targets of a parallel build may run the generator
+    # at once (CMake attaches its rule to each target that lists an output), and a compiler
+    # reading the file must never see it half written.
+    tmp = f"{path}.{os.getpid()}.tmp"
+    with open(tmp, "w") as f:
         f.write(text)
+    os.replace(tmp, path)
 
 
 def main(argv):

@@ -16,6 +16,20 @@
 #pragma GCC diagnostic ignored "-Wmaybe-uninitialized"
 #endif
 
+/* Compiled in CUA_WRAPPERS_PARTS pieces (CMakeLists.txt: a small file per piece
+   defines CUA_WRAPPERS_PART and includes this one), so that a build on several cores
+   compiles them at once; piece 0 holds the table. Alone, this file is the whole. */
+#ifndef CUA_WRAPPERS_PARTS
+#define CUA_WRAPPERS_PARTS 1
+#define CUA_WRAPPERS_PART 0
+#endif
+#if CUA_WRAPPERS_PARTS > 1
+#define CUA_ENTRY_FN __attribute__((visibility("hidden")))
+#else
+#define CUA_ENTRY_FN static
+#endif
+
+#if 0 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuCtxSynchronize)(void);
 CUA_CHECK_PROTOTYPE(cuCtxSynchronize, cua_pfn_cuCtxSynchronize);
 static CUA_COLD CUresult cua_w_cuCtxSynchronize(unsigned cua_bind_kind)
@@ -27,53 +41,55 @@ static CUA_COLD CUresult cua_w_cuCtxSynchronize(unsigned cua_bind_kind)
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuCtxSynchronize(void)
+CUA_ENTRY_FN CUresult cua_e6_cuCtxSynchronize(void)
 {
 	return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 }
-static CUresult cua_e0_cuCtxSynchronize(void)
+CUA_ENTRY_FN CUresult cua_e0_cuCtxSynchronize(void)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	else
 		return cua_w_cuCtxSynchronize(0);
 }
-static CUresult cua_e1_cuCtxSynchronize(void)
+CUA_ENTRY_FN CUresult cua_e1_cuCtxSynchronize(void)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	else
 		return cua_w_cuCtxSynchronize(1);
 }
-static CUresult cua_e2_cuCtxSynchronize(void)
+CUA_ENTRY_FN CUresult cua_e2_cuCtxSynchronize(void)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	else
 		return cua_w_cuCtxSynchronize(2);
 }
-static CUresult cua_e3_cuCtxSynchronize(void)
+CUA_ENTRY_FN CUresult cua_e3_cuCtxSynchronize(void)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	else
 		return cua_w_cuCtxSynchronize(3);
 }
-static CUresult cua_e4_cuCtxSynchronize(void)
+CUA_ENTRY_FN CUresult cua_e4_cuCtxSynchronize(void)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	else
 		return cua_w_cuCtxSynchronize(4);
 }
-static CUresult cua_e5_cuCtxSynchronize(void)
+CUA_ENTRY_FN CUresult cua_e5_cuCtxSynchronize(void)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	else
 		return cua_w_cuCtxSynchronize(5);
 }
+#endif
 
+#if 1 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuDeviceGetAttribute)(int *pi, CUdevice_attribute attrib, CUdevice dev);
 CUA_CHECK_PROTOTYPE(cuDeviceGetAttribute, cua_pfn_cuDeviceGetAttribute);
 static CUA_COLD CUresult cua_w_cuDeviceGetAttribute(unsigned cua_bind_kind, int *pi, CUdevice_attribute attrib, CUdevice dev)
@@ -86,53 +102,55 @@ static CUA_COLD CUresult cua_w_cuDeviceGetAttribute(unsigned cua_bind_kind, int 
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+CUA_ENTRY_FN CUresult cua_e6_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 }
-static CUresult cua_e0_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+CUA_ENTRY_FN CUresult cua_e0_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 	else
 		return cua_w_cuDeviceGetAttribute(0, pi, attrib, dev);
 }
-static CUresult cua_e1_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+CUA_ENTRY_FN CUresult cua_e1_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 	else
 		return cua_w_cuDeviceGetAttribute(1, pi, attrib, dev);
 }
-static CUresult cua_e2_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+CUA_ENTRY_FN CUresult cua_e2_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 	else
 		return cua_w_cuDeviceGetAttribute(2, pi, attrib, dev);
 }
-static CUresult cua_e3_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+CUA_ENTRY_FN CUresult cua_e3_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 	else
 		return cua_w_cuDeviceGetAttribute(3, pi, attrib, dev);
 }
-static CUresult cua_e4_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+CUA_ENTRY_FN CUresult cua_e4_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 	else
 		return cua_w_cuDeviceGetAttribute(4, pi, attrib, dev);
 }
-static CUresult cua_e5_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
+CUA_ENTRY_FN CUresult cua_e5_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(pi, attrib, dev);
 	else
 		return cua_w_cuDeviceGetAttribute(5, pi, attrib, dev);
 }
+#endif
 
+#if 2 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuGetProcAddress)(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
 CUA_CHECK_PROTOTYPE(cuGetProcAddress, cua_pfn_cuGetProcAddress);
 static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
@@ -147,13 +165,13 @@ static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const ch
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+CUA_ENTRY_FN CUresult cua_e6_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	CUresult r = ((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(symbol, pfn, cudaVersion, flags);
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
 	return r;
 }
-static CUresult cua_e0_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+CUA_ENTRY_FN CUresult cua_e0_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	if (CUA_UNLIKELY(cua_active))
 		return cua_w_cuGetProcAddress(0, symbol, pfn, cudaVersion, flags);
@@ -161,7 +179,7 @@ static CUresult cua_e0_cuGetProcAddress(const char *symbol, void **pfn, int cuda
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
 	return r;
 }
-static CUresult cua_e1_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+CUA_ENTRY_FN CUresult cua_e1_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	if (CUA_UNLIKELY(cua_active))
 		return cua_w_cuGetProcAddress(1, symbol, pfn, cudaVersion, flags);
@@ -169,7 +187,7 @@ static CUresult cua_e1_cuGetProcAddress(const char *symbol, void **pfn, int cuda
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
 	return r;
 }
-static CUresult cua_e2_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+CUA_ENTRY_FN CUresult cua_e2_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	if (CUA_UNLIKELY(cua_active))
 		return cua_w_cuGetProcAddress(2, symbol, pfn, cudaVersion, flags);
@@ -177,7 +195,7 @@ static CUresult cua_e2_cuGetProcAddress(const char *symbol, void **pfn, int cuda
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
 	return r;
 }
-static CUresult cua_e3_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+CUA_ENTRY_FN CUresult cua_e3_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	if (CUA_UNLIKELY(cua_active))
 		return cua_w_cuGetProcAddress(3, symbol, pfn, cudaVersion, flags);
@@ -185,7 +203,7 @@ static CUresult cua_e3_cuGetProcAddress(const char *symbol, void **pfn, int cuda
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
 	return r;
 }
-static CUresult cua_e4_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+CUA_ENTRY_FN CUresult cua_e4_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	if (CUA_UNLIKELY(cua_active))
 		return cua_w_cuGetProcAddress(4, symbol, pfn, cudaVersion, flags);
@@ -193,7 +211,7 @@ static CUresult cua_e4_cuGetProcAddress(const char *symbol, void **pfn, int cuda
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
 	return r;
 }
-static CUresult cua_e5_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
+CUA_ENTRY_FN CUresult cua_e5_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags)
 {
 	if (CUA_UNLIKELY(cua_active))
 		return cua_w_cuGetProcAddress(5, symbol, pfn, cudaVersion, flags);
@@ -201,7 +219,9 @@ static CUresult cua_e5_cuGetProcAddress(const char *symbol, void **pfn, int cuda
 	cua_procaddress_wrap(symbol, (long)cudaVersion, (uint64_t)flags, pfn, (int)r);
 	return r;
 }
+#endif
 
+#if 3 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuInit)(unsigned int Flags);
 CUA_CHECK_PROTOTYPE(cuInit, cua_pfn_cuInit);
 static CUA_COLD CUresult cua_w_cuInit(unsigned cua_bind_kind, unsigned int Flags)
@@ -214,53 +234,55 @@ static CUA_COLD CUresult cua_w_cuInit(unsigned cua_bind_kind, unsigned int Flags
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuInit(unsigned int Flags)
+CUA_ENTRY_FN CUresult cua_e6_cuInit(unsigned int Flags)
 {
 	return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 }
-static CUresult cua_e0_cuInit(unsigned int Flags)
+CUA_ENTRY_FN CUresult cua_e0_cuInit(unsigned int Flags)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 	else
 		return cua_w_cuInit(0, Flags);
 }
-static CUresult cua_e1_cuInit(unsigned int Flags)
+CUA_ENTRY_FN CUresult cua_e1_cuInit(unsigned int Flags)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 	else
 		return cua_w_cuInit(1, Flags);
 }
-static CUresult cua_e2_cuInit(unsigned int Flags)
+CUA_ENTRY_FN CUresult cua_e2_cuInit(unsigned int Flags)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 	else
 		return cua_w_cuInit(2, Flags);
 }
-static CUresult cua_e3_cuInit(unsigned int Flags)
+CUA_ENTRY_FN CUresult cua_e3_cuInit(unsigned int Flags)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 	else
 		return cua_w_cuInit(3, Flags);
 }
-static CUresult cua_e4_cuInit(unsigned int Flags)
+CUA_ENTRY_FN CUresult cua_e4_cuInit(unsigned int Flags)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 	else
 		return cua_w_cuInit(4, Flags);
 }
-static CUresult cua_e5_cuInit(unsigned int Flags)
+CUA_ENTRY_FN CUresult cua_e5_cuInit(unsigned int Flags)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(Flags);
 	else
 		return cua_w_cuInit(5, Flags);
 }
+#endif
 
+#if 4 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuLaunchKernel)(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
 CUA_CHECK_PROTOTYPE(cuLaunchKernel, cua_pfn_cuLaunchKernel);
 static CUA_COLD CUresult cua_w_cuLaunchKernel(unsigned cua_bind_kind, void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
@@ -273,53 +295,55 @@ static CUA_COLD CUresult cua_w_cuLaunchKernel(unsigned cua_bind_kind, void *f, u
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+CUA_ENTRY_FN CUresult cua_e6_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
 {
 	return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
-static CUresult cua_e0_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+CUA_ENTRY_FN CUresult cua_e0_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 	else
 		return cua_w_cuLaunchKernel(0, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
-static CUresult cua_e1_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+CUA_ENTRY_FN CUresult cua_e1_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 	else
 		return cua_w_cuLaunchKernel(1, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
-static CUresult cua_e2_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+CUA_ENTRY_FN CUresult cua_e2_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 	else
 		return cua_w_cuLaunchKernel(2, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
-static CUresult cua_e3_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+CUA_ENTRY_FN CUresult cua_e3_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 	else
 		return cua_w_cuLaunchKernel(3, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
-static CUresult cua_e4_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+CUA_ENTRY_FN CUresult cua_e4_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 	else
 		return cua_w_cuLaunchKernel(4, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
-static CUresult cua_e5_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
+CUA_ENTRY_FN CUresult cua_e5_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 	else
 		return cua_w_cuLaunchKernel(5, f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams);
 }
+#endif
 
+#if 5 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuMemAlloc)(CUdeviceptr_v1 *dptr, unsigned int bytesize);
 CUA_CHECK_PROTOTYPE(cuMemAlloc, cua_pfn_cuMemAlloc);
 static CUA_COLD CUresult cua_w_cuMemAlloc(unsigned cua_bind_kind, CUdeviceptr_v1 *dptr, unsigned int bytesize)
@@ -332,53 +356,55 @@ static CUA_COLD CUresult cua_w_cuMemAlloc(unsigned cua_bind_kind, CUdeviceptr_v1
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+CUA_ENTRY_FN CUresult cua_e6_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 }
-static CUresult cua_e0_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+CUA_ENTRY_FN CUresult cua_e0_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc(0, dptr, bytesize);
 }
-static CUresult cua_e1_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+CUA_ENTRY_FN CUresult cua_e1_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc(1, dptr, bytesize);
 }
-static CUresult cua_e2_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+CUA_ENTRY_FN CUresult cua_e2_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc(2, dptr, bytesize);
 }
-static CUresult cua_e3_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+CUA_ENTRY_FN CUresult cua_e3_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc(3, dptr, bytesize);
 }
-static CUresult cua_e4_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+CUA_ENTRY_FN CUresult cua_e4_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc(4, dptr, bytesize);
 }
-static CUresult cua_e5_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
+CUA_ENTRY_FN CUresult cua_e5_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc(5, dptr, bytesize);
 }
+#endif
 
+#if 6 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuMemAlloc_v2)(CUdeviceptr *dptr, size_t bytesize);
 CUA_CHECK_PROTOTYPE(cuMemAlloc_v2, cua_pfn_cuMemAlloc_v2);
 static CUA_COLD CUresult cua_w_cuMemAlloc_v2(unsigned cua_bind_kind, CUdeviceptr *dptr, size_t bytesize)
@@ -391,53 +417,55 @@ static CUA_COLD CUresult cua_w_cuMemAlloc_v2(unsigned cua_bind_kind, CUdeviceptr
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+CUA_ENTRY_FN CUresult cua_e6_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
 }
-static CUresult cua_e0_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+CUA_ENTRY_FN CUresult cua_e0_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc_v2(0, dptr, bytesize);
 }
-static CUresult cua_e1_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+CUA_ENTRY_FN CUresult cua_e1_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc_v2(1, dptr, bytesize);
 }
-static CUresult cua_e2_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+CUA_ENTRY_FN CUresult cua_e2_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc_v2(2, dptr, bytesize);
 }
-static CUresult cua_e3_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+CUA_ENTRY_FN CUresult cua_e3_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc_v2(3, dptr, bytesize);
 }
-static CUresult cua_e4_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+CUA_ENTRY_FN CUresult cua_e4_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc_v2(4, dptr, bytesize);
 }
-static CUresult cua_e5_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
+CUA_ENTRY_FN CUresult cua_e5_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(dptr, bytesize);
 	else
 		return cua_w_cuMemAlloc_v2(5, dptr, bytesize);
 }
+#endif
 
+#if 7 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuMemcpyHtoD_v2)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUA_CHECK_PROTOTYPE(cuMemcpyHtoD_v2, cua_pfn_cuMemcpyHtoD_v2);
 static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2(unsigned cua_bind_kind, CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
@@ -450,53 +478,55 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2(unsigned cua_bind_kind, CUdevicep
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e6_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e0_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e0_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2(0, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e1_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e1_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2(1, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e2_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e2_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2(2, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e3_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e3_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2(3, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e4_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e4_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2(4, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e5_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e5_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2(5, dstDevice, srcHost, ByteCount);
 }
+#endif
 
+#if 8 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuMemcpyHtoD_v2_ptds)(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
 CUA_CHECK_PROTOTYPE(cuMemcpyHtoD_v2_ptds, cua_pfn_cuMemcpyHtoD_v2_ptds);
 static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2_ptds(unsigned cua_bind_kind, CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
@@ -509,53 +539,55 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2_ptds(unsigned cua_bind_kind, CUde
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e6_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e0_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e0_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2_ptds(0, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e1_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e1_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2_ptds(1, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e2_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e2_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2_ptds(2, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e3_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e3_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2_ptds(3, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e4_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e4_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2_ptds(4, dstDevice, srcHost, ByteCount);
 }
-static CUresult cua_e5_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
+CUA_ENTRY_FN CUresult cua_e5_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(dstDevice, srcHost, ByteCount);
 	else
 		return cua_w_cuMemcpyHtoD_v2_ptds(5, dstDevice, srcHost, ByteCount);
 }
+#endif
 
+#if 9 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuModuleGetFunction)(void **hfunc, void *hmod, const char *name);
 CUA_CHECK_PROTOTYPE(cuModuleGetFunction, cua_pfn_cuModuleGetFunction);
 static CUA_COLD CUresult cua_w_cuModuleGetFunction(unsigned cua_bind_kind, void **hfunc, void *hmod, const char *name)
@@ -568,53 +600,55 @@ static CUA_COLD CUresult cua_w_cuModuleGetFunction(unsigned cua_bind_kind, void 
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+CUA_ENTRY_FN CUresult cua_e6_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
 	return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 }
-static CUresult cua_e0_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+CUA_ENTRY_FN CUresult cua_e0_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 	else
 		return cua_w_cuModuleGetFunction(0, hfunc, hmod, name);
 }
-static CUresult cua_e1_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+CUA_ENTRY_FN CUresult cua_e1_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 	else
 		return cua_w_cuModuleGetFunction(1, hfunc, hmod, name);
 }
-static CUresult cua_e2_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+CUA_ENTRY_FN CUresult cua_e2_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 	else
 		return cua_w_cuModuleGetFunction(2, hfunc, hmod, name);
 }
-static CUresult cua_e3_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+CUA_ENTRY_FN CUresult cua_e3_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 	else
 		return cua_w_cuModuleGetFunction(3, hfunc, hmod, name);
 }
-static CUresult cua_e4_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+CUA_ENTRY_FN CUresult cua_e4_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 	else
 		return cua_w_cuModuleGetFunction(4, hfunc, hmod, name);
 }
-static CUresult cua_e5_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
+CUA_ENTRY_FN CUresult cua_e5_cuModuleGetFunction(void **hfunc, void *hmod, const char *name)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(hfunc, hmod, name);
 	else
 		return cua_w_cuModuleGetFunction(5, hfunc, hmod, name);
 }
+#endif
 
+#if 10 % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART
 typedef CUresult (*cua_pfn_cuOldThing)(unsigned count, CUdevice arg1);
 CUA_CHECK_PROTOTYPE(cuOldThing, cua_pfn_cuOldThing);
 static CUA_COLD CUresult cua_w_cuOldThing(unsigned cua_bind_kind, unsigned count, CUdevice arg1)
@@ -627,53 +661,134 @@ static CUA_COLD CUresult cua_w_cuOldThing(unsigned cua_bind_kind, unsigned count
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
 }
-static CUresult cua_e6_cuOldThing(unsigned count, CUdevice arg1)
+CUA_ENTRY_FN CUresult cua_e6_cuOldThing(unsigned count, CUdevice arg1)
 {
 	return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 }
-static CUresult cua_e0_cuOldThing(unsigned count, CUdevice arg1)
+CUA_ENTRY_FN CUresult cua_e0_cuOldThing(unsigned count, CUdevice arg1)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 	else
 		return cua_w_cuOldThing(0, count, arg1);
 }
-static CUresult cua_e1_cuOldThing(unsigned count, CUdevice arg1)
+CUA_ENTRY_FN CUresult cua_e1_cuOldThing(unsigned count, CUdevice arg1)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 	else
 		return cua_w_cuOldThing(1, count, arg1);
 }
-static CUresult cua_e2_cuOldThing(unsigned count, CUdevice arg1)
+CUA_ENTRY_FN CUresult cua_e2_cuOldThing(unsigned count, CUdevice arg1)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 	else
 		return cua_w_cuOldThing(2, count, arg1);
 }
-static CUresult cua_e3_cuOldThing(unsigned count, CUdevice arg1)
+CUA_ENTRY_FN CUresult cua_e3_cuOldThing(unsigned count, CUdevice arg1)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 	else
 		return cua_w_cuOldThing(3, count, arg1);
 }
-static CUresult cua_e4_cuOldThing(unsigned count, CUdevice arg1)
+CUA_ENTRY_FN CUresult cua_e4_cuOldThing(unsigned count, CUdevice arg1)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 	else
 		return cua_w_cuOldThing(4, count, arg1);
 }
-static CUresult cua_e5_cuOldThing(unsigned count, CUdevice arg1)
+CUA_ENTRY_FN CUresult cua_e5_cuOldThing(unsigned count, CUdevice arg1)
 {
 	if (CUA_LIKELY(!cua_active))
 		return ((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(count, arg1);
 	else
 		return cua_w_cuOldThing(5, count, arg1);
 }
+#endif
 
+#if CUA_WRAPPERS_PART == 0
+#if CUA_WRAPPERS_PARTS > 1
+CUA_ENTRY_FN CUresult cua_e0_cuCtxSynchronize(void);
+CUA_ENTRY_FN CUresult cua_e1_cuCtxSynchronize(void);
+CUA_ENTRY_FN CUresult cua_e2_cuCtxSynchronize(void);
+CUA_ENTRY_FN CUresult cua_e3_cuCtxSynchronize(void);
+CUA_ENTRY_FN CUresult cua_e4_cuCtxSynchronize(void);
+CUA_ENTRY_FN CUresult cua_e5_cuCtxSynchronize(void);
+CUA_ENTRY_FN CUresult cua_e6_cuCtxSynchronize(void);
+CUA_ENTRY_FN CUresult cua_e0_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUA_ENTRY_FN CUresult cua_e1_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUA_ENTRY_FN CUresult cua_e2_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUA_ENTRY_FN CUresult cua_e3_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUA_ENTRY_FN CUresult cua_e4_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUA_ENTRY_FN CUresult cua_e5_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUA_ENTRY_FN CUresult cua_e6_cuDeviceGetAttribute(int *pi, CUdevice_attribute attrib, CUdevice dev);
+CUA_ENTRY_FN CUresult cua_e0_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUA_ENTRY_FN CUresult cua_e1_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUA_ENTRY_FN CUresult cua_e2_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUA_ENTRY_FN CUresult cua_e3_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUA_ENTRY_FN CUresult cua_e4_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUA_ENTRY_FN CUresult cua_e5_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUA_ENTRY_FN CUresult cua_e6_cuGetProcAddress(const char *symbol, void **pfn, int cudaVersion, cuuint64_t flags);
+CUA_ENTRY_FN CUresult cua_e0_cuInit(unsigned int Flags);
+CUA_ENTRY_FN CUresult cua_e1_cuInit(unsigned int Flags);
+CUA_ENTRY_FN CUresult cua_e2_cuInit(unsigned int Flags);
+CUA_ENTRY_FN CUresult cua_e3_cuInit(unsigned int Flags);
+CUA_ENTRY_FN CUresult cua_e4_cuInit(unsigned int Flags);
+CUA_ENTRY_FN CUresult cua_e5_cuInit(unsigned int Flags);
+CUA_ENTRY_FN CUresult cua_e6_cuInit(unsigned int Flags);
+CUA_ENTRY_FN CUresult cua_e0_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
+CUA_ENTRY_FN CUresult cua_e1_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
+CUA_ENTRY_FN CUresult cua_e2_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
+CUA_ENTRY_FN CUresult cua_e3_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
+CUA_ENTRY_FN CUresult cua_e4_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
+CUA_ENTRY_FN CUresult cua_e5_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
+CUA_ENTRY_FN CUresult cua_e6_cuLaunchKernel(void *f, unsigned int gridDimX, unsigned int gridDimY, unsigned int gridDimZ, unsigned int blockDimX, unsigned int blockDimY, unsigned int blockDimZ, void **kernelParams);
+CUA_ENTRY_FN CUresult cua_e0_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize);
+CUA_ENTRY_FN CUresult cua_e1_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize);
+CUA_ENTRY_FN CUresult cua_e2_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize);
+CUA_ENTRY_FN CUresult cua_e3_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize);
+CUA_ENTRY_FN CUresult cua_e4_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize);
+CUA_ENTRY_FN CUresult cua_e5_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize);
+CUA_ENTRY_FN CUresult cua_e6_cuMemAlloc(CUdeviceptr_v1 *dptr, unsigned int bytesize);
+CUA_ENTRY_FN CUresult cua_e0_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUA_ENTRY_FN CUresult cua_e1_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUA_ENTRY_FN CUresult cua_e2_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUA_ENTRY_FN CUresult cua_e3_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUA_ENTRY_FN CUresult cua_e4_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUA_ENTRY_FN CUresult cua_e5_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUA_ENTRY_FN CUresult cua_e6_cuMemAlloc_v2(CUdeviceptr *dptr, size_t bytesize);
+CUA_ENTRY_FN CUresult cua_e0_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e1_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e2_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e3_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e4_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e5_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e6_cuMemcpyHtoD_v2(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e0_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e1_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e2_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e3_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e4_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e5_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e6_cuMemcpyHtoD_v2_ptds(CUdeviceptr dstDevice, const void *srcHost, size_t ByteCount);
+CUA_ENTRY_FN CUresult cua_e0_cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+CUA_ENTRY_FN CUresult cua_e1_cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+CUA_ENTRY_FN CUresult cua_e2_cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+CUA_ENTRY_FN CUresult cua_e3_cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+CUA_ENTRY_FN CUresult cua_e4_cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+CUA_ENTRY_FN CUresult cua_e5_cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+CUA_ENTRY_FN CUresult cua_e6_cuModuleGetFunction(void **hfunc, void *hmod, const char *name);
+CUA_ENTRY_FN CUresult cua_e0_cuOldThing(unsigned count, CUdevice arg1);
+CUA_ENTRY_FN CUresult cua_e1_cuOldThing(unsigned count, CUdevice arg1);
+CUA_ENTRY_FN CUresult cua_e2_cuOldThing(unsigned count, CUdevice arg1);
+CUA_ENTRY_FN CUresult cua_e3_cuOldThing(unsigned count, CUdevice arg1);
+CUA_ENTRY_FN CUresult cua_e4_cuOldThing(unsigned count, CUdevice arg1);
+CUA_ENTRY_FN CUresult cua_e5_cuOldThing(unsigned count, CUdevice arg1);
+CUA_ENTRY_FN CUresult cua_e6_cuOldThing(unsigned count, CUdevice arg1);
+#endif
 const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 	/* plt */ {
 		(const void *)cua_e0_cuCtxSynchronize,
@@ -767,3 +882,4 @@ const void *const cua_entry[CUA_KIND_COUNT + 1][CUAUDIT_ID_COUNT] = {
 		(const void *)cua_e6_cuOldThing,
 	},
 };
+#endif
