@@ -723,15 +723,10 @@ static void summary_finish(void)
 
 	claim_writer(1);
 	__atomic_store_n(&final_pid, cua_process_id(), __ATOMIC_RELEASE);
-	if (__atomic_load_n(&lost, __ATOMIC_RELAXED)) {
-		char n[24];
-		struct cua_buf b = CUA_BUF(n);
-
-		cua_buf_u64(&b, __atomic_load_n(&lost, __ATOMIC_RELAXED));
-		n[b.len < sizeof(n) ? b.len : sizeof(n) - 1] = '\0';
-		cua_log_msg(CUA_LOG_WARN, "summary: ", n, " calls made from signal handlers nested "
-			    "more than 4 deep in one thread were not counted", NULL);
-	}
+	if (__atomic_load_n(&lost, __ATOMIC_RELAXED))
+		cua_log_count(CUA_LOG_WARN, "summary: ", __atomic_load_n(&lost, __ATOMIC_RELAXED),
+			      " calls made from signal handlers nested more than 4 deep in one "
+			      "thread were not counted");
 	if (cfg.metrics)
 		write_metrics();
 	if (!cfg.path[0])

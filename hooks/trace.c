@@ -619,15 +619,10 @@ static void trace_finish(void)
 		format_buffers(&w, pid);
 	if (limited || raw.limited)
 		cua_tracefmt_marker(&w, pid, last_ns, "CUAUDIT_TRACE_MAX reached; later events were dropped");
-	if (__atomic_load_n(&lost, __ATOMIC_RELAXED)) {
-		char n[24];
-		struct cua_buf b = CUA_BUF(n);
-
-		cua_buf_u64(&b, __atomic_load_n(&lost, __ATOMIC_RELAXED));
-		n[b.len < sizeof(n) ? b.len : sizeof(n) - 1] = '\0';
-		cua_log_msg(CUA_LOG_WARN, "trace: ", n, " calls made from signal handlers nested "
-			    "more than 4 deep in one thread were not recorded", NULL);
-	}
+	if (__atomic_load_n(&lost, __ATOMIC_RELAXED))
+		cua_log_count(CUA_LOG_WARN, "trace: ", __atomic_load_n(&lost, __ATOMIC_RELAXED),
+			      " calls made from signal handlers nested more than 4 deep in one "
+			      "thread were not recorded");
 	if (cut)
 		cua_log_msg(CUA_LOG_WARN, "a trace buffer flush was cut short (thread cancelled or "
 			    "exit from a signal handler); its records were taken from memory", NULL);

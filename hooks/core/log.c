@@ -49,6 +49,20 @@ void cua_log_generated(const char *what, const char *path)
 	cua_log_end(&b);
 }
 
+void cua_log_count(int level, const char *before, uint64_t n, const char *after)
+{
+	char line[2048];
+	struct cua_buf b = CUA_BUF(line);
+
+	if (!cua_log_on(level))
+		return;
+	cua_log_begin(&b, level);
+	cua_buf_str(&b, before);
+	cua_buf_u64(&b, n);
+	cua_buf_str(&b, after);
+	cua_log_end(&b);
+}
+
 void cua_log_msg(int level, const char *first, ...)
 {
 	char line[2048];

@@ -19,6 +19,9 @@ void cua_log_end(struct cua_buf *b);
 /* Shorthand for a message of plain strings; NULL-terminated list. */
 void cua_log_msg(int level, const char *first, ...) __attribute__((sentinel));
 
+/* "BEFORE N AFTER", a count in a message of plain strings. */
+void cua_log_count(int level, const char *before, uint64_t n, const char *after);
+
 /* "cuaudit: Generated: PATH (the WHAT of pid N)": where an output file went, said once per
    file at the default level (warn) and above, as Nsight Systems does, since the name may be
    a numbered one (NAME.1.json) the user did not give. */
