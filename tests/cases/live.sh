@@ -280,6 +280,26 @@ PY
   [ -z "$(ls "$L")" ] && pass "--clean removes it although the pid is alive" || fail "left $(ls "$L")"
   kill $other; wait $other 2>/dev/null
   ;;
+call_ending_in_a_child_forked_during_it_leaves_the_parents_view_alone)
+  # A signal handler forks while the thread is inside a call; the child's copy of the call
+  # returns at once. The region is shared (MAP_SHARED): the child must not end the parent's
+  # call in it.
+  touch "$BLOCK"
+  : >out.txt
+  env $(live_env) "$PROG" forkinside >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt blocking
+  # Only once the view shows the call in flight: the signal lands inside it.
+  for _ in $(seq 100); do [[ "$(ps_json $pid inflight)" == "running cuStreamSynchronize:"* ]] && break; sleep 0.05; done
+  kill -USR1 $pid
+  wait_out out.txt 'child returned'
+  j=$(ps_json $pid inflight)
+  [[ "$j" == "running cuStreamSynchronize:"* ]] && pass "the parent's call is still in flight after the child's copy returned ($j)" ||
+    fail "parent: $j"
+  rm -f "$BLOCK"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && grep -q unblocked out.txt && pass "the parent's call returns and it exits 0" || fail "rc $rc: $(cat out.txt err.txt)"
+  ;;
 region_of_another_pid_namespace_is_never_called_dead_or_cleaned)
   # A host reading a directory it shares with a container: the container's pids name nothing
   # here, so its running processes must not be taken for dead and removed.

@@ -53,9 +53,45 @@ static void *churn_thread(void *arg)
 	return NULL;
 }
 
+/* forkinside: SIGUSR1 lands while the main thread is inside cuStreamSynchronize; its
+   handler forks, and the child lets its copy of the call return and ends. The parent's call is still in flight. */
+static void fork_in_handler(int sig)
+{
+	(void)sig;
+	if (fork() == 0) {
+		/* The mock's wait holds the variable's string: emptied here, in the child's own
+		   copy of the memory, the path names nothing and the child's call returns. */
+		char *path = getenv("MOCK_BLOCK_FILE");
+
+		if (path)
+			path[0] = '\0';
+		return; /* back into the call */
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
+
+	if (strcmp(mode, "forkinside") == 0) {
+		pid_t parent = getpid();
+
+		setup();
+		calls(3);
+		signal(SIGUSR1, fork_in_handler);
+		printf("blocking\n");
+		fflush(stdout);
+		CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+		if (getpid() != parent) {
+			printf("child returned\n");
+			fflush(stdout);
+			_exit(0);
+		}
+		while (wait(NULL) > 0)
+			;
+		printf("unblocked\n");
+		return 0;
+	}
 
 	if (strcmp(mode, "block") == 0) {
 		/* A helper thread hangs in cuStreamSynchronize; main waits for it. */
@@ -157,6 +193,6 @@ int main(int argc, char **argv)
 		perror("execv");
 		return 1;
 	}
-	fprintf(stderr, "usage: live_prog block|churn|fork|phases|calls|exec ...\n");
+	fprintf(stderr, "usage: live_prog block|forkinside|churn|fork|phases|calls|exec ...\n");
 	return 2;
 }
