@@ -97,5 +97,57 @@ int main(int argc, char **argv)
 			20000, 15);
 		printf("empty_launch %.2f\n", ns);
 	}
+	if (!strcmp(only, "events")) {
+		// What a timed launch may ask of the driver (issue 21): each operation alone, in ns
+		// per operation, on completed events and the legacy stream.
+		const int P = 64;
+		CUevent ev[P], nt[P];
+		for (int i = 0; i < P; i++) {
+			cuEventCreate(&ev[i], CU_EVENT_DEFAULT);
+			cuEventCreate(&nt[i], CU_EVENT_DISABLE_TIMING);
+		}
+		auto launches = [&](int n, int what) {
+			for (int i = 0; i < n; i++) {
+				empty_kernel<<<1, 1>>>();
+				if (what == 1)
+					cuEventRecord(ev[i % P], CU_STREAM_LEGACY);
+				else if (what == 2)
+					cuEventRecord(nt[i % P], CU_STREAM_LEGACY);
+				else if (what == 3) { // cuaudit's design by hand: an end event a launch,
+					// and every 8 launches the 8 oldest of P in flight queried and timed
+					float t;
+					cuEventRecord(ev[i % P], CU_STREAM_LEGACY);
+					if (i % 8 == 7 && i >= P)
+						for (int k = 0; k < 8; k++)
+							if (cuEventQuery(ev[(i + 1 + k) % P]) == CUDA_SUCCESS)
+								cuEventElapsedTime(&t, ev[(i + k) % P], ev[(i + 1 + k) % P]);
+				}
+			}
+			cudaDeviceSynchronize();
+		};
+		double base = median_ns([&](int n) { launches(n, 0); }, 20000, 9);
+		double timing = median_ns([&](int n) { launches(n, 1); }, 20000, 9);
+		double notiming = median_ns([&](int n) { launches(n, 2); }, 20000, 9);
+		double design = median_ns([&](int n) { launches(n, 3); }, 20000, 9);
+		for (int i = 0; i < P; i++)
+			cuEventRecord(ev[i], CU_STREAM_LEGACY);
+		cudaDeviceSynchronize();
+		float ms;
+		double query = median_ns([&](int n) { for (int i = 0; i < n; i++) cuEventQuery(ev[i % P]); },
+					 200000, 9);
+		double elapsed = median_ns(
+			[&](int n) { for (int i = 0; i < n; i++) cuEventElapsedTime(&ms, ev[i % P], ev[(i + 1) % P]); },
+			200000, 9);
+		double current = median_ns([&](int n) { for (int i = 0; i < n; i++) cuCtxGetCurrent(&ctx); },
+					   200000, 9);
+		CUstreamCaptureStatus st;
+		double capturing = median_ns(
+			[&](int n) { for (int i = 0; i < n; i++) cuStreamIsCapturing(CU_STREAM_LEGACY, &st); },
+			200000, 9);
+		printf("launch %.2f\nlaunch+timing_event %.2f\nlaunch+event_no_timing %.2f\n"
+		       "launch+timing_event+query_elapsed %.2f\n", base, timing, notiming, design);
+		printf("event_query_done %.2f\nevent_elapsed_done %.2f\nctx_get_current %.2f\nstream_is_capturing %.2f\n",
+		       query, elapsed, current, capturing);
+	}
 	return 0;
 }

@@ -83,6 +83,11 @@ static struct {
 	void *ctx;
 } sinks[CUA_GPU_MAX_SINKS];
 static unsigned nsinks;
+/* Kernel name pointer -> index in tot->kernels (deliver, under totals_lock). */
+static struct name_hit {
+	const char *name;
+	unsigned index;
+} name_cache[256];
 static uint64_t drain_registered_pid;
 static __thread uint64_t sample_tick __attribute__((tls_model("initial-exec")));
 
@@ -139,6 +144,7 @@ static int own_state(void)
 		}
 		t->sample = cfg.sample;
 		memset(covered, 0, sizeof(covered));
+		memset(name_cache, 0, sizeof(name_cache));
 		captures = 0;
 		tot = t;
 		__atomic_store_n(&ctxs, c, __ATOMIC_RELEASE);
@@ -294,10 +300,20 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 		const char *name = r->op == CUA_GPU_GRAPH ? graph_name : r->name ? r->name : "(unknown)";
 		unsigned i;
 
-		for (i = 0; i < tot->nkernels && strcmp(tot->kernels[i].name, name) != 0; i++)
-			;
-		if (i == tot->nkernels && i < CUA_GPU_MAX_KERNELS)
-			tot->kernels[tot->nkernels++].name = name;
+		/* The registry's names live as long as the process, one pointer a name: a
+		   pointer-keyed cache answers most records without a scan of strcmp. */
+		unsigned h = (unsigned)(((uintptr_t)name >> 4) * 0x9e3779b1u) >> 24;
+
+		if (name_cache[h].name == name)
+			i = name_cache[h].index;
+		else {
+			for (i = 0; i < tot->nkernels && strcmp(tot->kernels[i].name, name) != 0; i++)
+				;
+			if (i == tot->nkernels && i < CUA_GPU_MAX_KERNELS)
+				tot->kernels[tot->nkernels++].name = name;
+			if (i < CUA_GPU_MAX_KERNELS)
+				name_cache[h] = (struct name_hit){ name, i };
+		}
 		if (i < CUA_GPU_MAX_KERNELS)
 			cua_stats_add(&tot->kernels[i].time, d, 0, CUAUDIT_BIND_COUNT);
 	} else {
@@ -323,21 +339,29 @@ static uint64_t at(uint64_t base, float ms)
 	return ns < 0 && (double)base < -ns ? 0 : (uint64_t)((double)base + ns);
 }
 
-/* The host-clock time of event ev, from the last harvested event. */
-static int time_of(struct gctx *g, CUevent ev, uint64_t *ns)
+/* The host-clock time of event ev, from the last harvested event: CUDA_SUCCESS, or the
+   driver's error (CUDA_ERROR_NOT_READY while ev has not completed: the elapsed-time call
+   answers for the query it makes unnecessary). */
+static CUresult time_of(struct gctx *g, CUevent ev, uint64_t *ns)
 {
 	CUresult (*elapsed)(float *, CUevent, CUevent) = REAL(cuEventElapsedTime_v2);
 	float ms = 0;
+	CUresult rc;
 
 	if (!elapsed)
 		elapsed = REAL(cuEventElapsedTime);
-	if (!elapsed || elapsed(&ms, g->end[g->ref_seq % POOL], ev) != CUDA_SUCCESS)
-		return -1;
-	*ns = at(g->ref_ns, ms);
-	return 0;
+	if (!elapsed)
+		return CUDA_ERROR_NOT_SUPPORTED;
+	rc = elapsed(&ms, g->end[g->ref_seq % POOL], ev);
+	if (rc == CUDA_SUCCESS)
+		*ns = at(g->ref_ns, ms);
+	return rc;
 }
 
-/* One record at the tail: 1 harvested (or dropped), 0 not done yet. Lock held. */
+/* One record at the tail: 1 harvested (or dropped), 0 not done yet. Lock held. A timed
+   record costs one driver call when done (its end's elapsed time from the reference, which
+   says "not ready" where a query would), and one while not done: the elapsed-time call is
+   the query (issue 21: a query and an elapsed time per record cost two). */
 static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 {
 	struct rec *r = &g->ring[g->tail % POOL];
@@ -353,10 +377,10 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		g->tail++;
 		return 1;
 	}
-	q = query(g->end[slot]);
+	q = r->op == OP_ANCHOR ? query(g->end[slot]) : time_of(g, g->end[slot], &end);
 	if (q == CUDA_ERROR_NOT_READY)
 		return 0;
-	if (q != CUDA_SUCCESS || (r->op != OP_ANCHOR && time_of(g, g->end[slot], &end) != 0)) {
+	if (q != CUDA_SUCCESS) {
 		if (r->op != OP_ANCHOR)
 			count_untimed(CUA_GPU_LOST);
 		r->state = R_FREE;
@@ -367,7 +391,7 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		end = r->t_submit;
 	} else {
 		if (!r->prev_seq) {
-			if (time_of(g, g->start[slot], &start) != 0)
+			if (time_of(g, g->start[slot], &start) != CUDA_SUCCESS)
 				start = 0;
 		} else {
 			s = stream_of(g, r->stream_key);

@@ -124,6 +124,9 @@ sampled_add=$(awk -v a="$(med "${ns[sampled]}")" -v b="$base" 'BEGIN {print a - 
 awk -v x="$every_add" 'BEGIN {exit !(x <= 900)}' && ok "cost every launch +${every_add} ns (<= 900)" || bad "cost every launch +${every_add} ns (> 900)"
 awk -v x="$sampled_add" 'BEGIN {exit !(x <= 100)}' && ok "cost sampled 1/100 +${sampled_add} ns (<= 100)" || bad "cost sampled +${sampled_add} ns (> 100)"
 
+# What the driver charges for each operation a timed launch may need (bench/calls events).
+"$B/gpu/calls" events 2>&1 | sed 's/^/driver /' | tee -a "$R/cost.txt"
+
 # ---------------------------------------------------------------- the PyTorch loop
 loop() { "$@" python3 "$ROOT/bench/torch_loop.py" "$(date +%s%N)" 4 2>/dev/null | awk '{print $4}'; }
 for k in none every cupti; do

@@ -175,10 +175,23 @@ static CUresult elapsed(float *ms, CUevent a, CUevent b)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING)
 		return CUDA_ERROR_INVALID_HANDLE;
-	/* Work on a stream completes in order: an event whose later partner is done is done,
-	   though its own queries may not have said so yet. */
-	if (!a->recorded || !b->recorded || (!done(a) && !done(b)))
+	if (!a->recorded || !b->recorded)
+		return CUDA_ERROR_INVALID_HANDLE;
+	/* Time runs forward: an event timed no later than a completed one has completed
+	   (a start event before its stream's done end), though no query said so yet. */
+	if (done(a) && !done(b) && b->t <= a->t)
+		b->pending = 0;
+	if (done(b) && !done(a) && a->t <= b->t)
+		a->pending = 0;
+	/* As documented: not ready while either event is (where cuEventQuery would say so),
+	   and the call counts as that query (MOCK_EVENT_PENDING). */
+	if (!done(a) || !done(b)) {
+		if (!done(a) && a->pending > 0)
+			a->pending--;
+		if (!done(b) && b->pending > 0)
+			b->pending--;
 		return CUDA_ERROR_NOT_READY;
+	}
 	*ms = (float)(((double)b->t - (double)a->t) / 1e6);
 	return CUDA_SUCCESS;
 }
