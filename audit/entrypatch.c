@@ -561,7 +561,18 @@ static void examine(struct link_map *map, const struct cua_filesyms *f, uint64_t
 	patch_object(map, f, t0);
 }
 
-/* x86-64 with the Zydis decoder only: elsewhere one message, and the driver level. */
+/* x86-64 with the Zydis decoder only. */
+static int can_patch(void)
+{
+#if !defined(__x86_64__) || !defined(CUA_HAVE_ZYDIS)
+	return 0;
+#else
+	return 1;
+#endif
+}
+
+/* The same, where CUAUDIT_STATIC_RUNTIME asked for it: elsewhere one message, and the
+   driver level. */
 static int supported(void)
 {
 #if !defined(__x86_64__) || !defined(CUA_HAVE_ZYDIS)
@@ -600,7 +611,9 @@ void cua_entrypatch_hint(struct link_map *driver)
 {
 	static int hinted;
 
-	if (hinted || cua_cfg.static_runtime || !cua_log_on(CUA_LOG_WARN) || !supported())
+	/* Silent where patching is not built in: the warning about that is for a process
+	   that asked for CUAUDIT_STATIC_RUNTIME, not for every process that loads the driver. */
+	if (hinted || cua_cfg.static_runtime || !cua_log_on(CUA_LOG_WARN) || !can_patch())
 		return;
 	hinted = 1;
 	/* The objects loaded before the driver, the program first: a static runtime loads the
