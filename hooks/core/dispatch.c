@@ -68,8 +68,8 @@ static void make_plan(void)
 			if (cua_subs[i].timed)
 				cua_plan[id] |= CUA_PLAN_TIMED;
 		}
-		if (n == 0 && cover_all)
-			cua_plan[id] |= CUA_PLAN_LEAN; /* the live view alone: no subscriber reads it */
+		if (n == 0 && cover_all) /* the live view alone: no subscriber reads the record */
+			cua_plan[id] |= CUA_PLAN_LEAN | CUA_PLAN_BARE;
 		if (n == 1 && cua_subs[last].lean && cua_role[id] != CUAUDIT_ROLE_LAUNCH) {
 			cua_plan[id] |= CUA_PLAN_LEAN;
 			/* One counter form exists (the exact summary): the wrappers call it

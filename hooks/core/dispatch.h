@@ -68,6 +68,9 @@ extern uint8_t cua_active;
    (cua_dispatch_counter): dispatch fills no record for its callbacks, reads the clock at both
    ends and hands the counter the call's id, depth, binding, duration, end and result. */
 #define CUA_PLAN_COUNT 16u
+/* No subscription covers it; only the live view runs (cua_dispatch_cover_all): dispatch
+   fills what the view reads, reads the clock once and calls no callback. */
+#define CUA_PLAN_BARE 32u
 #define CUA_PLAN_SUB_SHIFT 8
 extern uint16_t cua_plan[CUAUDIT_ID_COUNT];
 
@@ -208,6 +211,21 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		}
 		return 1;
 	}
+	/* The live view alone on this function (issue 22): its in-flight record, one clock
+	   read, nothing else. */
+	if (plan & CUA_PLAN_BARE) {
+		f->plan = plan;
+		p->id = id;
+		p->binding = (enum cuaudit_binding)CUA_KIND_OF(kind);
+		p->args = args;
+		p->result = 0;
+		p->t_enter_ns = 0;
+		p->t_exit_ns = 0;
+		p->depth = cua_self.depth++;
+		(void)cua_thread_id_fast();
+		cua_live_begin(p, cua_self.tid_pid, cua_clock_ns());
+		return 1;
+	}
 	/* A call through a patched entry names its object: summary_exit counts it by copy. */
 	f->plan = plan & ~CUA_PLAN_COUNT;
 	if (!(plan & CUA_PLAN_LEAN)) {
@@ -274,13 +292,11 @@ CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c)
 	if (CUA_LIKELY(c->depth < CUA_LIVE_DEPTH)) {
 		struct cua_live_flight *f = &s->flight[c->depth];
 
-		seq = f->seq;
 		if (!t_start)
 			t_start = f->t_start;
-		__atomic_store_n(&f->seq, seq + 1, __ATOMIC_RELAXED);
-		__atomic_thread_fence(__ATOMIC_RELEASE);
-		f->active = 0;
-		__atomic_store_n(&f->seq, seq + 2, __ATOMIC_RELEASE);
+		/* One byte, no sequence change: the record's other fields stay as they are, so
+		   a reader's copy is whole whichever value of it it saw. */
+		__atomic_store_n(&f->active, 0, __ATOMIC_RELEASE);
 	}
 	done = s->done;
 	e = cua_live_history(s) + (done & cua_live_calls_mask);
@@ -327,6 +343,11 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 			cua_live_end(p);
 		}
 		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns, t, p->result);
+		return;
+	}
+	if (plan & CUA_PLAN_BARE) {
+		cua_self.depth--;
+		cua_live_end(p);
 		return;
 	}
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;

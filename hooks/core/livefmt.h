@@ -73,7 +73,8 @@ struct cua_live_flight {
 	uint32_t seq;            /* odd while written */
 	uint16_t id;
 	uint8_t binding;         /* enum cuaudit_binding */
-	uint8_t active;          /* 1 from the call's start until it returns */
+	uint8_t active;          /* 1 from the call's start until it returns; cleared with one
+				    store, outside the sequence number (the rest stays put) */
 	uint64_t t_start;
 	_Alignas(8) unsigned char args[CUA_LIVE_ARGS];
 };
