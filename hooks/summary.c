@@ -41,6 +41,9 @@ struct tstats {
 	/* Calls through each linked-in runtime copy by id ([copy * ID_COUNT + id]), made at the
 	   thread's first entry call: anonymous memory, so only the pages touched cost. */
 	uint64_t *entry;
+	/* The sampled summary's choice for each function's next call on this thread, made when
+	   its last one was counted: non-zero, count it without times (cua_self.count_skip). */
+	uint8_t skip[CUAUDIT_ID_COUNT][2];
 };
 
 /* Launches by kernel name, per thread; keyed by the registry's stable name pointer (NULL for
@@ -114,6 +117,10 @@ static struct tstats *thread_stats(unsigned l)
 	if (!t)
 		return NULL;
 	mine[l] = t;
+	/* The counter path reads this thread's choices from here (level 0: the calls the
+	   thread makes outside a signal handler's). */
+	if (cfg.sample && l == 0)
+		cua_self.count_skip = &t->skip[0][0];
 	return t;
 }
 
@@ -389,6 +396,64 @@ static void sampled_exit(const struct cuaudit_call *c, void *ctx)
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 	}
 	level_leave(l);
+}
+
+/* The sampled summary's counter form (issue 25): the common call, in registers, timed or not
+   as the thread's choice for the function said at its start (t_exit 0: untimed); the choice
+   for the next call is made here, from the row just updated, by the rule of sample_this. */
+static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
+					uint64_t t_exit, uint64_t result)
+{
+	unsigned l = level_enter();
+	struct tstats *t;
+	struct cua_stat *s;
+	int err = may_fail[id] & ((int)result != 0);
+
+	if (l < CUA_LEVELS && (t = thread_stats(l)) != NULL && (s = stat_of(t, depth != 0, id)) != NULL) {
+		if (t_exit)
+			cua_stats_add(s, ns, err, binding);
+		else
+			cua_stats_count(s, err, binding);
+		if (l == 0)
+			t->skip[id][depth != 0] = !sample_this(s);
+	} else if (l >= CUA_LEVELS) {
+		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	}
+	if (CUA_UNLIKELY(!cua_provenance_known) && depth == 0 && l < CUA_LEVELS)
+		cua_provenance_poll();
+	if (t_exit && CUA_UNLIKELY(t_exit >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
+		snapshot_due(t_exit);
+	level_leave(l);
+}
+
+static CUA_SCALAR void sampled_count(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
+				     uint64_t t_exit, uint64_t result)
+{
+	unsigned l = level_enter();
+	struct tstats *t;
+	struct cua_stat *s;
+
+	if (CUA_LIKELY(l < CUA_LEVELS) && CUA_LIKELY((t = mine[l]) != NULL) &&
+	    CUA_LIKELY(t->head.pid == *cua_pid_cache) &&
+	    CUA_LIKELY((s = t->slot[id][depth != 0]) != NULL) && CUA_LIKELY(cua_provenance_known)) {
+		int err = may_fail[id] & ((int)result != 0);
+
+		if (t_exit) {
+			cua_stats_add_fast(s, ns, err, binding);
+			if (CUA_UNLIKELY(t_exit >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
+				snapshot_due(t_exit);
+		} else {
+			s->calls++;
+			s->errors += (unsigned)err;
+			s->by_binding[binding]++;
+		}
+		if (l == 0)
+			t->skip[id][depth != 0] = !sample_this(s);
+		level_leave(l);
+		return;
+	}
+	level_leave(l);
+	sampled_count_slow(id, depth, binding, ns, t_exit, result);
 }
 
 /* Scales a sampled row's time to all its calls: total and sum of squares by calls/timed, so
@@ -788,9 +853,10 @@ int cua_summary_init(const struct cua_config *all, const struct cua_summary_conf
 	/* Its callbacks read only the fields cua_dispatch_lean names. */
 	if (rc == 0)
 		cua_dispatch_lean();
-	/* Exact: where the summary is a function's lone subscription, dispatch hands the call
-	   to the counter instead of filling a record for summary_exit. */
-	if (rc == 0 && !cfg.sample)
-		cua_dispatch_counter(summary_count);
+	/* Where the summary is a function's lone subscription, dispatch hands the call to the
+	   counter instead of filling a record for summary_exit or sampled_enter/_exit; sampled,
+	   the counter path reads no clock for a call the thread's choice leaves untimed. */
+	if (rc == 0)
+		cua_dispatch_counter(cfg.sample ? sampled_count : summary_count);
 	return rc;
 }

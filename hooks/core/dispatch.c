@@ -156,7 +156,7 @@ void cua_dispatch_lean(void)
 
 void cua_dispatch_counter(cua_count_fn count)
 {
-	if (!closed && cua_nsubs && cua_subs[cua_nsubs - 1].lean && cua_subs[cua_nsubs - 1].timed) {
+	if (!closed && cua_nsubs && cua_subs[cua_nsubs - 1].lean) {
 		cua_subs[cua_nsubs - 1].count = count;
 		make_plan();
 	}

@@ -113,11 +113,12 @@ struct cua_frame {
 
 /* A counter form of a built-in subscription (issue 25): what the summary needs of a call,
    in registers. 'binding' is the binding kind (never the entry kind: a call through a
-   patched entry takes the general path, which names its object). Its counter must leave
+   patched entry takes the general path, which names its object). t_exit_ns 0 (and ns 0): a
+   call the thread's cua_self.count_skip said to count without times. Its counter must leave
    errno alone and may be called from a signal handler, like any callback. */
 typedef void (*cua_count_fn)(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
 			     uint64_t t_exit_ns, uint64_t result);
-/* The one counter in use (there is one counter form: the exact summary); NULL when none. */
+/* The one counter in use (the summary's: exact, or sampled); NULL when none. */
 extern cua_count_fn cua_counter __attribute__((visibility("hidden")));
 
 /* Adds a subscription (the public struct, size-checked). Only while registration is open:
@@ -137,10 +138,11 @@ void cua_dispatch_lean(void);
 /* Every function gets the full wrapper, subscribed or not: the live view, which the dispatch
    runs itself (cua_live_begin, cua_live_end). */
 void cua_dispatch_cover_all(void);
-/* Gives the last subscription, a lean and timed built-in one, a counter form: where it is a
-   function's lone subscription, dispatch calls 'count' at the end of the call instead of its
-   exit callback, and fills no record for it. Its enter callback, if any, is not run on that
-   path. Launches keep the general path (they are never lean). */
+/* Gives the last subscription, a lean built-in one, a counter form: where it is a function's
+   lone subscription, dispatch calls 'count' at the end of the call instead of its exit
+   callback, and fills no record for it. Its enter callback, if any, is not run on that path:
+   the clock is read at both ends unless the thread's cua_self.count_skip says otherwise.
+   Launches keep the general path (they are never lean). */
 void cua_dispatch_counter(cua_count_fn count);
 
 /* One subscription, as dispatch runs it: a bit per id it covers. */
@@ -198,7 +200,12 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		f->id = id;
 		f->binding = CUA_KIND_OF(kind);
 		f->depth = cua_self.depth++;
-		f->t_enter_ns = cua_clock_ns();
+		/* The sampled summary's untimed calls read no clock (0: untimed). */
+		{
+			const uint8_t *skip = cua_self.count_skip;
+
+			f->t_enter_ns = skip && skip[id * 2 + (f->depth != 0)] ? 0 : cua_clock_ns();
+		}
 		p->result = 0; /* a function returning void leaves it */
 		if (CUA_UNLIKELY(cua_live_on)) {
 			p->id = id;
@@ -207,7 +214,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 			p->depth = f->depth;
 			p->t_enter_ns = f->t_enter_ns;
 			(void)cua_thread_id_fast();
-			cua_live_begin(p, cua_self.tid_pid, p->t_enter_ns);
+			cua_live_begin(p, cua_self.tid_pid, f->t_enter_ns ? f->t_enter_ns : cua_clock_ns());
 		}
 		return 1;
 	}
@@ -333,7 +340,7 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 	unsigned plan = f->plan;
 
 	if (CUA_LIKELY(plan & CUA_PLAN_COUNT)) {
-		uint64_t t = cua_clock_ns();
+		uint64_t t = f->t_enter_ns ? cua_clock_ns() : 0;
 
 		cua_self.depth--;
 		/* cua_live_on is set before the first call and never changes: enter filled the

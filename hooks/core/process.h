@@ -35,6 +35,10 @@ struct cua_thread {
 	   the entry-kind wrapper, which reads it first thing: which runtime copy the call came
 	   through. Nothing runs in between, so a nested call cannot change it under us. */
 	uint32_t entry_copy;
+	/* Set by a counter form that samples (the sampled summary, metrics): count_skip[id * 2 +
+	   nested] non-zero says this thread's next such call is counted without times, so the
+	   counter path reads no clock for it. NULL: every call is timed. */
+	const uint8_t *count_skip;
 };
 /* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
    bytes come from the static TLS surplus the loader keeps for modules like this one. */

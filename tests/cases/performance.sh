@@ -87,6 +87,49 @@ PY
   CUAUDIT_SUMMARY_SAMPLE=1 audited "$BIN/mock_calls" plt 10
   expect_log 1 "CUAUDIT_SUMMARY_SAMPLE" audited.err
   ;;
+sampled_counter_path_counts_exactly_under_signals_nesting_and_the_live_view)
+  # Issue 25: the sampled summary alone takes the counter path, which reads no clock for a
+  # call its thread chose to leave untimed. Counts stay exact where a signal handler's calls
+  # interrupt the loop's (their own level), for nested driver calls, and beside the live view
+  # (which reads the clock itself for the in-flight start of an untimed call).
+  n=20000
+  native "$BIN/signal_calls" sigaction $n "$dir/native.runs"
+  for live in 0 1; do
+    rm -rf s.json live
+    CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=64 CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LIVE=$live \
+      CUAUDIT_LIVE_DIR="$dir/live" audited "$BIN/signal_calls" sigaction $n "$dir/audited.runs"
+    same_results
+    read -r calls runs <audited.runs
+    "$PYTHON" - s.json "$calls" "$runs" >counts.txt 2>&1 <<'PY'
+import json, sys
+s, n, runs = sys.argv[1], int(sys.argv[2]), int(sys.argv[3])
+rows = {(a["name"], a["nested"]): a for a in json.load(open(s))["apis"]}
+loop = rows[("cuDeviceGetCount", False)]
+bad = rows[("cuDeviceGet", False)]
+print("cuDeviceGetCount", loop["calls"], "want", n + runs, "timed", loop.get("timed"), "errors", loop["errors"])
+print("cuDeviceGet", bad["calls"], bad["errors"], "want", runs, runs)
+assert loop["calls"] == n + runs and loop["errors"] == 0
+assert bad["calls"] == runs and bad["errors"] == runs
+# Sampled: the warm-up's 64 and about 1 in 64 after, far fewer than all.
+assert 64 <= loop["timed"] < loop["calls"] // 8, loop
+assert loop["min_ns"] <= loop["max_ns"] and loop["total_ns"] > 0, loop
+assert not any(k[1] for k in rows), [k for k in rows if k[1]]
+PY
+    [ $? = 0 ] && pass "live=$live: $runs handler runs, counts exact: $(tr '\n' ';' <counts.txt)" ||
+      fail "live=$live: $(tr '\n' ';' <counts.txt)"
+    [ -s audited.err ] && fail "live=$live: messages: $(head -3 audited.err)"
+  done
+  # Nested driver calls inside runtime calls: their own rows, sampled the same way.
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=64 CUAUDIT_SUMMARY="$dir/n.json" audited "$BIN/mock_calls" cudart 2000
+  "$PYTHON" - n.json <<'PY' && pass "runtime and nested driver rows exact and sampled" || fail "nested rows: $(head -c 400 n.json)"
+import json, sys
+rows = {(a["name"], a["nested"]): a for a in json.load(open(sys.argv[1]))["apis"]}
+outer, inner = rows[("cudaGetDevice", False)], rows[("cuCtxGetDevice_v2", True)]
+print(outer, inner)
+assert outer["calls"] == inner["calls"] == 20000, (outer, inner)
+assert 64 <= outer["timed"] < 2000 and 64 <= inner["timed"] < 2000, (outer, inner)
+PY
+  ;;
 metrics_alone_count_exactly_and_mark_sampled_seconds)
   # CUAUDIT_METRICS without CUAUDIT_SUMMARY: counts exact, seconds estimated from 1 call in 64
   # of a sub-microsecond function, and the file says so (issue 25).

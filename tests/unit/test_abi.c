@@ -132,7 +132,7 @@ static void count_cb(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
 /* The counter path (the exact summary, issue 25) is taken only where a lean, timed built-in
    subscription with a counter form is alone on a function that is not a launch; a second
    subscription on the function, or none with a counter form, takes it away. */
-static void plan_gives_the_counter_only_to_a_lone_lean_timed_subscription(void **state)
+static void plan_gives_the_counter_only_to_a_lone_lean_subscription(void **state)
 {
 	static const char *const names[] = { "cuCtxGetCurrent", "cuLaunchKernel" };
 	CUAUDIT_OPTS(cuaudit_subscription, timed, .exit = exit_cb, .elf_names = names, .nnames = 2,
@@ -162,12 +162,18 @@ static void plan_gives_the_counter_only_to_a_lone_lean_timed_subscription(void *
 	cua_dispatch_truncate(0);
 	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent], 0);
 	assert_null(cua_counter);
-	/* An untimed subscription (the sampled summary) never gets one: it reads no clock. */
+	/* An untimed one (the sampled summary) gets one too: its counter path reads the clock
+	   only for the calls the thread's cua_self.count_skip leaves timed. */
 	assert_int_equal(cua_dispatch_subscribe(&untimed), 0);
-	cua_dispatch_lean();
 	cua_dispatch_counter(count_cb);
 	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_COUNT, 0);
+	cua_dispatch_lean();
+	cua_dispatch_counter(count_cb);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_COUNT, CUA_PLAN_COUNT);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuCtxGetCurrent] & CUA_PLAN_TIMED, 0);
+	assert_int_equal(cua_plan[CUAUDIT_ID_cuLaunchKernel] & CUA_PLAN_COUNT, 0);
 	cua_dispatch_truncate(0);
+	assert_null(cua_counter);
 }
 
 static void plan_marks_covered_functions_and_times_only_where_asked(void **state)
@@ -226,7 +232,7 @@ int main(void)
 		cmocka_unit_test(opts_zero_the_padding_past_the_last_field),
 		cmocka_unit_test(plan_names_the_lone_subscription_of_a_function),
 		cmocka_unit_test(plan_marks_a_lone_lean_subscription_except_on_launches),
-		cmocka_unit_test(plan_gives_the_counter_only_to_a_lone_lean_timed_subscription),
+		cmocka_unit_test(plan_gives_the_counter_only_to_a_lone_lean_subscription),
 		cmocka_unit_test(plan_marks_covered_functions_and_times_only_where_asked),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
