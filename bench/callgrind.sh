@@ -20,12 +20,12 @@ declare -A env_of=(
   [dispatch_timed]="$A CUAUDIT_PLUGINS=$B/bench/breakdown_timed.so"
   [memlimit]="$A CUAUDIT_MEM_LIMIT=1TiB"
   [metrics]="$A CUAUDIT_METRICS=$W/metrics.%p.prom"
-  [summary]="$A CUAUDIT_SUMMARY=$W/summary.%p.json"
+  [summary]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0"
   [sampled]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=64"
-  [summary_metrics]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_METRICS=$W/metrics.%p.prom"
+  [summary_metrics]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_METRICS=$W/metrics.%p.prom"
   [trace]="$A CUAUDIT_TRACE=$W/trace.%p.json"
   [live]="$A CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
-  [summary_live]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  [summary_live]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
 )
 configs=${CONFIGS:-"native no_hook dispatch dispatch_timed memlimit metrics summary sampled summary_metrics trace live summary_live"}
 N=${N:-1000}

@@ -94,7 +94,7 @@ static const struct var_row rows[] = {
 	{ "demangle", 0, "CUAUDIT_DEMANGLE", "on|off", VAL_PLAIN, NULL,
 	  "readable kernel names in the log, summary and trace (or 1/0, yes/no, true/false)" },
 	{ "summary-sample", 0, "CUAUDIT_SUMMARY_SAMPLE", "N", VAL_PLAIN, NULL,
-	  "time one call in N" },
+	  "time 1 call in N of a sub-microsecond function (64; 0: every call)" },
 	{ "live", 0, "CUAUDIT_LIVE", "on|off", VAL_PLAIN, NULL,
 	  "the live view `cuaudit ps` reads (or 1/0, yes/no, true/false)" },
 	{ "live-calls", 0, "CUAUDIT_LIVE_CALLS", "N", VAL_PLAIN, NULL,

@@ -283,7 +283,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 /* The live view's end of a call: it is no longer in flight, and goes into the thread's history
    ring and per-API counters, with plain stores into the thread's own slot, each record under
    its sequence number (hooks/core/livefmt.h). */
-CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c)
+CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c, uint64_t t_end)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
 	struct cua_live_entry *e;
@@ -315,9 +315,9 @@ CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c)
 	e->depth = (uint8_t)c->depth;
 	e->tid = (uint32_t)cua_self.tid; /* current: the call's start refreshed it */
 	e->t_start = t_start;
-	/* 0 when no subscriber times the call: the view alone reads the clock once, at the
-	   start, and a finished call's duration is not known. */
-	e->t_end = c->t_exit_ns;
+	/* 0 where the call's end was not read: the view alone reads the clock once, at the
+	   start, and the sampled summary's untimed calls read none. */
+	e->t_end = t_end;
 	e->result = c->result;
 	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->done, done + 1, __ATOMIC_RELEASE);
@@ -347,20 +347,24 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 		   rest of the record for the live view. */
 		if (CUA_UNLIKELY(cua_live_on)) {
 			p->t_exit_ns = t;
-			cua_live_end(p);
+			cua_live_end(p, t);
 		}
 		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns, t, p->result);
 		return;
 	}
 	if (plan & CUA_PLAN_BARE) {
 		cua_self.depth--;
-		cua_live_end(p);
+		cua_live_end(p, 0);
 		return;
 	}
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
 	cua_self.depth--;
+	/* The general path (launches, the memory functions, several subscribers, plugins): the
+	   view reads the end itself where no subscriber timed the call, so that a recent call's
+	   duration is known (one clock read, on calls of a microsecond or more mostly). The
+	   record keeps t_exit_ns 0: a subscriber that asked for no times sees none. */
 	if (CUA_UNLIKELY(cua_live_on))
-		cua_live_end(p);
+		cua_live_end(p, p->t_exit_ns ? p->t_exit_ns : cua_clock_ns());
 	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
 		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
 

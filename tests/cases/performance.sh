@@ -56,11 +56,16 @@ subscription_without_times_reads_no_clock)
   CUAUDIT_LOG=info CUAUDIT_PLUGINS="$BIN/fixture_names_timed.so" audited "$BIN/driver_lazy"
   same_results
   expect_log 1 "info: plugin fixture_names_timed: bytes 32 calls 2 timed 2$"
-  # Untimed alone: 0 above. With the summary (timed) on the same functions, times are there.
+  # Untimed alone: 0 above. With the exact summary (timed) on the same functions, times are
+  # there; the sampled summary (the default) subscribes without times and reads its own.
+  rm -f log.txt
+  CUAUDIT_LOG=info CUAUDIT_SUMMARY=stderr CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_PLUGINS="$BIN/fixture_names.so" audited "$BIN/driver_lazy"
+  same_results
+  expect_log 1 "info: plugin fixture_names: bytes 32 calls 2 timed 2$"
   rm -f log.txt
   CUAUDIT_LOG=info CUAUDIT_SUMMARY=stderr CUAUDIT_PLUGINS="$BIN/fixture_names.so" audited "$BIN/driver_lazy"
   same_results
-  expect_log 1 "info: plugin fixture_names: bytes 32 calls 2 timed 2$"
+  expect_log 1 "info: plugin fixture_names: bytes 32 calls 2 timed 0$"
   # The memory limit alone asks for no times either: its functions carry 0.
   rm -f log.txt
   CUAUDIT_LOG=info CUAUDIT_MEM_LIMIT=1GiB CUAUDIT_PLUGINS="$BIN/fixture_names.so" audited "$BIN/driver_lazy"
@@ -142,15 +147,21 @@ metrics_alone_count_exactly_and_mark_sampled_seconds)
   if command -v promtool >/dev/null; then
     promtool check metrics <m.prom >promtool.txt 2>&1 && pass "promtool accepts it" || fail "promtool: $(head -5 promtool.txt)"
   fi
-  # CUAUDIT_SUMMARY_SAMPLE=0 asks for exact seconds; so does a summary beside the metrics.
+  # CUAUDIT_SUMMARY_SAMPLE=0 asks for exact seconds, for the metrics and a summary beside them.
   rm -f m.prom
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
   expect_log 0 'estimated' m.prom
   rm -f m.prom
-  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
   expect_log 0 'estimated' m.prom
   "$PYTHON" -c 'import json,sys; r=[a for a in json.load(open(sys.argv[1]))["apis"] if a["name"]=="cuCtxGetCurrent"][0]; sys.exit("timed" in r)' "$dir/s.json" &&
-    pass "the summary beside the metrics times every call" || fail "summary sampled: $(head -c 300 "$dir/s.json")"
+    pass "CUAUDIT_SUMMARY_SAMPLE=0: the summary beside the metrics times every call" || fail "summary sampled: $(head -c 300 "$dir/s.json")"
+  # By default both are sampled, and both say so.
+  rm -f m.prom s.json
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
+  expect_log 1 '^# HELP cuaudit_call_seconds_total .*estimated: .* 1 call in 64 ' m.prom
+  "$PYTHON" -c 'import json,sys; r=[a for a in json.load(open(sys.argv[1]))["apis"] if a["name"]=="cuCtxGetCurrent"][0]; sys.exit(not (r["calls"] == 20000 and 64 <= r["timed"] < 20000))' "$dir/s.json" &&
+    pass "by default the summary beside the metrics counts every call and times a sample" || fail "summary: $(head -c 300 "$dir/s.json")"
   # A bad value means every call timed, as its message says, for the metrics alone too.
   rm -f m.prom
   CUAUDIT_SUMMARY_SAMPLE=1 CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
