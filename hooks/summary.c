@@ -275,6 +275,22 @@ static CUA_COLD void count_slow(unsigned id, unsigned depth, unsigned binding, u
 /* The exact summary's counter form (cua_dispatch_counter, issue 25): what summary_exit does
    for a call through no patched entry that is no launch, from registers, with the thread's
    record and the function's row found by two loads and the fork check one compare. */
+/* The counters' common case: the row of (id, nested) in the thread's record at level l,
+   found by two loads and the fork check one compare; NULL sends the call to the slow path
+   (past the levels, the thread's first call at this level or in this process, the function's
+   first call). */
+CUA_HOT_INLINE struct cua_stat *fast_row(unsigned l, unsigned id, unsigned depth, struct tstats **tp)
+{
+	struct tstats *t;
+
+	if (CUA_LIKELY(l < CUA_LEVELS) && CUA_LIKELY((t = mine[l]) != NULL) &&
+	    CUA_LIKELY(t->head.pid == *cua_pid_cache)) {
+		*tp = t;
+		return t->slot[id][depth != 0];
+	}
+	return NULL;
+}
+
 static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
 			  uint64_t t_exit, uint64_t result)
 {
@@ -282,9 +298,7 @@ static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned bindi
 	struct tstats *t;
 	struct cua_stat *s;
 
-	if (CUA_LIKELY(l < CUA_LEVELS) && CUA_LIKELY((t = mine[l]) != NULL) &&
-	    CUA_LIKELY(t->head.pid == *cua_pid_cache) &&
-	    CUA_LIKELY((s = t->slot[id][depth != 0]) != NULL)) {
+	if (CUA_LIKELY((s = fast_row(l, id, depth, &t)) != NULL)) {
 		cua_stats_add_fast(s, ns, may_fail[id] & ((int)result != 0), binding);
 		if (CUA_UNLIKELY(!cua_provenance_known) && depth == 0)
 			cua_provenance_poll();
@@ -433,9 +447,7 @@ static CUA_SCALAR void sampled_count(unsigned id, unsigned depth, unsigned bindi
 	struct tstats *t;
 	struct cua_stat *s;
 
-	if (CUA_LIKELY(l < CUA_LEVELS) && CUA_LIKELY((t = mine[l]) != NULL) &&
-	    CUA_LIKELY(t->head.pid == *cua_pid_cache) &&
-	    CUA_LIKELY((s = t->slot[id][depth != 0]) != NULL) && CUA_LIKELY(cua_provenance_known)) {
+	if (CUA_LIKELY((s = fast_row(l, id, depth, &t)) != NULL) && CUA_LIKELY(cua_provenance_known)) {
 		int err = may_fail[id] & ((int)result != 0);
 
 		if (t_exit) {
