@@ -109,6 +109,10 @@ struct cua_frame {
 	/* The counter path's call (the record is filled only for the live view). */
 	unsigned id, binding, depth;
 	uint64_t t_enter_ns;
+	/* The live view's: the start it marked in flight and the flight record it took
+	   (cua_live_begin), given back to cua_live_end whatever happened in between. */
+	uint64_t live_start;
+	unsigned live_idx;
 };
 
 /* A counter form of a built-in subscription (issue 25): what the summary needs of a call,
@@ -214,7 +218,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 			p->depth = f->depth;
 			p->t_enter_ns = f->t_enter_ns;
 			(void)cua_thread_id_fast();
-			cua_live_begin(p, cua_self.tid_pid, f->t_enter_ns ? f->t_enter_ns : cua_clock_ns());
+			f->live_start = f->t_enter_ns ? f->t_enter_ns : cua_clock_ns();
+			f->live_idx = cua_live_begin(p, cua_self.tid_pid, f->live_start);
 		}
 		return 1;
 	}
@@ -230,7 +235,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		p->t_exit_ns = 0;
 		p->depth = cua_self.depth++;
 		(void)cua_thread_id_fast();
-		cua_live_begin(p, cua_self.tid_pid, cua_clock_ns());
+		f->live_start = cua_clock_ns();
+		f->live_idx = cua_live_begin(p, cua_self.tid_pid, f->live_start);
 		return 1;
 	}
 	/* A call through a patched entry names its object: summary_exit counts it by copy. */
@@ -275,7 +281,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 	   cua_thread_id_fast keeps, so the record may stay lean. */
 	if (CUA_UNLIKELY(cua_live_on)) {
 		(void)cua_thread_id_fast();
-		cua_live_begin(p, cua_self.tid_pid, p->t_enter_ns ? p->t_enter_ns : cua_clock_ns());
+		f->live_start = p->t_enter_ns ? p->t_enter_ns : cua_clock_ns();
+		f->live_idx = cua_live_begin(p, cua_self.tid_pid, f->live_start);
 	}
 	return call_real;
 }
@@ -283,28 +290,25 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 /* The live view's end of a call: it is no longer in flight, and goes into the thread's history
    ring and per-API counters, with plain stores into the thread's own slot, each record under
    its sequence number (hooks/core/livefmt.h). */
-CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c, uint64_t t_end)
+CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c, const struct cua_frame *fr,
+				  uint64_t t_end)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
 	struct cua_live_entry *e;
-	uint64_t done, t_start = c->t_enter_ns;
+	uint64_t done;
 	unsigned ret = cua_api[c->id].ret;
 	uint32_t seq;
 
+	cua_live_me.level = fr->live_idx;
 	/* A call that began in the parent and ends in a child forked meanwhile (by a signal
 	   handler, or inside the call): the slot is the parent's, shared through the mapping;
 	   the child leaves it alone. */
 	if (CUA_UNLIKELY(!s || cua_live_me.pid != cua_process_id_fast()))
 		return;
-	if (CUA_LIKELY(c->depth < CUA_LIVE_DEPTH)) {
-		struct cua_live_flight *f = &s->flight[c->depth];
-
-		if (!t_start)
-			t_start = f->t_start;
-		/* One byte, no sequence change: the record's other fields stay as they are, so
-		   a reader's copy is whole whichever value of it it saw. */
-		__atomic_store_n(&f->active, 0, __ATOMIC_RELEASE);
-	}
+	/* One byte, no sequence change: the record's other fields stay as they are, so a
+	   reader's copy is whole whichever value of it it saw. */
+	if (CUA_LIKELY(fr->live_idx < CUA_LIVE_DEPTH))
+		__atomic_store_n(&s->flight[fr->live_idx].active, 0, __ATOMIC_RELEASE);
 	done = s->done;
 	e = cua_live_history(s) + (done & cua_live_calls_mask);
 	seq = e->seq;
@@ -314,7 +318,7 @@ CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c, uint64_t t_end)
 	e->binding = (uint8_t)c->binding;
 	e->depth = (uint8_t)c->depth;
 	e->tid = (uint32_t)cua_self.tid; /* current: the call's start refreshed it */
-	e->t_start = t_start;
+	e->t_start = fr->live_start;
 	/* 0 where the call's end was not read: the view alone reads the clock once, at the
 	   start, and the sampled summary's untimed calls read none. */
 	e->t_end = t_end;
@@ -347,14 +351,14 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 		   rest of the record for the live view. */
 		if (CUA_UNLIKELY(cua_live_on)) {
 			p->t_exit_ns = t;
-			cua_live_end(p, t);
+			cua_live_end(p, f, t);
 		}
 		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns, t, p->result);
 		return;
 	}
 	if (plan & CUA_PLAN_BARE) {
 		cua_self.depth--;
-		cua_live_end(p, 0);
+		cua_live_end(p, f, 0);
 		return;
 	}
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
@@ -364,7 +368,7 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 	   duration is known (one clock read, on calls of a microsecond or more mostly). The
 	   record keeps t_exit_ns 0: a subscriber that asked for no times sees none. */
 	if (CUA_UNLIKELY(cua_live_on))
-		cua_live_end(p, p->t_exit_ns ? p->t_exit_ns : cua_clock_ns());
+		cua_live_end(p, f, p->t_exit_ns ? p->t_exit_ns : cua_clock_ns());
 	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
 		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
 

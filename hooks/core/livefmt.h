@@ -128,6 +128,11 @@ static inline uint64_t cua_live_slot_size(uint32_t ncalls, uint32_t nids)
 struct cua_live_me {
 	struct cua_live_slot *slot;
 	uint64_t pid;
+	/* Calls of this thread in flight, for the view: the flight record a call takes. Not the
+	   dispatch's depth, which a signal handler's calls restart at 0 (they count as calls
+	   of their own): here a handler's call takes the record above the call it interrupted,
+	   which stays in flight. */
+	unsigned level;
 };
 extern __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
 /* Non-zero when the live region is on: fixed in la_version. */
@@ -173,20 +178,24 @@ uint32_t cua_live_pidns(void);
 size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ticks);
 
 /* Called by the dispatch after it read the call's start time: the call is in flight. pid is
-   the calling process (the dispatch's thread cache, current after cua_thread_id_fast). */
-static inline __attribute__((always_inline)) void cua_live_begin(const struct cuaudit_call *p,
-								 uint64_t pid, uint64_t t_start)
+   the calling process (the dispatch's thread cache, current after cua_thread_id_fast).
+   Returns the flight record's index, for cua_live_end (CUA_LIVE_DEPTH and above: none). */
+static inline __attribute__((always_inline)) unsigned cua_live_begin(const struct cuaudit_call *p,
+								     uint64_t pid, uint64_t t_start)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
 	struct cua_live_flight *f;
-	unsigned n;
+	unsigned n, idx;
 	uint32_t seq;
 
 	if (__builtin_expect(!s || cua_live_me.pid != pid, 0))
 		s = cua_live_attach(pid);
-	if (__builtin_expect(p->depth >= CUA_LIVE_DEPTH, 0))
-		return;
-	f = &s->flight[p->depth];
+	/* A handler that interrupts this increment ends its own calls before it returns and
+	   puts the level back: both calls may take one record, one after the other. */
+	idx = cua_live_me.level++;
+	if (__builtin_expect(idx >= CUA_LIVE_DEPTH, 0))
+		return idx;
+	f = &s->flight[idx];
 	seq = f->seq;
 	__atomic_store_n(&f->seq, seq + 1, __ATOMIC_RELAXED);
 	/* A plain compiler barrier on x86 (stores are not reordered there); a store fence
@@ -202,6 +211,7 @@ static inline __attribute__((always_inline)) void cua_live_begin(const struct cu
 	for (unsigned i = 0; i < n; i++)
 		__builtin_memcpy(f->args + 8 * i, (const unsigned char *)p->args + 8 * i, 8);
 	__atomic_store_n(&f->seq, seq + 2, __ATOMIC_RELEASE);
+	return idx;
 }
 
 #endif

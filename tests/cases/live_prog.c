@@ -69,6 +69,18 @@ static void fork_in_handler(int sig)
 	}
 }
 
+/* handler: SIGUSR1 lands while the main thread is inside cuStreamSynchronize; its handler
+   makes three calls of its own and says so, the call it interrupted still blocked. */
+static void calls_in_handler(int sig)
+{
+	static const char done[] = "handler done\n";
+
+	(void)sig;
+	calls(3);
+	if (write(1, done, sizeof(done) - 1) < 0)
+		_exit(3);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -93,6 +105,16 @@ int main(int argc, char **argv)
 		return 0;
 	}
 
+	if (strcmp(mode, "handler") == 0) {
+		setup();
+		calls(3);
+		signal(SIGUSR1, calls_in_handler);
+		printf("blocking\n");
+		fflush(stdout);
+		CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+		printf("unblocked\n");
+		return 0;
+	}
 	if (strcmp(mode, "block") == 0) {
 		/* A helper thread hangs in cuStreamSynchronize; main waits for it. */
 		pthread_t t;
