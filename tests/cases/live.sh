@@ -35,6 +35,18 @@ elif what == "calls":
 PY
 }
 elapsed_of() { sed -nE "s/.*cuStreamSynchronize:([0-9]+):0.*/\1/p" <<<"$1"; }
+# start_blocked MODE [VAR=VALUE...]: live_prog MODE in the background ($pid), blocked in
+# cuStreamSynchronize until $BLOCK goes, returning once the view shows that call in flight
+# (so that a signal sent next lands inside it).
+start_blocked() {
+  local mode=$1; shift
+  touch "$BLOCK"
+  : >out.txt
+  env $(live_env) "$@" "$PROG" "$mode" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt blocking
+  for _ in $(seq 100); do [[ "$(ps_json $pid inflight)" == "running cuStreamSynchronize:"* ]] && break; sleep 0.05; done
+}
 
 case $name in
 blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
@@ -284,65 +296,35 @@ calls_of_a_signal_handler_leave_the_interrupted_call_in_flight_with_its_start)
   # A handler's calls restart the dispatch's depth at 0 (they count as calls of their own);
   # the view once gave them the interrupted call's flight record, so that call vanished from
   # `ps` while it still blocked, and a recent call's duration was computed from the handler's
-  # start. Each call now keeps the record and the start it took.
-  for extra in "" "CUAUDIT_SUMMARY=$dir/s.json"; do
-    touch "$BLOCK"
-    : >out.txt
-    env $(live_env) $extra "$PROG" handler >out.txt 2>err.txt &
-    pid=$!
-    wait_out out.txt blocking
-    for _ in $(seq 100); do [[ "$(ps_json $pid inflight)" == "running cuStreamSynchronize:"* ]] && break; sleep 0.05; done
+  # start. Each call now keeps the record and the start it took. Alone (no durations), beside
+  # the sampled summary and beside the exact one.
+  for extra in "" "CUAUDIT_SUMMARY=$dir/s.json" "CUAUDIT_SUMMARY=$dir/s.json CUAUDIT_SUMMARY_SAMPLE=0"; do
+    start_blocked handler $extra
     sleep 0.3
     kill -USR1 $pid
     wait_out out.txt 'handler done'
-    j=$(ps_json $pid inflight)
-    e=$(elapsed_of "$j")
-    [[ "$j" == "running cuStreamSynchronize:"* ]] && [ "${e:-0}" -ge 300000000 ] &&
-      pass "${extra:-alone}: the interrupted call is still in flight since before the signal ($j)" ||
-      fail "${extra:-alone}: after the handler: $j"
+    timeout 20 "$CLI" ps --dir "$L" --json $pid >j.txt 2>&1
+    "$PYTHON" - j.txt "${extra:+timed}" <<'PY' >check.txt 2>&1 && pass "${extra:-alone}: $(cat check.txt)" || fail "${extra:-alone}: $(cat check.txt)"
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+fl = [f for f in t["in_flight"] if f["name"] == "cuStreamSynchronize"]
+assert fl and fl[0]["elapsed_ns"] >= 300000000, t["in_flight"]
+h = [e for e in t["last_calls"] if e["name"] == "cuDeviceGetCount"][:3]
+assert len(h) == 3, h
+if sys.argv[2]:  # timed by the summary: the handler's own, short durations
+    assert all(isinstance(e["duration_ns"], int) and e["duration_ns"] < 300000000 for e in h), h
+print("the interrupted call in flight for", fl[0]["elapsed_ns"], "ns; handler calls", [e["duration_ns"] for e in h])
+PY
     rm -f "$BLOCK"
     wait $pid; rc=$?
     [ $rc = 0 ] && grep -q unblocked out.txt || fail "rc $rc: $(cat out.txt err.txt)"
   done
-  # Durations with the exact summary: the blocked call's covers the whole block, not the
-  # time since the handler's calls.
-  touch "$BLOCK"
-  : >out.txt
-  env $(live_env) CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_SUMMARY_SAMPLE=0 "$PROG" handler >out.txt 2>err.txt &
-  pid=$!
-  wait_out out.txt blocking
-  for _ in $(seq 100); do [[ "$(ps_json $pid inflight)" == "running cuStreamSynchronize:"* ]] && break; sleep 0.05; done
-  sleep 0.3
-  kill -USR1 $pid
-  wait_out out.txt 'handler done'
-  sleep 0.3
-  kill -STOP $pid
-  rm -f "$BLOCK"
-  timeout 20 "$CLI" ps --dir "$L" --json $pid >j.txt 2>&1
-  kill -CONT $pid
-  "$PYTHON" - j.txt <<'PY' >check.txt 2>&1 && pass "handler calls: $(cat check.txt)" || fail "handler calls: $(cat check.txt)"
-import json, sys
-t = json.load(open(sys.argv[1]))["threads"][0]
-fl = [f for f in t["in_flight"] if f["name"] == "cuStreamSynchronize"]
-assert fl and fl[0]["elapsed_ns"] >= 600000000, t["in_flight"]
-h = [e for e in t["last_calls"] if e["name"] == "cuDeviceGetCount"][:3]
-assert len(h) == 3 and all(isinstance(e["duration_ns"], int) and e["duration_ns"] < 300000000 for e in h), h
-print("blocked call in flight for", fl[0]["elapsed_ns"], "ns; handler calls", [e["duration_ns"] for e in h])
-PY
-  wait $pid; rc=$?
-  [ $rc = 0 ] && grep -q unblocked out.txt && pass "it returns and exits 0" || fail "rc $rc: $(cat out.txt err.txt)"
   ;;
 call_ending_in_a_child_forked_during_it_leaves_the_parents_view_alone)
   # A signal handler forks while the thread is inside a call; the child's copy of the call
   # returns at once. The region is shared (MAP_SHARED): the child must not end the parent's
   # call in it.
-  touch "$BLOCK"
-  : >out.txt
-  env $(live_env) "$PROG" forkinside >out.txt 2>err.txt &
-  pid=$!
-  wait_out out.txt blocking
-  # Only once the view shows the call in flight: the signal lands inside it.
-  for _ in $(seq 100); do [[ "$(ps_json $pid inflight)" == "running cuStreamSynchronize:"* ]] && break; sleep 0.05; done
+  start_blocked forkinside
   kill -USR1 $pid
   wait_out out.txt 'child returned'
   j=$(ps_json $pid inflight)
