@@ -81,7 +81,11 @@ static struct {
 } raw = { .fd = -1 };
 static uint64_t nonce;
 static int capturing; /* CUAUDIT_CAPTURE=profiler-api: inside Start..Stop */
-static uint8_t has_out[CUAUDIT_ID_COUNT]; /* the function has out-parameters */
+/* Fixed per function at start, so that a call does no work for what it lacks (issue 25):
+   the arguments whose pointees a record keeps (cua_callfmt_out_kept, one bit each), and
+   whether any argument is a string. */
+static uint32_t out_mask[CUAUDIT_ID_COUNT];
+static uint8_t has_string[CUAUDIT_ID_COUNT];
 /* The process whose trace is finished: a flag would be inherited by a forked child, whose
    trace is its own (issue 19, defect 4). */
 static uint64_t finished_pid;
@@ -316,7 +320,7 @@ static int write_block(const char *data, size_t len)
 static struct tbuf *thread_buffer(unsigned l)
 {
 	struct tbuf *t = mine[l];
-	uint64_t pid = cua_process_id();
+	uint64_t pid = cua_process_id_fast();
 
 	if (CUA_LIKELY(t && t->slot.pid == pid))
 		return t;
@@ -400,16 +404,41 @@ struct extras {
 	size_t klen;
 };
 
+/* The values the call wrote through its out-parameters: what cua_callfmt_out_value reads,
+   with the per-function part of its test made once at start (out_mask). */
+static void capture_outs(const struct cuaudit_call *c, struct extras *ex)
+{
+	const struct cua_arg_desc *args = cua_api[c->id].args;
+
+	/* Only after a call that succeeded: it accepted the pointers, so reading them is safe. */
+	if (!c->args || !cua_table_succeeded(c))
+		return;
+	for (uint32_t m = out_mask[c->id]; m && ex->n < CUA_TRACE_MAX_OUTS; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctz(m);
+		uint64_t *out = ex->out[ex->n];
+		const void *ptr;
+
+		memcpy(&ptr, (const char *)c->args + args[i].offset, sizeof(ptr));
+		if (!ptr)
+			continue;
+		out[0] = out[1] = 0;
+		/* The common sizes as one load each, not a call to memcpy. */
+		if (args[i].out_size == 8)
+			memcpy(out, ptr, 8);
+		else if (args[i].out_size == 4)
+			memcpy(out, ptr, 4);
+		else
+			memcpy(out, ptr, args[i].out_size);
+		ex->bits |= 1u << i;
+		ex->n++;
+	}
+}
+
 static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 {
-	const struct cua_api_desc *d = &cua_api[c->id];
-
 	ex->n = 0;
-	for (unsigned i = 0; has_out[c->id] && i < d->nargs && i < 31; i++)
-		if (ex->n < CUA_TRACE_MAX_OUTS && cua_callfmt_out_value(c, i, ex->out[ex->n])) {
-			ex->bits |= 1u << i;
-			ex->n++;
-		}
+	if (out_mask[c->id])
+		capture_outs(c, ex);
 	ex->kernel = cua_kernelnames_is_launch(c->id) ? cua_kernelnames_of_call(c) : NULL;
 	ex->klen = 0;
 	while (ex->kernel && ex->klen <= 255 && ex->kernel[ex->klen])
@@ -423,7 +452,9 @@ static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 
 static void put_extras(char *p, const struct extras *ex)
 {
-	memcpy(p, ex->out, ex->n * CUA_TRACE_OUT_BYTES);
+	/* Two words a value (CUA_TRACE_OUT_BYTES), mostly one value: no call to memcpy. */
+	for (unsigned k = 0; k < ex->n; k++)
+		__builtin_memcpy(p + CUA_TRACE_OUT_BYTES * k, ex->out[k], CUA_TRACE_OUT_BYTES);
 	if (ex->kernel) {
 		p += ex->n * CUA_TRACE_OUT_BYTES;
 		*p = (char)ex->klen;
@@ -440,12 +471,14 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 	struct extras ex;
 	char *p;
 
+	int copy;
+
 	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
 		return;
 	if (CUA_UNLIKELY(cfg.capture) && !captured(c->id))
 		return;
-	for (unsigned i = 0; i < d->nargs; i++) {
+	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
 			const char *s;
 
@@ -454,7 +487,7 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 		}
 	}
 	need = round8(need);
-	if (has_out[c->id] || cua_kernelnames_is_launch(c->id))
+	if (out_mask[c->id] || cua_kernelnames_is_launch(c->id))
 		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
@@ -465,20 +498,23 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 	r->size = (uint16_t)need;
 	r->id = (uint16_t)c->id;
 	/* The binding kind in the low 3 bits, an entry call's copy above them (issue 23). */
-	r->binding = (uint8_t)(c->binding | (cua_entry_copy_of(c->object) > 0 ?
-					     (unsigned)cua_entry_copy_of(c->object) << CUA_TRACE_KIND_BITS : 0));
+	copy = cua_entry_copy_of(c->object);
+	r->binding = (uint8_t)(c->binding | (copy > 0 ? (unsigned)copy << CUA_TRACE_KIND_BITS : 0));
 	r->skipped = (uint8_t)c->skipped;
 	r->depth = (uint16_t)c->depth;
-	r->tid = (uint32_t)c->thread_id;
+	/* The subscription is lean (no thread id in the record): the dispatch's cached one. */
+	r->tid = (uint32_t)cua_thread_id_fast();
 	r->t_enter = c->t_enter_ns;
 	r->t_exit = c->t_exit_ns;
 	r->result = c->result;
 	r->extras = ex.bits;
 	p = (char *)(r + 1);
-	if (cua_trace_args_size[c->id])
-		memcpy(p, c->args, cua_trace_args_size[c->id]);
+	/* Whole words (argument structs are 8-aligned, their sizes rounded to 8): a short
+	   inline loop instead of a call to memcpy. */
+	for (unsigned i = 0; i < cua_trace_args_size[c->id] / 8u; i++)
+		__builtin_memcpy(p + 8 * i, (const char *)c->args + 8 * i, 8);
 	p += cua_trace_args_size[c->id];
-	for (unsigned i = 0; i < d->nargs; i++) {
+	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
 			const char *s;
 			size_t n;
@@ -660,6 +696,7 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 	/* CUAUDIT_INCLUDE/EXCLUDE: the trace records only the ids they leave. */
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit, .ids = ids,
 		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
+	int rc;
 
 	if (!own->path[0])
 		return 0;
@@ -671,13 +708,21 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 	if (cua_gpu_on()) /* GPU timing started before the trace (la_version's order) */
 		cua_gpu_trace_setup();
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
-		for (unsigned i = 0; i < cua_api[id].nargs; i++)
-			has_out[id] |= cua_api[id].args[i].out;
+		for (unsigned i = 0; i < cua_api[id].nargs; i++) {
+			if (i < 31 && cua_callfmt_out_kept(id, i))
+				out_mask[id] |= 1u << i;
+			has_string[id] |= cua_api[id].args[i].fmt == CUA_FMT_STRING;
+		}
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
 		nonce = cua_clock_slow_ns();
 	/* Once: its raw file is converted and removed at the first finish. */
 	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE | CUA_FINISH_OWN_CALLS);
-	return cua_dispatch_subscribe(&sub);
+	rc = cua_dispatch_subscribe(&sub);
+	/* Its callback reads only what a lean record holds (the thread id is the dispatch's
+	   cache; launches keep the whole record, for their kernel names). */
+	if (rc == 0)
+		cua_dispatch_lean();
+	return rc;
 }
 
 int cua_trace_on(void)

@@ -135,15 +135,22 @@ static void format_xyz(struct cua_buf *b, const struct cua_arg_desc *a, const vo
 	cua_buf_char(b, ')');
 }
 
+int cua_callfmt_out_kept(unsigned id, unsigned i)
+{
+	const struct cua_arg_desc *a = &cua_api[id].args[i];
+
+	if (!a->out || a->out_size > 2 * sizeof(uint64_t))
+		return 0;
+	return a->out_cls == CUA_CLASS_RECORD ? a->out_fmt == CUA_FMT_DIM3 || a->out_fmt == CUA_FMT_UUID
+					      : a->out_cls != CUA_CLASS_REAL && a->out_size <= 8;
+}
+
 int cua_callfmt_out_value(const struct cuaudit_call *c, unsigned i, uint64_t out[2])
 {
 	const struct cua_arg_desc *a = &cua_api[c->id].args[i];
 	const void *ptr;
 
-	if (!a->out || !c->args || a->out_size > 2 * sizeof(uint64_t))
-		return 0;
-	if (a->out_cls == CUA_CLASS_RECORD ? a->out_fmt != CUA_FMT_DIM3 && a->out_fmt != CUA_FMT_UUID
-					   : a->out_cls == CUA_CLASS_REAL || a->out_size > 8)
+	if (!c->args || !cua_callfmt_out_kept(c->id, i))
 		return 0;
 	/* Only after a call that succeeded: it accepted the pointer, so reading it is safe. */
 	if (!cua_table_succeeded(c))

@@ -23,6 +23,9 @@ void cua_callfmt_arg(struct cua_buf *b, const struct cuaudit_call *c, unsigned i
    Returns 1 when the text is a plain number. */
 int cua_callfmt_arg_value(struct cua_buf *b, const struct cuaudit_call *c, unsigned i,
 			     const uint64_t *out, int deref_strings);
+/* Whether argument i of function id is an out-parameter whose pointee cua_callfmt_out_value
+   copies (a scalar, a pointer, a dim3 or a UUID of at most 16 bytes): fixed per function. */
+int cua_callfmt_out_kept(unsigned id, unsigned i);
 /* For an out-parameter of a call that succeeded, copies what it points at into out (up to
    16 bytes) and returns 1; otherwise 0. Never reads through NULL. From exit callbacks only. */
 int cua_callfmt_out_value(const struct cuaudit_call *c, unsigned i, uint64_t out[2]);
