@@ -43,7 +43,7 @@ declare -A env_of=(
 )
 # Every call writes output in these: fewer calls per pass keep the files small; ns per call
 # stays comparable.
-declare -A scale_of=([trace]=20 [trace_live]=20 [verbose]=200 [base_trace]=20)
+declare -A scale_of=([trace]=20 [trace_live]=20 [verbose]=200 [base_trace]=20 [base_trace_live]=20)
 # BASELINE=/path/libcuaudit.so: another build of the module (an older commit) measured in the
 # same interleaved rounds, with the same programs: its rows read base_*.
 base_configs=""
@@ -52,7 +52,10 @@ if [ -n "${BASELINE:-}" ]; then
   env_of[base_no_hook]="$BA"
   env_of[base_summary]="$BA CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0"
   env_of[base_trace]="$BA CUAUDIT_TRACE=$W/trace.%p.json"
-  base_configs=" base_no_hook base_summary base_trace"
+  env_of[base_live]="$BA CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  env_of[base_summary_live]="$BA CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  env_of[base_trace_live]="$BA CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  base_configs=" base_no_hook base_summary base_trace base_live base_summary_live base_trace_live"
 fi
 if [ $MOCK = 1 ]; then
   CALLS=$B/tests/cases/mock_calls
@@ -232,7 +235,8 @@ if [ "$ROUNDS" -gt 0 ]; then
   esac
   # A hot path not slower than the baseline build's (1 ns is within the noise of these medians).
   if [ -n "$base_configs" ]; then
-    for c in no_hook summary trace; do
+    for c in no_hook summary trace live summary_live trace_live; do
+      case " $configs " in *" base_$c "*) ;; *) continue ;; esac
       for mode in plt procaddress cudart; do
         target "$c on $mode not slower than the baseline ($(added $c $mode) vs $(added base_$c $mode), 1 ns of noise)" \
           "$(added $c $mode) <= $(added base_$c $mode) + 1"

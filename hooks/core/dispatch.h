@@ -189,8 +189,10 @@ CUA_HOT_INLINE void cua_dispatch_loop_enter(struct cua_call *c, unsigned id, int
 }
 
 /* Inline in each wrapper body: with hooks on, this runs on every call. */
+/* args_bytes: sizeof the argument struct, a constant in each wrapper, so that the live view's
+   copy of it is a few moves. */
 CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, unsigned id,
-				      unsigned kind, void *args)
+				      unsigned kind, void *args, size_t args_bytes)
 {
 	struct cuaudit_call *p = &c->pub;
 	unsigned plan = cua_plan[id];
@@ -212,14 +214,10 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		}
 		p->result = 0; /* a function returning void leaves it */
 		if (CUA_UNLIKELY(cua_live_on)) {
-			p->id = id;
-			p->binding = (enum cuaudit_binding)f->binding;
-			p->args = args;
-			p->depth = f->depth;
-			p->t_enter_ns = f->t_enter_ns;
 			(void)cua_thread_id_fast();
 			f->live_start = f->t_enter_ns ? f->t_enter_ns : cua_clock_ns();
-			f->live_idx = cua_live_begin(p, cua_self.tid_pid, f->live_start);
+			f->live_idx = cua_live_begin(id, f->binding, args, args_bytes, cua_self.tid_pid,
+						     f->live_start);
 		}
 		return 1;
 	}
@@ -227,16 +225,14 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 	   read, nothing else. */
 	if (plan & CUA_PLAN_BARE) {
 		f->plan = plan;
-		p->id = id;
-		p->binding = (enum cuaudit_binding)CUA_KIND_OF(kind);
-		p->args = args;
+		f->id = id;
+		f->binding = CUA_KIND_OF(kind);
+		f->depth = cua_self.depth++;
 		p->result = 0;
-		p->t_enter_ns = 0;
-		p->t_exit_ns = 0;
-		p->depth = cua_self.depth++;
 		(void)cua_thread_id_fast();
 		f->live_start = cua_clock_ns();
-		f->live_idx = cua_live_begin(p, cua_self.tid_pid, f->live_start);
+		f->live_idx = cua_live_begin(id, f->binding, args, args_bytes, cua_self.tid_pid,
+						     f->live_start);
 		return 1;
 	}
 	/* A call through a patched entry names its object: summary_exit counts it by copy. */
@@ -282,7 +278,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 	if (CUA_UNLIKELY(cua_live_on)) {
 		(void)cua_thread_id_fast();
 		f->live_start = p->t_enter_ns ? p->t_enter_ns : cua_clock_ns();
-		f->live_idx = cua_live_begin(p, cua_self.tid_pid, f->live_start);
+		f->live_idx = cua_live_begin(id, p->binding, args, args_bytes, cua_self.tid_pid,
+					     f->live_start);
 	}
 	return call_real;
 }
@@ -290,13 +287,12 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 /* The live view's end of a call: it is no longer in flight, and goes into the thread's history
    ring and per-API counters, with plain stores into the thread's own slot, each record under
    its sequence number (hooks/core/livefmt.h). */
-CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c, const struct cua_frame *fr,
-				  uint64_t t_end)
+CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsigned binding,
+				  unsigned depth, uint64_t result, uint64_t t_end)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
 	struct cua_live_entry *e;
-	uint64_t done;
-	unsigned ret = cua_api[c->id].ret;
+	uint64_t done, tid;
 	uint32_t seq;
 
 	cua_live_me.level = fr->live_idx;
@@ -312,23 +308,23 @@ CUA_HOT_INLINE void cua_live_end(const struct cuaudit_call *c, const struct cua_
 	done = s->done;
 	e = cua_live_history(s) + (done & cua_live_calls_mask);
 	seq = e->seq;
-	__atomic_store_n(&e->seq, seq + 1, __ATOMIC_RELAXED);
+	cua_live_put_head(&e->seq, seq + 1, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	e->id = (uint16_t)c->id;
-	e->binding = (uint8_t)c->binding;
-	e->depth = (uint8_t)c->depth;
-	e->tid = (uint32_t)cua_self.tid; /* current: the call's start refreshed it */
+	/* The thread (current: the call's start refreshed it) and the reserved word, in one
+	   store. */
+	tid = (uint32_t)cua_self.tid;
+	__builtin_memcpy(&e->tid, &tid, sizeof(tid));
 	e->t_start = fr->live_start;
 	/* 0 where the call's end was not read: the view alone reads the clock once, at the
 	   start, and the sampled summary's untimed calls read none. */
 	e->t_end = t_end;
-	e->result = c->result;
+	e->result = result;
 	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
 	__atomic_store_n(&s->done, done + 1, __ATOMIC_RELEASE);
 	/* Per thread, summed by the reader: no shared atomic on the hot path. */
-	cua_live_calls(s, cua_live_calls_mask + 1)[c->id]++;
-	if (CUA_UNLIKELY((ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && (int)c->result != 0))
-		cua_live_errors(s, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT)[c->id]++;
+	cua_live_me.calls[id]++;
+	if (CUA_UNLIKELY(cua_live_may_fail[id] && (int)result != 0))
+		cua_live_me.errors[id]++;
 }
 
 /* The frame's counter fields are set only where enter took the counter path, and read only
@@ -347,18 +343,16 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 		uint64_t t = f->t_enter_ns ? cua_clock_ns() : 0;
 
 		cua_self.depth--;
-		/* cua_live_on is set before the first call and never changes: enter filled the
-		   rest of the record for the live view. */
-		if (CUA_UNLIKELY(cua_live_on)) {
-			p->t_exit_ns = t;
-			cua_live_end(p, f, t);
-		}
+		/* cua_live_on is set before the first call and never changes: enter marked the
+		   call in flight. */
+		if (CUA_UNLIKELY(cua_live_on))
+			cua_live_end(f, f->id, f->binding, f->depth, p->result, t);
 		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns, t, p->result);
 		return;
 	}
 	if (plan & CUA_PLAN_BARE) {
 		cua_self.depth--;
-		cua_live_end(p, f, 0);
+		cua_live_end(f, f->id, f->binding, f->depth, p->result, 0);
 		return;
 	}
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
@@ -368,7 +362,8 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 	   duration is known (one clock read, on calls of a microsecond or more mostly). The
 	   record keeps t_exit_ns 0: a subscriber that asked for no times sees none. */
 	if (CUA_UNLIKELY(cua_live_on))
-		cua_live_end(p, f, p->t_exit_ns ? p->t_exit_ns : cua_clock_ns());
+		cua_live_end(f, p->id, p->binding, p->depth, p->result,
+			     p->t_exit_ns ? p->t_exit_ns : cua_clock_ns());
 	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
 		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
 

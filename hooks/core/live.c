@@ -16,7 +16,7 @@
 
 __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
 uint8_t cua_live_on;
-uint8_t cua_live_args_size[CUAUDIT_ID_COUNT];
+uint8_t cua_live_may_fail[CUAUDIT_ID_COUNT];
 struct cua_live_head *volatile cua_live_region;
 uint64_t cua_live_region_pid;
 uint32_t cua_live_calls_mask;
@@ -122,11 +122,9 @@ int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 	if (p == MAP_FAILED)
 		return -1;
 	cfg.scratch = p;
-	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
-		uint16_t n = cua_table_args_size(id);
-
-		cua_live_args_size[id] = (uint8_t)(n < CUA_LIVE_ARGS ? n : CUA_LIVE_ARGS);
-	}
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+		cua_live_may_fail[id] = cua_api[id].ret == CUA_RET_CURESULT ||
+					cua_api[id].ret == CUA_RET_CUDAERROR;
 	cua_live_on = 1;
 	return 0;
 }
@@ -353,6 +351,8 @@ struct cua_live_slot *cua_live_attach(uint64_t pid)
 	if (h)
 		s = take_slot(h, pid, (uint32_t)cua_thread_id());
 	cua_live_me.slot = s ? s : cfg.scratch;
+	cua_live_me.calls = cua_live_calls(cua_live_me.slot, cua_live_calls_mask + 1);
+	cua_live_me.errors = cua_live_errors(cua_live_me.slot, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
 	/* Asked again at the next call while another thread makes the region. */
 	cua_live_me.pid = retry ? 0 : pid;
 	errno = saved;

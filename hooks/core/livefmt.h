@@ -97,6 +97,15 @@ struct cua_live_slot {
 	struct cua_live_flight flight[CUA_LIVE_DEPTH];
 };
 
+/* cua_live_put_head writes the sequence number and the next three fields as one word. */
+_Static_assert(offsetof(struct cua_live_flight, id) == 4 && offsetof(struct cua_live_flight, binding) == 6 &&
+		       offsetof(struct cua_live_flight, active) == 7 && offsetof(struct cua_live_flight, t_start) == 8,
+	       "a flight record's first word");
+_Static_assert(offsetof(struct cua_live_entry, id) == 4 && offsetof(struct cua_live_entry, binding) == 6 &&
+		       offsetof(struct cua_live_entry, depth) == 7 && offsetof(struct cua_live_entry, tid) == 8 &&
+		       offsetof(struct cua_live_entry, reserved0) == 12,
+	       "a history entry's first two words");
+
 /* Pieces of a slot, for writer and reader alike. */
 static inline struct cua_live_entry *cua_live_history(struct cua_live_slot *s)
 {
@@ -133,12 +142,36 @@ struct cua_live_me {
 	   of their own): here a handler's call takes the record above the call it interrupted,
 	   which stays in flight. */
 	unsigned level;
+	/* The slot's per-API call and error counts (cua_live_calls, cua_live_errors), found
+	   once at attach. */
+	uint64_t *calls;
+	uint32_t *errors;
 };
 extern __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
 /* Non-zero when the live region is on: fixed in la_version. */
 extern uint8_t cua_live_on;
-/* Bytes of each id's argument struct the in-flight record keeps (at most CUA_LIVE_ARGS). */
-extern uint8_t cua_live_args_size[];
+/* 1 where the id returns a CUresult or a cudaError_t: a non-zero result counts as an error. */
+extern uint8_t cua_live_may_fail[];
+
+/* The first word of a flight record or a history entry: the sequence number and the three
+   small fields after it (a 16-bit and two 8-bit ones), in one store where the byte order
+   allows. The caller orders it before the record's other stores (a release fence). */
+static inline __attribute__((always_inline)) void cua_live_put_head(uint32_t *rec, uint32_t seq,
+								    uint16_t a, uint8_t b, uint8_t c)
+{
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	uint64_t w = (uint64_t)seq | (uint64_t)a << 32 | (uint64_t)b << 48 | (uint64_t)c << 56;
+
+	__builtin_memcpy(rec, &w, sizeof(w));
+#else
+	unsigned char *p = (unsigned char *)rec;
+
+	__atomic_store_n(rec, seq, __ATOMIC_RELAXED);
+	__builtin_memcpy(p + 4, &a, 2);
+	p[6] = b;
+	p[7] = c;
+#endif
+}
 /* The slot of the calling thread in this process's region, made at its first call; a
    private scratch slot when there is none (no region, every slot taken). */
 struct cua_live_slot *cua_live_attach(uint64_t pid);
@@ -180,12 +213,13 @@ size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ti
 /* Called by the dispatch after it read the call's start time: the call is in flight. pid is
    the calling process (the dispatch's thread cache, current after cua_thread_id_fast).
    Returns the flight record's index, for cua_live_end (CUA_LIVE_DEPTH and above: none). */
-static inline __attribute__((always_inline)) unsigned cua_live_begin(const struct cuaudit_call *p,
+static inline __attribute__((always_inline)) unsigned cua_live_begin(unsigned id, unsigned binding,
+								     const void *args, size_t args_bytes,
 								     uint64_t pid, uint64_t t_start)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
 	struct cua_live_flight *f;
-	unsigned n, idx;
+	unsigned idx;
 	uint32_t seq;
 
 	if (__builtin_expect(!s || cua_live_me.pid != pid, 0))
@@ -197,19 +231,15 @@ static inline __attribute__((always_inline)) unsigned cua_live_begin(const struc
 		return idx;
 	f = &s->flight[idx];
 	seq = f->seq;
-	__atomic_store_n(&f->seq, seq + 1, __ATOMIC_RELAXED);
+	/* The odd number with the id, the binding and the in-flight mark, in one store. */
+	cua_live_put_head(&f->seq, seq + 1, (uint16_t)id, (uint8_t)binding, 1);
 	/* A plain compiler barrier on x86 (stores are not reordered there); a store fence
 	   elsewhere: the odd number is seen before the fields change. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	f->id = (uint16_t)p->id;
-	f->binding = (uint8_t)p->binding;
-	f->active = 1;
 	f->t_start = t_start;
-	/* Whole words (argument structs are 8-aligned and their sizes rounded to 8): a short
-	   inline loop instead of a call to memcpy. */
-	n = cua_live_args_size[p->id] >> 3;
-	for (unsigned i = 0; i < n; i++)
-		__builtin_memcpy(f->args + 8 * i, (const unsigned char *)p->args + 8 * i, 8);
+	/* The argument struct's own bytes (its size is a constant where this is inlined: a few
+	   moves); the reader reads only these, by each argument's offset and size. */
+	__builtin_memcpy(f->args, args, args_bytes < CUA_LIVE_ARGS ? args_bytes : CUA_LIVE_ARGS);
 	__atomic_store_n(&f->seq, seq + 2, __ATOMIC_RELEASE);
 	return idx;
 }

@@ -1397,39 +1397,39 @@ def wrapper_for(a, policy):
         out.append("{")
         if a.params:
             out.append(f"\tstruct cuaudit_args_{a.elf_name} a = {{ {names} }};")
-            argp = "&a"
+            argp, argn = "&a", "sizeof(a)"
         else:
-            argp = "NULL"
+            argp, argn = "NULL", "0"
         out.append("\tstruct cua_call c;")
         out.append("\tstruct cua_frame cua_f;")
         # Only a runtime function can be reached through a patched entry (issue 14).
         slot = (f"CUA_REAL_OF(cua_bind_kind, {idc})" if a.layer == "runtime" else f"cua_real[{idc}]")
         call = f"(({pfn}){slot})({anames})"
         if rc == "CUA_RET_VOID":
-            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}))")
+            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}, {argn}))")
             out.append(f"\t\t{call};")
             out.append("\tcua_dispatch_exit(&c, &cua_f);")
         elif rc == "CUA_RET_OTHER" and a.ret not in SCALAR_RETURNS:
             # A struct result cannot travel through the 64-bit result slot.
             out.append(f"\t{a.ret} r = {{ 0 }};")
-            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}))")
+            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}, {argn}))")
             out.append(f"\t\tr = {call};")
             out.append("\tcua_dispatch_exit(&c, &cua_f);")
             out.append("\treturn r;")
         elif rc == "CUA_RET_PTR":
-            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}))")
+            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}, {argn}))")
             out.append(f"\t\tc.pub.result = (uint64_t)(uintptr_t){call};")
             out.append("\tcua_dispatch_exit(&c, &cua_f);")
             out.append(f"\treturn ({a.ret})(uintptr_t)c.pub.result;")
         elif post:
-            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp})) {{")
+            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}, {argn})) {{")
             out.append(f"\t\tc.pub.result = (uint64_t)(int64_t){call};")
             out.append(f"\t\t{post('a.', '(int)c.pub.result')};")
             out.append("\t}")
             out.append("\tcua_dispatch_exit(&c, &cua_f);")
             out.append(f"\treturn ({a.ret})c.pub.result;")
         else:
-            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}))")
+            out.append(f"\tif (cua_dispatch_enter(&c, &cua_f, {idc}, cua_bind_kind, {argp}, {argn}))")
             out.append(f"\t\tc.pub.result = (uint64_t)(int64_t){call};")
             out.append("\tcua_dispatch_exit(&c, &cua_f);")
             out.append(f"\treturn ({a.ret})c.pub.result;")

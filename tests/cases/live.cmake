@@ -1,4 +1,4 @@
 # SPDX-License-Identifier: MIT
 # tests/cases/live.cmake: the live view (issue 22): hung calls seen while running, stopped and after a kill; churn, fork, hostile files, reused pids, capture on demand.
-case_program(live_prog SOURCES cases/live_prog.c LINK mock_cuda Threads::Threads)
+case_program(live_prog SOURCES cases/live_prog.c LINK mock_cuda mock_cudart Threads::Threads)
 case_script(live.sh)

@@ -92,6 +92,45 @@ blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
   [ -z "$(ls "$L")" ] && pass "ps --clean removed the dead processes' files" || fail "left: $(ls "$L"); $(cat clean.txt)"
   rm -f "$BLOCK"
   ;;
+every_field_of_a_call_reaches_the_reader_whole)
+  # Each field the writer packs (the first words of a record are one store) read back: a
+  # runtime call and its driver call at two depths and bindings, an error counted, and a call
+  # of four arguments in flight with its last argument.
+  touch "$BLOCK"
+  : >out.txt
+  env $(live_env) "$PROG" fields >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt blocking || { kill -9 $pid; finish; }
+  for _ in $(seq 100); do
+    timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err && grep -q cuMemsetD32Async psj.txt && break
+    sleep 0.05
+  done
+  j=$("$PYTHON" - <<'PY'
+import json
+d = json.load(open("psj.txt"))
+t = [t for t in d["threads"] if t["in_flight"] or t["last_calls"]][0]
+f = t["in_flight"][0]
+print("flight", f["name"], f["depth"], f["binding"], f["args"].replace(" ", ""))
+for e in t["last_calls"]:
+    if e["name"] in ("cudaMalloc", "cuMemAlloc_v2", "cuDeviceGet"):
+        print("last", e["name"], e["depth"], e["binding"], e["result"], e["tid"] == t["tid"],
+              e["duration_ns"] is not None)
+errs = {a["name"]: a["errors"] for a in d["apis"]}
+print("errors", errs.get("cuDeviceGet"), errs.get("cudaMalloc"), errs.get("cuMemAlloc_v2"))
+PY
+)
+  grep -qE '^flight cuMemsetD32Async 0 plt dstDevice=0x[0-9a-f]+,ui=(12648430|0xc0ffee),N=777,hStream=0x[0-9a-f]+$' <<<"$j" &&
+    pass "the call in flight shows its function, binding and all four arguments" || fail "in flight: $j"
+  grep -qx 'last cudaMalloc 0 plt cudaSuccess True True' <<<"$j" &&
+    pass "the runtime call: depth 0, PLT, its result, its thread and duration" || fail "cudaMalloc: $j"
+  grep -qx 'last cuMemAlloc_v2 1 procaddress CUDA_SUCCESS True True' <<<"$j" &&
+    pass "its driver call: depth 1, through cuGetProcAddress" || fail "nested call: $j"
+  # The view alone reads one clock at a call's start (no duration) where no hook times it.
+  grep -qx 'last cuDeviceGet 0 plt CUDA_ERROR_INVALID_DEVICE True False' <<<"$j" &&
+    grep -qx 'errors 1 0 0' <<<"$j" && pass "the failed call: its result, and one error counted" || fail "error: $j"
+  rm -f "$BLOCK"; wait $pid; rc=$?
+  [ $rc = 0 ] && grep -q unblocked out.txt && pass "the program ended normally" || fail "status $rc: $(cat err.txt)"
+  ;;
 sixty_four_threads_churning_reuse_slots_and_counts_stay_exact)
   # 8 waves of 64 threads (512 threads, 128 slots): ended threads' slots are taken again and
   # no call is lost from the counters.

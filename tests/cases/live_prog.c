@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/wait.h>
 #include <unistd.h>
+#include <cuda_runtime_api.h>
 #include "common.h"
 
 static CUstream stream;
@@ -112,6 +113,24 @@ int main(int argc, char **argv)
 		printf("blocking\n");
 		fflush(stdout);
 		CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+		printf("unblocked\n");
+		return 0;
+	}
+	if (strcmp(mode, "fields") == 0) {
+		/* One call of each kind a record tells apart, then a call of four arguments that
+		   hangs while MOCK_BLOCK_FILE exists. */
+		CUdevice bad;
+		CUdeviceptr d;
+		void *p = NULL;
+
+		setup();
+		/* The runtime at depth 0 (PLT), its driver call at depth 1 (cuGetProcAddress). */
+		CHECK(cudaMalloc(&p, 4096) == cudaSuccess);
+		CHECK(cuDeviceGet(&bad, 99) == CUDA_ERROR_INVALID_DEVICE);
+		CHECK(cuMemAlloc(&d, 4096) == CUDA_SUCCESS);
+		printf("blocking\n");
+		fflush(stdout);
+		CHECK(cuMemsetD32Async(d, 0xC0FFEEu, 777, stream) == CUDA_SUCCESS);
 		printf("unblocked\n");
 		return 0;
 	}

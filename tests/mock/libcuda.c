@@ -317,6 +317,17 @@ EXPORT CUresult cuMemcpyDtoHAsync_v2(void *dst, CUdeviceptr src, size_t n, CUstr
 	return copy_async("bytes:cuMemcpyDtoHAsync_v2", dst, (const void *)(uintptr_t)src, n);
 }
 
+/* MOCK_BLOCK_FILE=PATH: a synchronisation (and a memset) waits while PATH exists, as a stream whose work
+   never ends would (the live view's hung-call cases). */
+static void block_while_file(void)
+{
+	const char *path = getenv("MOCK_BLOCK_FILE");
+	struct timespec ts = { 0, 5000000 };
+
+	while (path && access(path, F_OK) == 0)
+		nanosleep(&ts, NULL);
+}
+
 EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t n, CUstream s)
 {
 	(void)s;
@@ -324,6 +335,8 @@ EXPORT CUresult cuMemsetD32Async(CUdeviceptr dst, unsigned int ui, size_t n, CUs
 	NEED_INIT();
 	if (!dst)
 		return CUDA_ERROR_INVALID_VALUE;
+	/* A call of four arguments that can hang (the live view's in-flight record). */
+	block_while_file();
 	for (size_t i = 0; i < n; i++)
 		((unsigned *)(uintptr_t)dst)[i] = ui;
 	return CUDA_SUCCESS;
@@ -341,17 +354,6 @@ EXPORT CUresult cuStreamCreate(CUstream *stream, unsigned int flags)
 	s->flags = (int)flags;
 	*stream = s;
 	return CUDA_SUCCESS;
-}
-
-/* MOCK_BLOCK_FILE=PATH: a synchronisation waits while PATH exists, as a stream whose work
-   never ends would (the live view's hung-call cases). */
-static void block_while_file(void)
-{
-	const char *path = getenv("MOCK_BLOCK_FILE");
-	struct timespec ts = { 0, 5000000 };
-
-	while (path && access(path, F_OK) == 0)
-		nanosleep(&ts, NULL);
 }
 
 EXPORT CUresult cuStreamSynchronize(CUstream stream)

@@ -36,7 +36,7 @@ static CUA_COLD CUresult cua_w_cuCtxSynchronize(unsigned cua_bind_kind)
 {
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuCtxSynchronize, cua_bind_kind, NULL))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuCtxSynchronize, cua_bind_kind, NULL, 0))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuCtxSynchronize)cua_real[CUAUDIT_ID_cuCtxSynchronize])();
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -97,7 +97,7 @@ static CUA_COLD CUresult cua_w_cuDeviceGetAttribute(unsigned cua_bind_kind, int 
 	struct cuaudit_args_cuDeviceGetAttribute a = { pi, attrib, dev };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuDeviceGetAttribute, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuDeviceGetAttribute, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuDeviceGetAttribute)cua_real[CUAUDIT_ID_cuDeviceGetAttribute])(a.pi, a.attrib, a.dev);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -158,7 +158,7 @@ static CUA_COLD CUresult cua_w_cuGetProcAddress(unsigned cua_bind_kind, const ch
 	struct cuaudit_args_cuGetProcAddress a = { symbol, pfn, cudaVersion, flags };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuGetProcAddress, cua_bind_kind, &a)) {
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuGetProcAddress, cua_bind_kind, &a, sizeof(a))) {
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuGetProcAddress)cua_real[CUAUDIT_ID_cuGetProcAddress])(a.symbol, a.pfn, a.cudaVersion, a.flags);
 		cua_procaddress_wrap(a.symbol, (long)a.cudaVersion, (uint64_t)a.flags, a.pfn, (int)c.pub.result);
 	}
@@ -229,7 +229,7 @@ static CUA_COLD CUresult cua_w_cuInit(unsigned cua_bind_kind, unsigned int Flags
 	struct cuaudit_args_cuInit a = { Flags };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuInit, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuInit, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuInit)cua_real[CUAUDIT_ID_cuInit])(a.Flags);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -290,7 +290,7 @@ static CUA_COLD CUresult cua_w_cuLaunchKernel(unsigned cua_bind_kind, void *f, u
 	struct cuaudit_args_cuLaunchKernel a = { f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuLaunchKernel, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuLaunchKernel, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(a.f, a.gridDimX, a.gridDimY, a.gridDimZ, a.blockDimX, a.blockDimY, a.blockDimZ, a.kernelParams);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -351,7 +351,7 @@ static CUA_COLD CUresult cua_w_cuMemAlloc(unsigned cua_bind_kind, CUdeviceptr_v1
 	struct cuaudit_args_cuMemAlloc a = { dptr, bytesize };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemAlloc, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemAlloc, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc)cua_real[CUAUDIT_ID_cuMemAlloc])(a.dptr, a.bytesize);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -412,7 +412,7 @@ static CUA_COLD CUresult cua_w_cuMemAlloc_v2(unsigned cua_bind_kind, CUdeviceptr
 	struct cuaudit_args_cuMemAlloc_v2 a = { dptr, bytesize };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemAlloc_v2, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemAlloc_v2, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemAlloc_v2)cua_real[CUAUDIT_ID_cuMemAlloc_v2])(a.dptr, a.bytesize);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -473,7 +473,7 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2(unsigned cua_bind_kind, CUdevicep
 	struct cuaudit_args_cuMemcpyHtoD_v2 a = { dstDevice, srcHost, ByteCount };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemcpyHtoD_v2, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemcpyHtoD_v2, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2])(a.dstDevice, a.srcHost, a.ByteCount);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -534,7 +534,7 @@ static CUA_COLD CUresult cua_w_cuMemcpyHtoD_v2_ptds(unsigned cua_bind_kind, CUde
 	struct cuaudit_args_cuMemcpyHtoD_v2_ptds a = { dstDevice, srcHost, ByteCount };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemcpyHtoD_v2_ptds, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuMemcpyHtoD_v2_ptds, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuMemcpyHtoD_v2_ptds)cua_real[CUAUDIT_ID_cuMemcpyHtoD_v2_ptds])(a.dstDevice, a.srcHost, a.ByteCount);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -595,7 +595,7 @@ static CUA_COLD CUresult cua_w_cuModuleGetFunction(unsigned cua_bind_kind, void 
 	struct cuaudit_args_cuModuleGetFunction a = { hfunc, hmod, name };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuModuleGetFunction, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuModuleGetFunction, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuModuleGetFunction)cua_real[CUAUDIT_ID_cuModuleGetFunction])(a.hfunc, a.hmod, a.name);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
@@ -656,7 +656,7 @@ static CUA_COLD CUresult cua_w_cuOldThing(unsigned cua_bind_kind, unsigned count
 	struct cuaudit_args_cuOldThing a = { count, arg1 };
 	struct cua_call c;
 	struct cua_frame cua_f;
-	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuOldThing, cua_bind_kind, &a))
+	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuOldThing, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuOldThing)cua_real[CUAUDIT_ID_cuOldThing])(a.count, a.arg1);
 	cua_dispatch_exit(&c, &cua_f);
 	return (CUresult)c.pub.result;
