@@ -86,9 +86,14 @@ command -v taskset >/dev/null && [ "$(nproc)" -gt 2 ] && PIN="taskset -c 2"
 # The same addresses in every process (no ASLR): where code and data land changes a call by a
 # few ns from one process to the next, the size of the targets (issue 25).
 setarch "$(uname -m)" -R true 2>/dev/null && PIN="setarch $(uname -m) -R $PIN"
+# The PyTorch loop on four cores of its own (its autograd engine runs a thread of its own
+# beside the Python one), same addresses in every process.
+TORCH_PIN=""
+command -v taskset >/dev/null && [ "$(nproc)" -gt 6 ] && TORCH_PIN="taskset -c 2-5"
+setarch "$(uname -m)" -R true 2>/dev/null && TORCH_PIN="setarch $(uname -m) -R $TORCH_PIN"
 modes="plt procaddress cudart launch"
 [ $MOCK = 1 ] && modes="$modes entry"
-declare -A ns steps start
+declare -A ns steps start rounds_of
 clean() { rm -rf "$W"/trace.* "$W"/log.* "$W"/summary.* "$W"/metrics.* "$W"/live; }
 [ "$PART" = torch ] && ROUNDS=0
 [ "$PART" = calls ] && NO_TORCH=1
@@ -117,9 +122,11 @@ done
 if [ "$NO_TORCH" = 0 ]; then
   for round in $(seq "$TORCH_ROUNDS"); do
     for c in $torch_configs; do
-      out=$(env ${env_of[$c]} python3 "$HERE/torch_loop.py" "$(date +%s%N)" "$TORCH_SECONDS" 2>/dev/null | tail -1)
+      out=$(env ${env_of[$c]} $TORCH_PIN python3 "$HERE/torch_loop.py" "$(date +%s%N)" "$TORCH_SECONDS" 2>/dev/null | tail -1)
       start[$c]="${start[$c]:-} $(echo "$out" | awk '{print $2}')"
       steps[$c]="${steps[$c]:-} $(echo "$out" | awk '{print $4}')"
+      # Round by round, a failed run marked (x), for the paired slowdowns.
+      rounds_of[$c]="${rounds_of[$c]:-} $(echo "$out" | awk '{print $4}' | grep . || echo x)"
       # As it goes, so that a run cut by a time limit still shows what it measured.
       echo "torch round $round $c: ${out:-failed}" >&2
       clean
@@ -138,6 +145,13 @@ for c in $torch_configs; do
   [ "$NO_TORCH" = 0 ] || break
   m[$c.steps]=$(echo "${steps[$c]}" | median); m[$c.start]=$(echo "${start[$c]}" | median)
   m[$c.lo]=$(echo "${steps[$c]}" | lowest); m[$c.hi]=$(echo "${steps[$c]}" | highest)
+  # Paired: each round's slowdown against native's run in the same round, then the median and
+  # the range of those. A drift of the machine between rounds (these are VMs of shared
+  # hosts) moves both runs of a round alike and falls out of the ratio.
+  pairs=$(paste -d' ' <(echo "${rounds_of[native]}" | tr ' ' '\n' | grep -v '^$') \
+    <(echo "${rounds_of[$c]}" | tr ' ' '\n' | grep -v '^$') |
+    awk '$1 != "x" && $2 != "x" && $1 > 0 && $2 > 0 {printf "%.3f ", ($1 / $2 - 1) * 100}')
+  m[$c.pmed]=$(echo "$pairs" | median); m[$c.plo]=$(echo "$pairs" | lowest); m[$c.phi]=$(echo "$pairs" | highest)
 done
 tsc=$(tsc_ns)
 added() { # a row not measured (CONFIGS) reads nan, and its targets "not measured"
@@ -183,14 +197,15 @@ fi
 
 if [ "$NO_TORCH" = 0 ]; then
   echo
-  echo "PyTorch loop ($TORCH_ROUNDS interleaved rounds of ${TORCH_SECONDS} s of Adam steps on a 6-layer MLP; median steps/s [lowest-highest]; slowdown of the median against native's)"
+  echo "PyTorch loop ($TORCH_ROUNDS interleaved rounds of ${TORCH_SECONDS} s of Adam steps on a 6-layer MLP; median steps/s [lowest-highest]; slowdown of the median against native's; paired: median [range] of each round's slowdown against native in that round)"
   for c in $torch_configs; do
     awk -v c="$c" -v x="${m[$c.steps]}" -v lo="${m[$c.lo]}" -v hi="${m[$c.hi]}" -v b="${m[native.steps]}" \
-      -v s="${m[$c.start]}" -v sb="${m[native.start]}" \
-      'BEGIN {printf "%-14s %9.1f [%7.1f-%7.1f] %+6.1f%%   start-up %.3f s (%.2fx)\n", c, x, lo, hi, (b / x - 1) * 100, s, s / sb}'
+      -v s="${m[$c.start]}" -v sb="${m[native.start]}" -v pm="${m[$c.pmed]}" -v pl="${m[$c.plo]}" -v ph="${m[$c.phi]}" \
+      'BEGIN {printf "%-14s %9.1f [%7.1f-%7.1f] %+6.1f%%   paired %+6.1f%% [%+.1f, %+.1f]   start-up %.3f s (%.2fx)\n", c, x, lo, hi, (b / x - 1) * 100, pm, pl, ph, s, s / sb}'
   done
   awk -v a="${m[native.steps]}" -v b="${m[native_b.steps]}" -v lo="${m[native.lo]}" -v hi="${m[native.hi]}" \
-    'BEGIN {printf "native against native: %+.1f%% between the medians; native rounds spread %.1f%% (highest/lowest - 1)\n", (a / b - 1) * 100, (hi / lo - 1) * 100}'
+    -v pm="${m[native_b.pmed]}" -v pl="${m[native_b.plo]}" -v ph="${m[native_b.phi]}" \
+    'BEGIN {printf "native against native: %+.1f%% between the medians, paired %+.1f%% [%+.1f, %+.1f]; native rounds spread %.1f%% (highest/lowest - 1)\n", (a / b - 1) * 100, pm, pl, ph, (hi / lo - 1) * 100}'
 fi
 
 # The targets of issue 25, each marked met or missed on the medians.
@@ -245,9 +260,10 @@ if [ "$ROUNDS" -gt 0 ]; then
   fi
 fi
 if [ "$NO_TORCH" = 0 ]; then
+  # The targets are read on the paired median: the estimate the machine's drift moves least.
   slow() { # a row not run (TORCH_CONFIGS) reads nan, and its target "not measured"
-    [ -n "${m[$1.steps]:-}" ] || { echo nan; return; }
-    awk -v x="${m[$1.steps]}" -v b="${m[native.steps]}" 'BEGIN {print (b / x - 1) * 100}'; }
+    [ -n "${m[$1.pmed]:-}" ] && [ "${m[$1.pmed]}" != nan ] || { echo nan; return; }
+    echo "${m[$1.pmed]}"; }
   for t in no_hook:1 memlimit:1 sampled:2 metrics:2 summary:5 trace:6; do
     c=${t%%:*} lim=${t#*:}
     target "PyTorch loop with $c at most $lim% slower ($(slow "$c")%)" "$(slow "$c") <= $lim"
