@@ -122,7 +122,7 @@ done
 if [ "$NO_TORCH" = 0 ]; then
   for round in $(seq "$TORCH_ROUNDS"); do
     for c in $torch_configs; do
-      out=$(env ${env_of[$c]} $TORCH_PIN python3 "$HERE/torch_loop.py" "$(date +%s%N)" "$TORCH_SECONDS" 2>/dev/null | tail -1)
+      out=$($TORCH_PIN env ${env_of[$c]} python3 "$HERE/torch_loop.py" "$(date +%s%N)" "$TORCH_SECONDS" 2>/dev/null | tail -1)
       start[$c]="${start[$c]:-} $(echo "$out" | awk '{print $2}')"
       steps[$c]="${steps[$c]:-} $(echo "$out" | awk '{print $4}')"
       # Round by round, a failed run marked (x), for the paired slowdowns.
@@ -134,8 +134,8 @@ if [ "$NO_TORCH" = 0 ]; then
   done
 fi
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : "nan")}'; }
-lowest() { tr ' ' '\n' | grep -v '^$' | sort -g | head -1; }
-highest() { tr ' ' '\n' | grep -v '^$' | sort -g | tail -1; }
+lowest() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR == 1 {v = $1} END {print (NR ? v : "nan")}'; }
+highest() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v = $1} END {print (NR ? v : "nan")}'; }
 
 declare -A m
 for c in $configs; do

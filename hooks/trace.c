@@ -86,6 +86,9 @@ static int capturing; /* CUAUDIT_CAPTURE=profiler-api: inside Start..Stop */
    whether any argument is a string. */
 static uint32_t out_mask[CUAUDIT_ID_COUNT];
 static uint8_t has_string[CUAUDIT_ID_COUNT];
+/* The bytes of the argument struct its arguments span (the record's room for them is this
+   rounded up to 8: cua_trace_args_size). */
+static uint16_t args_end[CUAUDIT_ID_COUNT];
 /* The process whose trace is finished: a flag would be inherited by a forked child, whose
    trace is its own (issue 19, defect 4). */
 static uint64_t finished_pid;
@@ -470,7 +473,6 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 	struct cua_trace_rec *r;
 	struct extras ex;
 	char *p;
-
 	int copy;
 
 	ex.bits = 0;
@@ -509,10 +511,21 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 	r->result = c->result;
 	r->extras = ex.bits;
 	p = (char *)(r + 1);
-	/* Whole words (argument structs are 8-aligned, their sizes rounded to 8): a short
-	   inline loop instead of a call to memcpy. */
-	for (unsigned i = 0; i < cua_trace_args_size[c->id] / 8u; i++)
-		__builtin_memcpy(p + 8 * i, (const char *)c->args + 8 * i, 8);
+	/* Whole words in a short inline loop, then the struct's last bytes (a struct of 4-byte
+	   members ends inside a word) into a zeroed word: nothing is read past the struct,
+	   and the record's padding is zeros. */
+	{
+		unsigned end = args_end[c->id], i;
+
+		for (i = 0; i < end / 8u; i++)
+			__builtin_memcpy(p + 8 * i, (const char *)c->args + 8 * i, 8);
+		if (end & 7u) {
+			uint64_t w = 0;
+
+			memcpy(&w, (const char *)c->args + 8 * i, end & 7u);
+			__builtin_memcpy(p + 8 * i, &w, 8);
+		}
+	}
 	p += cua_trace_args_size[c->id];
 	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
@@ -709,8 +722,12 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 		cua_gpu_trace_setup();
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		for (unsigned i = 0; i < cua_api[id].nargs; i++) {
+			unsigned end = (unsigned)cua_api[id].args[i].offset + cua_api[id].args[i].size;
+
 			if (i < 31 && cua_callfmt_out_kept(id, i))
 				out_mask[id] |= 1u << i;
+			if (end > args_end[id])
+				args_end[id] = (uint16_t)end;
 			has_string[id] |= cua_api[id].args[i].fmt == CUA_FMT_STRING;
 		}
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))

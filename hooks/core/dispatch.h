@@ -311,9 +311,14 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsign
 	cua_live_put_head(&e->seq, seq + 1, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	/* The thread (current: the call's start refreshed it) and the reserved word, in one
-	   store. */
+	   store where the byte order allows. */
 	tid = (uint32_t)cua_self.tid;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	__builtin_memcpy(&e->tid, &tid, sizeof(tid));
+#else
+	e->tid = (uint32_t)tid;
+	e->reserved0 = 0;
+#endif
 	e->t_start = fr->live_start;
 	/* 0 where the call's end was not read: the view alone reads the clock once, at the
 	   start, and the sampled summary's untimed calls read none. */

@@ -353,6 +353,9 @@ struct cua_live_slot *cua_live_attach(uint64_t pid)
 	cua_live_me.slot = s ? s : cfg.scratch;
 	cua_live_me.calls = cua_live_calls(cua_live_me.slot, cua_live_calls_mask + 1);
 	cua_live_me.errors = cua_live_errors(cua_live_me.slot, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
+	/* The pid last: a signal handler's call that lands before it attaches again rather than
+	   count into the slot of the process this thread was in before. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Asked again at the next call while another thread makes the region. */
 	cua_live_me.pid = retry ? 0 : pid;
 	errno = saved;

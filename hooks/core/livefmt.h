@@ -239,7 +239,8 @@ static inline __attribute__((always_inline)) unsigned cua_live_begin(unsigned id
 	f->t_start = t_start;
 	/* The argument struct's own bytes (its size is a constant where this is inlined: a few
 	   moves); the reader reads only these, by each argument's offset and size. */
-	__builtin_memcpy(f->args, args, args_bytes < CUA_LIVE_ARGS ? args_bytes : CUA_LIVE_ARGS);
+	if (args_bytes) /* none for a function without arguments: args is NULL */
+		__builtin_memcpy(f->args, args, args_bytes < CUA_LIVE_ARGS ? args_bytes : CUA_LIVE_ARGS);
 	__atomic_store_n(&f->seq, seq + 2, __ATOMIC_RELEASE);
 	return idx;
 }

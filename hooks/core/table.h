@@ -117,8 +117,7 @@ const char *cua_table_result_name(unsigned layer, int value);
    From exit callbacks; every layer may ask. */
 struct cuaudit_call;
 int cua_table_succeeded(const struct cuaudit_call *c);
-/* Bytes of id's argument struct, rounded up to 8: what a trace record or the live view's
-   in-flight record copies. */
+/* Bytes of id's argument struct, rounded up to 8: the room a trace record gives it. */
 uint16_t cua_table_args_size(unsigned id);
 /* A hash of every id's ELF name, argument bytes and argument count: equal in two builds when
    a record written by one can be read by the other. */

@@ -92,6 +92,13 @@ blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
   [ -z "$(ls "$L")" ] && pass "ps --clean removed the dead processes' files" || fail "left: $(ls "$L"); $(cat clean.txt)"
   rm -f "$BLOCK"
   ;;
+functions_without_arguments_run_whole_with_the_view_on)
+  # No argument struct (NULL, 0 bytes): the in-flight record copies nothing, and reads
+  # nothing through NULL (UBSan's nonnull check aborts the program on memcpy(dst, NULL, 0)).
+  env $(live_env) "$PROG" noargs >out.txt 2>err.txt; rc=$?
+  [ $rc = 0 ] && grep -qx done out.txt && ! grep -q "runtime error" err.txt &&
+    pass "cudaGetLastError and cudaDeviceSynchronize under the live view" || fail "status $rc: $(cat err.txt)"
+  ;;
 every_field_of_a_call_reaches_the_reader_whole)
   # Each field the writer packs (the first words of a record are one store) read back: a
   # runtime call and its driver call at two depths and bindings, an error counted, and a call
