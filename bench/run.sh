@@ -9,6 +9,8 @@
 #              BASELINE=/path/libcuaudit.so to measure another build of the module beside this one;
 #              CONFIGS="summary live ..." to run only those per-call rows (and native);
 #              TORCH_CONFIGS="native native_b summary ..." to run only those PyTorch rows.
+# The PyTorch rows print each row's paired slowdown too (median and range of each round's
+# ratio to native in the same round); its targets are read on that median.
 set -u
 MOCK=0
 [ "${1:-}" = --mock ] && { MOCK=1; shift; }

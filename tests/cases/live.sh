@@ -36,16 +36,16 @@ PY
 }
 elapsed_of() { sed -nE "s/.*cuStreamSynchronize:([0-9]+):0.*/\1/p" <<<"$1"; }
 # start_blocked MODE [VAR=VALUE...]: live_prog MODE in the background ($pid), blocked in
-# cuStreamSynchronize until $BLOCK goes, returning once the view shows that call in flight
-# (so that a signal sent next lands inside it).
+# cuStreamSynchronize (or $blocked_fn) until $BLOCK goes, returning once the view shows that
+# call in flight (so that a signal sent next lands inside it).
 start_blocked() {
-  local mode=$1; shift
+  local mode=$1 fn=${blocked_fn:-cuStreamSynchronize}; shift
   touch "$BLOCK"
   : >out.txt
   env $(live_env) "$@" "$PROG" "$mode" >out.txt 2>err.txt &
   pid=$!
   wait_out out.txt blocking
-  for _ in $(seq 100); do [[ "$(ps_json $pid inflight)" == "running cuStreamSynchronize:"* ]] && break; sleep 0.05; done
+  for _ in $(seq 100); do [[ "$(ps_json $pid inflight)" == "running $fn:"* ]] && break; sleep 0.05; done
 }
 
 case $name in
@@ -103,15 +103,8 @@ every_field_of_a_call_reaches_the_reader_whole)
   # Each field the writer packs (the first words of a record are one store) read back: a
   # runtime call and its driver call at two depths and bindings, an error counted, and a call
   # of four arguments in flight with its last argument.
-  touch "$BLOCK"
-  : >out.txt
-  env $(live_env) "$PROG" fields >out.txt 2>err.txt &
-  pid=$!
-  wait_out out.txt blocking || { kill -9 $pid; finish; }
-  for _ in $(seq 100); do
-    timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err && grep -q cuMemsetD32Async psj.txt && break
-    sleep 0.05
-  done
+  blocked_fn=cuMemsetD32Async start_blocked fields
+  timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err || fail "ps --json: $(cat psj.err)"
   j=$("$PYTHON" - <<'PY'
 import json
 d = json.load(open("psj.txt"))
