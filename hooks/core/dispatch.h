@@ -106,7 +106,7 @@ struct cua_frame {
 	/* The function's plan as enter read it, CUA_PLAN_COUNT kept only where the counter
 	   path was taken: exit reads it back instead of the table. */
 	unsigned plan;
-	/* The counter path's call (the record is filled only for the live view). */
+	/* The call, on the counter and the bare paths (their record is not filled). */
 	unsigned id, binding, depth;
 	uint64_t t_enter_ns;
 	/* The live view's: the start it marked in flight and the flight record it took
