@@ -451,7 +451,7 @@ static uint64_t take_slot(struct gctx *g)
 static void anchor(struct gctx *g, uint64_t now)
 {
 	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
-	uint64_t seq;
+	uint64_t seq, t0;
 	struct rec *r;
 
 	if (!g->head)
@@ -461,10 +461,14 @@ static void anchor(struct gctx *g, uint64_t now)
 		return;
 	r = &g->ring[seq % POOL];
 	r->op = OP_ANCHOR;
-	r->t_submit = now;
+	/* The host time of the record call itself, not of the caller's earlier clock read: a
+	   harvest or a wait for the lock in between would put every GPU time after this anchor
+	   that much too early. */
+	t0 = cua_clock_ns();
+	r->t_submit = t0;
 	r->state = record(g->end[seq % POOL], g->priv) == CUDA_SUCCESS ? R_RECORDED : R_VOID;
 	if (r->state == R_RECORDED) {
-		r->t_submit = (now + cua_clock_ns()) / 2;
+		r->t_submit = t0 + (cua_clock_ns() - t0) / 2;
 		g->last_anchor = now;
 	}
 }

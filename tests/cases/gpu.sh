@@ -64,6 +64,14 @@ gpu_time_shared_start_events_are_exact_while_the_stream_is_busy)
   [ "${n:-0}" -ge 16 ] && [ "${n:-99}" -le 18 ] && pass "$n event records for 13 calls" ||
     fail "${n:-no} event records for 13 calls (expected 16 to 18)"
   ;;
+gpu_time_anchor_is_timed_at_its_record_not_before_a_slow_harvest)
+  # The call that records an anchor first harvests 7 records, each elapsed-time call taking
+  # 3 ms: an anchor dated before that harvest would put every later GPU time ~10 ms early,
+  # and each later 3 ms kernel, on an idle stream, would be cut to nothing at its call's return.
+  MOCK_ELAPSED_SLEEP_MS=3 LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" \
+    "$BIN/gpu_time" slowharvest >audited.out 2>&1
+  expect_gpu s.json _Z7add_onePii=13x23000000
+  ;;
 gpu_time_never_records_into_a_capturing_stream_and_times_the_graph)
   gpu_run capture
   # The graph is the same with and without cuaudit (same_results compares the printed

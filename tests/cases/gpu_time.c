@@ -5,6 +5,7 @@
 #include <errno.h>
 #include <string.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 #include "common.h"
 #include "mockstate.h"
@@ -107,6 +108,21 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "pending") == 0)
 		for (int i = 0; i < 10; i++)
 			launch(NULL, 3, 0);
+	if (strcmp(mode, "slowharvest") == 0) {
+		struct timespec gap = { 0, 60000000 }, idle = { 0, 8000000 };
+
+		/* 7 x 1 ms; after 60 ms the 8th call both harvests them (slowly, with
+		   MOCK_ELAPSED_SLEEP_MS) and records an anchor; then 5 x 3 ms, each on an idle
+		   stream, timed from that anchor. */
+		for (int i = 0; i < 7; i++)
+			launch(NULL, 1, 0);
+		nanosleep(&gap, NULL);
+		launch(NULL, 1, 0);
+		for (int i = 0; i < 5; i++) {
+			nanosleep(&idle, NULL);
+			launch(NULL, 3, 0);
+		}
+	}
 	if (strcmp(mode, "many") == 0)
 		for (int i = 0; i < 2000; i++)
 			launch(NULL, 1, 0);

@@ -169,8 +169,24 @@ EXPORT CUresult cuEventSynchronize(CUevent ev)
 	return CUDA_SUCCESS;
 }
 
+/* MOCK_ELAPSED_SLEEP_MS=N: each elapsed-time call takes N ms of host time, as a slow or
+   contended driver's would (a harvest before an anchor then takes that long). */
+static void elapsed_sleep(void)
+{
+	const char *v = getenv("MOCK_ELAPSED_SLEEP_MS");
+	struct timespec ts;
+	long n = v ? atol(v) : 0;
+
+	if (n <= 0)
+		return;
+	ts.tv_sec = n / 1000;
+	ts.tv_nsec = n % 1000 * 1000000;
+	nanosleep(&ts, NULL);
+}
+
 static CUresult elapsed(float *ms, CUevent a, CUevent b)
 {
+	elapsed_sleep();
 	if (!ms || !a || !b)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING)
