@@ -236,6 +236,15 @@ static int stable(const struct region *r, const void *rec, size_t len, void *out
 	return (*(const uint32_t *)out & 1) == 0;
 }
 
+/* History entry 'at' of slot s, read whole and holding that call, not an older one or one
+   being written (its number is the index's: livefmt.h). */
+static int history_entry(const struct region *r, struct cua_live_slot *s, uint64_t at,
+			 struct cua_live_entry *e)
+{
+	return stable(r, &cua_live_history(s)[at & (r->head.ncalls - 1)], sizeof(*e), e) &&
+	       e->seq == cua_live_entry_seq(at);
+}
+
 static const char *name_of(const struct region *r, unsigned id, char *buf, size_t cap)
 {
 	if (r->same_table && id < CUAUDIT_ID_COUNT)
@@ -547,6 +556,7 @@ static int ps_one(struct region *r, void *vctx)
 static void print_thread(const struct region *r, struct cua_live_slot *s, unsigned last)
 {
 	char nb[32], args[2048], res[128];
+	uint64_t done;
 	int any = 0;
 	int alive = r->state != ST_RUNNING || cua_thread_alive(r->head.pid, s->tid);
 
@@ -568,11 +578,11 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 	if (!last)
 		return;
 	printf("  last calls, newest first:\n");
-	for (unsigned k = 0; k < last && k < r->head.ncalls && k < s->done; k++) {
-		uint64_t at = s->done - 1 - k;
+	done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+	for (unsigned k = 0; k < last && k < r->head.ncalls && k < done; k++) {
 		struct cua_live_entry e;
 
-		if (!stable(r, &cua_live_history(s)[at & (r->head.ncalls - 1)], sizeof(e), &e))
+		if (!history_entry(r, s, done - 1 - k, &e))
 			continue;
 		format_result(r, &e, res, sizeof(res));
 		printf("    %*s%s -> %s ", 2 * (e.depth < 8 ? e.depth : 8), "",
@@ -610,6 +620,7 @@ static void print_json(const struct region *r, unsigned last)
 	for (uint32_t i = 0; i < r->head.slots_used; i++) {
 		struct cua_live_slot *s = slot(r, i);
 		const char *fsep = "";
+		uint64_t done;
 
 		if (!s->tid)
 			continue;
@@ -631,11 +642,11 @@ static void print_json(const struct region *r, unsigned last)
 		}
 		printf("],\"last_calls\":[");
 		fsep = "";
-		for (unsigned k = 0; k < last && k < r->head.ncalls && k < s->done; k++) {
+		done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+		for (unsigned k = 0; k < last && k < r->head.ncalls && k < done; k++) {
 			struct cua_live_entry e;
 
-			if (!stable(r, &cua_live_history(s)[(s->done - 1 - k) & (r->head.ncalls - 1)],
-				    sizeof(e), &e))
+			if (!history_entry(r, s, done - 1 - k, &e))
 				continue;
 			format_result(r, &e, res, sizeof(res));
 			printf("%s{\"name\":", fsep);

@@ -305,10 +305,16 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsign
 	   reader's copy is whole whichever value of it it saw. */
 	if (CUA_LIKELY(fr->live_idx < CUA_LIVE_DEPTH))
 		__atomic_store_n(&s->flight[fr->live_idx].active, 0, __ATOMIC_RELEASE);
+	/* The entry is claimed before it is written: a signal handler's call that lands in what
+	   follows takes the next one, and both stay whole. (One landing between this load and
+	   store writes the same entry first; this call's entry then replaces it, whole.) Its
+	   numbers come from the index, not from the entry (livefmt.h). */
 	done = s->done;
+	__atomic_store_n(&s->done, done + 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e = cua_live_history(s) + (done & cua_live_calls_mask);
-	seq = e->seq;
-	cua_live_put_head(&e->seq, seq + 1, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
+	seq = cua_live_entry_seq(done);
+	cua_live_put_head(&e->seq, seq - 1, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
 	__atomic_thread_fence(__ATOMIC_RELEASE);
 	/* The thread (current: the call's start refreshed it) and the reserved word, in one
 	   store where the byte order allows. */
@@ -324,11 +330,10 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsign
 	   start, and the sampled summary's untimed calls read none. */
 	e->t_end = t_end;
 	e->result = result;
-	__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
-	__atomic_store_n(&s->done, done + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
 	/* Per thread, summed by the reader: no shared atomic on the hot path. */
 	cua_live_me.calls[id]++;
-	if (CUA_UNLIKELY(cua_live_may_fail[id] && (int)result != 0))
+	if (CUA_UNLIKELY((int)result != 0 && cua_live_may_fail[id]))
 		cua_live_me.errors[id]++;
 }
 

@@ -16,9 +16,14 @@
    counts, then head.nids 32-bit error counts. Writers are the application threads, each in
    its own slot, with plain stores; each record carries a sequence number that is odd while
    it is written, so a reader copies a record, reads the number again, and keeps the copy
-   only if the number is even and unchanged (a seqlock: the writer never waits). */
+   only if the number is even and unchanged (a seqlock: the writer never waits). A history
+   entry's number says which call it holds as well: 2 * INDEX + 1 while written and
+   2 * INDEX + 2 once whole (cua_live_entry_seq), INDEX being the call's place in its slot's
+   history (slot.done before the call ended; 32 bits). A reader that finds another number at
+   the entry it reads for INDEX is looking at an older call or one being written, and skips
+   it. */
 #define CUA_LIVE_MAGIC "cuaudit-live/1\n"
-#define CUA_LIVE_VERSION 1
+#define CUA_LIVE_VERSION 2 /* 2: history entries numbered by index */
 #define CUA_LIVE_HEAD_SIZE 4096u
 #define CUA_LIVE_SLOTS 128u      /* threads with a slot at once; later ones are counted */
 #define CUA_LIVE_DEPTH 4u        /* nested calls in flight kept per thread (runtime > driver) */
@@ -93,7 +98,8 @@ struct cua_live_entry {
 struct cua_live_slot {
 	uint32_t tid;            /* the owner thread; 0: free */
 	uint32_t reserved0;
-	uint64_t done;           /* calls finished in this slot, all owners: history index */
+	uint64_t done;           /* calls finished in this slot, all owners: the next history
+				    index, taken before the entry is written */
 	struct cua_live_flight flight[CUA_LIVE_DEPTH];
 };
 
@@ -105,6 +111,12 @@ _Static_assert(offsetof(struct cua_live_entry, id) == 4 && offsetof(struct cua_l
 		       offsetof(struct cua_live_entry, depth) == 7 && offsetof(struct cua_live_entry, tid) == 8 &&
 		       offsetof(struct cua_live_entry, reserved0) == 12,
 	       "a history entry's first two words");
+
+/* The sequence number of history entry 'index' once whole (one less while written). */
+static inline uint32_t cua_live_entry_seq(uint64_t index)
+{
+	return (uint32_t)index * 2u + 2u;
+}
 
 /* Pieces of a slot, for writer and reader alike. */
 static inline struct cua_live_entry *cua_live_history(struct cua_live_slot *s)

@@ -1,4 +1,6 @@
 # SPDX-License-Identifier: MIT
 # tests/cases/live.cmake: the live view (issue 22): hung calls seen while running, stopped and after a kill; churn, fork, hostile files, reused pids, capture on demand.
 case_program(live_prog SOURCES cases/live_prog.c LINK mock_cuda mock_cudart Threads::Threads)
+# The storm mode reads its own region with the format's header, as `cuaudit ps` does.
+target_include_directories(live_prog PRIVATE ${CUAUDIT_INCLUDES})
 case_script(live.sh)

@@ -359,6 +359,52 @@ PY
     [ $rc = 0 ] && grep -q unblocked out.txt || fail "rc $rc: $(cat out.txt err.txt)"
   done
   ;;
+history_stays_whole_while_signal_handlers_make_calls_in_a_storm)
+  # A thread signals the main thread as fast as it can while main makes calls that succeed;
+  # each handler makes a call that fails. A handler landing while the interrupted call's
+  # ring entry was written once left an entry with one call's function and the other's
+  # result, which the reader took as whole. Read while it storms, and once it stopped; timed
+  # (the exact summary) and alone.
+  for extra in "CUAUDIT_SUMMARY=$dir/s.json CUAUDIT_SUMMARY_SAMPLE=0" ""; do
+    rm -f "$dir/stop" "$dir/exit"
+    : >out.txt
+    env $(live_env) CUAUDIT_LIVE_CALLS=4096 $extra "$PROG" storm "$dir/stop" "$dir/exit" >out.txt 2>err.txt &
+    pid=$!
+    wait_out out.txt storming || { kill -9 $pid; continue; }
+    for i in 1 2 3 4 5 6 7 8; do
+      sleep 0.1
+      timeout 20 "$CLI" ps --dir "$L" --json --last 4096 $pid >"snap$i.json" 2>&1
+    done
+    touch "$dir/stop"
+    wait_out out.txt 'storm done'
+    timeout 20 "$CLI" ps --dir "$L" --json --last 4096 $pid >snap9.json 2>&1
+    touch "$dir/exit"
+    wait $pid; rc=$?
+    [ $rc = 0 ] && pass "${extra:+timed, }ran" || fail "rc $rc: $(tail -3 out.txt err.txt)"
+    # The program's own reads of its history, between bursts: thousands of whole entries,
+    # one id that succeeded and one that failed, none of them both.
+    grep -qE 'storm done: [0-9]+ calls, [1-9][0-9]* in handlers; [0-9]+ scans, [0-9]{4,} whole entries; 1 ids succeeded, 1 failed, 0 both$' out.txt &&
+      pass "$(grep 'storm done' out.txt)" || fail "torn entries: $(grep 'storm done' out.txt)"
+    "$PYTHON" - snap?.json <<'PY' >check.txt 2>&1 && pass "${extra:-alone}: $(cat check.txt)" || fail "${extra:-alone}: $(cat check.txt)"
+import json, sys
+ok = {("cuDeviceGetCount", "CUDA_SUCCESS"), ("cuDeviceGet", "CUDA_ERROR_INVALID_DEVICE")}
+seen = {k: 0 for k in ok}
+for path in sys.argv[1:]:
+    d = json.load(open(path))
+    for t in d["threads"]:
+        for e in t["last_calls"]:
+            key = (e["name"], e["result"])
+            assert key in ok, (path, e)
+            seen[key] += 1
+            # Times whole too: a torn entry could pair one call's start with another's end.
+            assert e["duration_ns"] is None or e["duration_ns"] < 100000000, (path, e)
+# The last snapshot, taken once the storm stopped, holds 4096 calls (the program's own scan
+# above saw the handlers' calls whole; these the reader's, under concurrent writes).
+assert sum(seen.values()) >= 4096, seen
+print("every entry the reader kept is whole:", seen)
+PY
+  done
+  ;;
 call_ending_in_a_child_forked_during_it_leaves_the_parents_view_alone)
   # A signal handler forks while the thread is inside a call; the child's copy of the call
   # returns at once. The region is shared (MAP_SHARED): the child must not end the parent's

@@ -1,12 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/cases/live_prog.c: the live view's workloads on the mock: a thread hung in a synchronisation, thread churn, fork, capture on demand. */
+#include <dirent.h>
+#include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
 #include "common.h"
+#include "livefmt.h"
 
 static CUstream stream;
 
@@ -82,6 +88,86 @@ static void calls_in_handler(int sig)
 		_exit(3);
 }
 
+/* storm: a thread sends the main thread signals as fast as it can while main makes calls;
+   each handler makes a call that fails. */
+static volatile sig_atomic_t handler_calls;
+static pthread_t storm_target;
+static volatile int storm_stop, storm_pause, storm_paused;
+
+static void failing_call_in_handler(int sig)
+{
+	CUdevice d;
+
+	(void)sig;
+	if (cuDeviceGet(&d, 4242) == CUDA_ERROR_INVALID_DEVICE)
+		handler_calls++;
+}
+
+static void *storm_thread(void *arg)
+{
+	(void)arg;
+	while (!storm_stop) {
+		storm_paused = storm_pause;
+		if (!storm_pause)
+			pthread_kill(storm_target, SIGUSR2);
+	}
+	return NULL;
+}
+
+/* The calling thread's slot in this process's live region under directory dir, mapped
+   read-only (the reader's layout, hooks/core/livefmt.h); NULL if none. */
+static const struct cua_live_slot *own_slot(const char *dir, const struct cua_live_head **head)
+{
+	char prefix[32], path[4096];
+	struct dirent *d;
+	DIR *dp = opendir(dir);
+	const char *map = MAP_FAILED;
+	struct stat st;
+	int fd = -1;
+
+	snprintf(prefix, sizeof(prefix), "%d-", (int)getpid());
+	while (dp && (d = readdir(dp)) && fd < 0)
+		if (strncmp(d->d_name, prefix, strlen(prefix)) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+			fd = open(path, O_RDONLY);
+		}
+	if (dp)
+		closedir(dp);
+	if (fd >= 0 && fstat(fd, &st) == 0)
+		map = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_SHARED, fd, 0);
+	if (fd >= 0)
+		close(fd);
+	if (map == MAP_FAILED)
+		return NULL;
+	*head = (const struct cua_live_head *)map;
+	for (uint32_t i = 0; i < (*head)->nslots; i++) {
+		const struct cua_live_slot *sl =
+			(const void *)(map + CUA_LIVE_HEAD_SIZE + i * (*head)->slot_size);
+
+		if (sl->tid == (uint32_t)syscall(SYS_gettid))
+			return sl;
+	}
+	return NULL;
+}
+
+/* Every whole entry of the slot's history (its number that of its index): an id with
+   result 0 counts in ok_ids, one with a non-zero result in bad_ids. */
+static void scan_history(const struct cua_live_head *h, const struct cua_live_slot *sl,
+			 unsigned char *ok_ids, unsigned char *bad_ids, long *whole)
+{
+	const struct cua_live_entry *hist = (const void *)(sl + 1);
+	uint64_t done = sl->done;
+
+	for (uint64_t k = 0; k < h->ncalls && k < done; k++) {
+		const struct cua_live_entry *e = &hist[(done - 1 - k) & (h->ncalls - 1)];
+
+		if (e->seq != cua_live_entry_seq(done - 1 - k))
+			continue;
+		(*whole)++;
+		(e->result ? bad_ids : ok_ids)[e->id] = 1;
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -114,6 +200,60 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
 		printf("unblocked\n");
+		return 0;
+	}
+	if (strcmp(mode, "storm") == 0) {
+		/* Calls while signals land, until file argv[2] exists (20 s at most); then says
+		   how many, and waits for file argv[3] before it exits. */
+		struct sigaction sa;
+		pthread_t t;
+		long n = 0;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = failing_call_in_handler;
+		sa.sa_flags = SA_RESTART;
+		CHECK(sigaction(SIGUSR2, &sa, NULL) == 0);
+		static unsigned char ok_ids[65536], bad_ids[65536];
+		const struct cua_live_head *h = NULL;
+		const struct cua_live_slot *sl;
+		long whole = 0, scans = 0;
+		int mixed = 0, nok = 0, nbad = 0;
+
+		setup();
+		storm_target = pthread_self();
+		CHECK(pthread_create(&t, NULL, storm_thread, NULL) == 0);
+		sl = own_slot(getenv("CUAUDIT_LIVE_DIR"), &h);
+		CHECK(sl != NULL);
+		printf("storming\n");
+		fflush(stdout);
+		for (; n < 100000000 && (n % 1024 || access(argv[2], F_OK) != 0); n++) {
+			int count;
+
+			CHECK(cuDeviceGetCount(&count) == CUDA_SUCCESS);
+			/* Every 4096 calls the signals pause and the thread reads its own history
+			   as a reader would: each call's entry is read once or twice. */
+			if (n % 4096 == 4095) {
+				storm_pause = 1;
+				while (!storm_paused)
+					;
+				scan_history(h, sl, ok_ids, bad_ids, &whole);
+				scans++;
+				storm_pause = 0;
+			}
+		}
+		storm_stop = 1;
+		pthread_join(t, NULL);
+		for (unsigned i = 0; i < 65536; i++) {
+			nok += ok_ids[i];
+			nbad += bad_ids[i];
+			mixed += ok_ids[i] && bad_ids[i];
+		}
+		/* Whole entries hold one function that succeeded and another that failed. */
+		printf("storm done: %ld calls, %ld in handlers; %ld scans, %ld whole entries; "
+		       "%d ids succeeded, %d failed, %d both\n",
+		       n, (long)handler_calls, scans, whole, nok, nbad, mixed);
+		fflush(stdout);
+		wait_file(argv[3]);
 		return 0;
 	}
 	if (strcmp(mode, "noargs") == 0) {
