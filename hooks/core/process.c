@@ -70,8 +70,11 @@ uint64_t cua_thread_id(void)
 
 	/* A forked child's thread has a new id: the cache is keyed by the process. */
 	if (cua_self.tid_pid != pid) {
-		cua_self.tid_pid = pid;
+		/* The id before the key: a signal handler's call that lands in between finds the
+		   key stale and asks again, never the new key with the old id. */
 		cua_self.tid = (uint64_t)syscall(SYS_gettid);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		cua_self.tid_pid = pid;
 	}
 	return cua_self.tid;
 }
