@@ -236,6 +236,13 @@ static int stable(const struct region *r, const void *rec, size_t len, void *out
 	return (*(const uint32_t *)out & 1) == 0;
 }
 
+/* Flight record d of slot s, read whole, if the call is in flight (d below the slot's level). */
+static int in_flight(const struct region *r, struct cua_live_slot *s, unsigned d,
+		     struct cua_live_flight *f)
+{
+	return d < __atomic_load_n(&s->level, __ATOMIC_ACQUIRE) && stable(r, &s->flight[d], sizeof(*f), f);
+}
+
 /* History entry 'at' of slot s, read whole and holding that call, not an older one or one
    being written (its number is the index's: livefmt.h). */
 static int history_entry(const struct region *r, struct cua_live_slot *s, uint64_t at,
@@ -465,7 +472,7 @@ static void totals_of(const struct region *r, struct totals *t)
 		for (unsigned dpt = 0; dpt < CUA_LIVE_DEPTH; dpt++) {
 			struct cua_live_flight f;
 
-			if (!stable(r, &s->flight[dpt], sizeof(f), &f) || !f.active)
+			if (!in_flight(r, s, dpt, &f))
 				continue;
 			active = 1;
 			/* The outermost call of the thread is what it waits in. */
@@ -564,7 +571,7 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 	for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
 		struct cua_live_flight f;
 
-		if (!stable(r, &s->flight[d], sizeof(f), &f) || !f.active)
+		if (!in_flight(r, s, d, &f))
 			continue;
 		any = 1;
 		format_args(r, &f, args, sizeof(args));
@@ -629,7 +636,7 @@ static void print_json(const struct region *r, unsigned last)
 		for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
 			struct cua_live_flight f;
 
-			if (!stable(r, &s->flight[d], sizeof(f), &f) || !f.active)
+			if (!in_flight(r, s, d, &f))
 				continue;
 			format_args(r, &f, args, sizeof(args));
 			printf("%s{\"name\":", fsep);
@@ -847,7 +854,7 @@ static int top_add(struct region *r, void *vctx)
 		for (unsigned d = 0; d < CUA_LIVE_DEPTH && r->state != ST_DEAD; d++) {
 			struct cua_live_flight f;
 
-			if (stable(r, &s->flight[d], sizeof(f), &f) && f.active && f.id < CUAUDIT_ID_COUNT)
+			if (in_flight(r, s, d, &f) && f.id < CUAUDIT_ID_COUNT)
 				t->inflight[f.id]++;
 		}
 	}

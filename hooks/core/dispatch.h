@@ -295,16 +295,14 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsign
 	uint64_t done, tid;
 	uint32_t seq;
 
-	cua_live_me.level = fr->live_idx;
 	/* A call that began in the parent and ends in a child forked meanwhile (by a signal
 	   handler, or inside the call): the slot is the parent's, shared through the mapping;
 	   the child leaves it alone. */
 	if (CUA_UNLIKELY(!s || cua_live_me.pid != cua_process_id_fast()))
 		return;
-	/* One byte, no sequence change: the record's other fields stay as they are, so a
-	   reader's copy is whole whichever value of it it saw. */
-	if (CUA_LIKELY(fr->live_idx < CUA_LIVE_DEPTH))
-		__atomic_store_n(&s->flight[fr->live_idx].active, 0, __ATOMIC_RELEASE);
+	/* No longer in flight: one store, no sequence change (the record stays as it is, so a
+	   reader's copy is whole whichever level it saw). */
+	__atomic_store_n(&s->level, fr->live_idx, __ATOMIC_RELEASE);
 	/* The entry is claimed before it is written: a signal handler's call that lands in what
 	   follows takes the next one, and both stay whole. (One landing between this load and
 	   store writes the same entry first; this call's entry then replaces it, whole.) Its
