@@ -195,6 +195,23 @@ if [ "$ROUNDS" -gt 0 ]; then
   part "summary update" summary dispatch_timed
   part "trace record" trace dispatch_timed
   part "sampled summary, all" sampled native
+  # The live view's own cost, paired: in each round, the row with the view against the same
+  # row without it, measured minutes apart in one round; the median and range of those.
+  echo
+  echo "live view added, paired by round (ns; median [lowest, highest])  (a) PLT  (b) procaddress  (c) cudaGetDevice"
+  for pair in summary_live:summary trace_live:trace live:dispatch base_summary_live:base_summary base_trace_live:base_trace; do
+    with=${pair%%:*} without=${pair#*:}
+    case " $configs " in *" $with "*) ;; *) continue ;; esac
+    case " $configs " in *" $without "*) ;; *) continue ;; esac
+    row=$(printf '%-24s' "$with")
+    for mode in plt procaddress cudart; do
+      d=$(paste -d' ' <(echo "${ns[$with.$mode]}" | tr ' ' '\n' | grep -v '^$') \
+        <(echo "${ns[$without.$mode]}" | tr ' ' '\n' | grep -v '^$') |
+        awk '$1 != "nan" && $2 != "nan" {printf "%.2f ", $1 - $2}')
+      row+=$(printf ' %24s' "$(printf '%+.2f [%+.2f, %+.2f]' "$(echo "$d" | median)" "$(echo "$d" | lowest)" "$(echo "$d" | highest)")")
+    done
+    echo "$row"
+  done
 fi
 
 if [ "$NO_TORCH" = 0 ]; then

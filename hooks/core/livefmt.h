@@ -74,7 +74,7 @@ struct cua_live_head {
 };
 
 /* One call in flight: flight record d of a slot is in flight while d is below the slot's
-   level. Two cache lines, so that a record is found with a shift. */
+   level. 128 bytes, so that a record is found with a shift. */
 struct cua_live_flight {
 	uint32_t seq;            /* odd while written */
 	uint16_t id;
@@ -82,7 +82,8 @@ struct cua_live_flight {
 	uint8_t reserved0;       /* 0 */
 	uint64_t t_start;
 	_Alignas(8) unsigned char args[CUA_LIVE_ARGS];
-} __attribute__((aligned(64)));
+	unsigned char reserved1[16]; /* to 128 bytes */
+};
 
 /* One finished call in the history ring. */
 struct cua_live_entry {
@@ -105,6 +106,8 @@ struct cua_live_slot {
 	uint32_t level;
 	uint64_t done;           /* calls finished in this slot, all owners: the next history
 				    index, taken before the entry is written */
+	unsigned char reserved1[48]; /* the records start a cache line of their own; the file
+					asks no alignment of its reader's copy (8 bytes) */
 	struct cua_live_flight flight[CUA_LIVE_DEPTH];
 };
 
