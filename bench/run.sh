@@ -8,7 +8,8 @@
 #              device calls; NO_TORCH=1 to skip the PyTorch columns;
 #              BASELINE=/path/libcuaudit.so to measure another build of the module beside this one;
 #              CONFIGS="summary live ..." to run only those per-call rows (and native);
-#              TORCH_CONFIGS="native native_b summary ..." to run only those PyTorch rows.
+#              TORCH_CONFIGS="native native_b summary ..." to run only those PyTorch rows;
+#              MODES="plt procaddress" to measure only those per-call columns.
 # The PyTorch rows print each row's paired slowdown too (median and range of each round's
 # ratio to native in the same round); its targets are read on that median.
 set -u
@@ -93,7 +94,7 @@ setarch "$(uname -m)" -R true 2>/dev/null && PIN="setarch $(uname -m) -R $PIN"
 TORCH_PIN=""
 command -v taskset >/dev/null && [ "$(nproc)" -gt 6 ] && TORCH_PIN="taskset -c 2-5"
 setarch "$(uname -m)" -R true 2>/dev/null && TORCH_PIN="setarch $(uname -m) -R $TORCH_PIN"
-modes="plt procaddress cudart launch"
+modes=${MODES:-"plt procaddress cudart launch"}
 [ $MOCK = 1 ] && modes="$modes entry"
 declare -A ns steps start rounds_of
 clean() { rm -rf "$W"/trace.* "$W"/log.* "$W"/summary.* "$W"/metrics.* "$W"/live; }
@@ -205,8 +206,8 @@ if [ "$ROUNDS" -gt 0 ]; then
     case " $configs " in *" $without "*) ;; *) continue ;; esac
     row=$(printf '%-24s' "$with")
     for mode in plt procaddress cudart; do
-      d=$(paste -d' ' <(echo "${ns[$with.$mode]}" | tr ' ' '\n' | grep -v '^$') \
-        <(echo "${ns[$without.$mode]}" | tr ' ' '\n' | grep -v '^$') |
+      d=$(paste -d' ' <(echo "${ns[$with.$mode]:-}" | tr ' ' '\n' | grep -v '^$') \
+        <(echo "${ns[$without.$mode]:-}" | tr ' ' '\n' | grep -v '^$') |
         awk '$1 != "nan" && $2 != "nan" {printf "%.2f ", $1 - $2}')
       row+=$(printf ' %24s' "$(printf '%+.2f [%+.2f, %+.2f]' "$(echo "$d" | median)" "$(echo "$d" | lowest)" "$(echo "$d" | highest)")")
     done
