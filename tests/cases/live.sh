@@ -405,6 +405,46 @@ print("every entry the reader kept is whole:", seen)
 PY
   done
   ;;
+calls_nested_deeper_than_the_view_keeps_leave_it_whole)
+  # Six calls in flight at once on one thread (a call, then five signal handlers, each inside
+  # the last one's call): the view keeps the outer four; when all return, the level is back
+  # at 0, the six are in the history and later calls are shown as usual.
+  rm -f "$dir/exit"
+  start_blocked nest NEST_EXIT="$dir/exit"
+  for i in 1 2 3 4 5; do
+    kill -USR1 $pid
+    for _ in $(seq 100); do [ "$(grep -c nested out.txt)" -ge $i ] && break; sleep 0.02; done
+    sleep 0.1
+  done
+  timeout 20 "$CLI" ps --dir "$L" --json $pid >deep.json 2>&1
+  "$PYTHON" - deep.json <<'PY' >check.txt 2>&1 && pass "while nested: $(cat check.txt)" || fail "while nested: $(cat check.txt)"
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+f = [(x["name"], x["depth"]) for x in t["in_flight"]]
+assert f == [("cuStreamSynchronize", d) for d in range(4)], t["in_flight"]
+print("4 of 6 calls in flight shown:", f)
+PY
+  timeout 20 "$CLI" ps --dir "$L" $pid >deep.txt 2>&1
+  [ "$(grep -c 'cuStreamSynchronize(hStream=' deep.txt)" = 4 ] && pass "ps PID shows the four" || fail "ps PID: $(cat deep.txt)"
+  rm -f "$BLOCK"
+  wait_out out.txt unblocked
+  timeout 20 "$CLI" ps --dir "$L" --json --last 64 $pid >after.json 2>&1
+  "$PYTHON" - after.json <<'PY' >check.txt 2>&1 && pass "after: $(cat check.txt)" || fail "after: $(cat check.txt)"
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+assert t["in_flight"] == [], t["in_flight"]
+names = [e["name"] for e in t["last_calls"]]
+# Every call of the thread, whole: the two calls deeper than the four records wrote nowhere
+# (a record past the fourth would land on the history's first entries).
+assert names == ["cuDeviceGetCount"] * 3 + ["cuStreamSynchronize"] * 6 + ["cuDeviceGetCount"] * 2 + \
+    ["cuStreamCreate", "cuCtxSetCurrent", "cuDevicePrimaryCtxRetain", "cuDeviceGet", "cuInit"], names
+assert all(e["result"] == "CUDA_SUCCESS" for e in t["last_calls"][:9]), t["last_calls"][:9]
+print("none in flight; history:", names[:9])
+PY
+  touch "$dir/exit"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && pass "the program ran to its end" || fail "rc $rc: $(tail -3 out.txt err.txt)"
+  ;;
 call_ending_in_a_child_forked_during_it_leaves_the_parents_view_alone)
   # A signal handler forks while the thread is inside a call; the child's copy of the call
   # returns at once. The region is shared (MAP_SHARED): the child must not end the parent's

@@ -88,6 +88,18 @@ static void calls_in_handler(int sig)
 		_exit(3);
 }
 
+/* nest: each SIGUSR1 (not blocked in its own handler) lands inside the call the last one
+   blocked in and blocks in a call of its own: calls in flight deeper than the view keeps. */
+static void sync_in_handler(int sig)
+{
+	static const char in[] = "nested\n";
+
+	(void)sig;
+	if (write(1, in, sizeof(in) - 1) < 0)
+		_exit(3);
+	CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+}
+
 /* storm: a thread sends the main thread signals as fast as it can while main makes calls;
    each handler makes a call that fails. */
 static volatile sig_atomic_t handler_calls;
@@ -200,6 +212,26 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
 		printf("unblocked\n");
+		return 0;
+	}
+	if (strcmp(mode, "nest") == 0) {
+		/* Blocked, then nested by signals; once unblocked, 3 calls, then waits for the
+		   file $NEST_EXIT. */
+		struct sigaction sa;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = sync_in_handler;
+		sa.sa_flags = SA_NODEFER;
+		CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+		setup();
+		calls(2);
+		printf("blocking\n");
+		fflush(stdout);
+		CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+		calls(3);
+		printf("unblocked\n");
+		fflush(stdout);
+		wait_file(getenv("NEST_EXIT"));
 		return 0;
 	}
 	if (strcmp(mode, "storm") == 0) {
