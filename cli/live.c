@@ -236,11 +236,11 @@ static int stable(const struct region *r, const void *rec, size_t len, void *out
 	return (*(const uint32_t *)out & 1) == 0;
 }
 
-/* Flight record d of slot s, read whole, if the call is in flight (d below the slot's level). */
+/* Flight record d of slot s, read whole, if its call is in flight. */
 static int in_flight(const struct region *r, struct cua_live_slot *s, unsigned d,
 		     struct cua_live_flight *f)
 {
-	return d < __atomic_load_n(&s->level, __ATOMIC_ACQUIRE) && stable(r, &s->flight[d], sizeof(*f), f);
+	return stable(r, &s->flight[d], sizeof(*f), f) && f->active;
 }
 
 /* History entry 'at' of slot s, read whole and holding that call, not an older one or one

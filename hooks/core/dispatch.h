@@ -112,6 +112,7 @@ struct cua_frame {
 	/* The live view's: the start it marked in flight and the flight record it took
 	   (cua_live_begin), given back to cua_live_end whatever happened in between. */
 	uint64_t live_start;
+	struct cua_live_slot *live_slot;
 	unsigned live_idx;
 };
 
@@ -217,7 +218,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 			(void)cua_thread_id_fast();
 			f->live_start = f->t_enter_ns ? f->t_enter_ns : cua_clock_ns();
 			f->live_idx = cua_live_begin(id, f->binding, args, args_bytes, cua_self.tid_pid,
-						     f->live_start);
+						     f->live_start, &f->live_slot);
 		}
 		return 1;
 	}
@@ -232,7 +233,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		(void)cua_thread_id_fast();
 		f->live_start = cua_clock_ns();
 		f->live_idx = cua_live_begin(id, f->binding, args, args_bytes, cua_self.tid_pid,
-						     f->live_start);
+					     f->live_start, &f->live_slot);
 		return 1;
 	}
 	/* A call through a patched entry names its object: summary_exit counts it by copy. */
@@ -279,7 +280,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		(void)cua_thread_id_fast();
 		f->live_start = p->t_enter_ns ? p->t_enter_ns : cua_clock_ns();
 		f->live_idx = cua_live_begin(id, p->binding, args, args_bytes, cua_self.tid_pid,
-					     f->live_start);
+					     f->live_start, &f->live_slot);
 	}
 	return call_real;
 }
@@ -290,26 +291,32 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsigned binding,
 				  unsigned depth, uint64_t result, uint64_t t_end)
 {
-	struct cua_live_slot *s = cua_live_me.slot;
+	struct cua_live_slot *s = fr->live_slot;
 	struct cua_live_entry *e;
 	uint64_t done, tid;
 	uint32_t seq;
 
-	/* A call that began in the parent and ends in a child forked meanwhile (by a signal
-	   handler, or inside the call): the slot is the parent's, shared through the mapping;
-	   the child leaves it alone. */
-	if (CUA_UNLIKELY(!s || cua_live_me.pid != cua_process_id_fast()))
+	cua_live_me.level = fr->live_idx;
+	/* Only in the slot the call began in, and only while the thread still writes there: a
+	   call that began in the parent and ends in a child forked meanwhile (by a signal
+	   handler, or inside the call) leaves the parent's slot, shared through the mapping,
+	   alone; one that began before the thread had its slot ends unseen. */
+	if (CUA_UNLIKELY(s != cua_live_me.slot || cua_live_me.pid != cua_process_id_fast()))
 		return;
-	/* No longer in flight: one store, no sequence change (the record stays as it is, so a
-	   reader's copy is whole whichever level it saw). */
-	__atomic_store_n(&s->level, fr->live_idx, __ATOMIC_RELEASE);
-	/* The entry is claimed before it is written: a signal handler's call that lands in what
-	   follows takes the next one, and both stay whole. (One landing between this load and
-	   store writes the same entry first; this call's entry then replaces it, whole.) Its
-	   numbers come from the index, not from the entry (livefmt.h). */
+	/* One byte, no sequence change: the record's other fields stay as they are, so a
+	   reader's copy is whole whichever value of it it saw. */
+	if (CUA_LIKELY(fr->live_idx < CUA_LIVE_DEPTH))
+		__atomic_store_n(&s->flight[fr->live_idx].active, 0, __ATOMIC_RELEASE);
+	/* A signal handler's call that ends while this thread writes an entry counts, but writes
+	   none (livefmt.h: cua_live_me.writing). */
+	if (CUA_UNLIKELY(cua_live_me.writing))
+		goto count;
+	cua_live_me.writing = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* The entry is taken before it is written, and its numbers come from its index, not
+	   from the entry (livefmt.h): a reader never takes an older call for this one. */
 	done = s->done;
 	__atomic_store_n(&s->done, done + 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e = cua_live_history(s) + (done & cua_live_calls_mask);
 	seq = cua_live_entry_seq(done);
 	cua_live_put_head(&e->seq, seq - 1, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
@@ -329,6 +336,9 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsign
 	e->t_end = t_end;
 	e->result = result;
 	__atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	cua_live_me.writing = 0;
+count:
 	/* Per thread, summed by the reader: no shared atomic on the hot path. */
 	cua_live_me.calls[id]++;
 	if (CUA_UNLIKELY((int)result != 0 && cua_live_may_fail[id]))

@@ -320,7 +320,14 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 							 __ATOMIC_ACQUIRE))
 				continue;
 			/* The ended owner's calls in flight are over. */
-			__atomic_store_n(&s->level, 0, __ATOMIC_RELEASE);
+			for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
+				struct cua_live_flight *f = &s->flight[d];
+
+				__atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELAXED);
+				__atomic_thread_fence(__ATOMIC_RELEASE);
+				f->active = 0;
+				__atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
+			}
 			for (uint32_t used = __atomic_load_n(&h->slots_used, __ATOMIC_RELAXED);
 			     used < i + 1 && !__atomic_compare_exchange_n(&h->slots_used, &used, i + 1, 1,
 									 __ATOMIC_RELAXED, __ATOMIC_RELAXED);)

@@ -23,7 +23,7 @@
    the entry it reads for INDEX is looking at an older call or one being written, and skips
    it. */
 #define CUA_LIVE_MAGIC "cuaudit-live/1\n"
-#define CUA_LIVE_VERSION 2 /* 2: history entries numbered by index, the slot's level */
+#define CUA_LIVE_VERSION 2 /* 2: history entries numbered by index, records of 128 bytes */
 #define CUA_LIVE_HEAD_SIZE 4096u
 #define CUA_LIVE_SLOTS 128u      /* threads with a slot at once; later ones are counted */
 #define CUA_LIVE_DEPTH 4u        /* nested calls in flight kept per thread (runtime > driver) */
@@ -73,13 +73,14 @@ struct cua_live_head {
 	uint64_t mem_used[CUA_LIVE_DEVICES];
 };
 
-/* One call in flight: flight record d of a slot is in flight while d is below the slot's
-   level. 128 bytes, so that a record is found with a shift. */
+/* One call in flight. 128 bytes, so that a record is found with a shift. */
 struct cua_live_flight {
 	uint32_t seq;            /* odd while written */
 	uint16_t id;
 	uint8_t binding;         /* enum cuaudit_binding */
-	uint8_t reserved0;       /* 0 */
+	uint8_t active;          /* 1 from the call's start (set with the odd number, in one
+				    store) until it returns; cleared with one store, outside the
+				    sequence number (the rest stays put) */
 	uint64_t t_start;
 	_Alignas(8) unsigned char args[CUA_LIVE_ARGS];
 	unsigned char reserved1[16]; /* to 128 bytes */
@@ -98,12 +99,7 @@ struct cua_live_entry {
 
 struct cua_live_slot {
 	uint32_t tid;            /* the owner thread; 0: free */
-	/* The owner's calls in flight, outermost first: flight[0 .. level-1] (the first
-	   CUA_LIVE_DEPTH are kept). Taken at a call's start before its record is written,
-	   given back with one store when it returns (the record stays as it was). Not the
-	   dispatch's depth, which a signal handler's calls restart at 0: a handler's call takes
-	   the record above the call it interrupted, which stays in flight. */
-	uint32_t level;
+	uint32_t reserved0;
 	uint64_t done;           /* calls finished in this slot, all owners: the next history
 				    index, taken before the entry is written */
 	unsigned char reserved1[48]; /* the records start a cache line of their own; the file
@@ -113,7 +109,7 @@ struct cua_live_slot {
 
 /* cua_live_put_head writes the sequence number and the next three fields as one word. */
 _Static_assert(offsetof(struct cua_live_flight, id) == 4 && offsetof(struct cua_live_flight, binding) == 6 &&
-		       offsetof(struct cua_live_flight, reserved0) == 7 && offsetof(struct cua_live_flight, t_start) == 8,
+		       offsetof(struct cua_live_flight, active) == 7 && offsetof(struct cua_live_flight, t_start) == 8,
 	       "a flight record's first word");
 _Static_assert(sizeof(struct cua_live_flight) == 128 && offsetof(struct cua_live_slot, flight) == 64,
 	       "flight records of two cache lines each");
@@ -159,6 +155,15 @@ static inline uint64_t cua_live_slot_size(uint32_t ncalls, uint32_t nids)
 struct cua_live_me {
 	struct cua_live_slot *slot;
 	uint64_t pid;
+	/* Calls of this thread in flight, for the view: the flight record a call takes. Not the
+	   dispatch's depth, which a signal handler's calls restart at 0 (they count as calls
+	   of their own): here a handler's call takes the record above the call it interrupted,
+	   which stays in flight. */
+	unsigned level;
+	/* Non-zero while cua_live_end writes a history entry: a signal handler's call that ends
+	   meanwhile counts, but writes no entry (it could otherwise take the same entry, or,
+	   with a ring smaller than its calls, overwrite it while it is written). */
+	uint8_t writing;
 	/* The slot's per-API call and error counts (cua_live_calls, cua_live_errors), found
 	   once at attach. */
 	uint64_t *calls;
@@ -229,10 +234,13 @@ size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ti
 
 /* Called by the dispatch after it read the call's start time: the call is in flight. pid is
    the calling process (the dispatch's thread cache, current after cua_thread_id_fast).
-   Returns the flight record's index, for cua_live_end (CUA_LIVE_DEPTH and above: none). */
+   Returns the flight record's index (CUA_LIVE_DEPTH and above: none) and, in *slot_out, the
+   slot it is in, for cua_live_end: a thread that takes another slot during the call (its
+   first call found no region yet) ends the call in the slot it began in. */
 static inline __attribute__((always_inline)) unsigned cua_live_begin(unsigned id, unsigned binding,
 								     const void *args, size_t args_bytes,
-								     uint64_t pid, uint64_t t_start)
+								     uint64_t pid, uint64_t t_start,
+								     struct cua_live_slot **slot_out)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
 	struct cua_live_flight *f;
@@ -243,15 +251,15 @@ static inline __attribute__((always_inline)) unsigned cua_live_begin(unsigned id
 		s = cua_live_attach(pid);
 	/* A handler that interrupts this increment ends its own calls before it returns and
 	   puts the level back: both calls may take one record, one after the other. */
-	idx = s->level;
-	__atomic_store_n(&s->level, idx + 1, __ATOMIC_RELAXED);
+	*slot_out = s;
+	idx = cua_live_me.level++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(idx >= CUA_LIVE_DEPTH, 0))
 		return idx;
 	f = &s->flight[idx];
 	seq = f->seq;
-	/* The odd number with the id and the binding, in one store. */
-	cua_live_put_head(&f->seq, seq + 1, (uint16_t)id, (uint8_t)binding, 0);
+	/* The odd number with the id, the binding and the in-flight mark, in one store. */
+	cua_live_put_head(&f->seq, seq + 1, (uint16_t)id, (uint8_t)binding, 1);
 	/* A plain compiler barrier on x86 (stores are not reordered there); a store fence
 	   elsewhere: the odd number is seen before the fields change. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);

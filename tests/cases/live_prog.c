@@ -104,7 +104,7 @@ static void sync_in_handler(int sig)
    each handler makes a call that fails. */
 static volatile sig_atomic_t handler_calls;
 static pthread_t storm_target;
-static volatile int storm_stop, storm_pause, storm_paused;
+static volatile int storm_stop;
 
 static void failing_call_in_handler(int sig)
 {
@@ -118,11 +118,8 @@ static void failing_call_in_handler(int sig)
 static void *storm_thread(void *arg)
 {
 	(void)arg;
-	while (!storm_stop) {
-		storm_paused = storm_pause;
-		if (!storm_pause)
-			pthread_kill(storm_target, SIGUSR2);
-	}
+	while (!storm_stop)
+		pthread_kill(storm_target, SIGUSR2);
 	return NULL;
 }
 
@@ -262,15 +259,18 @@ int main(int argc, char **argv)
 			int count;
 
 			CHECK(cuDeviceGetCount(&count) == CUDA_SUCCESS);
-			/* Every 4096 calls the signals pause and the thread reads its own history
-			   as a reader would: each call's entry is read once or twice. */
+			/* Every 4096 calls the thread blocks the signal and reads its own
+			   history as a reader would (it alone writes there): each call's entry
+			   is read once or twice. */
 			if (n % 4096 == 4095) {
-				storm_pause = 1;
-				while (!storm_paused)
-					;
+				sigset_t usr2;
+
+				sigemptyset(&usr2);
+				sigaddset(&usr2, SIGUSR2);
+				CHECK(pthread_sigmask(SIG_BLOCK, &usr2, NULL) == 0);
 				scan_history(h, sl, ok_ids, bad_ids, &whole);
 				scans++;
-				storm_pause = 0;
+				CHECK(pthread_sigmask(SIG_UNBLOCK, &usr2, NULL) == 0);
 			}
 		}
 		storm_stop = 1;
