@@ -300,23 +300,21 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsign
 	/* Only in the slot the call began in, and only while the thread still writes there: a
 	   call that began in the parent and ends in a child forked meanwhile (by a signal
 	   handler, or inside the call) leaves the parent's slot, shared through the mapping,
-	   alone; one that began before the thread had its slot ends unseen. */
-	if (CUA_UNLIKELY(s != cua_live_me.slot || cua_live_me.pid != cua_process_id_fast()))
+	   alone; one that began before the thread had its slot is counted, with no entry. */
+	if (CUA_UNLIKELY(cua_live_me.pid != cua_process_id_fast()))
 		return;
+	if (CUA_UNLIKELY(s != cua_live_me.slot))
+		goto count;
 	/* One byte, no sequence change: the record's other fields stay as they are, so a
 	   reader's copy is whole whichever value of it it saw. */
 	if (CUA_LIKELY(fr->live_idx < CUA_LIVE_DEPTH))
 		__atomic_store_n(&s->flight[fr->live_idx].active, 0, __ATOMIC_RELEASE);
-	/* A signal handler's call that ends while this thread writes an entry counts, but writes
-	   none (livefmt.h: cua_live_me.writing). */
-	if (CUA_UNLIKELY(cua_live_me.writing))
-		goto count;
-	cua_live_me.writing = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	/* The entry is taken before it is written, and its numbers come from its index, not
-	   from the entry (livefmt.h): a reader never takes an older call for this one. */
+	/* The entry is taken before it is written, so that a signal handler's call landing in
+	   what follows takes the next one; its numbers come from its index, not from the entry
+	   (livefmt.h), so a reader never takes an older call for this one. */
 	done = s->done;
 	__atomic_store_n(&s->done, done + 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	e = cua_live_history(s) + (done & cua_live_calls_mask);
 	seq = cua_live_entry_seq(done);
 	cua_live_put_head(&e->seq, seq - 1, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
@@ -336,8 +334,6 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsign
 	e->t_end = t_end;
 	e->result = result;
 	__atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	cua_live_me.writing = 0;
 count:
 	/* Per thread, summed by the reader: no shared atomic on the hot path. */
 	cua_live_me.calls[id]++;

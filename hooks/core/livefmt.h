@@ -23,7 +23,7 @@
    the entry it reads for INDEX is looking at an older call or one being written, and skips
    it. */
 #define CUA_LIVE_MAGIC "cuaudit-live/1\n"
-#define CUA_LIVE_VERSION 2 /* 2: history entries numbered by index, records of 128 bytes */
+#define CUA_LIVE_VERSION 3 /* history entries numbered by index, records of 128 bytes (2: a development format) */
 #define CUA_LIVE_HEAD_SIZE 4096u
 #define CUA_LIVE_SLOTS 128u      /* threads with a slot at once; later ones are counted */
 #define CUA_LIVE_DEPTH 4u        /* nested calls in flight kept per thread (runtime > driver) */
@@ -160,10 +160,6 @@ struct cua_live_me {
 	   of their own): here a handler's call takes the record above the call it interrupted,
 	   which stays in flight. */
 	unsigned level;
-	/* Non-zero while cua_live_end writes a history entry: a signal handler's call that ends
-	   meanwhile counts, but writes no entry (it could otherwise take the same entry, or,
-	   with a ring smaller than its calls, overwrite it while it is written). */
-	uint8_t writing;
 	/* The slot's per-API call and error counts (cua_live_calls, cua_live_errors), found
 	   once at attach. */
 	uint64_t *calls;

@@ -411,7 +411,7 @@ for path in sys.argv[1:]:
             assert key in ok, (path, e)
             seen[key] += 1
             # Times whole too: a torn entry could pair one call's start with another's end.
-            assert e["duration_ns"] is None or e["duration_ns"] < 100000000, (path, e)
+            assert e["duration_ns"] is None or e["duration_ns"] < 1000000000, (path, e)
 # The last snapshot, taken once the storm stopped, holds 4096 calls (the program's own scan
 # above saw the handlers' calls whole; these the reader's, under concurrent writes).
 assert sum(seen.values()) >= 4096, seen
