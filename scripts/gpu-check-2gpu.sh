@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# scripts/gpu-check-2gpu.sh: on a 2-GPU machine, DDP training over NCCL natively, under cuaudit with per-rank outputs, and under a memory limit; prints a table.
+# scripts/gpu-check-2gpu.sh: on a 2-GPU machine, DDP training over NCCL natively, under cuaudit with per-rank outputs, under a memory limit, with GPU timing, with the live view of a rank waiting in a collective, and with the static runtime patched; prints a table.
 # Usage: scripts/gpu-check-2gpu.sh   (no arguments; needs 2 GPUs, cmake, a C compiler, python3 with torch)
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -39,7 +39,15 @@ finish() {
 }
 
 # ---------------------------------------------------------------- build (one call)
-cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$R/build.log" 2>&1 &&
+# CUAUDIT_STATIC_RUNTIME needs Zydis: from zydis-debs/ where the machine has none (scripts/gpu-check.sh).
+zydis_args=()
+if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null 2>&1; then
+  mkdir -p "$B"
+  for d in "$ROOT"/zydis-debs/*.deb; do dpkg -x "$d" "$B/zydis"; done
+  zydis_args=(-DZYDIS_INCLUDE_DIR="$B/zydis/usr/include"
+    -DZYDIS_LIBRARY="$(ls "$B"/zydis/usr/lib/*/libZydis.so.4* | head -1)")
+fi
+cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
   cmake --build "$B" -j"$(nproc)" --target cuaudit cuaudit_cli >>"$R/build.log" 2>&1 ||
   { tail -30 "$R/build.log"; record build "cmake --build" FAIL; finish; }
 if [ "$(python3 -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null)" -lt 2 ] 2>/dev/null; then
@@ -128,6 +136,85 @@ if [ -n "${p0:-}" ] && [ -n "${p1:-}" ]; then
 else
   record limit "no peaks in the measure logs ($(ls "$R" | grep -c measure) files)" FAIL
 fi
+
+# ---------------------------------------------------------------- 4. GPU timing on both ranks
+ddp gputime LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$R/gt.%q{RANK}.json"
+same_as_native gputime && v=pass || v=FAIL
+record gputime "CUAUDIT_GPU_TIME=on: loss identical to native" "$v"
+for r in 0 1; do
+  got=$(python3 - "$R/gt.$r.json" <<'PY' 2>&1
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu"]
+nccl = [k for k in g["kernels"] if "nccl" in k["name"].lower()]
+timed = [k for k in nccl if k["instances"] > 0 and k["total_ns"] > 0]
+print(f"nccl_kernels={len(nccl)} timed={len(timed)} instances={sum(k['instances'] for k in nccl)} "
+      f"ms={sum(k['total_ns'] for k in nccl) / 1e6:.1f} all_kernels={len(g['kernels'])} untimed={g.get('untimed')}")
+PY
+)
+  echo "$got" | grep -qE '^nccl_kernels=([1-9][0-9]*) timed=\1 instances=[1-9]' && v=pass || v=FAIL
+  record gputime "rank $r: NCCL's kernels timed: $(echo "$got" | cut -c1-56)" "$v"
+done
+"$CLI" report --json="$R/gt.merged.json" "$R/gt.0.json" "$R/gt.1.json" >"$R/gt.report.txt" 2>&1
+rc=$?
+got=$(python3 - "$R/gt.merged.json" <<'PY' 2>&1
+import json, sys
+g = json.load(open(sys.argv[1]))["gpu"]
+nccl = [k for k in g["kernels"] if "nccl" in k["name"].lower()]
+print(f"nccl_kernels={len(nccl)} in_both={sum(1 for k in nccl if k['processes'] == 2)}")
+PY
+)
+[ $rc = 0 ] && echo "$got" | grep -qE 'in_both=[1-9]' && v=pass || v=FAIL
+record report "GPU tables of both ranks merged: $got" "$v"
+
+# ---------------------------------------------------------------- 5. live view, a rank waiting
+# Rank 1 sleeps 8 s before step 10's all-reduce; rank 0 waits in a CUDA call meanwhile.
+ddp live LD_AUDIT="$AUDIT" CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$R/live" DDP_STALL=8 &
+bg=$!
+seen="" listed=0
+for _ in $(seq 240); do
+  sleep 0.5
+  "$CLI" ps --dir "$R/live" >"$R/live.ps" 2>&1 || continue
+  n=$(awk '$2 == "running"' "$R/live.ps" | wc -l)
+  [ "$n" -gt "$listed" ] && listed=$n
+  for pid in $(awk '$2 == "running" {print $1}' "$R/live.ps"); do
+    "$CLI" ps --dir "$R/live" --json "$pid" >"$R/live.$pid.json" 2>/dev/null || continue
+    seen=$(python3 - "$R/live.$pid.json" <<'PY' 2>/dev/null
+import json, sys
+d = json.load(open(sys.argv[1]))
+for t in d["threads"]:
+    for f in t["in_flight"]:
+        if f["depth"] == 0 and f["elapsed_ns"] > 2e9:
+            print(f"pid {d['pid']} thread {t['tid']}: {f['name']}({f['args'][:40]}) for {f['elapsed_ns'] / 1e9:.1f} s")
+            sys.exit(0)
+PY
+)
+    [ -n "$seen" ] && cp "$R/live.$pid.json" "$R/live.waiting.json" && "$CLI" ps --dir "$R/live" "$pid" >"$R/live.waiting.txt" 2>&1 && break
+  done
+  [ -n "$seen" ] && break
+done
+wait $bg
+[ "$listed" -ge 2 ] && v=pass || v=FAIL
+record live "cuaudit ps lists the ranks running ($listed at once; with the launcher when it calls CUDA)" "$v"
+[ -n "$seen" ] && v=pass || v=FAIL
+record live "the waiting rank's blocking call: ${seen:-none seen for 2 s}" "$v"
+same_as_native live && v=pass || v=FAIL
+record live "with the live view and the stall: loss identical, files removed ($(ls "$R/live" 2>/dev/null | wc -l) left)" "$v"
+
+# ---------------------------------------------------------------- 6. static runtime
+ddp static LD_AUDIT="$AUDIT" CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_SUMMARY="$R/st.%q{RANK}.json"
+same_as_native static && v=pass || v=FAIL
+record static "CUAUDIT_STATIC_RUNTIME=1: loss identical to native" "$v"
+for r in 0 1; do
+  got=$(python3 - "$R/st.$r.json" <<'PY' 2>&1
+import json, sys
+s = json.load(open(sys.argv[1]))
+o = [x for x in s.get("entry_objects", []) if "nccl" in x["object"]]
+print(" ".join(f"{x['object'].split('/')[-1]}={x['calls']}" for x in o) or "no NCCL copy")
+PY
+)
+  echo "$got" | grep -qE 'nccl[^=]*=[1-9]' && v=pass || v=FAIL
+  record static "rank $r: NCCL's runtime calls seen through its copy: $got" "$v"
+done
 
 # ---------------------------------------------------------------- table
 finish

@@ -1,6 +1,7 @@
 # SPDX-License-Identifier: MIT
-# tests/gpu/ddp_train.py: DDP training over NCCL on every GPU torchrun gives it; prints the all-reduced loss per step. DDP_PROBE=1 adds a quota probe.
+# tests/gpu/ddp_train.py: DDP training over NCCL on every GPU torchrun gives it; prints the all-reduced loss per step. DDP_PROBE=1 adds a quota probe; DDP_STALL=S makes rank 1 wait S seconds before step 10's all-reduce, so that rank 0 waits in it.
 import os
+import time
 
 # Set before cuBLAS starts: a fixed workspace keeps matmuls run-to-run deterministic.
 os.environ.setdefault("CUBLAS_WORKSPACE_CONFIG", ":4096:8")
@@ -40,6 +41,8 @@ def main():
         loss.backward()
         opt.step()
         mean = loss.detach().clone()
+        if step == 10 and rank == 1 and os.environ.get("DDP_STALL"):
+            time.sleep(float(os.environ["DDP_STALL"]))
         dist.all_reduce(mean)
         mean /= world
         say("rank %d step %02d loss %.8f" % (rank, step, mean.item()))
