@@ -520,9 +520,18 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 		for (i = 0; i < end / 8u; i++)
 			__builtin_memcpy(p + 8 * i, (const char *)c->args + 8 * i, 8);
 		if (end & 7u) {
+			const char *src = (const char *)c->args + 8 * i;
+			unsigned k = 0;
 			uint64_t w = 0;
 
-			memcpy(&w, (const char *)c->args + 8 * i, end & 7u);
+			/* A 4-byte member in one move (the usual tail), then any bytes left:
+			   no call to memcpy on the hot path. */
+			if ((end & 7u) >= 4) {
+				__builtin_memcpy(&w, src, 4);
+				k = 4;
+			}
+			for (; k < (end & 7u); k++)
+				((char *)&w)[k] = src[k];
 			__builtin_memcpy(p + 8 * i, &w, 8);
 		}
 	}

@@ -245,9 +245,9 @@ static inline __attribute__((always_inline)) unsigned cua_live_begin(unsigned id
 
 	if (__builtin_expect(!s || cua_live_me.pid != pid, 0))
 		s = cua_live_attach(pid);
+	*slot_out = s;
 	/* A handler that interrupts this increment ends its own calls before it returns and
 	   puts the level back: both calls may take one record, one after the other. */
-	*slot_out = s;
 	idx = cua_live_me.level++;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (__builtin_expect(idx >= CUA_LIVE_DEPTH, 0))

@@ -211,6 +211,16 @@ int main(int argc, char **argv)
 		printf("unblocked\n");
 		return 0;
 	}
+	if (strcmp(mode, "tail") == 0) {
+		/* An argument in the last 4 bytes of its struct, with its high bytes set: the
+		   trace copies a struct's tail word by hand (hooks/trace.c). */
+		CUdevice d;
+
+		CHECK(cuInit(0) == CUDA_SUCCESS);
+		CHECK(cuDeviceGet(&d, 0x12345678) == CUDA_ERROR_INVALID_DEVICE);
+		printf("done\n");
+		return 0;
+	}
 	if (strcmp(mode, "nest") == 0) {
 		/* Blocked, then nested by signals; once unblocked, 3 calls, then waits for the
 		   file $NEST_EXIT. */

@@ -112,6 +112,11 @@ trace_numbers_are_numbers_and_process_and_threads_are_named)
     pass "an out-parameter shows its value as a number" || fail "cuDeviceGetCount count not 1"
   grep -q '"kind":"cudaMemcpyHostToDevice"' t.json && pass "enums by name" || fail "kind not named"
   grep -q '"gridDim":"(1,1,1)"' t.json && pass "dim3 as (x,y,z)" || fail "gridDim not (x,y,z)"
+  # An int that ends its argument struct inside a word (copied by hand, high bytes and all).
+  LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/tail.json" "$BIN/live_prog" tail >tail.out 2>&1
+  grep -q '"name":"cuDeviceGet",.*"args":{"device":"0x[0-9a-f]*","ordinal":305419896,' tail.json &&
+    pass "an int in the struct's last 4 bytes is whole: ordinal 305419896" ||
+    fail "cuDeviceGet ordinal: $(grep -o '"name":"cuDeviceGet",[^}]*}' tail.json) $(cat tail.out)"
   ;;
 include_and_exclude_choose_what_log_and_trace_record)
   native "$BIN/driver_lazy"
