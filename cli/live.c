@@ -22,7 +22,7 @@
 #include "threads.h"
 #include "tracefmt.h"
 
-/* A region larger than this is not one cuaudit wrote (128 slots of 4096 calls is ~30 MiB):
+/* A region larger than this is not one cuaudit wrote (128 slots of 4096 calls is ~73 MiB):
    the reader's memory stays bounded whatever the file says. */
 #define MAX_REGION (256ull << 20)
 #define MAX_REGIONS 4096
@@ -236,20 +236,46 @@ static int stable(const struct region *r, const void *rec, size_t len, void *out
 	return (*(const uint32_t *)out & 1) == 0;
 }
 
-/* Flight record d of slot s, read whole, if its call is in flight. */
-static int in_flight(const struct region *r, struct cua_live_slot *s, unsigned d,
-		     struct cua_live_flight *f)
+/* A thread's calls in flight, outermost first: the records of slot s whose number says in
+   flight, each read whole. Returns how many, at most CUA_LIVE_CALLS_MAX (the ring's size). */
+static struct cua_live_call flight_buf[CUA_LIVE_CALLS_MAX];
+
+static int older_first(const void *x, const void *y)
 {
-	return stable(r, &s->flight[d], sizeof(*f), f) && f->active;
+	const struct cua_live_call *a = x, *b = y;
+	/* Numbers are 4 * INDEX + 2 in 32 bits: their difference orders the calls of one ring. */
+	int32_t d = (int32_t)(a->seq - b->seq);
+
+	return d < 0 ? -1 : d > 0;
 }
 
-/* History entry 'at' of slot s, read whole and holding that call, not an older one or one
-   being written (its number is the index's: livefmt.h). */
-static int history_entry(const struct region *r, struct cua_live_slot *s, uint64_t at,
-			 struct cua_live_entry *e)
+static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
+			  const struct cua_live_call **out)
 {
-	return stable(r, &cua_live_history(s)[at & (r->head.ncalls - 1)], sizeof(*e), e) &&
-	       e->seq == cua_live_entry_seq(at);
+	unsigned n = 0;
+
+	for (uint32_t k = 0; k < r->head.ncalls && n < CUA_LIVE_CALLS_MAX; k++) {
+		struct cua_live_call *c = &flight_buf[n];
+
+		if ((cua_live_ring(s)[k].seq & 3u) != CUA_LIVE_IN_FLIGHT &&
+		    (cua_live_ring(s)[k].seq & 3u) != CUA_LIVE_STARTING)
+			continue; /* ended or unused when the region was read (it only moves on) */
+		if (stable(r, &cua_live_ring(s)[k], sizeof(*c), c) &&
+		    (c->seq & 3u) == CUA_LIVE_IN_FLIGHT)
+			n++;
+	}
+	qsort(flight_buf, n, sizeof(flight_buf[0]), older_first);
+	*out = flight_buf;
+	return n;
+}
+
+/* The record of call 'at' of slot s, read whole, if it holds that call ended (not an older
+   call, a newer one, or one still in flight: livefmt.h). */
+static int history_entry(const struct region *r, struct cua_live_slot *s, uint64_t at,
+			 struct cua_live_call *e)
+{
+	return stable(r, &cua_live_ring(s)[at & (r->head.ncalls - 1)], sizeof(*e), e) &&
+	       e->seq == cua_live_seq(at, CUA_LIVE_ENDED);
 }
 
 static const char *name_of(const struct region *r, unsigned id, char *buf, size_t cap)
@@ -282,7 +308,7 @@ static uint64_t since(const struct region *r, uint64_t t)
 /* The arguments as the log shows them, from the kept bytes of the argument struct. A string
    argument is a pointer into the process and is shown as its address; arguments past the
    kept bytes show as '?'. */
-static void format_args(const struct region *r, const struct cua_live_flight *f, char *out,
+static void format_args(const struct region *r, const struct cua_live_call *f, char *out,
 			size_t cap)
 {
 	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
@@ -331,7 +357,7 @@ static void format_args(const struct region *r, const struct cua_live_flight *f,
 	out[b.len < cap ? b.len : cap - 1] = '\0';
 }
 
-static void format_result(const struct region *r, const struct cua_live_entry *e, char *out,
+static void format_result(const struct region *r, const struct cua_live_call *e, char *out,
 			  size_t cap)
 {
 	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
@@ -469,17 +495,15 @@ static void totals_of(const struct region *r, struct totals *t)
 
 		for (uint32_t id = 0; id < r->head.nids; id++)
 			t->calls += calls[id];
-		for (unsigned dpt = 0; dpt < CUA_LIVE_DEPTH; dpt++) {
-			struct cua_live_flight f;
+		const struct cua_live_call *f;
 
-			if (!in_flight(r, s, dpt, &f))
-				continue;
+		if (in_flight(r, s, &f)) {
 			active = 1;
 			/* The outermost call of the thread is what it waits in. */
-			if (dpt == 0 && (!t->busy || since(r, f.t_start) > t->busy_ns)) {
+			if (!t->busy || since(r, f[0].t_start) > t->busy_ns) {
 				t->busy = 1;
-				t->busy_ns = since(r, f.t_start);
-				t->busy_id = f.id;
+				t->busy_ns = since(r, f[0].t_start);
+				t->busy_id = f[0].id;
 				t->busy_tid = s->tid;
 			}
 		}
@@ -563,21 +587,20 @@ static int ps_one(struct region *r, void *vctx)
 static void print_thread(const struct region *r, struct cua_live_slot *s, unsigned last)
 {
 	char nb[32], args[2048], res[128];
+	const struct cua_live_call *f;
+	unsigned nf;
 	uint64_t done;
 	int any = 0;
 	int alive = r->state != ST_RUNNING || cua_thread_alive(r->head.pid, s->tid);
 
 	printf("thread %u%s\n", s->tid, alive ? "" : " (ended)");
-	for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
-		struct cua_live_flight f;
-
-		if (!in_flight(r, s, d, &f))
-			continue;
+	nf = in_flight(r, s, &f);
+	for (unsigned d = 0; d < nf; d++) {
 		any = 1;
-		format_args(r, &f, args, sizeof(args));
+		format_args(r, &f[d], args, sizeof(args));
 		printf("  %s %s(%s) [%s] for ", d ? "  inside:" : "in flight:",
-		       name_of(r, f.id, nb, sizeof(nb)), args, binding_name(f.binding));
-		put_duration(stdout, since(r, f.t_start));
+		       name_of(r, f[d].id, nb, sizeof(nb)), args, binding_name(f[d].binding));
+		put_duration(stdout, since(r, f[d].t_start));
 		printf("%s\n", r->state == ST_DEAD ? " (until now; the process is dead)" : "");
 	}
 	if (!any)
@@ -587,13 +610,14 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 	printf("  last calls, newest first:\n");
 	done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 	for (unsigned k = 0; k < last && k < r->head.ncalls && k < done; k++) {
-		struct cua_live_entry e;
+		struct cua_live_call e;
 
 		if (!history_entry(r, s, done - 1 - k, &e))
 			continue;
 		format_result(r, &e, res, sizeof(res));
-		printf("    %*s%s -> %s ", 2 * (e.depth < 8 ? e.depth : 8), "",
-		       name_of(r, e.id, nb, sizeof(nb)), res);
+		format_args(r, &e, args, sizeof(args));
+		printf("    %*s%s(%s) -> %s ", 2 * (e.depth < 8 ? e.depth : 8), "",
+		       name_of(r, e.id, nb, sizeof(nb)), args, res);
 		if (e.t_end)
 			put_duration(stdout, e.t_end >= e.t_start ? e.t_end - e.t_start : 0);
 		else
@@ -616,6 +640,8 @@ static void json_str(const char *s)
 static void print_json(const struct region *r, unsigned last)
 {
 	char nb[32], args[2048], res[128];
+	const struct cua_live_call *f;
+	unsigned nf;
 	const char *sep = "";
 
 	printf("{\"pid\":%llu,\"state\":\"%s\",\"program\":", (unsigned long long)r->head.pid,
@@ -633,16 +659,13 @@ static void print_json(const struct region *r, unsigned last)
 			continue;
 		printf("%s{\"tid\":%u,\"in_flight\":[", sep, s->tid);
 		sep = ",";
-		for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
-			struct cua_live_flight f;
-
-			if (!in_flight(r, s, d, &f))
-				continue;
-			format_args(r, &f, args, sizeof(args));
+		nf = in_flight(r, s, &f);
+		for (unsigned d = 0; d < nf; d++) {
+			format_args(r, &f[d], args, sizeof(args));
 			printf("%s{\"name\":", fsep);
-			json_str(name_of(r, f.id, nb, sizeof(nb)));
+			json_str(name_of(r, f[d].id, nb, sizeof(nb)));
 			printf(",\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":%llu,\"args\":", d,
-			       binding_name(f.binding), (unsigned long long)since(r, f.t_start));
+			       binding_name(f[d].binding), (unsigned long long)since(r, f[d].t_start));
 			json_str(args);
 			printf("}");
 			fsep = ",";
@@ -651,13 +674,16 @@ static void print_json(const struct region *r, unsigned last)
 		fsep = "";
 		done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 		for (unsigned k = 0; k < last && k < r->head.ncalls && k < done; k++) {
-			struct cua_live_entry e;
+			struct cua_live_call e;
 
 			if (!history_entry(r, s, done - 1 - k, &e))
 				continue;
 			format_result(r, &e, res, sizeof(res));
+			format_args(r, &e, args, sizeof(args));
 			printf("%s{\"name\":", fsep);
 			json_str(name_of(r, e.id, nb, sizeof(nb)));
+			printf(",\"args\":");
+			json_str(args);
 			printf(",\"tid\":%u,\"depth\":%u,\"binding\":\"%s\",\"result\":", e.tid, e.depth,
 			       binding_name(e.binding));
 			json_str(res);
@@ -851,11 +877,13 @@ static int top_add(struct region *r, void *vctx)
 			t->calls[id] += cua_live_calls(s, r->head.ncalls)[id];
 			t->errors[id] += cua_live_errors(s, r->head.ncalls, r->head.nids)[id];
 		}
-		for (unsigned d = 0; d < CUA_LIVE_DEPTH && r->state != ST_DEAD; d++) {
-			struct cua_live_flight f;
+		if (r->state != ST_DEAD) {
+			const struct cua_live_call *f;
+			unsigned nf = in_flight(r, s, &f);
 
-			if (in_flight(r, s, d, &f) && f.id < CUAUDIT_ID_COUNT)
-				t->inflight[f.id]++;
+			for (unsigned d = 0; d < nf; d++)
+				if (f[d].id < CUAUDIT_ID_COUNT)
+					t->inflight[f[d].id]++;
 		}
 	}
 	return 0;

@@ -109,11 +109,9 @@ struct cua_frame {
 	/* The call, on the counter and the bare paths (their record is not filled). */
 	unsigned id, binding, depth;
 	uint64_t t_enter_ns;
-	/* The live view's: the start it marked in flight and the flight record it took
-	   (cua_live_begin), given back to cua_live_end whatever happened in between. */
-	uint64_t live_start;
-	struct cua_live_slot *live_slot;
-	unsigned live_idx;
+	/* The live view's record of the call (cua_live_begin), given back to cua_live_end
+	   whatever happened in between. */
+	struct cua_live_took live;
 };
 
 /* A counter form of a built-in subscription (issue 25): what the summary needs of a call,
@@ -215,10 +213,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		}
 		p->result = 0; /* a function returning void leaves it */
 		if (CUA_UNLIKELY(cua_live_on)) {
-			(void)cua_thread_id_fast();
-			f->live_start = f->t_enter_ns ? f->t_enter_ns : cua_clock_ns();
-			f->live_idx = cua_live_begin(id, f->binding, args, args_bytes, cua_self.tid_pid,
-						     f->live_start, &f->live_slot);
+			cua_live_begin(id, f->binding, f->depth, args, args_bytes, cua_process_id_fast(),
+				       f->t_enter_ns ? f->t_enter_ns : cua_clock_ns(), &f->live);
 		}
 		return 1;
 	}
@@ -230,10 +226,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		f->binding = CUA_KIND_OF(kind);
 		f->depth = cua_self.depth++;
 		p->result = 0;
-		(void)cua_thread_id_fast();
-		f->live_start = cua_clock_ns();
-		f->live_idx = cua_live_begin(id, f->binding, args, args_bytes, cua_self.tid_pid,
-					     f->live_start, &f->live_slot);
+		cua_live_begin(id, f->binding, f->depth, args, args_bytes, cua_process_id_fast(),
+			       cua_clock_ns(), &f->live);
 		return 1;
 	}
 	/* A call through a patched entry names its object: summary_exit counts it by copy. */
@@ -277,65 +271,38 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 	   runs it on every function (cua_dispatch_cover_all), with the pid and tid that
 	   cua_thread_id_fast keeps, so the record may stay lean. */
 	if (CUA_UNLIKELY(cua_live_on)) {
-		(void)cua_thread_id_fast();
-		f->live_start = p->t_enter_ns ? p->t_enter_ns : cua_clock_ns();
-		f->live_idx = cua_live_begin(id, p->binding, args, args_bytes, cua_self.tid_pid,
-					     f->live_start, &f->live_slot);
+		cua_live_begin(id, p->binding, p->depth, args, args_bytes, cua_process_id_fast(),
+			       p->t_enter_ns ? p->t_enter_ns : cua_clock_ns(), &f->live);
 	}
 	return call_real;
 }
 
-/* The live view's end of a call: it is no longer in flight, and goes into the thread's history
-   ring and per-API counters, with plain stores into the thread's own slot, each record under
-   its sequence number (hooks/core/livefmt.h). */
-CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, unsigned binding,
-				  unsigned depth, uint64_t result, uint64_t t_end)
+/* The live view's end of a call: its record gets the end time and the result and is marked
+   ended, with plain stores into the thread's own slot (hooks/core/livefmt.h); the per-API
+   counters go up. */
+CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64_t result,
+				  uint64_t t_end)
 {
-	struct cua_live_slot *s = fr->live_slot;
-	struct cua_live_entry *e;
-	uint64_t done, tid;
-	uint32_t seq;
+	struct cua_live_call *r = fr->live.rec;
 
-	cua_live_me.level = fr->live_idx;
-	/* Only in the slot the call began in, and only while the thread still writes there: a
-	   call that began in the parent and ends in a child forked meanwhile (by a signal
-	   handler, or inside the call) leaves the parent's slot, shared through the mapping,
-	   alone; one that began before the thread had its slot is counted, with no entry. */
-	if (CUA_UNLIKELY(cua_live_me.pid != cua_process_id_fast()))
+	/* Only in the process the call began in: a call that began in the parent and ends in a
+	   child forked meanwhile (by a signal handler, or inside the call) leaves the parent's
+	   slot, shared through the mapping, alone, and counts nowhere. In the process it
+	   began in, the record is the thread's own: its slot, or the private scratch slot where
+	   the call began before the thread had one. */
+	if (CUA_UNLIKELY(fr->live.pid != cua_process_id_fast()))
 		return;
-	if (CUA_UNLIKELY(s != cua_live_me.slot))
-		goto count;
-	/* One byte, no sequence change: the record's other fields stay as they are, so a
-	   reader's copy is whole whichever value of it it saw. */
-	if (CUA_LIKELY(fr->live_idx < CUA_LIVE_DEPTH))
-		__atomic_store_n(&s->flight[fr->live_idx].active, 0, __ATOMIC_RELEASE);
-	/* The entry is taken before it is written, so that a signal handler's call landing in
-	   what follows takes the next one; its numbers come from its index, not from the entry
-	   (livefmt.h), so a reader never takes an older call for this one. */
-	done = s->done;
-	__atomic_store_n(&s->done, done + 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	e = cua_live_history(s) + (done & cua_live_calls_mask);
-	seq = cua_live_entry_seq(done);
-	cua_live_put_head(&e->seq, seq - 1, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
-	__atomic_thread_fence(__ATOMIC_RELEASE);
-	/* The thread (current: the call's start refreshed it) and the reserved word, in one
-	   store where the byte order allows. */
-	tid = (uint32_t)cua_self.tid;
-#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	__builtin_memcpy(&e->tid, &tid, sizeof(tid));
-#else
-	e->tid = (uint32_t)tid;
-	e->reserved0 = 0;
-#endif
-	e->t_start = fr->live_start;
-	/* 0 where the call's end was not read: the view alone reads the clock once, at the
-	   start, and the sampled summary's untimed calls read none. */
-	e->t_end = t_end;
-	e->result = result;
-	__atomic_store_n(&e->seq, seq, __ATOMIC_RELEASE);
-count:
-	/* Per thread, summed by the reader: no shared atomic on the hot path. */
+	if (CUA_LIKELY(r != NULL)) {
+		/* The record is this call's alone until it is marked ended (a call never
+		   takes a record in flight): no odd number is needed, a reader ignores the end
+		   fields of a record in flight. */
+		r->t_end = t_end;
+		r->result = result;
+		__atomic_store_n(&r->seq, fr->live.seq + (CUA_LIVE_ENDED - CUA_LIVE_IN_FLIGHT),
+				 __ATOMIC_RELEASE);
+	}
+	/* Per thread, summed by the reader: no shared atomic on the hot path. A thread that
+	   took a slot of the region during the call counts there. */
 	cua_live_me.calls[id]++;
 	if (CUA_UNLIKELY((int)result != 0 && cua_live_may_fail[id]))
 		cua_live_me.errors[id]++;
@@ -360,13 +327,13 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 		/* cua_live_on is set before the first call and never changes: enter marked the
 		   call in flight. */
 		if (CUA_UNLIKELY(cua_live_on))
-			cua_live_end(f, f->id, f->binding, f->depth, p->result, t);
+			cua_live_end(f, f->id, p->result, t);
 		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns, t, p->result);
 		return;
 	}
 	if (plan & CUA_PLAN_BARE) {
 		cua_self.depth--;
-		cua_live_end(f, f->id, f->binding, f->depth, p->result, 0);
+		cua_live_end(f, f->id, p->result, 0);
 		return;
 	}
 	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
@@ -376,8 +343,7 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 	   duration is known (one clock read, on calls of a microsecond or more mostly). The
 	   record keeps t_exit_ns 0: a subscriber that asked for no times sees none. */
 	if (CUA_UNLIKELY(cua_live_on))
-		cua_live_end(f, p->id, p->binding, p->depth, p->result,
-			     p->t_exit_ns ? p->t_exit_ns : cua_clock_ns());
+		cua_live_end(f, p->id, p->result, p->t_exit_ns ? p->t_exit_ns : cua_clock_ns());
 	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
 		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
 

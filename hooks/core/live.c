@@ -319,14 +319,14 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 			if (!__atomic_compare_exchange_n(&s->tid, &owner, tid, 0, __ATOMIC_ACQ_REL,
 							 __ATOMIC_ACQUIRE))
 				continue;
-			/* The ended owner's calls in flight are over. */
-			for (unsigned d = 0; d < CUA_LIVE_DEPTH; d++) {
-				struct cua_live_flight *f = &s->flight[d];
+			/* The ended owner's calls in flight are over: their records go back to
+			   unused (one store each; a reader's copy of one then fails its
+			   check), so that the ring takes them again. */
+			for (uint32_t k = 0; k < cfg.ncalls; k++) {
+				struct cua_live_call *r = cua_live_ring(s) + k;
 
-				__atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELAXED);
-				__atomic_thread_fence(__ATOMIC_RELEASE);
-				f->active = 0;
-				__atomic_store_n(&f->seq, f->seq + 1, __ATOMIC_RELEASE);
+				if (cua_live_busy(__atomic_load_n(&r->seq, __ATOMIC_RELAXED)))
+					__atomic_store_n(&r->seq, 0, __ATOMIC_RELEASE);
 			}
 			for (uint32_t used = __atomic_load_n(&h->slots_used, __ATOMIC_RELAXED);
 			     used < i + 1 && !__atomic_compare_exchange_n(&h->slots_used, &used, i + 1, 1,
@@ -351,6 +351,7 @@ struct cua_live_slot *cua_live_attach(uint64_t pid)
 	if (h)
 		s = take_slot(h, pid, (uint32_t)cua_thread_id());
 	cua_live_me.slot = s ? s : cfg.scratch;
+	cua_live_me.tid = (uint32_t)cua_thread_id();
 	cua_live_me.calls = cua_live_calls(cua_live_me.slot, cua_live_calls_mask + 1);
 	cua_live_me.errors = cua_live_errors(cua_live_me.slot, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
 	/* The pid last: a signal handler's call that lands before it attaches again rather than
@@ -360,6 +361,16 @@ struct cua_live_slot *cua_live_attach(uint64_t pid)
 	cua_live_me.pid = retry ? 0 : pid;
 	errno = saved;
 	return cua_live_me.slot;
+}
+
+uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at)
+{
+	/* Calls in flight on one thread are its nesting depth plus its signal handlers' calls:
+	   a ring of them all is a program that nests deeper than the ring is long. */
+	for (uint32_t n = 0; n < cfg.ncalls; n++, at++)
+		if (!cua_live_busy(__atomic_load_n(&cua_live_record(s, at)->seq, __ATOMIC_RELAXED)))
+			return at;
+	return CUA_LIVE_NONE;
 }
 
 void cua_live_remove(void)

@@ -12,21 +12,25 @@
    SIGSEGV or a SIGSTOP, so a reader sees it then as it sees it while the process runs.
 
    Layout: the head (4 KiB), then CUA_LIVE_SLOTS thread slots of head.slot_size bytes. A slot
-   is: struct cua_live_slot, then head.ncalls history entries, then head.nids 64-bit call
-   counts, then head.nids 32-bit error counts. Writers are the application threads, each in
-   its own slot, with plain stores; each record carries a sequence number that is odd while
-   it is written, so a reader copies a record, reads the number again, and keeps the copy
-   only if the number is even and unchanged (a seqlock: the writer never waits). A history
-   entry's number says which call it holds as well: 2 * INDEX + 1 while written and
-   2 * INDEX + 2 once whole (cua_live_entry_seq), INDEX being the call's place in its slot's
-   history (slot.done before the call ended; 32 bits). A reader that finds another number at
-   the entry it reads for INDEX is looking at an older call or one being written, and skips
-   it. */
+   is: struct cua_live_slot, then head.ncalls call records (a ring), then head.nids 64-bit
+   call counts, then head.nids 32-bit error counts. Writers are the application threads, each
+   in its own slot, with plain stores. A call takes the ring's next record when it starts
+   (INDEX: slot.done then, 32 bits kept) and keeps it until it returns, so one record is both
+   its in-flight entry and, afterwards, its history entry. The record's sequence number says
+   which call it holds and in which state (cua_live_seq):
+     4 * INDEX + 1   its start being written;
+     4 * INDEX + 2   in flight: function, binding, depth, thread, start and arguments whole;
+     4 * INDEX + 4   ended: end time and result whole as well;
+   0 for a record never used. A reader copies a record, reads the number again, and keeps
+   the copy only if the number is even and unchanged (a seqlock: the writer never waits). A
+   record still in flight is never taken again: a call that finds its ring position in use
+   takes the next free one, so a call blocked for good stays in view however many calls
+   nested in it or made by signal handlers follow. The history is read back from slot.done:
+   the record at INDEX's position is that call's only if its number is 4 * INDEX + 4. */
 #define CUA_LIVE_MAGIC "cuaudit-live/1\n"
-#define CUA_LIVE_VERSION 3 /* history entries numbered by index, records of 128 bytes (2: a development format) */
+#define CUA_LIVE_VERSION 4 /* one record a call, in flight then ended (3: separate flight records and history) */
 #define CUA_LIVE_HEAD_SIZE 4096u
 #define CUA_LIVE_SLOTS 128u      /* threads with a slot at once; later ones are counted */
-#define CUA_LIVE_DEPTH 4u        /* nested calls in flight kept per thread (runtime > driver) */
 #define CUA_LIVE_ARGS 96u        /* bytes of each call's argument struct kept */
 #define CUA_LIVE_CALLS_DEFAULT 64u
 #define CUA_LIVE_CALLS_MAX 4096u
@@ -52,7 +56,7 @@ struct cua_live_head {
 	uint64_t file_size;
 	uint64_t slot_size;
 	uint32_t nslots;
-	uint32_t ncalls;         /* history entries per slot */
+	uint32_t ncalls;         /* call records per slot (a power of two) */
 	uint32_t nids;           /* counters per slot: CUAUDIT_ID_COUNT of the writer */
 	uint32_t args_max;       /* CUA_LIVE_ARGS */
 	uint64_t table_sig;      /* which build's ids and argument structs (cua_tracefmt_table_sig) */
@@ -73,66 +77,63 @@ struct cua_live_head {
 	uint64_t mem_used[CUA_LIVE_DEVICES];
 };
 
-/* One call in flight. 128 bytes, so that a record is found with a shift. */
-struct cua_live_flight {
-	uint32_t seq;            /* odd while written */
+/* One call: in flight from its start, then ended (the ring's records). 144 bytes. */
+struct cua_live_call {
+	uint32_t seq;            /* cua_live_seq: 4 * INDEX + 1, + 2, + 4 */
 	uint16_t id;
 	uint8_t binding;         /* enum cuaudit_binding */
-	uint8_t active;          /* 1 from the call's start (set with the odd number, in one
-				    store) until it returns; cleared with one store, outside the
-				    sequence number (the rest stays put) */
-	uint64_t t_start;
-	_Alignas(8) unsigned char args[CUA_LIVE_ARGS];
-	unsigned char reserved1[16]; /* to 128 bytes */
-};
-
-/* One finished call in the history ring. */
-struct cua_live_entry {
-	uint32_t seq;            /* odd while written */
-	uint16_t id;
-	uint8_t binding;
-	uint8_t depth;
+	uint8_t depth;           /* the dispatch's nesting depth (a signal handler's calls start
+				    again at 0) */
 	uint32_t tid;            /* the thread that made it: a slot outlives its threads */
 	uint32_t reserved0;
-	uint64_t t_start, t_end, result;
+	uint64_t t_start;
+	uint64_t t_end;          /* once ended; 0 where the end was not read (the view alone
+				    reads the clock once) */
+	uint64_t result;         /* once ended */
+	_Alignas(8) unsigned char args[CUA_LIVE_ARGS]; /* the argument struct's first bytes */
+	unsigned char reserved1[8]; /* to 144 bytes */
 };
 
 struct cua_live_slot {
 	uint32_t tid;            /* the owner thread; 0: free */
 	uint32_t reserved0;
-	uint64_t done;           /* calls finished in this slot, all owners: the next history
-				    index, taken before the entry is written */
-	unsigned char reserved1[48]; /* the records start a cache line of their own; the file
-					asks no alignment of its reader's copy (8 bytes) */
-	struct cua_live_flight flight[CUA_LIVE_DEPTH];
+	uint64_t done;           /* calls begun in this slot, all owners (and ring records
+				    passed over because still in flight): the next INDEX, taken
+				    before the record is written */
+	unsigned char reserved1[48]; /* the ring starts a cache line of its own; the file asks
+					no alignment of its reader's copy (8 bytes) */
 };
 
 /* cua_live_put_head writes the sequence number and the next three fields as one word. */
-_Static_assert(offsetof(struct cua_live_flight, id) == 4 && offsetof(struct cua_live_flight, binding) == 6 &&
-		       offsetof(struct cua_live_flight, active) == 7 && offsetof(struct cua_live_flight, t_start) == 8,
-	       "a flight record's first word");
-_Static_assert(sizeof(struct cua_live_flight) == 128 && offsetof(struct cua_live_slot, flight) == 64,
-	       "flight records of two cache lines each");
-_Static_assert(offsetof(struct cua_live_entry, id) == 4 && offsetof(struct cua_live_entry, binding) == 6 &&
-		       offsetof(struct cua_live_entry, depth) == 7 && offsetof(struct cua_live_entry, tid) == 8 &&
-		       offsetof(struct cua_live_entry, reserved0) == 12,
-	       "a history entry's first two words");
+_Static_assert(offsetof(struct cua_live_call, id) == 4 && offsetof(struct cua_live_call, binding) == 6 &&
+		       offsetof(struct cua_live_call, depth) == 7 && offsetof(struct cua_live_call, tid) == 8 &&
+		       offsetof(struct cua_live_call, reserved0) == 12 && offsetof(struct cua_live_call, t_start) == 16,
+	       "a call record's first words");
+_Static_assert(sizeof(struct cua_live_call) == 144 && sizeof(struct cua_live_slot) == 64,
+	       "records of 144 bytes after a 64-byte slot head");
 
-/* The sequence number of history entry 'index' once whole (one less while written). */
-static inline uint32_t cua_live_entry_seq(uint64_t index)
+/* A record's states (the low two bits of its number). */
+enum { CUA_LIVE_STARTING = 1, CUA_LIVE_IN_FLIGHT = 2, CUA_LIVE_ENDED = 4 };
+/* The number of the record of call 'index' in state st. */
+static inline uint32_t cua_live_seq(uint64_t index, unsigned st)
 {
-	return (uint32_t)index * 2u + 2u;
+	return (uint32_t)index * 4u + st;
+}
+/* Non-zero while a record's call has not ended (starting or in flight). */
+static inline int cua_live_busy(uint32_t seq)
+{
+	return (seq & 3u) != 0;
 }
 
 /* Pieces of a slot, for writer and reader alike. */
-static inline struct cua_live_entry *cua_live_history(struct cua_live_slot *s)
+static inline struct cua_live_call *cua_live_ring(struct cua_live_slot *s)
 {
-	return (struct cua_live_entry *)(s + 1);
+	return (struct cua_live_call *)(s + 1);
 }
 
 static inline uint64_t *cua_live_calls(struct cua_live_slot *s, uint32_t ncalls)
 {
-	return (uint64_t *)(cua_live_history(s) + ncalls);
+	return (uint64_t *)(cua_live_ring(s) + ncalls);
 }
 
 static inline uint32_t *cua_live_errors(struct cua_live_slot *s, uint32_t ncalls, uint32_t nids)
@@ -142,7 +143,7 @@ static inline uint32_t *cua_live_errors(struct cua_live_slot *s, uint32_t ncalls
 
 static inline uint64_t cua_live_slot_size(uint32_t ncalls, uint32_t nids)
 {
-	uint64_t n = sizeof(struct cua_live_slot) + (uint64_t)ncalls * sizeof(struct cua_live_entry) +
+	uint64_t n = sizeof(struct cua_live_slot) + (uint64_t)ncalls * sizeof(struct cua_live_call) +
 		     (uint64_t)nids * (sizeof(uint64_t) + sizeof(uint32_t));
 
 	return (n + 63) & ~(uint64_t)63; /* a cache line each: threads do not share one */
@@ -155,11 +156,7 @@ static inline uint64_t cua_live_slot_size(uint32_t ncalls, uint32_t nids)
 struct cua_live_me {
 	struct cua_live_slot *slot;
 	uint64_t pid;
-	/* Calls of this thread in flight, for the view: the flight record a call takes. Not the
-	   dispatch's depth, which a signal handler's calls restart at 0 (they count as calls
-	   of their own): here a handler's call takes the record above the call it interrupted,
-	   which stays in flight. */
-	unsigned level;
+	uint32_t tid; /* the thread's kernel id in that process */
 	/* The slot's per-API call and error counts (cua_live_calls, cua_live_errors), found
 	   once at attach. */
 	uint64_t *calls;
@@ -171,8 +168,7 @@ extern uint8_t cua_live_on;
 /* 1 where the id returns a CUresult or a cudaError_t: a non-zero result counts as an error. */
 extern uint8_t cua_live_may_fail[];
 
-/* The first word of a flight record or a history entry: the sequence number and the three
-   small fields after it (a 16-bit and two 8-bit ones), in one store where the byte order
+/* The first word of a call record: the sequence number and the three small fields after it (a 16-bit and two 8-bit ones), in one store where the byte order
    allows. The caller orders it before the record's other stores (a release fence). */
 static inline __attribute__((always_inline)) void cua_live_put_head(uint32_t *rec, uint32_t seq,
 								    uint16_t a, uint8_t b, uint8_t c)
@@ -207,13 +203,13 @@ static inline uint32_t cua_live_ctl(void)
 
 	return h ? __atomic_load_n(&h->ctl, __ATOMIC_RELAXED) : 0;
 }
-/* Set up from la_version by hooks/live.c: the directory, history entries per slot (a power
+/* Set up from la_version by hooks/live.c: the directory, call records per slot (a power
    of two), what `cuaudit ctl` may switch. Returns 0, or -1 when no memory (the view stays off). */
 int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps);
 /* Removes this process's region file (normal exit, exec); the mapping stays for threads
    still running. */
 void cua_live_remove(void);
-/* history entries per slot - 1 */
+/* call records per slot - 1 */
 extern uint32_t cua_live_calls_mask;
 
 /* ---- shared by the module and the command ---- */
@@ -228,44 +224,80 @@ uint32_t cua_live_pidns(void);
 /* The file name of a region: PID-STARTTICKS.live. Returns its length. */
 size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ticks);
 
+/* No record: what cua_live_begin returns when every record of the ring is in flight. */
+#define CUA_LIVE_NONE (~(uint64_t)0)
+/* The ring's next free record from 'at' on (the one at 'at' is in flight), or CUA_LIVE_NONE. */
+uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at);
+
+static inline __attribute__((always_inline)) struct cua_live_call *cua_live_record(struct cua_live_slot *s,
+										     uint64_t at)
+{
+	return cua_live_ring(s) + (at & cua_live_calls_mask);
+}
+
+/* What cua_live_begin hands cua_live_end, kept in the wrapper's frame. */
+struct cua_live_took {
+	struct cua_live_call *rec; /* NULL: none (every record of the ring in flight) */
+	uint64_t pid;              /* the process the call began in */
+	uint32_t seq;              /* its number while in flight */
+};
+
 /* Called by the dispatch after it read the call's start time: the call is in flight. pid is
-   the calling process (the dispatch's thread cache, current after cua_thread_id_fast).
-   Returns the flight record's index (CUA_LIVE_DEPTH and above: none) and, in *slot_out, the
-   slot it is in, for cua_live_end: a thread that takes another slot during the call (its
-   first call found no region yet) ends the call in the slot it began in. */
-static inline __attribute__((always_inline)) unsigned cua_live_begin(unsigned id, unsigned binding,
-								     const void *args, size_t args_bytes,
-								     uint64_t pid, uint64_t t_start,
-								     struct cua_live_slot **slot_out)
+   the calling process (cua_process_id_fast). Fills *took with the record it took, for
+   cua_live_end: a call that began before its thread had a slot (its first call found no
+   region yet) ends in the private scratch slot it began in. */
+static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, unsigned binding,
+								 unsigned depth, const void *args,
+								 size_t args_bytes, uint64_t pid,
+								 uint64_t t_start,
+								 struct cua_live_took *took)
 {
 	struct cua_live_slot *s = cua_live_me.slot;
-	struct cua_live_flight *f;
-	unsigned idx;
+	struct cua_live_call *r;
+	uint64_t at, tid;
 	uint32_t seq;
 
 	if (__builtin_expect(!s || cua_live_me.pid != pid, 0))
 		s = cua_live_attach(pid);
-	*slot_out = s;
-	/* A handler that interrupts this increment ends its own calls before it returns and
-	   puts the level back: both calls may take one record, one after the other. */
-	idx = cua_live_me.level++;
+	took->pid = pid;
+	/* Taken before it is written: a signal handler's call landing in what follows takes
+	   the next record. One landing between this load and the store below takes the same
+	   INDEX and ends before this call writes it: its call is lost, never torn (its number
+	   goes back to odd before this call's fields change). */
+	at = s->done;
+	r = cua_live_record(s, at);
+	if (__builtin_expect(cua_live_busy(__atomic_load_n(&r->seq, __ATOMIC_RELAXED)), 0)) {
+		at = cua_live_next_free(s, at);
+		if (at == CUA_LIVE_NONE) {
+			took->rec = NULL;
+			return;
+		}
+		r = cua_live_record(s, at);
+	}
+	took->rec = r;
+	__atomic_store_n(&s->done, at + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(idx >= CUA_LIVE_DEPTH, 0))
-		return idx;
-	f = &s->flight[idx];
-	seq = f->seq;
-	/* The odd number with the id, the binding and the in-flight mark, in one store. */
-	cua_live_put_head(&f->seq, seq + 1, (uint16_t)id, (uint8_t)binding, 1);
+	seq = cua_live_seq(at, CUA_LIVE_STARTING);
+	took->seq = seq + 1;
+	/* The odd number with the id, the binding and the depth, in one store. */
+	cua_live_put_head(&r->seq, seq, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
 	/* A plain compiler barrier on x86 (stores are not reordered there); a store fence
 	   elsewhere: the odd number is seen before the fields change. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	f->t_start = t_start;
+	/* The thread and the reserved word, in one store where the byte order allows. */
+	tid = cua_live_me.tid;
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__builtin_memcpy(&r->tid, &tid, sizeof(tid));
+#else
+	r->tid = (uint32_t)tid;
+	r->reserved0 = 0;
+#endif
+	r->t_start = t_start;
 	/* The argument struct's own bytes (its size is a constant where this is inlined: a few
 	   moves); the reader reads only these, by each argument's offset and size. */
 	if (args_bytes) /* none for a function without arguments: args is NULL */
-		__builtin_memcpy(f->args, args, args_bytes < CUA_LIVE_ARGS ? args_bytes : CUA_LIVE_ARGS);
-	__atomic_store_n(&f->seq, seq + 2, __ATOMIC_RELEASE);
-	return idx;
+		__builtin_memcpy(r->args, args, args_bytes < CUA_LIVE_ARGS ? args_bytes : CUA_LIVE_ARGS);
+	__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELEASE);
 }
 
 #endif

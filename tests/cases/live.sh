@@ -18,7 +18,7 @@ wait_out() {
 # ps_json PID FIELD...: one line from `cuaudit ps --json PID` (python reads it).
 ps_json() {
   local pid=$1; shift
-  timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err || { echo "ps-failed $(cat psj.err)"; return; }
+  timeout 20 "$CLI" ps --dir "$L" --json --last 64 "$pid" >psj.txt 2>psj.err || { echo "ps-failed $(cat psj.err)"; return; }
   "$PYTHON" - "$@" <<'PY'
 import json, sys
 d = json.load(open("psj.txt"))
@@ -61,7 +61,7 @@ blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
   grep -qE '^process [0-9]+ \(running\)' ps1.txt && pass "the process is running" || fail "state: $(head -1 ps1.txt)"
   grep -qE 'in flight: cuStreamSynchronize\(hStream=0x[0-9a-f]+\) \[[a-z_]+\] for [0-9.]+(ms|s)$' ps1.txt &&
     pass "the blocked thread shows its call, its argument and its elapsed time" || fail "no blocked call: $(cat ps1.txt)"
-  grep -qE 'last calls, newest first' ps1.txt && grep -qE ' cuDeviceGetCount -> CUDA_SUCCESS ' ps1.txt &&
+  grep -qE 'last calls, newest first' ps1.txt && grep -qE ' cuDeviceGetCount\(count=0x[0-9a-f]+\) -> CUDA_SUCCESS ' ps1.txt &&
     pass "the last calls are listed with results" || fail "no history: $(cat ps1.txt)"
   a=$(elapsed_of "$(ps_json $pid inflight)"); sleep 0.3; j=$(ps_json $pid inflight); b=$(elapsed_of "$j")
   [ -n "$a" ] && [ -n "$b" ] && [ "$b" -gt $((a + 200000000)) ] && pass "the elapsed time grows while it hangs ($a -> $b ns)" ||
@@ -104,7 +104,7 @@ every_field_of_a_call_reaches_the_reader_whole)
   # runtime call and its driver call at two depths and bindings, an error counted, and a call
   # of four arguments in flight with its last argument.
   blocked_fn=cuMemsetD32Async start_blocked fields
-  timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err || fail "ps --json: $(cat psj.err)"
+  timeout 20 "$CLI" ps --dir "$L" --json --last 64 "$pid" >psj.txt 2>psj.err || fail "ps --json: $(cat psj.err)"
   j=$("$PYTHON" - <<'PY'
 import json
 d = json.load(open("psj.txt"))
@@ -241,8 +241,9 @@ for i in range(4096, len(b)):
 # slots_used at its largest: every slot is garbage
 off = 16 + 4 + 4 + 8 + 8 + 4 + 4 + 4 + 4 + 8 + 8 + 8 + 8 + 8 + 4 + 4 + 4 + 4 + 256
 struct.pack_into("<I", b, off, 128)
-# Garbage history entries that carry the number of their index, so that the reader keeps and
-# formats them (their ids, depths, bindings and results out of range).
+# Garbage records that carry the number of their index, ended, so that the reader keeps and
+# formats them as history (their ids, depths, bindings and results out of range), and
+# garbage records in flight with any number, which the reader sorts and formats.
 slot_size, = struct.unpack_from("<Q", b, 32)
 ncalls, = struct.unpack_from("<I", b, 44)
 for i in range(128):
@@ -253,7 +254,11 @@ for i in range(128):
     struct.pack_into("<Q", b, base + 8, done)
     for k in range(min(ncalls, 16)):
         at = done - 1 - k
-        struct.pack_into("<I", b, base + 576 + (at & (ncalls - 1)) * 40, (2 * at + 2) & 0xffffffff)
+        struct.pack_into("<I", b, base + 64 + (at & (ncalls - 1)) * 144, (4 * at + 4) & 0xffffffff)
+    for k in range(16, min(ncalls, 32)):
+        at = done - 1 - k
+        struct.pack_into("<I", b, base + 64 + (at & (ncalls - 1)) * 144,
+                         (random.randrange(1 << 32) & ~3) | 2)
 open(p, "wb").write(b)
 PY
   # A head whose sizes say 4 GiB in a small file.
@@ -373,6 +378,36 @@ PY
     [ $rc = 0 ] && grep -q unblocked out.txt || fail "rc $rc: $(cat out.txt err.txt)"
   done
   ;;
+a_blocked_call_stays_in_view_while_a_handler_makes_ten_times_the_ring_of_calls)
+  # A call's record is both its in-flight entry and its history entry, in a ring of 64 here:
+  # a record still in flight is never taken again. A handler makes 640 calls while the call
+  # it interrupted blocks; the blocked call stays in view with its arguments and start, the
+  # ring holds the handler's latest calls around it, and when it returns it ends in its own
+  # record. Twice in one process, so that the second flood runs over a ring the first filled.
+  start_blocked handler HANDLER_CALLS=640 CUAUDIT_LIVE_CALLS=64
+  first=$(ps_json $pid inflight)
+  for round in 1 2; do
+    kill -USR1 $pid
+    for _ in $(seq 500); do [ "$(grep -c 'handler done' out.txt)" -ge $round ] && break; sleep 0.02; done
+    timeout 20 "$CLI" ps --dir "$L" --json --last 64 $pid >j.txt 2>&1
+    "$PYTHON" - j.txt <<'PY' >check.txt 2>&1 && pass "flood $round: $(cat check.txt)" || fail "flood $round: $(cat check.txt)"
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+fl = t["in_flight"]
+assert [f["name"] for f in fl] == ["cuStreamSynchronize"], fl
+assert fl[0]["args"].startswith("hStream=0x") and fl[0]["args"] != "hStream=0x0", fl
+names = [e["name"] for e in t["last_calls"]]
+assert names == ["cuDeviceGetCount"] * 63, (len(names), names[:5])
+print("in flight:", fl[0]["name"], fl[0]["args"], "; history: 63 handler calls")
+PY
+  done
+  [[ "$(ps_json $pid inflight)" == "running cuStreamSynchronize:"* ]] && [ "$(ps_json $pid inflight | cut -d: -f1)" = "$(cut -d: -f1 <<<"$first")" ] ||
+    fail "in flight after the floods: $(ps_json $pid inflight)"
+  rm -f "$BLOCK"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && grep -q unblocked out.txt || fail "rc $rc: $(cat out.txt err.txt)"
+  timeout 20 "$CLI" ps --dir "$L" --json $pid >/dev/null 2>&1 && fail "the region outlived a normal exit" || true
+  ;;
 history_stays_whole_while_signal_handlers_make_calls_in_a_storm)
   # A thread signals the main thread as fast as it can while main makes calls that succeed;
   # each handler makes a call that fails. A handler landing while the interrupted call's
@@ -419,10 +454,10 @@ print("every entry the reader kept is whole:", seen)
 PY
   done
   ;;
-calls_nested_deeper_than_the_view_keeps_leave_it_whole)
+six_nested_calls_in_flight_are_all_shown_and_leave_the_history_whole)
   # Six calls in flight at once on one thread (a call, then five signal handlers, each inside
-  # the last one's call): the view keeps the outer four; when all return, the level is back
-  # at 0, the six are in the history and later calls are shown as usual.
+  # the last one's call): the view shows all six, outermost first; when all return, the six
+  # are in the history and later calls are shown as usual.
   rm -f "$dir/exit"
   start_blocked nest NEST_EXIT="$dir/exit"
   for i in 1 2 3 4 5; do
@@ -435,11 +470,14 @@ calls_nested_deeper_than_the_view_keeps_leave_it_whole)
 import json, sys
 t = json.load(open(sys.argv[1]))["threads"][0]
 f = [(x["name"], x["depth"]) for x in t["in_flight"]]
-assert f == [("cuStreamSynchronize", d) for d in range(4)], t["in_flight"]
-print("4 of 6 calls in flight shown:", f)
+assert f == [("cuStreamSynchronize", d) for d in range(6)], t["in_flight"]
+el = [x["elapsed_ns"] for x in t["in_flight"]]
+assert el == sorted(el, reverse=True), el  # outermost (longest) first
+print("6 calls in flight shown, outermost first:", f)
 PY
   timeout 20 "$CLI" ps --dir "$L" $pid >deep.txt 2>&1
-  [ "$(grep -c 'cuStreamSynchronize(hStream=' deep.txt)" = 4 ] && pass "ps PID shows the four" || fail "ps PID: $(cat deep.txt)"
+  [ "$(grep -c 'cuStreamSynchronize(hStream=' deep.txt)" = 6 ] && grep -q "in flight: cuStreamSynchronize" deep.txt &&
+    pass "ps PID shows the six" || fail "ps PID: $(cat deep.txt)"
   rm -f "$BLOCK"
   wait_out out.txt unblocked
   timeout 20 "$CLI" ps --dir "$L" --json --last 64 $pid >after.json 2>&1
@@ -448,8 +486,8 @@ import json, sys
 t = json.load(open(sys.argv[1]))["threads"][0]
 assert t["in_flight"] == [], t["in_flight"]
 names = [e["name"] for e in t["last_calls"]]
-# Every call of the thread, whole: the two calls deeper than the four records wrote nowhere
-# (a record past the fourth would land on the history's first entries).
+# Every call of the thread, whole, newest first by start (a record taken again while its
+# call was in flight would lose one of the six).
 assert names == ["cuDeviceGetCount"] * 3 + ["cuStreamSynchronize"] * 6 + ["cuDeviceGetCount"] * 2 + \
     ["cuStreamCreate", "cuCtxSetCurrent", "cuDevicePrimaryCtxRetain", "cuDeviceGet", "cuInit"], names
 assert all(e["result"] == "CUDA_SUCCESS" for e in t["last_calls"][:9]), t["last_calls"][:9]

@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -77,13 +78,16 @@ static void fork_in_handler(int sig)
 }
 
 /* handler: SIGUSR1 lands while the main thread is inside cuStreamSynchronize; its handler
-   makes three calls of its own and says so, the call it interrupted still blocked. */
+   makes three calls of its own (HANDLER_CALLS) and says so, the call it interrupted still
+   blocked. */
+static int handler_calls_n = 3; /* HANDLER_CALLS, read before the handler is set */
+
 static void calls_in_handler(int sig)
 {
 	static const char done[] = "handler done\n";
 
 	(void)sig;
-	calls(3);
+	calls(handler_calls_n);
 	if (write(1, done, sizeof(done) - 1) < 0)
 		_exit(3);
 }
@@ -159,18 +163,18 @@ static const struct cua_live_slot *own_slot(const char *dir, const struct cua_li
 	return NULL;
 }
 
-/* Every whole entry of the slot's history (its number that of its index): an id with
-   result 0 counts in ok_ids, one with a non-zero result in bad_ids. */
+/* Every whole record of the slot's history (its number that of its index, ended): an id
+   with result 0 counts in ok_ids, one with a non-zero result in bad_ids. */
 static void scan_history(const struct cua_live_head *h, const struct cua_live_slot *sl,
 			 unsigned char *ok_ids, unsigned char *bad_ids, long *whole)
 {
-	const struct cua_live_entry *hist = (const void *)(sl + 1);
+	const struct cua_live_call *ring = (const void *)(sl + 1);
 	uint64_t done = sl->done;
 
 	for (uint64_t k = 0; k < h->ncalls && k < done; k++) {
-		const struct cua_live_entry *e = &hist[(done - 1 - k) & (h->ncalls - 1)];
+		const struct cua_live_call *e = &ring[(done - 1 - k) & (h->ncalls - 1)];
 
-		if (e->seq != cua_live_entry_seq(done - 1 - k))
+		if (e->seq != cua_live_seq(done - 1 - k, CUA_LIVE_ENDED))
 			continue;
 		(*whole)++;
 		(e->result ? bad_ids : ok_ids)[e->id] = 1;
@@ -202,6 +206,8 @@ int main(int argc, char **argv)
 	}
 
 	if (strcmp(mode, "handler") == 0) {
+		if (getenv("HANDLER_CALLS"))
+			handler_calls_n = atoi(getenv("HANDLER_CALLS"));
 		setup();
 		calls(3);
 		signal(SIGUSR1, calls_in_handler);

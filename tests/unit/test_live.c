@@ -80,7 +80,8 @@ static void region_layout_is_aligned_and_bounded(void **state)
 	assert_true((unsigned char *)cua_live_errors(s, 64, CUAUDIT_ID_COUNT) +
 			    CUAUDIT_ID_COUNT * sizeof(uint32_t) <=
 		    slot + cua_live_slot_size(64, CUAUDIT_ID_COUNT));
-	assert_int_equal(offsetof(struct cua_live_flight, args) % 8, 0);
+	assert_int_equal(offsetof(struct cua_live_call, args) % 8, 0);
+	assert_int_equal(sizeof(struct cua_live_call) % 8, 0);
 }
 
 /* The command name may hold spaces and parentheses: field 22 counts from the last ')'. */
