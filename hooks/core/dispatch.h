@@ -290,7 +290,11 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64
 	   slot, shared through the mapping, alone, and counts nowhere. In the process it
 	   began in, the record is the thread's own: its slot, or the private scratch slot where
 	   the call began before the thread had one. */
-	if (CUA_UNLIKELY(fr->live.pid != cua_process_id_fast()))
+	uint64_t pid = *cua_pid_cache;
+
+	/* The cache is 0 in a child that has not read its pid yet (and where the kernel keeps
+	   none): then the pid is read. */
+	if (CUA_UNLIKELY(pid != fr->live.pid) && (pid || cua_process_id() != fr->live.pid))
 		return;
 	if (CUA_LIKELY(r != NULL)) {
 		/* The record is this call's alone until it is marked ended (a call never

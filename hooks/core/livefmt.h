@@ -257,7 +257,9 @@ static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, un
 	uint64_t at, tid;
 	uint32_t seq;
 
-	if (__builtin_expect(!s || cua_live_me.pid != pid, 0))
+	/* pid is never 0, and the slot is set before the pid (cua_live_attach): a thread with
+	   no slot yet has pid 0 and attaches. */
+	if (__builtin_expect(cua_live_me.pid != pid, 0))
 		s = cua_live_attach(pid);
 	took->pid = pid;
 	/* Taken before it is written: a signal handler's call landing in what follows takes
