@@ -76,8 +76,10 @@ void cua_liveconfig_load(struct cua_live_config *cfg, int capture_ctl, cua_livec
 			bad(diag, "CUAUDIT_LIVE_CALLS", v, "a whole number from 1 to 4096",
 			    "Each thread keeps its last 64 calls.");
 		else
-			/* A power of two: the ring index is a mask, not a division, per call. */
-			for (cfg->calls = 1; cfg->calls < n; cfg->calls <<= 1)
+			/* A power of two: the ring index is a mask, not a division, per call; and
+			   at least CUA_LIVE_CALLS_MIN, since the ring holds the calls in flight
+			   too (a runtime call and the driver calls inside it). */
+			for (cfg->calls = CUA_LIVE_CALLS_MIN; cfg->calls < n; cfg->calls <<= 1)
 				;
 	}
 	cfg->dir[0] = '\0';

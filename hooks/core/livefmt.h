@@ -34,6 +34,7 @@
 #define CUA_LIVE_ARGS 96u        /* bytes of each call's argument struct kept */
 #define CUA_LIVE_CALLS_DEFAULT 64u
 #define CUA_LIVE_CALLS_MAX 4096u
+#define CUA_LIVE_CALLS_MIN 16u     /* records per slot at least: calls in flight take them too */
 #define CUA_LIVE_PROGRAM 256u
 #define CUA_LIVE_DEVICES 64u       /* CUA_MAX_DEVICES */
 

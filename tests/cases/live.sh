@@ -497,6 +497,46 @@ PY
   wait $pid; rc=$?
   [ $rc = 0 ] && pass "the program ran to its end" || fail "rc $rc: $(tail -3 out.txt err.txt)"
   ;;
+calls_nested_deeper_than_the_ring_keep_the_outer_ones_in_view_and_are_all_counted)
+  # CUAUDIT_LIVE_CALLS=1 still gives a ring of 16 (the calls in flight take records too).
+  # Nineteen calls in flight on one thread (a call, then 18 signal handlers, each inside the
+  # last one's call): the outer 16 have records, the 3 deepest find every record in flight
+  # and get none; all 19 are counted, and once they return the ring takes records again.
+  rm -f "$dir/exit"
+  start_blocked nest NEST_EXIT="$dir/exit" CUAUDIT_LIVE_CALLS=1
+  for i in $(seq 18); do
+    kill -USR1 $pid
+    for _ in $(seq 100); do [ "$(grep -c nested out.txt)" -ge $i ] && break; sleep 0.02; done
+    sleep 0.05
+  done
+  timeout 20 "$CLI" ps --dir "$L" --json --last 64 $pid >deep.json 2>&1
+  "$PYTHON" - deep.json <<'PY' >check.txt 2>&1 && pass "while nested: $(cat check.txt)" || fail "while nested: $(cat check.txt)"
+import json, sys
+t = json.load(open(sys.argv[1]))["threads"][0]
+f = [x["name"] for x in t["in_flight"]]
+assert f == ["cuStreamSynchronize"] * 16, t["in_flight"]
+el = [x["elapsed_ns"] for x in t["in_flight"]]
+assert el == sorted(el, reverse=True), el
+print("16 of 19 calls in flight shown (a ring of 16), outermost first")
+PY
+  rm -f "$BLOCK"
+  wait_out out.txt unblocked
+  timeout 20 "$CLI" ps --dir "$L" --json --last 64 $pid >after.json 2>&1
+  "$PYTHON" - after.json <<'PY' >check.txt 2>&1 && pass "after: $(cat check.txt)" || fail "after: $(cat check.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["threads"][0]
+assert t["in_flight"] == [], t["in_flight"]
+names = [e["name"] for e in t["last_calls"]]
+assert names == ["cuDeviceGetCount"] * 3 + ["cuStreamSynchronize"] * 13, names
+calls = {a["name"]: a["calls"] for a in d["apis"]}
+assert calls["cuStreamSynchronize"] == 19, calls
+print("none in flight; the ring's 16:", names[:4], "...; 19 synchronisations counted")
+PY
+  touch "$dir/exit"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && pass "the program ran to its end" || fail "rc $rc: $(tail -3 out.txt err.txt)"
+  ;;
 call_ending_in_a_child_forked_during_it_leaves_the_parents_view_alone)
   # A signal handler forks while the thread is inside a call; the child's copy of the call
   # returns at once. The region is shared (MAP_SHARED): the child must not end the parent's

@@ -57,6 +57,14 @@ static void live_variables_parse_round_and_fall_back(void **state)
 	assert_int_equal(cfg.live.on, 0);
 	assert_int_equal(cfg.live.calls, CUA_LIVE_CALLS_DEFAULT);
 	assert_string_equal(cfg.live.dir, "");
+	{
+		/* Fewer than the least the ring holds: the calls in flight take records too. */
+		static const char *const few[] = { "CUAUDIT_LIVE", "1", "CUAUDIT_LIVE_CALLS", "1", NULL };
+
+		load(few, &cfg, 0);
+		assert_int_equal(diags, 0);
+		assert_int_equal(cfg.live.calls, CUA_LIVE_CALLS_MIN);
+	}
 	/* The ctl channel is the region. */
 	load(ctl, &cfg, 0);
 	assert_int_equal(cfg.capture, CUA_CAPTURE_CTL);
