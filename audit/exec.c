@@ -76,6 +76,8 @@ uintptr_t cua_exec_open_libc(struct link_map *map, Lmid_t lmid)
 	cua_program_errno = (int *(*)(void))cua_symtab_function_address(map, "__errno_location");
 	cua_program_cxa_atexit = (int (*)(void (*)(void *), void *, void *))cua_symtab_function_address(
 		map, "__cxa_atexit");
+	cua_program_register_atfork = (int (*)(void (*)(void), void (*)(void), void (*)(void), void *))
+		cua_symtab_function_address(map, "__register_atfork");
 	/* The same cookie serves the signal-handler wrappers (audit/signals.c). */
 	signals = cua_signals_open_libc(map);
 	if (!cua_exec_wanted())

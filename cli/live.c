@@ -43,6 +43,11 @@ struct region {
 	uint64_t now_ns;
 };
 
+/* Records of the region being read that may still be read again from the file: a process
+   that is not running writes nothing, and a damaged file full of odd numbers costs a bounded
+   number of reads. */
+static unsigned rereads_left;
+
 static char live_dir[4096];
 static uint64_t sig;
 
@@ -197,6 +202,7 @@ static int load(struct region *r, const char *path, const char **why)
 		r->state = ST_DEAD;
 	else
 		r->state = state == 'T' || state == 't' ? ST_STOPPED : ST_RUNNING;
+	rereads_left = r->state == ST_RUNNING || r->state == ST_ELSEWHERE ? 4096 : 0;
 	return 0;
 }
 
@@ -223,6 +229,10 @@ static int stable(const struct region *r, const void *rec, size_t len, void *out
 	uint32_t again;
 
 	memcpy(out, rec, len);
+	if (rereads_left)
+		rereads_left--;
+	else
+		fd = -1;
 	for (int tries = 0; fd >= 0 && tries < 8; tries++) {
 		if (pread(fd, out, len, at) != (ssize_t)len)
 			break;
@@ -240,13 +250,15 @@ static int stable(const struct region *r, const void *rec, size_t len, void *out
    flight, each read whole. Returns how many, at most CUA_LIVE_CALLS_MAX (the ring's size). */
 static struct cua_live_call flight_buf[CUA_LIVE_CALLS_MAX];
 
+/* By start time, then by number: a call nested in another started after it. (Not by the
+   numbers' difference alone: 32-bit numbers far apart, or a damaged file's, do not order.) */
 static int older_first(const void *x, const void *y)
 {
 	const struct cua_live_call *a = x, *b = y;
-	/* Numbers are 4 * INDEX + 2 in 32 bits: their difference orders the calls of one ring. */
-	int32_t d = (int32_t)(a->seq - b->seq);
 
-	return d < 0 ? -1 : d > 0;
+	if (a->t_start != b->t_start)
+		return a->t_start < b->t_start ? -1 : 1;
+	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
 static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
@@ -270,7 +282,9 @@ static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
 }
 
 /* The record of call 'at' of slot s, read whole, if it holds that call ended (not an older
-   call, a newer one, or one still in flight: livefmt.h). */
+   call, a newer one, or one still in flight: livefmt.h). The history walks back from the
+   slot's count over up to twice the ring: an INDEX passed over (its record was in flight)
+   or lost leaves a gap, and the records behind it are still there. */
 static int history_entry(const struct region *r, struct cua_live_slot *s, uint64_t at,
 			 struct cua_live_call *e)
 {
@@ -609,11 +623,12 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 		return;
 	printf("  last calls, newest first:\n");
 	done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
-	for (unsigned k = 0; k < last && k < r->head.ncalls && k < done; k++) {
+	for (unsigned k = 0, shown = 0; shown < last && k < 2ull * r->head.ncalls && k < done; k++) {
 		struct cua_live_call e;
 
 		if (!history_entry(r, s, done - 1 - k, &e))
 			continue;
+		shown++;
 		format_result(r, &e, res, sizeof(res));
 		format_args(r, &e, args, sizeof(args));
 		printf("    %*s%s(%s) -> %s ", 2 * (e.depth < 8 ? e.depth : 8), "",
@@ -664,8 +679,12 @@ static void print_json(const struct region *r, unsigned last)
 			format_args(r, &f[d], args, sizeof(args));
 			printf("%s{\"name\":", fsep);
 			json_str(name_of(r, f[d].id, nb, sizeof(nb)));
-			printf(",\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":%llu,\"args\":", d,
-			       binding_name(f[d].binding), (unsigned long long)since(r, f[d].t_start));
+			/* level: its place among the thread's calls in flight, 0 the outermost;
+			   depth: the dispatch's, as in last_calls (a signal handler's calls start
+			   again at 0). */
+			printf(",\"level\":%u,\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":%llu,\"args\":",
+			       d, f[d].depth, binding_name(f[d].binding),
+			       (unsigned long long)since(r, f[d].t_start));
 			json_str(args);
 			printf("}");
 			fsep = ",";
@@ -673,11 +692,12 @@ static void print_json(const struct region *r, unsigned last)
 		printf("],\"last_calls\":[");
 		fsep = "";
 		done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
-		for (unsigned k = 0; k < last && k < r->head.ncalls && k < done; k++) {
+		for (unsigned k = 0, shown = 0; shown < last && k < 2ull * r->head.ncalls && k < done; k++) {
 			struct cua_live_call e;
 
 			if (!history_entry(r, s, done - 1 - k, &e))
 				continue;
+			shown++;
 			format_result(r, &e, res, sizeof(res));
 			format_args(r, &e, args, sizeof(args));
 			printf("%s{\"name\":", fsep);

@@ -267,6 +267,36 @@ static struct cua_live_head *make_region(uint64_t pid)
 	return p;
 }
 
+/* In a forked child, in the program's fork before it returns: the parent's region, which the
+   child shares through the mapping, is replaced by private memory at the same address, so
+   that whatever the child's thread was writing when it forked (a signal handler forked in the
+   middle of a call's start or end) lands there, not in the parent's file. The child makes a
+   region of its own at its next call. errno is the program's: kept. */
+static void child_after_fork(void)
+{
+	struct cua_live_head *h = cua_live_region;
+	int saved = errno;
+
+	if (h)
+		(void)mmap(h, cfg.file_size, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS,
+			   -1, 0);
+	errno = saved;
+}
+
+/* Registered once per process image, at its first region (the program's C library is up by
+   then; a forked child inherits the registration). Without the program's __register_atfork
+   (another C library), a fork during a call's start or end can leave that one record in the
+   parent's file. */
+static void watch_forks(void)
+{
+	static int registered;
+
+	if (!registered && cua_program_register_atfork) {
+		registered = 1;
+		(void)cua_program_register_atfork(NULL, NULL, child_after_fork, NULL);
+	}
+}
+
 /* This process's region, made at the first call of this process; NULL when there is none.
    A thread that finds another making it gets none this time and asks again next call. */
 static struct cua_live_head *region_of(uint64_t pid, int *retry)
@@ -291,6 +321,7 @@ static struct cua_live_head *region_of(uint64_t pid, int *retry)
 		h = make_region(pid);
 		region.failed = h == NULL;
 		if (h) {
+			watch_forks();
 			cua_live_region = h;
 			__atomic_store_n(&cua_live_region_pid, pid, __ATOMIC_RELEASE);
 		}
@@ -305,28 +336,39 @@ static struct cua_live_slot *slot_at(struct cua_live_head *h, uint32_t i)
 	return (struct cua_live_slot *)((char *)h + CUA_LIVE_HEAD_SIZE + i * cfg.slot_size);
 }
 
-/* A slot is taken with one compare-and-swap of its owner: a free one first, then one whose
-   owner thread has ended (its counts and history stay: the totals never go down). */
+/* A slot is taken with one compare-and-swap of its owner: one this thread id owns already,
+   then a free one, then one whose owner thread has ended (its counts and history stay: the
+   totals never go down). The first: a signal handler's call that lands while this thread
+   attaches (after the compare-and-swap, before the pid is stored) attaches again and must
+   find the same slot, or the thread would hold two; or a thread that ended with this id. */
 static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, uint32_t tid)
 {
-	for (int pass = 0; pass < 2; pass++) {
+	for (int pass = 0; pass < 3; pass++) {
 		for (uint32_t i = 0; i < CUA_LIVE_SLOTS; i++) {
 			struct cua_live_slot *s = slot_at(h, i);
 			uint32_t owner = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
 
-			if (pass == 0 ? owner != 0 : (owner != tid && cua_thread_alive(pid, owner)))
+			if (pass == 0 ? owner != tid :
+			    pass == 1 ? owner != 0 : cua_thread_alive(pid, owner))
 				continue;
-			if (!__atomic_compare_exchange_n(&s->tid, &owner, tid, 0, __ATOMIC_ACQ_REL,
-							 __ATOMIC_ACQUIRE))
+			/* Calls of this thread in flight are never in a slot it attaches to (a
+			   call's record is taken after its attach): what is in flight there is
+			   an ended thread's. */
+			if (pass != 0 && !__atomic_compare_exchange_n(&s->tid, &owner, tid, 0, __ATOMIC_ACQ_REL,
+								      __ATOMIC_ACQUIRE))
 				continue;
-			/* The ended owner's calls in flight are over: their records go back to
-			   unused (one store each; a reader's copy of one then fails its
-			   check), so that the ring takes them again. */
+			/* The ended owner's calls in flight are over: their records are given
+			   up (one store each, an odd number: a reader's copy of one fails its
+			   check, and no INDEX's ended number matches it), so that the ring
+			   takes them again. */
 			for (uint32_t k = 0; k < cfg.ncalls; k++) {
 				struct cua_live_call *r = cua_live_ring(s) + k;
 
-				if (cua_live_busy(__atomic_load_n(&r->seq, __ATOMIC_RELAXED)))
-					__atomic_store_n(&r->seq, 0, __ATOMIC_RELEASE);
+				uint32_t seq = __atomic_load_n(&r->seq, __ATOMIC_RELAXED);
+
+				if (cua_live_busy(seq))
+					__atomic_store_n(&r->seq, (seq & ~3u) | CUA_LIVE_GIVEN_UP,
+							 __ATOMIC_RELEASE);
 			}
 			for (uint32_t used = __atomic_load_n(&h->slots_used, __ATOMIC_RELAXED);
 			     used < i + 1 && !__atomic_compare_exchange_n(&h->slots_used, &used, i + 1, 1,
@@ -365,11 +407,23 @@ struct cua_live_slot *cua_live_attach(uint64_t pid)
 
 uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at)
 {
-	/* Calls in flight on one thread are its nesting depth plus its signal handlers' calls:
-	   a ring of them all is a program that nests deeper than the ring is long. */
-	for (uint32_t n = 0; n < cfg.ncalls; n++, at++)
-		if (!cua_live_busy(__atomic_load_n(&cua_live_record(s, at)->seq, __ATOMIC_RELAXED)))
-			return at;
+	/* Calls in flight on one thread are its nesting depth plus its signal handlers' calls,
+	   and calls a handler left by siglongjmp: a run of CUA_LIVE_SCAN of them is a program
+	   that nests that deep or abandoned that many. The records after 'at' are looked at, not
+	   taken: a call that finds none took only 'at', so the history behind stays in reach. */
+	for (uint32_t j = 1; j < CUA_LIVE_SCAN && j < cfg.ncalls; j++) {
+		uint64_t mine;
+
+		if (cua_live_busy(__atomic_load_n(&cua_live_record(s, at + j)->seq, __ATOMIC_RELAXED)))
+			continue;
+		/* Takes at + 1 ... at + j in one instruction; a signal handler's call that took
+		   some in between moved them: then the record found may be another's. */
+		mine = cua_live_take_n(&s->done, j) + j - 1;
+		if (mine == at + j || !cua_live_busy(__atomic_load_n(&cua_live_record(s, mine)->seq,
+								     __ATOMIC_RELAXED)))
+			return mine;
+		return CUA_LIVE_NONE;
+	}
 	return CUA_LIVE_NONE;
 }
 

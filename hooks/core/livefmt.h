@@ -113,8 +113,10 @@ _Static_assert(offsetof(struct cua_live_call, id) == 4 && offsetof(struct cua_li
 _Static_assert(sizeof(struct cua_live_call) == 144 && sizeof(struct cua_live_slot) == 64,
 	       "records of 144 bytes after a 64-byte slot head");
 
-/* A record's states (the low two bits of its number). */
-enum { CUA_LIVE_STARTING = 1, CUA_LIVE_IN_FLIGHT = 2, CUA_LIVE_ENDED = 4 };
+/* A record's states (the low two bits of its number): 1 starting, 2 in flight, 0 ended
+   (4 * INDEX + 4), 3 given up (a call of a thread that ended, reset when its slot was taken
+   again: odd, so never read, and free). */
+enum { CUA_LIVE_STARTING = 1, CUA_LIVE_IN_FLIGHT = 2, CUA_LIVE_ENDED = 4, CUA_LIVE_GIVEN_UP = 3 };
 /* The number of the record of call 'index' in state st. */
 static inline uint32_t cua_live_seq(uint64_t index, unsigned st)
 {
@@ -123,7 +125,7 @@ static inline uint32_t cua_live_seq(uint64_t index, unsigned st)
 /* Non-zero while a record's call has not ended (starting or in flight). */
 static inline int cua_live_busy(uint32_t seq)
 {
-	return (seq & 3u) != 0;
+	return ((seq - 1u) & 3u) < 2u;
 }
 
 /* Pieces of a slot, for writer and reader alike. */
@@ -225,9 +227,26 @@ uint32_t cua_live_pidns(void);
 /* The file name of a region: PID-STARTTICKS.live. Returns its length. */
 size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ticks);
 
-/* No record: what cua_live_begin returns when every record of the ring is in flight. */
+/* No record: the ring's next records are all in flight. */
 #define CUA_LIVE_NONE (~(uint64_t)0)
-/* The ring's next free record from 'at' on (the one at 'at' is in flight), or CUA_LIVE_NONE. */
+/* Takes the slot's next n INDEXes and returns the first: one instruction, so that a signal
+   handler's call on the same thread never takes the same one (no lock prefix: no other
+   thread writes the slot). */
+static inline __attribute__((always_inline)) uint64_t cua_live_take_n(uint64_t *done, uint64_t n)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("xaddq %0, %1" : "+r"(n), "+m"(*done));
+	return n;
+#else
+	/* A read-modify-write that a signal on this thread cannot split (LL/SC retries). */
+	return __atomic_fetch_add(done, n, __ATOMIC_RELAXED);
+#endif
+}
+/* The record of INDEX 'at', just taken, is in flight (a call nested deeper than the ring
+   goes round, or abandoned): takes the next INDEX whose record is free among the next
+   CUA_LIVE_SCAN (a thread whose abandoned calls filled its ring pays no more per call), or
+   returns CUA_LIVE_NONE. */
+#define CUA_LIVE_SCAN 32u
 uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at);
 
 static inline __attribute__((always_inline)) struct cua_live_call *cua_live_record(struct cua_live_slot *s,
@@ -253,21 +272,25 @@ static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, un
 								 uint64_t t_start,
 								 struct cua_live_took *took)
 {
-	struct cua_live_slot *s = cua_live_me.slot;
+	struct cua_live_slot *s;
 	struct cua_live_call *r;
-	uint64_t at, tid;
+	uint64_t at, tid, mine = cua_live_me.pid;
 	uint32_t seq;
 
-	/* pid is never 0, and the slot is set before the pid (cua_live_attach): a thread with
-	   no slot yet has pid 0 and attaches. */
-	if (__builtin_expect(cua_live_me.pid != pid, 0))
+	/* The pid first, then the slot: the slot is set before the pid (cua_live_attach), so a
+	   matching pid means the slot is this thread's in this process, even where a signal
+	   handler's call attached in between. pid is never 0: a thread with no slot yet (pid 0)
+	   attaches. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(mine == pid, 1))
+		s = cua_live_me.slot;
+	else
 		s = cua_live_attach(pid);
 	took->pid = pid;
-	/* Taken before it is written: a signal handler's call landing in what follows takes
-	   the next record. One landing between this load and the store below takes the same
-	   INDEX and ends before this call writes it: its call is lost, never torn (its number
-	   goes back to odd before this call's fields change). */
-	at = s->done;
+	/* Taken, in one instruction, before it is written: a signal handler's call landing
+	   anywhere here takes another INDEX, so no two calls ever write one record under the
+	   same numbers. */
+	at = cua_live_take_n(&s->done, 1);
 	r = cua_live_record(s, at);
 	if (__builtin_expect(cua_live_busy(__atomic_load_n(&r->seq, __ATOMIC_RELAXED)), 0)) {
 		at = cua_live_next_free(s, at);
@@ -278,7 +301,6 @@ static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, un
 		r = cua_live_record(s, at);
 	}
 	took->rec = r;
-	__atomic_store_n(&s->done, at + 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	seq = cua_live_seq(at, CUA_LIVE_STARTING);
 	took->seq = seq + 1;

@@ -37,6 +37,8 @@ void cua_process_init(void)
 
 int *(*cua_program_errno)(void);
 int (*cua_program_cxa_atexit)(void (*fn)(void *), void *arg, void *dso);
+int (*cua_program_register_atfork)(void (*prepare)(void), void (*parent)(void), void (*child)(void),
+				   void *dso);
 
 uint64_t cua_process_id(void)
 {

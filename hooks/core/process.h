@@ -14,6 +14,11 @@ extern int *(*cua_program_errno)(void);
    reverse order of registration, so before the CUDA runtime's own exit teardown when it is
    registered after the runtime started. NULL before its C library is opened. */
 extern int (*cua_program_cxa_atexit)(void (*fn)(void *), void *arg, void *dso);
+/* The program's __register_atfork (what pthread_atfork calls): handlers registered through it
+   run in the program's fork, also from a signal handler; the audit namespace's own never
+   run. NULL before its C library is opened, or where it has none. */
+extern int (*cua_program_register_atfork)(void (*prepare)(void), void (*parent)(void),
+					  void (*child)(void), void *dso);
 
 /* Sets up the fork detector; from la_version. */
 void cua_process_init(void);

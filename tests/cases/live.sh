@@ -469,7 +469,7 @@ six_nested_calls_in_flight_are_all_shown_and_leave_the_history_whole)
   "$PYTHON" - deep.json <<'PY' >check.txt 2>&1 && pass "while nested: $(cat check.txt)" || fail "while nested: $(cat check.txt)"
 import json, sys
 t = json.load(open(sys.argv[1]))["threads"][0]
-f = [(x["name"], x["depth"]) for x in t["in_flight"]]
+f = [(x["name"], x["level"]) for x in t["in_flight"]]
 assert f == [("cuStreamSynchronize", d) for d in range(6)], t["in_flight"]
 el = [x["elapsed_ns"] for x in t["in_flight"]]
 assert el == sorted(el, reverse=True), el  # outermost (longest) first
@@ -536,6 +536,39 @@ PY
   touch "$dir/exit"
   wait $pid; rc=$?
   [ $rc = 0 ] && pass "the program ran to its end" || fail "rc $rc: $(tail -3 out.txt err.txt)"
+  ;;
+calls_abandoned_by_siglongjmp_stay_in_flight_and_later_calls_are_still_counted)
+  # A timer's handler jumps out of 40 blocked calls (a timeout that abandons them) over a
+  # ring of 16: the abandoned records stay in flight; later calls look at a bounded run of
+  # records, get none while the ring is full of abandoned ones, and are all counted.
+  rm -f "$dir/exit"
+  touch "$BLOCK"
+  : >out.txt
+  env $(live_env) CUAUDIT_LIVE_CALLS=16 "$PROG" jump "$dir/exit" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'jumped 40'
+  timeout 20 "$CLI" ps --dir "$L" --json --last 64 $pid >j.txt 2>&1
+  "$PYTHON" - j.txt <<'PY' >check.txt 2>&1 && pass "$(cat check.txt)" || fail "$(cat check.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["threads"][0]
+assert [f["name"] for f in t["in_flight"]] == ["cuStreamSynchronize"] * 16, t["in_flight"]
+calls = {a["name"]: a["calls"] for a in d["apis"]}
+assert calls.get("cuDeviceGetCount") == 100 and calls.get("cuStreamSynchronize") is None, calls
+print("16 abandoned calls in flight (the ring); 100 later calls counted")
+PY
+  touch "$dir/exit"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && pass "the program ran to its end" || fail "rc $rc: $(tail -3 out.txt err.txt)"
+  rm -f "$BLOCK"
+  ;;
+a_forked_child_stops_sharing_its_parents_region_and_makes_its_own)
+  # The program's fork runs cuaudit's child handler: the parent's region, shared through the
+  # mapping, is replaced by private memory in the child before fork returns (a handler that
+  # forked in the middle of a call's record then writes nowhere the parent's readers see).
+  env $(live_env) "$PROG" forkmaps >out.txt 2>err.txt; rc=$?
+  [ $rc = 0 ] && grep -qx "child: parent's region mapped 0, own after a call 1" out.txt && grep -qx "parent done" out.txt &&
+    pass "the child maps no region of its parent's, then its own" || fail "rc $rc: $(cat out.txt err.txt)"
   ;;
 call_ending_in_a_child_forked_during_it_leaves_the_parents_view_alone)
   # A signal handler forks while the thread is inside a call; the child's copy of the call

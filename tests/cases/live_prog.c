@@ -3,12 +3,15 @@
 #include <dirent.h>
 #include <fcntl.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <sys/syscall.h>
+#include <sys/time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 #include <cuda_runtime_api.h>
@@ -102,6 +105,16 @@ static void sync_in_handler(int sig)
 	if (write(1, in, sizeof(in) - 1) < 0)
 		_exit(3);
 	CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+}
+
+/* jump: a timer's handler jumps out of a call blocked for good, as a timeout that abandons
+   the call would. */
+static sigjmp_buf jump_env;
+
+static void jump_out(int sig)
+{
+	(void)sig;
+	siglongjmp(jump_env, 1);
 }
 
 /* storm: a thread sends the main thread signals as fast as it can while main makes calls;
@@ -225,6 +238,64 @@ int main(int argc, char **argv)
 		CHECK(cuInit(0) == CUDA_SUCCESS);
 		CHECK(cuDeviceGet(&d, 0x12345678) == CUDA_ERROR_INVALID_DEVICE);
 		printf("done\n");
+		return 0;
+	}
+	if (strcmp(mode, "jump") == 0) {
+		/* 40 calls abandoned in flight (a ring of 16 records), then 100 calls, then the
+		   pid of a forked child's look at its maps: waits for file argv[2]. */
+		struct itimerval tv = { { 0, 0 }, { 0, 20000 } };
+		int jumps = 0;
+
+		signal(SIGALRM, jump_out);
+		setup();
+		for (int i = 0; i < 40; i++) {
+			if (sigsetjmp(jump_env, 1) == 0) {
+				CHECK(setitimer(ITIMER_REAL, &tv, NULL) == 0);
+				cuStreamSynchronize(stream); /* blocked by MOCK_BLOCK_FILE */
+				printf("the call returned\n");
+				return 1;
+			}
+			jumps++;
+		}
+		calls(100);
+		printf("jumped %d\n", jumps);
+		fflush(stdout);
+		wait_file(argv[2]);
+		return 0;
+	}
+	if (strcmp(mode, "forkmaps") == 0) {
+		/* A forked child no longer maps its parent's region (the program's fork replaced it
+		   with private memory), then maps its own after its first call. */
+		pid_t child;
+		int st = 0;
+
+		setup();
+		calls(3);
+		child = fork();
+		if (child == 0) {
+			char line[4096];
+			int parents = 0, own = 0;
+			FILE *m = fopen("/proc/self/maps", "r");
+			char mine[32];
+
+			while (m && fgets(line, sizeof(line), m))
+				parents += strstr(line, ".live") != NULL;
+			if (m)
+				fclose(m);
+			calls(1);
+			snprintf(mine, sizeof(mine), "/%d-", (int)getpid());
+			m = fopen("/proc/self/maps", "r");
+			while (m && fgets(line, sizeof(line), m))
+				own += strstr(line, ".live") != NULL && strstr(line, mine) != NULL;
+			if (m)
+				fclose(m);
+			printf("child: parent's region mapped %d, own after a call %d\n", parents, own);
+			fflush(stdout);
+			_exit(0);
+		}
+		CHECK(child > 0 && waitpid(child, &st, 0) == child && WIFEXITED(st));
+		calls(1);
+		printf("parent done\n");
 		return 0;
 	}
 	if (strcmp(mode, "nest") == 0) {
