@@ -47,6 +47,7 @@ struct region {
    that is not running writes nothing, and a damaged file full of odd numbers costs a bounded
    number of reads. */
 static unsigned rereads_left;
+static int region_written; /* the region's process runs: its records may change under us */
 
 static char live_dir[4096];
 static uint64_t sig;
@@ -202,7 +203,8 @@ static int load(struct region *r, const char *path, const char **why)
 		r->state = ST_DEAD;
 	else
 		r->state = state == 'T' || state == 't' ? ST_STOPPED : ST_RUNNING;
-	rereads_left = r->state == ST_RUNNING || r->state == ST_ELSEWHERE ? 4096 : 0;
+	region_written = r->state == ST_RUNNING || r->state == ST_ELSEWHERE;
+	rereads_left = region_written ? 4096 : 0;
 	return 0;
 }
 
@@ -224,26 +226,27 @@ static struct cua_live_slot *slot(const struct region *r, uint32_t i)
    file (the process may be writing it while we read). */
 static int stable(const struct region *r, const void *rec, size_t len, void *out)
 {
-	int fd = r->fd;
 	off_t at = (off_t)((const char *)rec - r->data);
 	uint32_t again;
 
 	memcpy(out, rec, len);
-	if (rereads_left)
-		rereads_left--;
-	else
-		fd = -1;
-	for (int tries = 0; fd >= 0 && tries < 8; tries++) {
-		if (pread(fd, out, len, at) != (ssize_t)len)
-			break;
-		if ((*(uint32_t *)out & 1) == 0 && pread(fd, &again, 4, at) == 4 &&
+	/* A process that is not running writes nothing: the copy read with the rest is the
+	   record, whole if its number is even. */
+	if (!region_written)
+		return (*(const uint32_t *)out & 1) == 0;
+	/* One that runs may have been writing it while the region was read: only a copy whose
+	   number is even and unchanged when read again counts, within the region's budget. */
+	if (!rereads_left || r->fd < 0)
+		return 0;
+	rereads_left--;
+	for (int tries = 0; tries < 8; tries++) {
+		if (pread(r->fd, out, len, at) != (ssize_t)len)
+			return 0;
+		if ((*(uint32_t *)out & 1) == 0 && pread(r->fd, &again, 4, at) == 4 &&
 		    again == *(uint32_t *)out)
 			return 1;
 	}
-	/* The file is gone (the process exited) or the record kept changing: the copy taken
-	   with the rest counts if it is whole. */
-	memcpy(out, rec, len);
-	return (*(const uint32_t *)out & 1) == 0;
+	return 0;
 }
 
 /* A thread's calls in flight, outermost first: the records of slot s whose number says in
