@@ -408,6 +408,14 @@ PY
   [ $rc = 0 ] && grep -q unblocked out.txt || fail "rc $rc: $(cat out.txt err.txt)"
   timeout 20 "$CLI" ps --dir "$L" --json $pid >/dev/null 2>&1 && fail "the region outlived a normal exit" || true
   ;;
+a_thread_attaching_under_a_storm_of_signals_holds_one_slot)
+  # 500 threads, each signalled without pause through its first call; every handler makes a
+  # call, which attaches too when it lands before the thread's own attach has ended. Such a
+  # call once took a second slot for the thread. Read while each wave of 100 is alive.
+  env $(live_env) "$PROG" attachstorm >out.txt 2>err.txt; rc=$?
+  [ $rc = 0 ] && grep -q "attachstorm: 500 threads, .* 0 slots held twice" out.txt &&
+    pass "$(cat out.txt)" || fail "rc $rc: $(cat out.txt err.txt | tail -3)"
+  ;;
 history_stays_whole_while_signal_handlers_make_calls_in_a_storm)
   # A thread signals the main thread as fast as it can while main makes calls that succeed;
   # each handler makes a call that fails. A handler landing while the interrupted call's

@@ -140,6 +140,22 @@ static void *storm_thread(void *arg)
 	return NULL;
 }
 
+/* attachstorm: a new thread's first call (it takes its slot) under a storm of signals whose
+   handlers make calls (which attach too, when they land before the thread's attach ends). */
+static volatile int attach_done;
+
+static void *first_call_thread(void *arg)
+{
+	int count;
+
+	(void)arg;
+	CHECK(cuDeviceGetCount(&count) == CUDA_SUCCESS);
+	attach_done = 1;
+	while (attach_done != 2)
+		usleep(1000);
+	return NULL;
+}
+
 /* The calling thread's slot in this process's live region under directory dir, mapped
    read-only (the reader's layout, hooks/core/livefmt.h); NULL if none. */
 static const struct cua_live_slot *own_slot(const char *dir, const struct cua_live_head **head)
@@ -317,6 +333,51 @@ int main(int argc, char **argv)
 		fflush(stdout);
 		wait_file(getenv("NEST_EXIT"));
 		return 0;
+	}
+	if (strcmp(mode, "attachstorm") == 0) {
+		/* Waves of 100 threads, each signalled without pause through its first call, all
+		   alive when the wave's slots are read: no thread holds two. */
+		struct sigaction sa;
+		const struct cua_live_head *h = NULL;
+		int dups = 0, threads = 0, signals = 0;
+
+		memset(&sa, 0, sizeof(sa));
+		sa.sa_handler = failing_call_in_handler;
+		sa.sa_flags = SA_RESTART;
+		CHECK(sigaction(SIGUSR2, &sa, NULL) == 0);
+		setup();
+		CHECK(own_slot(getenv("CUAUDIT_LIVE_DIR"), &h) != NULL);
+		for (int wave = 0; wave < 5; wave++) {
+			pthread_t t[100];
+
+			for (int i = 0; i < 100; i++) {
+				attach_done = 0;
+				CHECK(pthread_create(&t[i], NULL, first_call_thread, NULL) == 0);
+				while (!attach_done) {
+					pthread_kill(t[i], SIGUSR2);
+					signals++;
+				}
+				threads++;
+			}
+			/* Every slot's owner, while the wave's threads are all alive. */
+			for (uint32_t i = 0; i < h->nslots; i++) {
+				const struct cua_live_slot *a =
+					(const void *)((const char *)h + CUA_LIVE_HEAD_SIZE + i * h->slot_size);
+
+				for (uint32_t j = i + 1; a->tid && j < h->nslots; j++) {
+					const struct cua_live_slot *b = (const void *)((const char *)h +
+						CUA_LIVE_HEAD_SIZE + j * h->slot_size);
+
+					dups += b->tid == a->tid;
+				}
+			}
+			attach_done = 2;
+			for (int i = 0; i < 100; i++)
+				pthread_join(t[i], NULL);
+		}
+		printf("attachstorm: %d threads, %d signals, %d handler calls, %d slots held twice\n",
+		       threads, signals, (int)handler_calls, dups);
+		return dups != 0;
 	}
 	if (strcmp(mode, "storm") == 0) {
 		/* Calls while signals land, until file argv[2] exists (20 s at most); then says
