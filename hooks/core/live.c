@@ -336,11 +336,9 @@ static struct cua_live_slot *slot_at(struct cua_live_head *h, uint32_t i)
 	return (struct cua_live_slot *)((char *)h + CUA_LIVE_HEAD_SIZE + i * cfg.slot_size);
 }
 
-/* A slot is taken with one compare-and-swap of its owner: one this thread id owns already,
-   then a free one, then one whose owner thread has ended (its counts and history stay: the
-   totals never go down). The first: a signal handler's call that lands while this thread
-   attaches (after the compare-and-swap, before the pid is stored) attaches again and must
-   find the same slot, or the thread would hold two; or a thread that ended with this id. */
+/* A slot is taken with one compare-and-swap of its owner: one this thread id owns already
+   (a thread that ended with this id), then a free one, then one whose owner thread has ended
+   (its counts and history stay: the totals never go down). */
 static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, uint32_t tid)
 {
 	for (int pass = 0; pass < 3; pass++) {
@@ -356,7 +354,7 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 			   an ended thread's. */
 			if (pass != 0 && !__atomic_compare_exchange_n(&s->tid, &owner, tid, 0, __ATOMIC_ACQ_REL,
 								      __ATOMIC_ACQUIRE))
-				continue;
+				continue; /* another thread took it first */
 			/* The ended owner's calls in flight are over: their records are given
 			   up (one store each, an odd number: a reader's copy of one fails its
 			   check, and no INDEX's ended number matches it), so that the ring
@@ -387,6 +385,20 @@ struct cua_live_slot *cua_live_attach(uint64_t pid)
 	struct cua_live_head *h;
 	struct cua_live_slot *s = NULL;
 
+	/* A signal handler's call that lands while this thread attaches writes the scratch slot
+	   and leaves the attach to the call it interrupted: attaching from here would race it
+	   for a slot and could leave the thread two. Its counts go to the thread's counters, or
+	   the scratch slot's while the thread has none yet. */
+	if (cua_live_me.attaching) {
+		if (!cua_live_me.calls)
+			cua_live_me.calls = cua_live_calls(cfg.scratch, cua_live_calls_mask + 1);
+		if (!cua_live_me.errors)
+			cua_live_me.errors = cua_live_errors(cfg.scratch, cua_live_calls_mask + 1,
+							     CUAUDIT_ID_COUNT);
+		return cfg.scratch;
+	}
+	cua_live_me.attaching = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!pid)
 		pid = cua_process_id();
 	h = region_of(pid, &retry);
@@ -401,6 +413,8 @@ struct cua_live_slot *cua_live_attach(uint64_t pid)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Asked again at the next call while another thread makes the region. */
 	cua_live_me.pid = retry ? 0 : pid;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	cua_live_me.attaching = 0;
 	errno = saved;
 	return cua_live_me.slot;
 }

@@ -160,6 +160,7 @@ struct cua_live_me {
 	struct cua_live_slot *slot;
 	uint64_t pid;
 	uint32_t tid; /* the thread's kernel id in that process */
+	uint8_t attaching; /* in cua_live_attach: a signal handler's call writes the scratch slot */
 	/* The slot's per-API call and error counts (cua_live_calls, cua_live_errors), found
 	   once at attach. */
 	uint64_t *calls;
