@@ -11,6 +11,7 @@
 #include "exec.h"
 #include "signals.h"
 #include "gotfix.h"
+#include "livefmt.h"
 #include "log.h"
 #include "index.h"
 #include "procaddress.h"
@@ -52,8 +53,11 @@ CUA_LA_EXPORT void la_activity(uintptr_t *cookie, unsigned int flag)
 	/* Silent in processes without CUDA, like everything else. */
 	if (cua_nlibs)
 		cua_log_msg(CUA_LOG_DEBUG, "activity ", activity_name(flag), NULL);
-	if (flag == LA_ACT_CONSISTENT)
+	if (flag == LA_ACT_CONSISTENT) {
 		cua_gotfix_run();
+		/* The program's C library is relocated, and no code of the program has run. */
+		cua_live_watch_forks();
+	}
 }
 
 /* By file name first; a library renamed by a wheel repair tool (libcudart-1a2b3c4d.so.13)

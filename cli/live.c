@@ -43,11 +43,13 @@ struct region {
 	uint64_t now_ns;
 };
 
-/* Records of the region being read that may still be read again from the file: a process
-   that is not running writes nothing, and a damaged file full of odd numbers costs a bounded
-   number of reads. */
-static unsigned rereads_left;
-static int region_written; /* the region's process runs: its records may change under us */
+/* Records of the region being read that may still be read again from the file, calls in
+   flight and history apart (history never takes the budget of the calls in flight): a
+   process that is not running writes nothing, and a damaged file full of odd numbers costs a
+   bounded number of reads. */
+static unsigned flight_rereads, history_rereads;
+static unsigned unverified;  /* records left out: they kept changing, or past the budget */
+static int region_written;   /* the region's process ran while it was read */
 
 static char live_dir[4096];
 static uint64_t sig;
@@ -140,7 +142,7 @@ static int load(struct region *r, const char *path, const char **why)
 	uint64_t pid, ticks;
 	const char *base = strrchr(path, '/');
 	struct stat st;
-	int fd;
+	int fd, alive_before;
 	char state;
 
 	memset(r, 0, sizeof(*r));
@@ -180,6 +182,7 @@ static int load(struct region *r, const char *path, const char **why)
 		return -1;
 	}
 	r->size = (size_t)st.st_size;
+	alive_before = proc_state(pid) != 0;
 	r->data = malloc(r->size);
 	if (!r->data || pread(fd, r->data, r->size, 0) != (ssize_t)r->size) {
 		close(fd);
@@ -203,8 +206,13 @@ static int load(struct region *r, const char *path, const char **why)
 		r->state = ST_DEAD;
 	else
 		r->state = state == 'T' || state == 't' ? ST_STOPPED : ST_RUNNING;
-	region_written = r->state == ST_RUNNING || r->state == ST_ELSEWHERE;
-	rereads_left = region_written ? 4096 : 0;
+	/* Alive before the copy or after it (killed while it was read, a stopped leader whose
+	   other threads run under a tracer): its records may have changed under the copy. */
+	region_written = alive_before || r->state == ST_RUNNING || r->state == ST_STOPPED ||
+			 r->state == ST_ELSEWHERE;
+	flight_rereads = 8192;
+	history_rereads = 16384;
+	unverified = 0;
 	return 0;
 }
 
@@ -224,28 +232,31 @@ static struct cua_live_slot *slot(const struct region *r, uint32_t i)
 
 /* A record read whole: its sequence number even, and unchanged when read again from the
    file (the process may be writing it while we read). */
-static int stable(const struct region *r, const void *rec, size_t len, void *out)
+static int stable(const struct region *r, const void *rec, size_t len, void *out, unsigned *budget)
 {
 	off_t at = (off_t)((const char *)rec - r->data);
 	uint32_t again;
 
 	memcpy(out, rec, len);
-	/* A process that is not running writes nothing: the copy read with the rest is the
-	   record, whole if its number is even. */
+	/* A process that did not run while the region was read wrote nothing: the copy read
+	   with the rest is the record, whole if its number is even. */
 	if (!region_written)
 		return (*(const uint32_t *)out & 1) == 0;
-	/* One that runs may have been writing it while the region was read: only a copy whose
-	   number is even and unchanged when read again counts, within the region's budget. */
-	if (!rereads_left || r->fd < 0)
+	/* One that ran may have been writing it then: only a copy whose number is even and
+	   unchanged when read again counts. */
+	if (!*budget || r->fd < 0) {
+		unverified++;
 		return 0;
-	rereads_left--;
+	}
+	(*budget)--;
 	for (int tries = 0; tries < 8; tries++) {
 		if (pread(r->fd, out, len, at) != (ssize_t)len)
-			return 0;
+			break;
 		if ((*(uint32_t *)out & 1) == 0 && pread(r->fd, &again, 4, at) == 4 &&
 		    again == *(uint32_t *)out)
 			return 1;
 	}
+	unverified++;
 	return 0;
 }
 
@@ -275,7 +286,7 @@ static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
 		if ((cua_live_ring(s)[k].seq & 3u) != CUA_LIVE_IN_FLIGHT &&
 		    (cua_live_ring(s)[k].seq & 3u) != CUA_LIVE_STARTING)
 			continue; /* ended or unused when the region was read (it only moves on) */
-		if (stable(r, &cua_live_ring(s)[k], sizeof(*c), c) &&
+		if (stable(r, &cua_live_ring(s)[k], sizeof(*c), c, &flight_rereads) &&
 		    (c->seq & 3u) == CUA_LIVE_IN_FLIGHT)
 			n++;
 	}
@@ -291,7 +302,11 @@ static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
 static int history_entry(const struct region *r, struct cua_live_slot *s, uint64_t at,
 			 struct cua_live_call *e)
 {
-	return stable(r, &cua_live_ring(s)[at & (r->head.ncalls - 1)], sizeof(*e), e) &&
+	const struct cua_live_call *rec = &cua_live_ring(s)[at & (r->head.ncalls - 1)];
+
+	/* Read again only a record that held that call, ended, when the region was read. */
+	return rec->seq == cua_live_seq(at, CUA_LIVE_ENDED) &&
+	       stable(r, rec, sizeof(*e), e, &history_rereads) &&
 	       e->seq == cua_live_seq(at, CUA_LIVE_ENDED);
 }
 
@@ -746,7 +761,8 @@ static void print_json(const struct region *r, unsigned last)
 		       (unsigned long long)errors);
 		sep = ",";
 	}
-	printf("]}\n");
+	/* Records that kept changing while read (or past the reader's budget): not shown. */
+	printf("],\"unverified_records\":%u}\n", unverified);
 }
 
 static void ps_detail(const struct region *r, unsigned last, int json)
@@ -775,6 +791,8 @@ static void ps_detail(const struct region *r, unsigned last, int json)
 	for (uint32_t i = 0; i < r->head.slots_used; i++)
 		if (slot(r, i)->tid)
 			print_thread(r, slot(r, i), last);
+	if (unverified)
+		printf("note: %u record(s) kept changing while read and are not shown\n", unverified);
 }
 
 static int parse_u64(const char *s, uint64_t *out)

@@ -2,6 +2,7 @@
 /* hooks/core/live.c: makes the per-process live region file, checks its directory, and hands each thread its slot. */
 #include <errno.h>
 #include <fcntl.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -270,28 +271,31 @@ static struct cua_live_head *make_region(uint64_t pid)
 /* In a forked child, in the program's fork before it returns: the parent's region, which the
    child shares through the mapping, is replaced by private memory at the same address, so
    that whatever the child's thread was writing when it forked (a signal handler forked in the
-   middle of a call's start or end) lands there, not in the parent's file. The child makes a
-   region of its own at its next call. errno is the program's: kept. */
+   middle of a call's start or end) lands there, not in the parent's file. Only the parent's:
+   another child handler that ran first may have made a call, and with it the child's own
+   region. The child makes its own region at its next call. errno is the program's: kept. */
 static void child_after_fork(void)
 {
 	struct cua_live_head *h = cua_live_region;
 	int saved = errno;
 
-	if (h)
+	if (h && __atomic_load_n(&cua_live_region_pid, __ATOMIC_ACQUIRE) != (uint64_t)getpid())
 		(void)mmap(h, cfg.file_size, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS,
 			   -1, 0);
 	errno = saved;
 }
 
-/* Registered once per process image, at its first region (the program's C library is up by
-   then; a forked child inherits the registration). Without the program's __register_atfork
-   (another C library), a fork during a call's start or end can leave that one record in the
-   parent's file. */
-static void watch_forks(void)
+/* Once per process image, from the start-up's consistent state (the main thread, before the
+   program's code runs: __register_atfork takes a lock, which a signal handler's first call
+   could find held); a forked child inherits the registration. Without the program's
+   __register_atfork (another C library), or for a child made without the C library's fork
+   (_Fork, clone, a fork system call), a fork during a call's start or end can leave that one
+   record in the parent's file. */
+void cua_live_watch_forks(void)
 {
 	static int registered;
 
-	if (!registered && cua_program_register_atfork) {
+	if (cua_live_on && !registered && cua_program_register_atfork) {
 		registered = 1;
 		(void)cua_program_register_atfork(NULL, NULL, child_after_fork, NULL);
 	}
@@ -321,7 +325,6 @@ static struct cua_live_head *region_of(uint64_t pid, int *retry)
 		h = make_region(pid);
 		region.failed = h == NULL;
 		if (h) {
-			watch_forks();
 			cua_live_region = h;
 			__atomic_store_n(&cua_live_region_pid, pid, __ATOMIC_RELEASE);
 		}
@@ -379,28 +382,28 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 	return NULL;
 }
 
-struct cua_live_slot *cua_live_attach(uint64_t pid)
+struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 {
 	int saved = errno, retry;
 	struct cua_live_head *h;
 	struct cua_live_slot *s = NULL;
+	uint64_t pid = cua_process_id();
+	sigset_t all, old;
 
-	/* A signal handler's call that lands while this thread attaches writes the scratch slot
-	   and leaves the attach to the call it interrupted: attaching from here would race it
-	   for a slot and could leave the thread two. Its counts go to the thread's counters, or
-	   the scratch slot's while the thread has none yet. */
-	if (cua_live_me.attaching) {
-		if (!cua_live_me.calls)
-			cua_live_me.calls = cua_live_calls(cfg.scratch, cua_live_calls_mask + 1);
-		if (!cua_live_me.errors)
-			cua_live_me.errors = cua_live_errors(cfg.scratch, cua_live_calls_mask + 1,
-							     CUAUDIT_ID_COUNT);
-		return cfg.scratch;
+	*pidp = pid;
+	/* Attached already in this process: a signal handler's call did it while this call
+	   began. */
+	if (cua_live_me.pid == pid && cua_live_me.slot) {
+		errno = saved;
+		return cua_live_me.slot;
 	}
-	cua_live_me.attaching = 1;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (!pid)
-		pid = cua_process_id();
+	/* No signal handler runs while the thread attaches: one that made a call would race it
+	   for a slot (the thread could hold two), and one that jumped out of it would leave the
+	   region half claimed. Two system calls, once per thread and process. One that lands
+	   before the mask attaches whole first, and this attach then finds its slot (the first
+	   pass of take_slot). */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
 	h = region_of(pid, &retry);
 	if (h)
 		s = take_slot(h, pid, (uint32_t)cua_thread_id());
@@ -408,13 +411,11 @@ struct cua_live_slot *cua_live_attach(uint64_t pid)
 	cua_live_me.tid = (uint32_t)cua_thread_id();
 	cua_live_me.calls = cua_live_calls(cua_live_me.slot, cua_live_calls_mask + 1);
 	cua_live_me.errors = cua_live_errors(cua_live_me.slot, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
-	/* The pid last: a signal handler's call that lands before it attaches again rather than
-	   count into the slot of the process this thread was in before. */
+	/* The pid last: a call that finds it set finds the slot set. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Asked again at the next call while another thread makes the region. */
 	cua_live_me.pid = retry ? 0 : pid;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	cua_live_me.attaching = 0;
+	sigprocmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return cua_live_me.slot;
 }

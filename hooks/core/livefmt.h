@@ -160,7 +160,6 @@ struct cua_live_me {
 	struct cua_live_slot *slot;
 	uint64_t pid;
 	uint32_t tid; /* the thread's kernel id in that process */
-	uint8_t attaching; /* in cua_live_attach: a signal handler's call writes the scratch slot */
 	/* The slot's per-API call and error counts (cua_live_calls, cua_live_errors), found
 	   once at attach. */
 	uint64_t *calls;
@@ -191,8 +190,12 @@ static inline __attribute__((always_inline)) void cua_live_put_head(uint32_t *re
 #endif
 }
 /* The slot of the calling thread in this process's region, made at its first call; a
-   private scratch slot when there is none (no region, every slot taken). */
-struct cua_live_slot *cua_live_attach(uint64_t pid);
+   private scratch slot when there is none (no region, every slot taken). Sets *pid to the
+   calling process's. */
+struct cua_live_slot *cua_live_attach(uint64_t *pid);
+/* Registers the forked child's handler through the program's C library (once; from the
+   start-up's consistent state, before any program code runs). */
+void cua_live_watch_forks(void);
 /* The region's head in this process (or the parent's, in a forked child that has not made
    its own yet), NULL before the first call. */
 extern struct cua_live_head *volatile cua_live_region;
@@ -278,15 +281,16 @@ static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, un
 	uint64_t at, tid, mine = cua_live_me.pid;
 	uint32_t seq;
 
-	/* The pid first, then the slot: the slot is set before the pid (cua_live_attach), so a
-	   matching pid means the slot is this thread's in this process, even where a signal
-	   handler's call attached in between. pid is never 0: a thread with no slot yet (pid 0)
-	   attaches. */
+	/* The pid, the slot, the pid again: the slot is set before the pid (cua_live_attach),
+	   so an unchanged pid that matches means the slot is this thread's in this process,
+	   even where a signal handler's call attached in between, or forked and attached in the
+	   child. pid is never 0: a thread with no slot yet (pid 0) attaches. The attach reads
+	   the process's pid itself (the caller's may be the parent's). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(mine == pid, 1))
-		s = cua_live_me.slot;
-	else
-		s = cua_live_attach(pid);
+	s = cua_live_me.slot;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (__builtin_expect(mine != pid || cua_live_me.pid != mine, 0))
+		s = cua_live_attach(&pid);
 	took->pid = pid;
 	/* Taken, in one instruction, before it is written: a signal handler's call landing
 	   anywhere here takes another INDEX, so no two calls ever write one record under the

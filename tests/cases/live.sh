@@ -578,6 +578,46 @@ a_forked_child_stops_sharing_its_parents_region_and_makes_its_own)
   [ $rc = 0 ] && grep -qx "child: parent's region mapped 0, own after a call 1" out.txt && grep -qx "parent done" out.txt &&
     pass "the child maps no region of its parent's, then its own" || fail "rc $rc: $(cat out.txt err.txt)"
   ;;
+a_hundred_threads_blocked_with_full_histories_all_show_their_call)
+  # The reader reads a running process's records again before it trusts them, within a
+  # budget; the histories once took the whole budget, and later threads' blocked calls were
+  # left out ("not inside a CUDA call"). 100 threads, 70 calls each, then all blocked.
+  blocked_fn=cuStreamSynchronize start_blocked manyblocked
+  for _ in $(seq 100); do
+    n=$(ps_json $pid inflight | tr ' ' '\n' | grep -c '^cuStreamSynchronize:')
+    [ "$n" -ge 100 ] && break; sleep 0.05
+  done
+  timeout 20 "$CLI" ps --dir "$L" --json --last 64 $pid >j.txt 2>&1
+  "$PYTHON" - j.txt <<'PY' >check.txt 2>&1 && pass "$(cat check.txt)" || fail "$(cat check.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+blocked = [t for t in d["threads"] if [f["name"] for f in t["in_flight"]] == ["cuStreamSynchronize"]]
+assert len(blocked) == 100, len(blocked)
+assert all(len(t["last_calls"]) == 63 for t in blocked), sorted(len(t["last_calls"]) for t in blocked)[:5]
+assert d["unverified_records"] == 0, d["unverified_records"]
+print("100 threads blocked, each shown in flight with the 63 ended calls its ring of 64 holds")
+PY
+  rm -f "$BLOCK"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && pass "the program ran to its end" || fail "rc $rc: $(tail -3 out.txt err.txt)"
+  ;;
+a_childs_own_region_made_by_an_atfork_handler_stays_its_own)
+  # cuaudit's child handler replaces the parent's region in a forked child; a child handler of
+  # the program's that makes a call makes the child's own region, which must stay the child's
+  # (cuaudit's handler runs first, and replaces only a region of another process).
+  touch "$BLOCK"
+  : >out.txt
+  env $(live_env) "$PROG" atforkcall >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'child .* blocking'
+  child=$(sed -n 's/^child \([0-9]*\) blocking$/\1/p' out.txt)
+  for _ in $(seq 100); do [[ "$(ps_json $child inflight)" == "running cuStreamSynchronize:"* ]] && break; sleep 0.05; done
+  j=$(ps_json $child inflight)
+  [[ "$j" == "running cuStreamSynchronize:"* ]] && pass "the child's blocked call is in its own region ($j)" || fail "child $child: $j"
+  rm -f "$BLOCK"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && grep -q "parent done" out.txt || fail "rc $rc: $(cat out.txt err.txt)"
+  ;;
 call_ending_in_a_child_forked_during_it_leaves_the_parents_view_alone)
   # A signal handler forks while the thread is inside a call; the child's copy of the call
   # returns at once. The region is shared (MAP_SHARED): the child must not end the parent's

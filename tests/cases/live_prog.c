@@ -156,6 +156,21 @@ static void *first_call_thread(void *arg)
 	return NULL;
 }
 
+/* manyblocked: threads with a full history each, all blocked in a call. */
+static void *full_then_block(void *arg)
+{
+	(void)arg;
+	calls(70);
+	CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+	return NULL;
+}
+
+/* atforkcall: a child handler of the program's own makes a call in the child. */
+static void call_in_child_handler(void)
+{
+	calls(1);
+}
+
 /* The calling thread's slot in this process's live region under directory dir, mapped
    read-only (the reader's layout, hooks/core/livefmt.h); NULL if none. */
 static const struct cua_live_slot *own_slot(const char *dir, const struct cua_live_head **head)
@@ -332,6 +347,37 @@ int main(int argc, char **argv)
 		printf("unblocked\n");
 		fflush(stdout);
 		wait_file(getenv("NEST_EXIT"));
+		return 0;
+	}
+	if (strcmp(mode, "manyblocked") == 0) {
+		pthread_t t[100];
+
+		setup();
+		for (int i = 0; i < 100; i++)
+			CHECK(pthread_create(&t[i], NULL, full_then_block, NULL) == 0);
+		printf("blocking\n");
+		fflush(stdout);
+		for (int i = 0; i < 100; i++)
+			pthread_join(t[i], NULL);
+		printf("unblocked\n");
+		return 0;
+	}
+	if (strcmp(mode, "atforkcall") == 0) {
+		pid_t child;
+		int st = 0;
+
+		setup();
+		calls(2);
+		CHECK(pthread_atfork(NULL, NULL, call_in_child_handler) == 0);
+		child = fork();
+		if (child == 0) {
+			printf("child %d blocking\n", (int)getpid());
+			fflush(stdout);
+			CHECK(cuStreamSynchronize(stream) == CUDA_SUCCESS);
+			_exit(0);
+		}
+		CHECK(child > 0 && waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0);
+		printf("parent done\n");
 		return 0;
 	}
 	if (strcmp(mode, "attachstorm") == 0) {
