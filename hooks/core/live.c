@@ -347,16 +347,24 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 	for (int pass = 0; pass < 3; pass++) {
 		for (uint32_t i = 0; i < CUA_LIVE_SLOTS; i++) {
 			struct cua_live_slot *s = slot_at(h, i);
-			uint32_t owner = __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE);
+			union { uint64_t w; struct { uint32_t tid, gen; } f; } was, now;
+			uint32_t owner;
+
+			was.w = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
+			owner = was.f.tid;
 
 			if (pass == 0 ? owner != tid :
 			    pass == 1 ? owner != 0 : cua_thread_alive(pid, owner))
 				continue;
-			/* Calls of this thread in flight are never in a slot it attaches to (a
-			   call's record is taken after its attach): what is in flight there is
-			   an ended thread's. */
-			if (pass != 0 && !__atomic_compare_exchange_n(&s->tid, &owner, tid, 0, __ATOMIC_ACQ_REL,
-								      __ATOMIC_ACQUIRE))
+			/* Every pass takes the slot the same way, the generation moved on with
+			   the tid (own: this id's ended thread): a taker that saw the same
+			   owner loses. Calls of this thread in flight are never in a slot it
+			   attaches to (a call's record is taken after its attach): what is in
+			   flight there is an ended thread's. */
+			now.f.tid = tid;
+			now.f.gen = was.f.gen + 1;
+			if (!__atomic_compare_exchange_n(&s->owner, &was.w, now.w, 0, __ATOMIC_ACQ_REL,
+							 __ATOMIC_ACQUIRE))
 				continue; /* another thread took it first */
 			/* The ended owner's calls in flight are over: their records are given
 			   up (one store each, an odd number: a reader's copy of one fails its

@@ -96,8 +96,15 @@ struct cua_live_call {
 };
 
 struct cua_live_slot {
-	uint32_t tid;            /* the owner thread; 0: free */
-	uint32_t reserved0;
+	union {
+		struct {
+			uint32_t tid; /* the owner thread; 0: free */
+			uint32_t gen; /* owners so far: taken with the tid in one compare-and-swap,
+					 so that two takers who saw one ended owner (a thread id
+					 the kernel gave again) cannot both win */
+		};
+		uint64_t owner; /* tid and gen, as one word */
+	};
 	uint64_t done;           /* calls begun in this slot, all owners (and ring records
 				    passed over because still in flight): the next INDEX, taken
 				    before the record is written */
