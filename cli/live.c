@@ -260,8 +260,6 @@ static int stable(const struct region *r, const void *rec, size_t len, void *out
 	return 0;
 }
 
-/* A thread's calls in flight, outermost first: the records of slot s whose number says in
-   flight, each read whole. Returns how many, at most CUA_LIVE_CALLS_MAX (the ring's size). */
 static struct cua_live_call flight_buf[CUA_LIVE_CALLS_MAX];
 
 /* By start time, then by number: a call nested in another started after it. (Not by the
@@ -275,6 +273,8 @@ static int older_first(const void *x, const void *y)
 	return a->seq < b->seq ? -1 : a->seq > b->seq;
 }
 
+/* A thread's calls in flight, outermost first: the records of slot s whose number says in
+   flight, each read whole. Returns how many, at most CUA_LIVE_CALLS_MAX (the ring's size). */
 static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
 			  const struct cua_live_call **out)
 {
@@ -283,8 +283,7 @@ static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
 	for (uint32_t k = 0; k < r->head.ncalls && n < CUA_LIVE_CALLS_MAX; k++) {
 		struct cua_live_call *c = &flight_buf[n];
 
-		if ((cua_live_ring(s)[k].seq & 3u) != CUA_LIVE_IN_FLIGHT &&
-		    (cua_live_ring(s)[k].seq & 3u) != CUA_LIVE_STARTING)
+		if (!cua_live_busy(cua_live_ring(s)[k].seq))
 			continue; /* ended or unused when the region was read (it only moves on) */
 		if (stable(r, &cua_live_ring(s)[k], sizeof(*c), c, &flight_rereads) &&
 		    (c->seq & 3u) == CUA_LIVE_IN_FLIGHT)

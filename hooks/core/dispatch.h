@@ -268,8 +268,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 	/* The live view marks the call in flight with the start time just read, or, when no
 	   subscriber times this function, with the one clock read it makes. It is no
 	   subscription (a second one would send every call through the loop): the dispatch
-	   runs it on every function (cua_dispatch_cover_all), with the pid and tid that
-	   cua_thread_id_fast keeps, so the record may stay lean. */
+	   runs it on every function (cua_dispatch_cover_all), with the pid cache's pid and
+	   the thread id it kept at attach, so the record may stay lean. */
 	if (CUA_UNLIKELY(cua_live_on)) {
 		cua_live_begin(id, p->binding, p->depth, args, args_bytes, cua_process_id_fast(),
 			       p->t_enter_ns ? p->t_enter_ns : cua_clock_ns(), &f->live);

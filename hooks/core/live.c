@@ -372,7 +372,6 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 			   takes them again. */
 			for (uint32_t k = 0; k < cfg.ncalls; k++) {
 				struct cua_live_call *r = cua_live_ring(s) + k;
-
 				uint32_t seq = __atomic_load_n(&r->seq, __ATOMIC_RELAXED);
 
 				if (cua_live_busy(seq))

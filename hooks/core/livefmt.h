@@ -178,8 +178,9 @@ extern uint8_t cua_live_on;
 /* 1 where the id returns a CUresult or a cudaError_t: a non-zero result counts as an error. */
 extern uint8_t cua_live_may_fail[];
 
-/* The first word of a call record: the sequence number and the three small fields after it (a 16-bit and two 8-bit ones), in one store where the byte order
-   allows. The caller orders it before the record's other stores (a release fence). */
+/* The first word of a call record: the sequence number and the three small fields after it
+   (a 16-bit and two 8-bit ones), in one store where the byte order allows. The caller
+   orders it before the record's other stores (a release fence). */
 static inline __attribute__((always_inline)) void cua_live_put_head(uint32_t *rec, uint32_t seq,
 								    uint16_t a, uint8_t b, uint8_t c)
 {
