@@ -213,7 +213,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		}
 		p->result = 0; /* a function returning void leaves it */
 		if (CUA_UNLIKELY(cua_live_on)) {
-			cua_live_begin(id, f->binding, f->depth, args, args_bytes, cua_process_id_fast(),
+			cua_live_begin(id, f->binding, f->depth, args, args_bytes, *cua_pid_cache,
 				       f->t_enter_ns ? f->t_enter_ns : cua_clock_ns(), &f->live);
 		}
 		return 1;
@@ -226,7 +226,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		f->binding = CUA_KIND_OF(kind);
 		f->depth = cua_self.depth++;
 		p->result = 0;
-		cua_live_begin(id, f->binding, f->depth, args, args_bytes, cua_process_id_fast(),
+		cua_live_begin(id, f->binding, f->depth, args, args_bytes, *cua_pid_cache,
 			       cua_clock_ns(), &f->live);
 		return 1;
 	}
@@ -271,7 +271,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 	   runs it on every function (cua_dispatch_cover_all), with the pid cache's pid and
 	   the thread id it kept at attach, so the record may stay lean. */
 	if (CUA_UNLIKELY(cua_live_on)) {
-		cua_live_begin(id, p->binding, p->depth, args, args_bytes, cua_process_id_fast(),
+		cua_live_begin(id, p->binding, p->depth, args, args_bytes, *cua_pid_cache,
 			       p->t_enter_ns ? p->t_enter_ns : cua_clock_ns(), &f->live);
 	}
 	return call_real;

@@ -15,7 +15,10 @@
 #include "table.h"
 #include "threads.h"
 
-__thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
+/* pid starts as no process's (nor 0, what the pid cache holds in a child that has not read
+   its pid yet): a thread's first call attaches. */
+__thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec"))) = {
+	.pid = CUA_LIVE_NO_PID};
 uint8_t cua_live_on;
 uint8_t cua_live_may_fail[CUAUDIT_ID_COUNT];
 struct cua_live_head *volatile cua_live_region;
@@ -421,7 +424,7 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 	/* The pid last: a call that finds it set finds the slot set. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Asked again at the next call while another thread makes the region. */
-	cua_live_me.pid = retry ? 0 : pid;
+	cua_live_me.pid = retry ? CUA_LIVE_NO_PID : pid;
 	sigprocmask(SIG_SETMASK, &old, NULL);
 	errno = saved;
 	return cua_live_me.slot;

@@ -172,6 +172,8 @@ struct cua_live_me {
 	uint64_t *calls;
 	uint32_t *errors;
 };
+/* cua_live_me.pid of a thread that has not attached: matches no pid, nor 0. */
+#define CUA_LIVE_NO_PID (~(uint64_t)0)
 extern __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
 /* Non-zero when the live region is on: fixed in la_version. */
 extern uint8_t cua_live_on;
@@ -275,7 +277,8 @@ struct cua_live_took {
 };
 
 /* Called by the dispatch after it read the call's start time: the call is in flight. pid is
-   the calling process (cua_process_id_fast). Fills *took with the record it took, for
+   what the pid cache holds (*cua_pid_cache: 0 in a child that has not read its pid yet,
+   which no attached thread's pid matches). Fills *took with the record it took, for
    cua_live_end: a call that began before its thread had a slot (its first call found no
    region yet) ends in the private scratch slot it began in. */
 static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, unsigned binding,
@@ -292,13 +295,18 @@ static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, un
 	/* The pid, the slot, the pid again: the slot is set before the pid (cua_live_attach),
 	   so an unchanged pid that matches means the slot is this thread's in this process,
 	   even where a signal handler's call attached in between, or forked and attached in the
-	   child. pid is never 0: a thread with no slot yet (pid 0) attaches. The attach reads
-	   the process's pid itself (the caller's may be the parent's). */
+	   child. A thread with no slot yet (CUA_LIVE_NO_PID) attaches, and so does one whose cache
+	   reads 0. The attach reads the process's pid itself (the caller's may be the parent's,
+	   or 0). */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	s = cua_live_me.slot;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	if (__builtin_expect(mine != pid || cua_live_me.pid != mine, 0))
-		s = cua_live_attach(&pid);
+	if (__builtin_expect(mine != pid || cua_live_me.pid != mine, 0)) {
+		uint64_t now; /* apart from pid, which then need not live in memory */
+
+		s = cua_live_attach(&now);
+		pid = now;
+	}
 	took->pid = pid;
 	/* Taken, in one instruction, before it is written: a signal handler's call landing
 	   anywhere here takes another INDEX, so no two calls ever write one record under the
