@@ -135,6 +135,8 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	cua_log_msg(CUA_LOG_INFO, cua_libs_layer_name(lib->layer), " loaded: ", lib->path, NULL);
 	if (layer == CUA_LIB_DRIVER && lib->owner && cua_active)
 		cua_entrypatch_hint(map);
+	if (layer == CUA_LIB_DRIVER && lib->owner)
+		cua_live_prepare();
 	if (lib->owner)
 		index_exports(lib);
 	return LA_FLG_BINDFROM | LA_FLG_BINDTO;

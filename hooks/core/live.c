@@ -34,7 +34,21 @@ static struct {
 	struct cua_live_slot *scratch; /* where a thread without a slot writes: read by nobody */
 } cfg;
 
-/* This process's region: made by the first thread that calls, again in a forked child. */
+/* Counts of the calls a thread makes while another thread makes the region (those calls
+   write the scratch slot, which nobody reads): kept apart for the thread and added to its
+   slot at the attach that finds one, so that the totals lose none of them. A pool, each
+   entry held by a pid: a forked child's copy of an entry holds its parent's counts, and is
+   taken over (cleared) like a free one. */
+#define PENDING_MAX 64u
+struct pending {
+	uint64_t owner; /* the pid whose thread holds it; 0: free */
+	uint64_t calls[CUAUDIT_ID_COUNT];
+	uint32_t errors[CUAUDIT_ID_COUNT];
+};
+static struct pending *pending_pool; /* PENDING_MAX of them, mapped in cua_live_setup */
+
+/* This process's region: made when the driver loads (cua_live_prepare), or by the first
+   thread that calls (a forked child, a driver loaded before the view was set up). */
 static struct {
 	uint64_t pid;     /* the process it belongs to; 0 before it is made */
 	uint64_t opening; /* the pid of the process whose thread is making it; 0: none */
@@ -126,6 +140,11 @@ int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 	if (p == MAP_FAILED)
 		return -1;
 	cfg.scratch = p;
+	/* Pages are touched only where a thread's first calls meet another's making the
+	   region. No pool: such counts go to the scratch slot (and are lost from the totals). */
+	p = mmap(NULL, PENDING_MAX * sizeof(struct pending), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	pending_pool = p == MAP_FAILED ? NULL : p;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		cua_live_may_fail[id] = cua_api[id].ret == CUA_RET_CURESULT ||
 					cua_api[id].ret == CUA_RET_CUDAERROR;
@@ -304,8 +323,9 @@ void cua_live_watch_forks(void)
 	}
 }
 
-/* This process's region, made at the first call of this process; NULL when there is none.
-   A thread that finds another making it gets none this time and asks again next call. */
+/* This process's region, made now if it is not yet (when the driver loads, or at the first
+   call of a forked child); NULL when there is none. A thread that finds another making it
+   gets none this time (*retry) and asks again next call. */
 static struct cua_live_head *region_of(uint64_t pid, int *retry)
 {
 	uint64_t claim;
@@ -392,6 +412,64 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 	return NULL;
 }
 
+/* An entry of the pool for the calling thread of process pid, cleared; NULL when all are
+   held. Under the attach's signal mask. */
+static struct pending *pending_take(uint64_t pid)
+{
+	for (unsigned i = 0; pending_pool && i < PENDING_MAX; i++) {
+		struct pending *p = &pending_pool[i];
+		uint64_t was = __atomic_load_n(&p->owner, __ATOMIC_ACQUIRE);
+
+		/* Held by another thread of this process; free, or its parent's (copied by fork). */
+		if (was == pid || !__atomic_compare_exchange_n(&p->owner, &was, pid, 0, __ATOMIC_ACQ_REL,
+							       __ATOMIC_ACQUIRE))
+			continue;
+		memset(p->calls, 0, sizeof(p->calls));
+		memset(p->errors, 0, sizeof(p->errors));
+		return p;
+	}
+	return NULL;
+}
+
+/* The thread's pending counts go into slot s (NULL: nowhere, the view is off or the thread
+   untracked), and its entry back to the pool. One of the parent's, copied into a forked
+   child with the thread, is left alone: it counted the parent's calls. */
+static void pending_give(struct cua_live_slot *s, uint64_t pid)
+{
+	struct pending *p = cua_live_me.pending;
+
+	cua_live_me.pending = NULL;
+	if (!p || __atomic_load_n(&p->owner, __ATOMIC_ACQUIRE) != pid)
+		return;
+	if (s) {
+		uint64_t *calls = cua_live_calls(s, cua_live_calls_mask + 1);
+		uint32_t *errors = cua_live_errors(s, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
+
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+			if (p->calls[id])
+				calls[id] += p->calls[id];
+			if (p->errors[id])
+				errors[id] += p->errors[id];
+		}
+	}
+	__atomic_store_n(&p->owner, 0, __ATOMIC_RELEASE);
+}
+
+void cua_live_prepare(void)
+{
+	int saved = errno, retry;
+	sigset_t all, old;
+
+	if (!cua_live_on || __atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) == cua_process_id())
+		return;
+	/* As an attach: no handler's call races the claim. */
+	sigfillset(&all);
+	sigprocmask(SIG_BLOCK, &all, &old);
+	(void)region_of(cua_process_id(), &retry);
+	sigprocmask(SIG_SETMASK, &old, NULL);
+	errno = saved;
+}
+
 struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 {
 	int saved = errno, retry;
@@ -419,8 +497,25 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 		s = take_slot(h, pid, (uint32_t)cua_thread_id());
 	cua_live_me.slot = s ? s : cfg.scratch;
 	cua_live_me.tid = (uint32_t)cua_thread_id();
-	cua_live_me.calls = cua_live_calls(cua_live_me.slot, cua_live_calls_mask + 1);
-	cua_live_me.errors = cua_live_errors(cua_live_me.slot, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
+	/* While another thread makes the region the calls are counted apart, and added to the
+	   slot once there is one. */
+	if (retry) {
+		struct pending *p = cua_live_me.pending;
+
+		if (!p || __atomic_load_n(&p->owner, __ATOMIC_ACQUIRE) != pid)
+			cua_live_me.pending = p = pending_take(pid);
+		if (p) {
+			cua_live_me.calls = p->calls;
+			cua_live_me.errors = p->errors;
+		}
+	} else {
+		pending_give(s, pid);
+	}
+	if (!cua_live_me.pending) {
+		cua_live_me.calls = cua_live_calls(cua_live_me.slot, cua_live_calls_mask + 1);
+		cua_live_me.errors = cua_live_errors(cua_live_me.slot, cua_live_calls_mask + 1,
+						     CUAUDIT_ID_COUNT);
+	}
 	/* The pid last: a call that finds it set finds the slot set. */
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Asked again at the next call while another thread makes the region. */

@@ -171,6 +171,9 @@ struct cua_live_me {
 	   once at attach. */
 	uint64_t *calls;
 	uint32_t *errors;
+	/* Where calls and errors point while another thread makes the region (a pool entry of
+	   live.c), added to the slot at the attach that finds one; NULL otherwise. */
+	void *pending;
 };
 /* cua_live_me.pid of a thread that has not attached: matches no pid, nor 0. */
 #define CUA_LIVE_NO_PID (~(uint64_t)0)
@@ -203,6 +206,10 @@ static inline __attribute__((always_inline)) void cua_live_put_head(uint32_t *re
    private scratch slot when there is none (no region, every slot taken). Sets *pid to the
    calling process's. */
 struct cua_live_slot *cua_live_attach(uint64_t *pid);
+/* Makes this process's region now, where the driver is loaded (la_objopen), rather than at
+   the first call: threads whose first calls come together then find it made. A process
+   forked later makes its own at its first call. */
+void cua_live_prepare(void);
 /* Registers the forked child's handler through the program's C library (once; from the
    start-up's consistent state, before any program code runs). */
 void cua_live_watch_forks(void);

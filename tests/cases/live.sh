@@ -149,6 +149,29 @@ sixty_four_threads_churning_reuse_slots_and_counts_stay_exact)
   [ -z "$(ls "$L")" ] && pass "its normal exit removed its region file" || fail "left: $(ls "$L")"
   [ ! -s err.txt ] && pass "nothing on stderr" || fail "stderr: $(cat err.txt)"
   ;;
+threads_whose_first_calls_come_together_are_all_counted_in_process_and_forked_child)
+  # 64 threads make their first calls together. In the process the region is made when the
+  # driver loads, before them, so that even threads that call no more are counted whole; in
+  # a forked child one of them makes the child's region, and the others' calls meanwhile are
+  # counted apart and added to their slots at their next call (one more each, here).
+  for how in process fork process fork; do
+    [ $how = fork ] && want=19264 || want=19200
+    rm -f "$dir/go"
+    : >out.txt
+    env $(live_env) "$PROG" firstcalls 300 "$dir/go" $how >out.txt 2>err.txt &
+    pid=$!
+    wait_out out.txt 'firstcalls done' || { kill -9 $pid; finish; }
+    p=$(sed -nE 's/^([0-9]+) firstcalls done/\1/p' out.txt)
+    j=$(ps_json $p calls cuDeviceGetCount)
+    [ "$(echo "$j" | awk '{print $1, $2, $4}')" = "running $want 0" ] &&
+      pass "$how: the 64 threads' $want calls counted exactly ($j)" || fail "$how: counts: $j"
+    j=$(ps_json $p calls cuInit)
+    [ "$(echo "$j" | awk '{print $2}')" = 64 ] && pass "$how: 64 first calls counted" || fail "$how: cuInit: $j"
+    touch "$dir/go"; wait $pid; rc=$?
+    [ $rc = 0 ] && [ ! -s err.txt ] && pass "$how: the program ended normally, nothing on stderr" ||
+      fail "$how: status $rc: $(cat err.txt)"
+  done
+  ;;
 forked_child_gets_its_own_region_and_both_show_their_blocked_call)
   touch "$BLOCK"
   : >out.txt

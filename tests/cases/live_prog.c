@@ -58,6 +58,38 @@ static void *sync_thread(void *arg)
 	return NULL;
 }
 
+/* firstcalls: the threads make their first calls together, none made before. */
+static pthread_barrier_t first_barrier;
+static int first_again;
+
+static void *first_thread(void *arg)
+{
+	pthread_barrier_wait(&first_barrier);
+	CHECK(cuInit(0) == CUDA_SUCCESS);
+	calls((int)(long)arg);
+	/* All made their calls (the region is made): one more call each. */
+	if (first_again) {
+		pthread_barrier_wait(&first_barrier);
+		calls(1);
+	}
+	return NULL;
+}
+
+/* The 64 threads of firstcalls, then "firstcalls done", then wait for file 'go'. */
+static void first_calls(int n, const char *go)
+{
+	pthread_t t[64];
+
+	CHECK(pthread_barrier_init(&first_barrier, NULL, 64) == 0);
+	for (int i = 0; i < 64; i++)
+		CHECK(pthread_create(&t[i], NULL, first_thread, (void *)(long)n) == 0);
+	for (int i = 0; i < 64; i++)
+		pthread_join(t[i], NULL);
+	printf("%d firstcalls done\n", (int)getpid());
+	fflush(stdout);
+	wait_file(go);
+}
+
 static void *churn_thread(void *arg)
 {
 	calls((int)(long)arg);
@@ -517,6 +549,28 @@ int main(int argc, char **argv)
 		CHECK(pthread_create(&t, NULL, sync_thread, NULL) == 0);
 		pthread_join(t, NULL);
 		printf("unblocked\n");
+		return 0;
+	}
+	if (strcmp(mode, "firstcalls") == 0) {
+		/* 64 threads make their first calls at once, a cuInit and argv[2] more each;
+		   then wait for file argv[3]. With argv[4] "fork", in a forked child (of a
+		   parent that made no call), whose region one of the threads makes meanwhile,
+		   and each thread makes one more call once all are done. */
+		pid_t child;
+		int st;
+
+		if (argc < 5 || strcmp(argv[4], "fork") != 0) {
+			first_calls(atoi(argv[2]), argv[3]);
+			return 0;
+		}
+		child = fork();
+		CHECK(child >= 0);
+		if (child == 0) {
+			first_again = 1;
+			first_calls(atoi(argv[2]), argv[3]);
+			exit(0);
+		}
+		CHECK(waitpid(child, &st, 0) == child && WIFEXITED(st) && WEXITSTATUS(st) == 0);
 		return 0;
 	}
 	if (strcmp(mode, "churn") == 0) {
