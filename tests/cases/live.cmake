@@ -4,3 +4,5 @@ case_program(live_prog SOURCES cases/live_prog.c LINK mock_cuda mock_cudart Thre
 # The storm mode reads its own region with the format's header, as `cuaudit ps` does.
 target_include_directories(live_prog PRIVATE ${CUAUDIT_INCLUDES})
 case_script(live.sh)
+# Names only the runtime: the driver is loaded by the runtime's first call.
+case_program(live_rt_prog SOURCES cases/live_rt_prog.c LINK mock_cudart Threads::Threads)

@@ -172,6 +172,24 @@ threads_whose_first_calls_come_together_are_all_counted_in_process_and_forked_ch
       fail "$how: status $rc: $(cat err.txt)"
   done
   ;;
+threads_whose_only_calls_are_runtime_first_calls_made_together_are_all_counted)
+  # The usual program names only the runtime, which loads the driver inside its first call:
+  # there the region is made at that call, not when the driver loads, and 64 threads whose
+  # only calls (20 each) come together with it are all counted.
+  for try in 1 2 3 4; do
+    rm -f "$dir/go"
+    : >out.txt
+    env $(live_env) "$BIN/live_rt_prog" rtfirstcalls 20 "$dir/go" >out.txt 2>err.txt &
+    pid=$!
+    wait_out out.txt 'rtfirstcalls done' || { kill -9 $pid; finish; }
+    j=$(ps_json $pid calls cudaGetLastError)
+    [ "$(echo "$j" | awk '{print $1, $2}')" = "running 1280" ] &&
+      pass "try $try: the 64 threads' 1280 calls counted ($j)" || fail "try $try: counts: $j"
+    touch "$dir/go"; wait $pid; rc=$?
+    [ $rc = 0 ] && [ ! -s err.txt ] && pass "try $try: ended normally, nothing on stderr" ||
+      fail "try $try: status $rc: $(cat err.txt)"
+  done
+  ;;
 forked_child_gets_its_own_region_and_both_show_their_blocked_call)
   touch "$BLOCK"
   : >out.txt
