@@ -818,6 +818,24 @@ tids = {e["tid"] for e in json.load(open(sys.argv[1]))["threads"][0]["last_calls
 assert len(tids) == 1 and tids != {0}, tids
 print("10 and 10 calls, one thread id")' j2.txt s.json >check.txt 2>&1 && pass "summary and view together: $(cat check.txt)" || fail "together: $(cat check.txt)"
   ;;
+a_program_that_loads_the_driver_and_execs_without_a_call_leaves_no_file)
+  # The driver is loaded at start-up (the region is made then), but the program makes no
+  # CUDA call and execs a shell: the shell's image is no CUDA program, and no file may stay
+  # showing the old command line, nor after the shell ends.
+  for extra in "CUAUDIT_SUMMARY=$dir/s.%p.json" "CUAUDIT_LOG=warn"; do
+    rm -f "$dir/go"
+    : >out.txt
+    env $(live_env) $extra "$PROG" execnocall "$dir/go" >out.txt 2>err.txt &
+    pid=$!
+    wait_out out.txt 'execed' || { kill -9 $pid; continue; }
+    [ -z "$(ls "$L" 2>/dev/null)" ] && pass "$extra: no file while the shell runs" ||
+      fail "$extra: while the shell runs: $(ls "$L"); $(ps_json $pid calls cuInit)"
+    touch "$dir/go"; wait $pid; rc=$?
+    [ $rc = 0 ] && pass "$extra: ended normally" || fail "$extra: status $rc: $(cat err.txt)"
+    [ -z "$(ls "$L" 2>/dev/null)" ] && pass "$extra: no file left" || fail "$extra: left $(ls "$L")"
+    rm -f "$L"/*
+  done
+  ;;
 exec_gives_the_new_image_a_fresh_region_under_the_same_pid)
   # exec keeps the pid and the start time, so the name: the new image replaces the old
   # image's file (its own process's), with the summary on (the old one is removed at the

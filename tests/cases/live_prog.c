@@ -651,6 +651,16 @@ int main(int argc, char **argv)
 			wait_file(argv[3]);
 		return 0;
 	}
+	if (strcmp(mode, "execnocall") == 0) {
+		/* No CUDA call: exec a shell that says "execed" and waits for file argv[2]. */
+		char script[512];
+
+		snprintf(script, sizeof(script),
+			 "echo $$ execed; while [ ! -e '%s' ]; do sleep 0.02; done", argv[2]);
+		execl("/bin/sh", "sh", "-c", script, (char *)NULL);
+		perror("execl");
+		return 1;
+	}
 	if (strcmp(mode, "exec") == 0) {
 		/* argv[2] calls, then the same program (same pid, same start time) makes its own
 		   calls and waits for argv[3]. */
