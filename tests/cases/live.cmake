@@ -6,3 +6,7 @@ target_include_directories(live_prog PRIVATE ${CUAUDIT_INCLUDES})
 case_script(live.sh)
 # Names only the runtime: the driver is loaded by the runtime's first call.
 case_program(live_rt_prog SOURCES cases/live_rt_prog.c LINK mock_cudart Threads::Threads)
+# The same with the runtime linked into the executable (nvcc's default), entry-patched.
+case_program(live_rt_static SOURCES cases/live_rt_prog.c mock/libcudart.c
+  LINK mockstate Threads::Threads ${CMAKE_DL_LIBS} DEFS MOCK_STATIC_CUDART)
+target_include_directories(live_rt_static PRIVATE mock)

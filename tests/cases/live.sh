@@ -176,10 +176,15 @@ threads_whose_only_calls_are_runtime_first_calls_made_together_are_all_counted)
   # The usual program names only the runtime, which loads the driver inside its first call:
   # there the region is made at that call, not when the driver loads, and 64 threads whose
   # only calls (20 each) come together with it are all counted.
-  for try in 1 2 3 4; do
+  # live_rt_static: the runtime linked into the executable (nvcc's default), entry-patched.
+  for try in shared:1 shared:2 static:1 static:2; do
     rm -f "$dir/go"
     : >out.txt
-    env $(live_env) "$BIN/live_rt_prog" rtfirstcalls 20 "$dir/go" >out.txt 2>err.txt &
+    if [ "${try%:*}" = shared ]; then
+      env $(live_env) "$BIN/live_rt_prog" rtfirstcalls 20 "$dir/go" >out.txt 2>err.txt &
+    else
+      env $(live_env) CUAUDIT_STATIC_RUNTIME=1 "$BIN/live_rt_static" rtfirstcalls 20 "$dir/go" >out.txt 2>err.txt &
+    fi
     pid=$!
     wait_out out.txt 'rtfirstcalls done' || { kill -9 $pid; finish; }
     j=$(ps_json $pid calls cudaGetLastError)
