@@ -11,6 +11,7 @@
 #include "exec.h"
 #include "fmt.h"
 #include "libs.h"
+#include "livefmt.h"
 #include "log.h"
 #include "process.h"
 #include "signals.h"
@@ -150,8 +151,19 @@ static int not_on_path(const char *file)
    CUDA (a forked child on its way to another program). */
 static int image_ends_common(void)
 {
-	if (!cua_nlibs || !cua_process_image_is_own())
+	if (!cua_nlibs)
 		return 0;
+	if (!cua_process_image_is_own()) {
+		/* No call the summary or the trace kept, but the live view's file is made when a
+		   CUDA library loads: it goes with this image, if the image is this process's
+		   own (not a vfork child's view of its parent's memory, where the pid cache
+		   holds the parent's pid). cua_live_remove leaves another process's region. */
+		uint64_t cached = *cua_pid_cache;
+
+		if (cached && cached == (uint64_t)getpid())
+			cua_live_remove();
+		return 0;
+	}
 	cua_log_msg(CUA_LOG_INFO, "exec: this program image ends; its outputs are written now", NULL);
 	cua_writer_mark_images(1);
 	cua_finish_run_at_exec();

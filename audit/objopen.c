@@ -99,6 +99,10 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
 	   functions, and an object that names none of ours cannot bind to a wrapper. */
 	imports = cua_symtab_imports(map, import_kind, all) & all;
+	/* A runtime linked into the object, patched: the live view's file is made now, as for a
+	   shared runtime. */
+	if (patched)
+		cua_live_prepare();
 	if (!imports) {
 		if (patched)
 			*cookie = cua_entrypatch_cookie(map);
@@ -135,7 +139,9 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	cua_log_msg(CUA_LOG_INFO, cua_libs_layer_name(lib->layer), " loaded: ", lib->path, NULL);
 	if (layer == CUA_LIB_DRIVER && lib->owner && cua_active)
 		cua_entrypatch_hint(map);
-	if (layer == CUA_LIB_DRIVER && lib->owner)
+	/* The live view's file: now, before the first call (the driver, or the runtime that
+	   will load it inside its first call). */
+	if (lib->owner)
 		cua_live_prepare();
 	if (lib->owner)
 		index_exports(lib);

@@ -47,8 +47,8 @@ struct pending {
 };
 static struct pending *pending_pool; /* PENDING_MAX of them, mapped in cua_live_setup */
 
-/* This process's region: made when the driver loads (cua_live_prepare), or by the first
-   thread that calls (a forked child, a driver loaded before the view was set up). */
+/* This process's region: made when a CUDA library loads (cua_live_prepare), or by the first
+   thread that calls (a forked child). */
 static struct {
 	uint64_t pid;     /* the process it belongs to; 0 before it is made */
 	uint64_t opening; /* the pid of the process whose thread is making it; 0: none */
@@ -323,8 +323,8 @@ void cua_live_watch_forks(void)
 	}
 }
 
-/* This process's region, made now if it is not yet (when the driver loads, or at the first
-   call of a forked child); NULL when there is none. A thread that finds another making it
+/* This process's region, made now if it is not yet (when a CUDA library loads, or at the
+   first call of a forked child); NULL when there is none. A thread that finds another making it
    gets none this time (*retry) and asks again next call. */
 static struct cua_live_head *region_of(uint64_t pid, int *retry)
 {
@@ -432,14 +432,15 @@ static struct pending *pending_take(uint64_t pid)
 }
 
 /* The thread's pending counts go into slot s (NULL: nowhere, the view is off or the thread
-   untracked), and its entry back to the pool. One of the parent's, copied into a forked
-   child with the thread, is left alone: it counted the parent's calls. */
+   untracked), and its entry back to the pool. One it took in its parent, copied into a
+   forked child with the thread, is left alone: it counted the parent's calls, and another
+   thread of the child may hold it now. */
 static void pending_give(struct cua_live_slot *s, uint64_t pid)
 {
 	struct pending *p = cua_live_me.pending;
 
 	cua_live_me.pending = NULL;
-	if (!p || __atomic_load_n(&p->owner, __ATOMIC_ACQUIRE) != pid)
+	if (!p || cua_live_me.pending_pid != pid)
 		return;
 	if (s) {
 		uint64_t *calls = cua_live_calls(s, cua_live_calls_mask + 1);
@@ -502,8 +503,12 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 	if (retry) {
 		struct pending *p = cua_live_me.pending;
 
-		if (!p || __atomic_load_n(&p->owner, __ATOMIC_ACQUIRE) != pid)
+		/* Not one the thread took in its parent: another thread of this child may take
+		   that over (the entry's owner is no thread's own mark). */
+		if (!p || cua_live_me.pending_pid != pid) {
 			cua_live_me.pending = p = pending_take(pid);
+			cua_live_me.pending_pid = pid;
+		}
 		if (p) {
 			cua_live_me.calls = p->calls;
 			cua_live_me.errors = p->errors;

@@ -174,6 +174,7 @@ struct cua_live_me {
 	/* Where calls and errors point while another thread makes the region (a pool entry of
 	   live.c), added to the slot at the attach that finds one; NULL otherwise. */
 	void *pending;
+	uint64_t pending_pid; /* the process it was taken in (a forked child's copy is not its) */
 };
 /* cua_live_me.pid of a thread that has not attached: matches no pid, nor 0. */
 #define CUA_LIVE_NO_PID (~(uint64_t)0)
@@ -202,19 +203,20 @@ static inline __attribute__((always_inline)) void cua_live_put_head(uint32_t *re
 	p[7] = c;
 #endif
 }
-/* The slot of the calling thread in this process's region, made at its first call; a
-   private scratch slot when there is none (no region, every slot taken). Sets *pid to the
-   calling process's. */
+/* The slot of the calling thread in this process's region, taken at its first call (and the
+   region made then if it is not yet: a forked child's); a private scratch slot when there is
+   none (no region, another thread making it, every slot taken). Sets *pid to the calling
+   process's. */
 struct cua_live_slot *cua_live_attach(uint64_t *pid);
-/* Makes this process's region now, where the driver is loaded (la_objopen), rather than at
-   the first call: threads whose first calls come together then find it made. A process
-   forked later makes its own at its first call. */
+/* Makes this process's region now, where a CUDA library is loaded or a linked-in runtime
+   patched (la_objopen), rather than at the first call: threads whose first calls come
+   together then find it made. A process forked later makes its own at its first call. */
 void cua_live_prepare(void);
 /* Registers the forked child's handler through the program's C library (once; from the
    start-up's consistent state, before any program code runs). */
 void cua_live_watch_forks(void);
 /* The region's head in this process (or the parent's, in a forked child that has not made
-   its own yet), NULL before the first call. */
+   its own yet), NULL before it is made (cua_live_prepare, or a first call). */
 extern struct cua_live_head *volatile cua_live_region;
 /* The process the region belongs to (a forked child still maps its parent's). */
 extern uint64_t cua_live_region_pid;

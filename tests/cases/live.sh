@@ -48,6 +48,25 @@ start_blocked() {
   for _ in $(seq 100); do [[ "$(ps_json $pid inflight)" == "running $fn:"* ]] && break; sleep 0.05; done
 }
 
+# rt_first_calls PROGRAM [VAR=VALUE...]: 64 threads whose only calls (20 runtime calls
+# each) come together, twice: all 1280 are counted.
+rt_first_calls() {
+  local prog=$1; shift
+  for try in 1 2; do
+    rm -f "$dir/go"
+    : >out.txt
+    env $(live_env) "$@" "$prog" rtfirstcalls 20 "$dir/go" >out.txt 2>err.txt &
+    pid=$!
+    wait_out out.txt 'rtfirstcalls done' || { kill -9 $pid; finish; }
+    j=$(ps_json $pid calls cudaGetLastError)
+    [ "$(echo "$j" | awk '{print $1, $2}')" = "running 1280" ] &&
+      pass "try $try: the 64 threads' 1280 calls counted ($j)" || fail "try $try: counts: $j"
+    touch "$dir/go"; wait $pid; rc=$?
+    [ $rc = 0 ] && [ ! -s err.txt ] && pass "try $try: ended normally, nothing on stderr" ||
+      fail "try $try: status $rc: $(cat err.txt)"
+  done
+}
+
 case $name in
 blocked_sync_shows_in_ps_while_running_stopped_and_after_SIGKILL)
   touch "$BLOCK"
@@ -174,26 +193,13 @@ threads_whose_first_calls_come_together_are_all_counted_in_process_and_forked_ch
   ;;
 threads_whose_only_calls_are_runtime_first_calls_made_together_are_all_counted)
   # The usual program names only the runtime, which loads the driver inside its first call:
-  # there the region is made at that call, not when the driver loads, and 64 threads whose
-  # only calls (20 each) come together with it are all counted.
-  # live_rt_static: the runtime linked into the executable (nvcc's default), entry-patched.
-  for try in shared:1 shared:2 static:1 static:2; do
-    rm -f "$dir/go"
-    : >out.txt
-    if [ "${try%:*}" = shared ]; then
-      env $(live_env) "$BIN/live_rt_prog" rtfirstcalls 20 "$dir/go" >out.txt 2>err.txt &
-    else
-      env $(live_env) CUAUDIT_STATIC_RUNTIME=1 "$BIN/live_rt_static" rtfirstcalls 20 "$dir/go" >out.txt 2>err.txt &
-    fi
-    pid=$!
-    wait_out out.txt 'rtfirstcalls done' || { kill -9 $pid; finish; }
-    j=$(ps_json $pid calls cudaGetLastError)
-    [ "$(echo "$j" | awk '{print $1, $2}')" = "running 1280" ] &&
-      pass "try $try: the 64 threads' 1280 calls counted ($j)" || fail "try $try: counts: $j"
-    touch "$dir/go"; wait $pid; rc=$?
-    [ $rc = 0 ] && [ ! -s err.txt ] && pass "try $try: ended normally, nothing on stderr" ||
-      fail "try $try: status $rc: $(cat err.txt)"
-  done
+  # the region is made when the runtime loads, and 64 threads whose only calls come together
+  # are all counted.
+  rt_first_calls "$BIN/live_rt_prog"
+  ;;
+threads_whose_only_calls_go_through_a_linked_in_runtime_are_all_counted) # when: CUAUDIT_HAVE_ZYDIS
+  # The same with the runtime linked into the executable (nvcc's default), entry-patched.
+  rt_first_calls "$BIN/live_rt_static" CUAUDIT_STATIC_RUNTIME=1
   ;;
 forked_child_gets_its_own_region_and_both_show_their_blocked_call)
   touch "$BLOCK"
@@ -842,9 +848,10 @@ a_program_that_loads_the_driver_and_execs_without_a_call_leaves_no_file)
   done
   ;;
 exec_gives_the_new_image_a_fresh_region_under_the_same_pid)
-  # exec keeps the pid and the start time, so the name: the new image replaces the old
-  # image's file (its own process's), with the summary on (the old one is removed at the
-  # exec) and alone (it is found and replaced).
+  # exec keeps the pid and the start time, so the name: the old image's file is removed at
+  # the exec and the new image makes its own, with the summary on and alone (where the old
+  # one is left, as by a failed removal, the new image finds it, its own process's, and
+  # replaces it).
   for extra in "CUAUDIT_SUMMARY=$dir/s.%p.json" "CUAUDIT_LOG=warn"; do
     rm -f "$dir/go"
     : >out.txt
