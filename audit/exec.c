@@ -151,19 +151,18 @@ static int not_on_path(const char *file)
    CUDA (a forked child on its way to another program). */
 static int image_ends_common(void)
 {
+	uint64_t cached = *cua_pid_cache;
+
 	if (!cua_nlibs)
 		return 0;
-	if (!cua_process_image_is_own()) {
-		/* No call the summary or the trace kept, but the live view's file is made when a
-		   CUDA library loads: it goes with this image, if the image is this process's
-		   own (not a vfork child's view of its parent's memory, where the pid cache
-		   holds the parent's pid). cua_live_remove leaves another process's region. */
-		uint64_t cached = *cua_pid_cache;
-
-		if (cached && cached == (uint64_t)getpid())
-			cua_live_remove();
+	/* The live view's file (made when a CUDA library loads, call or no call) is marked
+	   exited, if this image is this process's own: not a vfork child's view of its
+	   parent's memory, where the pid cache holds the parent's pid. The region's own check
+	   leaves another process's region alone. */
+	if (cached && cached == (uint64_t)getpid())
+		cua_live_exec_begin();
+	if (!cua_process_image_is_own())
 		return 0;
-	}
 	cua_log_msg(CUA_LOG_INFO, "exec: this program image ends; its outputs are written now", NULL);
 	cua_writer_mark_images(1);
 	cua_finish_run_at_exec();
@@ -188,6 +187,8 @@ static int image_ends_searched(const char *file)
    errno is the exec's and stays so; only the module's own is used here. */
 static void image_goes_on(int wrote)
 {
+	/* The live view goes on too (a no-op where the exec did not mark it). */
+	cua_live_exec_failed();
 	if (wrote) {
 		static int said;
 		int err = *program_errno();

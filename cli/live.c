@@ -8,6 +8,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -94,14 +95,14 @@ static int parse_name(const char *name, uint64_t *pid, uint64_t *ticks)
 	return 0;
 }
 
-static char proc_state(uint64_t pid)
+/* The state letter of /proc/PATH/stat, 0 if unreadable. */
+static char stat_state(const char *path)
 {
-	char path[64], buf[512];
+	char buf[512];
 	int fd;
 	ssize_t n;
 	char *p;
 
-	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
 	if ((fd = open(path, O_RDONLY | O_CLOEXEC)) < 0)
 		return 0;
 	n = read(fd, buf, sizeof(buf) - 1);
@@ -111,6 +112,39 @@ static char proc_state(uint64_t pid)
 	buf[n] = '\0';
 	p = strrchr(buf, ')');
 	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+/* The process's state letter, 0 when it is gone. A zombie (killed or exited, its parent has
+   not waited yet) is gone, unless only its main thread ended (pthread_exit) and another
+   thread runs: then that thread's state. */
+static char proc_state(uint64_t pid)
+{
+	char path[96];
+	char st;
+	DIR *d;
+	struct dirent *e;
+
+	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	st = stat_state(path);
+	if (st != 'Z' && st != 'X')
+		return st;
+	snprintf(path, sizeof(path), "/proc/%llu/task", (unsigned long long)pid);
+	if (!(d = opendir(path)))
+		return 0;
+	st = 0;
+	while (!st && (e = readdir(d)) != NULL) {
+		char t;
+
+		if (e->d_name[0] < '0' || e->d_name[0] > '9')
+			continue;
+		snprintf(path, sizeof(path), "/proc/%llu/task/%.20s/stat", (unsigned long long)pid,
+			 e->d_name);
+		t = stat_state(path);
+		if (t && t != 'Z' && t != 'X')
+			st = t;
+	}
+	closedir(d);
+	return st;
 }
 
 /* Checks a head against the file it came from; NULL when it is sound, else why not. */
@@ -516,20 +550,29 @@ struct totals {
 	int busy;
 };
 
+/* Whether the slot's thread still runs: in a running process, a thread that ended (a
+   cancelled one, one that jumped out of its call and exited) left its calls in flight for
+   good, and they are no call the process waits in. In a stopped or dead process each
+   thread's calls are what it was inside. */
+static int slot_alive(const struct region *r, const struct cua_live_slot *s)
+{
+	return r->state != ST_RUNNING || cua_thread_alive(r->head.pid, s->tid);
+}
+
 static void totals_of(const struct region *r, struct totals *t)
 {
 	memset(t, 0, sizeof(*t));
 	for (uint32_t i = 0; i < r->head.slots_used; i++) {
 		struct cua_live_slot *s = slot(r, i);
 		const uint64_t *calls = cua_live_calls(s, r->head.ncalls);
-		int active = 0;
+		const struct cua_live_call *f;
 
 		for (uint32_t id = 0; id < r->head.nids; id++)
 			t->calls += calls[id];
-		const struct cua_live_call *f;
-
+		/* Threads that run (or ran, in a process that is not running) and their calls. */
+		if (!s->tid || !slot_alive(r, s))
+			continue;
 		if (in_flight(r, s, &f)) {
-			active = 1;
 			/* The outermost call of the thread is what it waits in. */
 			if (!t->busy || since(r, f[0].t_start) > t->busy_ns) {
 				t->busy = 1;
@@ -538,9 +581,7 @@ static void totals_of(const struct region *r, struct totals *t)
 				t->busy_tid = s->tid;
 			}
 		}
-		if (s->tid && (active || r->state != ST_RUNNING ||
-			       cua_thread_alive(r->head.pid, s->tid)))
-			t->threads++;
+		t->threads++;
 	}
 }
 
@@ -689,7 +730,10 @@ static void print_json(const struct region *r, unsigned last)
 
 		if (!s->tid)
 			continue;
-		printf("%s{\"tid\":%u,\"in_flight\":[", sep, s->tid);
+		/* ended: the thread is gone from a running process; its calls in flight were
+		   left so (not counted in the process's list or in top). */
+		printf("%s{\"tid\":%u,\"ended\":%s,\"in_flight\":[", sep, s->tid,
+		       slot_alive(r, s) ? "false" : "true");
 		sep = ",";
 		nf = in_flight(r, s, &f);
 		for (unsigned d = 0; d < nf; d++) {
@@ -776,7 +820,7 @@ static void ps_detail(const struct region *r, unsigned last, int json)
 	if (!r->same_table)
 		printf("note: written by another cuaudit build: functions shown by id\n");
 	if (r->head.untracked)
-		printf("note: %u thread(s) found no free slot and are not shown\n", r->head.untracked);
+		printf("note: %u thread(s) found no free slot and are not shown (each asks again at a call 100 ms later)\n", r->head.untracked);
 	{
 		unsigned any = 0;
 
@@ -897,33 +941,88 @@ static int ps_main(int argc, char **argv)
 
 /* ---------------------------------------------------------------- top */
 
+/* One process's counts at a sample, kept for the next sample's rates. */
+struct top_region {
+	uint64_t pid, ticks;
+	uint64_t calls[CUAUDIT_ID_COUNT], errors[CUAUDIT_ID_COUNT];
+};
+
 struct top_ctx {
 	uint64_t pid;
 	uint64_t *calls, *errors, *inflight;
 	unsigned regions;
+	/* The rates are differences per process, each against its own counts at the sample
+	   before (prev): a process that exits, or whose file goes, between two samples takes
+	   nothing from the others' rates, and one that starts adds its calls since. */
+	uint64_t *dcalls, *derrors;
+	struct top_region *regs; /* the processes of this sample that are not dead */
+	unsigned nregs, cap;
+	const struct top_ctx *prev;
 };
+
+static const struct top_region *top_find(const struct top_ctx *t, uint64_t pid, uint64_t ticks)
+{
+	for (unsigned i = 0; t && i < t->nregs; i++)
+		if (t->regs[i].pid == pid && t->regs[i].ticks == ticks)
+			return &t->regs[i];
+	return NULL;
+}
 
 static int top_add(struct region *r, void *vctx)
 {
 	struct top_ctx *t = vctx;
+	struct top_region *g, tmp;
+	const struct top_region *was;
 
 	if ((t->pid && r->head.pid != t->pid) || !r->same_table)
 		return 0;
 	t->regions++;
+	g = &tmp;
+	if (r->state != ST_DEAD && r->state != ST_EXITED) {
+		if (t->nregs == t->cap) {
+			unsigned cap = t->cap ? 2 * t->cap : 16;
+			struct top_region *n = realloc(t->regs, cap * sizeof(*n));
+
+			if (n) {
+				t->regs = n;
+				t->cap = cap;
+			}
+		}
+		if (t->nregs < t->cap)
+			g = &t->regs[t->nregs++];
+	}
+	memset(g, 0, sizeof(*g));
+	g->pid = r->head.pid;
+	g->ticks = r->head.start_ticks;
 	for (uint32_t i = 0; i < r->head.slots_used; i++) {
 		struct cua_live_slot *s = slot(r, i);
 
 		for (uint32_t id = 0; id < CUAUDIT_ID_COUNT; id++) {
-			t->calls[id] += cua_live_calls(s, r->head.ncalls)[id];
-			t->errors[id] += cua_live_errors(s, r->head.ncalls, r->head.nids)[id];
+			g->calls[id] += cua_live_calls(s, r->head.ncalls)[id];
+			g->errors[id] += cua_live_errors(s, r->head.ncalls, r->head.nids)[id];
 		}
-		if (r->state != ST_DEAD) {
+		if (r->state != ST_DEAD && s->tid && slot_alive(r, s)) {
 			const struct cua_live_call *f;
 			unsigned nf = in_flight(r, s, &f);
 
 			for (unsigned d = 0; d < nf; d++)
 				if (f[d].id < CUAUDIT_ID_COUNT)
 					t->inflight[f[d].id]++;
+		}
+	}
+	was = top_find(t->prev, g->pid, g->ticks);
+	for (uint32_t id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		t->calls[id] += g->calls[id];
+		t->errors[id] += g->errors[id];
+		/* Known before: what it made since. New and not dead: all it made (it began
+		   during the interval, or its file was not readable before). Dead or exited and
+		   new: nothing of it falls in the interval that can be told. */
+		if (was) {
+			t->dcalls[id] += g->calls[id] - (was->calls[id] < g->calls[id] ? was->calls[id] : g->calls[id]);
+			t->derrors[id] += g->errors[id] - (was->errors[id] < g->errors[id] ? was->errors[id] : g->errors[id]);
+		} else if (g != &tmp) {
+			t->dcalls[id] += g->calls[id];
+			t->derrors[id] += g->errors[id];
 		}
 	}
 	return 0;
@@ -936,7 +1035,10 @@ static int top_sample(struct top_ctx *t)
 	memset(t->calls, 0, n);
 	memset(t->errors, 0, n);
 	memset(t->inflight, 0, n);
+	memset(t->dcalls, 0, n);
+	memset(t->derrors, 0, n);
 	t->regions = 0;
+	t->nregs = 0;
 	return each_region(top_add, t, 1);
 }
 
@@ -954,8 +1056,10 @@ static int top_main(int argc, char **argv)
 		{ "dir", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
 		{ NULL, 0, NULL, 0 },
 	};
-	static uint64_t a[3][CUAUDIT_ID_COUNT], b[3][CUAUDIT_ID_COUNT];
-	struct top_ctx t0 = { 0, a[0], a[1], a[2], 0 }, t1 = { 0, b[0], b[1], b[2], 0 };
+	static uint64_t a[5][CUAUDIT_ID_COUNT], b[5][CUAUDIT_ID_COUNT];
+	struct top_ctx ctx[2] = { { 0, a[0], a[1], a[2], 0, a[3], a[4], NULL, 0, 0, NULL },
+				  { 0, b[0], b[1], b[2], 0, b[3], b[4], NULL, 0, 0, NULL } };
+	struct top_ctx *t0 = &ctx[0], *t1 = &ctx[1];
 	const char *dir = NULL;
 	double secs = 1;
 	uint64_t count = 0;
@@ -985,55 +1089,62 @@ static int top_main(int argc, char **argv)
 		default: live_usage(stderr); return 2;
 		}
 	}
-	if (optind < argc && (optind + 1 < argc || parse_u64(argv[optind], &t0.pid) != 0)) {
+	if (optind < argc && (optind + 1 < argc || parse_u64(argv[optind], &t0->pid) != 0)) {
 		fprintf(stderr, "cuaudit top: '%s' is not a process id\n", argv[optind]);
 		return 2;
 	}
-	t1.pid = t0.pid;
+	t1->pid = t0->pid;
 	if (!count)
 		count = tty ? UINT64_MAX : 1;
 	choose_dir(dir);
 	signal(SIGINT, on_int);
-	if (top_sample(&t0) < 0)
+	if (top_sample(t0) < 0)
 		return 1;
 	for (uint64_t round = 0; round < count && !stop_top; round++) {
 		unsigned order[CUAUDIT_ID_COUNT], rows = 0;
 
 		usleep((useconds_t)(secs * 1e6));
-		if (stop_top || top_sample(&t1) < 0)
+		t1->prev = t0;
+		if (stop_top || top_sample(t1) < 0)
 			break;
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
-			if (t1.calls[id] || t1.inflight[id])
+			if (t1->calls[id] || t1->inflight[id])
 				order[rows++] = id;
 		/* Busiest first: the rate, then calls in flight. */
 		for (unsigned i = 1; i < rows; i++)
 			for (unsigned j = i; j > 0; j--) {
 				unsigned x = order[j - 1], y = order[j];
-				uint64_t rx = t1.calls[x] - (t0.calls[x] < t1.calls[x] ? t0.calls[x] : t1.calls[x]);
-				uint64_t ry = t1.calls[y] - (t0.calls[y] < t1.calls[y] ? t0.calls[y] : t1.calls[y]);
+				uint64_t rx = t1->dcalls[x], ry = t1->dcalls[y];
 
-				if (rx > ry || (rx == ry && t1.inflight[x] >= t1.inflight[y]))
+				if (rx > ry || (rx == ry && t1->inflight[x] >= t1->inflight[y]))
 					break;
 				order[j - 1] = y;
 				order[j] = x;
 			}
 		if (tty)
 			fputs("\033[H\033[2J", stdout);
-		printf("cuaudit top: %u process(es), every %.1fs%s\n", t1.regions, secs,
+		printf("cuaudit top: %u process(es), every %.1fs%s\n", t1->regions, secs,
 		       tty ? " (Ctrl-C ends)" : "");
 		printf("%-36s %12s %10s %9s %14s\n", "API", "CALLS/S", "ERRORS/S", "IN FLIGHT", "CALLS");
 		for (unsigned i = 0; i < rows && (!tty || i < 40); i++) {
 			unsigned id = order[i];
-			uint64_t dc = t1.calls[id] - (t0.calls[id] < t1.calls[id] ? t0.calls[id] : t1.calls[id]);
-			uint64_t de = t1.errors[id] - (t0.errors[id] < t1.errors[id] ? t0.errors[id] : t1.errors[id]);
+			uint64_t dc = t1->dcalls[id], de = t1->derrors[id];
 
 			printf("%-36s %12.0f %10.0f %9llu %14llu\n", cua_api[id].elf_name, (double)dc / secs,
-			       (double)de / secs, (unsigned long long)t1.inflight[id],
-			       (unsigned long long)t1.calls[id]);
+			       (double)de / secs, (unsigned long long)t1->inflight[id],
+			       (unsigned long long)t1->calls[id]);
 		}
 		fflush(stdout);
-		memcpy(a, b, sizeof(a));
+		/* This sample is the next one's before. */
+		{
+			struct top_ctx *x = t0;
+
+			t0 = t1;
+			t1 = x;
+		}
 	}
+	free(ctx[0].regs);
+	free(ctx[1].regs);
 	return 0;
 }
 
@@ -1048,9 +1159,11 @@ static int ctl_main(int argc, char **argv)
 	const char *dir = NULL, *what, *verb;
 	struct region r;
 	uint64_t pid;
-	uint32_t bit, cap, word;
+	uint32_t bit, cap;
 	int c, fd, on;
 	off_t at = (off_t)offsetof(struct cua_live_head, ctl);
+	struct stat st = { 0 };
+	void *map;
 
 	optind = 1;
 	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
@@ -1098,24 +1211,25 @@ static int ctl_main(int argc, char **argv)
 		unload(&r);
 		return 1;
 	}
-	/* A write through the file reaches the process's shared mapping (one page cache);
-	   only `cuaudit ctl` writes this word. */
+	/* The word is changed in a shared mapping of the file's head (one page cache with the
+	   process's), with one atomic or/and: two `cuaudit ctl` at once (trace and log) each
+	   keep the other's bit. Only `cuaudit ctl` writes this word. */
 	fd = open(r.path, O_RDWR | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
-	if (fd < 0 || pread(fd, &word, sizeof(word), at) != (ssize_t)sizeof(word)) {
-		fprintf(stderr, "cuaudit ctl: cannot open %s: %s\n", r.path, strerror(errno));
+	if (fd < 0 || fstat(fd, &st) != 0 || st.st_size < (off_t)CUA_LIVE_HEAD_SIZE ||
+	    (map = mmap(NULL, CUA_LIVE_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)) == MAP_FAILED) {
+		fprintf(stderr, "cuaudit ctl: cannot open %s: %s\n", r.path,
+			fd >= 0 && st.st_size < (off_t)CUA_LIVE_HEAD_SIZE ? "shorter than its head" : strerror(errno));
 		if (fd >= 0)
 			close(fd);
 		unload(&r);
 		return 1;
 	}
-	word = on ? word | bit : word & ~bit;
-	if (pwrite(fd, &word, sizeof(word), at) != (ssize_t)sizeof(word)) {
-		fprintf(stderr, "cuaudit ctl: cannot write %s: %s\n", r.path, strerror(errno));
-		close(fd);
-		unload(&r);
-		return 1;
-	}
 	close(fd);
+	if (on)
+		__atomic_fetch_or((uint32_t *)((char *)map + at), bit, __ATOMIC_SEQ_CST);
+	else
+		__atomic_fetch_and((uint32_t *)((char *)map + at), ~bit, __ATOMIC_SEQ_CST);
+	munmap(map, CUA_LIVE_HEAD_SIZE);
 	printf("%s %s in process %llu (from each thread's next call)\n", what,
 	       on ? "started" : "stopped", (unsigned long long)pid);
 	unload(&r);

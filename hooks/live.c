@@ -32,8 +32,9 @@ int cua_live_init(const struct cua_config *all)
 		caps |= CUA_LIVE_CAP_LOG;
 	if (cua_live_setup(dir, all->live.calls, caps) != 0)
 		return -1;
-	/* At exit and at exec the file goes (a failed exec's process keeps no view). */
-	cua_finish_add(live_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE);
+	/* At exit the file goes; at an exec it is marked exited (audit/exec.c,
+	   cua_live_exec_begin), and kept by a failed one. */
+	cua_finish_add(live_finish, NULL, CUA_FINISH_ONCE);
 	/* Every function: the view shows what each thread is inside, whatever the filters. No
 	   subscription: the dispatch itself marks each call's start and end (dispatch.h), with
 	   the summary's or the trace's clock reads where they run, and alone one clock read, at

@@ -13,6 +13,7 @@
 #include "out.h"
 #include "process.h"
 #include "table.h"
+#include "clock.h"
 #include "threads.h"
 
 /* pid starts as no process's (nor 0, what the pid cache holds in a child that has not read
@@ -126,6 +127,33 @@ size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ti
 	return b.len;
 }
 
+/* A new image after an exec: the file its process's old image left marked exited (same
+   pid, same start time, this namespace) goes, whether or not this image makes one. */
+static void forget_old_image(void)
+{
+	char name[64];
+	uint64_t start = cua_live_start_ticks(0), pid = cua_process_id();
+	struct cua_live_head h;
+	struct stat st;
+	int dirfd, fd, old;
+
+	if (!start || (dirfd = open(cfg.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
+		return;
+	cua_live_file_name(name, sizeof(name), pid, start);
+	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (fd >= 0) {
+		old = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+		      pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+		      memcmp(h.magic, CUA_LIVE_MAGIC, sizeof(CUA_LIVE_MAGIC) - 1) == 0 &&
+		      h.pid == pid && h.start_ticks == start && h.state == CUA_LIVE_EXITED &&
+		      (h.pidns == 0 || h.pidns == cua_live_pidns());
+		close(fd);
+		if (old)
+			unlinkat(dirfd, name, 0);
+	}
+	close(dirfd);
+}
+
 int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 {
 	void *p;
@@ -140,6 +168,9 @@ int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 	if (p == MAP_FAILED)
 		return -1;
 	cfg.scratch = p;
+	/* Its records all in flight: a call in it takes none (cua_live_next_free). */
+	for (uint32_t k = 0; k < ncalls; k++)
+		cua_live_record(cfg.scratch, k)->seq = CUA_LIVE_IN_FLIGHT;
 	/* Pages are touched only where a thread's first calls meet another's making the
 	   region. No pool: such counts go to the scratch slot (and are lost from the totals). */
 	p = mmap(NULL, PENDING_MAX * sizeof(struct pending), PROT_READ | PROT_WRITE,
@@ -148,6 +179,7 @@ int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		cua_live_may_fail[id] = cua_api[id].ret == CUA_RET_CURESULT ||
 					cua_api[id].ret == CUA_RET_CUDAERROR;
+	forget_old_image();
 	cua_live_on = 1;
 	return 0;
 }
@@ -198,7 +230,10 @@ static int replace_own(int dirfd, const char *name, uint64_t pid, uint64_t start
 	ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
 	       pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
 	       memcmp(h.magic, CUA_LIVE_MAGIC, sizeof(CUA_LIVE_MAGIC) - 1) == 0 &&
-	       h.pid == pid && h.start_ticks == start;
+	       h.pid == pid && h.start_ticks == start &&
+	       /* Not a process of another PID namespace sharing the directory, whose pid and
+		  start time happen to be ours: its view stays, and this process has none. */
+	       (h.pidns == 0 || h.pidns == cua_live_pidns());
 	close(fd);
 	return ours ? unlinkat(dirfd, name, 0) : -1;
 }
@@ -408,7 +443,6 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 			return s;
 		}
 	}
-	__atomic_add_fetch(&h->untracked, 1, __ATOMIC_RELAXED);
 	return NULL;
 }
 
@@ -496,6 +530,17 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 	h = region_of(pid, &retry);
 	if (h)
 		s = take_slot(h, pid, (uint32_t)cua_thread_id());
+	/* A thread with no free slot is counted once in the head, and no more once it has
+	   one; it asks again CUA_LIVE_RETRY_NS after this try (cua_live_next_free). */
+	if (h && !s) {
+		if (cua_live_me.untracked_pid != pid)
+			__atomic_add_fetch(&h->untracked, 1, __ATOMIC_RELAXED);
+		cua_live_me.untracked_pid = pid;
+		cua_live_me.untracked_at = cua_clock_ns();
+	} else if (h && cua_live_me.untracked_pid == pid) {
+		__atomic_sub_fetch(&h->untracked, 1, __ATOMIC_RELAXED);
+		cua_live_me.untracked_pid = 0;
+	}
 	cua_live_me.slot = s ? s : cfg.scratch;
 	cua_live_me.tid = (uint32_t)cua_thread_id();
 	/* While another thread makes the region the calls are counted apart, and added to the
@@ -530,8 +575,16 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 	return cua_live_me.slot;
 }
 
-uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at)
+uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at, uint64_t t_start)
 {
+	/* The scratch slot's records are all marked in flight (cua_live_setup): every call of
+	   a thread without a slot comes here, and takes none. One that found every slot taken
+	   asks again now and then: threads end and give theirs up. */
+	if (s == cfg.scratch) {
+		if (cua_live_me.untracked_pid && t_start - cua_live_me.untracked_at >= CUA_LIVE_RETRY_NS)
+			cua_live_me.pid = CUA_LIVE_NO_PID; /* the next call attaches */
+		return CUA_LIVE_NONE;
+	}
 	/* Calls in flight on one thread are its nesting depth plus its signal handlers' calls,
 	   and calls a handler left by siglongjmp: a run of CUA_LIVE_SCAN of them is a program
 	   that nests that deep or abandoned that many. The records after 'at' are looked at, not
@@ -561,6 +614,35 @@ void cua_live_remove(void)
 		return;
 	__atomic_store_n(&h->state, CUA_LIVE_EXITED, __ATOMIC_RELEASE);
 	unlink(region.path);
+}
+
+/* This process's own region (not a forked child's view of its parent's), or NULL. */
+static struct cua_live_head *own_region(void)
+{
+	struct cua_live_head *h = cua_live_region;
+
+	if (!h || __atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) != cua_process_id() ||
+	    region.failed)
+		return NULL;
+	return h;
+}
+
+void cua_live_exec_begin(void)
+{
+	struct cua_live_head *h = own_region();
+
+	if (h)
+		__atomic_store_n(&h->state, CUA_LIVE_EXITED, __ATOMIC_RELEASE);
+}
+
+void cua_live_exec_failed(void)
+{
+	struct cua_live_head *h = own_region();
+	uint32_t was = CUA_LIVE_EXITED;
+
+	if (h)
+		__atomic_compare_exchange_n(&h->state, &was, CUA_LIVE_RUNNING, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE);
 }
 
 void cua_live_note_mem(unsigned dev, uint64_t bytes)

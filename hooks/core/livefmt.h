@@ -175,7 +175,12 @@ struct cua_live_me {
 	   live.c), added to the slot at the attach that finds one; NULL otherwise. */
 	void *pending;
 	uint64_t pending_pid; /* the process it was taken in (a forked child's copy is not its) */
+	/* Found no free slot in this process's region (0: not so): counted once in the head,
+	   and asked again at a call CUA_LIVE_RETRY_NS after the last try. */
+	uint64_t untracked_pid;
+	uint64_t untracked_at;
 };
+#define CUA_LIVE_RETRY_NS 100000000ull
 /* cua_live_me.pid of a thread that has not attached: matches no pid, nor 0. */
 #define CUA_LIVE_NO_PID (~(uint64_t)0)
 extern __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
@@ -208,6 +213,12 @@ static inline __attribute__((always_inline)) void cua_live_put_head(uint32_t *re
    none (no region, another thread making it, every slot taken). Sets *pid to the calling
    process's. */
 struct cua_live_slot *cua_live_attach(uint64_t *pid);
+/* Before an exec (this process's own image, never a vfork child): the region is marked
+   exited, not removed, so that a failed exec keeps it (cua_live_exec_failed marks it
+   running again); the new image removes it when it sets up the view, or replaces it with
+   its own (`cuaudit ps --clean` removes what an image without the view left). */
+void cua_live_exec_begin(void);
+void cua_live_exec_failed(void);
 /* Makes this process's region now, where a CUDA library is loaded or a linked-in runtime
    patched (la_objopen), rather than at the first call: threads whose first calls come
    together then find it made. A process forked later makes its own at its first call. */
@@ -270,7 +281,7 @@ static inline __attribute__((always_inline)) uint64_t cua_live_take_n(uint64_t *
    CUA_LIVE_SCAN (a thread whose abandoned calls filled its ring pays no more per call), or
    returns CUA_LIVE_NONE. */
 #define CUA_LIVE_SCAN 32u
-uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at);
+uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at, uint64_t t_start);
 
 static inline __attribute__((always_inline)) struct cua_live_call *cua_live_record(struct cua_live_slot *s,
 										     uint64_t at)
@@ -323,7 +334,7 @@ static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, un
 	at = cua_live_take_n(&s->done, 1);
 	r = cua_live_record(s, at);
 	if (__builtin_expect(cua_live_busy(__atomic_load_n(&r->seq, __ATOMIC_RELAXED)), 0)) {
-		at = cua_live_next_free(s, at);
+		at = cua_live_next_free(s, at, t_start);
 		if (at == CUA_LIVE_NONE) {
 			took->rec = NULL;
 			return;

@@ -10,3 +10,7 @@ case_program(live_rt_prog SOURCES cases/live_rt_prog.c LINK mock_cudart Threads:
 case_program(live_rt_static SOURCES cases/live_rt_prog.c mock/libcudart.c
   LINK mockstate Threads::Threads ${CMAKE_DL_LIBS} DEFS MOCK_STATIC_CUDART)
 target_include_directories(live_rt_static PRIVATE mock)
+# Hostile deployments of the live view: cancelled threads, zombies, concurrent ctl, exec,
+# other PID namespaces sharing the directory.
+case_program(live_adv_prog SOURCES cases/live_adv_prog.c LINK mock_cuda Threads::Threads)
+case_script(live_adv.sh)
