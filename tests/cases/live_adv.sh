@@ -119,6 +119,21 @@ threads_that_found_no_slot_in_a_burst_are_shown_once_slots_are_free)
     fail "$n of 20 blocked calls shown with 21 threads alive ($(grep note ps.txt))"
   rm -f "$BLOCK"; touch "$dir/go"; wait $pid
   ;;
+a_thread_without_a_slot_asks_again_at_most_every_100ms)
+  # 150 threads attach while all are alive (22 find no slot), then each makes 500 calls in
+  # well under 100 ms. A thread without a slot may attach again (two rt_sigprocmask and a
+  # scan of every slot) only 100 ms after its last try, not at every call: the try's time is
+  # read after the call's start time, so a comparison that wraps retried at every call.
+  command -v strace >/dev/null || { echo "skip: no strace"; exit 77; }
+  strace -f -qq -o /dev/null true 2>/dev/null || { echo "skip: ptrace not permitted"; exit 77; }
+  strace -f -qq -e trace=rt_sigprocmask -o sys.txt env $(live_env) "$PROG" untracked 150 500 >out.txt 2>err.txt
+  wait_out out.txt ready
+  n=$(wc -l <sys.txt)
+  # pthread_create, thread exit and one attach each: about 8 a thread; a retry at every call
+  # adds 2 for each of the 22 threads' 500 calls (22000).
+  [ "$n" -lt 3000 ] && pass "$n rt_sigprocmask calls for 150 threads" ||
+    fail "$n rt_sigprocmask calls: threads without a slot attach again at every call"
+  ;;
 concurrent_ctl_switches_are_never_lost)
   # Two operators switch the trace and the log at once: neither switch may be lost (the
   # control word is changed with one atomic or/and).

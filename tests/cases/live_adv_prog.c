@@ -78,6 +78,21 @@ static void *burster(void *a)
 	return NULL;
 }
 
+static pthread_barrier_t bar2;
+static long untracked_calls;
+
+/* untracked: every thread attaches while all are alive (some find no slot), then each makes
+   untracked_calls calls, quickly (well within 100 ms without system calls). */
+static void *untracked(void *a)
+{
+	(void)a;
+	cuCtxSetCurrent(NULL);
+	pthread_barrier_wait(&bar);
+	calls(untracked_calls);
+	pthread_barrier_wait(&bar2);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	const char *m = argc > 1 ? argv[1] : "";
@@ -149,6 +164,21 @@ int main(int argc, char **argv)
 		sleep(1);
 		say("ready");
 		wait_file(argv[4]);
+		return 0;
+	}
+	if (strcmp(m, "untracked") == 0 && argc == 4) { /* argv[2] threads, argv[3] calls each */
+		long n = atol(argv[2]);
+		pthread_t *ts = calloc((size_t)n, sizeof(*ts));
+
+		untracked_calls = atol(argv[3]);
+		setup();
+		pthread_barrier_init(&bar, NULL, (unsigned)n);
+		pthread_barrier_init(&bar2, NULL, (unsigned)n);
+		for (long i = 0; i < n; i++)
+			pthread_create(&ts[i], NULL, untracked, (void *)i);
+		for (long i = 0; i < n; i++)
+			pthread_join(ts[i], NULL);
+		say("ready");
 		return 0;
 	}
 	fprintf(stderr, "usage: live_adv_prog calls N FILE|loop FILE|execfail FILE|execto PROG...|cancel FILE|mainexit|burst T K FILE\n");
