@@ -581,7 +581,11 @@ uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at, uint64_t t_sta
 	   a thread without a slot comes here, and takes none. One that found every slot taken
 	   asks again now and then: threads end and give theirs up. */
 	if (s == cfg.scratch) {
-		if (cua_live_me.untracked_pid && t_start - cua_live_me.untracked_at >= CUA_LIVE_RETRY_NS)
+		/* Signed: the try's time was read after this call's start (the attach runs
+		   inside cua_live_begin), so the first call after it is "before" it. Only a
+		   try of this process: a forked child's copy of its parent's says nothing. */
+		if (cua_live_me.untracked_pid && cua_live_me.untracked_pid == cua_live_me.pid &&
+		    (int64_t)(t_start - cua_live_me.untracked_at) >= (int64_t)CUA_LIVE_RETRY_NS)
 			cua_live_me.pid = CUA_LIVE_NO_PID; /* the next call attaches */
 		return CUA_LIVE_NONE;
 	}
