@@ -201,6 +201,19 @@ threads_whose_only_calls_go_through_a_linked_in_runtime_are_all_counted) # when:
   # The same with the runtime linked into the executable (nvcc's default), entry-patched.
   rt_first_calls "$BIN/live_rt_static" CUAUDIT_STATIC_RUNTIME=1
   ;;
+an_exec_before_any_call_through_a_linked_in_runtime_leaves_no_running_view) # when: CUAUDIT_HAVE_ZYDIS
+  # The runtime linked into the executable is patched at load, and the view's file made then;
+  # no CUDA library is loaded before the program execs 'sleep'. The old image's file must not
+  # stay 'running' under the old command line.
+  env $(live_env) CUAUDIT_STATIC_RUNTIME=1 "$BIN/live_rt_static" execto sleep 1 >out.txt 2>err.txt &
+  pid=$!
+  sleep 0.5
+  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>&1
+  grep -qE "^$pid +running .*live_rt_static execto" list.txt &&
+    fail "the exec'd 'sleep' is listed as the old image: $(grep "^$pid" list.txt)" || pass "not listed as the old image"
+  wait $pid
+  [ -z "$(ls "$L" 2>/dev/null)" ] && pass "no file left after the normal exit" || fail "left behind: $(ls "$L")"
+  ;;
 forked_child_gets_its_own_region_and_both_show_their_blocked_call)
   touch "$BLOCK"
   : >out.txt

@@ -31,6 +31,12 @@ int main(int argc, char **argv)
 {
 	pthread_t t[64];
 
+	/* execto PROG...: no CUDA call at all, then an exec of another program. */
+	if (argc > 2 && strcmp(argv[1], "execto") == 0) {
+		execvp(argv[2], argv + 2);
+		perror("execvp");
+		return 1;
+	}
 	if (argc < 4 || strcmp(argv[1], "rtfirstcalls") != 0) {
 		fprintf(stderr, "usage: live_rt_prog rtfirstcalls N GO\n");
 		return 2;
