@@ -153,14 +153,15 @@ static int image_ends_common(void)
 {
 	uint64_t cached = *cua_pid_cache;
 
-	if (!cua_nlibs)
-		return 0;
-	/* The live view's file (made when a CUDA library loads, call or no call) is marked
-	   exited, if this image is this process's own: not a vfork child's view of its
-	   parent's memory, where the pid cache holds the parent's pid. The region's own check
-	   leaves another process's region alone. */
+	/* The live view's file (made when a CUDA library loads, or where a linked-in runtime
+	   is patched, which loads none: before the cua_nlibs check) is marked exited, if this
+	   image is this process's own: not a vfork child's view of its parent's memory, where
+	   the pid cache holds the parent's pid. The region's own check leaves another
+	   process's region alone. */
 	if (cached && cached == (uint64_t)getpid())
 		cua_live_exec_begin();
+	if (!cua_nlibs)
+		return 0;
 	if (!cua_process_image_is_own())
 		return 0;
 	cua_log_msg(CUA_LOG_INFO, "exec: this program image ends; its outputs are written now", NULL);
