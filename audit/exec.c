@@ -188,8 +188,13 @@ static int image_ends_searched(const char *file)
    errno is the exec's and stays so; only the module's own is used here. */
 static void image_goes_on(int wrote)
 {
-	/* The live view goes on too (a no-op where the exec did not mark it). */
-	cua_live_exec_failed();
+	uint64_t cached = *cua_pid_cache;
+
+	/* The live view goes on too (a no-op where the exec did not mark it); never from a
+	   vfork child, whose failed exec must leave its parent's file alone (the parent's
+	   other thread may be in an exec that marked it). */
+	if (cached && cached == (uint64_t)getpid())
+		cua_live_exec_failed();
 	if (wrote) {
 		static int said;
 		int err = *program_errno();

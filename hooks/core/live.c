@@ -609,27 +609,27 @@ uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at, uint64_t t_sta
 	return CUA_LIVE_NONE;
 }
 
+/* This process's own region (not a forked child's view of its parent's), or NULL. The pid
+   first: a forked child's thread that makes the region sets the pointer before the pid, so a
+   pointer read after a matching pid is the child's, never the parent's (shared where the
+   child was made without the C library's fork, so no atfork handler replaced it). */
+static struct cua_live_head *own_region(void)
+{
+	if (__atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) != cua_process_id() || region.failed)
+		return NULL;
+	return cua_live_region;
+}
+
 void cua_live_remove(void)
 {
-	struct cua_live_head *h = cua_live_region;
+	struct cua_live_head *h = own_region();
 
-	if (!h || __atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) != cua_process_id() ||
-	    region.failed)
+	if (!h)
 		return;
 	__atomic_store_n(&h->state, CUA_LIVE_EXITED, __ATOMIC_RELEASE);
 	unlink(region.path);
 }
 
-/* This process's own region (not a forked child's view of its parent's), or NULL. */
-static struct cua_live_head *own_region(void)
-{
-	struct cua_live_head *h = cua_live_region;
-
-	if (!h || __atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) != cua_process_id() ||
-	    region.failed)
-		return NULL;
-	return h;
-}
 
 void cua_live_exec_begin(void)
 {
@@ -651,10 +651,14 @@ void cua_live_exec_failed(void)
 
 void cua_live_note_mem(unsigned dev, uint64_t bytes)
 {
-	struct cua_live_head *h = cua_live_region;
+	struct cua_live_head *h;
 
-	/* Not into the parent's region from a forked child that has no region of its own. */
-	if (h && dev < CUA_LIVE_DEVICES &&
-	    __atomic_load_n(&cua_live_region_pid, __ATOMIC_ACQUIRE) == cua_process_id())
+	/* Not into the parent's region from a forked child that has no region of its own: the
+	   pid first (set after the pointer), so the pointer read after it is this process's. */
+	if (dev >= CUA_LIVE_DEVICES ||
+	    __atomic_load_n(&cua_live_region_pid, __ATOMIC_ACQUIRE) != cua_process_id())
+		return;
+	h = cua_live_region;
+	if (h)
 		__atomic_store_n(&h->mem_used[dev], bytes, __ATOMIC_RELAXED);
 }
