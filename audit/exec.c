@@ -152,23 +152,26 @@ static int not_on_path(const char *file)
 static int image_ends_common(void)
 {
 	uint64_t cached = *cua_pid_cache;
+	int wrote = 0;
 
+	if (cua_nlibs && cua_process_image_is_own()) {
+		cua_log_msg(CUA_LOG_INFO, "exec: this program image ends; its outputs are written now",
+			    NULL);
+		cua_writer_mark_images(1);
+		cua_finish_run_at_exec();
+		cua_writer_mark_images(0);
+		wrote = 1;
+	}
 	/* The live view's file (made when a CUDA library loads, or where a linked-in runtime
-	   is patched, which loads none: before the cua_nlibs check) is marked exited, if this
-	   image is this process's own: not a vfork child's view of its parent's memory, where
-	   the pid cache holds the parent's pid. The region's own check leaves another
-	   process's region alone. */
+	   is patched, which loads none: whatever cua_nlibs says) is marked exited, if this image
+	   is this process's own: not a vfork child's view of its parent's memory, where the
+	   pid cache holds the parent's pid. Last, just before the exec: while the outputs above
+	   are written (seconds, for a large trace) the process still shows running, so that
+	   `cuaudit ps --clean` never takes the file of a process whose exec then fails. The
+	   region's own check leaves another process's region alone. */
 	if (cached && cached == (uint64_t)getpid())
 		cua_live_exec_begin();
-	if (!cua_nlibs)
-		return 0;
-	if (!cua_process_image_is_own())
-		return 0;
-	cua_log_msg(CUA_LOG_INFO, "exec: this program image ends; its outputs are written now", NULL);
-	cua_writer_mark_images(1);
-	cua_finish_run_at_exec();
-	cua_writer_mark_images(0);
-	return 1;
+	return wrote;
 }
 
 /* path: the program's path as given (NULL: named by a descriptor); a missing one is

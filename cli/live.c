@@ -820,7 +820,7 @@ static void ps_detail(const struct region *r, unsigned last, int json)
 	if (!r->same_table)
 		printf("note: written by another cuaudit build: functions shown by id\n");
 	if (r->head.untracked)
-		printf("note: %u thread(s) found no free slot and are not shown (each asks again at a call 100 ms later)\n", r->head.untracked);
+		printf("note: %u thread(s) found no free slot (those that ended without one included) and are not shown; each asks again at a call 100 ms after its last try\n", r->head.untracked);
 	{
 		unsigned any = 0;
 

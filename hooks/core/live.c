@@ -530,13 +530,13 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 	h = region_of(pid, &retry);
 	if (h)
 		s = take_slot(h, pid, (uint32_t)cua_thread_id());
-	/* A thread with no free slot is counted once in the head, and no more once it has
-	   one; it asks again CUA_LIVE_RETRY_NS after this try (cua_live_next_free). */
 	/* A mark copied from a parent by fork is not this process's: cleared, so that a process
 	   that got the pid of an ancestor (pid reuse down a chain of forks) never takes one
 	   off a count it never added (the head's count would wrap to 4294967295). */
 	if (cua_live_me.untracked_pid != pid)
 		cua_live_me.untracked_pid = 0;
+	/* A thread with no free slot is counted once in the head, and no more once it has
+	   one; it asks again CUA_LIVE_RETRY_NS after this try (cua_live_next_free). */
 	if (h && !s) {
 		if (cua_live_me.untracked_pid != pid)
 			__atomic_add_fetch(&h->untracked, 1, __ATOMIC_RELAXED);
@@ -634,7 +634,6 @@ void cua_live_remove(void)
 	__atomic_store_n(&h->state, CUA_LIVE_EXITED, __ATOMIC_RELEASE);
 	unlink(region.path);
 }
-
 
 void cua_live_exec_begin(void)
 {

@@ -11,8 +11,10 @@ static struct {
 } table[MAX_NAMES];
 static int lock;
 /* A signal handler that calls the mock while its thread holds the lock would spin forever
-   (signal_calls): its calls are not counted. */
-static __thread int holding;
+   (signal_calls): its calls are not counted. Initial-exec: a handler's first touch must not
+   allocate the thread's block (__tls_get_addr calls malloc, which the interrupted code may
+   be inside). */
+static __thread int holding __attribute__((tls_model("initial-exec")));
 
 static int slot(const char *elf_name, int create)
 {
