@@ -884,7 +884,8 @@ static int ps_main(int argc, char **argv)
 	int json = 0, c, n;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	/* Options before or after the pid (`cuaudit ps 4242 --json`), as GNU tools take them. */
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'D': dir = optarg; break;
 		case 'j': json = 1; break;
@@ -905,6 +906,11 @@ static int ps_main(int argc, char **argv)
 
 		if (optind + 1 < argc || parse_u64(argv[optind], &pid) != 0 || !pid) {
 			fprintf(stderr, "cuaudit ps: '%s' is not a process id\n", argv[optind]);
+			return 2;
+		}
+		if (ctx.clean) {
+			fprintf(stderr, "cuaudit ps: --clean removes the files of every process that is "
+					"gone and takes no process id\n");
 			return 2;
 		}
 		if (find_region(pid, &r) != 0)
@@ -1066,7 +1072,7 @@ static int top_main(int argc, char **argv)
 	int c, tty = isatty(1);
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+hd:n:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hd:n:", opts, NULL)) != -1) {
 		switch (c) {
 		case 'D': dir = optarg; break;
 		case 'd': {
@@ -1166,7 +1172,7 @@ static int ctl_main(int argc, char **argv)
 	void *map;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "+h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'D': dir = optarg; break;
 		case 'h': live_usage(stdout); return 0;

@@ -793,6 +793,28 @@ unusable_live_directory_disables_the_view_with_one_message)
   touch "$dir/go"; wait $pid
   [ ! -s err.txt ] && pass "a usable directory: no message" || fail "stderr: $(cat err.txt)"
   ;;
+readers_take_options_after_the_pid_and_refuse_clean_with_a_pid)
+  # GNU order: options before or after the pid, for ps, top and ctl; --clean with a pid is
+  # refused, never ignored.
+  rm -f "$dir/go"
+  : >out.txt
+  env $(live_env) "$PROG" calls 10 "$dir/go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'calls done' || { kill -9 $pid; finish; }
+  timeout 20 "$CLI" ps $pid --json --dir "$L" >j.txt 2>e.txt; rc=$?
+  [ $rc = 0 ] && "$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["pid"] == int(sys.argv[2])' j.txt $pid &&
+    pass "ps PID --json --dir: the process's JSON" || fail "ps PID --json: status $rc: $(cat e.txt j.txt | head -3)"
+  timeout 20 "$CLI" top $pid --dir "$L" -n 1 -d 0.2 >t.txt 2>e.txt; rc=$?
+  [ $rc = 0 ] && grep -q '^cuaudit top: 1 process' t.txt && pass "top PID --dir -n -d: one process" ||
+    fail "top PID options: status $rc: $(cat e.txt t.txt | head -3)"
+  timeout 20 "$CLI" ctl $pid trace start --dir "$L" >c.txt 2>e.txt; rc=$?
+  [ $rc = 1 ] && grep -q "cannot switch its trace" e.txt && pass "ctl PID trace start --dir: found the process, refused (no trace configured)" ||
+    fail "ctl PID ... --dir: status $rc: $(cat e.txt c.txt | head -3)"
+  timeout 20 "$CLI" ps --clean $pid --dir "$L" >c.txt 2>e.txt; rc=$?
+  [ $rc = 2 ] && grep -q "takes no process id" e.txt && [ -n "$(ls "$L")" ] && pass "ps --clean PID refused, nothing removed" ||
+    fail "ps --clean PID: status $rc: $(cat e.txt c.txt | head -3)"
+  touch "$dir/go"; wait $pid
+  ;;
 live_view_json_and_top_show_the_counts)
   : >out.txt
   env $(live_env) "$PROG" calls 3000 "$dir/go" >out.txt 2>err.txt &
