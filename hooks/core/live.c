@@ -127,30 +127,40 @@ size_t cua_live_file_name(char *out, size_t cap, uint64_t pid, uint64_t start_ti
 	return b.len;
 }
 
-/* A new image after an exec: the file its process's old image left marked exited (same
-   pid, same start time, this namespace) goes, whether or not this image makes one. */
+/* A file already under our name that is this process's own region from before an exec
+   (same pid, same start time, this PID namespace; marked exited where exited_only) is
+   removed: returns 0. Anything else is left alone (-1): a process of another PID namespace
+   sharing the directory whose pid and start time happen to be ours keeps its view. */
+static int remove_own(int dirfd, const char *name, uint64_t pid, uint64_t start, int exited_only)
+{
+	struct cua_live_head h;
+	struct stat st;
+	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	int ours;
+
+	if (fd < 0)
+		return -1;
+	ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
+	       pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
+	       memcmp(h.magic, CUA_LIVE_MAGIC, sizeof(CUA_LIVE_MAGIC) - 1) == 0 &&
+	       h.pid == pid && h.start_ticks == start && (!exited_only || h.state == CUA_LIVE_EXITED) &&
+	       (h.pidns == 0 || h.pidns == cua_live_pidns());
+	close(fd);
+	return ours ? unlinkat(dirfd, name, 0) : -1;
+}
+
+/* A new image after an exec: the file its process's old image left marked exited goes,
+   whether or not this image makes one. */
 static void forget_old_image(void)
 {
 	char name[64];
-	uint64_t start = cua_live_start_ticks(0), pid = cua_process_id();
-	struct cua_live_head h;
-	struct stat st;
-	int dirfd, fd, old;
+	uint64_t start = cua_live_start_ticks(0);
+	int dirfd;
 
 	if (!start || (dirfd = open(cfg.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)) < 0)
 		return;
-	cua_live_file_name(name, sizeof(name), pid, start);
-	fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	if (fd >= 0) {
-		old = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-		      pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-		      memcmp(h.magic, CUA_LIVE_MAGIC, sizeof(CUA_LIVE_MAGIC) - 1) == 0 &&
-		      h.pid == pid && h.start_ticks == start && h.state == CUA_LIVE_EXITED &&
-		      (h.pidns == 0 || h.pidns == cua_live_pidns());
-		close(fd);
-		if (old)
-			unlinkat(dirfd, name, 0);
-	}
+	cua_live_file_name(name, sizeof(name), cua_process_id(), start);
+	(void)remove_own(dirfd, name, cua_process_id(), start, 1);
 	close(dirfd);
 }
 
@@ -216,28 +226,6 @@ static int open_dir(void)
 	return fd;
 }
 
-/* A file already under our name: this process's own region from before an exec (same pid,
-   same start time) is ours to replace; anything else is left alone. */
-static int replace_own(int dirfd, const char *name, uint64_t pid, uint64_t start)
-{
-	struct cua_live_head h;
-	struct stat st;
-	int fd = openat(dirfd, name, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
-	int ours;
-
-	if (fd < 0)
-		return -1;
-	ours = fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_uid == geteuid() &&
-	       pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h) &&
-	       memcmp(h.magic, CUA_LIVE_MAGIC, sizeof(CUA_LIVE_MAGIC) - 1) == 0 &&
-	       h.pid == pid && h.start_ticks == start &&
-	       /* Not a process of another PID namespace sharing the directory, whose pid and
-		  start time happen to be ours: its view stays, and this process has none. */
-	       (h.pidns == 0 || h.pidns == cua_live_pidns());
-	close(fd);
-	return ours ? unlinkat(dirfd, name, 0) : -1;
-}
-
 static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
 {
 	char cmd[CUA_LIVE_PROGRAM];
@@ -293,7 +281,7 @@ static struct cua_live_head *make_region(uint64_t pid)
 	region.path[b.len < sizeof(region.path) ? b.len : sizeof(region.path) - 1] = '\0';
 	/* O_EXCL and O_NOFOLLOW: never a file (or a link) cuaudit did not make for us. */
 	fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
-	if (fd < 0 && errno == EEXIST && replace_own(dirfd, name, pid, start) == 0)
+	if (fd < 0 && errno == EEXIST && remove_own(dirfd, name, pid, start, 0) == 0)
 		fd = openat(dirfd, name, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0600);
 	err = errno;
 	close(dirfd);

@@ -2,19 +2,8 @@
 # SPDX-License-Identifier: MIT
 # tests/cases/live.sh: the live view (issue 22): `cuaudit ps`, `top` and `ctl` against processes on the mock that run, hang, stop, die, fork and churn threads.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh"
 PROG="$BIN/live_prog"
-L="$dir/live"
-BLOCK="$dir/block"
-
-# live_env: the environment of an audited process with the live view in $L.
-live_env() { echo LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L" MOCK_BLOCK_FILE="$BLOCK"; }
-# wait_out FILE TEXT: waits (10 s at most) until FILE has a line TEXT. Each case empties FILE
-# itself before it starts a program in the background: the background shell truncates it only
-# when it runs, and a wait could otherwise read the line an earlier program left there.
-wait_out() {
-  for _ in $(seq 500); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.02; done
-  fail "no '$2' in $1: $(tail -3 "$1" 2>/dev/null)"; return 1
-}
 # ps_json PID FIELD...: one line from `cuaudit ps --json PID` (python reads it).
 ps_json() {
   local pid=$1; shift
@@ -205,14 +194,7 @@ an_exec_before_any_call_through_a_linked_in_runtime_leaves_no_running_view) # wh
   # The runtime linked into the executable is patched at load, and the view's file made then;
   # no CUDA library is loaded before the program execs 'sleep'. The old image's file must not
   # stay 'running' under the old command line.
-  env $(live_env) CUAUDIT_STATIC_RUNTIME=1 "$BIN/live_rt_static" execto sleep 1 >out.txt 2>err.txt &
-  pid=$!
-  sleep 0.5
-  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>&1
-  grep -qE "^$pid +running .*live_rt_static execto" list.txt &&
-    fail "the exec'd 'sleep' is listed as the old image: $(grep "^$pid" list.txt)" || pass "not listed as the old image"
-  wait $pid
-  [ -z "$(ls "$L" 2>/dev/null)" ] && pass "no file left after the normal exit" || fail "left behind: $(ls "$L")"
+  exec_leaves_no_view live_rt_static CUAUDIT_STATIC_RUNTIME=1 "$BIN/live_rt_static" execto sleep 1
   ;;
 forked_child_gets_its_own_region_and_both_show_their_blocked_call)
   touch "$BLOCK"

@@ -2,14 +2,8 @@
 # SPDX-License-Identifier: MIT
 # tests/cases/live_adv.sh: hostile deployments of the live view, found by an adversarial test of 48f2e15 (2026-11-25): a failed exec, an exec into a program without CUDA, top beside a process that exits, a cancelled thread, a zombie, a main thread ended first, threads beyond the slots, concurrent ctl, another PID namespace under our name.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh"
 PROG="$BIN/live_adv_prog"
-L="$dir/live"
-BLOCK="$dir/block"
-live_env() { echo LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L" MOCK_BLOCK_FILE="$BLOCK"; }
-wait_out() {
-  for _ in $(seq 500); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.02; done
-  fail "no '$2' in $1: $(tail -3 "$1" 2>/dev/null)"; return 1
-}
 
 case $name in
 live_view_survives_a_failed_exec_with_the_summary_on)
@@ -29,14 +23,7 @@ exec_into_a_program_without_cuda_leaves_no_running_view_behind)
   # The live view alone: exec into a program that makes no CUDA call. The old image's file
   # must not stay 'running' under the old command line, nor 'dead' after the new program's
   # normal exit: the exec marks it exited, and the new image, which sets up the view, removes it.
-  env $(live_env) "$PROG" execto sleep 1 >out.txt 2>err.txt &
-  pid=$!
-  sleep 0.5
-  timeout 20 "$CLI" ps --dir "$L" >list.txt 2>&1
-  grep -qE "^$pid +running .*live_adv_prog execto" list.txt &&
-    fail "the exec'd 'sleep' is listed as the old image: $(grep "^$pid" list.txt)" || pass "not listed as the old image"
-  wait $pid
-  [ -z "$(ls "$L" 2>/dev/null)" ] && pass "no file left after the normal exit" || fail "left behind: $(ls "$L")"
+  exec_leaves_no_view live_adv_prog "$PROG" execto sleep 1
   ;;
 top_rates_are_not_hidden_by_another_process_that_exits)
   # B calls about 1000 times a second; A, with 200000 calls, exits during top's interval.
