@@ -1,6 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/mock/mockstate.c: per-ELF-name call counters shared by the mocks and the test programs. */
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
+#include <time.h>
+#include <unistd.h>
 #include "mockstate.h"
 
 #define MAX_NAMES 256
@@ -45,6 +50,7 @@ void mock_count(const char *elf_name)
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	holding = 0;
+	mock_spin(elf_name);
 }
 
 long mock_calls(const char *elf_name)
@@ -68,4 +74,101 @@ void mock_add(const char *name, long n)
 	if (i >= 0)
 		table[i].calls += n;
 	__atomic_store_n(&lock, 0, __ATOMIC_RELEASE);
+}
+
+/* ---------------------------------------------------------------- the host-time oracle */
+
+/* MOCK_SPIN=NAME:NS[/P][,NAME:NS[/P]...]: each call of those ELF names (with /P, each P-th
+   call, the calls numbered from 1 in the order the mock sees them) busy-waits NS nanoseconds
+   of CLOCK_MONOTONIC inside the mock function, and the mock measures each wait itself. With
+   MOCK_TRUTH=FILE it writes, at exit, one line per name: "NAME CALLS TOTAL_NS MIN_NS MAX_NS"
+   (CALLS counts every call; the times are those of the waits).
+   cuaudit's time of such a call brackets the wait, so these are the true values its outputs
+   are checked against (tests/cases/truth.sh). */
+#define MAX_SPIN 16
+static struct spin {
+	char name[64];
+	long long ns, period;
+	long long seen, calls, total, min, max;
+} spins[MAX_SPIN];
+static int nspins;
+
+static long long now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (long long)ts.tv_sec * 1000000000 + ts.tv_nsec;
+}
+
+__attribute__((constructor)) static void spin_setup(void)
+{
+	const char *p = getenv("MOCK_SPIN");
+
+	while (p && *p && nspins < MAX_SPIN) {
+		const char *colon = strchr(p, ':'), *end;
+		struct spin *s = &spins[nspins];
+
+		if (!colon || colon - p >= (long)sizeof(s->name))
+			break;
+		memcpy(s->name, p, (size_t)(colon - p));
+		s->ns = strtoll(colon + 1, (char **)&end, 10);
+		s->period = *end == '/' ? strtoll(end + 1, (char **)&end, 10) : 1;
+		if (s->period < 1)
+			s->period = 1;
+		s->min = -1;
+		nspins++;
+		p = *end == ',' ? end + 1 : end;
+	}
+}
+
+void mock_spin(const char *elf_name)
+{
+	for (int i = 0; i < nspins; i++) {
+		struct spin *s = &spins[i];
+		long long t0, t1, d, old;
+
+		if (strcmp(s->name, elf_name) != 0)
+			continue;
+		__atomic_add_fetch(&s->calls, 1, __ATOMIC_RELAXED);
+		if (__atomic_add_fetch(&s->seen, 1, __ATOMIC_RELAXED) % s->period != 0)
+			return;
+		t0 = now_ns();
+		do
+			t1 = now_ns();
+		while (t1 - t0 < s->ns);
+		d = t1 - t0;
+		__atomic_add_fetch(&s->total, d, __ATOMIC_RELAXED);
+		old = __atomic_load_n(&s->min, __ATOMIC_RELAXED);
+		while ((old < 0 || d < old) &&
+		       !__atomic_compare_exchange_n(&s->min, &old, d, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+		old = __atomic_load_n(&s->max, __ATOMIC_RELAXED);
+		while (d > old &&
+		       !__atomic_compare_exchange_n(&s->max, &old, d, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+			;
+		return;
+	}
+}
+
+__attribute__((destructor)) static void truth_write(void)
+{
+	const char *path = getenv("MOCK_TRUTH");
+	char line[160];
+	int fd;
+
+	if (!path || !nspins)
+		return;
+	fd = open(path, O_WRONLY | O_CREAT | O_APPEND, 0644);
+	if (fd < 0)
+		return;
+	for (int i = 0; i < nspins; i++) {
+		const struct spin *s = &spins[i];
+		int n = snprintf(line, sizeof(line), "%s %lld %lld %lld %lld\n", s->name, s->calls,
+				 s->total, s->min < 0 ? 0 : s->min, s->max);
+
+		if (write(fd, line, (size_t)n) != n)
+			break;
+	}
+	close(fd);
 }

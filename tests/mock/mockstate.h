@@ -10,4 +10,7 @@ void mock_add(const char *name, long n);
 /* How many times the mock's function of that ELF name has run. */
 long mock_calls(const char *elf_name);
 
+/* MOCK_SPIN's busy wait for a call of that ELF name, measured (mock_count calls it). */
+void mock_spin(const char *elf_name);
+
 #endif

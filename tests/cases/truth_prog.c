@@ -1,0 +1,79 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/cases/truth_prog.c: calls whose true durations the mock measures (MOCK_SPIN), for the cases that check every figure cuaudit prints against them. */
+#include <cuda.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#define CHECK(x)                                                                               \
+	do {                                                                                   \
+		CUresult rc_ = (x);                                                            \
+		if (rc_ != CUDA_SUCCESS) {                                                     \
+			fprintf(stderr, "%s: %d\n", #x, (int)rc_);                            \
+			return 1;                                                              \
+		}                                                                              \
+	} while (0)
+
+/* times [SYNCS LAUNCHES FAST]: SYNCS cuStreamSynchronize, LAUNCHES launches of add_one and FAST
+   cuCtxGetCurrent; periodic N: N calls of cuDeviceGetCount (the mock makes every 64th slow). */
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "times";
+	CUdevice dev;
+	CUcontext ctx;
+
+	CHECK(cuInit(0));
+	CHECK(cuDeviceGet(&dev, 0));
+	CHECK(cuDevicePrimaryCtxRetain(&ctx, dev));
+	CHECK(cuCtxSetCurrent(ctx));
+	if (strcmp(mode, "times") == 0) {
+		int syncs = argc > 2 ? atoi(argv[2]) : 20, launches = argc > 3 ? atoi(argv[3]) : 30;
+		int fast = argc > 4 ? atoi(argv[4]) : 20000;
+		CUmodule mod = NULL;
+		CUfunction f;
+		CUdeviceptr d;
+		int n = 4, v[4] = { 0 };
+		void *params[] = { &d, &n };
+
+		CHECK(cuModuleGetFunction(&f, mod, "_Z7add_onePii"));
+		CHECK(cuMemAlloc(&d, sizeof(v)));
+		CHECK(cuMemcpyHtoD(d, v, sizeof(v)));
+		for (int i = 0; i < syncs; i++)
+			CHECK(cuStreamSynchronize(NULL));
+		for (int i = 0; i < launches; i++)
+			CHECK(cuLaunchKernel(f, 1, 1, 1, 4, 1, 1, 0, NULL, params, NULL));
+		for (int i = 0; i < fast; i++) {
+			CUcontext c;
+
+			CHECK(cuCtxGetCurrent(&c));
+		}
+		/* TRUTH_HOLD=FILE: FILE.ready made, then a wait while FILE exists, outside any
+		   CUDA call, so that the live view's history can be read before the process ends. */
+		if (getenv("TRUTH_HOLD")) {
+			char ready[4096];
+			struct timespec ts = { 0, 10000000 };
+			FILE *f;
+
+			snprintf(ready, sizeof(ready), "%s.ready", getenv("TRUTH_HOLD"));
+			if ((f = fopen(ready, "w")) != NULL)
+				fclose(f);
+			while (access(getenv("TRUTH_HOLD"), F_OK) == 0)
+				nanosleep(&ts, NULL);
+		}
+		CHECK(cuMemcpyDtoH(v, d, sizeof(v)));
+		CHECK(cuMemFree(d));
+		printf("v[0] %d\n", v[0]);
+	} else if (strcmp(mode, "periodic") == 0) {
+		int calls = argc > 2 ? atoi(argv[2]) : 256000;
+
+		for (int i = 0; i < calls; i++) {
+			int count;
+
+			CHECK(cuDeviceGetCount(&count));
+		}
+		printf("periodic %d\n", calls);
+	}
+	return 0;
+}
