@@ -52,7 +52,8 @@ static const struct table_def tables[T_COUNT] = {
 	{ "apis", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "name", C_TEXT },
 		       { "layer", C_TEXT }, { "nested", C_INT }, { "calls", C_INT },
 		       { "timed", C_INT }, { "errors", C_INT }, { "total_ns", C_INT },
-		       { "min_ns", C_INT }, { "max_ns", C_INT }, { "p99_ns", C_INT }) },
+		       { "min_ns", C_INT }, { "max_ns", C_INT }, { "p99_ns", C_INT },
+		       { "total_err_ns", C_INT }) },
 	{ "kernels", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "name", C_TEXT },
 			  { "mangled", C_TEXT }, { "launches", C_INT }, { "errors", C_INT },
 			  { "total_ns", C_INT }, { "estimated", C_INT }) },
@@ -484,13 +485,14 @@ static int export_summary(struct sink *k, const char *file, const char *text, si
 
 			if (a->input != in)
 				continue;
-			struct value v[12] = {
+			struct value v[13] = {
 				V_INT(id), pidv, V_TEXT(a->elf_name), V_TEXT(a->layer),
 				V_INT(a->nested), V_INT(a->calls), V_INT(a->timed),
 				V_INT(a->errors), V_INT(a->total_ns),
 				a->timed ? V_INT(a->min_ns) : V_NULL,
 				a->timed ? V_INT(a->max_ns) : V_NULL,
 				a->timed ? V_INT(a->p99_max_ns) : V_NULL,
+				a->timed < a->calls ? V_INT(a->err_ns) : V_INT(0),
 			};
 			put_row(k, T_APIS, v);
 		}

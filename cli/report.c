@@ -488,7 +488,7 @@ static void print_csv(const struct cua_summaries *s, const struct options *o)
 		cua_gpu_report_csv(&gpu, o->table == T_GPU_MEM, o->top);
 	} else if (o->table == T_APIS) {
 		puts("nested,layer,api,calls,timed,errors,total_ns,avg_ns,min_ns,max_ns,p99_max_ns,"
-		     "processes,estimated");
+		     "processes,estimated,total_err_ns");
 		for (size_t i = 0; i < s->napis; i++) {
 			const struct cua_api_rec *r = &s->apis[i];
 
@@ -502,9 +502,9 @@ static void print_csv(const struct cua_summaries *s, const struct options *o)
 			       (unsigned long long)avg(r->total_ns, r->calls));
 			if (r->min_ns != UINT64_MAX)
 				printf("%llu", (unsigned long long)r->min_ns);
-			printf(",%llu,%llu,%u,%s\n", (unsigned long long)r->max_ns,
+			printf(",%llu,%llu,%u,%s,%llu\n", (unsigned long long)r->max_ns,
 			       (unsigned long long)r->p99_max_ns, r->processes,
-			       r->timed < r->calls ? "true" : "false");
+			       r->timed < r->calls ? "true" : "false", (unsigned long long)r->err_ns);
 		}
 	} else if (o->table == T_KERNELS) {
 		puts("kernel,launches,errors,total_ns,avg_ns,processes,estimated");
@@ -558,12 +558,15 @@ static void write_json_apis(FILE *f, const struct cua_summaries *s)
 		json_put_string(f, r->elf_name);
 		fprintf(f, ",\"layer\":\"%s\",\"nested\":%s,\"calls\":%llu,\"timed\":%llu,"
 			   "\"errors\":%llu,\"total_ns\":%llu,\"avg_ns\":%llu,\"min_ns\":%llu,"
-			   "\"max_ns\":%llu,\"p99_max_ns\":%llu,\"processes\":%u,\"bindings\":{",
+			   "\"max_ns\":%llu,\"p99_max_ns\":%llu,\"processes\":%u,",
 			r->layer, r->nested ? "true" : "false", (unsigned long long)r->calls,
 			(unsigned long long)r->timed, (unsigned long long)r->errors,
 			(unsigned long long)r->total_ns, (unsigned long long)avg(r->total_ns, r->calls),
 			(unsigned long long)(r->min_ns == UINT64_MAX ? 0 : r->min_ns),
 			(unsigned long long)r->max_ns, (unsigned long long)r->p99_max_ns, r->processes);
+		if (r->timed < r->calls)
+			fprintf(f, "\"total_err_ns\":%llu,", (unsigned long long)r->err_ns);
+		fputs("\"bindings\":{", f);
 		for (int k = 0; k < CUA_NBIND; k++)
 			fprintf(f, "%s\"%s\":%llu", k ? "," : "", cua_binding_names[k],
 				(unsigned long long)r->bindings[k]);

@@ -14,7 +14,7 @@
 enum {
 	F_SCHEMA, F_PID, F_APIS, F_SNAPSHOT, F_PROCESS, F_KERNELS,
 	F_A_NAME, F_A_LAYER, F_A_NESTED, F_A_CALLS, F_A_ERRORS, F_A_TOTAL, F_A_MIN, F_A_MAX, F_A_P99,
-	F_A_TIMED, F_A_BINDINGS, F_B_FIRST,
+	F_A_TIMED, F_A_ERR, F_A_BINDINGS, F_B_FIRST,
 	F_P_HOST = F_B_FIRST + CUA_NBIND, F_P_PID, F_P_COMMAND, F_P_START, F_P_END, F_P_VERSION,
 	F_P_DRIVER, F_P_RUNTIME, F_P_IMAGE,
 	F_K_NAME, F_K_LAUNCHES, F_K_ERRORS, F_K_TOTAL,
@@ -42,6 +42,7 @@ const struct cua_field cua_summaries_fields[] = {
 	[F_A_MAX] = { "apis[].max_ns", CUA_F_UINT, 0 },
 	[F_A_P99] = { "apis[].p99_ns", CUA_F_UINT, 0 },
 	[F_A_TIMED] = { "apis[].timed", CUA_F_UINT, 0 },
+	[F_A_ERR] = { "apis[].total_err_ns", CUA_F_UINT, 0 },
 	[F_A_BINDINGS] = { "apis[].bindings", CUA_F_OBJECT, 0 },
 	[F_B_FIRST + 0] = { "apis[].bindings.plt", CUA_F_UINT, 0 },
 	[F_B_FIRST + 1] = { "apis[].bindings.bindnow", CUA_F_UINT, 0 },
@@ -197,6 +198,7 @@ static void read_api(struct reader *r, const struct json *a, size_t i, struct cu
 	get_u64(r, a, F_A_CALLS, where, &rec->calls);
 	rec->timed = rec->calls;
 	get_u64(r, a, F_A_TIMED, where, &rec->timed);
+	get_u64(r, a, F_A_ERR, where, &rec->err_ns);
 	get_u64(r, a, F_A_ERRORS, where, &rec->errors);
 	get_u64(r, a, F_A_TOTAL, where, &rec->total_ns);
 	rec->min_ns = UINT64_MAX;
@@ -473,12 +475,32 @@ static int kernel_key_cmp(const void *a, const void *b)
 	return x->input < y->input ? -1 : x->input > y->input;
 }
 
+/* sqrt(a^2 + b^2), rounded up: the error of a sum of two independent estimates. */
+static uint64_t root_sum_sq(uint64_t a, uint64_t b)
+{
+	double v = (double)a * (double)a + (double)b * (double)b;
+	uint64_t lo = a > b ? a : b, hi = a + b;
+
+	if (!a || !b)
+		return a | b;
+	while (lo < hi) {
+		uint64_t mid = lo + (hi - lo) / 2;
+
+		if ((double)mid * (double)mid >= v)
+			hi = mid;
+		else
+			lo = mid + 1;
+	}
+	return lo;
+}
+
 static void fold_api(struct cua_api_rec *into, struct cua_api_rec *r)
 {
 	into->calls += r->calls;
 	into->timed += r->timed;
 	into->errors += r->errors;
 	into->total_ns += r->total_ns;
+	into->err_ns = root_sum_sq(into->err_ns, r->err_ns);
 	if (r->min_ns < into->min_ns)
 		into->min_ns = r->min_ns;
 	if (r->max_ns > into->max_ns)

@@ -16,6 +16,9 @@ struct cua_api_rec {
 	char layer[8];              /* "driver" or "runtime" */
 	int nested;
 	uint64_t calls, timed, errors, total_ns, min_ns, max_ns, p99_max_ns;
+	/* total_ns's 95% half-width (0: exact); merged, the root of the inputs' summed squares
+	   (independent estimates). */
+	uint64_t err_ns;
 	uint64_t bindings[CUA_NBIND];
 	unsigned processes;         /* inputs that had this record */
 	size_t input;               /* index of the input it came from (before merging) */

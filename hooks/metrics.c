@@ -124,7 +124,8 @@ static void api_family(struct cua_writer *w, const struct cua_summary_model *m,
 		cua_buf_str(&hb, "Time spent in CUDA calls, by API, layer and nesting; estimated:"
 				 " a function under 1 us is timed 1 call in ");
 		cua_buf_u64(&hb, m->sample);
-		cua_buf_str(&hb, " and its time scaled to all its calls (counts are exact).");
+		cua_buf_str(&hb, " (drawn at random in each block) and its time scaled to all its"
+				 " calls (counts are exact; the summary gives each estimate's 95% interval).");
 		help[hb.len < sizeof(help) ? hb.len : sizeof(help) - 1] = '\0';
 		head(w, names[which], "counter", help);
 	} else {

@@ -17,6 +17,7 @@
 #include "metrics.h"
 #include "summary_config.h"
 #include "summary_model.h"
+#include "summary_sampler.h"
 #include "out.h"
 #include "provenance.h"
 #include "stats.h"
@@ -194,7 +195,7 @@ static void count_launch(const struct cuaudit_call *c, unsigned l)
 		s->name = name;
 		s->launches++;
 		s->errors += is_error(c);
-		s->total_ns += c->t_exit_ns - c->t_enter_ns;
+		s->total_ns += cua_call_ns(c);
 		return;
 	}
 }
@@ -230,8 +231,14 @@ static void summary_update(const struct cuaudit_call *c, unsigned l)
 	if (CUA_UNLIKELY(!t))
 		return;
 	s = stat_of(t, c->depth ? NESTED : OUTER, c->id);
-	if (s)
-		cua_stats_add(s, c->t_exit_ns - c->t_enter_ns, is_error(c), c->binding);
+	if (s) {
+		uint64_t ns = cua_call_ns(c);
+
+		/* Sampled, a call of the general path may land on its block's pick. */
+		if (cfg.sample)
+			cua_sampler_note(s, ns);
+		cua_stats_add(s, ns, is_error(c), c->binding);
+	}
 	if (c->object)
 		count_entry(t, c);
 	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
@@ -313,103 +320,24 @@ static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned bindi
 
 /* ---------------------------------------------------------------- sampled mode */
 
-/* CUAUDIT_SUMMARY_SAMPLE=N: every call is counted, but two clock reads are the floor of an
-   exact time, so once a function's mean on a thread rests on SAMPLE_WARMUP timed calls and is
-   below SAMPLE_SLOW_NS, only 1 call in N is timed. Slower calls are always timed: there the
-   clock is a small share. The report scales the times up and says so ("timed"). */
-#define SAMPLE_WARMUP 64
-#define SAMPLE_SLOW_NS 1000
+/* CUAUDIT_SUMMARY_SAMPLE=N: the counter path times 1 call in N of a fast function, drawn
+   at random in each block of N calls (hooks/summary_sampler.h); every other call is timed. */
+/* The thread's random numbers (hooks/summary_sampler.h), seeded at its first draw. */
+static __thread uint64_t rng __attribute__((tls_model("initial-exec")));
 
-static int sample_this(const struct cua_stat *s)
+static CUA_COLD void rng_seed(void)
 {
-	if (s->timed < SAMPLE_WARMUP || s->total_ns >= SAMPLE_SLOW_NS * s->timed)
-		return 1;
-	if (CUA_LIKELY(cfg.sample_mask))
-		return (s->calls & cfg.sample_mask) == 0;
-	return s->calls % cfg.sample == 0;
+	uint64_t x = cua_clock_ns() ^ ((uint64_t)cua_thread_id() << 32) ^ (uint64_t)(uintptr_t)&rng;
+
+	rng = x ? x : 0x9e3779b97f4a7c15ull;
 }
 
-/* The subscription asks for no times; the clock is read here, for the sampled calls only.
-   The call's user slot carries either the start time of a timed call, or, for the common
-   untimed call, its statistics block with the low bit set (blocks are 8-byte aligned), so
-   that an untimed call looks its block up once. */
-/* The row of a call at level l. A sampled call's enter and exit run at the same level: a
-   handler runs whole between them or not at all, and restores the level it found. */
-static struct cua_stat *sampled_row(const struct cuaudit_call *c, unsigned l)
+/* Whether the row's next call is timed (hooks/summary_sampler.h). */
+static int sample_this(struct cua_stat *s)
 {
-	struct tstats *t = thread_stats(l);
-
-	return t ? stat_of(t, c->depth ? NESTED : OUTER, c->id) : NULL;
-}
-
-static int sampled_enter(struct cuaudit_call *c, void *ctx)
-{
-	unsigned l = level_enter();
-	struct cua_stat *s = l < CUA_LEVELS ? sampled_row(c, l) : NULL;
-
-	(void)ctx;
-	if (CUA_UNLIKELY(!s))
-		*c->user = 0;
-	else if (sample_this(s))
-		*c->user = cua_clock_ns() & ~(uint64_t)1;
-	else
-		*c->user = (uint64_t)(uintptr_t)s | 1;
-	level_leave(l);
-	return CUAUDIT_CALL_REAL;
-}
-
-static CUA_COLD void sampled_update(const struct cuaudit_call *c, unsigned l)
-{
-	uint64_t u = *c->user;
-	uint64_t end;
-	struct cua_stat *s;
-
-	if (c->object) {
-		struct tstats *t = thread_stats(l);
-
-		if (t)
-			count_entry(t, c);
-	}
-	if (CUA_UNLIKELY(cua_kernelnames_is_launch(c->id)) && c->depth == 0)
-		count_launch(c, l); /* untimed launches add no time to their kernel's row */
-	if (CUA_UNLIKELY(!cua_provenance_known) && c->depth == 0)
-		cua_provenance_poll();
-	if (CUA_LIKELY(u & 1)) {
-		cua_stats_count((struct cua_stat *)(uintptr_t)(u & ~(uint64_t)1), is_error(c),
-				c->binding);
-		return;
-	}
-	if (!u)
-		return;
-	end = cua_clock_ns();
-	s = sampled_row(c, l);
-	if (s)
-		cua_stats_add(s, end > u ? end - u : 0, is_error(c), c->binding);
-	/* Only timed calls read the clock, so only they notice a snapshot is due. */
-	if (CUA_UNLIKELY(end >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
-		snapshot_due(end);
-}
-
-/* The common call: untimed, through no patched entry, not a launch, provenance known: one
-   counter update (issue 25), under the same per-thread level as every update, so that a
-   signal handler's call never lands in the record being updated (issue 19). */
-static void sampled_exit(const struct cuaudit_call *c, void *ctx)
-{
-	uint64_t u = *c->user;
-	unsigned l = level_enter();
-
-	(void)ctx;
-	if (CUA_LIKELY(l < CUA_LEVELS)) {
-		if (CUA_LIKELY(u & 1) && !c->object && !cua_kernelnames_is_launch(c->id) &&
-		    CUA_LIKELY(cua_provenance_known))
-			cua_stats_count((struct cua_stat *)(uintptr_t)(u & ~(uint64_t)1), is_error(c),
-					c->binding);
-		else
-			sampled_update(c, l);
-	} else {
-		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-	}
-	level_leave(l);
+	if (CUA_UNLIKELY(!rng))
+		rng_seed();
+	return cua_sampler_next(s, cfg.sample, &rng);
 }
 
 /* The sampled summary's counter form (issue 25): the common call, in registers, timed or not
@@ -424,9 +352,10 @@ static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned bi
 	int err = may_fail[id] & ((int)result != 0);
 
 	if (l < CUA_LEVELS && (t = thread_stats(l)) != NULL && (s = stat_of(t, depth != 0, id)) != NULL) {
-		if (t_exit)
+		if (t_exit) {
+			cua_sampler_note(s, ns);
 			cua_stats_add(s, ns, err, binding);
-		else
+		} else
 			cua_stats_count(s, err, binding);
 		if (l == 0)
 			t->skip[id][depth != 0] = !sample_this(s);
@@ -451,6 +380,7 @@ static CUA_SCALAR void sampled_count(unsigned id, unsigned depth, unsigned bindi
 		int err = may_fail[id] & ((int)result != 0);
 
 		if (t_exit) {
+			cua_sampler_note(s, ns);
 			cua_stats_add_fast(s, ns, err, binding);
 			if (CUA_UNLIKELY(t_exit >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
 				snapshot_due(t_exit);
@@ -466,16 +396,6 @@ static CUA_SCALAR void sampled_count(unsigned id, unsigned depth, unsigned bindi
 	}
 	level_leave(l);
 	sampled_count_slow(id, depth, binding, ns, t_exit, result);
-}
-
-/* Scales a sampled row's time to all its calls: total and sum of squares by calls/timed, so
-   that avg_ns, stddev_ns and the shares read as estimates for every call. */
-static void estimate(struct cua_stat *s)
-{
-	if (!s->timed || s->timed >= s->calls)
-		return;
-	s->total_ns = (uint64_t)((unsigned __int128)s->total_ns * s->calls / s->timed);
-	s->sumsq = s->sumsq * (double)s->calls / (double)s->timed;
 }
 
 /* ---------------------------------------------------------------- report */
@@ -504,6 +424,7 @@ static struct cua_summary_row *collect(unsigned *nrows)
 	for (unsigned nested = 0; nested < 2; nested++) {
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 			struct cua_summary_row *r = &rows[n];
+			double tail = 0;
 
 			for (struct cua_tslot *h = __atomic_load_n(&all_threads, __ATOMIC_ACQUIRE); h;
 			     h = h->next) {
@@ -511,11 +432,13 @@ static struct cua_summary_row *collect(unsigned *nrows)
 				struct cua_stat *s = __atomic_load_n(&t->slot[id][nested],
 								     __ATOMIC_ACQUIRE);
 
-				if (h->pid == pid && s)
+				if (h->pid == pid && s) {
 					cua_stats_merge(&r->s, s);
+					tail += cua_sampler_tail(s, cfg.sample);
+				}
 			}
 			if (r->s.calls) {
-				estimate(&r->s);
+				r->err_ns = cua_sampler_estimate(&r->s, cfg.sample, tail);
 				r->id = id;
 				r->nested = nested;
 				n++;
@@ -838,7 +761,9 @@ int cua_summary_init(const struct cua_config *all, const struct cua_summary_conf
 		     const struct cua_metrics_config *metrics)
 {
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
-	CUAUDIT_OPTS(cuaudit_subscription, sampled, .enter = sampled_enter, .exit = sampled_exit);
+	/* Sampled, the general path is timed by the dispatch like the exact summary's: its
+	   calls (launches, calls other hooks see) are all timed and counted by summary_exit. */
+	CUAUDIT_OPTS(cuaudit_subscription, sampled, .exit = summary_exit, .flags = CUAUDIT_SUB_TIMES);
 	int rc;
 
 	if (!own->path[0] && !metrics->path[0])

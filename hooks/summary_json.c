@@ -45,8 +45,10 @@ static void write_json_row(struct cua_writer *w, const struct cua_summary_row *r
 	cua_buf_str(b, layer_name(r->id));
 	cua_buf_str(b, r->nested ? "\",\"nested\":true" : "\",\"nested\":false");
 	put_json_u64(b, "calls", s->calls);
-	if (s->timed < s->calls)
+	if (s->timed < s->calls) {
 		put_json_u64(b, "timed", s->timed);
+		put_json_u64(b, "total_err_ns", r->err_ns);
+	}
 	put_json_u64(b, "errors", s->errors);
 	put_json_u64(b, "total_ns", s->total_ns);
 	put_json_u64(b, "avg_ns", s->calls ? s->total_ns / s->calls : 0);

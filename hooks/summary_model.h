@@ -20,6 +20,8 @@ struct cua_summary_row {
 	unsigned id;
 	unsigned nested;
 	struct cua_stat s;
+	/* Sampled rows: the half-width of the estimated total's 95% interval (0: exact). */
+	uint64_t err_ns;
 };
 
 /* Launches by kernel name; name NULL for launches whose kernel is unknown. */
@@ -44,7 +46,8 @@ struct cua_summary_model {
 	const uint64_t *entry_counts;
 	uint64_t entry_totals[CUA_MAX_ENTRY_COPIES];
 	/* CUAUDIT_SUMMARY_SAMPLE in force: 0, every call timed; N, a sub-microsecond function's
-	   times are estimates from 1 call in N (counts are always exact). */
+	   times are estimates from 1 call in N, drawn at random in each block of N calls
+	   (counts are always exact). */
 	unsigned sample;
 };
 

@@ -61,7 +61,10 @@ static void put_text_row(struct cua_writer *w, const struct cua_summary_row *r, 
 	cua_buf_str(b, cua_api[r->id].layer == CUAUDIT_LAYER_DRIVER ? "   " : "  ");
 	cua_buf_str(b, cua_api[r->id].elf_name);
 	if (s->timed < s->calls) {
-		cua_buf_str(b, "  (estimate: ");
+		/* The total's 95% interval, as a share of it (hooks/summary_sampler.h). */
+		cua_buf_str(b, "  (estimate +-");
+		put_share(b, r->err_ns, s->total_ns);
+		cua_buf_str(b, "%, 95%: ");
 		cua_buf_u64(b, s->timed);
 		cua_buf_str(b, " calls timed)");
 	}

@@ -18,7 +18,7 @@ extern "C" {
    incompatible ABI: the host refuses plugins of another major version (docs/hooks.md, installed as
    <prefix>/share/doc/cuaudit/docs/hooks.md). */
 #define CUAUDIT_VERSION_MAJOR 1
-#define CUAUDIT_VERSION_MINOR 3
+#define CUAUDIT_VERSION_MINOR 4
 
 /* Which library an intercepted function belongs to. */
 enum cuaudit_layer {
@@ -75,6 +75,11 @@ struct cuaudit_call {
 	   through: "(executable)" or the object's path, valid for the life of the process;
 	   NULL for every other binding. Read it only when size covers it. */
 	const char *object;
+	/* Since 1.4. In exit callbacks: cuaudit's own time inside [t_enter_ns, t_exit_ns], spent
+	   in the hooks of the intercepted calls this one made (a runtime call's driver calls
+	   with the log on); the real function's own time is t_exit_ns - t_enter_ns - hook_ns.
+	   Read it only when size covers it. */
+	uint64_t hook_ns;
 };
 
 /* Return values of enter callbacks. */

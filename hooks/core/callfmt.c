@@ -276,7 +276,7 @@ size_t cua_callfmt_call(char *out, size_t cap, const struct cuaudit_call *c, uin
 	cua_buf_str(&b, ") -> ");
 	cua_callfmt_result(&b, c);
 	cua_buf_char(&b, ' ');
-	cua_buf_u64(&b, c->t_exit_ns - c->t_enter_ns);
+	cua_buf_u64(&b, cua_call_ns(c));
 	cua_buf_str(&b, "ns ");
 	cua_buf_str(&b, cua_binding_names[c->binding]);
 	if (c->binding == CUAUDIT_BIND_ENTRY && c->size > offsetof(struct cuaudit_call, object) &&

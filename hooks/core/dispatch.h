@@ -92,6 +92,13 @@ static inline const void *cua_wrapper(unsigned kind, unsigned id)
 	return cua_entry[cua_entry_kind(kind, id)][id];
 }
 
+/* A call's time, as every output reads it (docs/design.md, "A call's time"): between the
+   dispatch's two clock reads, less cuaudit's hooks of the calls made inside it. */
+static inline uint64_t cua_call_ns(const struct cuaudit_call *c)
+{
+	return c->t_exit_ns - c->t_enter_ns - c->hook_ns;
+}
+
 /* One call in flight, on the wrapper's stack: the public record and each subscription's
    user slot. */
 struct cua_call {
@@ -108,7 +115,15 @@ struct cua_frame {
 	unsigned plan;
 	/* The call, on the counter and the bare paths (their record is not filled). */
 	unsigned id, binding, depth;
+	/* The call's start: on the general path read even where no subscriber times the
+	   call, when the call is nested (its hooks' cost is counted, below). */
 	uint64_t t_enter_ns;
+	/* cua_self.hook_ns at the start: what inner calls' hooks add during the call is
+	   taken off its time. */
+	uint64_t hook0;
+	/* A nested call on the general path: the clock when its wrapper began (0: not
+	   nested), so that its hooks' time outside its own two reads is added to hook_ns. */
+	uint64_t t_top;
 	/* The live view's record of the call (cua_live_begin), given back to cua_live_end
 	   whatever happened in between. */
 	struct cua_live_took live;
@@ -205,16 +220,22 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		f->id = id;
 		f->binding = CUA_KIND_OF(kind);
 		f->depth = cua_self.depth++;
-		/* The sampled summary's untimed calls read no clock (0: untimed). */
+		f->hook0 = cua_self.hook_ns;
+		p->result = 0; /* a function returning void leaves it */
+		/* The sampled summary's untimed calls read no clock (0: untimed). The start is
+		   read last, after the live view's store (docs/design.md, "A call's time"). */
 		{
 			const uint8_t *skip = cua_self.count_skip;
+			int untimed = skip && skip[id * 2 + (f->depth != 0)];
 
-			f->t_enter_ns = skip && skip[id * 2 + (f->depth != 0)] ? 0 : cua_clock_ns();
-		}
-		p->result = 0; /* a function returning void leaves it */
-		if (CUA_UNLIKELY(cua_live_on)) {
-			cua_live_begin(id, f->binding, f->depth, args, args_bytes, *cua_pid_cache,
-				       f->t_enter_ns ? f->t_enter_ns : cua_clock_ns(), &f->live);
+			if (CUA_UNLIKELY(cua_live_on)) {
+				uint64_t t = cua_live_begin(id, f->binding, f->depth, args, args_bytes,
+							    *cua_pid_cache, &f->live);
+
+				f->t_enter_ns = untimed ? 0 : t;
+			} else {
+				f->t_enter_ns = untimed ? 0 : cua_clock_ns();
+			}
 		}
 		return 1;
 	}
@@ -226,10 +247,12 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		f->binding = CUA_KIND_OF(kind);
 		f->depth = cua_self.depth++;
 		p->result = 0;
-		cua_live_begin(id, f->binding, f->depth, args, args_bytes, *cua_pid_cache,
-			       cua_clock_ns(), &f->live);
+		(void)cua_live_begin(id, f->binding, f->depth, args, args_bytes, *cua_pid_cache, &f->live);
 		return 1;
 	}
+	/* A nested call's hooks are cuaudit's work inside its caller's time: their cost is
+	   measured (two more clock reads, on the general path only) and taken off the caller. */
+	f->t_top = cua_self.depth ? cua_clock_ns() : 0;
 	/* A call through a patched entry names its object: summary_exit counts it by copy. */
 	f->plan = plan & ~CUA_PLAN_COUNT;
 	if (!(plan & CUA_PLAN_LEAN)) {
@@ -263,17 +286,20 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		cua_dispatch_loop_enter(c, id, &call_real);
 	}
 	p->skipped = !call_real;
-	/* No subscriber on this function wants times: no clock is read at all. */
-	p->t_enter_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
-	/* The live view marks the call in flight with the start time just read, or, when no
-	   subscriber times this function, with the one clock read it makes. It is no
-	   subscription (a second one would send every call through the loop): the dispatch
-	   runs it on every function (cua_dispatch_cover_all), with the pid cache's pid and
-	   the thread id it kept at attach, so the record may stay lean. */
-	if (CUA_UNLIKELY(cua_live_on)) {
-		cua_live_begin(id, p->binding, p->depth, args, args_bytes, *cua_pid_cache,
-			       p->t_enter_ns ? p->t_enter_ns : cua_clock_ns(), &f->live);
-	}
+	/* The call's start is the last thing read before the real call: every enter callback
+	   and the live view's store come before it (docs/design.md, "A call's time"). The live
+	   view is no subscription (a second one would send every call through the loop): the
+	   dispatch runs it on every function (cua_dispatch_cover_all), with the pid cache's pid
+	   and the thread id it kept at attach, so the record may stay lean; it reads the clock
+	   itself, last, and that read is the call's start. No subscriber on this function
+	   wants times and the view is off: no clock is read at all. */
+	if (CUA_UNLIKELY(cua_live_on))
+		f->t_enter_ns = cua_live_begin(id, p->binding, p->depth, args, args_bytes,
+					       *cua_pid_cache, &f->live);
+	else
+		f->t_enter_ns = plan & CUA_PLAN_TIMED || f->t_top ? cua_clock_ns() : 0;
+	p->t_enter_ns = plan & CUA_PLAN_TIMED ? f->t_enter_ns : 0;
+	f->hook0 = cua_self.hook_ns;
 	return call_real;
 }
 
@@ -326,13 +352,14 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 
 	if (CUA_LIKELY(plan & CUA_PLAN_COUNT)) {
 		uint64_t t = f->t_enter_ns ? cua_clock_ns() : 0;
+		uint64_t hook = cua_self.hook_ns - f->hook0;
 
 		cua_self.depth--;
 		/* cua_live_on is set before the first call and never changes: enter marked the
 		   call in flight. */
 		if (CUA_UNLIKELY(cua_live_on))
-			cua_live_end(f, f->id, p->result, t);
-		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns, t, p->result);
+			cua_live_end(f, f->id, p->result, t ? t - hook : 0);
+		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns - hook, t, p->result);
 		return;
 	}
 	if (plan & CUA_PLAN_BARE) {
@@ -340,14 +367,17 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 		cua_live_end(f, f->id, p->result, 0);
 		return;
 	}
-	p->t_exit_ns = plan & CUA_PLAN_TIMED ? cua_clock_ns() : 0;
+	uint64_t t_exit = plan & CUA_PLAN_TIMED || f->t_top || cua_live_on ? cua_clock_ns() : 0;
+
+	p->t_exit_ns = plan & CUA_PLAN_TIMED ? t_exit : 0;
+	p->hook_ns = cua_self.hook_ns - f->hook0;
 	cua_self.depth--;
 	/* The general path (launches, the memory functions, several subscribers, plugins): the
 	   view reads the end itself where no subscriber timed the call, so that a recent call's
 	   duration is known (one clock read, on calls of a microsecond or more mostly). The
 	   record keeps t_exit_ns 0: a subscriber that asked for no times sees none. */
 	if (CUA_UNLIKELY(cua_live_on))
-		cua_live_end(f, p->id, p->result, p->t_exit_ns ? p->t_exit_ns : cua_clock_ns());
+		cua_live_end(f, p->id, p->result, t_exit - p->hook_ns);
 	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
 		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
 
@@ -355,16 +385,20 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 			p->user = &c->user[0];
 			s->exit(p, s->ctx);
 		}
-		return;
-	}
-	for (unsigned i = cua_nsubs; i > 0; i--) {
-		const struct cua_sub *s = &cua_subs[i - 1];
+	} else {
+		for (unsigned i = cua_nsubs; i > 0; i--) {
+			const struct cua_sub *s = &cua_subs[i - 1];
 
-		if (!s->exit || !(s->mask[p->id >> 3] & (1u << (p->id & 7))))
-			continue;
-		p->user = &c->user[i - 1];
-		s->exit(p, s->ctx);
+			if (!s->exit || !(s->mask[p->id >> 3] & (1u << (p->id & 7))))
+				continue;
+			p->user = &c->user[i - 1];
+			s->exit(p, s->ctx);
+		}
 	}
+	/* A nested call: its hooks' time outside its own two reads is cuaudit's work inside
+	   its caller's. */
+	if (CUA_UNLIKELY(f->t_top))
+		cua_self.hook_ns += f->t_enter_ns - f->t_top + cua_clock_ns() - t_exit;
 }
 
 #if defined(__GNUC__) && !defined(__clang__)

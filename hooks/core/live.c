@@ -568,14 +568,16 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 	return cua_live_me.slot;
 }
 
-uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at, uint64_t t_start)
+uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at)
 {
+	uint64_t t_start = cua_clock_ns();
+
 	/* The scratch slot's records are all marked in flight (cua_live_setup): every call of
 	   a thread without a slot comes here, and takes none. One that found every slot taken
 	   asks again now and then: threads end and give theirs up. */
 	if (s == cfg.scratch) {
-		/* Signed: the try's time was read after this call's start (the attach runs
-		   inside cua_live_begin), so the first call after it is "before" it. Only a
+		/* Signed: the try's time may be read after this one (a signal handler's call
+		   attached in between), so the first call after it can be "before" it. Only a
 		   try of this process: a forked child's copy of its parent's says nothing. */
 		if (cua_live_me.untracked_pid && cua_live_me.untracked_pid == cua_live_me.pid &&
 		    (int64_t)(t_start - cua_live_me.untracked_at) >= (int64_t)CUA_LIVE_RETRY_NS)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cuaudit.h"
+#include "clock.h"
 
 /* The region is one file per process, PID-STARTTICKS.live in the live directory, mapped
    MAP_SHARED by the process: the kernel keeps what the threads stored after a SIGKILL, a
@@ -281,7 +282,7 @@ static inline __attribute__((always_inline)) uint64_t cua_live_take_n(uint64_t *
    CUA_LIVE_SCAN (a thread whose abandoned calls filled its ring pays no more per call), or
    returns CUA_LIVE_NONE. */
 #define CUA_LIVE_SCAN 32u
-uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at, uint64_t t_start);
+uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at);
 
 static inline __attribute__((always_inline)) struct cua_live_call *cua_live_record(struct cua_live_slot *s,
 										     uint64_t at)
@@ -296,17 +297,19 @@ struct cua_live_took {
 	uint32_t seq;              /* its number while in flight */
 };
 
-/* Called by the dispatch after it read the call's start time: the call is in flight. pid is
-   what the pid cache holds (*cua_pid_cache: 0 in a child that has not read its pid yet,
-   which no attached thread's pid matches). Fills *took with the record it took, for
-   cua_live_end: a call that began before its thread had a slot (its first call found no
-   region yet) ends in the private scratch slot it began in. */
-static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, unsigned binding,
-								 unsigned depth, const void *args,
-								 size_t args_bytes, uint64_t pid,
-								 uint64_t t_start,
-								 struct cua_live_took *took)
+/* Called by the dispatch just before the real call: the call is in flight. Reads the clock
+   last, after every store but the one that publishes the record, and returns that time: the
+   call's start (docs/design.md, "A call's time"), so that the view's own work, a first call's
+   attach included, falls before it. pid is what the pid cache holds (*cua_pid_cache: 0 in a
+   child that has not read its pid yet, which no attached thread's pid matches). Fills *took
+   with the record it took, for cua_live_end: a call that began before its thread had a slot
+   (its first call found no region yet) ends in the private scratch slot it began in. */
+static inline __attribute__((always_inline)) uint64_t cua_live_begin(unsigned id, unsigned binding,
+								     unsigned depth, const void *args,
+								     size_t args_bytes, uint64_t pid,
+								     struct cua_live_took *took)
 {
+	uint64_t t_start;
 	struct cua_live_slot *s;
 	struct cua_live_call *r;
 	uint64_t at, tid, mine = cua_live_me.pid;
@@ -334,10 +337,10 @@ static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, un
 	at = cua_live_take_n(&s->done, 1);
 	r = cua_live_record(s, at);
 	if (__builtin_expect(cua_live_busy(__atomic_load_n(&r->seq, __ATOMIC_RELAXED)), 0)) {
-		at = cua_live_next_free(s, at, t_start);
+		at = cua_live_next_free(s, at);
 		if (at == CUA_LIVE_NONE) {
 			took->rec = NULL;
-			return;
+			return cua_clock_ns();
 		}
 		r = cua_live_record(s, at);
 	}
@@ -358,12 +361,14 @@ static inline __attribute__((always_inline)) void cua_live_begin(unsigned id, un
 	r->tid = (uint32_t)tid;
 	r->reserved0 = 0;
 #endif
-	r->t_start = t_start;
 	/* The argument struct's own bytes (its size is a constant where this is inlined: a few
 	   moves); the reader reads only these, by each argument's offset and size. */
 	if (args_bytes) /* none for a function without arguments: args is NULL */
 		__builtin_memcpy(r->args, args, args_bytes < CUA_LIVE_ARGS ? args_bytes : CUA_LIVE_ARGS);
+	t_start = cua_clock_ns();
+	r->t_start = t_start;
 	__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELEASE);
+	return t_start;
 }
 
 #endif

@@ -44,6 +44,10 @@ struct cua_thread {
 	   nested] non-zero says this thread's next such call is counted without times, so the
 	   counter path reads no clock for it. NULL: every call is timed. */
 	const uint8_t *count_skip;
+	/* cuaudit's own time on this thread, in ns, in the hooks of general-path calls made
+	   inside other intercepted calls (the part of each outside its own two clock reads): a
+	   call subtracts what was added while it ran (docs/design.md, "A call's time"). */
+	uint64_t hook_ns;
 };
 /* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
    bytes come from the static TLS surplus the loader keeps for modules like this one. */

@@ -30,6 +30,9 @@ void cua_stats_merge(struct cua_stat *a, const struct cua_stat *b)
 	a->errors += b->errors;
 	a->total_ns += b->total_ns;
 	a->sumsq += b->sumsq;
+	a->picks += b->picks;
+	a->pick_ns += b->pick_ns;
+	a->pick_sumsq += b->pick_sumsq;
 	for (unsigned k = 0; k < CUAUDIT_BIND_COUNT; k++)
 		a->by_binding[k] += b->by_binding[k];
 	for (unsigned i = 0; i < CUA_HIST_BUCKETS; i++)
@@ -58,9 +61,9 @@ uint64_t cua_stats_percentile(const struct cua_stat *s, unsigned permille)
 	return s->max_ns;
 }
 
-static uint64_t isqrt(double v)
+uint64_t cua_stats_sqrt(double v)
 {
-	uint64_t lo = 0, hi = 1ull << 32;
+	uint64_t lo = 0, hi = 1ull << 48;
 
 	if (v <= 0)
 		return 0;
@@ -83,5 +86,5 @@ uint64_t cua_stats_stddev(const struct cua_stat *s)
 		return 0;
 	mean = (double)s->total_ns / (double)s->calls;
 	var = s->sumsq / (double)s->calls - mean * mean;
-	return isqrt(var);
+	return cua_stats_sqrt(var);
 }

@@ -24,6 +24,15 @@ struct cua_stat {
 	uint64_t max_ns;
 	double sumsq;
 	uint64_t by_binding[CUAUDIT_BIND_COUNT];
+	/* The sampled summary only (hooks/summary.c, CUAUDIT_SUMMARY_SAMPLE=N): the calls of
+	   one function on one thread go in blocks; blk_end is the index of the call after the
+	   current block, pick the index of the one call timed in it, blk_all non-zero when the
+	   block is timed whole. picks, pick_ns and pick_sumsq describe the timed calls that were
+	   picks: each stands for N calls, so the estimated total is total_ns + (N-1) * pick_ns. */
+	uint64_t blk_end, pick;
+	uint64_t blk_all;
+	uint64_t picks, pick_ns;
+	double pick_sumsq;
 	uint32_t hist[CUA_HIST_BUCKETS];
 };
 
@@ -62,6 +71,7 @@ static inline void cua_stats_add(struct cua_stat *s, uint64_t ns, int error, uns
 static inline void cua_stats_fresh(struct cua_stat *s)
 {
 	s->min_ns = UINT64_MAX; /* read only when timed is non-zero */
+	s->blk_all = 1;         /* the sampler's first call: a block of its own */
 }
 
 static inline __attribute__((always_inline)) void cua_stats_add_fast(struct cua_stat *s, uint64_t ns,
@@ -95,5 +105,7 @@ void cua_stats_merge(struct cua_stat *a, const struct cua_stat *b);
 /* The value below which 'permille' thousandths of the calls fall (500: median, 990: p99). */
 uint64_t cua_stats_percentile(const struct cua_stat *s, unsigned permille);
 uint64_t cua_stats_stddev(const struct cua_stat *s);
+/* The integer square root of v (0 for v <= 0): the module links no libm. */
+uint64_t cua_stats_sqrt(double v);
 
 #endif

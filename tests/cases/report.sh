@@ -56,13 +56,14 @@ d = json.load(open(sys.argv[1]))
 a = {(x["name"], x["nested"]): x for x in d["apis"]}
 k = {x["name"]: x for x in d["kernels"]}
 l = a[("cudaLaunchKernel", False)]
-print("launch", l["calls"], l["timed"], l["total_ns"], l["processes"])
+print("launch", l["calls"], l["timed"], l["total_ns"], l["processes"], l["total_err_ns"])
 print("init", a[("cuInit", False)]["calls"], a[("cuInit", False)]["min_ns"], a[("cuInit", False)]["max_ns"])
 print("saxpy", k["saxpy"]["launches"], k["saxpy"]["errors"], k["saxpy"]["estimated"], k["saxpy"]["processes"])
 print("snapshot", d["snapshot"], [p["snapshot"] for p in d["processes"]], [p["host"] for p in d["processes"]])
 PY
   # Timed counts add up (6 of 6, and 10 of 1000 sampled); an input without "timed" counts all its calls.
-  expect_log 1 '^launch 1006 16 90600000 2$' merged.txt
+  # The sampled input's 95% interval carries over (the exact one adds none).
+  expect_log 1 '^launch 1006 16 90600000 2 2500000$' merged.txt
   expect_log 1 '^init 2 850 1200$' merged.txt
   expect_log 1 '^saxpy 1004 2 True 2$' merged.txt
   expect_log 1 "^snapshot True \[False, False, True\] \['node1', 'node2', None\]$" merged.txt
