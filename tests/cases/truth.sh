@@ -75,6 +75,20 @@ truth_kernel_host_times_in_the_default_summary)
   run_times
   check_times
   ;;
+truth_runtime_call_time_leaves_out_its_driver_calls_hooks)
+  # cudaLaunchKernel makes its cuLaunchKernel inside; the log and the spin plugin (4 ms) run
+  # on that inner call: the outer call's time holds the inner call, not its hooks.
+  env LD_AUDIT="$AUDIT" MOCK_SPIN="cuLaunchKernel:200000" MOCK_TRUTH="$dir/truth.txt" \
+    CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=verbose \
+    CUAUDIT_LOG_FILE="$dir/log.txt" CUAUDIT_PLUGINS="$BIN/spin_plugin.so" SPIN_PLUGIN_NS=2000000 \
+    "$BIN/truth_prog" runtime 30 >audited.out 2>audited.err
+  rc=$?
+  [ $rc = 0 ] && pass "the program exits 0" || fail "the program exited $rc: $(head -3 audited.err)"
+  "$PYTHON" "$CHECK" nested "$dir" cudaLaunchKernel cuLaunchKernel $SLACK >check.txt 2>&1
+  rc=$?
+  cat check.txt
+  [ $rc = 0 ] && pass "the runtime call's time is its own" || fail "truth_check nested"
+  ;;
 truth_sampled_estimate_of_a_periodic_pattern_is_unbiased)
   # 4,000 steps of 64 calls, the 64th of each 30 us: a fixed sampling phase never sees it.
   LD_AUDIT="$AUDIT" MOCK_SPIN="cuDeviceGetCount:30000/64" MOCK_TRUTH="$dir/truth.txt" \

@@ -141,10 +141,30 @@ def periodic(d, name, wait, period):
           f"estimate {r['total_ns']} ns within [{lo}, {hi}] (waits asked {asked}, measured {t['total']}, +-{err})")
 
 
+def nested(d, outer, inner, slack):
+    """A runtime call's own time holds its driver call's real time, not that call's hooks."""
+    t = truth(d)[inner]
+    s = json.load(open(os.path.join(d, "s.json")))
+    r = api_row(s, outer)
+    i = [a for a in s["apis"] if a["name"] == inner and a["nested"]]
+    check(r is not None and r["calls"] == t["calls"], f"summary counts {t['calls']} {outer}")
+    check(len(i) == 1 and i[0]["calls"] == t["calls"], f"and as many nested {inner}")
+    if r is None or not i:
+        return
+    bracket(f"summary total of {outer}", r["total_ns"], t["total"], t["calls"], slack)
+    bracket(f"summary total of the nested {inner}", i[0]["total_ns"], t["total"], t["calls"], slack)
+    log = os.path.join(d, "log.txt")
+    durs = [int(m.group(1)) for m in
+            (re.search(r" " + outer + r"\(.*\) -> \S+ ([0-9]+)ns ", l) for l in open(log)) if m]
+    check(sum(durs) == r["total_ns"], f"the log's {outer} durations are the summary's ({sum(durs)})")
+
+
 if __name__ == "__main__":
     kind, d = sys.argv[1], sys.argv[2]
     if kind == "times":
         times(d, int(sys.argv[3]), sys.argv[4].split(","), sys.argv[5] if len(sys.argv) > 5 else "")
+    elif kind == "nested":
+        nested(d, sys.argv[3], sys.argv[4], int(sys.argv[5]))
     else:
         periodic(d, sys.argv[3], int(sys.argv[4]), int(sys.argv[5]))
     sys.exit(1 if failures else 0)

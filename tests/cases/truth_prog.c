@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/cases/truth_prog.c: calls whose true durations the mock measures (MOCK_SPIN), for the cases that check every figure cuaudit prints against them. */
 #include <cuda.h>
+#include <cuda_runtime_api.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,8 +17,14 @@
 		}                                                                              \
 	} while (0)
 
+/* The mock's "device code" is a host function; this one does nothing. */
+static void nothing(void **params, unsigned threads)
+{
+	(void)params, (void)threads;
+}
+
 /* times [SYNCS LAUNCHES FAST]: SYNCS cuStreamSynchronize, LAUNCHES launches of add_one and FAST
-   cuCtxGetCurrent; periodic N: N calls of cuDeviceGetCount (the mock makes every 64th slow). */
+   cuCtxGetCurrent; runtime N: N runtime launches; periodic N: N calls of cuDeviceGetCount (the mock makes every 64th slow). */
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "times";
@@ -65,6 +72,16 @@ int main(int argc, char **argv)
 		CHECK(cuMemcpyDtoH(v, d, sizeof(v)));
 		CHECK(cuMemFree(d));
 		printf("v[0] %d\n", v[0]);
+	} else if (strcmp(mode, "runtime") == 0) {
+		/* runtime N: N cudaLaunchKernel, each making its cuLaunchKernel inside, through
+		   the pointer the runtime got from cuGetProcAddress. */
+		int launches = argc > 2 ? atoi(argv[2]) : 30;
+		dim3 one = { 1, 1, 1 };
+
+		for (int i = 0; i < launches; i++)
+			if (cudaLaunchKernel((const void *)nothing, one, one, NULL, 0, NULL) != cudaSuccess)
+				return 1;
+		printf("runtime %d\n", launches);
 	} else if (strcmp(mode, "periodic") == 0) {
 		int calls = argc > 2 ? atoi(argv[2]) : 256000;
 
