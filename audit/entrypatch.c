@@ -23,10 +23,10 @@
 #define MAX_OBJECTS CUA_MAX_ENTRY_COPIES
 #define MAX_CANDIDATES 2048
 #define MAX_MAPS 128
-/* One slot per patched function: the island the entry jumps to (it stores the copy's index
-   in the thread's cua_self.entry_copy, then jumps to the shared entry-kind wrapper), then
-   the trampoline. */
-#define ISLAND_ROOM 32
+/* One slot per patched function: the island the entry jumps to (it pushes the copy's index
+   on the thread's cua_self.entry_stack, then jumps to the shared entry-kind wrapper, which
+   pops it), then the trampoline. */
+#define ISLAND_ROOM (CUA_X86_TLS_PUSH_LEN + CUA_X86_ABS_JUMP_LEN)
 #define SLOT (ISLAND_ROOM + CUA_X86_TRAMPOLINE_MAX)
 /* Trampolines must reach the object's code and data with rel32: keep a margin. */
 #define REACH (((uintptr_t)1 << 31) - ((uintptr_t)1 << 24))
@@ -65,14 +65,14 @@ static int writable_code_forbidden;
    object when it is opened again, so a name pointer always means one object. */
 static uint8_t copy_named[CUA_MAX_ENTRY_COPIES], copy_live[CUA_MAX_ENTRY_COPIES];
 
-/* Where cua_self.entry_copy lies from the thread pointer: initial-exec TLS, so the same
+/* Where a field of cua_self lies from the thread pointer: initial-exec TLS, so the same
    offset in every thread. */
-static int32_t entry_copy_tpoff(void)
+static int32_t tpoff(const void *field)
 {
 	uintptr_t tp;
 
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
-	return (int32_t)((intptr_t)&cua_self.entry_copy - (intptr_t)tp);
+	return (int32_t)((intptr_t)field - (intptr_t)tp);
 }
 
 static int take_copy_slot(const char *name)
@@ -284,8 +284,9 @@ static int build_region(struct entry_obj *o, unsigned n)
 
 		if (c->verdict != CUA_X86_OK)
 			continue;
-		cua_x86_tls_store32(slot, entry_copy_tpoff(), o->copy);
-		cua_x86_abs_jump(slot + CUA_X86_TLS_STORE_LEN,
+		cua_x86_tls_push32(slot, tpoff(&cua_self.entry_sp), tpoff(&cua_self.entry_stack[0]),
+				   CUA_ENTRY_STACK - 1, o->copy);
+		cua_x86_abs_jump(slot + CUA_X86_TLS_PUSH_LEN,
 				 (uintptr_t)cua_entry[CUAUDIT_BIND_ENTRY][c->id]);
 		len = cua_x86_trampoline(c->addr, &c->e, slot + ISLAND_ROOM, SLOT - ISLAND_ROOM);
 		if (len < 0) {

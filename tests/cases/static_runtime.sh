@@ -332,6 +332,15 @@ PY
   expect_log 1 '^libstatic_rt_b\.so 40000$' objects.txt
   expect_log 1 '^libstatic_rt_c\.so 3000$' objects.txt
   ;;
+signal_handler_calls_through_another_copy_never_redirect_the_interrupted_call) # when: CUAUDIT_HAVE_ZYDIS
+  # Issue 35: the entry stored its copy in one per-thread word that the wrapper read after
+  # it; a handler's call in between overwrote it and the interrupted call ran the other
+  # copy's code (each call checks its device, exit 1 else). Bounded: 100,000 signals or 4 s.
+  native "$BIN/static_rt_signal"
+  CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/static_rt_signal"
+  same_results
+  expect_out '^every call through copy a and every handler.s call through copy b reached its own copy'
+  ;;
 killed_process_raw_trace_names_each_copy_by_number) # when: CUAUDIT_HAVE_ZYDIS
   # A trace converted from the raw file of a killed process: no names there, copy numbers.
   env LD_AUDIT="$AUDIT" CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 \
