@@ -46,6 +46,8 @@ case_program(static_rt_many SOURCES cases/static_rt_many.c LINK ${CMAKE_DL_LIBS}
 # patched entry and its wrapper in another (issue 35).
 case_program(static_rt_signal SOURCES cases/static_rt_signal.c
   LINK static_rt_a static_rt_b Threads::Threads)
+# One object with its own runtime opened and closed hundreds of times (issue 35).
+case_program(static_rt_cycle SOURCES cases/static_rt_cycle.c LINK ${CMAKE_DL_LIBS})
 # Runtime functions that are forwarding stubs to the shared libcudart (JAX's plugins).
 add_library(static_stubs SHARED cases/static_stubs.c cases/static_stubs.S)
 set_target_properties(static_stubs PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CASE_BIN}
