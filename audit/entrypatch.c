@@ -23,16 +23,16 @@
 #define MAX_OBJECTS CUA_MAX_ENTRY_COPIES
 #define MAX_CANDIDATES 2048
 #define MAX_MAPS 128
-/* One slot per patched function: the island the entry jumps to (it stores the copy's index
-   in the thread's cua_self.entry_copy, then jumps to the shared entry-kind wrapper), then
-   the trampoline. */
-#define ISLAND_ROOM 32
+/* One slot per patched function: the island the entry jumps to (it pushes the copy's index
+   on the thread's cua_self.entry_stack, then jumps to the shared entry-kind wrapper, which
+   pops it), then the trampoline. */
+#define ISLAND_ROOM (CUA_X86_TLS_PUSH_LEN + CUA_X86_ABS_JUMP_LEN)
 #define SLOT (ISLAND_ROOM + CUA_X86_TRAMPOLINE_MAX)
 /* Trampolines must reach the object's code and data with rel32: keep a margin. */
 #define REACH (((uintptr_t)1 << 31) - ((uintptr_t)1 << 24))
 
 struct entry_obj {
-	struct link_map *map;
+	struct link_map *map; /* NULL: a free entry */
 	unsigned copy; /* its index in cua_real_entry and cua_entry_names */
 	uint8_t *region;
 	size_t region_len;
@@ -40,6 +40,8 @@ struct entry_obj {
 	unsigned changed; /* entries whose bytes differ from the file: left alone */
 	unsigned refused[CUA_X86_VERDICTS];
 	uint64_t cost_ns;
+	uintptr_t entry; /* the first entry patched, 0 if none */
+	uint8_t jump[CUA_X86_JMP_LEN]; /* the jump written there */
 };
 
 struct cand {
@@ -50,14 +52,28 @@ struct cand {
 	int verdict;
 };
 
+/* The trampolines of a closed object, kept until its code is known gone: la_objclose also
+   comes at exit (the executable's, from _dl_fini) while its code may still run, and a
+   dlclosed object's memory is unmapped only after la_objclose. Then reused by a later
+   object, or unmapped. */
+struct retired {
+	uint8_t *region;
+	size_t region_len;
+	uintptr_t entry; /* one entry the object's code had patched */
+	uint8_t jump[CUA_X86_JMP_LEN]; /* what was written there */
+};
+#define MAX_RETIRED 64
+
 struct map_range {
 	uintptr_t start, end;
 	int prot;
 };
 
-/* la_objopen runs under the loader's lock: one object at a time, so these need no lock. */
+/* la_objopen and la_objclose run under the loader's lock: one object at a time, so these
+   need no lock. An entry never moves: its address is the object's loader cookie. */
 static struct entry_obj objs[MAX_OBJECTS];
-static unsigned nobjs;
+static struct retired retired[MAX_RETIRED];
+static unsigned nretired;
 static struct cand cands[MAX_CANDIDATES];
 static struct map_range maps[MAX_MAPS];
 static int writable_code_forbidden;
@@ -65,14 +81,14 @@ static int writable_code_forbidden;
    object when it is opened again, so a name pointer always means one object. */
 static uint8_t copy_named[CUA_MAX_ENTRY_COPIES], copy_live[CUA_MAX_ENTRY_COPIES];
 
-/* Where cua_self.entry_copy lies from the thread pointer: initial-exec TLS, so the same
+/* Where a field of cua_self lies from the thread pointer: initial-exec TLS, so the same
    offset in every thread. */
-static int32_t entry_copy_tpoff(void)
+static int32_t tpoff(const void *field)
 {
 	uintptr_t tp;
 
 	__asm__("mov %%fs:0, %0" : "=r"(tp));
-	return (int32_t)((intptr_t)&cua_self.entry_copy - (intptr_t)tp);
+	return (int32_t)((intptr_t)field - (intptr_t)tp);
 }
 
 static int take_copy_slot(const char *name)
@@ -284,8 +300,9 @@ static int build_region(struct entry_obj *o, unsigned n)
 
 		if (c->verdict != CUA_X86_OK)
 			continue;
-		cua_x86_tls_store32(slot, entry_copy_tpoff(), o->copy);
-		cua_x86_abs_jump(slot + CUA_X86_TLS_STORE_LEN,
+		cua_x86_tls_push32(slot, tpoff(&cua_self.entry_sp), tpoff(&cua_self.entry_stack[0]),
+				   CUA_ENTRY_STACK - 1, o->copy);
+		cua_x86_abs_jump(slot + CUA_X86_TLS_PUSH_LEN,
 				 (uintptr_t)cua_entry[CUAUDIT_BIND_ENTRY][c->id]);
 		len = cua_x86_trampoline(c->addr, &c->e, slot + ISLAND_ROOM, SLOT - ISLAND_ROOM);
 		if (len < 0) {
@@ -415,9 +432,12 @@ static void patch_text(struct entry_obj *o, unsigned n)
 			continue;
 		/* The slot is filled before the entry that leads to it. */
 		__atomic_store_n(&cua_real_entry[o->copy][c->id], (void *)tramp, __ATOMIC_RELEASE);
-		if (cua_x86_write_jump(c->addr, &c->e, (uintptr_t)o->region + (size_t)i * SLOT) == 0)
-			o->patched++;
-		else
+		if (cua_x86_write_jump(c->addr, &c->e, (uintptr_t)o->region + (size_t)i * SLOT) == 0) {
+			if (!o->patched++) {
+				o->entry = (uintptr_t)c->addr + c->e.keep;
+				memcpy(o->jump, c->addr + c->e.keep, CUA_X86_JMP_LEN);
+			}
+		} else
 			o->refused[CUA_X86_OUT_OF_REACH]++;
 	}
 	if (set_prot(nmaps, lo, hi, 0) != 0)
@@ -459,15 +479,71 @@ static void too_many(const struct link_map *map)
 		    " level only", NULL);
 }
 
-static void patch_object(struct link_map *map, const struct cua_filesyms *f, uint64_t t0)
+/* Whether a closed object's code still jumps to its trampolines: read through
+   /proc/self/mem, which answers EIO for memory no longer mapped instead of faulting. 1 also
+   when that cannot be told: the trampolines then stay. */
+static int still_patched(const struct retired *r)
 {
-	struct entry_obj *o = &objs[nobjs];
+	uint8_t now[CUA_X86_JMP_LEN];
+	ssize_t got;
+	int err, fd = open("/proc/self/mem", O_RDONLY | O_CLOEXEC);
+
+	if (fd < 0)
+		return 1;
+	do
+		got = pread(fd, now, sizeof(now), (off_t)r->entry);
+	while (got < 0 && errno == EINTR);
+	err = errno;
+	close(fd);
+	if (got < 0)
+		return err != EIO && err != EFAULT;
+	return got != (ssize_t)sizeof(now) || memcmp(now, r->jump, sizeof(now)) == 0;
+}
+
+/* The trampolines of a closed object whose code is gone, within reach of [lo, hi) and at
+   least len long, made writable again; the others whose code is gone are unmapped, so that
+   objects opened and closed again and again keep a constant number of mappings. */
+static uint8_t *reuse_region(uintptr_t lo, uintptr_t hi, size_t *len)
+{
+	uint8_t *found = NULL;
+
+	for (unsigned i = 0; i < nretired;) {
+		struct retired *r = &retired[i];
+
+		if (still_patched(r)) {
+			i++;
+			continue;
+		}
+		if (!found && r->region_len >= *len && reaches((uintptr_t)r->region, r->region_len, lo, hi) &&
+		    mprotect(r->region, r->region_len, PROT_READ | PROT_WRITE) == 0) {
+			found = r->region;
+			*len = r->region_len;
+			/* What the slots past the new object's held traps. */
+			memset(found, 0xcc, *len);
+		} else {
+			munmap(r->region, r->region_len);
+		}
+		*r = retired[--nretired];
+	}
+	return found;
+}
+
+static struct entry_obj *free_entry(void)
+{
+	for (unsigned i = 0; i < MAX_OBJECTS; i++)
+		if (!objs[i].map)
+			return &objs[i];
+	return NULL;
+}
+
+/* Returns 1 when the object was patched. */
+static int patch_into(struct entry_obj *o, struct link_map *map, const struct cua_filesyms *f,
+		      uint64_t t0)
+{
 	uintptr_t lo, hi;
 	unsigned n;
 	int copy;
 
-	memset(o, 0, sizeof(*o));
-	o->map = map;
 	n = collect(map, f, o);
 	if (n && o->refused[CUA_X86_STUB] == n) {
 		/* Implib.so-style trampolines (XLA's cudart stub in JAX's plugins): no runtime of
@@ -481,32 +557,51 @@ static void patch_object(struct link_map *map, const struct cua_filesyms *f, uin
 			    " runtime functions are forwarding stubs (an indirect jump through a table"
 			    " that dlsym fills from a shared libcudart); its calls are seen as that"
 			    " library's dlsym bindings", NULL);
-		return;
+		return 0;
 	}
 	if ((copy = take_copy_slot(cua_lib_path(map))) < 0) {
 		too_many(map);
-		return;
+		return 0;
 	}
 	o->copy = (unsigned)copy;
 	extent(map, f, &lo, &hi);
 	o->region_len = ((size_t)n * SLOT + (size_t)sysconf(_SC_PAGESIZE) - 1) &
 			~((size_t)sysconf(_SC_PAGESIZE) - 1);
-	if (n && !(o->region = alloc_near(lo, hi, o->region_len))) {
+	if (n && !(o->region = reuse_region(lo, hi, &o->region_len)) &&
+	    !(o->region = alloc_near(lo, hi, o->region_len))) {
 		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: no memory near ",
 			    cua_lib_path(map), " for trampolines; its runtime calls are seen at the"
 			    " driver level only", NULL);
-		return;
+		return 0;
 	}
 	if (n && build_region(o, n) != 0) {
 		munmap(o->region, o->region_len);
-		return;
+		return 0;
 	}
 	if (n)
 		patch_text(o, n);
 	o->cost_ns = now_ns() - t0;
+	return 1;
+}
+
+/* Returns 1 when the object was patched and recorded. */
+static int patch_object(struct link_map *map, const struct cua_filesyms *f, uint64_t t0)
+{
+	struct entry_obj *o = free_entry();
+
+	if (!o) {
+		too_many(map);
+		return 0;
+	}
+	memset(o, 0, sizeof(*o));
+	o->map = map;
+	if (!patch_into(o, map, f, t0)) {
+		o->map = NULL;
+		return 0;
+	}
 	copy_live[o->copy] = 1;
-	nobjs++;
 	log_result(o);
+	return 1;
 }
 
 /* The loader would rewrite such an object's code after us. */
@@ -524,41 +619,37 @@ static int recognised(const struct cua_filesyms *f)
 	       cua_filesyms_find_function(f, "cudaMalloc") >= 0;
 }
 
-static void examine(struct link_map *map, const struct cua_filesyms *f, uint64_t t0)
+static int examine(struct link_map *map, const struct cua_filesyms *f, uint64_t t0)
 {
 	if (!f->symtab) {
 		/* Device code registered by a runtime that the object does not import: its own. */
 		if (f->has_fatbin && !f->imports_runtime)
 			cua_log_msg(CUA_LOG_INFO, cua_lib_path(map), " has no symbol table (stripped):"
 				    " its runtime calls are seen at the driver level only", NULL);
-		return;
+		return 0;
 	}
 	if (!recognised(f))
-		return;
+		return 0;
 	if (!cua_active) {
 		cua_log_msg(CUA_LOG_INFO, "static runtime in ", cua_lib_path(map),
 			    " left alone: no hook is on", NULL);
-		return;
+		return 0;
 	}
 	/* Each copy gets its own real-function table (issue 23); once the system refused
 	   writable code, it refuses it for every copy. */
 	if (writable_code_forbidden)
-		return;
-	if (nobjs >= MAX_OBJECTS) {
-		too_many(map);
-		return;
-	}
+		return 0;
 	if (has_textrel(map)) {
 		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: ", cua_lib_path(map), " has text"
 			    " relocations; not patched", NULL);
-		return;
+		return 0;
 	}
 	if (!file_matches(map, f)) {
 		cua_log_msg(CUA_LOG_WARN, "CUAUDIT_STATIC_RUNTIME: ", file_of(map), " differs from"
 			    " the loaded ", cua_lib_path(map), "; not patched", NULL);
-		return;
+		return 0;
 	}
-	patch_object(map, f, t0);
+	return patch_object(map, f, t0);
 }
 
 /* x86-64 with the Zydis decoder only. */
@@ -596,15 +687,16 @@ int cua_entrypatch_object(struct link_map *map)
 {
 	struct cua_filesyms f;
 	uint64_t t0;
+	int patched;
 
 	if (!supported())
 		return 0;
 	t0 = now_ns();
 	if (cua_filesyms_open(&f, file_of(map)) != 0)
 		return 0;
-	examine(map, &f, t0);
+	patched = examine(map, &f, t0);
 	cua_filesyms_close(&f);
-	return nobjs > 0 && objs[nobjs - 1].map == map;
+	return patched;
 }
 
 void cua_entrypatch_hint(struct link_map *driver)
@@ -645,7 +737,7 @@ void cua_entrypatch_hint(struct link_map *driver)
 
 uintptr_t cua_entrypatch_cookie(const struct link_map *map)
 {
-	for (unsigned i = 0; i < nobjs; i++)
+	for (unsigned i = 0; map && i < MAX_OBJECTS; i++)
 		if (objs[i].map == map)
 			return (uintptr_t)&objs[i];
 	return 0;
@@ -655,33 +747,51 @@ struct link_map *cua_entrypatch_of_cookie(uintptr_t cookie)
 {
 	uintptr_t base = (uintptr_t)objs;
 
-	if (cookie - base >= sizeof(objs))
+	if (cookie - base >= sizeof(objs) || (cookie - base) % sizeof(objs[0]))
 		return NULL;
 	return ((struct entry_obj *)cookie)->map;
 }
 
 void cua_entrypatch_forget(struct link_map *map)
 {
-	for (unsigned i = 0; i < nobjs; i++) {
-		if (objs[i].map != map)
+	for (unsigned i = 0; map && i < MAX_OBJECTS; i++) {
+		struct entry_obj *o = &objs[i];
+
+		if (o->map != map)
 			continue;
-		/* The trampolines stay mapped and cua_real_entry keeps its targets: la_objclose
-		   also comes at exit (the executable's, from _dl_fini) while code may still run,
-		   and after a real unmap nothing jumps to them. The same object opened again
-		   takes its copy slot back, with new trampolines. */
-		copy_live[objs[i].copy] = 0;
-		objs[i] = objs[--nobjs];
+		/* The link_map is not read after this. cua_real_entry keeps the copy's targets:
+		   a call still in flight in the copy (the program's bug) finds trampolines, not
+		   a NULL. */
+		copy_live[o->copy] = 0;
+		o->map = NULL;
+		if (!o->region)
+			return;
+		if (!o->entry) {
+			/* Nothing of the object's code leads to them. */
+			munmap(o->region, o->region_len);
+		} else if (nretired < MAX_RETIRED) {
+			struct retired *r = &retired[nretired++];
+
+			r->region = o->region;
+			r->region_len = o->region_len;
+			r->entry = o->entry;
+			memcpy(r->jump, o->jump, sizeof(r->jump));
+		}
+		/* Else, with MAX_RETIRED closed objects' code still in place, they stay mapped:
+		   kept, never unmapped under code that may jump to them. */
 		return;
 	}
 }
 
 void cua_entrypatch_report(void)
 {
-	for (unsigned i = 0; i < nobjs; i++) {
+	for (unsigned i = 0; i < MAX_OBJECTS; i++) {
 		char line[512];
 		struct cua_buf b = CUA_BUF(line);
 		unsigned refused = objs[i].changed;
 
+		if (!objs[i].map)
+			continue;
 		for (unsigned v = 1; v < CUA_X86_VERDICTS; v++)
 			refused += objs[i].refused[v];
 		cua_log_begin(&b, CUA_LOG_INFO);

@@ -30,16 +30,29 @@ int cua_x86_is_stub(const uint8_t *code)
 	return slot == (uintptr_t)(p + 16) + (uintptr_t)(intptr_t)rd32(p + 12);
 }
 
-int cua_x86_tls_store32(uint8_t *out, int32_t tpoff, uint32_t value)
+int cua_x86_tls_push32(uint8_t *out, int32_t sp_tpoff, int32_t stack_tpoff, uint8_t mask,
+		       uint32_t value)
 {
-	/* fs: mov r/m32, imm32 with ModRM 04 and SIB 25: a 32-bit absolute displacement. */
-	out[0] = 0x64;
-	out[1] = 0xc7;
-	out[2] = 0x04;
-	out[3] = 0x25;
-	memcpy(out + 4, &tpoff, 4);
-	memcpy(out + 8, &value, 4);
-	return CUA_X86_TLS_STORE_LEN;
+	/* fs: mov r11d, [disp32]: REX.R, 8b, ModRM 1c (reg r11, SIB), SIB 25 (no base or
+	   index: a 32-bit absolute displacement). */
+	static const uint8_t load[5] = { 0x64, 0x44, 0x8b, 0x1c, 0x25 };
+	/* fs: inc dword [disp32]: ff /0. */
+	static const uint8_t inc[4] = { 0x64, 0xff, 0x04, 0x25 };
+	/* fs: mov dword [disp32 + r11 * 4], imm32: REX.X, c7 /0, SIB 9d (scale 4, index r11,
+	   no base). */
+	static const uint8_t store[5] = { 0x64, 0x42, 0xc7, 0x04, 0x9d };
+	size_t o = 0;
+
+	memcpy(out + o, load, sizeof(load)), o += sizeof(load);
+	memcpy(out + o, &sp_tpoff, 4), o += 4;
+	memcpy(out + o, inc, sizeof(inc)), o += sizeof(inc);
+	memcpy(out + o, &sp_tpoff, 4), o += 4;
+	/* and r11d, imm8: REX.B, 83 /4. */
+	out[o++] = 0x41, out[o++] = 0x83, out[o++] = 0xe3, out[o++] = mask;
+	memcpy(out + o, store, sizeof(store)), o += sizeof(store);
+	memcpy(out + o, &stack_tpoff, 4), o += 4;
+	memcpy(out + o, &value, 4), o += 4;
+	return (int)o;
 }
 
 const char *cua_x86_verdict_name(unsigned verdict)

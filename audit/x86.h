@@ -51,10 +51,16 @@ int cua_x86_trampoline(const uint8_t *code, const struct cua_x86_entry *e, uint8
 #define CUA_X86_STUB_LEN 20
 int cua_x86_is_stub(const uint8_t *code);
 
-/* Writes at out "movl $value, %fs:tpoff" (the thread's initial-exec TLS word at tpoff
-   from the thread pointer); returns its length, CUA_X86_TLS_STORE_LEN. */
-#define CUA_X86_TLS_STORE_LEN 12
-int cua_x86_tls_store32(uint8_t *out, int32_t tpoff, uint32_t value);
+/* Writes at out the push of value on a thread's stack of 32-bit words in initial-exec TLS
+   (sp_tpoff: its index word, stack_tpoff: its first element, both from the thread pointer;
+   the index wraps at mask + 1):
+     mov %fs:sp, %r11d; incl %fs:sp; and $mask, %r11d; movl $value, %fs:stack(,%r11,4)
+   The index goes up before the element is written, so a signal handler that runs in between
+   and pushes and pops leaves the element alone. Uses only %r11 and the flags, which no
+   function expects preserved at its entry. Returns CUA_X86_TLS_PUSH_LEN. */
+#define CUA_X86_TLS_PUSH_LEN 34
+int cua_x86_tls_push32(uint8_t *out, int32_t sp_tpoff, int32_t stack_tpoff, uint8_t mask,
+		       uint32_t value);
 
 /* Writes at out the 14-byte absolute jump to target: jmp *0(%rip); .quad target. */
 void cua_x86_abs_jump(uint8_t *out, uintptr_t target);

@@ -39,6 +39,21 @@ extern char cua_entry_names[CUA_MAX_ENTRY_COPIES][CUA_ENTRY_NAME_MAX];
 #define CUA_COPY_OF(k) ((k) >> CUA_KIND_BITS)
 #define CUA_REAL_OF(kind, id)                                                                  \
 	(CUA_KIND_OF(kind) == CUAUDIT_BIND_ENTRY ? cua_real_entry[CUA_COPY_OF(kind)][id] : cua_real[id])
+_Static_assert((CUA_MAX_ENTRY_COPIES & (CUA_MAX_ENTRY_COPIES - 1)) == 0, "a mask of copies");
+/* The copy a patched entry's island pushed (hooks/core/process.h), popped: first thing in
+   the entry-kind wrapper, so that from here on the copy lives in the wrapper's frame (its
+   kind argument), where no signal handler can reach it. The read comes before the pop, so
+   that a handler running in between pushes above it. */
+static inline unsigned cua_entry_take(void)
+{
+	uint32_t top = cua_self.entry_sp - 1;
+	unsigned copy = cua_self.entry_stack[top & (CUA_ENTRY_STACK - 1)];
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	cua_self.entry_sp = top;
+	/* In range whatever a stray longjmp left: the tables have CUA_MAX_ENTRY_COPIES rows. */
+	return copy & (CUA_MAX_ENTRY_COPIES - 1);
+}
 /* The copy index of a call's object name, or -1 when it names none. */
 static inline int cua_entry_copy_of(const char *object)
 {

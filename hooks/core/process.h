@@ -29,6 +29,9 @@ uint64_t cua_process_id(void);
    in a vfork child, which shares its parent's memory (the cache holds the parent's pid), and
    in an image or a forked child that has made no such call yet. */
 int cua_process_image_is_own(void);
+/* Depth of cua_thread.entry_stack: a power of two, more than the signal handlers that can
+   nest inside the few instructions between an island's push and its wrapper's pop. */
+#define CUA_ENTRY_STACK 16
 /* The calling thread's identity: its serial, call counter and depth, and its kernel id
    cached with the pid it was read in. */
 struct cua_thread {
@@ -36,10 +39,14 @@ struct cua_thread {
 	uint64_t calls;
 	uint64_t tid, tid_pid;
 	uint16_t depth;
-	/* Written by a patched entry's island (movl $copy, %fs:offset) just before it jumps to
-	   the entry-kind wrapper, which reads it first thing: which runtime copy the call came
-	   through. Nothing runs in between, so a nested call cannot change it under us. */
-	uint32_t entry_copy;
+	/* Which runtime copy a call through a patched entry came through (issue 23): the
+	   entry's island pushes its copy here and jumps to the entry-kind wrapper, which pops
+	   it first thing (cua_entry_take). A stack, never one word: a signal handler can run
+	   between the push and the pop, and its own calls through patched entries push and pop
+	   above the interrupted call's copy, leaving it as they found it (issue 35). Indexes
+	   wrap: a handler that never returns (longjmp) leaves a slot behind, harmlessly. */
+	uint32_t entry_sp;
+	uint32_t entry_stack[CUA_ENTRY_STACK];
 	/* Set by a counter form that samples (the sampled summary, metrics): count_skip[id * 2 +
 	   nested] non-zero says this thread's next such call is counted without times, so the
 	   counter path reads no clock for it. NULL: every call is timed. */

@@ -1450,8 +1450,8 @@ def wrapper_for(a, policy):
         out.append(f"\t{ret_kw}(({pfn})cua_real[{idc}])({names});")
     out.append("}")
     for k in range(len(KINDS)):
-        # A patched entry's island has just stored its copy (issue 23): read it first, and
-        # carry it in the kind, so that the real function is this copy's own.
+        # A patched entry's island has just pushed its copy (issues 23, 35): pop it first,
+        # and carry it in the kind, so that the real function is this copy's own.
         per_copy = k == ENTRY_KIND and a.layer == "runtime"
         real = "cua_real_entry[cua_copy]" if per_copy else "cua_real"
         kk = f"{k}u | cua_copy << CUA_KIND_BITS" if per_copy else str(k)
@@ -1459,7 +1459,7 @@ def wrapper_for(a, policy):
         out.append(f"CUA_ENTRY_FN {a.ret} cua_e{k}_{a.elf_name}({ptypes})")
         out.append("{")
         if per_copy:
-            out.append("\tunsigned cua_copy = cua_self.entry_copy;")
+            out.append("\tunsigned cua_copy = cua_entry_take();")
         ret_kw = "" if rc == "CUA_RET_VOID" else "return "
         if a.elf_name in policy["handwritten"]:
             out.append(f"\t{ret_kw}cua_hw_{a.elf_name}({kargs_k});")

@@ -42,6 +42,12 @@ target_include_directories(static_rt_multi PRIVATE mock)
 case_program(static_rt_race SOURCES cases/static_rt_race.c
   LINK static_rt_a static_rt_b mock_cuda Threads::Threads ${CMAKE_DL_LIBS})
 case_program(static_rt_many SOURCES cases/static_rt_many.c LINK ${CMAKE_DL_LIBS})
+# A signal handler calling through one copy while the interrupted call is between the
+# patched entry and its wrapper in another (issue 35).
+case_program(static_rt_signal SOURCES cases/static_rt_signal.c
+  LINK static_rt_a static_rt_b Threads::Threads)
+# One object with its own runtime opened and closed hundreds of times (issue 35).
+case_program(static_rt_cycle SOURCES cases/static_rt_cycle.c LINK ${CMAKE_DL_LIBS})
 # Runtime functions that are forwarding stubs to the shared libcudart (JAX's plugins).
 add_library(static_stubs SHARED cases/static_stubs.c cases/static_stubs.S)
 set_target_properties(static_stubs PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CASE_BIN}

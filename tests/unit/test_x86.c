@@ -177,14 +177,20 @@ static void forwarding_stubs_are_recognised(void **state)
 	assert_int_equal(cua_x86_is_stub(code), 0);
 }
 
-/* The island's store: movl $value, %fs:tpoff, with a negative offset as TLS has. */
-static void tls_store_is_encoded(void **state)
+/* The island's push (objdump's reading of these bytes):
+     mov %fs:0xfffffff0,%r11d; incl %fs:0xfffffff0; and $0xf,%r11d;
+     movl $0x7,%fs:0xfffffff4(,%r11,4) */
+static void tls_push_is_encoded(void **state)
 {
-	static const uint8_t want[] = { 0x64, 0xc7, 0x04, 0x25, 0xf0, 0xff, 0xff, 0xff, 7, 0, 0, 0 };
-	uint8_t out[16];
+	static const uint8_t want[] = { 0x64, 0x44, 0x8b, 0x1c, 0x25, 0xf0, 0xff, 0xff, 0xff,
+					0x64, 0xff, 0x04, 0x25, 0xf0, 0xff, 0xff, 0xff,
+					0x41, 0x83, 0xe3, 0x0f,
+					0x64, 0x42, 0xc7, 0x04, 0x9d, 0xf4, 0xff, 0xff, 0xff, 7, 0, 0, 0 };
+	uint8_t out[48];
 
 	(void)state;
-	assert_int_equal(cua_x86_tls_store32(out, -16, 7), CUA_X86_TLS_STORE_LEN);
+	assert_int_equal(sizeof(want), CUA_X86_TLS_PUSH_LEN);
+	assert_int_equal(cua_x86_tls_push32(out, -16, -12, 15, 7), CUA_X86_TLS_PUSH_LEN);
 	assert_memory_equal(out, want, sizeof(want));
 }
 
@@ -200,7 +206,7 @@ int main(void)
 		cmocka_unit_test(function_shorter_than_the_jump_is_refused),
 		cmocka_unit_test(rel32_reach_is_checked_both_ways),
 		cmocka_unit_test(forwarding_stubs_are_recognised),
-		cmocka_unit_test(tls_store_is_encoded),
+		cmocka_unit_test(tls_push_is_encoded),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
