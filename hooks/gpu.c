@@ -3,6 +3,7 @@
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <errno.h>
+#include <sched.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -31,7 +32,7 @@ const char *const cua_gpu_op_names[CUA_GPU_OPS] = {
 	"kernel", "HtoD", "DtoH", "DtoD", "peer", "HtoH", "copy", "memset", "graph",
 };
 const char *const cua_gpu_untimed_names[CUA_GPU_UNTIMED_KINDS] = {
-	"pool_full", "capturing", "no_context", "lost", "unfinished",
+	"pool_full", "capturing", "no_context", "lost", "unfinished", "busy",
 };
 static const char graph_name[] = "(CUDA graph launch)";
 
@@ -58,7 +59,12 @@ struct gctx {
 	void *ctx; /* CUcontext; NULL: free */
 	int ready; /* 1 set up, -1 failed (calls on it are counted without a context) */
 	unsigned device;
-	uint32_t lock;
+	uint64_t lock;
+	/* Set where untimed work went on a stream without the lock: the next holder forgets
+	   every stream's last record (none may share a start across that work). */
+	int dirty;
+	/* Its records were counted at an exit that could not take the lock: not again. */
+	int abandoned;
 	CUstream priv; /* cuaudit's own stream, for anchors only */
 	uint64_t head, tail, ref_seq, ref_ns, last_anchor;
 	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
@@ -75,7 +81,7 @@ static struct {
 static struct gctx *ctxs;           /* CTXS of them, mapped at the first timed call */
 static struct cua_gpu_totals *tot;  /* mapped with them */
 static uint64_t owner_pid;          /* the process the state belongs to */
-static uint32_t setup_lock, totals_lock;
+static uint64_t setup_lock, totals_lock;
 static int captures;                /* stream captures in progress (begin seen, end not yet) */
 static uint64_t covered[CUA_GPU_MAX_DEVICES];
 static struct {
@@ -103,14 +109,52 @@ static int *program_errno_slot(void)
 	return cua_program_errno ? cua_program_errno() : NULL;
 }
 
-static void spin_lock(uint32_t *l)
+/* The locks (issue 35). No lock here may be met by a signal handler or exit on the thread
+   that holds it, and none may be held by a thread a forked child lacks: a lock word holds
+   its holder's process and thread ids; a thread that finds its own id there (a handler's
+   call, or exit, interrupting the hook) gives up at once, and a child takes over a lock a
+   thread of its parent held at the fork. Another thread's lock is waited for at most
+   LOCK_WAIT_NS. Whoever gives up counts the call untimed (busy) and never waits again. */
+#define LOCK_WAIT_NS (20ull * 1000 * 1000)
+
+static uint64_t lock_key(void)
 {
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(l, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	return cua_process_id() << 32 | (cua_thread_id_fast() & 0xffffffffu);
 }
 
-static void spin_unlock(uint32_t *l)
+/* 1: taken; 0: held by this thread, or by another past wait_ns. */
+static int lock_within(uint64_t *l, uint64_t wait_ns)
+{
+	uint64_t me = lock_key(), held, deadline = 0, now;
+
+	for (unsigned spins = 0;; spins++) {
+		held = 0;
+		if (__atomic_compare_exchange_n(l, &held, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 1;
+		if (held == me)
+			return 0;
+		/* Held at a fork by a thread of the parent: it will never be released here. */
+		if (held >> 32 != me >> 32) {
+			if (__atomic_compare_exchange_n(l, &held, me, 0, __ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				return 1;
+			continue;
+		}
+		if (spins < 100) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		now = cua_clock_ns();
+		if (!deadline)
+			deadline = now + wait_ns;
+		else if (now >= deadline)
+			return 0;
+		/* The holder may be preempted on a loaded machine: let it run. */
+		sched_yield();
+	}
+}
+
+static void unlock(uint64_t *l)
 {
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
@@ -126,41 +170,42 @@ static void *map_zeroed(size_t size)
 /* ---------------------------------------------------------------- state */
 
 /* A forked child starts empty: its parent's events and records are not its own. The old
-   mappings are kept (the parent's memory, copied), never reused. */
+   mappings are kept (the parent's memory, copied), never reused. The setup lock may have
+   been held at the fork: the child takes it over (lock_within). */
 static int own_state(void)
 {
 	uint64_t pid = cua_process_id();
 
 	if (__atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) == pid && ctxs)
 		return 1;
-	spin_lock(&setup_lock);
+	if (!lock_within(&setup_lock, LOCK_WAIT_NS))
+		return 0;
 	if (owner_pid != pid || !ctxs) {
 		struct gctx *c = map_zeroed(CTXS * sizeof(*c));
 		struct cua_gpu_totals *t = map_zeroed(sizeof(*t));
 
 		if (!c || !t) {
-			spin_unlock(&setup_lock);
+			unlock(&setup_lock);
 			return 0;
 		}
 		t->sample = cfg.sample;
 		memset(covered, 0, sizeof(covered));
 		memset(name_cache, 0, sizeof(name_cache));
 		captures = 0;
+		/* A thread of the parent may have held it: this process's state is new. */
+		totals_lock = 0;
 		tot = t;
 		__atomic_store_n(&ctxs, c, __ATOMIC_RELEASE);
 		__atomic_store_n(&owner_pid, pid, __ATOMIC_RELEASE);
 	}
-	spin_unlock(&setup_lock);
+	unlock(&setup_lock);
 	return 1;
 }
 
-/* In a forked child, the parent's locks may have been held at the fork: the child's state
-   is new (own_state), so they are never taken there. */
+/* Without a lock: a handler or exit may count while its thread is inside the hook. */
 static void count_untimed(unsigned why)
 {
-	spin_lock(&totals_lock);
-	tot->untimed[why]++;
-	spin_unlock(&totals_lock);
+	__atomic_add_fetch(&tot->untimed[why], 1, __ATOMIC_RELAXED);
 }
 
 static void anchor(struct gctx *g, uint64_t now);
@@ -185,12 +230,13 @@ static void register_drain(void)
 	}
 }
 
-static int setup(struct gctx *g, void *ctx)
+static int setup(struct gctx *g)
 {
 	CUresult (*create)(CUevent *, unsigned) = REAL(cuEventCreate);
 	CUresult (*screate)(CUstream *, unsigned) = REAL(cuStreamCreate);
 	CUresult (*getdev)(CUdevice_v1 *) = REAL(cuCtxGetDevice);
 	CUdevice_v1 dev = 0;
+	unsigned n;
 
 	if (!create || !screate || !REAL(cuEventRecord) || !REAL(cuEventQuery))
 		return -1;
@@ -202,21 +248,22 @@ static int setup(struct gctx *g, void *ctx)
 		if (create(&g->end[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
 		    create(&g->start[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
 			return -1;
-	g->ctx = ctx;
-	spin_lock(&totals_lock);
-	if (g->device + 1 > tot->ndevices)
-		tot->ndevices = g->device + 1;
-	spin_unlock(&totals_lock);
+	n = __atomic_load_n(&tot->ndevices, __ATOMIC_RELAXED);
+	while (g->device + 1 > n && !__atomic_compare_exchange_n(&tot->ndevices, &n, g->device + 1, 0,
+								  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 	return 0;
 }
 
-/* The pool of the current context, set up at its first timed call; NULL without one. */
-static struct gctx *context(void)
+/* The pool of the current context, set up at its first timed call; NULL without one, and
+   *why says why. */
+static struct gctx *context(unsigned *why)
 {
 	CUresult (*current)(CUcontext *) = REAL(cuCtxGetCurrent);
 	CUcontext ctx = NULL;
 	struct gctx *g = NULL;
 
+	*why = CUA_GPU_NO_CONTEXT;
 	if (!current || current(&ctx) != CUDA_SUCCESS || !ctx)
 		return NULL;
 	for (unsigned i = 0; i < CTXS; i++) {
@@ -229,13 +276,16 @@ static struct gctx *context(void)
 	   mode would end that capture. */
 	if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
 		return NULL;
-	spin_lock(&setup_lock);
+	if (!lock_within(&setup_lock, LOCK_WAIT_NS)) {
+		*why = CUA_GPU_BUSY;
+		return NULL;
+	}
 	for (unsigned i = 0; i < CTXS && !g; i++) {
 		if (ctxs[i].ctx == (void *)ctx)
 			g = &ctxs[i];
 		else if (!ctxs[i].ctx) {
 			g = &ctxs[i];
-			g->ready = setup(g, ctx) == 0 ? 1 : -1;
+			g->ready = setup(g) == 0 ? 1 : -1;
 			if (g->ready > 0) {
 				anchor(g, cua_clock_ns());
 				register_drain();
@@ -243,7 +293,7 @@ static struct gctx *context(void)
 			__atomic_store_n(&g->ctx, (void *)ctx, __ATOMIC_RELEASE);
 		}
 	}
-	spin_unlock(&setup_lock);
+	unlock(&setup_lock);
 	return g && g->ready > 0 ? g : NULL;
 }
 
@@ -294,7 +344,10 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 	uint64_t d = end > start ? end - start : 0;
 	uint64_t *cov = &covered[g->device];
 
-	spin_lock(&totals_lock);
+	if (!lock_within(&totals_lock, LOCK_WAIT_NS)) {
+		count_untimed(CUA_GPU_BUSY);
+		return;
+	}
 	tot->timed++;
 	if (r->op == CUA_GPU_KERNEL || r->op == CUA_GPU_GRAPH) {
 		const char *name = r->op == CUA_GPU_GRAPH ? graph_name : r->name ? r->name : "(unknown)";
@@ -309,8 +362,11 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 		else {
 			for (i = 0; i < tot->nkernels && strcmp(tot->kernels[i].name, name) != 0; i++)
 				;
-			if (i == tot->nkernels && i < CUA_GPU_MAX_KERNELS)
-				tot->kernels[tot->nkernels++].name = name;
+			/* The name before the count: an exit on this thread may read them. */
+			if (i == tot->nkernels && i < CUA_GPU_MAX_KERNELS) {
+				tot->kernels[i].name = name;
+				__atomic_store_n(&tot->nkernels, i + 1, __ATOMIC_RELEASE);
+			}
 			if (i < CUA_GPU_MAX_KERNELS)
 				name_cache[h] = (struct name_hit){ name, i };
 		}
@@ -329,7 +385,7 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 		*cov = end;
 	for (unsigned i = 0; i < nsinks; i++)
 		sinks[i].fn(&out, sinks[i].ctx);
-	spin_unlock(&totals_lock);
+	unlock(&totals_lock);
 }
 
 static uint64_t at(uint64_t base, float ms)
@@ -369,10 +425,12 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 	uint64_t start = 0, end = 0;
 	struct stream_slot *s;
 	CUresult q;
+	/* Written by the call's exit without the lock: its fields before its state. */
+	uint8_t st = r->seq == g->tail ? __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) : R_IN_CALL;
 
-	if (r->seq != g->tail || r->state == R_IN_CALL)
+	if (st == R_IN_CALL)
 		return 0;
-	if (r->state == R_VOID) {
+	if (st == R_VOID) {
 		r->state = R_FREE;
 		g->tail++;
 		return 1;
@@ -560,6 +618,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	struct gctx *g;
 	CUstream handle;
 	uint64_t seq, now;
+	unsigned why;
 	int own;
 
 	(void)ctx;
@@ -576,13 +635,21 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		*c->user = USER_UNTIMED | CUA_GPU_CAPTURING;
 		goto out;
 	}
-	g = context();
+	g = context(&why);
 	if (!g) {
-		*c->user = USER_UNTIMED | CUA_GPU_NO_CONTEXT;
+		*c->user = USER_UNTIMED | why;
 		goto out;
 	}
 	now = cua_clock_ns();
-	spin_lock(&g->lock);
+	if (!lock_within(&g->lock, LOCK_WAIT_NS)) {
+		/* Its untimed work goes on a stream the pool may know. */
+		__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
+		*c->user = USER_UNTIMED | CUA_GPU_BUSY;
+		goto out;
+	}
+	if (__atomic_exchange_n(&g->dirty, 0, __ATOMIC_ACQ_REL))
+		for (unsigned i = 0; i < STREAMS; i++)
+			g->streams[i].last_seq = 0;
 	if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
 		harvest(g, HARVEST_PER_CALL);
 	if (now - g->last_anchor > ANCHOR_EVERY_NS && !__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
@@ -594,7 +661,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		   timed one ended. */
 		if (s)
 			s->last_seq = 0;
-		spin_unlock(&g->lock);
+		unlock(&g->lock);
 		*c->user = USER_UNTIMED | CUA_GPU_POOL_FULL;
 		goto out;
 	}
@@ -611,7 +678,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	g->ring[seq % POOL].t_submit = now;
 	g->ring[seq % POOL].sync = w.sync;
 	s->last_seq = seq;
-	spin_unlock(&g->lock);
+	unlock(&g->lock);
 	if (own && record(g->start[seq % POOL], handle) != CUDA_SUCCESS) {
 		/* Unstarted: made void at exit. */
 		g->ring[seq % POOL].prev_seq = UINT64_MAX;
@@ -638,13 +705,30 @@ static void capture_edge(const struct cuaudit_call *c, enum cuaudit_role role)
 	}
 }
 
+/* A call that put untimed work on its stream: the next record there must not start where
+   the last timed one ended. */
+static void forget_stream(struct gctx *g, void *key, uint64_t seq)
+{
+	struct stream_slot *s;
+
+	if (!lock_within(&g->lock, LOCK_WAIT_NS)) {
+		__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	s = stream_of(g, key);
+	if (s && s->last_seq == seq)
+		s->last_seq = 0;
+	unlock(&g->lock);
+}
+
+/* Takes no lock where the call was timed: the record is the call's own until its state
+   says otherwise (a handler or exit on this thread may hold the pool's lock). */
 static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 {
 	enum cuaudit_role role = cuaudit_role_of(c->id);
 	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
 	uint64_t u = *c->user, seq;
 	int *err = program_errno_slot(), saved = err ? *err : 0;
-	struct stream_slot *s;
 	struct what w;
 	struct gctx *g;
 	struct rec *r;
@@ -678,7 +762,6 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		stream_key(w.stream, w.flavour, &handle);
 		ok = record(g->end[seq % POOL], handle) == CUDA_SUCCESS;
 	}
-	spin_lock(&g->lock);
 	if (ok) {
 		r->corr = c->correlation_id;
 		r->tid = c->thread_id;
@@ -689,21 +772,50 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
 	} else {
 		/* Nothing ran: the next call on the stream must not start where this one ends. */
-		s = stream_of(g, r->stream_key);
-		if (s && s->last_seq == seq)
-			s->last_seq = 0;
+		forget_stream(g, r->stream_key, seq);
 	}
 	__atomic_store_n(&r->state, ok ? R_RECORDED : R_VOID, __ATOMIC_RELEASE);
-	spin_unlock(&g->lock);
 	if (err)
 		*err = saved;
 }
 
 /* ---------------------------------------------------------------- exit */
 
+static int drained(const struct gctx *g)
+{
+	return g->ready <= 0 || __atomic_load_n(&g->abandoned, __ATOMIC_ACQUIRE);
+}
+
+/* What is left at exit is counted unfinished. Where the lock cannot be had (this thread
+   holds it: exit from a signal handler that interrupted the hook; or another thread, past
+   the drain's time), the ring is read, not changed, and counted once. */
+static void count_unfinished(struct gctx *g)
+{
+	if (lock_within(&g->lock, 0)) {
+		for (; g->tail < g->head; g->tail++) {
+			struct rec *r = &g->ring[g->tail % POOL];
+
+			if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == R_RECORDED &&
+			    r->op != OP_ANCHOR)
+				count_untimed(CUA_GPU_UNFINISHED);
+			r->state = R_FREE;
+		}
+		unlock(&g->lock);
+		return;
+	}
+	__atomic_store_n(&g->abandoned, 1, __ATOMIC_RELEASE);
+	for (uint64_t q = g->tail, head = g->head; q < head; q++) {
+		const struct rec *r = &g->ring[q % POOL];
+
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == R_RECORDED && r->op != OP_ANCHOR)
+			count_untimed(CUA_GPU_UNFINISHED);
+	}
+}
+
+/* Never waits for a lock past its deadline, and not at all for one this thread holds. */
 void cua_gpu_drain(void)
 {
-	uint64_t deadline = cua_clock_ns() + CUA_GPU_DRAIN_NS;
+	uint64_t deadline = cua_clock_ns() + CUA_GPU_DRAIN_NS, now;
 	int *err = program_errno_slot(), saved = err ? *err : 0;
 	struct timespec nap = { 0, 100 * 1000 };
 	int pending;
@@ -715,32 +827,19 @@ void cua_gpu_drain(void)
 		for (unsigned i = 0; i < CTXS; i++) {
 			struct gctx *g = &ctxs[i];
 
-			if (g->ready <= 0)
+			now = cua_clock_ns();
+			if (drained(g) || !lock_within(&g->lock, deadline > now ? deadline - now : 0))
 				continue;
-			spin_lock(&g->lock);
 			harvest(g, POOL);
-			/* A capture left open counts every record unfinished: no query is safe. */
 			pending |= g->tail < g->head;
-			spin_unlock(&g->lock);
+			unlock(&g->lock);
 		}
 		if (pending && cua_clock_ns() < deadline)
 			nanosleep(&nap, NULL);
 	} while (pending && cua_clock_ns() < deadline);
-	for (unsigned i = 0; i < CTXS; i++) {
-		struct gctx *g = &ctxs[i];
-
-		if (g->ready <= 0)
-			continue;
-		spin_lock(&g->lock);
-		for (; g->tail < g->head; g->tail++) {
-			struct rec *r = &g->ring[g->tail % POOL];
-
-			if (r->state == R_RECORDED && r->op != OP_ANCHOR)
-				count_untimed(CUA_GPU_UNFINISHED);
-			r->state = R_FREE;
-		}
-		spin_unlock(&g->lock);
-	}
+	for (unsigned i = 0; i < CTXS; i++)
+		if (!drained(&ctxs[i]))
+			count_unfinished(&ctxs[i]);
 	if (err)
 		*err = saved;
 }
