@@ -4,6 +4,7 @@
 #include <cuda.h>
 #include <errno.h>
 #include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -55,9 +56,14 @@ struct stream_slot {
 	uint64_t done_seq, done_end_ns;
 };
 
+enum { G_RETIRED = -2, G_FAILED = -1, G_UNSET = 0, G_READY = 1 };
+
 struct gctx {
 	void *ctx; /* CUcontext; NULL: free */
-	int ready; /* 1 set up, -1 failed (calls on it are counted without a context) */
+	/* G_READY set up; G_FAILED (calls on it are counted without a context); G_RETIRED: its
+	   context was destroyed or reset, so its events are gone: no driver call names them
+	   again, and the context's calls start over on a new pool. */
+	int ready;
 	unsigned device;
 	uint64_t lock;
 	/* Set where untimed work went on a stream without the lock: the next holder forgets
@@ -255,9 +261,74 @@ static int setup(struct gctx *g)
 	return 0;
 }
 
-/* The pool of the current context, set up at its first timed call; NULL without one, and
-   *why says why. */
-static struct gctx *context(unsigned *why)
+/* Whether an event call's failure says the pool's context is gone (destroyed, reset, a
+   sticky error): anything but "not ready" and the capture errors. */
+static int pool_dead(CUresult rc)
+{
+	return rc != CUDA_SUCCESS && rc != CUDA_ERROR_NOT_READY &&
+	       !(rc >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED && rc <= CUDA_ERROR_CAPTURED_EVENT);
+}
+
+/* A pool whose context is gone: no driver call names its events again, and its context's
+   next call sets up a new pool (issue 35: after a device reset, timing went on calling
+   the destroyed context's events and stopped for good). */
+static void retire(struct gctx *g)
+{
+	int ready = G_READY;
+
+	__atomic_compare_exchange_n(&g->ready, &ready, G_RETIRED, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_RELAXED);
+}
+
+/* A retired pool's records, counted lost without a driver call, up to the first call still
+   in flight (its exit counts it). Lock held. */
+static void drop(struct gctx *g)
+{
+	while (g->tail < g->head) {
+		struct rec *r = &g->ring[g->tail % POOL];
+		uint8_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+
+		if (r->seq != g->tail || st == R_IN_CALL)
+			break;
+		if (st == R_RECORDED && r->op != OP_ANCHOR)
+			count_untimed(CUA_GPU_LOST);
+		r->state = R_FREE;
+		g->tail++;
+	}
+}
+
+/* A slot for a new pool: a free one, or a retired one with no call in flight, emptied.
+   Setup lock held. */
+static struct gctx *claim(void)
+{
+	for (unsigned i = 0; i < CTXS; i++)
+		if (!__atomic_load_n(&ctxs[i].ctx, __ATOMIC_ACQUIRE))
+			return &ctxs[i];
+	for (unsigned i = 0; i < CTXS; i++) {
+		struct gctx *g = &ctxs[i];
+
+		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) != G_RETIRED ||
+		    !lock_within(&g->lock, 0))
+			continue;
+		drop(g);
+		if (g->tail == g->head) {
+			/* A thread that found it before it was retired checks, under the lock,
+			   that it is still its context's and ready. */
+			__atomic_store_n(&g->ctx, NULL, __ATOMIC_RELEASE);
+			__atomic_store_n(&g->ready, G_UNSET, __ATOMIC_RELEASE);
+			g->dirty = g->abandoned = 0;
+			memset(&g->priv, 0, sizeof(*g) - offsetof(struct gctx, priv));
+			unlock(&g->lock);
+			return g;
+		}
+		unlock(&g->lock);
+	}
+	return NULL;
+}
+
+/* The pool of the current context (*ctx_out), set up at its first timed call; NULL without
+   one, and *why says why. */
+static struct gctx *context(void **ctx_out, unsigned *why)
 {
 	CUresult (*current)(CUcontext *) = REAL(cuCtxGetCurrent);
 	CUcontext ctx = NULL;
@@ -266,35 +337,39 @@ static struct gctx *context(unsigned *why)
 	*why = CUA_GPU_NO_CONTEXT;
 	if (!current || current(&ctx) != CUDA_SUCCESS || !ctx)
 		return NULL;
+	*ctx_out = ctx;
 	for (unsigned i = 0; i < CTXS; i++) {
 		void *c = __atomic_load_n(&ctxs[i].ctx, __ATOMIC_ACQUIRE);
+		int ready = __atomic_load_n(&ctxs[i].ready, __ATOMIC_ACQUIRE);
 
-		if (c == (void *)ctx)
-			return ctxs[i].ready > 0 ? &ctxs[i] : NULL;
+		if (c == (void *)ctx && ready != G_RETIRED)
+			return ready == G_READY ? &ctxs[i] : NULL;
 	}
-	/* Not during a capture: a stream created while another thread captures in the global
-	   mode would end that capture. */
-	if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
-		return NULL;
 	if (!lock_within(&setup_lock, LOCK_WAIT_NS)) {
 		*why = CUA_GPU_BUSY;
 		return NULL;
 	}
-	for (unsigned i = 0; i < CTXS && !g; i++) {
-		if (ctxs[i].ctx == (void *)ctx)
+	for (unsigned i = 0; i < CTXS && !g; i++)
+		if (ctxs[i].ctx == (void *)ctx &&
+		    __atomic_load_n(&ctxs[i].ready, __ATOMIC_ACQUIRE) != G_RETIRED)
 			g = &ctxs[i];
-		else if (!ctxs[i].ctx) {
-			g = &ctxs[i];
-			g->ready = setup(g) == 0 ? 1 : -1;
-			if (g->ready > 0) {
+	/* Not during a capture: a stream created while another thread captures in the global
+	   mode would end that capture. */
+	if (!g && !__atomic_load_n(&captures, __ATOMIC_ACQUIRE)) {
+		g = claim();
+		if (g) {
+			int ready = setup(g) == 0 ? G_READY : G_FAILED;
+
+			if (ready == G_READY) {
 				anchor(g, cua_clock_ns());
 				register_drain();
 			}
+			__atomic_store_n(&g->ready, ready, __ATOMIC_RELEASE);
 			__atomic_store_n(&g->ctx, (void *)ctx, __ATOMIC_RELEASE);
 		}
 	}
 	unlock(&setup_lock);
-	return g && g->ready > 0 ? g : NULL;
+	return g && __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY ? g : NULL;
 }
 
 /* The handle to record on, and a key naming the stream: the per-thread default stream is
@@ -414,7 +489,8 @@ static CUresult time_of(struct gctx *g, CUevent ev, uint64_t *ns)
 	return rc;
 }
 
-/* One record at the tail: 1 harvested (or dropped), 0 not done yet. Lock held. A timed
+/* One record at the tail: 1 harvested (or dropped), 0 not done yet, -1 the pool's context
+   is gone (the record stays, for drop to count). Lock held. A timed
    record costs one driver call when done (its end's elapsed time from the reference, which
    says "not ready" where a query would), and one while not done: the elapsed-time call is
    the query (issue 21: a query and an elapsed time per record cost two). */
@@ -438,6 +514,8 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 	q = r->op == OP_ANCHOR ? query(g->end[slot]) : time_of(g, g->end[slot], &end);
 	if (q == CUDA_ERROR_NOT_READY)
 		return 0;
+	if (pool_dead(q))
+		return -1;
 	if (q != CUDA_SUCCESS) {
 		if (r->op != OP_ANCHOR)
 			count_untimed(CUA_GPU_LOST);
@@ -483,13 +561,22 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 static void harvest(struct gctx *g, unsigned max)
 {
 	CUresult (*query)(CUevent) = REAL(cuEventQuery);
+	int r = 1;
 
+	if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_RETIRED) {
+		drop(g);
+		return;
+	}
 	/* An event query while a stream captures in the global mode may end that capture. */
 	if (!query || __atomic_load_n(&captures, __ATOMIC_ACQUIRE))
 		return;
 	for (unsigned i = 0; i < max && g->tail < g->head; i++)
-		if (!harvest_one(g, query))
+		if ((r = harvest_one(g, query)) <= 0)
 			break;
+	if (r < 0) {
+		retire(g);
+		drop(g);
+	}
 }
 
 /* A free slot, or 0 when the pool is full; the reference event's slot stays in use. */
@@ -511,6 +598,7 @@ static void anchor(struct gctx *g, uint64_t now)
 	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
 	uint64_t seq, t0;
 	struct rec *r;
+	CUresult rc;
 
 	if (!g->head)
 		g->head = g->tail = 1;
@@ -524,7 +612,10 @@ static void anchor(struct gctx *g, uint64_t now)
 	   that much too early. */
 	t0 = cua_clock_ns();
 	r->t_submit = t0;
-	r->state = record(g->end[seq % POOL], g->priv) == CUDA_SUCCESS ? R_RECORDED : R_VOID;
+	rc = record(g->end[seq % POOL], g->priv);
+	if (pool_dead(rc))
+		retire(g);
+	r->state = rc == CUDA_SUCCESS ? R_RECORDED : R_VOID;
 	if (r->state == R_RECORDED) {
 		r->t_submit = t0 + (cua_clock_ns() - t0) / 2;
 		g->last_anchor = now;
@@ -618,7 +709,6 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	struct gctx *g;
 	CUstream handle;
 	uint64_t seq, now;
-	unsigned why;
 	int own;
 
 	(void)ctx;
@@ -635,25 +725,42 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		*c->user = USER_UNTIMED | CUA_GPU_CAPTURING;
 		goto out;
 	}
-	g = context(&why);
-	if (!g) {
-		*c->user = USER_UNTIMED | why;
-		goto out;
+	/* Twice at most: a pool found retired (its context reset or destroyed) gives way to
+	   a new one on the context now current. */
+	for (int tries = 0;; tries++) {
+		void *cur = NULL;
+		unsigned why;
+
+		g = context(&cur, &why);
+		if (!g) {
+			*c->user = USER_UNTIMED | why;
+			goto out;
+		}
+		now = cua_clock_ns();
+		if (!lock_within(&g->lock, LOCK_WAIT_NS)) {
+			/* Its untimed work goes on a stream the pool may know. */
+			__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
+			*c->user = USER_UNTIMED | CUA_GPU_BUSY;
+			goto out;
+		}
+		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY && g->ctx == cur) {
+			if (__atomic_exchange_n(&g->dirty, 0, __ATOMIC_ACQ_REL))
+				for (unsigned i = 0; i < STREAMS; i++)
+					g->streams[i].last_seq = 0;
+			if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
+				harvest(g, HARVEST_PER_CALL);
+			if (now - g->last_anchor > ANCHOR_EVERY_NS &&
+			    !__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+				anchor(g, now);
+			if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY)
+				break;
+		}
+		unlock(&g->lock);
+		if (tries) {
+			*c->user = USER_UNTIMED | CUA_GPU_LOST;
+			goto out;
+		}
 	}
-	now = cua_clock_ns();
-	if (!lock_within(&g->lock, LOCK_WAIT_NS)) {
-		/* Its untimed work goes on a stream the pool may know. */
-		__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
-		*c->user = USER_UNTIMED | CUA_GPU_BUSY;
-		goto out;
-	}
-	if (__atomic_exchange_n(&g->dirty, 0, __ATOMIC_ACQ_REL))
-		for (unsigned i = 0; i < STREAMS; i++)
-			g->streams[i].last_seq = 0;
-	if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
-		harvest(g, HARVEST_PER_CALL);
-	if (now - g->last_anchor > ANCHOR_EVERY_NS && !__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
-		anchor(g, now);
 	s = stream_of(g, stream_key(w.stream, w.flavour, &handle));
 	seq = s ? take_slot(g) : 0;
 	if (!seq) {
@@ -733,7 +840,8 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	struct gctx *g;
 	struct rec *r;
 	CUstream handle;
-	int ok;
+	CUresult rc;
+	int ok, ran;
 
 	(void)ctx;
 	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN || role == CUAUDIT_ROLE_CAPTURE_END) {
@@ -757,10 +865,16 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	   wait to the copy's time). */
 	if (r->sync && c->t_enter_ns > r->t_submit && c->t_enter_ns <= r->t_after)
 		r->t_submit = c->t_enter_ns;
-	ok = cua_table_succeeded(c) && r->prev_seq != UINT64_MAX && classify(c, &w) == 0;
+	ran = cua_table_succeeded(c);
+	/* A retired pool's events belong to a context that is gone: not named again. */
+	ok = ran && r->prev_seq != UINT64_MAX && classify(c, &w) == 0 &&
+	     __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY;
 	if (ok) {
 		stream_key(w.stream, w.flavour, &handle);
-		ok = record(g->end[seq % POOL], handle) == CUDA_SUCCESS;
+		rc = record(g->end[seq % POOL], handle);
+		ok = rc == CUDA_SUCCESS;
+		if (pool_dead(rc))
+			retire(g);
 	}
 	if (ok) {
 		r->corr = c->correlation_id;
@@ -771,7 +885,10 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 					 : r->t_submit;
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
 	} else {
-		/* Nothing ran: the next call on the stream must not start where this one ends. */
+		/* Work that ran untimed is counted; where nothing ran, the next call on the
+		   stream must not start where this one ends either. */
+		if (ran)
+			count_untimed(CUA_GPU_LOST);
 		forget_stream(g, r->stream_key, seq);
 	}
 	__atomic_store_n(&r->state, ok ? R_RECORDED : R_VOID, __ATOMIC_RELEASE);
@@ -783,7 +900,10 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 
 static int drained(const struct gctx *g)
 {
-	return g->ready <= 0 || __atomic_load_n(&g->abandoned, __ATOMIC_ACQUIRE);
+	int ready = __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE);
+
+	return (ready != G_READY && ready != G_RETIRED) ||
+	       __atomic_load_n(&g->abandoned, __ATOMIC_ACQUIRE);
 }
 
 /* What is left at exit is counted unfinished. Where the lock cannot be had (this thread

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/gpu_lock.c: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook and a fork while another thread is inside it. */
+/* tests/cases/gpu_lock.c: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <pthread.h>
@@ -102,6 +102,30 @@ static int fork_inside(void)
 	return 0;
 }
 
+/* reset: 5 launches, a reset of the primary context, 20 launches; then a created context
+   with 3 launches, destroyed, and a new one (the same handle) with 4 launches. */
+static void reset(CUcontext primary, CUdevice d)
+{
+	CUcontext c;
+
+	for (int i = 0; i < 5; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	CHECK(cuDevicePrimaryCtxReset_v2(d) == CUDA_SUCCESS);
+	CHECK(cuDevicePrimaryCtxRetain(&primary, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(primary) == CUDA_SUCCESS);
+	for (int i = 0; i < 20; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	CHECK(cuCtxCreate_v4(&c, NULL, 0, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(c) == CUDA_SUCCESS);
+	for (int i = 0; i < 3; i++)
+		CHECK(launch(NULL, 2) == CUDA_SUCCESS);
+	CHECK(cuCtxDestroy_v2(c) == CUDA_SUCCESS);
+	CHECK(cuCtxCreate_v4(&c, NULL, 0, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(c) == CUDA_SUCCESS);
+	for (int i = 0; i < 4; i++)
+		CHECK(launch(NULL, 2) == CUDA_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -129,6 +153,8 @@ int main(int argc, char **argv)
 			CHECK(launch(NULL, 1) == CUDA_SUCCESS);
 	} else if (strcmp(mode, "fork") == 0) {
 		rc = fork_inside();
+	} else if (strcmp(mode, "reset") == 0) {
+		reset(ctx, d);
 	} else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/gpu_lock.sh: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook and a fork while another thread is inside it; each run bounded in time.
+# tests/cases/gpu_lock.sh: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset; each run bounded in time.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1"
 
 # run_gpu LIMIT MODE [VAR=VALUE...]: gpu_lock MODE under cuaudit with GPU timing and a JSON
@@ -70,6 +70,23 @@ gpu_time_child_forked_while_a_thread_is_inside_the_hook_times_its_own_launch)
   for f in s.*.json; do
     gpu_check "$f" 'timed in (1, 2) and not untimed and kernels in ([(1, 9)], [(2, 5)])'
   done
+  ;;
+gpu_time_starts_over_after_a_device_reset_and_counts_every_call)
+  # 5 launches, a primary context reset, 20 launches; a context with 3 launches destroyed
+  # and a new one on the same handle with 4. Each call is timed or counted untimed; after
+  # each reset or destroy timing starts over (at most the call that finds the pool dead is
+  # lost, with the records not yet harvested), and the dead context's events are named
+  # by at most one call each time.
+  timeout -s KILL 20 "$BIN/gpu_lock" reset >native.out 2>native.err; echo $? >native.rc
+  run_gpu 20 reset
+  echo $rc >audited.rc
+  same_results
+  grep -qx 'mock dead handle calls 0' native.err && pass "natively no call on a dead handle" ||
+    fail "native: $(grep dead native.err)"
+  dead=$(sed -n 's/^mock dead handle calls //p' audited.err)
+  [ -n "$dead" ] && [ "$dead" -le 2 ] && pass "$dead calls on the dead contexts' events" ||
+    fail "${dead:-no} calls on the dead contexts' events (at most 2)"
+  gpu_check s.json 'timed + sum(untimed.values()) == 32 and set(untimed) <= {"lost"} and timed >= 22'
   ;;
 *) fail "unknown case $name" ;;
 esac
