@@ -88,7 +88,9 @@ static struct gctx *ctxs;           /* CTXS of them, mapped at the first timed c
 static struct cua_gpu_totals *tot;  /* mapped with them */
 static uint64_t owner_pid;          /* the process the state belongs to */
 static uint64_t setup_lock, totals_lock;
-static int captures;                /* stream captures in progress (begin seen, end not yet) */
+/* Stream captures begun and not seen ended: a hint that one may be open, never a reason to
+   stop timing (a program may abandon a capture: issue 35). */
+static int captures;
 static uint64_t covered[CUA_GPU_MAX_DEVICES];
 static struct {
 	cua_gpu_sink fn;
@@ -261,6 +263,28 @@ static int setup(struct gctx *g)
 	return 0;
 }
 
+/* While a capture may be open (one was begun and its end not yet seen; a program may also
+   abandon one, issue 35), cuaudit's own calls that a global-mode capture forbids (a stream
+   creation, an event query) run in the relaxed capture mode, which no capture forbids: they
+   neither end the program's capture nor wait for its end to be seen. 1: relaxed (unrelax
+   restores the mode); 0: no capture seen; -1: the mode cannot be changed, so the caller
+   makes none of those calls. */
+static int relax(CUstreamCaptureMode *mode)
+{
+	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
+
+	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+		return 0;
+	*mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	return exchange && exchange(mode) == CUDA_SUCCESS ? 1 : -1;
+}
+
+static void unrelax(int relaxed, CUstreamCaptureMode *mode)
+{
+	if (relaxed > 0)
+		REAL(cuThreadExchangeStreamCaptureMode)(mode);
+}
+
 /* Whether an event call's failure says the pool's context is gone (destroyed, reset, a
    sticky error): anything but "not ready" and the capture errors. */
 static int pool_dead(CUresult rc)
@@ -332,7 +356,9 @@ static struct gctx *context(void **ctx_out, unsigned *why)
 {
 	CUresult (*current)(CUcontext *) = REAL(cuCtxGetCurrent);
 	CUcontext ctx = NULL;
+	CUstreamCaptureMode mode;
 	struct gctx *g = NULL;
+	int relaxed;
 
 	*why = CUA_GPU_NO_CONTEXT;
 	if (!current || current(&ctx) != CUDA_SUCCESS || !ctx)
@@ -353,9 +379,9 @@ static struct gctx *context(void **ctx_out, unsigned *why)
 		if (ctxs[i].ctx == (void *)ctx &&
 		    __atomic_load_n(&ctxs[i].ready, __ATOMIC_ACQUIRE) != G_RETIRED)
 			g = &ctxs[i];
-	/* Not during a capture: a stream created while another thread captures in the global
-	   mode would end that capture. */
-	if (!g && !__atomic_load_n(&captures, __ATOMIC_ACQUIRE)) {
+	/* A stream created while another thread captures in the global mode would end that
+	   capture: relaxed, or not at all. */
+	if (!g && (relaxed = relax(&mode)) >= 0) {
 		g = claim();
 		if (g) {
 			int ready = setup(g) == 0 ? G_READY : G_FAILED;
@@ -367,6 +393,7 @@ static struct gctx *context(void **ctx_out, unsigned *why)
 			__atomic_store_n(&g->ready, ready, __ATOMIC_RELEASE);
 			__atomic_store_n(&g->ctx, (void *)ctx, __ATOMIC_RELEASE);
 		}
+		unrelax(relaxed, &mode);
 	}
 	unlock(&setup_lock);
 	return g && __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY ? g : NULL;
@@ -561,18 +588,20 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 static void harvest(struct gctx *g, unsigned max)
 {
 	CUresult (*query)(CUevent) = REAL(cuEventQuery);
-	int r = 1;
+	CUstreamCaptureMode mode;
+	int relaxed, r = 1;
 
 	if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_RETIRED) {
 		drop(g);
 		return;
 	}
 	/* An event query while a stream captures in the global mode may end that capture. */
-	if (!query || __atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+	if (!query || (relaxed = relax(&mode)) < 0)
 		return;
 	for (unsigned i = 0; i < max && g->tail < g->head; i++)
 		if ((r = harvest_one(g, query)) <= 0)
 			break;
+	unrelax(relaxed, &mode);
 	if (r < 0) {
 		retire(g);
 		drop(g);
@@ -749,9 +778,14 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 					g->streams[i].last_seq = 0;
 			if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
 				harvest(g, HARVEST_PER_CALL);
-			if (now - g->last_anchor > ANCHOR_EVERY_NS &&
-			    !__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
-				anchor(g, now);
+			if (now - g->last_anchor > ANCHOR_EVERY_NS) {
+				CUstreamCaptureMode mode;
+				int relaxed = relax(&mode);
+
+				if (relaxed >= 0)
+					anchor(g, now);
+				unrelax(relaxed, &mode);
+			}
 			if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY)
 				break;
 		}

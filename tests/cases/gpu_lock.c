@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/gpu_lock.c: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset. */
+/* tests/cases/gpu_lock.c: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset, captures kept open and abandoned. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <pthread.h>
@@ -126,6 +126,28 @@ static void reset(CUcontext primary, CUdevice d)
 		CHECK(launch(NULL, 2) == CUDA_SUCCESS);
 }
 
+/* capture: a capture in the global mode, begun before any timed work, stays open while 10
+   launches go to the legacy stream, and ends; a second one is abandoned (its stream
+   destroyed without an end), and 10 launches follow. */
+static void captures(void)
+{
+	CUstream s;
+	CUgraph g = NULL;
+
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+	CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+	for (int i = 0; i < 10; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	/* The mock ends a global capture at any query made outside the relaxed mode. */
+	printf("end capture -> %d\n", (int)cuStreamEndCapture(s, &g));
+	CHECK(cuStreamDestroy_v2(s) == CUDA_SUCCESS);
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+	CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+	CHECK(cuStreamDestroy_v2(s) == CUDA_SUCCESS);
+	for (int i = 0; i < 10; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -155,6 +177,8 @@ int main(int argc, char **argv)
 		rc = fork_inside();
 	} else if (strcmp(mode, "reset") == 0) {
 		reset(ctx, d);
+	} else if (strcmp(mode, "capture") == 0) {
+		captures();
 	} else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/gpu_lock.sh: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset; each run bounded in time.
+# tests/cases/gpu_lock.sh: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset, captures kept open and abandoned; each run bounded in time.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1"
 
 # run_gpu LIMIT MODE [VAR=VALUE...]: gpu_lock MODE under cuaudit with GPU timing and a JSON
@@ -87,6 +87,18 @@ gpu_time_starts_over_after_a_device_reset_and_counts_every_call)
   [ -n "$dead" ] && [ "$dead" -le 2 ] && pass "$dead calls on the dead contexts' events" ||
     fail "${dead:-no} calls on the dead contexts' events (at most 2)"
   gpu_check s.json 'timed + sum(untimed.values()) == 32 and set(untimed) <= {"lost"} and timed >= 22'
+  ;;
+gpu_time_launches_during_and_after_an_abandoned_capture_are_timed)
+  # A global-mode capture begun before any timed work stays open over 10 launches on the
+  # legacy stream and ends intact (cuaudit's queries in the relaxed mode do not break it);
+  # a second is abandoned, its stream destroyed: the 10 launches after it are timed too.
+  timeout -s KILL 20 "$BIN/gpu_lock" capture >native.out 2>native.err; echo $? >native.rc
+  run_gpu 20 capture
+  echo $rc >audited.rc
+  same_results
+  expect_rc 0
+  expect_out '^end capture -> 0$'
+  gpu_check s.json 'timed == 20 and not untimed'
   ;;
 *) fail "unknown case $name" ;;
 esac
