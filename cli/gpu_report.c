@@ -7,7 +7,7 @@
 #include "json.h"
 
 static const char *const untimed_names[] = { "pool_full", "capturing", "no_context", "lost",
-					     "unfinished" };
+					     "unfinished", "busy" };
 #define NUNTIMED (sizeof(untimed_names) / sizeof(untimed_names[0]))
 
 static int u64_of(const struct json *obj, const char *key, uint64_t *out)

@@ -3,6 +3,8 @@
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <errno.h>
+#include <sched.h>
+#include <stddef.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <time.h>
@@ -31,7 +33,7 @@ const char *const cua_gpu_op_names[CUA_GPU_OPS] = {
 	"kernel", "HtoD", "DtoH", "DtoD", "peer", "HtoH", "copy", "memset", "graph",
 };
 const char *const cua_gpu_untimed_names[CUA_GPU_UNTIMED_KINDS] = {
-	"pool_full", "capturing", "no_context", "lost", "unfinished",
+	"pool_full", "capturing", "no_context", "lost", "unfinished", "busy",
 };
 static const char graph_name[] = "(CUDA graph launch)";
 
@@ -54,11 +56,21 @@ struct stream_slot {
 	uint64_t done_seq, done_end_ns;
 };
 
+enum { G_RETIRED = -2, G_FAILED = -1, G_UNSET = 0, G_READY = 1 };
+
 struct gctx {
 	void *ctx; /* CUcontext; NULL: free */
-	int ready; /* 1 set up, -1 failed (calls on it are counted without a context) */
+	/* G_READY set up; G_FAILED (calls on it are counted without a context); G_RETIRED: its
+	   context was destroyed or reset, so its events are gone: no driver call names them
+	   again, and the context's calls start over on a new pool. */
+	int ready;
 	unsigned device;
-	uint32_t lock;
+	uint64_t lock;
+	/* Set where untimed work went on a stream without the lock: the next holder forgets
+	   every stream's last record (none may share a start across that work). */
+	int dirty;
+	/* Its records were counted at an exit that could not take the lock: not again. */
+	int abandoned;
 	CUstream priv; /* cuaudit's own stream, for anchors only */
 	uint64_t head, tail, ref_seq, ref_ns, last_anchor;
 	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
@@ -75,8 +87,10 @@ static struct {
 static struct gctx *ctxs;           /* CTXS of them, mapped at the first timed call */
 static struct cua_gpu_totals *tot;  /* mapped with them */
 static uint64_t owner_pid;          /* the process the state belongs to */
-static uint32_t setup_lock, totals_lock;
-static int captures;                /* stream captures in progress (begin seen, end not yet) */
+static uint64_t setup_lock, totals_lock;
+/* Stream captures begun and not seen ended: a hint that one may be open, never a reason to
+   stop timing (a program may abandon a capture: issue 35). */
+static int captures;
 static uint64_t covered[CUA_GPU_MAX_DEVICES];
 static struct {
 	cua_gpu_sink fn;
@@ -103,14 +117,52 @@ static int *program_errno_slot(void)
 	return cua_program_errno ? cua_program_errno() : NULL;
 }
 
-static void spin_lock(uint32_t *l)
+/* The locks (issue 35). No lock here may be met by a signal handler or exit on the thread
+   that holds it, and none may be held by a thread a forked child lacks: a lock word holds
+   its holder's process and thread ids; a thread that finds its own id there (a handler's
+   call, or exit, interrupting the hook) gives up at once, and a child takes over a lock a
+   thread of its parent held at the fork. Another thread's lock is waited for at most
+   LOCK_WAIT_NS. Whoever gives up counts the call untimed (busy) and never waits again. */
+#define LOCK_WAIT_NS (20ull * 1000 * 1000)
+
+static uint64_t lock_key(void)
 {
-	while (__atomic_exchange_n(l, 1, __ATOMIC_ACQUIRE))
-		while (__atomic_load_n(l, __ATOMIC_RELAXED))
-			__builtin_ia32_pause();
+	return cua_process_id() << 32 | (cua_thread_id_fast() & 0xffffffffu);
 }
 
-static void spin_unlock(uint32_t *l)
+/* 1: taken; 0: held by this thread, or by another past wait_ns. */
+static int lock_within(uint64_t *l, uint64_t wait_ns)
+{
+	uint64_t me = lock_key(), held, deadline = 0, now;
+
+	for (unsigned spins = 0;; spins++) {
+		held = 0;
+		if (__atomic_compare_exchange_n(l, &held, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+			return 1;
+		if (held == me)
+			return 0;
+		/* Held at a fork by a thread of the parent: it will never be released here. */
+		if (held >> 32 != me >> 32) {
+			if (__atomic_compare_exchange_n(l, &held, me, 0, __ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED))
+				return 1;
+			continue;
+		}
+		if (spins < 100) {
+			__builtin_ia32_pause();
+			continue;
+		}
+		now = cua_clock_ns();
+		if (!deadline)
+			deadline = now + wait_ns;
+		else if (now >= deadline)
+			return 0;
+		/* The holder may be preempted on a loaded machine: let it run. */
+		sched_yield();
+	}
+}
+
+static void unlock(uint64_t *l)
 {
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
@@ -126,41 +178,42 @@ static void *map_zeroed(size_t size)
 /* ---------------------------------------------------------------- state */
 
 /* A forked child starts empty: its parent's events and records are not its own. The old
-   mappings are kept (the parent's memory, copied), never reused. */
+   mappings are kept (the parent's memory, copied), never reused. The setup lock may have
+   been held at the fork: the child takes it over (lock_within). */
 static int own_state(void)
 {
 	uint64_t pid = cua_process_id();
 
 	if (__atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) == pid && ctxs)
 		return 1;
-	spin_lock(&setup_lock);
+	if (!lock_within(&setup_lock, LOCK_WAIT_NS))
+		return 0;
 	if (owner_pid != pid || !ctxs) {
 		struct gctx *c = map_zeroed(CTXS * sizeof(*c));
 		struct cua_gpu_totals *t = map_zeroed(sizeof(*t));
 
 		if (!c || !t) {
-			spin_unlock(&setup_lock);
+			unlock(&setup_lock);
 			return 0;
 		}
 		t->sample = cfg.sample;
 		memset(covered, 0, sizeof(covered));
 		memset(name_cache, 0, sizeof(name_cache));
 		captures = 0;
+		/* A thread of the parent may have held it: this process's state is new. */
+		totals_lock = 0;
 		tot = t;
 		__atomic_store_n(&ctxs, c, __ATOMIC_RELEASE);
 		__atomic_store_n(&owner_pid, pid, __ATOMIC_RELEASE);
 	}
-	spin_unlock(&setup_lock);
+	unlock(&setup_lock);
 	return 1;
 }
 
-/* In a forked child, the parent's locks may have been held at the fork: the child's state
-   is new (own_state), so they are never taken there. */
+/* Without a lock: a handler or exit may count while its thread is inside the hook. */
 static void count_untimed(unsigned why)
 {
-	spin_lock(&totals_lock);
-	tot->untimed[why]++;
-	spin_unlock(&totals_lock);
+	__atomic_add_fetch(&tot->untimed[why], 1, __ATOMIC_RELAXED);
 }
 
 static void anchor(struct gctx *g, uint64_t now);
@@ -185,12 +238,13 @@ static void register_drain(void)
 	}
 }
 
-static int setup(struct gctx *g, void *ctx)
+static int setup(struct gctx *g)
 {
 	CUresult (*create)(CUevent *, unsigned) = REAL(cuEventCreate);
 	CUresult (*screate)(CUstream *, unsigned) = REAL(cuStreamCreate);
 	CUresult (*getdev)(CUdevice_v1 *) = REAL(cuCtxGetDevice);
 	CUdevice_v1 dev = 0;
+	unsigned n;
 
 	if (!create || !screate || !REAL(cuEventRecord) || !REAL(cuEventQuery))
 		return -1;
@@ -202,49 +256,147 @@ static int setup(struct gctx *g, void *ctx)
 		if (create(&g->end[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS ||
 		    create(&g->start[i], CU_EVENT_DEFAULT) != CUDA_SUCCESS)
 			return -1;
-	g->ctx = ctx;
-	spin_lock(&totals_lock);
-	if (g->device + 1 > tot->ndevices)
-		tot->ndevices = g->device + 1;
-	spin_unlock(&totals_lock);
+	n = __atomic_load_n(&tot->ndevices, __ATOMIC_RELAXED);
+	while (g->device + 1 > n && !__atomic_compare_exchange_n(&tot->ndevices, &n, g->device + 1, 0,
+								  __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
 	return 0;
 }
 
-/* The pool of the current context, set up at its first timed call; NULL without one. */
-static struct gctx *context(void)
+/* While a capture may be open (one was begun and its end not yet seen; a program may also
+   abandon one, issue 35), cuaudit's own calls that a global-mode capture forbids (a stream
+   creation, an event query) run in the relaxed capture mode, which no capture forbids: they
+   neither end the program's capture nor wait for its end to be seen. 1: relaxed (unrelax
+   restores the mode); 0: no capture seen; -1: the mode cannot be changed, so the caller
+   makes none of those calls. */
+static int relax(CUstreamCaptureMode *mode)
+{
+	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
+
+	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+		return 0;
+	*mode = CU_STREAM_CAPTURE_MODE_RELAXED;
+	return exchange && exchange(mode) == CUDA_SUCCESS ? 1 : -1;
+}
+
+static void unrelax(int relaxed, CUstreamCaptureMode *mode)
+{
+	if (relaxed > 0)
+		REAL(cuThreadExchangeStreamCaptureMode)(mode);
+}
+
+/* Whether an event call's failure says the pool's context is gone (destroyed, reset, a
+   sticky error): anything but "not ready" and the capture errors. */
+static int pool_dead(CUresult rc)
+{
+	return rc != CUDA_SUCCESS && rc != CUDA_ERROR_NOT_READY &&
+	       !(rc >= CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED && rc <= CUDA_ERROR_CAPTURED_EVENT);
+}
+
+/* A pool whose context is gone: no driver call names its events again, and its context's
+   next call sets up a new pool (issue 35: after a device reset, timing went on calling
+   the destroyed context's events and stopped for good). */
+static void retire(struct gctx *g)
+{
+	int ready = G_READY;
+
+	__atomic_compare_exchange_n(&g->ready, &ready, G_RETIRED, 0, __ATOMIC_ACQ_REL,
+				    __ATOMIC_RELAXED);
+}
+
+/* A retired pool's records, counted lost without a driver call, up to the first call still
+   in flight (its exit counts it). Lock held. */
+static void drop(struct gctx *g)
+{
+	while (g->tail < g->head) {
+		struct rec *r = &g->ring[g->tail % POOL];
+		uint8_t st = __atomic_load_n(&r->state, __ATOMIC_ACQUIRE);
+
+		if (r->seq != g->tail || st == R_IN_CALL)
+			break;
+		if (st == R_RECORDED && r->op != OP_ANCHOR)
+			count_untimed(CUA_GPU_LOST);
+		r->state = R_FREE;
+		g->tail++;
+	}
+}
+
+/* A slot for a new pool: a free one, or a retired one with no call in flight, emptied.
+   Setup lock held. */
+static struct gctx *claim(void)
+{
+	for (unsigned i = 0; i < CTXS; i++)
+		if (!__atomic_load_n(&ctxs[i].ctx, __ATOMIC_ACQUIRE))
+			return &ctxs[i];
+	for (unsigned i = 0; i < CTXS; i++) {
+		struct gctx *g = &ctxs[i];
+
+		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) != G_RETIRED ||
+		    !lock_within(&g->lock, 0))
+			continue;
+		drop(g);
+		if (g->tail == g->head) {
+			/* A thread that found it before it was retired checks, under the lock,
+			   that it is still its context's and ready. */
+			__atomic_store_n(&g->ctx, NULL, __ATOMIC_RELEASE);
+			__atomic_store_n(&g->ready, G_UNSET, __ATOMIC_RELEASE);
+			g->dirty = g->abandoned = 0;
+			memset(&g->priv, 0, sizeof(*g) - offsetof(struct gctx, priv));
+			unlock(&g->lock);
+			return g;
+		}
+		unlock(&g->lock);
+	}
+	return NULL;
+}
+
+/* The pool of the current context (*ctx_out), set up at its first timed call; NULL without
+   one, and *why says why. */
+static struct gctx *context(void **ctx_out, unsigned *why)
 {
 	CUresult (*current)(CUcontext *) = REAL(cuCtxGetCurrent);
 	CUcontext ctx = NULL;
+	CUstreamCaptureMode mode;
 	struct gctx *g = NULL;
+	int relaxed;
 
+	*why = CUA_GPU_NO_CONTEXT;
 	if (!current || current(&ctx) != CUDA_SUCCESS || !ctx)
 		return NULL;
+	*ctx_out = ctx;
 	for (unsigned i = 0; i < CTXS; i++) {
 		void *c = __atomic_load_n(&ctxs[i].ctx, __ATOMIC_ACQUIRE);
+		int ready = __atomic_load_n(&ctxs[i].ready, __ATOMIC_ACQUIRE);
 
-		if (c == (void *)ctx)
-			return ctxs[i].ready > 0 ? &ctxs[i] : NULL;
+		if (c == (void *)ctx && ready != G_RETIRED)
+			return ready == G_READY ? &ctxs[i] : NULL;
 	}
-	/* Not during a capture: a stream created while another thread captures in the global
-	   mode would end that capture. */
-	if (__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+	if (!lock_within(&setup_lock, LOCK_WAIT_NS)) {
+		*why = CUA_GPU_BUSY;
 		return NULL;
-	spin_lock(&setup_lock);
-	for (unsigned i = 0; i < CTXS && !g; i++) {
-		if (ctxs[i].ctx == (void *)ctx)
+	}
+	for (unsigned i = 0; i < CTXS && !g; i++)
+		if (ctxs[i].ctx == (void *)ctx &&
+		    __atomic_load_n(&ctxs[i].ready, __ATOMIC_ACQUIRE) != G_RETIRED)
 			g = &ctxs[i];
-		else if (!ctxs[i].ctx) {
-			g = &ctxs[i];
-			g->ready = setup(g, ctx) == 0 ? 1 : -1;
-			if (g->ready > 0) {
+	/* A stream created while another thread captures in the global mode would end that
+	   capture: relaxed, or not at all. */
+	if (!g && (relaxed = relax(&mode)) >= 0) {
+		g = claim();
+		if (g) {
+			int ready = setup(g) == 0 ? G_READY : G_FAILED;
+
+			if (ready == G_READY) {
 				anchor(g, cua_clock_ns());
 				register_drain();
 			}
+			__atomic_store_n(&g->ready, ready, __ATOMIC_RELEASE);
 			__atomic_store_n(&g->ctx, (void *)ctx, __ATOMIC_RELEASE);
 		}
+		unrelax(relaxed, &mode);
 	}
-	spin_unlock(&setup_lock);
-	return g && g->ready > 0 ? g : NULL;
+	unlock(&setup_lock);
+	return g && __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY ? g : NULL;
 }
 
 /* The handle to record on, and a key naming the stream: the per-thread default stream is
@@ -294,7 +446,10 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 	uint64_t d = end > start ? end - start : 0;
 	uint64_t *cov = &covered[g->device];
 
-	spin_lock(&totals_lock);
+	if (!lock_within(&totals_lock, LOCK_WAIT_NS)) {
+		count_untimed(CUA_GPU_BUSY);
+		return;
+	}
 	tot->timed++;
 	if (r->op == CUA_GPU_KERNEL || r->op == CUA_GPU_GRAPH) {
 		const char *name = r->op == CUA_GPU_GRAPH ? graph_name : r->name ? r->name : "(unknown)";
@@ -309,8 +464,11 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 		else {
 			for (i = 0; i < tot->nkernels && strcmp(tot->kernels[i].name, name) != 0; i++)
 				;
-			if (i == tot->nkernels && i < CUA_GPU_MAX_KERNELS)
-				tot->kernels[tot->nkernels++].name = name;
+			/* The name before the count: an exit on this thread may read them. */
+			if (i == tot->nkernels && i < CUA_GPU_MAX_KERNELS) {
+				tot->kernels[i].name = name;
+				__atomic_store_n(&tot->nkernels, i + 1, __ATOMIC_RELEASE);
+			}
 			if (i < CUA_GPU_MAX_KERNELS)
 				name_cache[h] = (struct name_hit){ name, i };
 		}
@@ -329,7 +487,7 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 		*cov = end;
 	for (unsigned i = 0; i < nsinks; i++)
 		sinks[i].fn(&out, sinks[i].ctx);
-	spin_unlock(&totals_lock);
+	unlock(&totals_lock);
 }
 
 static uint64_t at(uint64_t base, float ms)
@@ -358,7 +516,8 @@ static CUresult time_of(struct gctx *g, CUevent ev, uint64_t *ns)
 	return rc;
 }
 
-/* One record at the tail: 1 harvested (or dropped), 0 not done yet. Lock held. A timed
+/* One record at the tail: 1 harvested (or dropped), 0 not done yet, -1 the pool's context
+   is gone (the record stays, for drop to count). Lock held. A timed
    record costs one driver call when done (its end's elapsed time from the reference, which
    says "not ready" where a query would), and one while not done: the elapsed-time call is
    the query (issue 21: a query and an elapsed time per record cost two). */
@@ -369,10 +528,12 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 	uint64_t start = 0, end = 0;
 	struct stream_slot *s;
 	CUresult q;
+	/* Written by the call's exit without the lock: its fields before its state. */
+	uint8_t st = r->seq == g->tail ? __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) : R_IN_CALL;
 
-	if (r->seq != g->tail || r->state == R_IN_CALL)
+	if (st == R_IN_CALL)
 		return 0;
-	if (r->state == R_VOID) {
+	if (st == R_VOID) {
 		r->state = R_FREE;
 		g->tail++;
 		return 1;
@@ -380,6 +541,8 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 	q = r->op == OP_ANCHOR ? query(g->end[slot]) : time_of(g, g->end[slot], &end);
 	if (q == CUDA_ERROR_NOT_READY)
 		return 0;
+	if (pool_dead(q))
+		return -1;
 	if (q != CUDA_SUCCESS) {
 		if (r->op != OP_ANCHOR)
 			count_untimed(CUA_GPU_LOST);
@@ -425,13 +588,24 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 static void harvest(struct gctx *g, unsigned max)
 {
 	CUresult (*query)(CUevent) = REAL(cuEventQuery);
+	CUstreamCaptureMode mode;
+	int relaxed, r = 1;
 
+	if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_RETIRED) {
+		drop(g);
+		return;
+	}
 	/* An event query while a stream captures in the global mode may end that capture. */
-	if (!query || __atomic_load_n(&captures, __ATOMIC_ACQUIRE))
+	if (!query || (relaxed = relax(&mode)) < 0)
 		return;
 	for (unsigned i = 0; i < max && g->tail < g->head; i++)
-		if (!harvest_one(g, query))
+		if ((r = harvest_one(g, query)) <= 0)
 			break;
+	unrelax(relaxed, &mode);
+	if (r < 0) {
+		retire(g);
+		drop(g);
+	}
 }
 
 /* A free slot, or 0 when the pool is full; the reference event's slot stays in use. */
@@ -453,6 +627,7 @@ static void anchor(struct gctx *g, uint64_t now)
 	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
 	uint64_t seq, t0;
 	struct rec *r;
+	CUresult rc;
 
 	if (!g->head)
 		g->head = g->tail = 1;
@@ -466,7 +641,10 @@ static void anchor(struct gctx *g, uint64_t now)
 	   that much too early. */
 	t0 = cua_clock_ns();
 	r->t_submit = t0;
-	r->state = record(g->end[seq % POOL], g->priv) == CUDA_SUCCESS ? R_RECORDED : R_VOID;
+	rc = record(g->end[seq % POOL], g->priv);
+	if (pool_dead(rc))
+		retire(g);
+	r->state = rc == CUDA_SUCCESS ? R_RECORDED : R_VOID;
 	if (r->state == R_RECORDED) {
 		r->t_submit = t0 + (cua_clock_ns() - t0) / 2;
 		g->last_anchor = now;
@@ -576,17 +754,47 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		*c->user = USER_UNTIMED | CUA_GPU_CAPTURING;
 		goto out;
 	}
-	g = context();
-	if (!g) {
-		*c->user = USER_UNTIMED | CUA_GPU_NO_CONTEXT;
-		goto out;
+	/* Twice at most: a pool found retired (its context reset or destroyed) gives way to
+	   a new one on the context now current. */
+	for (int tries = 0;; tries++) {
+		void *cur = NULL;
+		unsigned why;
+
+		g = context(&cur, &why);
+		if (!g) {
+			*c->user = USER_UNTIMED | why;
+			goto out;
+		}
+		now = cua_clock_ns();
+		if (!lock_within(&g->lock, LOCK_WAIT_NS)) {
+			/* Its untimed work goes on a stream the pool may know. */
+			__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
+			*c->user = USER_UNTIMED | CUA_GPU_BUSY;
+			goto out;
+		}
+		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY && g->ctx == cur) {
+			if (__atomic_exchange_n(&g->dirty, 0, __ATOMIC_ACQ_REL))
+				for (unsigned i = 0; i < STREAMS; i++)
+					g->streams[i].last_seq = 0;
+			if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
+				harvest(g, HARVEST_PER_CALL);
+			if (now - g->last_anchor > ANCHOR_EVERY_NS) {
+				CUstreamCaptureMode mode;
+				int relaxed = relax(&mode);
+
+				if (relaxed >= 0)
+					anchor(g, now);
+				unrelax(relaxed, &mode);
+			}
+			if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY)
+				break;
+		}
+		unlock(&g->lock);
+		if (tries) {
+			*c->user = USER_UNTIMED | CUA_GPU_LOST;
+			goto out;
+		}
 	}
-	now = cua_clock_ns();
-	spin_lock(&g->lock);
-	if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
-		harvest(g, HARVEST_PER_CALL);
-	if (now - g->last_anchor > ANCHOR_EVERY_NS && !__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
-		anchor(g, now);
 	s = stream_of(g, stream_key(w.stream, w.flavour, &handle));
 	seq = s ? take_slot(g) : 0;
 	if (!seq) {
@@ -594,7 +802,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		   timed one ended. */
 		if (s)
 			s->last_seq = 0;
-		spin_unlock(&g->lock);
+		unlock(&g->lock);
 		*c->user = USER_UNTIMED | CUA_GPU_POOL_FULL;
 		goto out;
 	}
@@ -611,7 +819,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	g->ring[seq % POOL].t_submit = now;
 	g->ring[seq % POOL].sync = w.sync;
 	s->last_seq = seq;
-	spin_unlock(&g->lock);
+	unlock(&g->lock);
 	if (own && record(g->start[seq % POOL], handle) != CUDA_SUCCESS) {
 		/* Unstarted: made void at exit. */
 		g->ring[seq % POOL].prev_seq = UINT64_MAX;
@@ -638,18 +846,36 @@ static void capture_edge(const struct cuaudit_call *c, enum cuaudit_role role)
 	}
 }
 
+/* A call that put untimed work on its stream: the next record there must not start where
+   the last timed one ended. */
+static void forget_stream(struct gctx *g, void *key, uint64_t seq)
+{
+	struct stream_slot *s;
+
+	if (!lock_within(&g->lock, LOCK_WAIT_NS)) {
+		__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
+		return;
+	}
+	s = stream_of(g, key);
+	if (s && s->last_seq == seq)
+		s->last_seq = 0;
+	unlock(&g->lock);
+}
+
+/* Takes no lock where the call was timed: the record is the call's own until its state
+   says otherwise (a handler or exit on this thread may hold the pool's lock). */
 static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 {
 	enum cuaudit_role role = cuaudit_role_of(c->id);
 	CUresult (*record)(CUevent, CUstream) = REAL(cuEventRecord);
 	uint64_t u = *c->user, seq;
 	int *err = program_errno_slot(), saved = err ? *err : 0;
-	struct stream_slot *s;
 	struct what w;
 	struct gctx *g;
 	struct rec *r;
 	CUstream handle;
-	int ok;
+	CUresult rc;
+	int ok, ran;
 
 	(void)ctx;
 	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN || role == CUAUDIT_ROLE_CAPTURE_END) {
@@ -673,12 +899,17 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	   wait to the copy's time). */
 	if (r->sync && c->t_enter_ns > r->t_submit && c->t_enter_ns <= r->t_after)
 		r->t_submit = c->t_enter_ns;
-	ok = cua_table_succeeded(c) && r->prev_seq != UINT64_MAX && classify(c, &w) == 0;
+	ran = cua_table_succeeded(c);
+	/* A retired pool's events belong to a context that is gone: not named again. */
+	ok = ran && r->prev_seq != UINT64_MAX && classify(c, &w) == 0 &&
+	     __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY;
 	if (ok) {
 		stream_key(w.stream, w.flavour, &handle);
-		ok = record(g->end[seq % POOL], handle) == CUDA_SUCCESS;
+		rc = record(g->end[seq % POOL], handle);
+		ok = rc == CUDA_SUCCESS;
+		if (pool_dead(rc))
+			retire(g);
 	}
-	spin_lock(&g->lock);
 	if (ok) {
 		r->corr = c->correlation_id;
 		r->tid = c->thread_id;
@@ -688,22 +919,57 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 					 : r->t_submit;
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
 	} else {
-		/* Nothing ran: the next call on the stream must not start where this one ends. */
-		s = stream_of(g, r->stream_key);
-		if (s && s->last_seq == seq)
-			s->last_seq = 0;
+		/* Work that ran untimed is counted; where nothing ran, the next call on the
+		   stream must not start where this one ends either. */
+		if (ran)
+			count_untimed(CUA_GPU_LOST);
+		forget_stream(g, r->stream_key, seq);
 	}
 	__atomic_store_n(&r->state, ok ? R_RECORDED : R_VOID, __ATOMIC_RELEASE);
-	spin_unlock(&g->lock);
 	if (err)
 		*err = saved;
 }
 
 /* ---------------------------------------------------------------- exit */
 
+static int drained(const struct gctx *g)
+{
+	int ready = __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE);
+
+	return (ready != G_READY && ready != G_RETIRED) ||
+	       __atomic_load_n(&g->abandoned, __ATOMIC_ACQUIRE);
+}
+
+/* What is left at exit is counted unfinished. Where the lock cannot be had (this thread
+   holds it: exit from a signal handler that interrupted the hook; or another thread, past
+   the drain's time), the ring is read, not changed, and counted once. */
+static void count_unfinished(struct gctx *g)
+{
+	if (lock_within(&g->lock, 0)) {
+		for (; g->tail < g->head; g->tail++) {
+			struct rec *r = &g->ring[g->tail % POOL];
+
+			if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == R_RECORDED &&
+			    r->op != OP_ANCHOR)
+				count_untimed(CUA_GPU_UNFINISHED);
+			r->state = R_FREE;
+		}
+		unlock(&g->lock);
+		return;
+	}
+	__atomic_store_n(&g->abandoned, 1, __ATOMIC_RELEASE);
+	for (uint64_t q = g->tail, head = g->head; q < head; q++) {
+		const struct rec *r = &g->ring[q % POOL];
+
+		if (__atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == R_RECORDED && r->op != OP_ANCHOR)
+			count_untimed(CUA_GPU_UNFINISHED);
+	}
+}
+
+/* Never waits for a lock past its deadline, and not at all for one this thread holds. */
 void cua_gpu_drain(void)
 {
-	uint64_t deadline = cua_clock_ns() + CUA_GPU_DRAIN_NS;
+	uint64_t deadline = cua_clock_ns() + CUA_GPU_DRAIN_NS, now;
 	int *err = program_errno_slot(), saved = err ? *err : 0;
 	struct timespec nap = { 0, 100 * 1000 };
 	int pending;
@@ -715,32 +981,19 @@ void cua_gpu_drain(void)
 		for (unsigned i = 0; i < CTXS; i++) {
 			struct gctx *g = &ctxs[i];
 
-			if (g->ready <= 0)
+			now = cua_clock_ns();
+			if (drained(g) || !lock_within(&g->lock, deadline > now ? deadline - now : 0))
 				continue;
-			spin_lock(&g->lock);
 			harvest(g, POOL);
-			/* A capture left open counts every record unfinished: no query is safe. */
 			pending |= g->tail < g->head;
-			spin_unlock(&g->lock);
+			unlock(&g->lock);
 		}
 		if (pending && cua_clock_ns() < deadline)
 			nanosleep(&nap, NULL);
 	} while (pending && cua_clock_ns() < deadline);
-	for (unsigned i = 0; i < CTXS; i++) {
-		struct gctx *g = &ctxs[i];
-
-		if (g->ready <= 0)
-			continue;
-		spin_lock(&g->lock);
-		for (; g->tail < g->head; g->tail++) {
-			struct rec *r = &g->ring[g->tail % POOL];
-
-			if (r->state == R_RECORDED && r->op != OP_ANCHOR)
-				count_untimed(CUA_GPU_UNFINISHED);
-			r->state = R_FREE;
-		}
-		spin_unlock(&g->lock);
-	}
+	for (unsigned i = 0; i < CTXS; i++)
+		if (!drained(&ctxs[i]))
+			count_unfinished(&ctxs[i]);
 	if (err)
 		*err = saved;
 }

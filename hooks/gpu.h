@@ -33,6 +33,8 @@ enum cua_gpu_untimed {
 	CUA_GPU_NO_CONTEXT,    /* no current context when it was made */
 	CUA_GPU_LOST,          /* the driver refused an event call (a destroyed context, a fault) */
 	CUA_GPU_UNFINISHED,    /* still running at exit, after the bounded wait */
+	CUA_GPU_BUSY,          /* the timing's lock was held by its own thread (a signal handler's
+				  call, or exit, inside the hook) or by another one too long */
 	CUA_GPU_UNTIMED_KINDS
 };
 extern const char *const cua_gpu_untimed_names[CUA_GPU_UNTIMED_KINDS];

@@ -24,7 +24,7 @@
 static int initialized;
 /* MOCK_DEVICE_COUNT=2 gives a second device, for per-device quotas. */
 #define MOCK_MAX_DEVICES 2
-static struct CUctx_st primary[MOCK_MAX_DEVICES] = { { 0 }, { 1 } };
+static struct CUctx_st primary[MOCK_MAX_DEVICES] = { { .device = 0 }, { .device = 1 } };
 static __thread CUcontext current;
 static unsigned long long allocated;
 static unsigned v1_next = MOCK_V1_BASE;
@@ -133,6 +133,23 @@ EXPORT CUresult cuDevicePrimaryCtxRetain(CUcontext *pctx, CUdevice dev)
 	if (dev < 0 || dev >= mock_device_count())
 		return CUDA_ERROR_INVALID_DEVICE;
 	*pctx = &primary[dev];
+	return CUDA_SUCCESS;
+}
+
+struct CUctx_st *mock_current_context(void)
+{
+	return current;
+}
+
+/* A reset destroys everything made in the primary context (its events die); the handle
+   stays the same, as the real driver's does. */
+EXPORT CUresult cuDevicePrimaryCtxReset_v2(CUdevice dev)
+{
+	COUNT();
+	NEED_INIT();
+	if (dev < 0 || dev >= mock_device_count())
+		return CUDA_ERROR_INVALID_DEVICE;
+	primary[dev].gen++;
 	return CUDA_SUCCESS;
 }
 

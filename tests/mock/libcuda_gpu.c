@@ -28,6 +28,7 @@ static uint64_t now_ns(void)
 static struct mock_gpu_stream legacy[2];
 static __thread struct mock_gpu_stream per_thread_stream;
 static int open_captures, capture_broken;
+static __thread int thread_mode; /* CU_STREAM_CAPTURE_MODE_GLOBAL */
 
 struct mock_gpu_stream *mock_gpu_stream(void *handle, int per_thread)
 {
@@ -70,6 +71,8 @@ int mock_gpu_work(void *handle, int per_thread, uint64_t ns, const char *node)
 /* ---------------------------------------------------------------- events */
 
 struct CUevent_st {
+	struct CUctx_st *ctx; /* made in it, at its generation gen */
+	unsigned gen;
 	unsigned flags;
 	int recorded;
 	uint64_t t;
@@ -96,7 +99,19 @@ EXPORT CUresult cuEventCreate(CUevent *ev, unsigned int flags)
 	if (!*ev)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	(*ev)->flags = flags;
+	(*ev)->ctx = mock_current_context();
+	(*ev)->gen = (*ev)->ctx ? (*ev)->ctx->gen : 0;
 	return CUDA_SUCCESS;
+}
+
+/* An event of a context since reset or destroyed: the call is counted (mock_dead_handle),
+   and refused as the driver would. */
+static int dead(CUevent ev)
+{
+	if (!ev || !ev->ctx || ev->ctx->gen == ev->gen)
+		return 0;
+	mock_count("mock_dead_handle");
+	return 1;
 }
 
 EXPORT CUresult cuEventDestroy_v2(CUevent ev)
@@ -112,6 +127,8 @@ static CUresult record(CUevent ev, CUstream stream, int per_thread)
 
 	if (!ev)
 		return CUDA_ERROR_INVALID_HANDLE;
+	if (dead(ev))
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	s = mock_gpu_stream(stream, per_thread);
 	if (s->capturing) {
 		add_node(s, "event");
@@ -149,9 +166,12 @@ EXPORT CUresult cuEventQuery(CUevent ev)
 	COUNT();
 	if (!ev)
 		return CUDA_ERROR_INVALID_HANDLE;
+	if (dead(ev))
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	/* Stricter than the driver is documented to be: a query during a global-mode capture
-	   ends the capture, so a test shows any tool that queries then. */
-	if (open_captures)
+	   ends the capture, so a test shows any tool that queries then; not from a thread in
+	   the relaxed mode (cuThreadExchangeStreamCaptureMode). */
+	if (open_captures && thread_mode != CU_STREAM_CAPTURE_MODE_RELAXED)
 		capture_broken = 1;
 	if (done(ev))
 		return CUDA_SUCCESS;
@@ -189,6 +209,8 @@ static CUresult elapsed(float *ms, CUevent a, CUevent b)
 	elapsed_sleep();
 	if (!ms || !a || !b)
 		return CUDA_ERROR_INVALID_HANDLE;
+	if (dead(a) || dead(b))
+		return CUDA_ERROR_CONTEXT_IS_DESTROYED;
 	if ((a->flags | b->flags) & CU_EVENT_DISABLE_TIMING)
 		return CUDA_ERROR_INVALID_HANDLE;
 	if (!a->recorded || !b->recorded)
@@ -311,6 +333,18 @@ EXPORT CUresult cuStreamIsCapturing_ptsz(CUstream stream, CUstreamCaptureStatus 
 	return is_capturing(stream, 1, st);
 }
 
+EXPORT CUresult cuThreadExchangeStreamCaptureMode(CUstreamCaptureMode *mode)
+{
+	int old = thread_mode;
+
+	COUNT();
+	if (!mode)
+		return CUDA_ERROR_INVALID_VALUE;
+	thread_mode = (int)*mode;
+	*mode = (CUstreamCaptureMode)old;
+	return CUDA_SUCCESS;
+}
+
 /* Not in any header: the captured graph's nodes, so a test can compare graphs. */
 EXPORT CUresult cuMockGraphDescribe(CUgraph graph, const char **desc)
 {
@@ -400,6 +434,20 @@ EXPORT CUresult cuMemsetD8Async_ptsz(CUdeviceptr dst, unsigned char v, size_t n,
 
 /* ---------------------------------------------------------------- contexts, streams */
 
+/* A destroyed context's memory, which the next creation reuses: a new context may have a
+   destroyed one's handle. */
+static CUcontext destroyed;
+
+EXPORT CUresult cuCtxDestroy_v2(CUcontext ctx)
+{
+	COUNT();
+	if (!ctx || destroyed)
+		return CUDA_ERROR_INVALID_VALUE;
+	ctx->gen++;
+	destroyed = ctx;
+	return CUDA_SUCCESS;
+}
+
 EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsigned int flags,
 			       CUdevice dev)
 {
@@ -407,6 +455,12 @@ EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsig
 	COUNT();
 	if (!pctx || dev < 0 || dev > 1)
 		return CUDA_ERROR_INVALID_VALUE;
+	if (destroyed) {
+		*pctx = destroyed;
+		destroyed = NULL;
+		(*pctx)->device = dev;
+		return CUDA_SUCCESS;
+	}
 	*pctx = calloc(1, sizeof(**pctx));
 	if (!*pctx)
 		return CUDA_ERROR_OUT_OF_MEMORY;
@@ -417,6 +471,9 @@ EXPORT CUresult cuCtxCreate_v4(CUcontext *pctx, CUctxCreateParams *params, unsig
 EXPORT CUresult cuStreamDestroy_v2(CUstream stream)
 {
 	COUNT();
+	/* A capture the program abandons ends with its stream. */
+	if (stream && stream->gpu.capturing)
+		open_captures--;
 	free(stream);
 	return CUDA_SUCCESS;
 }

@@ -14,7 +14,10 @@ struct mock_gpu_stream {
 
 struct CUctx_st {
 	int device;
+	unsigned gen; /* one more at each reset or destroy: its events are then dead */
 };
+/* The calling thread's current context, or NULL. */
+struct CUctx_st *mock_current_context(void);
 struct CUstream_st {
 	int flags;
 	struct mock_gpu_stream gpu;

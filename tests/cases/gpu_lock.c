@@ -1,0 +1,189 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/cases/gpu_lock.c: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset, captures kept open and abandoned. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+#include "mockstate.h"
+
+static CUfunction add_one;
+static CUdeviceptr dev;
+static int host[64];
+
+static CUresult launch(CUstream s, unsigned grid)
+{
+	int n = 64;
+	void *params[] = { &dev, &n };
+
+	return cuLaunchKernel(add_one, grid, 1, 1, 64, 1, 1, 0, s, params, NULL);
+}
+
+static void say(const char *text)
+{
+	if (write(1, text, strlen(text)) < 0)
+		_exit(5);
+}
+
+/* sigexit: the handler ends the program from inside whatever its thread was doing. */
+static void exit_handler(int sig)
+{
+	(void)sig;
+	say("handler: exit(3)\n");
+	exit(3);
+}
+
+/* sigcopy: the handler makes an async copy from inside whatever its thread was doing. */
+static void copy_handler(int sig)
+{
+	(void)sig;
+	say(cuMemcpyHtoDAsync_v2(dev, host, sizeof(host), NULL) == CUDA_SUCCESS ? "handler: copy 0\n"
+										  : "handler: copy failed\n");
+}
+
+static void sleep_ms(long ms)
+{
+	struct timespec ts = { ms / 1000, ms % 1000 * 1000000 };
+
+	nanosleep(&ts, NULL);
+}
+
+/* fork: a thread sets up a second context's pool, and stays inside it (MOCK_TRIP sleeps
+   in one of its event creations) while the main thread forks. */
+static void *second_context(void *arg)
+{
+	CUcontext c;
+	CUdevice d = 0;
+
+	(void)arg;
+	CHECK(cuCtxCreate_v4(&c, NULL, 0, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(c) == CUDA_SUCCESS);
+	CHECK(launch(NULL, 2) == CUDA_SUCCESS);
+	return NULL;
+}
+
+static int fork_inside(void)
+{
+	pthread_t t;
+	pid_t pid;
+	int st = 0;
+
+	CHECK(launch(NULL, 3) == CUDA_SUCCESS);
+	CHECK(pthread_create(&t, NULL, second_context, NULL) == 0);
+	/* Under cuaudit, until the other thread is inside the hook (MOCK_TRIP stops it in
+	   one of the pool's event creations); natively there is nothing to wait for. */
+	if (getenv("MOCK_TRIP")) {
+		for (int i = 0; i < 10000 && mock_calls("mock_trip") < 1; i++)
+			sleep_ms(1);
+		CHECK(mock_calls("mock_trip") == 1);
+	}
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		if (launch(NULL, 9) != CUDA_SUCCESS)
+			_exit(4);
+		exit(0);
+	}
+	/* The child's own exit is bounded: 10 s, then it is called hung. */
+	for (int i = 0; i < 1000 && waitpid(pid, &st, WNOHANG) == 0; i++)
+		sleep_ms(10);
+	if (waitpid(pid, &st, WNOHANG) == 0) {
+		kill(pid, SIGKILL);
+		waitpid(pid, &st, 0);
+		printf("child hung\n");
+		return 1;
+	}
+	printf("child exit %d\n", WIFEXITED(st) ? WEXITSTATUS(st) : 128 + WTERMSIG(st));
+	CHECK(pthread_join(t, NULL) == 0);
+	return 0;
+}
+
+/* reset: 5 launches, a reset of the primary context, 20 launches; then a created context
+   with 3 launches, destroyed, and a new one (the same handle) with 4 launches. */
+static void reset(CUcontext primary, CUdevice d)
+{
+	CUcontext c;
+
+	for (int i = 0; i < 5; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	CHECK(cuDevicePrimaryCtxReset_v2(d) == CUDA_SUCCESS);
+	CHECK(cuDevicePrimaryCtxRetain(&primary, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(primary) == CUDA_SUCCESS);
+	for (int i = 0; i < 20; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	CHECK(cuCtxCreate_v4(&c, NULL, 0, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(c) == CUDA_SUCCESS);
+	for (int i = 0; i < 3; i++)
+		CHECK(launch(NULL, 2) == CUDA_SUCCESS);
+	CHECK(cuCtxDestroy_v2(c) == CUDA_SUCCESS);
+	CHECK(cuCtxCreate_v4(&c, NULL, 0, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(c) == CUDA_SUCCESS);
+	for (int i = 0; i < 4; i++)
+		CHECK(launch(NULL, 2) == CUDA_SUCCESS);
+}
+
+/* capture: a capture in the global mode, begun before any timed work, stays open while 10
+   launches go to the legacy stream, and ends; a second one is abandoned (its stream
+   destroyed without an end), and 10 launches follow. */
+static void captures(void)
+{
+	CUstream s;
+	CUgraph g = NULL;
+
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+	CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+	for (int i = 0; i < 10; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	/* The mock ends a global capture at any query made outside the relaxed mode. */
+	printf("end capture -> %d\n", (int)cuStreamEndCapture(s, &g));
+	CHECK(cuStreamDestroy_v2(s) == CUDA_SUCCESS);
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+	CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+	CHECK(cuStreamDestroy_v2(s) == CUDA_SUCCESS);
+	for (int i = 0; i < 10; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	CUcontext ctx;
+	CUdevice d;
+	CUmodule mod = NULL;
+	int rc = 0;
+
+	setvbuf(stdout, NULL, _IONBF, 0);
+	CHECK(cuInit(0) == CUDA_SUCCESS);
+	CHECK(cuDeviceGet(&d, 0) == CUDA_SUCCESS);
+	CHECK(cuDevicePrimaryCtxRetain(&ctx, d) == CUDA_SUCCESS);
+	CHECK(cuCtxSetCurrent(ctx) == CUDA_SUCCESS);
+	CHECK(cuModuleGetFunction(&add_one, mod, "_Z7add_onePii") == CUDA_SUCCESS);
+	CHECK(cuMemAlloc_v2(&dev, 8192) == CUDA_SUCCESS);
+	if (strcmp(mode, "sigexit") == 0) {
+		/* 16 launches: the 8th harvests, inside the hook, where MOCK_TRIP raises. */
+		signal(SIGTERM, exit_handler);
+		for (int i = 0; i < 16; i++)
+			CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	} else if (strcmp(mode, "sigcopy") == 0) {
+		/* 3 launches, harvested by the exit drain, where MOCK_TRIP raises. */
+		signal(SIGUSR1, copy_handler);
+		for (int i = 0; i < 3; i++)
+			CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	} else if (strcmp(mode, "fork") == 0) {
+		rc = fork_inside();
+	} else if (strcmp(mode, "reset") == 0) {
+		reset(ctx, d);
+	} else if (strcmp(mode, "capture") == 0) {
+		captures();
+	} else {
+		fprintf(stderr, "unknown mode %s\n", mode);
+		return 2;
+	}
+	fprintf(stderr, "mock dead handle calls %ld\n", mock_calls("mock_dead_handle"));
+	printf("end\n");
+	return rc;
+}

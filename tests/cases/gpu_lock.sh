@@ -1,0 +1,105 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/gpu_lock.sh: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset, captures kept open and abandoned; each run bounded in time.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1"
+
+# run_gpu LIMIT MODE [VAR=VALUE...]: gpu_lock MODE under cuaudit with GPU timing and a JSON
+# summary in s.json (unless CUAUDIT_SUMMARY is among the VARs), killed after LIMIT seconds;
+# its status in $rc (137: killed, it hung).
+run_gpu() {
+  local limit=$1 mode=$2; shift 2
+  timeout -s KILL "$limit" env LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$@" \
+    "$BIN/gpu_lock" "$mode" >audited.out 2>audited.err
+  rc=$?
+}
+expect_rc() {
+  [ "$rc" = "$1" ] && pass "exit status $rc" ||
+    { fail "exit status $rc, expected $1 (137: killed at the time limit)"; head -5 audited.err; }
+}
+# gpu_check JSON PYTHON_EXPR: the summary was written and its GPU counts (timed, untimed by
+# reason) satisfy the expression.
+gpu_check() {
+  "$PYTHON" - "$1" "$2" <<'PY' && pass "$1: $2" || fail "$1: $2"
+import json, sys
+try:
+    g = json.load(open(sys.argv[1]))["gpu"]
+except Exception as e:
+    print("no summary:", e); sys.exit(1)
+timed, untimed = g["timed"], {k: v for k, v in g["untimed"].items() if v}
+kernels = sorted((k["instances"], round(k["total_ns"] / 1e6)) for k in g["kernels"])
+ok = eval(sys.argv[2])
+if not ok:
+    print("timed", timed, "untimed", untimed, "kernels", kernels)
+sys.exit(0 if ok else 1)
+PY
+}
+
+case $name in
+gpu_time_exit_from_a_signal_handler_inside_the_hook_ends_and_writes_the_summary)
+  # The 8th launch harvests with the pool's lock held; its first elapsed-time call raises
+  # SIGTERM, whose handler calls exit(3): the exit drain must not wait for the lock its
+  # own thread holds. The 7 records it could not harvest are counted unfinished.
+  run_gpu 20 sigexit MOCK_TRIP=cuEventElapsedTime_v2:1:raise=15
+  expect_rc 3
+  expect_out '^handler: exit\(3\)$'
+  gpu_check s.json 'timed == 0 and untimed == {"unfinished": 7}'
+  ;;
+gpu_time_signal_handler_copy_inside_the_exit_drain_is_counted_busy)
+  # The exit drain harvests the 3 launches with the pool's lock held; its first
+  # elapsed-time call raises SIGUSR1, whose handler makes an async copy: the copy is not
+  # timed (busy), the program ends, and the drain times the 3 launches.
+  run_gpu 20 sigcopy MOCK_TRIP=cuEventElapsedTime_v2:1:raise=10
+  expect_rc 0
+  expect_out '^handler: copy 0$'
+  expect_out '^end$'
+  gpu_check s.json 'timed == 3 and untimed == {"busy": 1}'
+  ;;
+gpu_time_child_forked_while_a_thread_is_inside_the_hook_times_its_own_launch)
+  # A thread sets up a second context's pool and sleeps inside one of its event creations
+  # (with the setup lock held) while the main thread forks: the child's launch must not
+  # wait for a lock of a thread it does not have.
+  timeout -s KILL 30 "$BIN/gpu_lock" fork >native.out 2>native.err; echo $? >native.rc
+  run_gpu 30 fork MOCK_TRIP=cuEventCreate:1030:sleep=1500 CUAUDIT_SUMMARY="$dir/s.%p.json"
+  echo $rc >audited.rc
+  same_results
+  expect_rc 0
+  expect_out '^child exit 0$'
+  n=$(ls s.*.json 2>/dev/null | wc -l)
+  [ "$n" = 2 ] && pass "two summaries" || fail "$n summaries"
+  # The parent's 3 ms and its thread's 2 ms launches; the child's 9 ms one.
+  for f in s.*.json; do
+    gpu_check "$f" 'timed in (1, 2) and not untimed and kernels in ([(1, 9)], [(2, 5)])'
+  done
+  ;;
+gpu_time_starts_over_after_a_device_reset_and_counts_every_call)
+  # 5 launches, a primary context reset, 20 launches; a context with 3 launches destroyed
+  # and a new one on the same handle with 4. Each call is timed or counted untimed; after
+  # each reset or destroy timing starts over (at most the call that finds the pool dead is
+  # lost, with the records not yet harvested), and the dead context's events are named
+  # by at most one call each time.
+  timeout -s KILL 20 "$BIN/gpu_lock" reset >native.out 2>native.err; echo $? >native.rc
+  run_gpu 20 reset
+  echo $rc >audited.rc
+  same_results
+  grep -qx 'mock dead handle calls 0' native.err && pass "natively no call on a dead handle" ||
+    fail "native: $(grep dead native.err)"
+  dead=$(sed -n 's/^mock dead handle calls //p' audited.err)
+  [ -n "$dead" ] && [ "$dead" -le 2 ] && pass "$dead calls on the dead contexts' events" ||
+    fail "${dead:-no} calls on the dead contexts' events (at most 2)"
+  gpu_check s.json 'timed + sum(untimed.values()) == 32 and set(untimed) <= {"lost"} and timed >= 22'
+  ;;
+gpu_time_launches_during_and_after_an_abandoned_capture_are_timed)
+  # A global-mode capture begun before any timed work stays open over 10 launches on the
+  # legacy stream and ends intact (cuaudit's queries in the relaxed mode do not break it);
+  # a second is abandoned, its stream destroyed: the 10 launches after it are timed too.
+  timeout -s KILL 20 "$BIN/gpu_lock" capture >native.out 2>native.err; echo $? >native.rc
+  run_gpu 20 capture
+  echo $rc >audited.rc
+  same_results
+  expect_rc 0
+  expect_out '^end capture -> 0$'
+  gpu_check s.json 'timed == 20 and not untimed'
+  ;;
+*) fail "unknown case $name" ;;
+esac
+[ "$failures" -eq 0 ]
