@@ -29,6 +29,7 @@ int cua_fd_high(int fd)
    its own mask) is left pending. */
 struct fsize_guard {
 	sigset_t old;
+	int held;        /* the mask was changed: old is the thread's own, to put back */
 	int was_pending;
 };
 
@@ -39,10 +40,9 @@ static void fsize_hold(struct fsize_guard *g)
 	sigemptyset(&xfsz);
 	sigaddset(&xfsz, SIGXFSZ);
 	g->was_pending = 0;
-	if (pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) != 0) {
-		sigemptyset(&g->old);
+	g->held = pthread_sigmask(SIG_BLOCK, &xfsz, &g->old) == 0;
+	if (!g->held)
 		return;
-	}
 	/* Only a thread that had it blocked can have one pending that is not ours. */
 	if (sigismember(&g->old, SIGXFSZ) && sigpending(&pending) == 0)
 		g->was_pending = sigismember(&pending, SIGXFSZ);
@@ -53,6 +53,8 @@ static void fsize_release(struct fsize_guard *g, int err)
 {
 	int saved = errno;
 
+	if (!g->held)
+		return;
 	if (err == EFBIG && !g->was_pending) {
 		sigset_t xfsz;
 		struct timespec now = { 0, 0 };
