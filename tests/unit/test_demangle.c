@@ -421,7 +421,7 @@ static void *demangle_on_thread(void *arg)
 
 static size_t stack_used(const char *name)
 {
-	enum { BYTES = 1 << 20 };
+	enum { BYTES = 256 << 10 };
 	static char *stack;
 	pthread_attr_t attr;
 	pthread_t t;
