@@ -5,6 +5,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
+#include "fd.h"
 #include "instance.h"
 
 /* Two instances (DT_AUDIT and LD_AUDIT) each get their own namespace, globals and libc,
@@ -84,7 +85,7 @@ int cua_instance_claim(void)
 	fd = memfd_create(MARKER_NAME, MFD_CLOEXEC);
 	if (fd < 0)
 		return 1; /* no memfd (Linux < 3.17, or filtered): no detection either */
-	p = ftruncate(fd, page) == 0
+	p = cua_fd_grow(fd, page, 0) == 0
 		    ? mmap(NULL, (size_t)page, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
 		    : MAP_FAILED;
 	close(fd);

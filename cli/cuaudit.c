@@ -129,6 +129,7 @@ static void run_usage(FILE *f)
 	}
 	fputs("  -e, --error-exitcode N\n"
 	      "        exit with N if any CUDA call of the program (or its children) failed\n"
+	      "        (a program a signal ended ends cuaudit by that signal all the same)\n"
 	      "  -h, --help\n"
 	      "        this text\n"
 	      "\n"
@@ -460,7 +461,12 @@ static int run_child(char **argv, int counter_fd, int error_exitcode)
 	}
 	if (pread(counter_fd, &failures, sizeof(failures), 0) != (ssize_t)sizeof(failures))
 		failures = 0;
-	if (failures) {
+	/* A program a signal ended (a crash, a kill) ends this process the same way whatever
+	   --error-exitcode says: N, 0 above all, would report a crash as a clean run. */
+	if (failures && WIFSIGNALED(status)) {
+		fprintf(stderr, "cuaudit run: %llu CUDA call(s) failed; the program was killed by signal "
+				"%d\n", (unsigned long long)failures, WTERMSIG(status));
+	} else if (failures) {
 		fprintf(stderr, "cuaudit run: %llu CUDA call(s) failed; exit status %d\n",
 			(unsigned long long)failures, error_exitcode);
 		return error_exitcode;

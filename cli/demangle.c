@@ -1,51 +1,25 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/demangle.c: readable C++ names for the command's outputs: the module's own demangler first, the C++ runtime's where it fails. */
-#include <dlfcn.h>
+/* cli/demangle.c: readable C++ names for the command's outputs, with the module's own bounded demangler only. */
 #include <stdlib.h>
 #include <string.h>
 #include "demangle.h"
 
-typedef char *(*cxa_demangle_fn)(const char *mangled, char *out, size_t *len, int *status);
-
-/* The C++ runtime's demangler, looked up once: the command is C and links no C++ runtime,
-   so a system without libstdc++ still gets every output, with what the module's own
-   demangler reads and mangled names for the rest. */
-static cxa_demangle_fn demangler(void)
-{
-	static int looked;
-	static cxa_demangle_fn fn;
-	void *h;
-
-	if (looked)
-		return fn;
-	looked = 1;
-	h = dlopen("libstdc++.so.6", RTLD_NOW | RTLD_LOCAL);
-	if (h)
-		*(void **)&fn = dlsym(h, "__cxa_demangle");
-	return fn;
-}
-
-/* hooks/core/demangle.c first: the module's summary table, log and trace print its text, so
-   `report` and `export` print the same names for them. __cxa_demangle only for the
-   constructs it does not read (it prints their libstdc++ text, or fails). */
+/* hooks/core/demangle.c only: the module's summary table, log and trace print its text, so
+   `report` and `export` print the same names for them; a name it does not read stays
+   mangled here too. Its time and memory are bounded whatever the name (a fixed node table,
+   step and depth bounds, an output buffer of 8 bytes a byte of the name). libstdc++'s __cxa_demangle is not used:
+   it has no bound on either (a 217-byte name whose substitutions each name the one before
+   three times asks it for gigabytes and minutes, tests/cases/readable.sh), and one name in a
+   summary would hang the command. */
 static char *readable(const char *name)
 {
-	size_t len = strlen(name), cap = len * 8 + 4096, n;
+	size_t len = strlen(name), cap = len * 8 + 4096;
 	char *out = malloc(cap);
-	cxa_demangle_fn fn;
-	int status = -1;
 
-	if (out && (n = cua_demangle_into(out, cap, name, len)) > 0)
+	if (out && cua_demangle_into(out, cap, name, len) > 0)
 		return out;
 	free(out);
-	out = NULL;
-	if ((fn = demangler()))
-		out = fn(name, NULL, NULL, &status);
-	if (status != 0) {
-		free(out);
-		out = NULL;
-	}
-	return out;
+	return NULL;
 }
 
 const char *cua_demangle(const char *name)

@@ -8,8 +8,9 @@
 #include "../hooks/core/demangle.h"
 
 /* The readable form of a mangled C++ name, or name itself when it is not one, demangling is
-   off, or neither the module's demangler nor the C++ runtime's reads it. The result lives
-   until the next call with another name (a small cache), so copy it to keep it. */
+   off, or the module's demangler does not read it (no other is used: no other has a bound
+   on its time and memory). The result lives until the next call with another name (a
+   small cache), so copy it to keep it. */
 const char *cua_demangle(const char *name);
 
 #endif

@@ -740,7 +740,7 @@ static void summary_finish(void)
 	if (write_file(0) == 0 && told_pid != cua_process_id()) {
 		/* Once per file: a failed exec writes it again at exit. */
 		told_pid = cua_process_id();
-		cua_log_generated("summary", chosen);
+		cua_log_generated("summary", chosen, 0);
 	}
 }
 

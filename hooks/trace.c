@@ -74,6 +74,7 @@ static struct {
 	int made;       /* the file at path was created by this process image */
 	int dead;       /* stopped: cannot create, foreign descriptor, limit, write error */
 	int limited;    /* stopped by CUAUDIT_TRACE_MAX */
+	int cut;        /* stopped by an error (EFBIG past ulimit -f, ...): events were dropped */
 	dev_t dev;
 	ino_t ino;
 	uint64_t end;   /* next free offset: blocks reserve their place with one atomic add */
@@ -126,6 +127,7 @@ static void stop_raw(const char *why, int err)
 {
 	if (__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL))
 		return;
+	__atomic_store_n(&raw.cut, 1, __ATOMIC_RELEASE);
 	cua_out_report(why, raw.path, err);
 }
 
@@ -677,6 +679,9 @@ static void trace_finish(void)
 		format_buffers(&w, pid);
 	if (limited || raw.limited)
 		cua_tracefmt_marker(&w, pid, last_ns, "CUAUDIT_TRACE_MAX reached; later events were dropped");
+	else if (__atomic_load_n(&raw.cut, __ATOMIC_ACQUIRE))
+		cua_tracefmt_marker(&w, pid, last_ns, "the trace's raw file could not be written; "
+				    "events were dropped");
 	if (__atomic_load_n(&lost, __ATOMIC_RELAXED))
 		cua_log_count(CUA_LOG_WARN, "trace: ", __atomic_load_n(&lost, __ATOMIC_RELAXED),
 			      " calls made from signal handlers nested more than 4 deep in one "
@@ -691,7 +696,8 @@ static void trace_finish(void)
 	cua_tracefmt_names(&w, pid, cua_provenance_program(), cua_provenance_thread_name);
 	cua_tracefmt_tail(&w);
 	if (cua_writer_commit(&w, tmp, path) == 0) {
-		cua_log_generated("trace", path);
+		cua_log_generated("trace", path, __atomic_load_n(&raw.cut, __ATOMIC_ACQUIRE) &&
+					  !raw.limited);
 		if (rawfd >= 0)
 			unlink(raw.path);
 	} else {

@@ -15,8 +15,17 @@ int cua_demangle_names = 1;
 #define MAX_NODES 1200
 #define MAX_SUBS 256
 #define MAX_TARGS 64
-#define MAX_DEPTH 64
+#define MAX_DEPTH 64 /* the longest chain a loop follows (no stack) */
 #define MAX_STEPS (1u << 20)
+/* The stack: every recursion counts its levels against one of two limits, and no frame
+   holds an array, so that the worst case of any input stays under CUA_DEMANGLE_STACK_MAX
+   (tests/unit/test_demangle.c measures it on hostile names). Real kernel names need at
+   most 25 levels of the parser and 16 of the printer (tests/data/kernel_names.txt and
+   libstdc++'s exports); a name past either limit stays mangled. */
+#define PARSE_DEPTH 40
+#define PRINT_DEPTH 32
+#define MAX_WORK 1024  /* same_generation's explicit stack */
+#define MAX_SAVED 512  /* template arguments saved across an entity's encoding */
 
 enum kind {
 	K_NAME,     /* s[0,n) */
@@ -67,7 +76,10 @@ struct dm {
 	int entity_next;  /* the next name is a local name's entity (may start with a closure) */
 	unsigned nnodes, nsubs, ntargs;
 	unsigned gen, next_gen; /* which template arguments targs holds now */
+	unsigned nsaved;         /* in use of saved */
 	int subs[MAX_SUBS];
+	int work[MAX_WORK];
+	int saved[MAX_SAVED];    /* the enclosing template arguments, while an entity's are read */
 	int targs[MAX_TARGS];
 	struct node nodes[MAX_NODES];
 };
@@ -173,7 +185,7 @@ static int number(struct dm *d, unsigned long *out)
 /* Recursion guard around every parser that can recurse. */
 static int enter(struct dm *d)
 {
-	if (d->failed || ++d->depth > MAX_DEPTH) {
+	if (d->failed || ++d->depth > PARSE_DEPTH) {
 		d->failed = 1;
 		return 0;
 	}
@@ -456,29 +468,75 @@ static int pkind(const struct dm *d, int n)
    argument) would print differently there. Such a reference fails the name. */
 static int same_generation(struct dm *d, int n, unsigned *budget)
 {
-	const struct node *x;
+	unsigned top = 0;
 
-	if (n < 0)
-		return 1;
-	if (*budget == 0)
-		return 0;
-	--*budget;
-	x = &d->nodes[n];
-	if (x->kind == K_TPARAM && x->n != d->gen)
-		return 0;
-	return same_generation(d, x->a, budget) && same_generation(d, x->b, budget);
+	/* A walk of the graph with its own stack (in the state), not the thread's: a list or a
+	   nested name is as deep as it is long. Out of either stack or budget: *budget is 0,
+	   and the caller fails the name. */
+	d->work[top++] = n;
+	while (top > 0) {
+		const struct node *x;
+
+		n = d->work[--top];
+		if (n < 0)
+			continue;
+		if (*budget == 0)
+			return 0;
+		--*budget;
+		x = &d->nodes[n];
+		if (x->kind == K_TPARAM && x->n != d->gen)
+			return 0;
+		if (top + 2 > MAX_WORK) {
+			*budget = 0;
+			return 0;
+		}
+		d->work[top++] = x->b;
+		d->work[top++] = x->a;
+	}
+	return 1;
 }
 
 /* libstdc++ resolves a template parameter where it prints it: a candidate built while other
    template arguments were in force (inside the entity of an L_Z...E argument) means, where
    it is referred to now, what its parameters name now. A copy of it, re-resolved. */
+static int reinstantiate_node(struct dm *d, int n, unsigned *budget);
+
+/* The copy's levels count against the parser's depth; a list's items are followed in a
+   loop, so that a long list is no deep recursion. */
 static int reinstantiate(struct dm *d, int n, unsigned *budget)
+{
+	int first = -1, last = -1;
+
+	if (n < 0)
+		return n;
+	if (d->nodes[n].kind != K_ITEM)
+		return enter(d) ? leave(d, reinstantiate_node(d, n, budget)) : -1;
+	for (; n >= 0 && !d->failed; n = d->nodes[n].b) {
+		int a, item;
+
+		if (d->nodes[n].kind != K_ITEM || *budget == 0)
+			return fail(d); /* a list ends in -1 */
+		--*budget;
+		if (!enter(d))
+			return -1;
+		a = leave(d, d->nodes[n].a < 0 ? 0 : reinstantiate_node(d, d->nodes[n].a, budget));
+		item = a < 0 ? -1 : node(d, K_ITEM, d->nodes[n].a < 0 ? -1 : a, -1);
+		if (item < 0)
+			return fail(d);
+		if (last >= 0)
+			d->nodes[last].b = item;
+		else
+			first = item;
+		last = item;
+	}
+	return d->failed ? -1 : first;
+}
+
+static int reinstantiate_node(struct dm *d, int n, unsigned *budget)
 {
 	struct node *x;
 	int a, b, copy;
 
-	if (n < 0)
-		return n;
 	if (*budget == 0)
 		return fail(d);
 	--*budget;
@@ -516,6 +574,29 @@ static int reinstantiate(struct dm *d, int n, unsigned *budget)
 	return copy;
 }
 
+/* The template arguments in force, kept in the state (not in a frame) while an entity's
+   own are read; *base says where, for targs_restore. */
+static int targs_save(struct dm *d, unsigned *base)
+{
+	if (d->ntargs > MAX_SAVED - d->nsaved)
+		return fail(d);
+	*base = d->nsaved;
+	memcpy(d->saved + d->nsaved, d->targs, d->ntargs * sizeof(d->targs[0]));
+	d->nsaved += d->ntargs;
+	return 0;
+}
+
+/* Pops what targs_save kept; puts it back in force when restore says so. */
+static void targs_restore(struct dm *d, unsigned base, unsigned gen, int restore)
+{
+	if (restore) {
+		d->ntargs = d->nsaved - base;
+		memcpy(d->targs, d->saved + base, d->ntargs * sizeof(d->targs[0]));
+		d->gen = gen;
+	}
+	d->nsaved = base;
+}
+
 /* L <type> <value> E, L _Z <encoding> E */
 static int expr_primary(struct dm *d)
 {
@@ -526,17 +607,15 @@ static int expr_primary(struct dm *d)
 		return fail(d);
 	/* An entity: L_Z <encoding> E, or LZ <encoding> E as older g++ wrote it. */
 	if ((peek(d) == '_' && peek_at(d, 1) == 'Z') || peek(d) == 'Z') {
-		int saved[MAX_TARGS];
-		unsigned nsaved = d->ntargs, gen = d->gen;
+		unsigned base, gen = d->gen;
 		struct name_info info = { 0 };
 
 		/* An entity's own template arguments do not change the enclosing ones. */
-		memcpy(saved, d->targs, nsaved * sizeof(saved[0]));
+		if (targs_save(d, &base) != 0)
+			return -1;
 		d->p += peek(d) == 'Z' ? 1 : 2;
 		n = encoding(d, &info);
-		memcpy(d->targs, saved, nsaved * sizeof(saved[0]));
-		d->ntargs = nsaved;
-		d->gen = gen;
+		targs_restore(d, base, gen, 1);
 		return n >= 0 && eat(d, 'E') ? n : fail(d);
 	}
 	/* Integer and boolean values, of a builtin or an enumeration type. */
@@ -829,14 +908,15 @@ static int nested_name(struct dm *d, int tag, struct name_info *info)
 static int local_name(struct dm *d, int tag, struct name_info *info)
 {
 	struct name_info inner = { 0 };
-	int enc, entity, saved[MAX_TARGS];
-	unsigned nsaved = d->ntargs, gen = d->gen;
+	int enc, entity;
+	unsigned base, gen = d->gen;
 
 	if (!eat(d, 'Z'))
 		return fail(d);
 	/* A local name used as a type: its function's template arguments are its own, not
 	   those the enclosing signature's parameters refer to. */
-	memcpy(saved, d->targs, nsaved * sizeof(saved[0]));
+	if (targs_save(d, &base) != 0)
+		return -1;
 	d->in_local++;
 	enc = encoding(d, &inner);
 	d->in_local--;
@@ -851,11 +931,7 @@ static int local_name(struct dm *d, int tag, struct name_info *info)
 		entity = name(d, tag, info);
 		d->entity_next = 0;
 	}
-	if (!tag) {
-		memcpy(d->targs, saved, nsaved * sizeof(saved[0]));
-		d->ntargs = nsaved;
-		d->gen = gen;
-	}
+	targs_restore(d, base, gen, !tag);
 	/* The discriminator: _ <digit>, or __ <number> _; not printed. */
 	if (peek(d) == '_') {
 		unsigned long v;
@@ -1362,7 +1438,7 @@ static int strip_for_print(struct out *o, int n)
 
 static int guard(struct out *o, int n)
 {
-	if (o->failed || n < 0 || ++o->steps > MAX_STEPS || o->depth >= MAX_DEPTH * 2) {
+	if (o->failed || n < 0 || ++o->steps > MAX_STEPS || o->depth >= PRINT_DEPTH) {
 		o->failed = 1;
 		return 0;
 	}
@@ -1378,11 +1454,12 @@ static int guard(struct out *o, int n)
    ("A<int>>" for A<int, <empty>>). */
 static int print_list(struct out *o, int item)
 {
-	struct {
-		size_t pos;
-		unsigned long flushes;
-	} run[64];
-	unsigned nrun = 0;
+	/* The run of separators at the end: each followed by an element that printed nothing,
+	   so they lie 2 bytes apart, the last ending at o->len; libstdc++ can take back those
+	   put since its last flush (the last 'same' of them: flushes only grow). Three numbers,
+	   not a table of positions: no array in a frame of the printer's recursion. */
+	unsigned nrun = 0, same = 0;
+	unsigned long last_flushes = 0;
 
 	for (int i = 0; item >= 0 && !o->failed; i++) {
 		const struct node *it = &o->d->nodes[item];
@@ -1397,27 +1474,21 @@ static int print_list(struct out *o, int item)
 				o->flushes++;
 			}
 			puts_(o, ", ");
-			if (nrun == sizeof(run) / sizeof(run[0])) {
-				o->failed = 1;
-				return 0;
-			}
-			run[nrun].pos = o->len;
-			run[nrun].flushes = o->flushes;
+			same = nrun > 0 && o->flushes == last_flushes ? same + 1 : 1;
+			last_flushes = o->flushes;
 			nrun++;
 		}
 		mark = o->len;
 		print(o, it->a);
 		if (o->len != mark)
-			nrun = 0;
+			nrun = same = 0;
 		item = it->b;
 	}
 	if (o->failed)
 		return 0;
-	for (unsigned k = nrun; k-- > 0;) {
-		if (o->flushes != run[k].flushes || o->len != run[k].pos)
-			break;
-		o->len -= 2;
-		o->buf_len -= 2;
+	if (nrun > 0 && o->flushes == last_flushes) {
+		o->len -= 2 * (size_t)same;
+		o->buf_len -= 2 * same;
 	}
 	return nrun > 0;
 }
@@ -1495,13 +1566,14 @@ static int has_right(const struct out *o, int n)
 }
 
 /* The length of the pack an expansion's pattern names through a template parameter (the
-   first one found), -1 when it names none; a parameter's own value is not looked into. */
+   first one found), -1 when it names none; a parameter's own value is not looked into.
+   Its levels and the printer's below it count against PRINT_DEPTH together. */
 static int count_pack(struct out *o, int n, int depth)
 {
 	const struct node *x;
 	int r;
 
-	if (n < 0 || depth > MAX_DEPTH || ++o->steps > MAX_STEPS)
+	if (n < 0 || depth >= PRINT_DEPTH || ++o->steps > MAX_STEPS)
 		return -1;
 	x = &o->d->nodes[n];
 	if (x->kind == K_TPARAM) {
@@ -1528,7 +1600,7 @@ static int has_pack(struct out *o, int n, int depth)
 {
 	const struct node *x;
 
-	if (n < 0 || depth > MAX_DEPTH || ++o->steps > MAX_STEPS)
+	if (n < 0 || depth >= PRINT_DEPTH || ++o->steps > MAX_STEPS)
 		return n >= 0;
 	x = &o->d->nodes[n];
 	if (x->kind == K_PACK || x->kind == K_PACKEXP)
@@ -1567,12 +1639,12 @@ static int nested_pack(struct out *o, int n)
 	int t = strip(o->d, n);
 
 	return t >= 0 && o->d->nodes[t].kind == K_PACK && o->pack_index >= 0 &&
-	       has_pack(o, resolve(o, n), 0);
+	       has_pack(o, resolve(o, n), o->depth);
 }
 
 static void print_expansion(struct out *o, const struct node *x)
 {
-	int count = count_pack(o, x->a, 0), saved = o->pack_index;
+	int count = count_pack(o, x->a, o->depth), saved = o->pack_index;
 
 	if (count < 0 || saved >= 0) {
 		o->failed = 1;
@@ -1993,7 +2065,7 @@ size_t cua_demangle_with(struct cua_demangle_state *state, char *out, size_t cap
 	d->p = name_ + 2;
 	d->end = name_ + len;
 	d->depth = d->failed = d->in_expansion = d->in_local = d->member_next = d->entity_next = 0;
-	d->nnodes = d->nsubs = d->ntargs = 0;
+	d->nnodes = d->nsubs = d->ntargs = d->nsaved = 0;
 	d->gen = d->next_gen = 0;
 	top = encoding(d, &info);
 	top = clone_suffixes(d, top);

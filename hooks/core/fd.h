@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/core/fd.h: keeps the descriptors cuaudit owns at 1000 and above, out of the program's range. */
+/* hooks/core/fd.h: keeps the descriptors cuaudit owns at 1000 and above, and is the one way the module writes or grows a file. */
 #ifndef CUA_FD_H
 #define CUA_FD_H
 
@@ -15,7 +15,13 @@ int cua_fd_high(int fd);
 
 /* Writes all n bytes (at offset at, or at the file position when at < 0), again after EINTR.
    0, or -1 with errno set (EIO for a write of 0 bytes): a short write is an error. The one
-   write-everything loop of the module. */
+   write-everything loop of the module. Past RLIMIT_FSIZE it fails with EFBIG and the program
+   gets no SIGXFSZ: every write of the module's outputs comes here. */
 int cua_fd_write_all(int fd, const void *p, size_t n, off_t at);
+
+/* Makes the file size bytes long, its blocks reserved when reserve says so (posix_fallocate,
+   ftruncate where the file system has no fallocate). 0, or an errno value (EFBIG past
+   RLIMIT_FSIZE, without SIGXFSZ). The one way the module makes a file longer. */
+int cua_fd_grow(int fd, off_t size, int reserve);
 
 #endif

@@ -8,6 +8,7 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
+#include "fd.h"
 #include "fmt.h"
 #include "livefmt.h"
 #include "out.h"
@@ -291,9 +292,7 @@ static struct cua_live_head *make_region(uint64_t pid)
 	}
 	/* Blocks reserved now: a store into a sparse page of a full file system would raise
 	   SIGBUS in the program. */
-	err = posix_fallocate(fd, 0, (off_t)cfg.file_size);
-	if (err == EOPNOTSUPP || err == EINVAL)
-		err = ftruncate(fd, (off_t)cfg.file_size) == 0 ? 0 : errno;
+	err = cua_fd_grow(fd, (off_t)cfg.file_size, 1);
 	if (err) {
 		say_off("the live view is off: no room for ", region.path, err);
 		close(fd);

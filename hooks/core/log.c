@@ -31,7 +31,7 @@ void cua_log_end(struct cua_buf *b)
 	cua_out_log(b->p, b->len);
 }
 
-void cua_log_generated(const char *what, const char *path)
+void cua_log_generated(const char *what, const char *path, int cut)
 {
 	char line[2048];
 	struct cua_buf b = CUA_BUF(line);
@@ -45,7 +45,7 @@ void cua_log_generated(const char *what, const char *path)
 	cua_buf_str(&b, what);
 	cua_buf_str(&b, " of pid ");
 	cua_buf_u64(&b, cua_process_id());
-	cua_buf_char(&b, ')');
+	cua_buf_str(&b, cut ? ", cut short: events were dropped, see the error above)" : ")");
 	cua_log_end(&b);
 }
 

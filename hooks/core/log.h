@@ -24,7 +24,8 @@ void cua_log_count(int level, const char *before, uint64_t n, const char *after)
 
 /* "cuaudit: Generated: PATH (the WHAT of pid N)": where an output file went, said once per
    file at the default level (warn) and above, as Nsight Systems does, since the name may be
-   a numbered one (NAME.1.json) the user did not give. */
-void cua_log_generated(const char *what, const char *path);
+   a numbered one (NAME.1.json) the user did not give. cut: the file is whole but misses
+   events an error made the output drop: "(the WHAT of pid N, cut short: ...)". */
+void cua_log_generated(const char *what, const char *path, int cut);
 
 #endif

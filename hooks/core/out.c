@@ -271,7 +271,8 @@ static char log_path[CUA_PATH_MAX];
 static dev_t log_dev;
 static ino_t log_ino;
 static uint64_t log_bytes; /* written to the current file, for CUAUDIT_LOG_MAX */
-static int log_full;       /* the marker is written; lines are dropped until a new file */
+static int log_full;       /* the marker is written, or the file reached RLIMIT_FSIZE: lines
+			      are dropped until a new file */
 
 static void say_once(const char *what, int err)
 {
@@ -373,7 +374,7 @@ static int log_descriptor(void)
 	}
 	if (log_fd < 0)
 		return stderr_checked();
-	if (cua_cfg.log_max && __atomic_load_n(&log_full, __ATOMIC_RELAXED))
+	if (__atomic_load_n(&log_full, __ATOMIC_RELAXED))
 		return -2;
 	return log_fd;
 }
@@ -404,9 +405,14 @@ void cua_out_log(const char *buf, size_t len)
 	int saved = errno;
 	int fd = log_descriptor();
 
-	if (fd >= 0 && log_room(fd, len) == 0 && cua_fd_write_all(fd, buf, len, -1) != 0 && fd != stderr_fd &&
-	    !__atomic_exchange_n(&log_write_failed, 1, __ATOMIC_ACQ_REL))
-		say_once("cannot write the log to ", errno);
+	if (fd >= 0 && log_room(fd, len) == 0 && cua_fd_write_all(fd, buf, len, -1) != 0 && fd != stderr_fd) {
+		/* The file size limit (ulimit -f) is no passing failure: the log stops, said once. */
+		if (errno == EFBIG && !__atomic_exchange_n(&log_full, 1, __ATOMIC_ACQ_REL))
+			say_once("the log reached the file size limit (ulimit -f) and stops; it is cut "
+				 "short at ", EFBIG);
+		else if (errno != EFBIG && !__atomic_exchange_n(&log_write_failed, 1, __ATOMIC_ACQ_REL))
+			say_once("cannot write the log to ", errno);
+	}
 	errno = saved;
 }
 

@@ -6,3 +6,5 @@ target_include_directories(demangle_differential PRIVATE ${CMAKE_SOURCE_DIR}/hoo
 case_script(demangle.sh)
 set_tests_properties(demangler_reads_real_kernel_names_as_cxa_demangle_does
   demangler_reads_libstdcxx_exports_as_cxa_demangle_does PROPERTIES SKIP_RETURN_CODE 77)
+case_program(small_stack_names SOURCES cases/small_stack_names.c LINK mock_cudart mock_cuda
+  Threads::Threads)

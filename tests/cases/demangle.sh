@@ -28,6 +28,31 @@ demangler_reads_libstdcxx_exports_as_cxa_demangle_does)
   [ "$(wc -l <names.txt)" -gt 1000 ] && pass "$(wc -l <names.txt) names from $lib" || fail "few names from $lib"
   differ 95 names.txt
   ;;
+kernel_names_nested_deep_keep_a_32KiB_thread_running)
+  # Issue 35: the module's demangler overflowed a 32 KiB thread stack on a name nested 20
+  # levels (SIGSEGV). The program registers and launches kernels named 20, 100 and 1000
+  # levels deep, and names whose substitutions triple, from a thread with a 32 KiB stack that
+  # then calls exit: the verbose log demangles each name at its launch, the summary at exit,
+  # both on that stack.
+  native "$BIN/small_stack_names"
+  CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" audited "$BIN/small_stack_names"
+  same_results
+  [ "$(cat audited.rc)" = 0 ] && pass "exit status 0" || fail "exit status $(cat audited.rc)"
+  grep -q '^launched 14 kernels, 14 ran$' audited.out && pass "every kernel ran" || fail "$(cat audited.out)"
+  expect_log 14 ' cudaLaunchKernel\(.*\) -> cudaSuccess '
+  # Past the depth limits a name stays mangled; the controls read.
+  expect_log 1 'kernel_name="_Z1f1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AI1AIiEEEEEEEEEEEEEEEEEEEE"'
+  expect_log 1 'kernel_name="vecAdd\(float const\*, float const\*, float\*, int\)"'
+  expect_log 1 'kernel_name="f\(A<A<A<A<A<int> > > > >\)"'
+  "$PYTHON" - s.json <<'PY' && pass "the summary names all 14 kernels" || fail "summary"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+names = {k["name"]: k.get("demangled") for k in doc["kernels"]}
+assert len(names) == 14, len(names)
+assert names["_Z6vecAddPKfS0_Pfi"] == "vecAdd(float const*, float const*, float*, int)", names
+PY
+  "$PYTHON" -c 'import json,sys; json.load(open(sys.argv[1]))' t.json && pass "the trace is JSON" || fail "trace"
+  ;;
 *)
   fail "unknown case $name"
   ;;

@@ -278,6 +278,53 @@ full_disk_and_file_size_limit_are_reported_never_called_written)
   expect_log 1 'error: cannot write the log to /dev/full: ENOSPC' audited.err
   expect_log 1 . audited.err
   ;;
+outputs_past_ulimit_f_never_kill_the_program_with_SIGXFSZ)
+  # Issue 35: under `ulimit -f` the program ran natively and was killed by SIGXFSZ when the
+  # log, the trace or the live view reached the limit. Here SIGXFSZ keeps its default action,
+  # as a login shell leaves it (the cases above ignore it first): cuaudit's writes past the
+  # limit fail with EFBIG, that output stops with one message, the program's status is its
+  # native one.
+  # fsize BYTES CMD...: CMD with RLIMIT_FSIZE at BYTES and SIGXFSZ at its default action.
+  fsize() {
+    "$PYTHON" -c 'import os, resource, signal, sys
+signal.signal(signal.SIGXFSZ, signal.SIG_DFL)
+resource.setrlimit(resource.RLIMIT_FSIZE, (int(sys.argv[1]),) * 2)
+os.execvp(sys.argv[2], sys.argv[2:])' "$@"
+  }
+  limit=65536
+  # The control: the limit and the default action are in force (128 + SIGXFSZ's 25).
+  fsize $limit dd if=/dev/zero of=big bs=131072 count=1 2>/dev/null; rc=$?
+  [ $rc = 153 ] && pass "a native write past the limit is killed by SIGXFSZ (153)" || fail "control: status $rc"
+  rm -f big
+  fsize $limit "$PROG" calls 20000 >native.out 2>native.err; echo $? >native.rc
+  [ "$(cat native.rc)" = 0 ] && pass "the program runs under the limit natively" || fail "native status $(cat native.rc)"
+  # fsized VAR=VALUE...: the program under cuaudit with those variables, under the limit.
+  fsized() {
+    fsize $limit env LD_AUDIT="$AUDIT" "$@" "$PROG" calls 20000 >audited.out 2>audited.err
+    echo $? >audited.rc
+  }
+  # The log: 20,000 verbose lines are far past 64 KiB.
+  fsized CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.txt"
+  same_results
+  expect_log 1 "error: the log reached the file size limit \(ulimit -f\) and stops; it is cut short at $dir/log.txt: EFBIG" audited.err
+  size=$(stat -c %s log.txt)
+  [ "$size" -le $limit ] && [ "$size" -gt 0 ] && pass "the log stops at the limit ($size bytes)" || fail "log of $size bytes"
+  # The trace: its raw file reaches the limit; the JSON does not fit either.
+  fsized CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" CUAUDIT_FLUSH_INTERVAL=0
+  same_results
+  expect_log 1 "error: cannot write the trace's raw file $dir/t.json.[0-9]+.[0-9a-fx]+.raw: EFBIG" audited.err
+  grep 'Generated: .*(the trace of pid [0-9]*)$' audited.err && fail "a cut trace was reported written" || pass "the trace is not reported written"
+  # The live view: its file (reserved whole at the first call) is larger than the limit.
+  mkdir -p "$dir/live" && chmod 700 "$dir/live"
+  fsized CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/live"
+  same_results
+  expect_log 1 "the live view is off: no room for $dir/live/.*: EFBIG" audited.err
+  [ -z "$(ls "$dir/live")" ] && pass "no region is left" || fail "left: $(ls "$dir/live")"
+  # All of them, and the summary, at once.
+  fsized CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log2.txt" CUAUDIT_TRACE="$dir/t2.json" \
+    CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/live" CUAUDIT_SUMMARY="$dir/s.json"
+  same_results
+  ;;
 exec_gives_launcher_and_workload_separate_complete_traces)
   # The launcher's outputs are written at the exec; the workload keeps the pid and takes the
   # next numbered names, so neither overwrites the other.

@@ -330,8 +330,15 @@ cli_error_exitcode_is_returned_when_a_call_failed)
   grep -q 'CUDA call(s) failed; exit status 7' cmd.err && pass "a message says why" || fail "no message: $(cat cmd.err)"
   expect_status 9 "$CLI" run -e 9 -f "$fault" --summary stderr "$BIN/driver_lazy"
   grep -qE 'cuDeviceGetAttribute' cmd.err && pass "summary still printed" || fail "no summary"
-  # A failure in a child process counts, and survives the program being killed with SIGKILL.
-  expect_status 5 "$CLI" run -e 5 -f "$fault" -- bash -c '"$0" >/dev/null; kill -KILL $$' "$BIN/driver_lazy"
+  # A failure in a child process counts, and survives the program being killed with SIGKILL;
+  # the kill, not N, is the status (issue 35: -e hid a crash, and -e 0 called it success).
+  expect_status 137 "$CLI" run -e 5 -f "$fault" -- bash -c '"$0" >/dev/null; kill -KILL $$' "$BIN/driver_lazy"
+  grep -qE '^cuaudit run: [1-9][0-9]* CUDA call\(s\) failed; the program was killed by signal 9$' cmd.err &&
+    pass "the failures are still counted and said" || fail "count: $(cat cmd.err)"
+  for n in 0 7; do
+    "$CLI" run -e $n -f "$fault" -- bash -c '"$0" >/dev/null; kill -SEGV $$' "$BIN/driver_lazy" >/dev/null 2>&1; rc=$?
+    [ $rc = 139 ] && pass "-e $n: a crash after a failed call is 139" || fail "-e $n: a crash gave $rc, want 139"
+  done
   # Without the option, the failure does not change the status.
   "$CLI" run -f "$fault" "$BIN/driver_lazy" >/dev/null 2>&1; rc=$?
   CUAUDIT_FAULT=$fault LD_AUDIT="$AUDIT" "$BIN/driver_lazy" >/dev/null 2>&1; want=$?

@@ -182,6 +182,37 @@ PY
   "$CLI" report --mangled --table kernels s.json >r.txt 2>&1
   expect_log 1 '  _ZN7cutlass6KernelINS_4gemm6kernel9GemmArray.*NT_6ParamsE$' r.txt
   ;;
+report_and_export_demangle_in_bounded_time)
+  # Issue 35: the command fell back to libstdc++'s __cxa_demangle, which has no bound on time
+  # or memory. Each template here names the one before three times through a substitution
+  # (A<S0_,S0_,S0_>, then A<S2_,S2_,S2_>, ...): 16 steps, 217 bytes, a text of 3^16 copies
+  # that __cxa_demangle takes seconds and hundreds of MB to build (more with each step). The
+  # command must finish at once and show the name as compiled (its own demangler stops at
+  # its output bound).
+  native "$BIN/kernels"
+  CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/kernels"
+  same_results
+  bomb=$("$PYTHON" -c '
+d = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ"
+b36 = lambda i: (b36(i // 36) if i >= 36 else "") + d[i % 36]
+print("_Z1f1AIiE" + "".join("1AI" + ("S%s_" % b36(2 * j)) * 3 + "E" for j in range(16)))')
+  [ ${#bomb} = 217 ] && pass "the name is ${#bomb} bytes" || fail "name of ${#bomb} bytes"
+  "$PYTHON" - s.json "$bomb" <<'PY'
+import json, sys
+doc = json.load(open(sys.argv[1]))
+k = [k for k in doc["kernels"] if k["name"] == "_Z4add5Pii"][0]
+k["name"] = sys.argv[2]
+del k["demangled"]
+json.dump(doc, open(sys.argv[1], "w"))
+PY
+  for cmd in "report --table kernels s.json" "report --json - s.json" "export -T jsonl -o - s.json"; do
+    start=$(date +%s)
+    timeout 60 "$CLI" $cmd >r.txt 2>&1; rc=$?
+    took=$(( $(date +%s) - start ))
+    [ $rc = 0 ] && [ $took -le 20 ] && pass "$cmd: status 0 in ${took}s" || fail "$cmd: status $rc after ${took}s"
+    grep -qF "$bomb" r.txt && pass "$cmd: the name as compiled" || fail "$cmd: the name is not in its output"
+  done
+  ;;
 summary_says_where_it_came_from)
   native "$BIN/kernels"
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$BIN/kernels"

@@ -1,5 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* tests/unit/test_demangle.c: the module's C++ demangler: hand-checked names of each construct, and hostile inputs that must fail cleanly. */
+#include <limits.h>
+#include <pthread.h>
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -338,6 +340,188 @@ static void hostile_names_fail_cleanly(void **state)
 	}
 }
 
+/* A name nested n levels: head, unit n times, middle, close n times. */
+static char *nest(const char *head, const char *unit, unsigned n, const char *middle, const char *close)
+{
+	char *inner = repeat(head, unit, n, middle), *s = repeat(inner, close, n, "");
+
+	free(inner);
+	return s;
+}
+
+/* Each template names the one before three times: a text of 3^steps copies. */
+static char *tripling(unsigned steps)
+{
+	static const char digits[] = "0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+	char *s = malloc(16 + 16 * steps), *p = s;
+
+	p += strlen(strcpy(p, "_Z1f1AIiE"));
+	for (unsigned j = 0; j < steps; j++) {
+		unsigned id = 2 * j;
+		char seq[3] = { id >= 36 ? digits[id / 36] : digits[id % 36], id >= 36 ? digits[id % 36] : 0, 0 };
+
+		p += strlen(strcpy(p, "1AIS"));
+		for (int r = 0; r < 3; r++) {
+			p += strlen(strcpy(p, seq));
+			p += strlen(strcpy(p, r < 2 ? "_S" : "_E"));
+		}
+	}
+	return s;
+}
+
+/* Hostile names of every recursive construct the demangler reads, 20, 100 and 1000 levels
+   deep, and tripling substitutions. */
+#define NHOSTILE 34
+static char *hostile[NHOSTILE];
+
+static void make_hostile(void)
+{
+	static const unsigned levels[] = { 20, 100, 1000 };
+	unsigned k = 0;
+
+	if (hostile[0])
+		return;
+	for (unsigned i = 0; i < 3; i++) {
+		unsigned n = levels[i];
+
+		hostile[k++] = nest("_Z1f", "1AI", n, "i", "E");          /* A<A<...>> */
+		hostile[k++] = nest("_Z1f", "N1a1AI", n, "i", "EE");      /* a::A<a::A<...>> */
+		hostile[k++] = nest("_Z1f", "PFv", n, "i", "E");          /* void (*)(void (*)(...)) */
+		hostile[k++] = nest("_Z1f1AI", "L_Z1gI", n, "i", "EvE");  /* entities in arguments */
+		hostile[k++] = nest("_Z1fI", "XadL_Z1gI", n, "i", "EvEE"); /* addresses of them */
+		hostile[k++] = nest("_Z1fI", "J", n, "i", "E");           /* packs in packs */
+		hostile[k++] = nest("_Z1f", "M1AF", n, "i", "vE");        /* member pointers */
+		hostile[k++] = nest("_ZN", "1a", n, "Ev", "");            /* a::a::...::a() */
+		hostile[k++] = nest("_Z1f", "P", n, "i", "");             /* int*** */
+		hostile[k++] = nest("_Z1f", "Z1gvE1A", n, "", "");        /* local names */
+		hostile[k++] = nest("_Z1f", "1AIS_", n, "", "E");         /* substitutions in arguments */
+	}
+	hostile[k++] = tripling(16);
+	assert_int_equal(k, NHOSTILE);
+}
+
+/* The stack a name costs the demangler, measured on a thread whose stack was painted: the
+   bytes between the thread function's frame and the deepest byte written. */
+static struct cua_demangle_state stack_state;
+static char stack_out[1 << 16];
+static const char *stack_name;
+static size_t stack_result;
+static char *volatile stack_top;
+
+static void *demangle_on_thread(void *arg)
+{
+	char here;
+
+	(void)arg;
+	stack_top = &here;
+	stack_result = cua_demangle_with(&stack_state, stack_out, sizeof(stack_out), stack_name,
+					 strlen(stack_name));
+	return NULL;
+}
+
+static size_t stack_used(const char *name)
+{
+	enum { BYTES = 256 << 10 };
+	static char *stack;
+	pthread_attr_t attr;
+	pthread_t t;
+	size_t i = 0;
+
+	if (!stack)
+		stack = aligned_alloc(4096, BYTES);
+	assert_non_null(stack);
+	memset(stack, 0xA5, BYTES);
+	assert_int_equal(pthread_attr_init(&attr), 0);
+	assert_int_equal(pthread_attr_setstack(&attr, stack, BYTES), 0);
+	stack_name = name;
+	assert_int_equal(pthread_create(&t, &attr, demangle_on_thread, NULL), 0);
+	assert_int_equal(pthread_join(t, NULL), 0);
+	pthread_attr_destroy(&attr);
+	while (i < BYTES && (unsigned char)stack[i] == 0xA5)
+		i++;
+	return (size_t)(stack_top - (stack + i));
+}
+
+/* Issue 35: a name nested 20 levels overflowed a 32 KiB thread stack. Every recursion now
+   counts against a depth limit and no frame holds an array: the worst of the hostile names
+   stays under CUA_DEMANGLE_STACK_MAX in an optimised build (instrumented or -O0 frames are
+   larger: only a loose bound there). Each name also runs on a thread of 16 KiB of stack with
+   a guard page, where an overflow is a crash. */
+static void demangler_stack_stays_under_its_bound_on_hostile_names(void **state)
+{
+#if defined(__OPTIMIZE__) && !defined(CUA_TEST_SANITIZED) && !defined(__SANITIZE_ADDRESS__)
+	const size_t bound = CUA_DEMANGLE_STACK_MAX;
+#else
+	const size_t bound = 32u << 10;
+#endif
+	size_t worst = 0, real = stack_used("_ZN2at6native29vectorized_elementwise_kernelILi4ENS0_11FillFunctorIfEENS_6detail5ArrayIPcLi1EEEEEviT0_T1_");
+
+	/* 16 KiB, or room for the sanitizer's frames. */
+	const size_t small = bound < (8u << 10) && PTHREAD_STACK_MIN <= (16u << 10) ? 16u << 10 : 64u << 10;
+
+	(void)state;
+	assert_int_not_equal(stack_result, 0);
+	make_hostile();
+	for (unsigned i = 0; i < NHOSTILE; i++) {
+		size_t used = stack_used(hostile[i]);
+
+		if (used > bound)
+			fail_msg("%.60s... (%zu bytes): %zu bytes of stack, bound %zu", hostile[i],
+				 strlen(hostile[i]), used, bound);
+		if (used > worst)
+			worst = used;
+	}
+	print_message("demangler stack: %zu bytes at most on hostile names, %zu on a real name; bound %zu\n",
+		      worst, real, bound);
+	for (unsigned i = 0; i < NHOSTILE; i++) {
+		pthread_attr_t attr;
+		pthread_t t;
+
+		assert_int_equal(pthread_attr_init(&attr), 0);
+		assert_int_equal(pthread_attr_setstacksize(&attr, small), 0);
+		stack_name = hostile[i];
+		assert_int_equal(pthread_create(&t, &attr, demangle_on_thread, NULL), 0);
+		assert_int_equal(pthread_join(t, NULL), 0);
+		pthread_attr_destroy(&attr);
+	}
+}
+
+/* The limits themselves: a name within them reads, the same construct past them stays
+   mangled (0), whatever its depth. */
+static void names_past_the_depth_limit_stay_mangled(void **state)
+{
+	char out[4096];
+	char *s;
+
+	(void)state;
+	s = nest("_Z1f", "1AI", 5, "i", "E");
+	assert_int_not_equal(demangle(out, sizeof(out), s), 0);
+	assert_string_equal(out, "f(A<A<A<A<A<int> > > > >)");
+	free(s);
+	s = nest("_Z1f", "1AI", 12, "i", "E");
+	assert_int_not_equal(demangle(out, sizeof(out), s), 0);
+	free(s);
+	s = nest("_ZN", "1a", 30, "Ev", "");
+	assert_int_not_equal(demangle(out, sizeof(out), s), 0);
+	free(s);
+	s = nest("_ZN", "1a", 40, "Ev", "");
+	assert_int_equal(demangle(out, sizeof(out), s), 0);
+	free(s);
+	make_hostile();
+	for (unsigned i = 0; i < NHOSTILE; i++) {
+		/* Local names and A<S_> chains are no deep recursion: they read at any length that
+		   fits. A nested name of 20 parts and 20 pointers are within the limits (one level
+		   each); every other name is past a limit at 20 levels already, and all at 100. */
+		int flat = strncmp(hostile[i], "_Z1fZ1gvE", 9) == 0 || strncmp(hostile[i], "_Z1f1AIS_", 9) == 0;
+		int short_nested = (strncmp(hostile[i], "_ZN1a", 5) == 0 || strncmp(hostile[i], "_Z1fPP", 6) == 0) &&
+				   strlen(hostile[i]) < 100;
+		size_t n = demangle(out, sizeof(out), hostile[i]);
+
+		if (!flat && !short_nested && n != 0)
+			fail_msg("%.60s... (%zu bytes) read as %.60s...", hostile[i], strlen(hostile[i]), out);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -346,6 +530,8 @@ int main(void)
 		cmocka_unit_test(truncated_names_fail),
 		cmocka_unit_test(output_that_does_not_fit_fails_without_overflow),
 		cmocka_unit_test(hostile_names_fail_cleanly),
+		cmocka_unit_test(demangler_stack_stays_under_its_bound_on_hostile_names),
+		cmocka_unit_test(names_past_the_depth_limit_stay_mangled),
 	};
 	return cmocka_run_group_tests(tests, NULL, NULL);
 }
