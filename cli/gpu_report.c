@@ -75,6 +75,14 @@ static int add_row(struct cua_gpu_row *r, const struct json *o, const char *coun
 	return 0;
 }
 
+/* The row's count: 0 when absent or zero; 1 when malformed, for add_row to report. */
+static uint64_t instances_of(const struct json *o, const char *count_key)
+{
+	uint64_t n = 0;
+
+	return u64_of(o, count_key, &n) == 0 ? n : 1;
+}
+
 static int add_list(const struct json *arr, const char *name_key, const char *count_key,
 		    struct cua_gpu_row **rows, size_t *n, size_t *cap, char *err, size_t errcap)
 {
@@ -94,6 +102,10 @@ static int add_list(const struct json *arr, const char *name_key, const char *co
 			snprintf(err, errcap, "gpu: element %zu has no %s", i, name_key);
 			return -1;
 		}
+		/* A row of no instances (a summary written by hand, or cut) adds nothing: no row
+		   is made for it, so every printed average divides by a count of at least 1. */
+		if (instances_of(o, count_key) == 0)
+			continue;
 		if (!(r = row_of(rows, n, cap, name->string)) || add_row(r, o, count_key) != 0) {
 			snprintf(err, errcap, "gpu: element %zu (%s) is malformed", i, name->string);
 			return -1;

@@ -237,6 +237,31 @@ PY
   "$CLI" report --table=gpu-kernels "$BUILD/tests/work/gpu_time_report_merges_gpu_tables_across_processes/nothing.json" \
     >/dev/null 2>&1; [ $? = 1 ] && pass "a missing input exits 1" || fail "missing input status"
   ;;
+gpu_report_takes_a_row_of_no_instances_and_never_leaves_an_empty_output)
+  # A summary whose GPU rows have 0 instances (a hand-made or cut summary): the report divided
+  # by the count (SIGFPE), and --json left an empty file behind.
+  LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  "$PYTHON" - s.json zero.json <<'PY' || fail "could not make the input"
+import json, sys
+d = json.load(open(sys.argv[1]))
+for r in d["gpu"]["kernels"]:
+    r["instances"] = 0
+for r in d["gpu"]["memory"]:
+    if r["operation"] == "HtoD":
+        r["count"] = 0
+json.dump(d, open(sys.argv[2], "w"))
+PY
+  for t in gpu-kernels gpu-mem; do
+    "$CLI" report --table=$t zero.json >t.txt 2>&1; rc=$?
+    [ $rc = 0 ] && grep -q 'timed' t.txt && pass "--table=$t: exit 0" || fail "--table=$t: exit $rc: $(tail -2 t.txt)"
+  done
+  grep -q 'DtoH' t.txt && ! grep -q 'HtoD' t.txt && pass "the row of 0 is left out, the others kept" ||
+    fail "gpu-mem rows: $(cat t.txt)"
+  "$CLI" report --json="$dir/out.json" zero.json >/dev/null 2>&1; rc=$?
+  [ $rc = 0 ] && "$PYTHON" -c 'import json,sys; d=json.load(open(sys.argv[1])); assert d["gpu"]["kernels"] == [], d["gpu"]' out.json &&
+    pass "--json: a complete file" || fail "--json: exit $rc, $(head -c 300 out.json)"
+  [ -z "$(ls | grep 'out.json.tmp')" ] && pass "no temporary file left" || fail "left: $(ls)"
+  ;;
 gpu_time_runtime_launches_are_timed_once_and_leave_the_last_error)
   env "$BIN/gpu_runtime" >native.out 2>native.err; echo $? >native.rc
   LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" "$BIN/gpu_runtime" \
