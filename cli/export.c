@@ -65,17 +65,28 @@ static const struct table_def tables[T_COUNT] = {
 			       { "stream", C_TEXT }, { "kind", C_TEXT }, { "name", C_TEXT },
 			       { "mangled", C_TEXT }, { "copy_kind", C_TEXT },
 			       { "start_ns", C_INT }, { "duration_ns", C_INT }, { "bytes", C_INT },
-			       { "correlation_id", C_INT }, { "api", C_TEXT }) },
+			       { "correlation_id", C_INT }, { "api", C_TEXT }, { "exact", C_INT },
+			       { "duration_min_ns", C_INT }) },
 	{ "gpu_kernels", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "name", C_TEXT },
 			      { "mangled", C_TEXT }, { "instances", C_INT }, { "total_ns", C_INT },
 			      { "avg_ns", C_INT }, { "median_ns", C_INT }, { "min_ns", C_INT },
-			      { "max_ns", C_INT }, { "stddev_ns", C_INT }) },
+			      { "max_ns", C_INT }, { "stddev_ns", C_INT },
+			      { "exact_instances", C_INT }, { "exact_ns", C_INT },
+			      { "total_min_ns", C_INT }, { "total_max_ns", C_INT },
+			      { "avg_min_ns", C_INT }, { "avg_max_ns", C_INT },
+			      { "shortest_min_ns", C_INT }, { "shortest_max_ns", C_INT },
+			      { "longest_min_ns", C_INT }, { "longest_max_ns", C_INT }) },
 	{ "gpu_mem", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "operation", C_TEXT },
 			  { "count", C_INT }, { "total_ns", C_INT }, { "avg_ns", C_INT },
 			  { "median_ns", C_INT }, { "min_ns", C_INT }, { "max_ns", C_INT },
 			  { "stddev_ns", C_INT }, { "total_bytes", C_INT }, { "avg_bytes", C_INT },
 			  { "median_bytes", C_INT }, { "min_bytes", C_INT }, { "max_bytes", C_INT },
-			  { "stddev_bytes", C_INT }) },
+			  { "stddev_bytes", C_INT },
+			      { "exact_instances", C_INT }, { "exact_ns", C_INT },
+			      { "total_min_ns", C_INT }, { "total_max_ns", C_INT },
+			      { "avg_min_ns", C_INT }, { "avg_max_ns", C_INT },
+			      { "shortest_min_ns", C_INT }, { "shortest_max_ns", C_INT },
+			      { "longest_min_ns", C_INT }, { "longest_max_ns", C_INT }) },
 };
 
 /* One value of a row: NULL, a number or a text (not owned). */
@@ -100,6 +111,7 @@ struct sink {
 	sqlite3_stmt *insert[T_COUNT];
 #endif
 	int failed;
+	int synthetic;           /* an input's GPU times came from cuaudit's mock driver */
 	int made_folder;         /* csv: the folder was made by this export */
 	unsigned created;        /* csv: files[0..created) were created; jsonl: 1 if the file was */
 	unsigned long long rows[T_COUNT];
@@ -423,6 +435,10 @@ static void export_summary_gpu(struct sink *k, const char *text, size_t len, str
 			       struct value pidv)
 {
 	static const char *const stats[] = { "total", "avg", "median", "min", "max", "stddev" };
+	static const char *const bounds[] = { "exact_instances", "exact_ns", "total_min_ns",
+					       "total_max_ns", "avg_min_ns", "avg_max_ns",
+					       "shortest_min_ns", "shortest_max_ns",
+					       "longest_min_ns", "longest_max_ns" };
 	char err[256], key[32];
 	struct json *doc = json_parse(text, len, err, sizeof(err));
 	const struct json *gpu = json_get(doc, "gpu"), *list;
@@ -431,23 +447,28 @@ static void export_summary_gpu(struct sink *k, const char *text, size_t len, str
 		json_free(doc);
 		return;
 	}
+	if (json_get(gpu, "synthetic") && json_get(gpu, "synthetic")->type == JSON_BOOL &&
+	    json_get(gpu, "synthetic")->boolean)
+		k->synthetic = 1;
 	list = json_get(gpu, "kernels");
 	for (const struct json *o = list && list->type == JSON_ARRAY ? list->child : NULL; o;
 	     o = o->next) {
 		const char *name = str_of(json_get(o, "name"));
-		struct value v[11] = { idv, pidv, V_TEXT(name ? cua_demangle(name) : NULL),
+		struct value v[21] = { idv, pidv, V_TEXT(name ? cua_demangle(name) : NULL),
 				       V_TEXT(name), num_of(o, "instances") };
 
 		for (unsigned i = 0; i < 6; i++) {
 			snprintf(key, sizeof(key), "%s_ns", stats[i]);
 			v[5 + i] = num_of(o, key);
 		}
+		for (unsigned i = 0; i < 10; i++)
+			v[11 + i] = num_of(o, bounds[i]);
 		put_row(k, T_GPU_KERNELS, v);
 	}
 	list = json_get(gpu, "memory");
 	for (const struct json *o = list && list->type == JSON_ARRAY ? list->child : NULL; o;
 	     o = o->next) {
-		struct value v[16] = { idv, pidv, V_TEXT(str_of(json_get(o, "operation"))),
+		struct value v[26] = { idv, pidv, V_TEXT(str_of(json_get(o, "operation"))),
 				       num_of(o, "count") };
 
 		for (unsigned i = 0; i < 6; i++) {
@@ -456,6 +477,8 @@ static void export_summary_gpu(struct sink *k, const char *text, size_t len, str
 			snprintf(key, sizeof(key), "%s_bytes", stats[i]);
 			v[10 + i] = num_of(o, key);
 		}
+		for (unsigned i = 0; i < 10; i++)
+			v[16 + i] = num_of(o, bounds[i]);
 		put_row(k, T_GPU_MEM, v);
 	}
 	json_free(doc);
@@ -670,7 +693,8 @@ static void gpu_event(struct sink *k, const struct json *e, const char *name, lo
 	const struct json *args = json_get(e, "args");
 	const char *op = str_of(json_get(args, "op")), *kind = "kernel", *copy = NULL;
 	const struct json *bytes = json_get(args, "bytes");
-	struct value v[13];
+	const struct json *exact = json_get(args, "exact"), *synthetic = json_get(args, "synthetic");
+	struct value v[15];
 	/* A kernel's event is named readably; the name as compiled is in args.mangled (absent
 	   with CUAUDIT_DEMANGLE=off, or when the module could not read it). */
 	const char *mangled = str_of(json_get(args, "mangled"));
@@ -700,6 +724,15 @@ static void gpu_event(struct sink *k, const struct json *e, const char *name, lo
 		: strcmp(kind, "copy") == 0 || strcmp(kind, "memset") == 0 ? V_INT(0) : V_NULL;
 	v[11] = num_of(args, "correlation");
 	v[12] = V_TEXT(str_of(json_get(args, "api")));
+	/* The slice spans the greatest duration; a bounded one carries its least (docs/hooks.md).
+	   A trace of an older cuaudit says neither: NULL. */
+	v[13] = exact && exact->type == JSON_BOOL ? V_INT(exact->boolean) : V_NULL;
+	if (exact && exact->type == JSON_BOOL && exact->boolean)
+		v[14] = v[9];
+	else
+		v[14] = json_get(args, "dur_min") ? V_INT(ns_of(json_get(args, "dur_min"))) : V_NULL;
+	if (synthetic && synthetic->type == JSON_BOOL && synthetic->boolean)
+		k->synthetic = 1;
 	put_row(k, T_GPU_ACTIVITY, v);
 }
 
@@ -974,6 +1007,9 @@ static void put_meta_gpu(struct sink *k)
 					     ? "recorded"
 					     : "none in the inputs (traces of CUAUDIT_GPU_TIME runs carry it)") };
 
+	put_row(k, T_META, v);
+	v[0] = V_TEXT("gpu_synthetic");
+	v[1] = V_TEXT(k->synthetic ? "true: GPU times from cuaudit's mock driver, made up" : "false");
 	put_row(k, T_META, v);
 }
 

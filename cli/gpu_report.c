@@ -40,39 +40,74 @@ static struct cua_gpu_row *row_of(struct cua_gpu_row **rows, size_t *n, size_t *
 	memset(&(*rows)[*n], 0, sizeof(**rows));
 	if (!((*rows)[*n].name = strdup(name)))
 		return NULL;
-	(*rows)[*n].min_ns = (*rows)[*n].min_bytes = UINT64_MAX;
+	(*rows)[*n].shortest_min = (*rows)[*n].shortest_max = (*rows)[*n].min_bytes = UINT64_MAX;
+	(*rows)[*n].all_exact = 1;
 	return &(*rows)[(*n)++];
 }
 
-/* Adds one row object; unit "_ns" for times, "_bytes" for sizes (memory only). */
+static void lower(uint64_t *r, uint64_t v)
+{
+	if (v < *r)
+		*r = v;
+}
+
+static void raise_to(uint64_t *r, uint64_t v)
+{
+	if (v > *r)
+		*r = v;
+}
+
+/* Adds one row object of a summary (docs/summary-schema.json): its bounds, its exact part,
+   and, where every record was exact, its standard deviation. A row without bounds comes
+   from a cuaudit before them, whose GPU times were lower bounds given as durations. */
 static int add_row(struct cua_gpu_row *r, const struct json *o, const char *count_key)
 {
-	uint64_t n = 0, total = 0, avg = 0, mn = 0, mx = 0, sd = 0, bytes = 0, bmin = 0, bmax = 0;
+	static const char *const keys[] = { "exact_instances", "exact_ns", "total_min_ns",
+					    "total_max_ns", "shortest_min_ns", "shortest_max_ns",
+					    "longest_min_ns", "longest_max_ns" };
+	uint64_t n = 0, v[8] = { 0 }, sd = 0, bytes = 0, bmin = 0, bmax = 0;
 
-	if (u64_of(o, count_key, &n) || u64_of(o, "total_ns", &total) || u64_of(o, "avg_ns", &avg) ||
-	    u64_of(o, "min_ns", &mn) || u64_of(o, "max_ns", &mx) || u64_of(o, "stddev_ns", &sd) ||
+	if (u64_of(o, count_key, &n) || u64_of(o, "stddev_ns", &sd) ||
 	    u64_of(o, "total_bytes", &bytes) || u64_of(o, "min_bytes", &bmin) ||
 	    u64_of(o, "max_bytes", &bmax))
 		return -1;
+	for (unsigned i = 0; i < 8; i++)
+		if (!json_get(o, keys[i]) || u64_of(o, keys[i], &v[i]))
+			return -1;
 	if (!n)
 		return 0;
 	r->count += n;
-	r->total_ns += total;
-	/* n (sd^2 + mean^2) is the sum of squares of this input's n values. */
-	r->sumsq += (double)n * ((double)sd * (double)sd + ((double)total / (double)n) *
-							      ((double)total / (double)n));
-	if (mn < r->min_ns)
-		r->min_ns = mn;
-	if (mx > r->max_ns)
-		r->max_ns = mx;
+	r->exact_n += v[0];
+	r->exact_ns += v[1];
+	r->total_min += v[2];
+	r->total_max += v[3];
+	lower(&r->shortest_min, v[4]);
+	lower(&r->shortest_max, v[5]);
+	raise_to(&r->longest_min, v[6]);
+	raise_to(&r->longest_max, v[7]);
+	if (v[0] == n && json_get(o, "stddev_ns")) {
+		/* n (sd^2 + mean^2) is the sum of squares of this input's n values. */
+		double mean = (double)v[2] / (double)n;
+
+		r->sumsq += (double)n * ((double)sd * (double)sd + mean * mean);
+	} else {
+		r->all_exact = 0;
+	}
 	r->bytes += bytes;
 	if (json_get(o, "min_bytes") && bmin < r->min_bytes)
 		r->min_bytes = bmin;
 	if (bmax > r->max_bytes)
 		r->max_bytes = bmax;
 	r->processes++;
-	(void)avg;
 	return 0;
+}
+
+/* The row's count: 0 when absent or zero; 1 when malformed, for add_row to report. */
+static uint64_t instances_of(const struct json *o, const char *count_key)
+{
+	uint64_t n = 0;
+
+	return u64_of(o, count_key, &n) == 0 ? n : 1;
 }
 
 static int add_list(const struct json *arr, const char *name_key, const char *count_key,
@@ -94,8 +129,13 @@ static int add_list(const struct json *arr, const char *name_key, const char *co
 			snprintf(err, errcap, "gpu: element %zu has no %s", i, name_key);
 			return -1;
 		}
+		/* A row of no instances (a summary written by hand, or cut) adds nothing: no row
+		   is made for it, so every printed average divides by a count of at least 1. */
+		if (instances_of(o, count_key) == 0)
+			continue;
 		if (!(r = row_of(rows, n, cap, name->string)) || add_row(r, o, count_key) != 0) {
-			snprintf(err, errcap, "gpu: element %zu (%s) is malformed", i, name->string);
+			snprintf(err, errcap, "gpu: element %zu (%s) is malformed, or written by a "
+					      "cuaudit whose GPU times had no bounds", i, name->string);
 			return -1;
 		}
 	}
@@ -114,7 +154,11 @@ int cua_gpu_report_add(struct cua_gpu_report *g, const char *text, size_t len, c
 		return -1;
 	gpu = json_get(doc, "gpu");
 	if (gpu && gpu->type == JSON_OBJECT) {
+		const struct json *syn = json_get(gpu, "synthetic");
+
 		g->inputs++;
+		if (syn && syn->type == JSON_BOOL && syn->boolean)
+			g->synthetic = 1;
 		if (u64_of(gpu, "timed", &timed) == 0)
 			g->timed += timed;
 		untimed = json_get(gpu, "untimed");
@@ -138,8 +182,8 @@ static int by_total(const void *a, const void *b)
 {
 	const struct cua_gpu_row *x = a, *y = b;
 
-	if (x->total_ns != y->total_ns)
-		return x->total_ns > y->total_ns ? -1 : 1;
+	if (x->total_max != y->total_max)
+		return x->total_max > y->total_max ? -1 : 1;
 	return strcmp(x->name, y->name);
 }
 
@@ -165,15 +209,18 @@ static uint64_t isqrt(uint64_t v)
 	return x;
 }
 
-static uint64_t stddev(const struct cua_gpu_row *r)
+/* The merged standard deviation, or -1 where some record was only bounded. */
+static long long stddev(const struct cua_gpu_row *r)
 {
 	double mean, var;
 
+	if (!r->all_exact)
+		return -1;
 	if (r->count < 2)
 		return 0;
-	mean = (double)r->total_ns / (double)r->count;
+	mean = (double)r->total_min / (double)r->count;
 	var = r->sumsq / (double)r->count - mean * mean;
-	return var > 0 ? isqrt((uint64_t)(var + 0.5)) : 0;
+	return var > 0 ? (long long)isqrt((uint64_t)(var + 0.5)) : 0;
 }
 
 static uint64_t total_of(const struct cua_gpu_row *rows, size_t n)
@@ -181,8 +228,30 @@ static uint64_t total_of(const struct cua_gpu_row *rows, size_t n)
 	uint64_t t = 0;
 
 	for (size_t i = 0; i < n; i++)
-		t += rows[i].total_ns;
+		t += rows[i].total_max;
 	return t;
+}
+
+/* A duration for people, in width columns: "3.400 ms" where exact, "12.100–13.400 µs"
+   where only bounded (the unit is the greater value's). */
+static void print_dur(uint64_t lo, uint64_t hi, int width)
+{
+	static const char *const names[] = { "ns", "\xc2\xb5s", "ms", "s" };
+	static const double units[] = { 1, 1e3, 1e6, 1e9 };
+	char tmp[96];
+	int u = 0, n, cols;
+
+	while (u < 3 && (double)hi >= units[u + 1])
+		u++;
+	if (lo == hi)
+		n = snprintf(tmp, sizeof(tmp), u ? "%.3f %s" : "%.0f %s", (double)lo / units[u],
+			     names[u]);
+	else
+		n = snprintf(tmp, sizeof(tmp), u ? "%.3f\xe2\x80\x93%.3f %s" : "%.0f\xe2\x80\x93%.0f %s",
+			     (double)lo / units[u], (double)hi / units[u], names[u]);
+	/* Columns, not bytes: the dash and the micro sign are two bytes, one column each. */
+	cols = n - (lo != hi ? 2 : 0) - (u == 1);
+	printf("%*s%s", cols < width ? width - cols : 0, "", tmp);
 }
 
 void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
@@ -197,27 +266,34 @@ void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
 		if (g->untimed[i])
 			printf(", %llu untimed %s", (unsigned long long)g->untimed[i], untimed_names[i]);
 	printf("):\n");
+	if (g->synthetic)
+		printf("  (mock GPU: every GPU time below is synthetic)\n");
 	if (!n) {
 		printf("  (none recorded)\n");
 		return;
 	}
-	printf("%7s %14s %10s %11s %11s %12s %11s %5s  %s\n", "time%", "total_ns",
-	       table ? "count" : "instances", "avg_ns", "min_ns", "max_ns", "stddev_ns", "procs",
+	printf("%7s %23s %10s %7s %23s %23s %23s %5s  %s\n", "time%", "total",
+	       table ? "count" : "instances", "exact%", "avg", "shortest", "longest", "procs",
 	       table ? "operation" : "name");
 	for (size_t i = 0; i < n && (!top || i < top); i++) {
 		const struct cua_gpu_row *r = &rows[i];
 
-		printf("%7.2f %14llu %10llu %11llu %11llu %12llu %11llu %5u  %s\n",
-		       total ? 100.0 * (double)r->total_ns / (double)total : 0.0,
-		       (unsigned long long)r->total_ns, (unsigned long long)r->count,
-		       (unsigned long long)(r->total_ns / r->count), (unsigned long long)r->min_ns,
-		       (unsigned long long)r->max_ns, (unsigned long long)stddev(r), r->processes,
-		       /* Readable and safe on a terminal, as in the other tables. */
-		       cli_term(table ? r->name : cua_demangle(r->name)));
+		printf("%7.2f ", total ? 100.0 * (double)r->total_max / (double)total : 0.0);
+		print_dur(r->total_min, r->total_max, 23);
+		printf(" %10llu %7.2f ", (unsigned long long)r->count,
+		       r->total_max ? 100.0 * (double)r->exact_ns / (double)r->total_max : 100.0);
+		print_dur(r->total_min / r->count, r->total_max / r->count, 23);
+		putchar(' ');
+		print_dur(r->shortest_min, r->shortest_max, 23);
+		putchar(' ');
+		print_dur(r->longest_min, r->longest_max, 23);
+		/* Readable and safe on a terminal, as in the other tables. */
+		printf(" %5u  %s\n", r->processes, cli_term(table ? r->name : cua_demangle(r->name)));
 	}
 	/* The summaries' median column is the one nsys users look for: say why it is not here. */
-	printf("  (no median: a median of merged processes cannot be made from theirs; each summary\n"
-	       "  has its own, and `cuaudit export` gives every record of a trace for a true one)\n");
+	printf("  (a range is a bound: work that began on an idle stream, docs/hooks.md)\n"
+	       "  (no median: a median of merged processes cannot be made from theirs;\n"
+	       "  `cuaudit export` gives every record of a trace for a true one)\n");
 	if (table) {
 		printf("\n%14s %10s %14s %14s %14s  %s\n", "total_bytes", "count", "avg_bytes",
 		       "min_bytes", "max_bytes", "operation");
@@ -247,22 +323,50 @@ static void csv_name(const char *s)
 	putchar('"');
 }
 
+/* The bound columns of CSV and JSON, in this order. */
+static void bound_values(const struct cua_gpu_row *r, unsigned long long v[10])
+{
+	v[0] = r->exact_n;
+	v[1] = r->exact_ns;
+	v[2] = r->total_min;
+	v[3] = r->total_max;
+	v[4] = r->total_min / r->count;
+	v[5] = r->total_max / r->count;
+	v[6] = r->shortest_min;
+	v[7] = r->shortest_max;
+	v[8] = r->longest_min;
+	v[9] = r->longest_max;
+}
+
+static const char *const bound_keys[10] = { "exact_instances", "exact_ns", "total_min_ns",
+					    "total_max_ns", "avg_min_ns", "avg_max_ns",
+					    "shortest_min_ns", "shortest_max_ns", "longest_min_ns",
+					    "longest_max_ns" };
+
 void cua_gpu_report_csv(const struct cua_gpu_report *g, int table, size_t top)
 {
 	const struct cua_gpu_row *rows = table ? g->mem : g->kernels;
 	size_t n = table ? g->nmem : g->nkernels;
 
-	puts(table ? "operation,count,total_ns,avg_ns,min_ns,max_ns,stddev_ns,total_bytes,min_bytes,"
-		     "max_bytes,processes"
-		   : "name,instances,total_ns,avg_ns,min_ns,max_ns,stddev_ns,processes");
+	fputs(table ? "operation,count" : "name,instances", stdout);
+	for (unsigned i = 0; i < 10; i++)
+		printf(",%s", bound_keys[i]);
+	puts(table ? ",stddev_ns,total_bytes,min_bytes,max_bytes,processes" : ",stddev_ns,processes");
 	for (size_t i = 0; i < n && (!top || i < top); i++) {
 		const struct cua_gpu_row *r = &rows[i];
+		unsigned long long v[10];
+		long long sd = stddev(r);
 
+		bound_values(r, v);
 		csv_name(table ? r->name : cua_demangle(r->name));
-		printf(",%llu,%llu,%llu,%llu,%llu,%llu", (unsigned long long)r->count,
-		       (unsigned long long)r->total_ns, (unsigned long long)(r->total_ns / r->count),
-		       (unsigned long long)r->min_ns, (unsigned long long)r->max_ns,
-		       (unsigned long long)stddev(r));
+		printf(",%llu", (unsigned long long)r->count);
+		for (unsigned j = 0; j < 10; j++)
+			printf(",%llu", v[j]);
+		/* Empty where some record was only bounded: no exact spread to give. */
+		if (sd >= 0)
+			printf(",%lld", sd);
+		else
+			putchar(',');
 		if (table)
 			printf(",%llu,%llu,%llu", (unsigned long long)r->bytes,
 			       (unsigned long long)(r->min_bytes == UINT64_MAX ? 0 : r->min_bytes),
@@ -275,15 +379,20 @@ static void json_rows(FILE *f, const struct cua_gpu_row *rows, size_t n, int mem
 {
 	for (size_t i = 0; i < n; i++) {
 		const struct cua_gpu_row *r = &rows[i];
+		unsigned long long v[10];
+		long long sd = stddev(r);
 
+		bound_values(r, v);
 		fprintf(f, "%s\n  {\"%s\":", i ? "," : "", mem ? "operation" : "name");
 		json_put_string(f, r->name);
-		fprintf(f, ",\"%s\":%llu,\"total_ns\":%llu,\"avg_ns\":%llu,\"min_ns\":%llu,"
-			   "\"max_ns\":%llu,\"stddev_ns\":%llu",
-			mem ? "count" : "instances", (unsigned long long)r->count,
-			(unsigned long long)r->total_ns, (unsigned long long)(r->total_ns / r->count),
-			(unsigned long long)r->min_ns, (unsigned long long)r->max_ns,
-			(unsigned long long)stddev(r));
+		fprintf(f, ",\"%s\":%llu", mem ? "count" : "instances", (unsigned long long)r->count);
+		for (unsigned j = 0; j < 10; j++)
+			fprintf(f, ",\"%s\":%llu", bound_keys[j], v[j]);
+		/* The exact figures only where every record was exact, as in a summary. */
+		if (sd >= 0)
+			fprintf(f, ",\"total_ns\":%llu,\"avg_ns\":%llu,\"min_ns\":%llu,\"max_ns\":%llu,"
+				   "\"stddev_ns\":%lld",
+				v[2], v[4], v[6], v[8], sd);
 		if (mem)
 			fprintf(f, ",\"total_bytes\":%llu,\"min_bytes\":%llu,\"max_bytes\":%llu",
 				(unsigned long long)r->bytes,
@@ -297,7 +406,8 @@ void cua_gpu_report_json(FILE *f, const struct cua_gpu_report *g)
 {
 	if (!g->inputs)
 		return;
-	fprintf(f, ",\"gpu\":{\"timed\":%llu,\"untimed\":{", (unsigned long long)g->timed);
+	fprintf(f, ",\"gpu\":{\"synthetic\":%s,\"timed\":%llu,\"untimed\":{",
+		g->synthetic ? "true" : "false", (unsigned long long)g->timed);
 	for (size_t i = 0; i < NUNTIMED; i++)
 		fprintf(f, "%s\"%s\":%llu", i ? "," : "", untimed_names[i],
 			(unsigned long long)g->untimed[i]);

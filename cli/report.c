@@ -614,10 +614,46 @@ static void write_json_rest(FILE *f, const struct cua_summaries *s)
 	fputs("}\n", f);
 }
 
+/* Where the JSON goes first: a new file beside PATH, renamed over it once complete, so that
+   a failure (a full disk, a crash on a bad input) never leaves PATH empty or cut. Standard
+   output and an existing PATH that is no regular file (a device, a pipe) are written
+   directly. Returns the stream, with the temporary name in tmp (empty when direct). */
+static FILE *open_output(const char *path, char *tmp, size_t cap)
+{
+	struct stat st;
+	mode_t mask;
+	int fd, exists = stat(path, &st) == 0;
+	FILE *f;
+
+	tmp[0] = 0;
+	if (strcmp(path, "-") == 0)
+		return stdout;
+	if ((exists && !S_ISREG(st.st_mode)) ||
+	    (size_t)snprintf(tmp, cap, "%s.tmp.XXXXXX", path) >= cap) {
+		tmp[0] = 0;
+		return fopen(path, "w");
+	}
+	if ((fd = mkstemp(tmp)) < 0) {
+		tmp[0] = 0;
+		return NULL;
+	}
+	mask = umask(0);
+	umask(mask);
+	/* The mode a plain fopen would give a new file, or the replaced file's own. */
+	if (fchmod(fd, exists ? st.st_mode & 07777 : 0666 & ~mask) != 0 || !(f = fdopen(fd, "w"))) {
+		close(fd);
+		unlink(tmp);
+		tmp[0] = 0;
+		return NULL;
+	}
+	return f;
+}
+
 static int write_json(const char *path, const struct cua_summaries *s)
 {
-	int to_stdout = strcmp(path, "-") == 0;
-	FILE *f = to_stdout ? stdout : fopen(path, "w");
+	char tmp[4096];
+	FILE *f = open_output(path, tmp, sizeof(tmp));
+	int to_stdout = f == stdout, bad;
 	struct stat mine, now;
 	int snapshot = 0;
 
@@ -633,12 +669,17 @@ static int write_json(const char *path, const struct cua_summaries *s)
 	write_json_rest(f, s);
 	if (fstat(fileno(f), &mine) != 0 || to_stdout)
 		mine.st_mode = 0; /* standard output is never removed */
-	if (ferror(f) | ((to_stdout ? fflush(f) : fclose(f)) != 0)) {
+	bad = ferror(f) | ((to_stdout ? fflush(f) : fclose(f)) != 0);
+	if (!bad && tmp[0] && rename(tmp, path) != 0)
+		bad = 1;
+	if (bad) {
 		fprintf(stderr, "cuaudit report: cannot write %s: %s\n", path, strerror(errno));
+		if (tmp[0])
+			unlink(tmp);
 		/* A cut JSON file is no summary (a full disk): it goes, if the name still leads to
 		   the regular file written (never a device such as /dev/full). */
-		if (S_ISREG(mine.st_mode) && stat(path, &now) == 0 && now.st_dev == mine.st_dev &&
-		    now.st_ino == mine.st_ino)
+		else if (S_ISREG(mine.st_mode) && stat(path, &now) == 0 && now.st_dev == mine.st_dev &&
+			 now.st_ino == mine.st_ino)
 			unlink(path);
 		return -1;
 	}

@@ -28,6 +28,16 @@
 /* A new anchor event every 50 ms keeps the GPU-to-host mapping within a few microseconds
    of drift (a 50 ppm clock difference is 2.5 us over 50 ms). */
 #define ANCHOR_EVERY_NS (50ull * 1000 * 1000)
+/* How far the GPU clock may drift from the host clock between anchors, as a fraction: 50
+   ppm (1/20000) covers a GPU oscillator's error and the host TSC's calibration (10 ppm). */
+#define DRIFT_DIV 20000
+/* What an end event may lag the work it follows: the events' resolution (about 0.5 us,
+   docs/facts.md) and the GPU's latency to write a timestamp. Taken off each least duration. */
+#define EVENT_SLACK_NS 1000
+/* How soon after its record call returns an event on an idle stream is stamped, at most: an
+   end event stamped later than that was waiting for the work before it, so it is that
+   work's end. */
+#define SUBMIT_SLACK_NS 20000
 
 const char *const cua_gpu_op_names[CUA_GPU_OPS] = {
 	"kernel", "HtoD", "DtoH", "DtoD", "peer", "HtoH", "copy", "memset", "graph",
@@ -40,20 +50,26 @@ static const char graph_name[] = "(CUDA graph launch)";
 enum rec_state { R_FREE = 0, R_IN_CALL, R_RECORDED, R_VOID };
 enum { OP_ANCHOR = CUA_GPU_OPS };
 
+/* Host times of a record: t_submit when the hook began (before the call into the driver),
+   t_after when it saw the call return, t_end_rec when its end event's record call returned;
+   an anchor's record call ran between t_submit and t_after. */
 struct rec {
 	uint64_t seq;      /* position in the ring, from 1 */
 	uint64_t prev_seq; /* shared start: the end of this record on the same stream; 0: own */
-	uint64_t corr, tid, t_submit, t_call, t_after, bytes;
+	uint64_t corr, tid, t_submit, t_call, t_after, t_end_rec, bytes;
 	const char *name;
 	void *stream_key;
 	uint32_t id;
-	uint8_t op, state, sync;
+	uint8_t op, state;
 };
 
+/* GPU times are kept in "GPU nanoseconds", a sum of the driver's elapsed times between
+   events: durations taken from them never carry an anchor's error. host = gpu + off. */
 struct stream_slot {
 	void *key;         /* NULL: empty */
 	uint64_t last_seq; /* its last record, if it may still be pending; 0 if none or unusable */
-	uint64_t done_seq, done_end_ns;
+	uint64_t done_seq;
+	int64_t done_end_gpu;
 };
 
 enum { G_RETIRED = -2, G_FAILED = -1, G_UNSET = 0, G_READY = 1 };
@@ -72,7 +88,12 @@ struct gctx {
 	/* Its records were counted at an exit that could not take the lock: not again. */
 	int abandoned;
 	CUstream priv; /* cuaudit's own stream, for anchors only */
-	uint64_t head, tail, ref_seq, ref_ns, last_anchor;
+	uint64_t head, tail, ref_seq, last_anchor;
+	int64_t ref_gpu;   /* the GPU time of the reference event (end[ref_seq % POOL]) */
+	int64_t off;       /* host = gpu + off, from the best anchor so far */
+	uint64_t off_err;  /* that anchor's uncertainty (half its record call) */
+	uint64_t off_at;   /* its host time, from which drift is counted */
+	int have_ref, have_off;
 	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
 	CUevent end[POOL], start[POOL];
 	struct rec ring[POOL];
@@ -91,7 +112,7 @@ static uint64_t setup_lock, totals_lock;
 /* Stream captures begun and not seen ended: a hint that one may be open, never a reason to
    stop timing (a program may abandon a capture: issue 35). */
 static int captures;
-static uint64_t covered[CUA_GPU_MAX_DEVICES];
+static uint64_t covered_min[CUA_GPU_MAX_DEVICES], covered_max[CUA_GPU_MAX_DEVICES];
 static struct {
 	cua_gpu_sink fn;
 	void *ctx;
@@ -197,7 +218,8 @@ static int own_state(void)
 			return 0;
 		}
 		t->sample = cfg.sample;
-		memset(covered, 0, sizeof(covered));
+		memset(covered_min, 0, sizeof(covered_min));
+		memset(covered_max, 0, sizeof(covered_max));
 		memset(name_cache, 0, sizeof(name_cache));
 		captures = 0;
 		/* A thread of the parent may have held it: this process's state is new. */
@@ -243,13 +265,22 @@ static int setup(struct gctx *g)
 	CUresult (*create)(CUevent *, unsigned) = REAL(cuEventCreate);
 	CUresult (*screate)(CUstream *, unsigned) = REAL(cuStreamCreate);
 	CUresult (*getdev)(CUdevice_v1 *) = REAL(cuCtxGetDevice);
+	CUresult (*getname)(char *, int, CUdevice_v1) = REAL(cuDeviceGetName);
+	static const char mock[] = "cuaudit mock GPU";
+	char name[64] = "";
 	CUdevice_v1 dev = 0;
 	unsigned n;
 
 	if (!create || !screate || !REAL(cuEventRecord) || !REAL(cuEventQuery))
 		return -1;
+
 	if (getdev && getdev(&dev) == CUDA_SUCCESS && dev >= 0 && dev < CUA_GPU_MAX_DEVICES)
 		g->device = (unsigned)dev;
+	/* tests/mock names its device so: its GPU times are made up, and every output that
+	   carries them says so. */
+	if (getname && getname(name, sizeof(name), dev) == CUDA_SUCCESS &&
+	    strncmp(name, mock, sizeof(mock) - 1) == 0)
+		__atomic_store_n(&tot->synthetic, 1, __ATOMIC_RELAXED);
 	if (screate(&g->priv, CU_STREAM_NON_BLOCKING) != CUDA_SUCCESS)
 		return -1;
 	for (unsigned i = 0; i < POOL; i++)
@@ -435,16 +466,38 @@ static struct stream_slot *stream_of(struct gctx *g, void *key)
 
 /* ---------------------------------------------------------------- harvesting */
 
-static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_t end)
+/* One duration into a row: its least and greatest values, and whether they are one. */
+static void add_span(struct cua_gpu_span *sp, uint64_t dmin, uint64_t dmax, int exact)
+{
+	cua_stats_add(&sp->lo, dmin, 0, CUAUDIT_BIND_COUNT);
+	cua_stats_add(&sp->hi, dmax, 0, CUAUDIT_BIND_COUNT);
+	if (exact) {
+		sp->exact_n++;
+		sp->exact_ns += dmax;
+	}
+}
+
+/* Busy time: the union of intervals, in the order they are harvested. */
+static void add_busy(uint64_t *busy, uint64_t *cov, uint64_t start, uint64_t end)
+{
+	if (start >= *cov)
+		*busy += end - start;
+	else if (end > *cov)
+		*busy += end - *cov;
+	if (end > *cov)
+		*cov = end;
+}
+
+static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_t start_max,
+		    uint64_t end, int exact)
 {
 	struct cua_gpu_record out = {
 		.correlation_id = r->corr, .thread_id = r->tid, .call_ns = r->t_call,
-		.start_ns = start, .end_ns = end,
+		.start_ns = start, .start_max_ns = start_max, .end_ns = end, .exact = exact,
 		.bytes = r->bytes, .name = r->name, .stream = r->stream_key, .api_id = r->id,
 		.device = g->device, .op = (enum cua_gpu_op)r->op,
 	};
-	uint64_t d = end > start ? end - start : 0;
-	uint64_t *cov = &covered[g->device];
+	uint64_t dmax = end - start, dmin = end - start_max;
 
 	if (!lock_within(&totals_lock, LOCK_WAIT_NS)) {
 		count_untimed(CUA_GPU_BUSY);
@@ -473,34 +526,22 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 				name_cache[h] = (struct name_hit){ name, i };
 		}
 		if (i < CUA_GPU_MAX_KERNELS)
-			cua_stats_add(&tot->kernels[i].time, d, 0, CUAUDIT_BIND_COUNT);
+			add_span(&tot->kernels[i].time, dmin, dmax, exact);
 	} else {
-		cua_stats_add(&tot->mem_time[r->op], d, 0, CUAUDIT_BIND_COUNT);
+		add_span(&tot->mem_time[r->op], dmin, dmax, exact);
 		cua_stats_add(&tot->mem_size[r->op], r->bytes, 0, CUAUDIT_BIND_COUNT);
 	}
-	/* Busy time: the union of intervals, in the order they are harvested. */
-	if (start >= *cov)
-		tot->busy_ns[g->device] += d;
-	else if (end > *cov)
-		tot->busy_ns[g->device] += end - *cov;
-	if (end > *cov)
-		*cov = end;
+	add_busy(&tot->busy_min_ns[g->device], &covered_min[g->device], start_max, end);
+	add_busy(&tot->busy_max_ns[g->device], &covered_max[g->device], start, end);
 	for (unsigned i = 0; i < nsinks; i++)
 		sinks[i].fn(&out, sinks[i].ctx);
 	unlock(&totals_lock);
 }
 
-static uint64_t at(uint64_t base, float ms)
-{
-	double ns = (double)ms * 1e6;
-
-	return ns < 0 && (double)base < -ns ? 0 : (uint64_t)((double)base + ns);
-}
-
-/* The host-clock time of event ev, from the last harvested event: CUDA_SUCCESS, or the
-   driver's error (CUDA_ERROR_NOT_READY while ev has not completed: the elapsed-time call
-   answers for the query it makes unnecessary). */
-static CUresult time_of(struct gctx *g, CUevent ev, uint64_t *ns)
+/* The GPU time of event ev, from the last harvested event: CUDA_SUCCESS, or the driver's
+   error (CUDA_ERROR_NOT_READY while ev has not completed: the elapsed-time call answers for
+   the query it makes unnecessary). */
+static CUresult time_of(struct gctx *g, CUevent ev, int64_t *gpu)
 {
 	CUresult (*elapsed)(float *, CUevent, CUevent) = REAL(cuEventElapsedTime_v2);
 	float ms = 0;
@@ -510,10 +551,89 @@ static CUresult time_of(struct gctx *g, CUevent ev, uint64_t *ns)
 		elapsed = REAL(cuEventElapsedTime);
 	if (!elapsed)
 		return CUDA_ERROR_NOT_SUPPORTED;
+	if (!g->have_ref)
+		return CUDA_ERROR_INVALID_HANDLE;
 	rc = elapsed(&ms, g->end[g->ref_seq % POOL], ev);
 	if (rc == CUDA_SUCCESS)
-		*ns = at(g->ref_ns, ms);
+		*gpu = g->ref_gpu + (int64_t)((double)ms * 1e6);
 	return rc;
+}
+
+/* How far a host time read from the GPU clock may be off at host time t. */
+static uint64_t uncertainty(const struct gctx *g, uint64_t t)
+{
+	uint64_t since = t > g->off_at ? t - g->off_at : g->off_at - t;
+
+	return g->off_err + since / DRIFT_DIV;
+}
+
+/* A harvested anchor: the reference from now on, and the host-to-GPU mapping if it is at
+   least as certain as the one in use (with that one's drift since): an anchor whose record
+   call was preempted moves nothing. */
+static void take_anchor(struct gctx *g, const struct rec *r, int64_t gpu)
+{
+	uint64_t mid = r->t_submit + (r->t_after - r->t_submit) / 2;
+	uint64_t err = (r->t_after - r->t_submit + 1) / 2;
+
+	if (!g->have_off || err <= uncertainty(g, mid)) {
+		g->off = (int64_t)mid - gpu;
+		g->off_err = err;
+		g->off_at = mid;
+		g->have_off = 1;
+	}
+	g->ref_seq = g->tail;
+	g->ref_gpu = gpu;
+	g->have_ref = 1;
+}
+
+static uint64_t host_of(const struct gctx *g, int64_t gpu)
+{
+	int64_t h = gpu + g->off;
+
+	return h > 0 ? (uint64_t)h : 0;
+}
+
+static uint64_t sub0(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0;
+}
+
+/* A record's duration, from its end event at GPU time end and p, the GPU time its stream
+   reached it (the previous record's end, or its own start event; p_known 0: unknown), with
+   the host times of the call's entry and return and of its end event's record:
+   - the start: where the stream was still busy when the call returned (p after it), the
+     work started at p; otherwise no earlier than max(p, entry) and no later than max(p,
+     return): the launch reaches the GPU inside the call (docs/hooks.md, docs/facts.md 9);
+   - the end: where the stream was still busy when the end event was recorded (the event
+     stamped well after its record), the event is the work's end; otherwise the work may
+     have ended any time before it (a short kernel ends before its launch returns), and
+     the least duration is 0.
+   Exact where both are. Host and GPU times are compared with the mapping's uncertainty
+   on the safe side. */
+static int bound(const struct gctx *g, const struct rec *r, int64_t end, int64_t p, int p_known,
+		 uint64_t *dmin, uint64_t *dmax)
+{
+	uint64_t end_h = host_of(g, end), eps = uncertainty(g, end_h);
+	uint64_t dp = p_known && end > p ? (uint64_t)(end - p) : 0;
+	int start_exact = p_known && host_of(g, p) >= r->t_after + eps;
+	int end_exact = end_h >= r->t_end_rec + eps + SUBMIT_SLACK_NS;
+
+	if (start_exact && end_exact) {
+		*dmin = *dmax = dp;
+		return 1;
+	}
+	*dmax = start_exact ? dp : sub0(end_h + eps, r->t_submit);
+	if (p_known && dp < *dmax)
+		*dmax = dp;
+	*dmin = 0;
+	if (end_exact) {
+		*dmin = sub0(end_h, r->t_after + eps + EVENT_SLACK_NS);
+		if (p_known && dp < *dmin)
+			*dmin = dp;
+	}
+	if (*dmin > *dmax)
+		*dmin = *dmax;
+	return 0;
 }
 
 /* One record at the tail: 1 harvested (or dropped), 0 not done yet, -1 the pool's context
@@ -525,7 +645,9 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 {
 	struct rec *r = &g->ring[g->tail % POOL];
 	unsigned slot = (unsigned)(g->tail % POOL);
-	uint64_t start = 0, end = 0;
+	int64_t end = 0, p = 0;
+	uint64_t dmin, dmax, end_h;
+	int p_known = 0, exact;
 	struct stream_slot *s;
 	CUresult q;
 	/* Written by the call's exit without the lock: its fields before its state. */
@@ -538,12 +660,13 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		g->tail++;
 		return 1;
 	}
-	q = r->op == OP_ANCHOR ? query(g->end[slot]) : time_of(g, g->end[slot], &end);
+	/* The first anchor has no reference to be timed from: it is GPU time 0. */
+	q = r->op == OP_ANCHOR && !g->have_ref ? query(g->end[slot]) : time_of(g, g->end[slot], &end);
 	if (q == CUDA_ERROR_NOT_READY)
 		return 0;
 	if (pool_dead(q))
 		return -1;
-	if (q != CUDA_SUCCESS) {
+	if (q != CUDA_SUCCESS || (r->op != OP_ANCHOR && !g->have_off)) {
 		if (r->op != OP_ANCHOR)
 			count_untimed(CUA_GPU_LOST);
 		r->state = R_FREE;
@@ -551,34 +674,28 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		return 1;
 	}
 	if (r->op == OP_ANCHOR) {
-		end = r->t_submit;
+		take_anchor(g, r, end);
+		r->state = R_FREE;
+		g->tail++;
+		return 1;
+	}
+	if (!r->prev_seq) {
+		p_known = time_of(g, g->start[slot], &p) == CUDA_SUCCESS;
 	} else {
-		if (!r->prev_seq) {
-			if (time_of(g, g->start[slot], &start) != CUDA_SUCCESS)
-				start = 0;
-		} else {
-			s = stream_of(g, r->stream_key);
-			start = s && s->done_seq == r->prev_seq ? s->done_end_ns : 0;
-		}
-		/* The work cannot start before the program submitted it: on an idle stream a start
-		   event (or the previous end) came earlier, by the launch's own host time. An
-		   asynchronous call has submitted its work when it returns; a synchronous one
-		   only when it began. */
-		if (start < (r->sync ? r->t_submit : r->t_after))
-			start = r->sync ? r->t_submit : r->t_after;
-		if (start > end)
-			start = end;
-	}
-	g->ref_seq = g->tail;
-	g->ref_ns = end;
-	if (r->op != OP_ANCHOR) {
 		s = stream_of(g, r->stream_key);
-		if (s) {
-			s->done_seq = r->seq;
-			s->done_end_ns = end;
-		}
-		deliver(g, r, start, end);
+		p_known = s && s->done_seq == r->prev_seq;
+		p = p_known ? s->done_end_gpu : 0;
 	}
+	exact = bound(g, r, end, p, p_known, &dmin, &dmax);
+	g->ref_seq = g->tail;
+	g->ref_gpu = end;
+	s = stream_of(g, r->stream_key);
+	if (s) {
+		s->done_seq = r->seq;
+		s->done_end_gpu = end;
+	}
+	end_h = host_of(g, end);
+	deliver(g, r, sub0(end_h, dmax), sub0(end_h, dmin), end_h, exact);
 	r->state = R_FREE;
 	g->tail++;
 	return 1;
@@ -645,10 +762,9 @@ static void anchor(struct gctx *g, uint64_t now)
 	if (pool_dead(rc))
 		retire(g);
 	r->state = rc == CUDA_SUCCESS ? R_RECORDED : R_VOID;
-	if (r->state == R_RECORDED) {
-		r->t_submit = t0 + (cua_clock_ns() - t0) / 2;
+	r->t_after = cua_clock_ns();
+	if (r->state == R_RECORDED)
 		g->last_anchor = now;
-	}
 }
 
 /* ---------------------------------------------------------------- the calls */
@@ -663,10 +779,6 @@ struct what {
 	uint64_t bytes;
 	void *stream;
 	int flavour;
-	/* The work may have started before the call returned: a synchronous copy or memset,
-	   and any copy (an "async" copy from pageable memory is staged, and may run, inside the
-	   call). Its start is bounded by the call's beginning instead of its end. */
-	int sync;
 };
 
 static int classify(const struct cuaudit_call *c, struct what *w)
@@ -685,24 +797,23 @@ static int classify(const struct cuaudit_call *c, struct what *w)
 	case CUAUDIT_ROLE_LAUNCH:
 		if (cuaudit_call_launch(c, &l) != 0)
 			return -1;
-		*w = (struct what){ CUA_GPU_KERNEL, 0, l.stream, l.stream_flavour, 0 };
+		*w = (struct what){ CUA_GPU_KERNEL, 0, l.stream, l.stream_flavour };
 		return 0;
 	case CUAUDIT_ROLE_COPY:
 		if (cuaudit_call_copy(c, &cp) != 0)
 			return -1;
 		*w = (struct what){ cp.kind >= 0 && cp.kind <= CUAUDIT_COPY_UNKNOWN ? kinds[cp.kind]
 									 : CUA_GPU_COPY,
-				    cp.bytes, cp.stream, cp.stream_flavour, 1 };
+				    cp.bytes, cp.stream, cp.stream_flavour };
 		return 0;
 	case CUAUDIT_ROLE_MEMSET:
 		if (cuaudit_call_memset(c, &m) != 0)
 			return -1;
-		*w = (struct what){ CUA_GPU_MEMSET, m.bytes, m.stream, m.stream_flavour, !m.async };
+		*w = (struct what){ CUA_GPU_MEMSET, m.bytes, m.stream, m.stream_flavour };
 		return 0;
 	case CUAUDIT_ROLE_GRAPH_LAUNCH:
 		w->op = CUA_GPU_GRAPH;
 		w->bytes = 0;
-		w->sync = 0;
 		return cuaudit_call_stream(c, &w->stream, &w->flavour);
 	default:
 		return -1;
@@ -817,7 +928,6 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	g->ring[seq % POOL].op = (uint8_t)w.op;
 	g->ring[seq % POOL].bytes = w.bytes;
 	g->ring[seq % POOL].t_submit = now;
-	g->ring[seq % POOL].sync = w.sync;
 	s->last_seq = seq;
 	unlock(&g->lock);
 	if (own && record(g->start[seq % POOL], handle) != CUDA_SUCCESS) {
@@ -893,12 +1003,14 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	seq = u & ((1ull << USER_CTX_SHIFT) - 1);
 	r = &g->ring[seq % POOL];
 	r->t_after = cua_clock_ns();
-	/* A synchronous copy or memset starts no earlier than the call into the driver: where
-	   the dispatch timed the call, its start read is the last moment before it, after every
-	   enter callback and the start event (a thread preempted in between no longer adds the
-	   wait to the copy's time). */
-	if (r->sync && c->t_enter_ns > r->t_submit && c->t_enter_ns <= r->t_after)
+	/* The call's own times bound when its work reached the GPU: the dispatch's start read
+	   is the last moment before the call into the driver (after every enter callback and
+	   the start event: a thread preempted in between adds nothing to the bound), its end
+	   read the first after it. */
+	if (c->t_enter_ns > r->t_submit && c->t_enter_ns <= r->t_after)
 		r->t_submit = c->t_enter_ns;
+	if (c->t_exit_ns >= r->t_submit && c->t_exit_ns <= r->t_after)
+		r->t_after = c->t_exit_ns;
 	ran = cua_table_succeeded(c);
 	/* A retired pool's events belong to a context that is gone: not named again. */
 	ok = ran && r->prev_seq != UINT64_MAX && classify(c, &w) == 0 &&
@@ -906,6 +1018,7 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	if (ok) {
 		stream_key(w.stream, w.flavour, &handle);
 		rc = record(g->end[seq % POOL], handle);
+		r->t_end_rec = cua_clock_ns();
 		ok = rc == CUDA_SUCCESS;
 		if (pool_dead(rc))
 			retire(g);
@@ -1010,6 +1123,13 @@ const struct cua_gpu_totals *cua_gpu_totals(void)
 	return tot;
 }
 
+int cua_gpu_synthetic(void)
+{
+	const struct cua_gpu_totals *t = cua_gpu_totals();
+
+	return t && t->synthetic;
+}
+
 int cua_gpu_on(void)
 {
 	return cfg.on;
@@ -1042,8 +1162,9 @@ int cua_gpu_init(const struct cua_gpu_config *own)
 		    r == CUAUDIT_ROLE_CAPTURE_END)
 			ids[n++] = id;
 	}
+	/* With the call's times: they bound an idle stream's start (two clock reads a call). */
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = gpu_enter, .exit = gpu_exit, .ids = ids,
-		     .nids = n);
+		     .nids = n, .flags = CUAUDIT_SUB_TIMES);
 	cua_finish_add(gpu_finish, NULL, CUA_FINISH_AT_EXEC);
 	return cua_dispatch_subscribe(&sub);
 }

@@ -42,10 +42,20 @@ extern const char *const cua_gpu_untimed_names[CUA_GPU_UNTIMED_KINDS];
 #define CUA_GPU_MAX_DEVICES 64
 #define CUA_GPU_MAX_KERNELS 2048
 
+/* The GPU durations of one kernel name or memory operation. A record is exact when its
+   stream was busy (the work started when the previous work on it ended: both ends are
+   events), bounded otherwise (an idle stream: it started somewhere between the call's entry
+   and its return, docs/hooks.md). lo holds each record's least possible duration, hi its
+   greatest; an exact record adds the same value to both. */
+struct cua_gpu_span {
+	struct cua_stat lo, hi;
+	uint64_t exact_n, exact_ns; /* the exact records, and their total */
+};
+
 /* One kernel name's GPU durations (graph launches are one row, "(CUDA graph launch)"). */
 struct cua_gpu_kernel {
 	const char *name;
-	struct cua_stat time;
+	struct cua_gpu_span time;
 };
 
 /* Everything collected in this process; read at exit, after cua_gpu_drain. */
@@ -54,10 +64,13 @@ struct cua_gpu_totals {
 	uint64_t timed, untimed[CUA_GPU_UNTIMED_KINDS];
 	unsigned nkernels;
 	struct cua_gpu_kernel kernels[CUA_GPU_MAX_KERNELS];
-	struct cua_stat mem_time[CUA_GPU_OPS]; /* durations per memory operation */
-	struct cua_stat mem_size[CUA_GPU_OPS]; /* bytes per memory operation, in the ns fields */
-	uint64_t busy_ns[CUA_GPU_MAX_DEVICES]; /* union of the device's timed intervals */
+	struct cua_gpu_span mem_time[CUA_GPU_OPS]; /* durations per memory operation */
+	struct cua_stat mem_size[CUA_GPU_OPS];     /* bytes per memory operation, in the ns fields */
+	/* Union of the device's timed intervals: of the least ones (each from its latest
+	   possible start) and of the greatest (from its earliest). */
+	uint64_t busy_min_ns[CUA_GPU_MAX_DEVICES], busy_max_ns[CUA_GPU_MAX_DEVICES];
 	unsigned ndevices;
+	int synthetic; /* the driver is cuaudit's mock: every GPU time is made up */
 };
 
 /* The process's totals, or NULL when GPU timing is off or nothing was timed. */
@@ -74,7 +87,9 @@ struct cua_gpu_record {
 	uint64_t correlation_id; /* the call's, as in its cuaudit_call */
 	uint64_t thread_id;
 	uint64_t call_ns; /* a time inside the call (its middle when calls are timed) */
-	uint64_t start_ns, end_ns;
+	/* start_ns the earliest possible start, start_max_ns the latest; equal when exact. */
+	uint64_t start_ns, start_max_ns, end_ns;
+	int exact;
 	uint64_t bytes;
 	const char *name; /* kernel name, or NULL */
 	void *stream;     /* as the program passed it (per-thread default: its thread's key) */
@@ -87,6 +102,9 @@ struct cua_gpu_record {
 typedef void (*cua_gpu_sink)(const struct cua_gpu_record *r, void *ctx);
 #define CUA_GPU_MAX_SINKS 20
 int cua_gpu_add_sink(cua_gpu_sink fn, void *ctx);
+/* Whether the driver is cuaudit's mock (its device is named "cuaudit mock GPU..."): every
+   GPU time is then made up, and the outputs say so. */
+int cua_gpu_synthetic(void);
 /* Whether CUAUDIT_GPU_TIME is on (records will come). */
 int cua_gpu_on(void);
 

@@ -116,6 +116,8 @@ static void track_name(struct cua_writer *w, uint64_t pid, unsigned i)
 	cua_buf_u64(b, tracks[i].device);
 	cua_buf_char(b, ' ');
 	put_stream(b, tracks[i].stream);
+	if (cua_gpu_synthetic())
+		cua_buf_str(b, " (mock GPU: synthetic times)");
 	cua_buf_str(b, "\"}}");
 	b = cua_writer_room(w, 128);
 	cua_buf_str(b, ",\n{\"name\":\"thread_sort_index\",\"ph\":\"M\",\"pid\":");
@@ -167,6 +169,13 @@ void cua_gpu_write_trace(struct cua_writer *w, uint64_t pid)
 			cua_buf_str(b, ",\"mangled\":");
 			cua_buf_json_string(b, name);
 		}
+		/* The slice spans the greatest duration; a bounded one says its least, which
+		   starts at the latest possible start (docs/hooks.md). */
+		cua_buf_str(b, r->exact ? ",\"exact\":true" : ",\"exact\":false,\"dur_min\":");
+		if (!r->exact)
+			put_us(b, r->end_ns > r->start_max_ns ? r->end_ns - r->start_max_ns : 0);
+		if (cua_gpu_synthetic())
+			cua_buf_str(b, ",\"synthetic\":true");
 		cua_buf_str(b, "}}");
 		/* The arrow from the call (bound to its slice on the calling thread) to the work. */
 		cua_buf_str(b, ",\n{\"name\":\"gpu work\",\"cat\":\"gpu.flow\",\"id\":");

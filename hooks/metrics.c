@@ -207,30 +207,51 @@ static void memory_families(struct cua_writer *w, const char *host, const char *
 	}
 }
 
-/* CUAUDIT_GPU_TIME: each device's busy time (the union of its timed work) and the calls
-   left untimed, by reason. */
-static void gpu_families(struct cua_writer *w, const char *host, const char *pid)
+static void busy_family(struct cua_writer *w, const char *host, const char *pid,
+			const char *metric, const char *help, const uint64_t *ns, unsigned ndevices)
 {
-	const struct cua_gpu_totals *t = cua_gpu_totals();
-
-	if (!t)
-		return;
-	head(w, "cuaudit_gpu_busy_seconds_total", "counter",
-	     "Time a device was running timed work (CUAUDIT_GPU_TIME), per device.");
-	for (unsigned d = 0; d < t->ndevices; d++) {
+	head(w, metric, "counter", help);
+	for (unsigned d = 0; d < ndevices; d++) {
 		struct cua_buf *b = cua_writer_room(w, 1024);
 		char dev[24];
 		struct cua_buf db = CUA_BUF(dev);
 
 		cua_buf_u64(&db, d);
 		dev[db.len] = '\0';
-		cua_buf_str(b, "cuaudit_gpu_busy_seconds_total{");
+		cua_buf_str(b, metric);
+		cua_buf_char(b, '{');
 		common(b, host, pid);
 		label(b, "device", dev, 0);
 		cua_buf_str(b, "} ");
-		seconds(b, t->busy_ns[d]);
+		seconds(b, ns[d]);
 		cua_buf_char(b, '\n');
 	}
+}
+
+/* CUAUDIT_GPU_TIME: each device's busy time (the union of its timed work), bounded below and
+   above where work began on an idle stream (docs/hooks.md), and the calls left untimed, by
+   reason. */
+static void gpu_families(struct cua_writer *w, const char *host, const char *pid)
+{
+	const struct cua_gpu_totals *t = cua_gpu_totals();
+	struct cua_buf *b;
+
+	if (!t)
+		return;
+	busy_family(w, host, pid, "cuaudit_gpu_busy_min_seconds_total",
+		    "Least time a device can have been running timed work (CUAUDIT_GPU_TIME).",
+		    t->busy_min_ns, t->ndevices);
+	busy_family(w, host, pid, "cuaudit_gpu_busy_max_seconds_total",
+		    "Greatest time a device can have been running timed work (CUAUDIT_GPU_TIME).",
+		    t->busy_max_ns, t->ndevices);
+	head(w, "cuaudit_gpu_synthetic", "gauge",
+	     "1 when the driver is cuaudit's mock: every GPU time is made up.");
+	b = cua_writer_room(w, 1024);
+	cua_buf_str(b, "cuaudit_gpu_synthetic{");
+	common(b, host, pid);
+	cua_buf_str(b, "} ");
+	cua_buf_u64(b, (uint64_t)t->synthetic);
+	cua_buf_char(b, '\n');
 	head(w, "cuaudit_gpu_untimed_total", "counter",
 	     "Launches, copies and memsets CUAUDIT_GPU_TIME could not time, by reason.");
 	for (unsigned i = 0; i < CUA_GPU_UNTIMED_KINDS; i++) {

@@ -108,6 +108,7 @@ static void to_plugin(const struct cua_gpu_record *r, void *ctx)
 		.start_ns = r->start_ns, .end_ns = r->end_ns, .bytes = r->bytes, .name = r->name,
 		.stream = (uintptr_t)r->stream == 1 ? NULL : r->stream, .api_id = r->api_id,
 		.device = r->device, .op = (enum cuaudit_gpu_op)r->op,
+		.start_max_ns = r->start_max_ns, .exact = r->exact, .synthetic = cua_gpu_synthetic(),
 	};
 
 	gpu_subs[i].fn(&out, gpu_subs[i].ctx);

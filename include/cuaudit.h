@@ -159,6 +159,14 @@ struct cuaudit_gpu_record {
 	unsigned api_id;         /* the call's id */
 	unsigned device;
 	enum cuaudit_gpu_op op;
+	/* Since 1.4: read only where size covers them. start_ns is the earliest the work can
+	   have started, start_max_ns the latest: equal, and exact 1, where its stream was busy (it started
+	   when the previous work ended); where the stream was idle it began somewhere between
+	   the two (docs/hooks.md, "GPU times"). synthetic 1: the driver is cuaudit's mock and
+	   the times are made up. */
+	uint64_t start_max_ns;
+	int exact;
+	int synthetic;
 };
 typedef void (*cuaudit_gpu_fn)(const struct cuaudit_gpu_record *rec, void *ctx);
 /* Fill with CUAUDIT_OPTS, like a subscription. */

@@ -68,6 +68,16 @@ def summary(path, args):
     # A readable name sits beside a mangled one only, and differs from it.
     for k in doc["kernels"] + doc.get("gpu", {}).get("kernels", []):
         assert "demangled" not in k or (k["name"].startswith("_Z") and k["demangled"] != k["name"]), k
+    # GPU rows: each bound a pair in order, the exact figures only where every record was exact.
+    gpu = doc.get("gpu", {})
+    for r in gpu.get("kernels", []) + gpu.get("memory", []):
+        n = r.get("instances", r.get("count"))
+        assert r["exact_instances"] <= n and r["exact_ns"] <= r["total_max_ns"], r
+        for f in ("total", "avg", "shortest", "longest"):
+            assert r[f + "_min_ns"] <= r[f + "_max_ns"], (f, r)
+        assert ("total_ns" in r) == (r["exact_instances"] == n), r
+    for d in gpu.get("devices", []):
+        assert d["busy_min_ns"] <= d["busy_max_ns"], d
     # Each argument NAME:NESTED prints that API's calls and errors.
     for want in args:
         name, nested = want.split(":")

@@ -244,12 +244,17 @@ print("copies", q("select group_concat(copy_kind || '=' || b) from (select copy_
 print("memset", q("select bytes from gpu_activity where kind = 'memset'"))
 print("kernel", q("select distinct name, mangled from gpu_activity where kind = 'kernel'"))
 print("streams", q("select count(distinct stream), sum(stream like 'legacy stream'), sum(stream like 'stream 0x%') > 0 from gpu_activity")[0])
-# Every piece of GPU work joins the one call that caused it, and does not start before it.
-print("joined", q("select count(*) from gpu_activity g join calls c on c.pid = g.pid and c.correlation_id = g.correlation_id and c.name = g.api and g.start_ns >= c.start_ns")[0][0])
+# Every piece of GPU work joins the one call that caused it, and does not start before it
+# (start_ns is the earliest possible start: before the call by at most the uncertainty of
+# the host-to-GPU mapping, microseconds).
+print("joined", q("select count(*) from gpu_activity g join calls c on c.pid = g.pid and c.correlation_id = g.correlation_id and c.name = g.api and g.start_ns + 100000 >= c.start_ns")[0][0])
 print("unjoined", q("select count(*) from gpu_activity g where not exists (select 1 from calls c where c.pid = g.pid and c.correlation_id = g.correlation_id)")[0][0])
 print("calls_with_id", q("select count(*), count(distinct correlation_id) from calls where correlation_id is not null")[0])
 print("slowest_kernel_call", q("select c.name, c.tid > 0 from gpu_activity g join calls c using (pid, correlation_id) where g.kind = 'kernel' order by g.duration_ns desc limit 1")[0])
-print("gpu_kernels", q("select name, instances, abs(total_ns - 34000000) < 680000, median_ns > 0 from gpu_kernels where mangled = '_Z7add_onePii'")[0])
+print("gpu_kernels", q("select name, instances, total_min_ns <= 34000100 and total_max_ns >= 33999900, exact_instances between 1 and 10 from gpu_kernels where mangled = '_Z7add_onePii'")[0])
+# Each slice bounded or exact, its least duration no more than its greatest.
+print("bounds", q("select count(*) from gpu_activity where exact in (0, 1) and duration_min_ns <= duration_ns and (exact = 0 or duration_min_ns = duration_ns)")[0][0])
+print("synthetic", q("select value like 'true%' from meta where key = 'gpu_synthetic'")[0][0])
 print("graph", q("select instances from gpu_kernels where name = '(CUDA graph launch)'")[0][0])
 print("gpu_mem", q("select operation, count, total_bytes, min_bytes, max_bytes from gpu_mem order by operation"))
 print("no_track_threads", q("select count(*) from threads where tid >= 4000000000")[0][0])
@@ -266,6 +271,8 @@ PY
   expect_log 1 '^calls_with_id \(16, 16\)$' q.txt
   expect_log 1 "^slowest_kernel_call \('cuLaunchKernel', 1\)$" q.txt
   expect_log 1 "^gpu_kernels \('add_one\(int\*, int\)', 10, 1, 1\)$" q.txt
+  expect_log 1 '^bounds 16$' q.txt
+  expect_log 1 '^synthetic 1$' q.txt
   expect_log 1 '^graph 2$' q.txt
   expect_log 1 "^gpu_mem \[\('DtoH', 1, 4096, 4096, 4096\), \('HtoD', 2, 6144, 2048, 4096\), \('memset', 1, 1000, 1000, 1000\)\]$" q.txt
   expect_log 1 '^no_track_threads 0$' q.txt
@@ -278,12 +285,12 @@ for sql in re.findall(r"```sql\n(.*?)```", open(sys.argv[1]).read(), re.S):
     print(repr(db.execute(sql).fetchall()))
 PY
   [ "$(wc -l <ex.txt)" -ge 8 ] && pass "every example query runs" || fail "examples: $(cat ex.txt)"
-  expect_log 1 "^\[\('add_one\(int\*, int\)', 10, 3[34]\.[0-9]+, (29[89]|30[01])[0-9]{4}\.[0-9]+\)\]$" ex.txt
+  expect_log 1 "^\[\('add_one\(int\*, int\)', 10, 3[34]\.[0-9]+, 34\.[0-9]+, [0-9.]+\)\]$" ex.txt
   expect_log 1 "^\[\('add_one\(int\*, int\)', (59[0-9]|60[0-9])[0-9]{4}, 'legacy stream', [0-9]+, [0-9]+, 'cuLaunchKernel', " ex.txt
   # The same rows as CSV and as JSON lines.
   expect_status 0 "$CLI" export --type csv -o csv s.json t.json
   n=$(($(wc -l <csv/gpu_activity.csv) - 1))
-  [ "$n" = 16 ] && head -1 csv/gpu_activity.csv | grep -qx 'process_id,pid,device,stream,kind,name,mangled,copy_kind,start_ns,duration_ns,bytes,correlation_id,api' &&
+  [ "$n" = 16 ] && head -1 csv/gpu_activity.csv | grep -qx 'process_id,pid,device,stream,kind,name,mangled,copy_kind,start_ns,duration_ns,bytes,correlation_id,api,exact,duration_min_ns' &&
     [ -s csv/gpu_kernels.csv ] && [ -s csv/gpu_mem.csv ] && pass "CSV: gpu_activity, gpu_kernels, gpu_mem" || fail "CSV: $n rows: $(head -2 csv/gpu_activity.csv)"
   "$CLI" export -T jsonl -o - s.json t.json >rows.jsonl 2>err.txt || fail "jsonl: $(cat err.txt)"
   got=$("$PYTHON" -c '

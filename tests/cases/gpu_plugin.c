@@ -8,16 +8,20 @@
 
 CUAUDIT_PLUGIN_INFO("gpu_records", "1.0");
 
-static uint64_t kernels, kernel_ns, copies, bytes, graphs, bad;
+static uint64_t kernels, kernel_min_ns, kernel_max_ns, copies, bytes, graphs, synthetic, bad;
 
 static void on_record(const struct cuaudit_gpu_record *r, void *ctx)
 {
 	(void)ctx;
-	if (r->size < sizeof(*r) || r->end_ns < r->start_ns || !r->correlation_id)
+	/* Bounds in order: earliest start, latest start, end; one start where exact. */
+	if (r->size < sizeof(*r) || r->start_max_ns < r->start_ns || r->end_ns < r->start_max_ns ||
+	    (r->exact && r->start_ns != r->start_max_ns) || !r->correlation_id)
 		bad++;
+	synthetic += r->synthetic != 0;
 	if (r->op == CUAUDIT_GPU_KERNEL) {
 		kernels++;
-		kernel_ns += r->end_ns - r->start_ns;
+		kernel_min_ns += r->end_ns - r->start_max_ns;
+		kernel_max_ns += r->end_ns - r->start_ns;
 		if (!r->name || strcmp(r->name, "_Z7add_onePii") != 0)
 			bad++;
 	} else if (r->op == CUAUDIT_GPU_GRAPH) {
@@ -54,14 +58,19 @@ static void report(void *ctx)
 	(void)ctx;
 	put(b, &n, "gpu_records: kernels ");
 	put_u64(b, &n, kernels);
-	put(b, &n, " kernel_ms ");
-	put_u64(b, &n, (kernel_ns + 500000) / 1000000);
+	/* The kernels' total lies between these, in microseconds (rounded outwards). */
+	put(b, &n, " kernel_us ");
+	put_u64(b, &n, kernel_min_ns / 1000);
+	put(b, &n, "..");
+	put_u64(b, &n, (kernel_max_ns + 999) / 1000);
 	put(b, &n, " memory ");
 	put_u64(b, &n, copies);
 	put(b, &n, " bytes ");
 	put_u64(b, &n, bytes);
 	put(b, &n, " graphs ");
 	put_u64(b, &n, graphs);
+	put(b, &n, " synthetic ");
+	put_u64(b, &n, synthetic);
 	put(b, &n, " bad ");
 	put_u64(b, &n, bad);
 	put(b, &n, "\n");

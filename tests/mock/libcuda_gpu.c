@@ -5,7 +5,10 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <stdio.h>
 #include <time.h>
+#include <unistd.h>
 #include "mockgpu.h"
 #include "mockstate.h"
 
@@ -14,10 +17,16 @@
 
 int mock_current_device(void);
 
-/* The mock GPU clock is CLOCK_MONOTONIC: each piece of work starts when its stream is free
-   and the program has submitted it, and lasts a set time (milliseconds, so that a tool's
-   microseconds of host time are well under 1% of it). Work does not really run for that
-   long: a stream's end may lie in the future. Events take no time. */
+/* The mock GPU clock is CLOCK_MONOTONIC, the host clock cuaudit anchors GPU times to. Each
+   piece of work reaches the GPU at one known point inside its call: the clock read in
+   mock_gpu_work, after the call's entry and before its return. It starts then if its stream
+   is idle (no delay), or when the stream's previous work ends, and lasts exactly the time
+   set for it (milliseconds), whatever the host's load: streams run in order, and a duration
+   never depends on when the host thread runs. Work does not really run for that long: a
+   stream's end may lie in the future. Events take no time: an event is stamped when its
+   stream reaches it (at once on an idle stream). MOCK_GPU_TIMELINE=FILE appends each piece
+   of work to FILE as "node stream start_ns end_ns" (stream: legacy, per-thread, or the
+   handle in hex): the truth a test compares cuaudit's times with. */
 static uint64_t now_ns(void)
 {
 	struct timespec ts;
@@ -52,6 +61,34 @@ static void add_node(struct mock_gpu_stream *s, const char *node)
 	}
 }
 
+static void timeline(const char *node, const struct mock_gpu_stream *s, void *handle,
+		     uint64_t start, uint64_t end)
+{
+	static int fd = -2;
+	char line[128];
+	int n;
+
+	if (fd == -2) {
+		const char *path = getenv("MOCK_GPU_TIMELINE");
+
+		fd = path ? open(path, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644) : -1;
+	}
+	if (fd < 0)
+		return;
+	if (s == &per_thread_stream)
+		n = snprintf(line, sizeof(line), "%s per-thread %llu %llu\n", node,
+			     (unsigned long long)start, (unsigned long long)end);
+	else if (s == &legacy[0] || s == &legacy[1])
+		n = snprintf(line, sizeof(line), "%s legacy %llu %llu\n", node,
+			     (unsigned long long)start, (unsigned long long)end);
+	else
+		n = snprintf(line, sizeof(line), "%s %llx %llu %llu\n", node,
+			     (unsigned long long)(uintptr_t)handle, (unsigned long long)start,
+			     (unsigned long long)end);
+	if (n > 0 && write(fd, line, (size_t)n) < 0)
+		return;
+}
+
 int mock_gpu_work(void *handle, int per_thread, uint64_t ns, const char *node)
 {
 	struct mock_gpu_stream *s = mock_gpu_stream(handle, per_thread);
@@ -65,6 +102,7 @@ int mock_gpu_work(void *handle, int per_thread, uint64_t ns, const char *node)
 	if (s->end_ns > start)
 		start = s->end_ns;
 	s->end_ns = start + ns;
+	timeline(node, s, handle, start, s->end_ns);
 	return 1;
 }
 
