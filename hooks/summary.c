@@ -322,21 +322,12 @@ static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned bindi
 
 /* CUAUDIT_SUMMARY_SAMPLE=N: the counter path times 1 call in N of a fast function, drawn
    at random in each block of N calls (hooks/summary_sampler.h); every other call is timed. */
-/* The thread's random numbers (hooks/summary_sampler.h), seeded at its first draw. */
+/* The thread's random numbers (hooks/summary_sampler.h). */
 static __thread uint64_t rng __attribute__((tls_model("initial-exec")));
 
-static CUA_COLD void rng_seed(void)
-{
-	uint64_t x = cua_clock_ns() ^ ((uint64_t)cua_thread_id() << 32) ^ (uint64_t)(uintptr_t)&rng;
-
-	rng = x ? x : 0x9e3779b97f4a7c15ull;
-}
-
 /* Whether the row's next call is timed (hooks/summary_sampler.h). */
-static int sample_this(struct cua_stat *s)
+static inline int sample_this(struct cua_stat *s)
 {
-	if (CUA_UNLIKELY(!rng))
-		rng_seed();
 	return cua_sampler_next(s, cfg.sample, &rng);
 }
 

@@ -15,17 +15,19 @@
    with one large one is no longer seen at the same position each time), and the estimated
    total, total_ns + (N-1) * pick_ns, is unbiased (Horvitz-Thompson). A block starting before
    CUA_SAMPLE_WARMUP calls were timed, or while the function's timed mean is CUA_SAMPLE_SLOW_NS or
-   more, is a block of one call, timed: the choice is made at the block's start from earlier
-   calls only, which keeps the estimate unbiased. Calls on the general path (launches, a call
+   more, is timed whole, each call standing for itself: the choice is made at the block's
+   start from earlier calls only, which keeps the estimate unbiased, and once a block, so
+   that a call of a block timed whole costs one compare more than the exact summary's. Calls on the general path (launches, a call
    other hooks also see, a patched entry) are all timed by the dispatch and stand for
    themselves. The report's error is a 95% interval from the picks' spread. */
 #define CUA_SAMPLE_WARMUP 64
 #define CUA_SAMPLE_SLOW_NS 1000
 
-/* A number in [0, n), from one xorshift64* step of *rng (never 0). */
+/* A number in [0, n), from one xorshift64* step of *rng; a state of 0 (a thread's first
+   draw) is seeded from its own address, so that each thread draws its own sequence. */
 static inline uint64_t cua_sampler_rand(uint64_t *rng, uint64_t n)
 {
-	uint64_t x = *rng;
+	uint64_t x = *rng ? *rng : 0x9e3779b97f4a7c15ull ^ (uint64_t)(uintptr_t)rng;
 
 	x ^= x >> 12;
 	x ^= x << 25;
@@ -43,10 +45,10 @@ static inline int cua_sampler_next(struct cua_stat *s, unsigned n, uint64_t *rng
 	if (__builtin_expect(k >= s->blk_end, 0)) {
 		s->blk_all = n < 2 || s->timed < CUA_SAMPLE_WARMUP ||
 			     s->total_ns >= CUA_SAMPLE_SLOW_NS * s->timed;
-		s->blk_end = k + (s->blk_all ? 1 : n);
+		s->blk_end = k + (n < 2 ? 1 : n);
 		s->pick = s->blk_all ? k : k + cua_sampler_rand(rng, n);
 	}
-	return k == s->pick;
+	return s->blk_all || k == s->pick;
 }
 
 /* Before a timed call of duration ns is added to the row: it is a pick where its block is
