@@ -114,6 +114,8 @@ struct sink {
 	int synthetic;           /* an input's GPU times came from cuaudit's mock driver */
 	int made_folder;         /* csv: the folder was made by this export */
 	unsigned created;        /* csv: files[0..created) were created; jsonl: 1 if the file was */
+	const char *final;       /* --force: the name the output takes once whole (out: a new one) */
+	char suffix[48];         /* --force, csv: each table file's new name is NAME.csv + suffix */
 	unsigned long long rows[T_COUNT];
 };
 
@@ -263,9 +265,15 @@ static int sqlite_close(struct sink *k)
 #endif
 
 /* Writes the header line of each CSV file (or opens the JSON lines file). */
+/* A CSV table file: its new name (while written) or its final name. */
+static void table_path(const struct sink *k, unsigned t, char *buf, size_t cap, int final)
+{
+	snprintf(buf, cap, "%s/%s.csv%s", k->out, tables[t].name, final ? "" : k->suffix);
+}
+
 static int text_open(struct sink *k)
 {
-	char path[4096];
+	char path[8448];
 
 	if (k->type == OUT_JSONL) {
 		k->files[0] = strcmp(k->out, "-") == 0 ? stdout : fopen(k->out, "wx");
@@ -286,7 +294,7 @@ static int text_open(struct sink *k)
 		return -1;
 	}
 	for (unsigned t = 0; t < T_COUNT; t++) {
-		snprintf(path, sizeof(path), "%s/%s.csv", k->out, tables[t].name);
+		table_path(k, t, path, sizeof(path), 0);
 		k->files[t] = fopen(path, "wx");
 		if (!k->files[t]) {
 			fprintf(stderr, "cuaudit export: cannot create %s: %s\n", path,
@@ -323,7 +331,7 @@ static int text_close(struct sink *k)
    file it did not create. */
 static void text_remove(struct sink *k)
 {
-	char path[4096];
+	char path[8448];
 
 	if (k->type == OUT_JSONL) {
 		if (k->created)
@@ -331,7 +339,7 @@ static void text_remove(struct sink *k)
 		return;
 	}
 	for (unsigned t = 0; t < k->created; t++) {
-		snprintf(path, sizeof(path), "%s/%s.csv", k->out, tables[t].name);
+		table_path(k, t, path, sizeof(path), 0);
 		unlink(path);
 	}
 	if (k->made_folder)
@@ -970,8 +978,11 @@ static void usage(FILE *f)
 	      "        an SQLite database (the default), a folder of CSV files (one per table),\n"
 	      "        or JSON lines (one object per row, with its \"table\")\n"
 	      "  -o, --output FILE\n"
-	      "        the database, folder or file; an existing file is never replaced\n"
+	      "        the database, folder or file; an existing one is refused without --force\n"
 	      "        ('-': standard output, for jsonl)\n"
+	      "  -f, --force\n"
+	      "        replace an existing database or file (csv: the folder's table files), once\n"
+	      "        the new one is whole: a failed export leaves the old one as it was\n"
 	      "  -M, --mangled\n"
 	      "        kernel names as the compiler wrote them, not demangled\n"
 	      "  -h, --help\n"
@@ -1017,17 +1028,18 @@ int cua_cli_export_main(int argc, char **argv)
 {
 	static const struct option longs[] = {
 		{ "type", required_argument, NULL, 'T' }, { "output", required_argument, NULL, 'o' },
-		{ "mangled", no_argument, NULL, 'M' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "mangled", no_argument, NULL, 'M' }, { "force", no_argument, NULL, 'f' },
+		{ "help", no_argument, NULL, 'h' },    { NULL, 0, NULL, 0 },
 	};
+	static char tmp[4200];
 	struct sink k;
 	struct stat st;
-	int c, rc = 0;
+	int c, rc = 0, force = 0;
 
 	memset(&k, 0, sizeof(k));
 	opterr = 0;
 	optind = 0;
-	while ((c = getopt_long(argc, argv, ":T:o:Mh", longs, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":T:o:Mfh", longs, NULL)) != -1) {
 		switch (c) {
 		case 'T': {
 			int found = -1;
@@ -1042,6 +1054,7 @@ int cua_cli_export_main(int argc, char **argv)
 		}
 		case 'o': k.out = optarg; break;
 		case 'M': cua_demangle_names = 0; break;
+		case 'f': force = 1; break;
 		case 'h': usage(stdout); return 0;
 		case ':': return usage_error("missing value for", argv[optind - 1]);
 		default: return usage_error("unknown option", argv[optind - 1]);
@@ -1053,13 +1066,50 @@ int cua_cli_export_main(int argc, char **argv)
 		return usage_error("no summaries or traces given", NULL);
 	if (strcmp(k.out, "-") == 0 && k.type != OUT_JSONL)
 		return usage_error("--output: standard output takes --type jsonl only", NULL);
-	if (strcmp(k.out, "-") != 0 && k.type != OUT_CSV && lstat(k.out, &st) == 0) {
-		fprintf(stderr, "cuaudit export: %s exists; it is not replaced\n", k.out);
-		return 1;
-	}
 	for (int i = optind; i < argc; i++)
 		if (strcmp(argv[i], k.out) == 0 && strcmp(k.out, "-") != 0)
 			return usage_error("--output names an input:", k.out);
+	/* An existing output is replaced only with --force, and then only once the new one is
+	   whole: it is written under a new name beside it and renamed over it at the end. */
+	k.final = k.out;
+	if (strcmp(k.out, "-") != 0 && k.type != OUT_CSV && lstat(k.out, &st) == 0) {
+		if (!force) {
+			fprintf(stderr, "cuaudit export: %s exists; it is not replaced (--force "
+					"replaces it)\n", k.out);
+			return 1;
+		}
+		if (!S_ISREG(st.st_mode)) {
+			fprintf(stderr, "cuaudit export: %s exists and is not a file; --force replaces "
+					"files only\n", k.out);
+			return 1;
+		}
+		snprintf(tmp, sizeof(tmp), "%s.cuaudit-new.%d", k.final, (int)getpid());
+		if (lstat(tmp, &st) == 0) {
+			fprintf(stderr, "cuaudit export: %s exists; it is not replaced\n", tmp);
+			return 1;
+		}
+		k.out = tmp;
+	}
+	if (k.type == OUT_CSV) {
+		char path[8448];
+
+		for (unsigned t = 0; t < T_COUNT; t++) {
+			table_path(&k, t, path, sizeof(path), 1);
+			if (lstat(path, &st) != 0)
+				continue;
+			if (!force) {
+				fprintf(stderr, "cuaudit export: %s exists; it is not replaced (--force "
+						"replaces it)\n", path);
+				return 1;
+			}
+			if (!S_ISREG(st.st_mode)) {
+				fprintf(stderr, "cuaudit export: %s exists and is not a file; --force "
+						"replaces files only\n", path);
+				return 1;
+			}
+			snprintf(k.suffix, sizeof(k.suffix), ".cuaudit-new.%d", (int)getpid());
+		}
+	}
 	if (k.type == OUT_SQLITE) {
 #ifdef CUA_HAVE_SQLITE
 		if (sqlite_open(&k) != 0) {
@@ -1091,6 +1141,22 @@ int cua_cli_export_main(int argc, char **argv)
 #endif
 	if (k.type != OUT_SQLITE && text_close(&k) != 0)
 		rc = k.failed = 1;
+	/* --force: the whole new output takes the old one's name. */
+	if (!k.failed && k.out != k.final && rename(k.out, k.final) != 0) {
+		fprintf(stderr, "cuaudit export: cannot replace %s: %s\n", k.final, strerror(errno));
+		rc = k.failed = 1;
+	}
+	for (unsigned t = 0; !k.failed && k.suffix[0] && t < T_COUNT; t++) {
+		char from[8448], to[8448];
+
+		table_path(&k, t, from, sizeof(from), 0);
+		table_path(&k, t, to, sizeof(to), 1);
+		if (rename(from, to) != 0) {
+			fprintf(stderr, "cuaudit export: cannot replace %s: %s\n", to, strerror(errno));
+			unlink(from); /* the old table file stays as it was */
+			rc = 1;
+		}
+	}
 	if (k.failed && k.type == OUT_SQLITE)
 		unlink(k.out);
 	else if (k.failed)
@@ -1098,7 +1164,7 @@ int cua_cli_export_main(int argc, char **argv)
 	if (!k.failed && strcmp(k.out, "-") != 0)
 		fprintf(stderr, "cuaudit export: Generated: %s (%llu processes, %llu calls, %llu "
 				"API rows, %llu kernel rows, %llu GPU activity rows)\n",
-			k.out, k.rows[T_PROCESSES], k.rows[T_CALLS], k.rows[T_APIS],
+			k.final, k.rows[T_PROCESSES], k.rows[T_CALLS], k.rows[T_APIS],
 			k.rows[T_KERNELS], k.rows[T_GPU_ACTIVITY]);
 	return rc;
 }

@@ -226,6 +226,41 @@ PY
   expect_status 2 "$CLI" export -T xml -o x "$s"
   expect_status 2 "$CLI" export "$s"
   ;;
+cli_export_replaces_an_existing_output_only_with_force)
+  # Issue 39: a second export to the same name had no --force. Without it each type
+  # refuses an existing output, saying how to replace it; with it the output is replaced
+  # once the new one is whole, and nothing is left beside it.
+  "$CLI" run -s "$dir/s.%p.json" "$BIN/kernels" >/dev/null 2>&1 || fail "kernels under cuaudit run"
+  s=$(ls s.*.json)
+  apis=$("$CLI" export -T jsonl -o - "$s" 2>/dev/null | grep -c '"table":"apis"')
+  [ "$apis" -ge 5 ] || fail "only $apis API rows"
+  echo old >db.sqlite; echo old >rows.jsonl; mkdir csv; echo old >csv/apis.csv
+  for t in sqlite:db.sqlite jsonl:rows.jsonl csv:csv; do
+    expect_status 1 "$CLI" export -T "${t%%:*}" -o "${t#*:}" "$s"
+    grep -q "exists; it is not replaced (--force replaces it)" cmd.err && pass "${t%%:*}: refused without --force" || fail "${t%%:*}: $(cat cmd.err)"
+  done
+  [ "$(cat db.sqlite rows.jsonl csv/apis.csv)" = "$(printf 'old\nold\nold')" ] && [ "$(ls csv)" = apis.csv ] &&
+    pass "the refused outputs are as they were" || fail "changed: $(ls csv)"
+  expect_status 0 "$CLI" export --force -o db.sqlite "$s"
+  got=$("$PYTHON" -c 'import sqlite3; print(sqlite3.connect("db.sqlite").execute("select count(*) from apis").fetchone()[0])' 2>&1)
+  [ "$got" = "$apis" ] && pass "--force: the database replaced ($got API rows)" || fail "sqlite: '$got', want $apis"
+  expect_status 0 "$CLI" export -f -T jsonl -o rows.jsonl "$s"
+  [ "$(grep -c '"table":"apis"' rows.jsonl)" = "$apis" ] && ! grep -qx old rows.jsonl && pass "-f: the JSON lines replaced" || fail "jsonl: $(head -2 rows.jsonl)"
+  expect_status 0 "$CLI" export -f -T csv -o csv "$s"
+  [ "$(($(wc -l <csv/apis.csv) - 1))" = "$apis" ] && [ -s csv/calls.csv ] && pass "-f: the CSV tables replaced" || fail "csv: $(head -2 csv/apis.csv)"
+  [ -z "$(ls -A . csv | grep cuaudit-new)" ] && pass "no new-name file left" || fail "left: $(ls -A . csv)"
+  # A replacement that cannot be written whole (RLIMIT_FSIZE, as a full disk) leaves the
+  # old output as it was, and no new-name file; a directory is no file to replace.
+  for t in sqlite:db.sqlite jsonl:rows.jsonl; do
+    cp "${t#*:}" keep
+    (trap '' XFSZ; ulimit -f 1; "$CLI" export -f -T "${t%%:*}" -o "${t#*:}" "$s" >/dev/null 2>err.txt; echo $? >rc.txt)
+    [ "$(cat rc.txt)" = 1 ] && cmp -s keep "${t#*:}" && [ -z "$(ls -A | grep cuaudit-new)" ] &&
+      pass "${t%%:*}: a failed replacement leaves the old one ($(head -1 err.txt))" || fail "${t%%:*}: status $(cat rc.txt): $(cat err.txt); $(ls -A)"
+  done
+  mkdir dir.sqlite
+  expect_status 1 "$CLI" export -f -o dir.sqlite "$s"
+  grep -q "is not a file" cmd.err && [ -d dir.sqlite ] && pass "a directory is not replaced" || fail "dir: $(cat cmd.err)"
+  ;;
 cli_export_gpu_activity_joins_calls_by_correlation_id)
   # GPU timing on the mock driver (tests/cases/gpu.sh): 16 pieces of work, each caused by one call.
   LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" \
