@@ -597,6 +597,15 @@ static int run_main(int argc, char **argv)
 	if (module_diagnostics)
 		return usage_error("run", "%d bad value(s); the program was not started",
 				   module_diagnostics);
+	/* A value every check passes can still do nothing the user sees: GPU times go only to
+	   the summary, the trace, the metrics and plugins. Said before the program starts, once,
+	   from the configuration the module will read (an option or the environment). */
+	if (hook_cfg.gpu.gpu_time && !hook_cfg.summary.path[0] && !hook_cfg.trace.path[0] &&
+	    !hook_cfg.metrics.path[0] && !hook_cfg.plugins.nplugins)
+		fputs("cuaudit run: warning: --gpu-time (CUAUDIT_GPU_TIME): no output shows GPU times; "
+		      "add --summary stderr (or FILE), --trace FILE or --metrics FILE, or a --plugin "
+		      "that reads them\n",
+		      stderr);
 	if (find_module(module, sizeof(module)) != 0) {
 		fprintf(stderr, "cuaudit run: cannot find libcuaudit.so (set CUAUDIT_MODULE to its "
 				"path)\n");

@@ -76,6 +76,22 @@ cli_run_every_value_option_takes_all_four_getopt_forms)
   expect_status 2 "$CLI" run -s "$BIN/driver_lazy"
   grep -q "is an executable, not an output file" cmd.err && pass "an executable as an output is refused" || fail "$(cat cmd.err)"
   ;;
+cli_run_gpu_time_without_an_output_says_what_to_add)
+  # Issue 39: `run --gpu-time on` with no summary, trace, metrics or plugin timed every
+  # launch and showed it nowhere, silently. It now warns, naming what to add, and runs.
+  warned() { grep -q "no output shows GPU times; add --summary stderr (or FILE), --trace FILE or --metrics FILE" err.txt; }
+  for how in "--gpu-time on" "--gpu-time=5" "env CUAUDIT_GPU_TIME=on"; do
+    if [[ $how == env* ]]; then env CUAUDIT_GPU_TIME=on "$CLI" run "$BIN/driver_lazy" >out.txt 2>err.txt
+    else "$CLI" run $how "$BIN/driver_lazy" >out.txt 2>err.txt; fi
+    rc=$?
+    [ $rc = 0 ] && warned && [ "$(grep -c 'warning' err.txt)" = 1 ] && pass "$how alone: ran, one warning" ||
+      fail "$how alone: status $rc: $(cat err.txt)"
+  done
+  for with in "--summary stderr" "--trace t.json" "--metrics m.prom" "--plugin $BIN/launch_counter.so" "--gpu-time off"; do
+    "$CLI" run --gpu-time on $with "$BIN/driver_lazy" >out.txt 2>err.txt; rc=$?
+    [ $rc = 0 ] && ! warned && pass "--gpu-time on $with: no warning" || fail "$with: status $rc: $(head -3 err.txt)"
+  done
+  ;;
 cli_run_output_options_accept_relative_paths_alike)
   mkdir sub
   while read -r long short value; do
