@@ -1165,7 +1165,7 @@ static int ctl_main(int argc, char **argv)
 	const char *dir = NULL, *what, *verb;
 	struct region r;
 	uint64_t pid;
-	uint32_t bit, cap;
+	uint32_t bit, cap, was;
 	int c, fd, on;
 	off_t at = (off_t)offsetof(struct cua_live_head, ctl);
 	struct stat st = { 0 };
@@ -1231,13 +1231,18 @@ static int ctl_main(int argc, char **argv)
 		return 1;
 	}
 	close(fd);
+	/* The word before the change tells a second start (or stop) from the first. */
 	if (on)
-		__atomic_fetch_or((uint32_t *)((char *)map + at), bit, __ATOMIC_SEQ_CST);
+		was = __atomic_fetch_or((uint32_t *)((char *)map + at), bit, __ATOMIC_SEQ_CST);
 	else
-		__atomic_fetch_and((uint32_t *)((char *)map + at), ~bit, __ATOMIC_SEQ_CST);
+		was = __atomic_fetch_and((uint32_t *)((char *)map + at), ~bit, __ATOMIC_SEQ_CST);
 	munmap(map, CUA_LIVE_HEAD_SIZE);
-	printf("%s %s in process %llu (from each thread's next call)\n", what,
-	       on ? "started" : "stopped", (unsigned long long)pid);
+	if (!(was & bit) == !on)
+		printf("%s was already %s in process %llu: nothing changed\n", what,
+		       on ? "on" : "off", (unsigned long long)pid);
+	else
+		printf("%s %s in process %llu (from each thread's next call)\n", what,
+		       on ? "started" : "stopped", (unsigned long long)pid);
 	unload(&r);
 	return 0;
 }

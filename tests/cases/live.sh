@@ -721,10 +721,17 @@ ctl_starts_and_stops_trace_and_log_within_one_call)
   wait_out out.txt 'phase 1 done' || { kill -9 $pid; finish; }
   "$CLI" ctl --dir "$L" $pid trace start >c1.txt 2>&1 && "$CLI" ctl --dir "$L" $pid log start >>c1.txt 2>&1 &&
     pass "ctl trace start, ctl log start: $(head -1 c1.txt)" || fail "ctl start: $(cat c1.txt)"
+  # A second start changes nothing and says so (it said "started" again).
+  "$CLI" ctl --dir "$L" $pid trace start >c1b.txt 2>&1; rc=$?
+  [ $rc = 0 ] && grep -qx "trace was already on in process $pid: nothing changed" c1b.txt &&
+    pass "a second trace start: $(cat c1b.txt)" || fail "second start: status $rc: $(cat c1b.txt)"
   touch "$dir/go1"
   wait_out out.txt 'phase 2 done'
   "$CLI" ctl --dir "$L" $pid trace stop >c2.txt 2>&1 && "$CLI" ctl --dir "$L" $pid log stop >>c2.txt 2>&1 &&
     pass "ctl trace stop, ctl log stop" || fail "ctl stop: $(cat c2.txt)"
+  "$CLI" ctl --dir "$L" $pid log stop >c2b.txt 2>&1; rc=$?
+  [ $rc = 0 ] && grep -qx "log was already off in process $pid: nothing changed" c2b.txt &&
+    pass "a second log stop: $(cat c2b.txt)" || fail "second stop: status $rc: $(cat c2b.txt)"
   touch "$dir/go2"
   wait $pid; rc=$?
   [ $rc = 0 ] && pass "the program ended normally" || fail "status $rc: $(cat err.txt)"
