@@ -154,7 +154,7 @@ static void usage(FILE *f)
 	      "        ('cuaudit trace --help')\n"
 	      "export  writes summaries and traces as an SQLite database, CSV or JSON lines\n"
 	      "        ('cuaudit export --help')\n"
-	      "ps      what each audited process (CUAUDIT_LIVE=1) is inside now, or was when it died\n"
+	      "ps      what each process run with --live on is inside now, or was when it died\n"
 	      "top     per-API call rates, errors and calls in flight, refreshed\n"
 	      "ctl     switches the trace or the verbose log of a running process on or off\n"
 	      "\n"

@@ -531,7 +531,8 @@ static int find_region(uint64_t pid, struct region *out)
 	closedir(d);
 	if (!best[0]) {
 		fprintf(stderr, "cuaudit: no live region for process %llu in %s (was it started with "
-			"CUAUDIT_LIVE=1 or cuaudit run --live on, and has it made a CUDA call?)\n",
+			"'cuaudit run --live on', or LD_AUDIT and CUAUDIT_LIVE=1, and has it made a "
+			"CUDA call?)\n",
 			(unsigned long long)pid, live_dir);
 		return -1;
 	}
@@ -596,14 +597,19 @@ struct ps_ctx {
 	int second; /* the second pass prints */
 	double secs;
 	int clean;
+	int json;       /* the list as JSON: one object per process */
+	unsigned shown; /* objects printed so far */
 	unsigned removed;
 };
+
+static void json_str(const char *s);
 
 static int ps_one(struct region *r, void *vctx)
 {
 	struct ps_ctx *ctx = vctx;
 	struct totals t;
 	char nb[32];
+	double rate;
 
 	if (ctx->clean) {
 		if (r->state == ST_DEAD || r->state == ST_EXITED) {
@@ -624,8 +630,6 @@ static int ps_one(struct region *r, void *vctx)
 			ctx->rows[ctx->n++] = (struct ps_row){ r->head.pid, t.calls };
 		return 0;
 	}
-	printf("%-8llu %-8s %7llu ", (unsigned long long)r->head.pid, state_names[r->state],
-	       (unsigned long long)t.threads);
 	{
 		uint64_t before = t.calls;
 		int found = 0;
@@ -635,11 +639,41 @@ static int ps_one(struct region *r, void *vctx)
 				before = ctx->rows[i].calls0;
 				found = 1;
 			}
-		if (r->state == ST_RUNNING && found && ctx->secs > 0)
-			printf("%9.0f ", (double)(t.calls - (before < t.calls ? before : t.calls)) / ctx->secs);
-		else
-			printf("%9s ", "-");
+		found = r->state == ST_RUNNING && found && ctx->secs > 0;
+		rate = found ? (double)(t.calls - (before < t.calls ? before : t.calls)) / ctx->secs : -1;
 	}
+	if (ctx->json) {
+		/* The table's columns, numbers unformatted; null where the table shows '-'. */
+		printf("%s{\"pid\":%llu,\"state\":\"%s\",\"threads\":%llu,\"calls\":%llu,"
+		       "\"calls_per_s\":", ctx->shown++ ? "," : "", (unsigned long long)r->head.pid,
+		       state_names[r->state], (unsigned long long)t.threads,
+		       (unsigned long long)t.calls);
+		if (rate >= 0)
+			printf("%.0f", rate);
+		else
+			fputs("null", stdout);
+		fputs(",\"longest_in_flight\":", stdout);
+		if (t.busy) {
+			printf("{\"name\":");
+			json_str(name_of(r, t.busy_id, nb, sizeof(nb)));
+			printf(",\"elapsed_ns\":%llu,\"tid\":%llu}", (unsigned long long)t.busy_ns,
+			       (unsigned long long)t.busy_tid);
+		} else {
+			fputs("null", stdout);
+		}
+		fputs(",\"program\":", stdout);
+		json_str(r->head.program);
+		fputs(",\"region\":", stdout);
+		json_str(r->path);
+		fputs("}", stdout);
+		return 0;
+	}
+	printf("%-8llu %-8s %7llu ", (unsigned long long)r->head.pid, state_names[r->state],
+	       (unsigned long long)t.threads);
+	if (rate >= 0)
+		printf("%9.0f ", rate);
+	else
+		printf("%9s ", "-");
 	if (t.busy) {
 		char dur[64];
 		FILE *m = fmemopen(dur, sizeof(dur), "w");
@@ -853,14 +887,15 @@ static int parse_u64(const char *s, uint64_t *out)
 
 static void live_usage(FILE *f)
 {
-	fputs("usage: cuaudit ps [--dir DIR] [--clean]\n"
+	fputs("usage: cuaudit ps [--dir DIR] [--json] | ps [--dir DIR] --clean\n"
 	      "       cuaudit ps [--dir DIR] [--json] [--last N] PID\n"
 	      "       cuaudit top [--dir DIR] [-d SECONDS] [-n COUNT] [PID]\n"
 	      "       cuaudit ctl [--dir DIR] PID trace|log start|stop\n"
 	      "\n"
-	      "ps     this user's processes audited with the live view (CUAUDIT_LIVE=1,\n"
-	      "       cuaudit run --live on): pid, state, threads, calls per second, the longest\n"
-	      "       call in flight; with PID, each thread's calls in flight and last calls.\n"
+	      "ps     this user's processes audited with the live view ('cuaudit run --live on',\n"
+	      "       or LD_AUDIT and CUAUDIT_LIVE=1): pid, state, threads, calls per second,\n"
+	      "       the longest call in flight; with PID, each thread's calls in flight and\n"
+	      "       last calls (--last N of them, 16). --json: the same as JSON.\n"
 	      "       --clean removes the files of processes that are gone.\n"
 	      "top    per-API rates, errors and calls in flight, refreshed every -d seconds (1);\n"
 	      "       not on a terminal: -n samples (1), then exit.\n"
@@ -881,7 +916,7 @@ static int ps_main(int argc, char **argv)
 	static struct ps_ctx ctx;
 	const char *dir = NULL;
 	uint64_t pid = 0, last = 16;
-	int json = 0, c, n;
+	int json = 0, last_given = 0, c, n;
 
 	optind = 1;
 	/* Options before or after the pid (`cuaudit ps 4242 --json`), as GNU tools take them. */
@@ -895,10 +930,22 @@ static int ps_main(int argc, char **argv)
 				fprintf(stderr, "cuaudit ps: --last: '%s' is not a number from 0 to 4096\n", optarg);
 				return 2;
 			}
+			last_given = 1;
 			break;
 		case 'h': live_usage(stdout); return 0;
 		default: live_usage(stderr); return 2;
 		}
+	}
+	/* An option that cannot be honoured is refused, never dropped in silence. */
+	if (ctx.clean && (json || last_given)) {
+		fprintf(stderr, "cuaudit ps: --clean removes files and prints what it removed; it takes "
+				"no --%s\n", json ? "json" : "last");
+		return 2;
+	}
+	if (last_given && optind >= argc) {
+		fprintf(stderr, "cuaudit ps: the list takes no --last (the number of last calls "
+				"'cuaudit ps PID' shows for each thread)\n");
+		return 2;
 	}
 	choose_dir(dir);
 	if (optind < argc) {
@@ -935,11 +982,18 @@ static int ps_main(int argc, char **argv)
 			usleep(200000);
 		ctx.secs = (double)(monotonic_ns() - t0) / 1e9;
 		ctx.second = 1;
-		printf("%-8s %-8s %7s %9s %-28s %10s %-8s %s\n", "PID", "STATE", "THREADS", "CALLS/S",
-		       "LONGEST CALL IN FLIGHT", "FOR", "TID", "PROGRAM");
+		ctx.json = json;
+		if (json)
+			fputs("[", stdout);
+		else
+			printf("%-8s %-8s %7s %9s %-28s %10s %-8s %s\n", "PID", "STATE", "THREADS",
+			       "CALLS/S", "LONGEST CALL IN FLIGHT", "FOR", "TID", "PROGRAM");
 		n = each_region(ps_one, &ctx, 0);
+		if (json)
+			fputs("]\n", stdout);
 		if (n == 0)
-			fprintf(stderr, "cuaudit ps: no live view in %s (processes run with CUAUDIT_LIVE=1 "
+			fprintf(stderr, "cuaudit ps: no live view in %s (processes run with "
+				"'cuaudit run --live on PROGRAM', or LD_AUDIT and CUAUDIT_LIVE=1, "
 				"make one at their first CUDA call)\n", live_dir);
 	}
 	return n < 0 ? 1 : 0;
@@ -1095,7 +1149,8 @@ static int top_main(int argc, char **argv)
 		default: live_usage(stderr); return 2;
 		}
 	}
-	if (optind < argc && (optind + 1 < argc || parse_u64(argv[optind], &t0->pid) != 0)) {
+	if (optind < argc && (optind + 1 < argc || parse_u64(argv[optind], &t0->pid) != 0 ||
+			      !t0->pid)) {
 		fprintf(stderr, "cuaudit top: '%s' is not a process id\n", argv[optind]);
 		return 2;
 	}
@@ -1106,6 +1161,15 @@ static int top_main(int argc, char **argv)
 	signal(SIGINT, on_int);
 	if (top_sample(t0) < 0)
 		return 1;
+	/* A pid with no region: rows of nothing, refreshed for ever, would look like an idle
+	   process. The message is find_region's. */
+	if (t0->pid && !t0->regions) {
+		struct region r;
+
+		if (find_region(t0->pid, &r) != 0)
+			return 1;
+		unload(&r);
+	}
 	for (uint64_t round = 0; round < count && !stop_top; round++) {
 		unsigned order[CUAUDIT_ID_COUNT], rows = 0;
 
@@ -1179,8 +1243,13 @@ static int ctl_main(int argc, char **argv)
 		default: live_usage(stderr); return 2;
 		}
 	}
-	if (argc - optind != 3 || parse_u64(argv[optind], &pid) != 0 || !pid) {
-		live_usage(stderr);
+	if (argc - optind != 3) {
+		fprintf(stderr, "cuaudit ctl: %s; usage: cuaudit ctl [--dir DIR] PID trace|log "
+				"start|stop\n", argc - optind < 3 ? "too few arguments" : "too many arguments");
+		return 2;
+	}
+	if (parse_u64(argv[optind], &pid) != 0 || !pid) {
+		fprintf(stderr, "cuaudit ctl: '%s' is not a process id\n", argv[optind]);
 		return 2;
 	}
 	what = argv[optind + 1];

@@ -804,6 +804,86 @@ readers_take_options_after_the_pid_and_refuse_clean_with_a_pid)
     fail "ps --clean PID: status $rc: $(cat e.txt c.txt | head -3)"
   touch "$dir/go"; wait $pid
   ;;
+readers_do_what_their_usage_says_or_refuse)
+  # Issue 39: `ps --json` without a pid printed the text table with status 0; `top` of a
+  # pid with no region refreshed empty tables for ever with status 0; options a form cannot
+  # honour were dropped in silence. Each form now does what its usage line says or refuses
+  # with a message and a non-zero status.
+  rm -f "$dir/go"
+  : >out.txt
+  env $(live_env) "$PROG" calls 300 "$dir/go" >out.txt 2>err.txt &
+  pid=$!
+  wait_out out.txt 'calls done' || { kill -9 $pid; finish; }
+  timeout 20 "$CLI" ps --dir "$L" --json $pid >one.json 2>e.txt || fail "ps --json PID: $(cat e.txt)"
+  timeout 20 "$CLI" ps --dir "$L" --json >list.json 2>e.txt; rc=$?
+  # The true values: one thread, idle (waiting for a file: no call in flight, none per
+  # second), and the calls the detail counts per API.
+  [ $rc = 0 ] && "$PYTHON" - list.json one.json $pid <<'PY' >check.txt 2>&1 && pass "ps --json: $(cat check.txt)" || fail "ps --json: status $rc: $(cat check.txt list.json e.txt | head -5)"
+import json, sys
+rows = json.load(open(sys.argv[1]))
+one = json.load(open(sys.argv[2]))
+assert isinstance(rows, list) and len(rows) == 1, rows
+r = rows[0]
+assert r["pid"] == int(sys.argv[3]) and r["state"] == "running", r
+assert r["threads"] == 1 and r["calls_per_s"] == 0 and r["longest_in_flight"] is None, r
+assert r["calls"] == sum(a["calls"] for a in one["apis"]) and r["calls"] >= 300, (r, one["apis"])
+assert "live_prog calls 300" in r["program"] and r["region"] == one["region"], r
+print(f"a list of one process: {r['calls']} calls, 1 thread, idle")
+PY
+  refused() { # STATUS TEXT ARGS...: the command refuses with STATUS and a message with TEXT
+    local want=$1 text=$2; shift 2
+    timeout 20 "$CLI" "$@" >r.out 2>r.err; local rc=$?
+    [ $rc = "$want" ] && grep -q "$text" r.err && [ ! -s r.out ] && pass "$*: refused ($rc): $(head -1 r.err)" ||
+      fail "$*: status $rc, stdout '$(head -2 r.out)', stderr '$(head -2 r.err)'"
+  }
+  refused 2 "takes no --last" ps --dir "$L" --last 3
+  refused 2 "takes no --json" ps --dir "$L" --clean --json
+  refused 1 "no live region for process 999999999" top --dir "$L" -n 1 -d 0.1 999999999
+  refused 2 "not a process id" top --dir "$L" -n 1 -d 0.1 0
+  refused 2 "too few arguments" ctl --dir "$L" $pid trace
+  refused 2 "too many arguments" ctl --dir "$L" $pid trace start now
+  refused 2 "not a process id" ctl --dir "$L" x trace start
+  [ -n "$(ls "$L")" ] && pass "nothing removed by the refused --clean" || fail "the region went"
+  touch "$dir/go"; wait $pid
+  # An empty directory: an empty list, as JSON.
+  mkdir -m 700 "$dir/empty"
+  timeout 20 "$CLI" ps --dir "$dir/empty" --json >e.json 2>e.txt; rc=$?
+  [ $rc = 0 ] && [ "$(cat e.json)" = "[]" ] && pass "no process: []" || fail "empty: status $rc: $(cat e.json e.txt)"
+  ;;
+man_page_examples_of_the_live_view_work_as_written)
+  # Issue 39: the man page's examples started programs with CUAUDIT_LIVE=1 or
+  # CUAUDIT_CAPTURE=ctl and no LD_AUDIT: nothing was audited and `cuaudit ps`/`ctl` found
+  # no process. Every line of cuaudit(1)'s and the README's examples that starts a program
+  # in the background starts it audited: with `cuaudit run` or with LD_AUDIT.
+  bg=$(sed -n '/^\.SH EXAMPLES/,/^\.SH FILES/p' "$SRC/docs/man/cuaudit.1" | grep -E '&( *#.*)?$')
+  bg+=$'\n'$(grep -E '^[^#|]*[^&]&( *#.*)?$' "$SRC/README.md")
+  bad=$(grep -vE '^(\.B )?(cuaudit run |[^ ]*LD_AUDIT=|[A-Z_]+=[^ ]* +LD_AUDIT=)' <<<"$bg" | grep .)
+  n=$(grep -c . <<<"$bg")
+  [ "$n" -ge 4 ] && [ -z "$bad" ] && pass "$n background examples, each audited" ||
+    fail "$n background examples; started without the module: $bad"
+  # The service example run as written: the trace path under $dir, the minute a phase of the
+  # program (./service runs live_prog: 100 calls, 200 on two threads, 100).
+  ex=$(sed -n '/^Trace a running service/,/^\.fi/p' "$SRC/docs/man/cuaudit.1" | sed -n '/^\.nf/,/^\.fi/p' | grep -v '^\.')
+  start=$(sed -n 1p <<<"$ex"); switch=$(sed -n 2p <<<"$ex")
+  [[ "$start" == *'./service &' && "$switch" == *'sleep 60'* ]] || fail "the example changed: $ex"
+  printf '#!/bin/sh\nexec "%s" phases 100 "%s/go1" "%s/go2"\n' "$PROG" "$dir" "$dir" >service
+  chmod +x service
+  phase2() { touch "$dir/go1"; wait_out out.txt 'phase 2 done'; }
+  start=${start//\\-/-}; start=${start//\/var\/tmp/$dir}; start=${start//cuaudit /\"\$CLI\" }
+  switch=${switch//sleep 60/phase2}; switch=${switch//cuaudit /\"\$CLI\" }
+  : >out.txt
+  export CUAUDIT_LIVE_DIR="$L"
+  eval "${start%&}>out.txt 2>err.txt &"
+  wait_out out.txt 'phase 1 done' || { kill -9 $!; finish; }
+  eval "$switch" >ctl.txt 2>&1; rc=$?
+  [ $rc = 0 ] && grep -q "^trace started" ctl.txt && grep -q "^trace stopped" ctl.txt &&
+    pass "ctl start and stop: $(tr '\n' ' ' <ctl.txt)" || fail "ctl: status $rc: $(cat ctl.txt)"
+  pid=$!
+  touch "$dir/go2"; wait $pid; rc=$?
+  [ $rc = 0 ] && pass "the service ended normally" || fail "status $rc: $(cat err.txt)"
+  "$PYTHON" "$CHECK_JSON" trace "$dir/t.$pid.json" cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=200$' check.txt
+  ;;
 live_view_json_and_top_show_the_counts)
   : >out.txt
   env $(live_env) "$PROG" calls 3000 "$dir/go" >out.txt 2>err.txt &
