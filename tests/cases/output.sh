@@ -125,6 +125,35 @@ exit_during_cut_short_trace_flush_never_hangs)
     [ $bad = 0 ] && pass "$mode: $done_runs whole traces" || fail "$mode: $bad of $done_runs without a whole trace"
   done
   ;;
+exit_from_a_sigterm_handler_under_load_with_trace_and_summary_never_hangs)
+  # Issue 35: SIGTERM's handler calls exit() on a thread that calls the driver in a loop (or
+  # on main while that thread calls), trace and summary on, two busy loops on the cores.
+  # Each run must end within 8 s of its start with a whole trace and summary and no raw file
+  # left. Bounded: at most RUNS runs or 20 seconds, whichever comes first (at least 10).
+  runs=${LOADED_RUNS:-60} budget=${LOADED_SECONDS:-20}
+  busy=()
+  for k in 1 2; do (while :; do :; done) & busy+=($!); done
+  trap 'kill "${busy[@]}" 2>/dev/null' EXIT
+  hung=0 bad=0 start=$SECONDS done_runs=0
+  for i in $(seq $runs); do
+    [ $i -gt 10 ] && [ $((SECONDS - start)) -ge "$budget" ] && break
+    done_runs=$i
+    rm -f t.json t.json.*.raw s.json
+    who=worker; [ $((i % 3)) = 0 ] && who=main
+    # From the first calls (the raw file and the buffers being made) to 60 ms of them.
+    delay=$(( (i * 7919) % 60000 ))
+    env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" CUAUDIT_SUMMARY="$dir/s.json" \
+      timeout -s KILL 8 "$BIN/exit_load" $who $delay >out.txt 2>err.txt; rc=$?
+    [ $rc = 137 ] && { hung=$((hung + 1)); echo "run $i ($who, $delay us) hung"; continue; }
+    if [ $rc != 0 ] || [ "$(tail -c 3 t.json 2>/dev/null)" != "]}" ] || ! [ -s s.json ] ||
+       { [ $((i % 10)) = 1 ] && ! "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1; }; then
+      bad=$((bad + 1)); echo "run $i ($who, $delay us): status $rc, $(tail -c 3 t.json 2>/dev/null), $(head -2 err.txt)"
+    fi
+    ls t.json.*.raw >/dev/null 2>&1 && { fail "run $i left a raw file"; rm -f t.json.*.raw; }
+  done
+  [ $hung = 0 ] && pass "$done_runs exits, none hung ($((SECONDS - start)) s)" || fail "$hung of $done_runs hung"
+  [ $bad = 0 ] && pass "$((done_runs - hung)) ended runs: whole traces and summaries" || fail "$bad of $((done_runs - hung)) ended runs without whole outputs"
+  ;;
 calls_from_signal_handlers_are_counted_traced_and_error_counted_as_their_own)
   # Issue 19, defect 5: a handler's calls were counted as nested in the call they interrupted,
   # some of their summary updates and trace records were lost, and their errors did not
