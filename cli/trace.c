@@ -112,8 +112,11 @@ static int convert(const char *raw_path, const char *out_path)
 	cua_writer_init(&w, ofd);
 	cua_tracefmt_head(&w, h.pid);
 	skipped = cua_tracefmt_raw(&w, fd, window, WINDOW, h.pid, &limited, &last);
-	if (limited)
+	if (limited == CUA_BLOCK_LIMIT)
 		cua_tracefmt_marker(&w, h.pid, last, "CUAUDIT_TRACE_MAX reached; later events were dropped");
+	else if (limited == CUA_BLOCK_EXITED)
+		cua_tracefmt_marker(&w, h.pid, last, "end of the trace (the process exited; the raw "
+				    "file was kept, not converted, past CUAUDIT_TRACE_EXIT_TIME)");
 	else
 		cua_tracefmt_marker(&w, h.pid, last, "end of what was on disk (process ended without exit)");
 	h.program[sizeof(h.program) - 1] = '\0';

@@ -129,6 +129,11 @@ static void track_name(struct cua_writer *w, uint64_t pid, unsigned i)
 	cua_buf_str(b, "}}");
 }
 
+uint64_t cua_gpu_trace_count(uint64_t pid)
+{
+	return recs && owner == pid ? nrecs : 0;
+}
+
 void cua_gpu_write_trace(struct cua_writer *w, uint64_t pid)
 {
 	if (!recs || owner != pid)

@@ -13,5 +13,7 @@ struct cua_writer;
 #define CUA_GPU_TRACE_MAX (1u << 20)
 void cua_gpu_trace_setup(void);
 void cua_gpu_write_trace(struct cua_writer *w, uint64_t pid);
+/* How many GPU intervals process pid keeps for its trace. */
+uint64_t cua_gpu_trace_count(uint64_t pid);
 
 #endif

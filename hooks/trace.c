@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/random.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "finish.h"
 #include "gpu.h"
@@ -54,6 +55,7 @@ struct tbuf {
 static struct {
 	char path[CUA_PATH_MAX];      /* CUAUDIT_TRACE, a template */
 	uint64_t max;                 /* CUAUDIT_TRACE_MAX; 0: no bound */
+	uint64_t exit_ns;             /* CUAUDIT_TRACE_EXIT_TIME; 0: keep the raw file */
 	uint64_t flush_interval_ns;   /* CUAUDIT_FLUSH_INTERVAL; 0: only full buffers */
 	int capture;                  /* CUAUDIT_CAPTURE */
 } cfg;
@@ -292,16 +294,13 @@ static int raw_checked(int fd)
 	return -1;
 }
 
-/* Appends one block; the block's state is written after its records. */
-static int write_block(const char *data, size_t len)
+/* Appends one block to the raw file on fd; the block's state is written after its records. */
+static int append_block(int fd, const char *data, size_t len)
 {
 	struct cua_block_head h = { CUA_BLOCK_MAGIC, CUA_BLOCK_WRITING, len };
 	uint32_t done = CUA_BLOCK_COMPLETE;
-	int fd = raw_file();
 	uint64_t at;
 
-	if (fd < 0 || (fd = raw_checked(fd)) < 0)
-		return -1;
 	at = __atomic_fetch_add(&raw.end, sizeof(h) + len, __ATOMIC_RELAXED);
 	if (cfg.max && at + sizeof(h) + len > cfg.max + sizeof(struct cua_raw_head)) {
 		struct cua_block_head m = { CUA_BLOCK_MAGIC, CUA_BLOCK_LIMIT, 0 };
@@ -320,6 +319,15 @@ static int write_block(const char *data, size_t len)
 		return -1;
 	}
 	return 0;
+}
+
+static int write_block(const char *data, size_t len)
+{
+	int fd = raw_file();
+
+	if (fd < 0 || (fd = raw_checked(fd)) < 0)
+		return -1;
+	return append_block(fd, data, len);
 }
 
 static struct tbuf *thread_buffer(unsigned l)
@@ -625,14 +633,59 @@ static void format_buffers(struct cua_writer *w, uint64_t pid)
 	}
 }
 
+/* Converting at exit passed CUAUDIT_TRACE_EXIT_TIME (its time grows with the file, about
+   7 s for 1 s of calls in a loop): the JSON being written goes, the records still in memory
+   are appended to the raw file, which ends with an EXITED marker and stays for `cuaudit
+   trace`. Exit then takes no longer than the deadline whatever the trace's size. */
+static void keep_raw(int rawfd, uint64_t pid)
+{
+	struct cua_block_head m = { CUA_BLOCK_MAGIC, CUA_BLOCK_EXITED, 0 };
+	uint64_t gpu = cua_gpu_trace_count(pid);
+	int whole = 1;
+
+	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
+		struct tbuf *t = (struct tbuf *)s;
+		size_t n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
+
+		if (t->taken && n && !raw.limited && append_block(rawfd, t->data, n) != 0)
+			whole = 0;
+	}
+	if (!raw.limited && whole &&
+	    cua_fd_write_all(rawfd, &m, sizeof(m), (off_t)__atomic_fetch_add(&raw.end, sizeof(m),
+									 __ATOMIC_RELAXED)) != 0)
+		whole = 0;
+	if (!whole) {
+		cua_log_msg(CUA_LOG_ERROR, "the trace was not converted within CUAUDIT_TRACE_EXIT_TIME "
+			    "and its raw file could not be completed; what it holds stays in ",
+			    raw.path, "; convert it with: cuaudit trace ", raw.path, NULL);
+		return;
+	}
+	cua_log_msg(CUA_LOG_WARN, "the trace was not converted at exit (longer than "
+		    "CUAUDIT_TRACE_EXIT_TIME); every call it recorded is in ", raw.path,
+		    "; convert it with: cuaudit trace ", raw.path, NULL);
+	if (gpu)
+		cua_log_count(CUA_LOG_WARN, "trace: ", gpu, " GPU intervals are not in the raw file "
+			      "and were dropped (the summary and metrics keep their totals)");
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 /* At exit, from whichever thread calls exit(): the raw file's blocks, then every buffer of
    this process, become the JSON; events after this point are dropped. */
 static void trace_finish(void)
 {
 	static struct cua_writer w;
 	uint64_t pid = cua_process_id(), last_ns = 0;
+	/* CUAUDIT_TRACE_EXIT_TIME=0: past already (1 ns after the clock's start). */
+	uint64_t deadline = cfg.exit_ns ? monotonic_ns() + cfg.exit_ns : 1;
 	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64];
-	int fd, rawfd, limited = 0, old = nocancel_begin();
+	int fd, rawfd, limited = 0, late = 0, old = nocancel_begin();
 	unsigned cut = 0, skipped = 0;
 
 	if (__atomic_exchange_n(&finished_pid, pid, __ATOMIC_ACQ_REL) == pid)
@@ -673,7 +726,16 @@ static void trace_finish(void)
 		   cut short on this thread (its records are still in its buffer) loses nothing. */
 		static char window[TBUF_SIZE];
 
-		skipped = cua_tracefmt_raw(&w, rawfd, window, sizeof(window), pid, &limited, &last_ns);
+		skipped = cua_tracefmt_raw_until(&w, rawfd, window, sizeof(window), pid, &limited,
+						 &last_ns, deadline, &late);
+	}
+	if (late) {
+		/* The JSON begun goes, and so does the claim on its name: `cuaudit trace` takes it. */
+		close(w.fd);
+		unlink(tmp);
+		unlink(path);
+		keep_raw(rawfd, pid);
+		goto done;
 	}
 	if (!limited)
 		format_buffers(&w, pid);
@@ -708,6 +770,7 @@ static void trace_finish(void)
 			cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
 				    "; convert them with: cuaudit trace ", raw.path, NULL);
 	}
+done:
 	/* Events after this point are dropped (a thread that goes on after a failed exec):
 	   nothing is written to the raw file again, and its number may be the program's soon. */
 	__atomic_store_n(&raw.dead, 1, __ATOMIC_RELEASE);
@@ -730,6 +793,7 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 		return 0;
 	memcpy(cfg.path, own->path, sizeof(cfg.path));
 	cfg.max = own->max;
+	cfg.exit_ns = own->exit_ns;
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	cfg.capture = all->capture;
 	cua_tracefmt_init();

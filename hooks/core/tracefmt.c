@@ -2,6 +2,7 @@
 /* hooks/core/tracefmt.c: turns the trace's binary records into Chrome trace JSON, in the module at exit and in `cuaudit trace`. */
 #include <string.h>
 #include <sys/stat.h>
+#include <time.h>
 #include <unistd.h>
 #include "cua_version.h"
 #include "dispatch.h"
@@ -354,15 +355,30 @@ static uint64_t last_time(const char *p, size_t n)
 	return t;
 }
 
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
 unsigned cua_tracefmt_raw(struct cua_writer *w, int fd, char *window, size_t cap, uint64_t pid,
-			  int *limited, uint64_t *last_ns)
+			  int *end, uint64_t *last_ns)
+{
+	return cua_tracefmt_raw_until(w, fd, window, cap, pid, end, last_ns, 0, NULL);
+}
+
+unsigned cua_tracefmt_raw_until(struct cua_writer *w, int fd, char *window, size_t cap,
+				uint64_t pid, int *end, uint64_t *last_ns, uint64_t deadline_ns,
+				int *late)
 {
 	uint64_t at = sizeof(struct cua_raw_head), size;
 	unsigned skipped = 0;
 	struct cua_block_head h;
 	struct stat st;
 
-	*limited = 0;
+	*end = 0;
 	/* Every length is held against the file's size, taken once: a block that claims more
 	   than is left ends the reading, and each step moves forward by at least a block head,
 	   so the loop ends on any file (a length of 2^64-16 once made it go round forever). */
@@ -371,9 +387,14 @@ unsigned cua_tracefmt_raw(struct cua_writer *w, int fd, char *window, size_t cap
 	size = (uint64_t)st.st_size;
 	while (size - at >= sizeof(h) && at <= size &&
 	       pread(fd, &h, sizeof(h), (off_t)at) == (ssize_t)sizeof(h) && h.magic == CUA_BLOCK_MAGIC) {
+		/* The clock once a block (a block is at most a thread buffer, 1 MiB). */
+		if (deadline_ns && monotonic_ns() >= deadline_ns) {
+			*late = 1;
+			break;
+		}
 		at += sizeof(h);
-		if (h.state == CUA_BLOCK_LIMIT) {
-			*limited = 1;
+		if (h.state == CUA_BLOCK_LIMIT || h.state == CUA_BLOCK_EXITED) {
+			*end = (int)h.state;
 			break;
 		}
 		if (h.len > size - at) {

@@ -40,9 +40,11 @@ struct cua_raw_head {
 };
 
 #define CUA_BLOCK_MAGIC 0x4b4c4243u /* "CBLK" */
-enum { CUA_BLOCK_WRITING = 0, CUA_BLOCK_COMPLETE = 1, CUA_BLOCK_LIMIT = 2 };
+enum { CUA_BLOCK_WRITING = 0, CUA_BLOCK_COMPLETE = 1, CUA_BLOCK_LIMIT = 2, CUA_BLOCK_EXITED = 3 };
 /* The state is written last: a block cut short by a kill, a cancellation or a full disk
-   stays WRITING and is skipped by the reader, whose other blocks stay whole. */
+   stays WRITING and is skipped by the reader, whose other blocks stay whole. LIMIT and
+   EXITED are end markers without records: CUAUDIT_TRACE_MAX was reached; the process
+   exited and kept this file whole instead of converting it (CUAUDIT_TRACE_EXIT_TIME). */
 struct cua_block_head {
 	uint32_t magic;
 	uint32_t state;
@@ -70,9 +72,14 @@ void cua_tracefmt_names(struct cua_writer *w, uint64_t pid, const char *program,
 			size_t (*thread_name)(uint32_t tid, char *out, size_t cap));
 
 /* Reads the raw file on fd block by block through window[0, cap) and formats the complete
-   blocks. Returns the number of blocks skipped because they were cut short; *limited is set
-   when the file ends with a limit marker, *last_ns to the last event's time. */
+   blocks. Returns the number of blocks skipped because they were cut short; *end is the end
+   marker's state (CUA_BLOCK_LIMIT or CUA_BLOCK_EXITED) or 0, *last_ns the last event's time. */
 unsigned cua_tracefmt_raw(struct cua_writer *w, int fd, char *window, size_t cap, uint64_t pid,
-			  int *limited, uint64_t *last_ns);
+			  int *end, uint64_t *last_ns);
+/* The same, stopping before the next block once CLOCK_MONOTONIC reaches deadline_ns (0: no
+   deadline), with *late set. */
+unsigned cua_tracefmt_raw_until(struct cua_writer *w, int fd, char *window, size_t cap,
+				uint64_t pid, int *end, uint64_t *last_ns, uint64_t deadline_ns,
+				int *late);
 
 #endif

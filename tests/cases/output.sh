@@ -582,6 +582,31 @@ PY
   grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' t.json && pass "the trace ends with the marker event" || fail "no marker event"
   expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/t.json[^:]*$" audited.err
   ;;
+trace_exit_time_keeps_the_raw_file_whole_instead_of_converting_past_it)
+  # Converting the trace at exit takes time that grows with it (about 7 s for 1 s of calls
+  # in a loop): CUAUDIT_TRACE_EXIT_TIME bounds it. Past it (0: at once) no JSON is written;
+  # the raw file stays, completed with the records still in memory, and `cuaudit trace`
+  # converts it to every call the default exit would have.
+  native "$PROG" calls 100000
+  CUAUDIT_TRACE="$dir/d.json" audited "$PROG" calls 100000
+  same_results
+  "$PYTHON" "$CHECK_JSON" trace d.json cuDeviceGetCount >check.txt 2>&1 || fail "default trace: $(tail -2 check.txt)"
+  want=$(sed -n 's/^cuDeviceGetCount events=//p' check.txt)
+  [ -n "$want" ] && [ "$want" -ge 100000 ] && pass "the default exit converted $want calls" || fail "default trace events: $want"
+  CUAUDIT_TRACE_EXIT_TIME=0 CUAUDIT_TRACE="$dir/t.json" audited "$PROG" calls 100000
+  same_results
+  [ -e t.json ] && fail "a JSON was written at exit" || pass "no JSON at exit"
+  raws=(t.json.*.raw)
+  [ ${#raws[@]} = 1 ] && [ -f "${raws[0]}" ] && pass "one raw file kept" || fail "raw files: ${raws[*]}"
+  expect_log 1 "the trace was not converted at exit .*every call it recorded is in $dir/t\.json\.[0-9]+\.[0-9a-fx]+\.raw; convert it with: cuaudit trace $dir/t\.json"
+  "$CLI" trace "${raws[0]}" >conv.txt 2>&1 && pass "cuaudit trace converted it" || fail "cuaudit trace: $(cat conv.txt)"
+  out=$(tail -1 conv.txt)
+  case $out in t.[0-9]*.json) pass "converted to $out" ;; *) fail "converted to: $out" ;; esac
+  "$PYTHON" "$CHECK_JSON" trace "$out" cuDeviceGetCount >check.txt 2>&1 || fail "kept trace: $(tail -2 check.txt)"
+  got=$(sed -n 's/^cuDeviceGetCount events=//p' check.txt)
+  [ "$got" = "$want" ] && pass "every call is in it ($got)" || fail "kept trace has $got calls, the default $want"
+  grep -q '"name":"cuaudit: end of the trace (the process exited' "$out" && pass "it ends with the exit's marker" || fail "no exit marker"
+  ;;
 rotated_log_is_reopened_at_the_next_line)
   env LD_AUDIT="$AUDIT" CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE="$dir/log.txt" "$PROG" service 10 >out.txt 2>err.txt &
   pid=$!
