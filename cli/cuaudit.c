@@ -82,7 +82,7 @@ static const struct var_row rows[] = {
 	{ "trace-max", 0, "CUAUDIT_TRACE_MAX", "SIZE", VAL_PLAIN, NULL,
 	  "the most the trace may hold" },
 	{ "trace-exit-time", 0, "CUAUDIT_TRACE_EXIT_TIME", "SECONDS", VAL_PLAIN, NULL,
-	  "the most exit spends converting the trace (3; past it, or 0, the raw file is kept)" },
+	  "the most exit spends converting the trace (5; past it, or 0, the raw file is kept)" },
 	{ "log-max", 0, "CUAUDIT_LOG_MAX", "SIZE", VAL_PLAIN, NULL,
 	  "the most the log may hold" },
 	{ "metrics", 0, "CUAUDIT_METRICS", "FILE", VAL_OUTPUT, NULL,

@@ -16,7 +16,7 @@ void cua_trace_config_load(struct cua_trace_config *cfg, cua_getenv_fn get, cua_
 		cfg->exit_ns = CUA_TRACE_EXIT_DEFAULT_NS;
 		cua_config_bad_value(diag, "CUAUDIT_TRACE_EXIT_TIME", v,
 				     "whole seconds (0: keep the raw file at exit, never convert)",
-				     "It stays at 3.");
+				     "It stays at 5.");
 	}
 	if (cfg->path[0] && cua_config_check_file_path(cfg->path) != 0) {
 		cua_config_bad_value(diag, "CUAUDIT_TRACE", cfg->path,

@@ -13,7 +13,7 @@ struct cua_trace_config {
 				    the raw file (default CUA_TRACE_EXIT_DEFAULT_NS) */
 };
 
-#define CUA_TRACE_EXIT_DEFAULT_NS 3000000000ull
+#define CUA_TRACE_EXIT_DEFAULT_NS 5000000000ull
 
 /* Reads the variables through get. A bad value: one message through diag, and that part at
    its default (no trace, no bound). In a secure process (AT_SECURE) no trace is written. */

@@ -1,0 +1,113 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/stress-timing.sh: runs every test labelled "timing" (tests/timing.txt) RUNS times in a
+# row on two cores that a load of its own keeps busy: two busy loops and THREADS runnable
+# threads pinned to the same two cores, as CI's 2-core machine is when it is loaded. A machine
+# with more cores runs several such pairs side by side, each on its own share of the tests.
+# Usage: scripts/stress-timing.sh   (environment: RUNS=20, THREADS=300, PAIRS=cores/2,
+#        BUDGET_S=540: no run starts after that many seconds, and the table says what was left;
+#        BUILD=dir: an existing build with tests, else one is made in build-stress/)
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+RUNS=${RUNS:-20}
+THREADS=${THREADS:-300}
+BUDGET_S=${BUDGET_S:-540}
+cores=$(nproc)
+PAIRS=${PAIRS:-$((cores / 2))}
+[ "$PAIRS" -ge 1 ] || PAIRS=1
+B=${BUILD:-$ROOT/build-stress}
+R=$B/stress
+rm -rf "$R"
+mkdir -p "$R"
+start=$(date +%s)
+
+if [ -z "${BUILD:-}" ]; then
+  zydis_args=()
+  if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null 2>&1; then
+    for d in "$ROOT"/zydis-debs/*.deb; do dpkg -x "$d" "$B/zydis"; done
+    zydis_args=(-DZYDIS_INCLUDE_DIR="$B/zydis/usr/include"
+      -DZYDIS_LIBRARY="$(ls "$B"/zydis/usr/lib/*/libZydis.so.4* | head -1)")
+  fi
+  cmake -S "$ROOT" -B "$B" "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
+    cmake --build "$B" -j"$cores" >>"$R/build.log" 2>&1 || { tail -20 "$R/build.log"; echo "build failed"; exit 1; }
+fi
+echo "build ready after $(($(date +%s) - start)) s; $PAIRS pair(s) of cores, $RUNS runs, $THREADS threads"
+
+# The load: busy threads that never sleep and THREADS threads that spin 200 us then yield.
+cat >"$R/load.c" <<'C'
+#include <pthread.h>
+#include <sched.h>
+#include <stdlib.h>
+#include <time.h>
+#include <unistd.h>
+static void *busy(void *a) { (void)a; for (volatile unsigned long i = 0;; i++) ; return NULL; }
+static void *churn(void *a)
+{
+	(void)a;
+	for (;;) {
+		struct timespec t0, t;
+		clock_gettime(CLOCK_MONOTONIC, &t0);
+		do clock_gettime(CLOCK_MONOTONIC, &t);
+		while ((t.tv_sec - t0.tv_sec) * 1000000000L + (t.tv_nsec - t0.tv_nsec) < 200000);
+		sched_yield();
+	}
+	return NULL;
+}
+int main(int argc, char **argv)
+{
+	int n = argc > 1 ? atoi(argv[1]) : 300;
+	pthread_t t;
+	pthread_attr_t a;
+	pthread_attr_init(&a);
+	pthread_attr_setstacksize(&a, 64 * 1024);
+	for (int i = 0; i < 2; i++) pthread_create(&t, &a, busy, NULL);
+	for (int i = 0; i < n; i++) pthread_create(&t, &a, churn, NULL);
+	pause();
+	return 0;
+}
+C
+cc -O2 -pthread -o "$R/load" "$R/load.c" || { echo "cannot build the load"; exit 1; }
+
+(cd "$B" && ctest -N -L '^timing$' | sed -n 's/^ *Test *#[0-9]*: //p') >"$R/tests.txt"
+want=$(grep -c '^[A-Za-z]' "$ROOT/tests/timing.txt")
+have=$(grep -c . "$R/tests.txt")
+echo "$have of the $want tests of tests/timing.txt are registered in this build"
+
+# pair I: its cores, its load, its tests (every PAIRS-th), each RUNS times in a row; one line a
+# test: NAME PASSED RUNS-DONE FIRST-FAILED-RUN SECONDS.
+pair() {
+  local i=$1 cpus name n ok first t0 load
+  cpus="$((2 * i % cores)),$(((2 * i + 1) % cores))"
+  taskset -c "$cpus" "$R/load" "$THREADS" &
+  load=$!
+  awk -v p="$PAIRS" -v i="$i" 'NR % p == i' "$R/tests.txt" | while read -r name; do
+    ok=0 n=0 first=- t0=$(date +%s)
+    while [ $n -lt "$RUNS" ] && [ $(($(date +%s) - start)) -lt "$BUDGET_S" ]; do
+      n=$((n + 1))
+      if (cd "$B" && taskset -c "$cpus" ctest --output-on-failure -R "^${name}\$" --timeout 600 >"$R/$name.$n.log" 2>&1); then
+        ok=$((ok + 1)); rm -f "$R/$name.$n.log"
+      else
+        [ "$first" = - ] && first=$n
+      fi
+    done
+    echo "$name $ok $n $first $(($(date +%s) - t0))"
+  done >"$R/pair$i.txt"
+  kill "$load" 2>/dev/null
+  wait "$load" 2>/dev/null
+}
+for i in $(seq 0 $((PAIRS - 1))); do pair "$i" & done
+wait
+
+cat "$R"/pair*.txt >"$R/results.txt"
+complete=0 partial=0 failing=0
+printf '%-96s %s\n' test "passed/runs (first failed run) seconds" >"$R/table.txt"
+while read -r name ok n first secs; do
+  if [ "$ok" != "$n" ]; then failing=$((failing + 1)); fi
+  if [ "$n" = "$RUNS" ]; then complete=$((complete + 1)); else partial=$((partial + 1)); fi
+  printf '%-96s %s/%s (%s) %ss\n' "$name" "$ok" "$n" "$first" "$secs" >>"$R/table.txt"
+done <"$R/results.txt"
+missing=$((have - complete - partial))
+(cd "$R" && tar czf stress.tgz table.txt ./*.log 2>/dev/null)
+grep -v " \([0-9]*\)/\1 (-)" "$R/table.txt" | head -40
+echo "tests: $have registered of $want listed; $complete ran $RUNS times, $partial fewer (budget), $missing not started; $failing with a failure; $(($(date +%s) - start)) s"
+[ "$failing" = 0 ] && [ "$partial" = 0 ] && [ "$missing" = 0 ] && [ "$have" = "$want" ]
