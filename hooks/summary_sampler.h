@@ -14,8 +14,9 @@
    timed with probability 1/N whatever the program's pattern of calls (a step of 64 copies
    with one large one is no longer seen at the same position each time), and the estimated
    total, total_ns + (N-1) * pick_ns, is unbiased (Horvitz-Thompson). A block starting before
-   CUA_SAMPLE_WARMUP calls were timed, or while the function's timed mean is CUA_SAMPLE_SLOW_NS or
-   more, is timed whole, each call standing for itself: the choice is made at the block's
+   CUA_SAMPLE_WARMUP calls were timed, or while the function's timed median is CUA_SAMPLE_SLOW_NS
+   or more (half its timed calls took that long: a mean would be held above it by a few
+   preempted calls on a loaded machine, and the function timed whole for good), is timed whole, each call standing for itself: the choice is made at the block's
    start from earlier calls only, which keeps the estimate unbiased, and once a block, so
    that a call of a block timed whole costs one compare more than the exact summary's. Calls on the general path (launches, a call
    other hooks also see, a patched entry) are all timed by the dispatch and stand for
@@ -43,8 +44,7 @@ static inline int cua_sampler_next(struct cua_stat *s, unsigned n, uint64_t *rng
 	uint64_t k = s->calls;
 
 	if (__builtin_expect(k >= s->blk_end, 0)) {
-		s->blk_all = n < 2 || s->timed < CUA_SAMPLE_WARMUP ||
-			     s->total_ns >= CUA_SAMPLE_SLOW_NS * s->timed;
+		s->blk_all = n < 2 || s->timed < CUA_SAMPLE_WARMUP || 2 * s->slow >= s->timed;
 		s->blk_end = k + (n < 2 ? 1 : n);
 		s->pick = s->blk_all ? k : k + cua_sampler_rand(rng, n);
 	}
@@ -57,6 +57,7 @@ static inline void cua_sampler_note(struct cua_stat *s, uint64_t ns)
 {
 	uint64_t k = s->calls;
 
+	s->slow += ns >= CUA_SAMPLE_SLOW_NS;
 	if (!s->blk_all && k == s->pick && k < s->blk_end) {
 		s->picks++;
 		s->pick_ns += ns;

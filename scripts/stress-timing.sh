@@ -28,6 +28,15 @@ if [ -z "${BUILD:-}" ]; then
     zydis_args=(-DZYDIS_INCLUDE_DIR="$B/zydis/usr/include"
       -DZYDIS_LIBRARY="$(ls "$B"/zydis/usr/lib/*/libZydis.so.4* | head -1)")
   fi
+  # The unit tests need cmocka: where it is missing, from .deb files carried along
+  # (apt-get download libcmocka0 libcmocka-dev, into cmocka-debs/), its .pc file pointed there.
+  if ! pkg-config --exists cmocka 2>/dev/null && ls "$ROOT"/cmocka-debs/*.deb >/dev/null 2>&1; then
+    for d in "$ROOT"/cmocka-debs/*.deb; do dpkg -x "$d" "$B/cmocka"; done
+    pc=$(ls "$B"/cmocka/usr/lib/*/pkgconfig/cmocka.pc | head -1)
+    sed -i "s|/usr/|$B/cmocka/usr/|g" "$pc"
+    export PKG_CONFIG_PATH=$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
+    export LD_LIBRARY_PATH=$(dirname "$(dirname "$pc")")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  fi
   cmake -S "$ROOT" -B "$B" "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
     cmake --build "$B" -j"$cores" >>"$R/build.log" 2>&1 || { tail -20 "$R/build.log"; echo "build failed"; exit 1; }
 fi

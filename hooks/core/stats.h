@@ -31,6 +31,7 @@ struct cua_stat {
 	   picks: each stands for N calls, so the estimated total is total_ns + (N-1) * pick_ns. */
 	uint64_t blk_end, pick;
 	uint64_t blk_all;
+	uint64_t slow; /* timed calls of CUA_SAMPLE_SLOW_NS or more */
 	uint64_t picks, pick_ns;
 	double pick_sumsq;
 	uint32_t hist[CUA_HIST_BUCKETS];

@@ -57,7 +57,10 @@ int main(void)
 	/* Both copies answer before the storm: each is patched and reached. */
 	CHECK(copy_a_check(1) == 1 && copy_b_check(1) == 1);
 	CHECK(pthread_create(&t, NULL, signaller, &self) == 0);
-	while (handled < WANT_SIGNALS && seconds() - t0 < MAX_SECONDS)
+	/* At least 100 signals however loaded the machine (a signaller behind hundreds of
+	   runnable threads may send fewer than 100 in MAX_SECONDS), up to a minute. */
+	while ((handled < WANT_SIGNALS && seconds() - t0 < MAX_SECONDS) ||
+	       (handled < 100 && seconds() - t0 < 60))
 		calls += copy_a_check(100);
 	stop = 1;
 	CHECK(pthread_join(t, NULL) == 0);

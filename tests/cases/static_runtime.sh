@@ -260,9 +260,8 @@ PY
   expect_log 1 '^ +10  .*/libstatic_rt_b\.so: __cudaRegisterFatBinary=1 cudaFree=3 cudaGetDevice=3 cudaMalloc=3$' s.txt
   # CUAUDIT_LOG=info lists every copy with its counts, each with its time.
   expect_log 5 "$patched_line[1-9][0-9]* .* in [0-9]+ us$"
-  # A few milliseconds per copy at most (generous: this machine may be busy).
-  slow=$(grep -E "$patched_line" log.txt | awk '$(NF-1) > 20000' | wc -l)
-  [ "$slow" -eq 0 ] && pass "every copy patched within 20 ms" || fail "$slow copies took over 20 ms"
+  # How long patching takes is measured where time is measured (gpu-check-static.sh's start-up
+  # row, bench/), not bounded here: a loaded machine made a 20 ms bound fail 3 times in 20.
   ;;
 forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime) # when: CUAUDIT_HAVE_ZYDIS
   # Before issue 23 these were "too-short" (no size) and nothing said where the calls went.
