@@ -19,6 +19,7 @@
 #include "export.h"
 #include "json.h"
 #include "summaries.h"
+#include "trace.h"
 #include "tracefmt.h"
 #include "writer.h"
 
@@ -46,7 +47,9 @@ static const struct table_def tables[T_COUNT] = {
 			    { "program", C_TEXT }, { "command", C_TEXT }, { "start", C_TEXT },
 			    { "end", C_TEXT }, { "cuaudit_version", C_TEXT },
 			    { "driver_version", C_INT }, { "runtime_version", C_INT },
-			    { "snapshot", C_INT }, { "file", C_TEXT }) },
+			    { "snapshot", C_INT }, { "file", C_TEXT }, { "start_ns", C_INT },
+			    { "end_ns", C_INT }, { "clock_realtime_ns", C_INT },
+			    { "clock_monotonic_ns", C_INT }) },
 	{ "threads", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "tid", C_INT },
 			  { "name", C_TEXT }) },
 	{ "apis", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "name", C_TEXT },
@@ -60,7 +63,8 @@ static const struct table_def tables[T_COUNT] = {
 	{ "calls", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "tid", C_INT },
 			{ "name", C_TEXT }, { "layer", C_TEXT }, { "start_ns", C_INT },
 			{ "duration_ns", C_INT }, { "result", C_TEXT }, { "binding", C_TEXT },
-			{ "correlation_id", C_INT }, { "kernel", C_TEXT }, { "skipped", C_INT }) },
+			{ "correlation_id", C_INT }, { "kernel", C_TEXT }, { "skipped", C_INT },
+			{ "depth", C_INT }) },
 	{ "gpu_activity", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "device", C_INT },
 			       { "stream", C_TEXT }, { "kind", C_TEXT }, { "name", C_TEXT },
 			       { "mangled", C_TEXT }, { "copy_kind", C_TEXT },
@@ -357,10 +361,38 @@ struct proc {
 static struct proc *procs;
 static size_t nprocs;
 
+/* A process's times to the ns (CLOCK_REALTIME) and its wall-clock anchor: the summary's
+   process object, or a trace's cuaudit_clock event; -1 where not known. */
+struct times {
+	long long pid, start_ns, end_ns, realtime_ns, monotonic_ns;
+};
+#define NO_TIMES ((struct times){ -1, -1, -1, -1, -1 })
+/* The summary being read, and the anchors of the traces read (found before their calls). */
+static struct times summary_times = { -1, -1, -1, -1, -1 };
+static struct times *clocks;
+static size_t nclocks;
+
+static struct times times_of(long long pid, const struct cua_input *in)
+{
+	if (in)
+		return summary_times;
+	for (size_t i = nclocks; i > 0; i--)
+		if (clocks[i - 1].pid == pid)
+			return clocks[i - 1];
+	return NO_TIMES;
+}
+
+static struct value known(long long v)
+{
+	return v >= 0 ? V_INT(v) : V_NULL;
+}
+
 /* The row id of the process with this pid (and host, when both say it), made if new. */
 static long long process_id(struct sink *k, long long pid, const struct cua_input *in,
 			    const char *program, const char *file)
 {
+	struct times tm = times_of(pid, in);
+
 	const char *host = in ? in->host : NULL;
 	struct proc *p;
 
@@ -374,13 +406,14 @@ static long long process_id(struct sink *k, long long pid, const struct cua_inpu
 	procs = p;
 	procs[nprocs] = (struct proc){ pid, host ? strdup(host) : NULL, (long long)nprocs + 1 };
 	{
-		struct value v[12] = {
+		struct value v[16] = {
 			V_INT(nprocs + 1), V_INT(pid), V_TEXT(host), V_TEXT(program),
 			V_TEXT(in ? in->command : NULL), V_TEXT(in ? in->start : NULL),
 			V_TEXT(in ? in->end : NULL), V_TEXT(in ? in->version : NULL),
 			in && in->driver_version >= 0 ? V_INT(in->driver_version) : V_NULL,
 			in && in->runtime_version >= 0 ? V_INT(in->runtime_version) : V_NULL,
-			in ? V_INT(in->snapshot) : V_NULL, V_TEXT(file),
+			in ? V_INT(in->snapshot) : V_NULL, V_TEXT(file), known(tm.start_ns),
+			known(tm.end_ns), known(tm.realtime_ns), known(tm.monotonic_ns),
 		};
 
 		if (pid < 0)
@@ -492,6 +525,26 @@ static void export_summary_gpu(struct sink *k, const char *text, size_t len, str
 	json_free(doc);
 }
 
+/* An integer member of o, -1 when absent. */
+static long long int_of(const struct json *o, const char *key)
+{
+	const struct json *v = json_get(o, key);
+
+	return v && v->type == JSON_NUMBER && v->integral && v->integer >= 0 ? v->integer : -1;
+}
+
+/* The summary's process times to the ns and its anchor (absent from older summaries). */
+static void read_summary_times(const char *text, size_t len)
+{
+	char err[256];
+	struct json *doc = json_parse(text, len, err, sizeof(err));
+	const struct json *p = json_get(doc, "process"), *c = json_get(p, "clock");
+
+	summary_times = (struct times){ -1, int_of(p, "start_ns"), int_of(p, "end_ns"),
+					int_of(c, "realtime_ns"), int_of(c, "monotonic_ns") };
+	json_free(doc);
+}
+
 static int export_summary(struct sink *k, const char *file, const char *text, size_t len)
 {
 	struct value gpu_id = V_NULL, gpu_pid = V_NULL;
@@ -499,6 +552,7 @@ static int export_summary(struct sink *k, const char *file, const char *text, si
 	struct cua_summaries s;
 	char err[256];
 
+	read_summary_times(text, len);
 	memset(&s, 0, sizeof(s));
 	if (cua_summaries_add(&s, file, text, len, err, sizeof(err)) != 0) {
 		fprintf(stderr, "cuaudit export: %s: %s\n", file, err);
@@ -784,7 +838,7 @@ static void trace_event(struct sink *k, const struct json *e, const char *file)
 		   compiled then in "mangled": --mangled shows that one. */
 		const char *kernel = str_of(json_get(args, "mangled"))
 			? str_of(json_get(args, "mangled")) : str_of(json_get(args, "kernel_name"));
-		struct value v[12] = {
+		struct value v[13] = {
 			V_INT(process_id(k, pid, NULL, NULL, file)), V_INT(pid), V_INT(tid),
 			V_TEXT(name), V_TEXT(str_of(json_get(e, "cat"))),
 			V_INT(ts), V_INT(dur), V_TEXT(str_of(json_get(args, "result"))),
@@ -792,8 +846,40 @@ static void trace_event(struct sink *k, const struct json *e, const char *file)
 			linked >= 0 ? V_INT(linked) : V_NULL,
 			V_TEXT(kernel ? cua_demangle(kernel) : NULL),
 			V_INT(skipped && skipped->type == JSON_BOOL && skipped->boolean),
+			num_of(args, "depth"),
 		};
 		put_row(k, T_CALLS, v);
+	}
+}
+
+/* The trace's wall-clock anchors ("cuaudit_clock", one per process), for its process rows. */
+static void read_clocks(const char *text, size_t len)
+{
+	static const char key[] = "{\"name\":\"cuaudit_clock\"";
+	const char *p = text, *end = text + len, *nl;
+	char err[256];
+
+	while ((p = memmem(p, (size_t)(end - p), key, sizeof(key) - 1))) {
+		struct json *j;
+		size_t n;
+
+		nl = memchr(p, '\n', (size_t)(end - p));
+		n = (size_t)((nl ? nl : end) - p);
+		while (n && (p[n - 1] == ',' || p[n - 1] == '\r' || p[n - 1] == ' '))
+			n--;
+		if ((p == text || p[-1] == '\n') && (j = json_parse(p, n, err, sizeof(err)))) {
+			const struct json *a = json_get(j, "args");
+			struct times *t = realloc(clocks, (nclocks + 1) * sizeof(*t));
+
+			if (t) {
+				clocks = t;
+				clocks[nclocks++] = (struct times){ int_of(j, "pid"), -1, -1,
+								    int_of(a, "realtime_ns"),
+								    int_of(a, "monotonic_ns") };
+			}
+			json_free(j);
+		}
+		p += sizeof(key) - 1;
 	}
 }
 
@@ -803,6 +889,8 @@ static void name_processes(struct sink *k, const char *file, const char *text, s
 	static const char key[] = "{\"name\":\"process_name\"";
 	const char *p = text, *end = text + len, *nl;
 	char err[256];
+
+	read_clocks(text, len);
 
 	while ((p = memmem(p, (size_t)(end - p), key, sizeof(key) - 1))) {
 		struct json *j;
@@ -881,8 +969,13 @@ static char *raw_to_json(const char *file, int fd, size_t *len)
 		goto out;
 	}
 	h.program[sizeof(h.program) - 1] = '\0';
+	if (cua_cli_raw_writer_running(&h))
+		fprintf(stderr, "cuaudit export: %s: process %llu (%s) is still running: only the "
+				"calls written so far are exported\n", cli_term(file),
+			(unsigned long long)h.pid, cli_term(h.program));
 	cua_writer_init(&w, mfd);
 	cua_tracefmt_head(&w, h.pid);
+	cua_tracefmt_clock(&w, h.pid, h.anchor_realtime_ns, h.anchor_monotonic_ns);
 	skipped = cua_tracefmt_raw(&w, fd, window, 1u << 20, h.pid, &limited, &last);
 	/* Said as `cuaudit trace` says it: the calls of a cut block are not in the tables. */
 	if (skipped)
@@ -1002,7 +1095,7 @@ static int usage_error(const char *what, const char *arg)
 
 static void put_meta(struct sink *k)
 {
-	struct value v[2] = { V_TEXT("schema_version"), V_TEXT("2") };
+	struct value v[2] = { V_TEXT("schema_version"), V_TEXT("3") };
 
 	put_row(k, T_META, v);
 	v[0] = V_TEXT("cuaudit_version");

@@ -254,6 +254,36 @@ static void print_dur(uint64_t lo, uint64_t hi, int width)
 	printf("%*s%s", cols < width ? width - cols : 0, "", tmp);
 }
 
+/* A size for people, right-aligned in width: "512 B", "2.000 KiB", "1.500 MiB": powers of
+   1024, as CUAUDIT_MEM_LIMIT takes them and the summary's size table prints them. */
+static void print_size(uint64_t bytes, int width)
+{
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	char tmp[48];
+	int u = 0;
+
+	while (u < 4 && bytes >= (1ull << (10 * (u + 1))))
+		u++;
+	if (u == 0)
+		snprintf(tmp, sizeof(tmp), "%llu B", (unsigned long long)bytes);
+	else {
+		/* Three decimals, rounded as the summary rounds them. */
+		unsigned __int128 m = ((unsigned __int128)bytes * 1000 + (1ull << (10 * u - 1))) >> (10 * u);
+
+		snprintf(tmp, sizeof(tmp), "%llu.%03u %s", (unsigned long long)(m / 1000),
+			 (unsigned)(m % 1000), names[u]);
+	}
+	printf("%*s", width, tmp);
+}
+
+/* The rows --top left out, said as the other tables say it. */
+static void print_more(size_t n, size_t top)
+{
+	if (top && n > top)
+		printf("%11s (%zu more rows; --top=%zu shows the first %zu)\n", "...", n - top, top,
+		       top);
+}
+
 void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
 {
 	const struct cua_gpu_row *rows = table ? g->mem : g->kernels;
@@ -269,7 +299,13 @@ void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
 	if (g->synthetic)
 		printf("  (mock GPU: every GPU time below is synthetic)\n");
 	if (!n) {
-		printf("  (none recorded)\n");
+		/* What would have recorded some: the setting, or why the timed calls gave none. */
+		if (!g->inputs)
+			printf("  (none recorded: no input has GPU times; record them with "
+			       "CUAUDIT_GPU_TIME=on, or cuaudit run --gpu-time on, with a summary)\n");
+		else
+			printf("  (none recorded: the runs timed no %s; CUAUDIT_GPU_TIME=N times one "
+			       "call in N, =on every call)\n", table ? "copy or memset" : "kernel");
 		return;
 	}
 	printf("%7s %23s %10s %7s %23s %23s %23s %5s  %s\n", "time%", "total",
@@ -290,21 +326,27 @@ void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
 		/* Readable and safe on a terminal, as in the other tables. */
 		printf(" %5u  %s\n", r->processes, cli_term(table ? r->name : cua_demangle(r->name)));
 	}
+	print_more(n, top);
 	/* The summaries' median column is the one nsys users look for: say why it is not here. */
 	printf("  (a range is a bound: work that began on an idle stream, docs/hooks.md)\n"
 	       "  (no median: a median of merged processes cannot be made from theirs;\n"
 	       "  `cuaudit export` gives every record of a trace for a true one)\n");
 	if (table) {
-		printf("\n%14s %10s %14s %14s %14s  %s\n", "total_bytes", "count", "avg_bytes",
-		       "min_bytes", "max_bytes", "operation");
+		printf("\n%14s %10s %14s %14s %14s  %s\n", "total size", "count", "avg", "min",
+		       "max", "operation");
 		for (size_t i = 0; i < n && (!top || i < top); i++) {
 			const struct cua_gpu_row *r = &rows[i];
 
-			printf("%14llu %10llu %14llu %14llu %14llu  %s\n", (unsigned long long)r->bytes,
-			       (unsigned long long)r->count, (unsigned long long)(r->bytes / r->count),
-			       (unsigned long long)(r->min_bytes == UINT64_MAX ? 0 : r->min_bytes),
-			       (unsigned long long)r->max_bytes, cli_term(r->name));
+			print_size(r->bytes, 14);
+			printf(" %10llu ", (unsigned long long)r->count);
+			print_size(r->bytes / r->count, 14);
+			putchar(' ');
+			print_size(r->min_bytes == UINT64_MAX ? 0 : r->min_bytes, 14);
+			putchar(' ');
+			print_size(r->max_bytes, 14);
+			printf("  %s\n", cli_term(r->name));
 		}
+		print_more(n, top);
 	}
 }
 

@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "config.h"
 #include "demangle.h"
+#include "livefmt.h"
 #include "json.h"
 #include "out.h"
 #include "tracefmt.h"
@@ -57,13 +58,61 @@ static void default_out(char *out, size_t cap, const char *raw, unsigned long lo
 	snprintf(out, cap, "%.*s.%llu%.*s", (int)(dot - raw), raw, pid, (int)(end - dot), dot);
 }
 
+/* The state letter of /proc/PID/stat, 0 when unreadable. */
+static char proc_state(uint64_t pid)
+{
+	char path[64], buf[512], *p;
+	ssize_t n;
+	int fd;
+
+	snprintf(path, sizeof(path), "/proc/%llu/stat", (unsigned long long)pid);
+	fd = open(path, O_RDONLY | O_CLOEXEC);
+	if (fd < 0)
+		return 0;
+	n = read(fd, buf, sizeof(buf) - 1);
+	close(fd);
+	if (n <= 0)
+		return 0;
+	buf[n] = '\0';
+	p = strrchr(buf, ')');
+	return p && p[1] == ' ' ? p[2] : 0;
+}
+
+int cua_cli_raw_writer_running(const struct cua_raw_head *h)
+{
+	char st;
+
+	/* A pid alone is reused: the start time tells the writer from a later process. A
+	   reader in another PID namespace cannot tell, and says ended as before. */
+	if (!h->start_ticks || (h->pidns && h->pidns != cua_live_pidns()) ||
+	    cua_live_start_ticks(h->pid) != h->start_ticks)
+		return 0;
+	st = proc_state(h->pid);
+	return st && st != 'Z' && st != 'X';
+}
+
+/* "t.4242.json" -> "t.4242.partial.json": a running process writes its own trace under the
+   first name at its exit, so a conversion of part of it never takes that name. */
+static void partial_name(char *name, size_t cap)
+{
+	char *slash = strrchr(name, '/'), *dot = strrchr(slash ? slash : name, '.');
+	char tail[256];
+
+	if (!dot || dot == (slash ? slash + 1 : name)) {
+		snprintf(name + strlen(name), cap - strlen(name), ".partial");
+		return;
+	}
+	snprintf(tail, sizeof(tail), "%s", dot);
+	snprintf(dot, cap - (size_t)(dot - name), ".partial%s", tail);
+}
+
 static int convert(const char *raw_path, const char *out_path)
 {
 	static struct cua_writer w;
 	struct cua_raw_head h;
 	struct stat ost, ist;
 	char out[4096], *window;
-	int fd = open(raw_path, O_RDONLY | O_CLOEXEC), ofd, limited = 0;
+	int fd = open(raw_path, O_RDONLY | O_CLOEXEC), ofd, limited = 0, running;
 	uint64_t last = 0;
 	unsigned skipped;
 
@@ -73,7 +122,12 @@ static int convert(const char *raw_path, const char *out_path)
 	}
 	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CUA_RAW_MAGIC, sizeof(CUA_RAW_MAGIC) - 1) != 0) {
-		fprintf(stderr, "cuaudit trace: %s is not a cuaudit raw trace file\n", cli_term(raw_path));
+		if (memcmp(h.magic, CUA_RAW_MAGIC_PREFIX, sizeof(CUA_RAW_MAGIC_PREFIX) - 1) == 0)
+			fprintf(stderr, "cuaudit trace: %s was written by another version of cuaudit; "
+					"convert it with the cuaudit that wrote it\n", cli_term(raw_path));
+		else
+			fprintf(stderr, "cuaudit trace: %s is not a cuaudit raw trace file\n",
+				cli_term(raw_path));
 		close(fd);
 		return 1;
 	}
@@ -83,12 +137,16 @@ static int convert(const char *raw_path, const char *out_path)
 		close(fd);
 		return 1;
 	}
+	h.program[sizeof(h.program) - 1] = '\0';
+	running = cua_cli_raw_writer_running(&h);
 	if (!out_path) {
 		char base[sizeof(out)];
 
 		/* The name the module would have used: by the rule every output follows, a file
 		   cuaudit did not write there is left alone (NAME.1.json, said once). */
 		default_out(base, sizeof(base), raw_path, (unsigned long long)h.pid);
+		if (running)
+			partial_name(base, sizeof(base));
 		ofd = cua_out_choose("trace", base, CUA_TRACE_SIGNATURE, 0, NULL, out, sizeof(out));
 		out_path = ofd >= 0 ? out : base;
 	} else if (stat(out_path, &ost) == 0 && fstat(fd, &ist) == 0 && ost.st_dev == ist.st_dev &&
@@ -111,15 +169,18 @@ static int convert(const char *raw_path, const char *out_path)
 	}
 	cua_writer_init(&w, ofd);
 	cua_tracefmt_head(&w, h.pid);
+	cua_tracefmt_clock(&w, h.pid, h.anchor_realtime_ns, h.anchor_monotonic_ns);
 	skipped = cua_tracefmt_raw(&w, fd, window, WINDOW, h.pid, &limited, &last);
 	if (limited == CUA_BLOCK_LIMIT)
 		cua_tracefmt_marker(&w, h.pid, last, "CUAUDIT_TRACE_MAX reached; later events were dropped");
 	else if (limited == CUA_BLOCK_EXITED)
 		cua_tracefmt_marker(&w, h.pid, last, "end of the trace (the process exited; the raw "
 				    "file was kept, not converted, past CUAUDIT_TRACE_EXIT_TIME)");
+	else if (running)
+		cua_tracefmt_marker(&w, h.pid, last, "end of what was on disk (the process was still "
+				    "running: later calls are not here)");
 	else
 		cua_tracefmt_marker(&w, h.pid, last, "end of what was on disk (process ended without exit)");
-	h.program[sizeof(h.program) - 1] = '\0';
 	cua_tracefmt_names(&w, h.pid, h.program, NULL);
 	cua_tracefmt_tail(&w);
 	free(window);
@@ -137,6 +198,12 @@ static int convert(const char *raw_path, const char *out_path)
 	if (skipped)
 		fprintf(stderr, "cuaudit trace: %u block(s) cut short by the end of the process were "
 				"skipped\n", skipped);
+	/* Said, not refused: part of a running process's trace (a hang) is worth reading. */
+	if (running)
+		fprintf(stderr, "cuaudit trace: process %llu (%s) is still running: %s holds only "
+				"the calls written so far; the process writes its whole trace at its "
+				"exit\n", (unsigned long long)h.pid, cli_term(h.program),
+			cli_term(out_path));
 	printf("%s\n", cli_term(out_path));
 	return 0;
 }
@@ -145,7 +212,9 @@ static void usage(FILE *f)
 {
 	fputs("usage: cuaudit trace [OPTIONS] TRACE.PID.NONCE.raw...\n"
 	      "Turns the raw trace file that a process ended without exit() left beside its trace\n"
-	      "name into a Chrome trace JSON file, and prints its name.\n"
+	      "name into a Chrome trace JSON file, and prints its name. The raw file of a process\n"
+	      "still running is converted as far as it is written, said on stderr and in the\n"
+	      "trace, by default as t.4242.partial.json (the process writes t.4242.json at exit).\n"
 	      "\n"
 	      "  -o, --output FILE\n"
 	      "        the JSON file (one input only); by default the trace's own name with the\n"

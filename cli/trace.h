@@ -7,4 +7,10 @@
    usage errors. */
 int cua_cli_trace_main(int argc, char **argv);
 
+struct cua_raw_head;
+/* 1 when the process that writes the raw file still runs: its pid is alive with the start
+   time and PID namespace the file recorded, and is no zombie. 0 when it ended (or the pid
+   now names another process). */
+int cua_cli_raw_writer_running(const struct cua_raw_head *h);
+
 #endif

@@ -34,15 +34,29 @@ static void put_share(struct cua_buf *b, uint64_t part, uint64_t whole, unsigned
 }
 
 /* Bytes as megabytes (10^6, as nsys) with three decimals. */
-static void put_mb(struct cua_buf *b, uint64_t bytes, unsigned width)
+/* A size for people, right-aligned in width: "512 B", "2.000 KiB", "1.500 MiB": powers of
+   1024, as CUAUDIT_MEM_LIMIT takes them and `cuaudit report` prints them. */
+static void put_size(struct cua_buf *b, uint64_t bytes, unsigned width)
 {
-	uint64_t kb = (bytes + 500) / 1000;
-	char tmp[32];
+	static const char *const names[] = { "B", "KiB", "MiB", "GiB", "TiB" };
+	char tmp[48];
 	struct cua_buf t = CUA_BUF(tmp);
+	unsigned u = 0;
 
-	cua_buf_u64(&t, kb / 1000);
-	cua_buf_char(&t, '.');
-	cua_buf_u64_pad(&t, kb % 1000, 3);
+	while (u < 4 && bytes >= (1ull << (10 * (u + 1))))
+		u++;
+	if (u == 0) {
+		cua_buf_u64(&t, bytes);
+	} else {
+		/* Three decimals, rounded to the nearest thousandth of the unit. */
+		unsigned __int128 m = ((unsigned __int128)bytes * 1000 + (1ull << (10 * u - 1))) >> (10 * u);
+
+		cua_buf_u64(&t, (uint64_t)(m / 1000));
+		cua_buf_char(&t, '.');
+		cua_buf_u64_pad(&t, (uint64_t)(m % 1000), 3);
+	}
+	cua_buf_char(&t, ' ');
+	cua_buf_str(&t, names[u]);
 	for (size_t i = t.len; i < width; i++)
 		cua_buf_char(b, ' ');
 	cua_buf_mem(b, tmp, t.len);
@@ -274,21 +288,21 @@ void cua_gpu_write_text(struct cua_writer *w)
 	}
 	b = cua_writer_room(w, 256);
 	cua_buf_str(b, "\ncuaudit summary: GPU memory operations by size (cuda_gpu_mem_size_sum)\n"
-		       "  total_MB      count   avg_MB  median_MB   min_MB   max_MB  stddev_MB"
-		       "  operation\n");
+		       "    total size      count           avg        median           min"
+		       "           max        stddev  operation\n");
 	for (unsigned op = 1; op < CUA_GPU_OPS; op++) {
 		const struct cua_stat *s = &t->mem_size[op];
 
 		if (op == CUA_GPU_GRAPH || !s->timed)
 			continue;
 		b = cua_writer_room(w, 192);
-		put_mb(b, s->total_ns, 10);
+		put_size(b, s->total_ns, 14);
 		put_col(b, s->timed, 11);
-		put_mb(b, s->total_ns / s->timed, 9);
-		put_mb(b, cua_stats_percentile(s, 500), 11);
-		put_mb(b, s->min_ns, 9);
-		put_mb(b, s->max_ns, 9);
-		put_mb(b, cua_stats_stddev(s), 11);
+		put_size(b, s->total_ns / s->timed, 14);
+		put_size(b, cua_stats_percentile(s, 500), 14);
+		put_size(b, s->min_ns, 14);
+		put_size(b, s->max_ns, 14);
+		put_size(b, cua_stats_stddev(s), 14);
 		cua_buf_str(b, "  ");
 		cua_buf_str(b, cua_gpu_op_names[op]);
 		cua_buf_char(b, '\n');

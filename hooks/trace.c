@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
 #include <time.h>
@@ -184,6 +185,9 @@ static void make_raw(uint64_t pid)
 	h.pid = pid;
 	h.nonce = nonce;
 	program_name(h.program, sizeof(h.program));
+	h.start_ticks = cua_live_start_ticks(0);
+	h.pidns = cua_live_pidns();
+	cua_provenance_anchor(&h.anchor_realtime_ns, &h.anchor_monotonic_ns);
 	if (fstat(fd, &st) != 0 || cua_fd_write_all(fd, &h, sizeof(h), 0) != 0) {
 		stop_raw("cannot write the trace's raw file ", errno);
 		close(fd);
@@ -330,6 +334,46 @@ static int write_block(const char *data, size_t len)
 	return append_block(fd, data, len);
 }
 
+static int flush_own(struct tbuf *t);
+
+/* Appends a record that is no call (tracefmt.h): the thread's name, or a mark. */
+static void append_text(struct tbuf *t, unsigned id, uint64_t ts, const char *text, size_t n)
+{
+	size_t need = round8(sizeof(struct cua_trace_rec) + 1 + n), at;
+	struct cua_trace_rec *r;
+	char *p;
+
+	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE ||
+	    (t->committed + need > TBUF_SIZE && flush_own(t) != 0))
+		return;
+	at = t->committed;
+	r = (struct cua_trace_rec *)(t->data + at);
+	memset(r, 0, need);
+	r->size = (uint16_t)need;
+	r->id = (uint16_t)id;
+	r->tid = (uint32_t)cua_thread_id_fast();
+	r->t_enter = r->t_exit = ts;
+	p = (char *)(r + 1);
+	*p = (char)n;
+	memcpy(p + 1, text, n);
+	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+}
+
+/* The thread's name as its first record: a raw file converted after the process ended (the
+   thread gone from /proc) still names it. One prctl per thread, not per call. */
+static void append_name(struct tbuf *t)
+{
+	char name[17] = { 0 };
+	size_t n = 0;
+
+	if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
+		return;
+	while (n < 16 && name[n])
+		n++;
+	if (n)
+		append_text(t, CUA_TRACE_ID_NAME, cua_clock_ns(), name, n);
+}
+
 static struct tbuf *thread_buffer(unsigned l)
 {
 	struct tbuf *t = mine[l];
@@ -344,6 +388,8 @@ static struct tbuf *thread_buffer(unsigned l)
 	t->flush_at = cfg.flush_interval_ns ? cua_clock_ns() + cfg.flush_interval_ns
 						: UINT64_MAX;
 	mine[l] = t;
+	if (l == 0)
+		append_name(t);
 	return t;
 }
 
@@ -380,6 +426,26 @@ static size_t string_len(const char *s)
 		n++;
 	/* A longer string is cut, never inside a UTF-8 character. */
 	return n > STR_MAX ? cua_utf8_cut(s, n, STR_MAX) : n;
+}
+
+/* `cuaudit ctl PID trace start|stop` as seen by the calls: the first call to see a change
+   leaves a mark at its start, so that a stopped stretch is not read as idle time. */
+static uint32_t ctl_seen;
+
+static void ctl_mark(struct tbuf *t, const struct cuaudit_call *c)
+{
+	static const char started[] = "trace started by cuaudit ctl";
+	static const char stopped[] = "trace stopped by cuaudit ctl; calls until the next start "
+				      "are not recorded";
+	uint32_t on = (cua_live_ctl() & CUA_LIVE_CTL_TRACE) != 0;
+
+	if (CUA_LIKELY(__atomic_load_n(&ctl_seen, __ATOMIC_RELAXED) == on) ||
+	    __atomic_exchange_n(&ctl_seen, on, __ATOMIC_ACQ_REL) == on)
+		return;
+	if (on)
+		append_text(t, CUA_TRACE_ID_MARK, c->t_enter_ns, started, sizeof(started) - 1);
+	else
+		append_text(t, CUA_TRACE_ID_MARK, c->t_enter_ns, stopped, sizeof(stopped) - 1);
 }
 
 /* CUAUDIT_CAPTURE=profiler-api: Start opens the range (and is recorded), Stop closes it
@@ -488,8 +554,11 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
 		return;
-	if (CUA_UNLIKELY(cfg.capture) && !captured(c->id))
-		return;
+	if (CUA_UNLIKELY(cfg.capture)) {
+		ctl_mark(t, c);
+		if (!captured(c->id))
+			return;
+	}
 	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
 			const char *s;
@@ -721,6 +790,12 @@ static void trace_finish(void)
 		goto out;
 	}
 	cua_tracefmt_head(&w, pid);
+	{
+		uint64_t rt, mono;
+
+		cua_provenance_anchor(&rt, &mono);
+		cua_tracefmt_clock(&w, pid, rt, mono);
+	}
 	if (rawfd >= 0) {
 		/* The buffers are formatted below, after the file; a fresh window, so that a flush
 		   cut short on this thread (its records are still in its buffer) loses nothing. */

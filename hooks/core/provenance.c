@@ -17,16 +17,25 @@
 
 static char command[CMDLINE_MAX] = "(unknown)";
 static char program[256] = "(unknown)";
-static uint64_t start_s;
+static uint64_t start_ns;
+/* CLOCK_REALTIME and CLOCK_MONOTONIC at one moment: the monotonic reading is the middle of
+   two taken around the real-time one. */
+static uint64_t anchor_rt, anchor_mono;
 /* Noted versions, plus one: 0 means none seen. */
 static int noted[2];
 
-static uint64_t wall_seconds(void)
+static uint64_t clock_ns(clockid_t id)
 {
 	struct timespec ts;
 
-	clock_gettime(CLOCK_REALTIME, &ts);
-	return (uint64_t)ts.tv_sec;
+	clock_gettime(id, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+void cua_provenance_anchor(uint64_t *realtime_ns, uint64_t *monotonic_ns)
+{
+	*realtime_ns = anchor_rt;
+	*monotonic_ns = anchor_mono;
 }
 
 /* This image of the process: random, taken at load. With the pid it tells two summaries
@@ -40,7 +49,13 @@ void cua_provenance_init(void)
 	ssize_t n = 0;
 	int fd = open("/proc/self/cmdline", O_RDONLY | O_CLOEXEC);
 
-	start_s = wall_seconds();
+	{
+		uint64_t m0 = clock_ns(CLOCK_MONOTONIC), rt = clock_ns(CLOCK_REALTIME);
+		uint64_t m1 = clock_ns(CLOCK_MONOTONIC);
+
+		anchor_rt = start_ns = rt;
+		anchor_mono = m0 + (m1 - m0) / 2;
+	}
 	if (getrandom(&image, sizeof(image), GRND_NONBLOCK) != (ssize_t)sizeof(image)) {
 		struct timespec ts;
 
@@ -185,7 +200,7 @@ struct spelling {
 
 static const struct spelling as_json = {
 	1, "\"process\":{\"host\":", ",\"pid\":", ",\"command\":", ",\"start\":\"", "\",\"end\":\"",
-	"\",\"cuaudit_version\":\"" CUA_VERSION "\"", ",\"driver_version\":", ",\"runtime_version\":",
+	",\"cuaudit_version\":\"" CUA_VERSION "\"", ",\"driver_version\":", ",\"runtime_version\":",
 	"null", "}",
 };
 
@@ -196,6 +211,7 @@ static const struct spelling as_text = {
 
 static void provenance(struct cua_buf *b, const struct spelling *sp)
 {
+	uint64_t end_ns = clock_ns(CLOCK_REALTIME);
 	char t[20];
 
 	cua_buf_str(b, sp->host);
@@ -210,12 +226,25 @@ static void provenance(struct cua_buf *b, const struct spelling *sp)
 		cua_buf_json_string(b, command);
 	else
 		cua_buf_quoted(b, command, 512);
-	cua_provenance_iso8601(t, start_s);
+	cua_provenance_iso8601(t, start_ns / 1000000000u);
 	cua_buf_str(b, sp->start);
 	cua_buf_mem(b, t, sizeof(t));
-	cua_provenance_iso8601(t, wall_seconds());
+	cua_provenance_iso8601(t, end_ns / 1000000000u);
 	cua_buf_str(b, sp->end);
 	cua_buf_mem(b, t, sizeof(t));
+	if (sp->json) {
+		/* The same times to the ns, and the anchor that turns the calls' monotonic times
+		   into wall-clock times (docs/export.md). */
+		cua_buf_str(b, "\",\"start_ns\":");
+		cua_buf_u64(b, start_ns);
+		cua_buf_str(b, ",\"end_ns\":");
+		cua_buf_u64(b, end_ns);
+		cua_buf_str(b, ",\"clock\":{\"realtime_ns\":");
+		cua_buf_u64(b, anchor_rt);
+		cua_buf_str(b, ",\"monotonic_ns\":");
+		cua_buf_u64(b, anchor_mono);
+		cua_buf_str(b, "}");
+	}
 	cua_buf_str(b, sp->cuaudit);
 	version_field(b, sp->driver, CUAUDIT_LAYER_DRIVER, sp->unknown);
 	version_field(b, sp->runtime, CUAUDIT_LAYER_RUNTIME, sp->unknown);
@@ -241,7 +270,6 @@ size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)
 {
 	char path[64];
 	struct cua_buf p = CUA_BUF(path);
-	struct cua_buf o = { out, 0, cap, 0, NULL, 0 };
 	ssize_t n = -1;
 	int fd;
 
@@ -259,9 +287,5 @@ size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap)
 	/* The kernel keeps 15 bytes of a thread's name, whatever the characters. */
 	if (n > 0)
 		n = (ssize_t)cua_utf8_whole(out, (size_t)n);
-	if (n > 0)
-		return (size_t)n;
-	cua_buf_str(&o, "thread ");
-	cua_buf_u64(&o, tid);
-	return o.len;
+	return n > 0 ? (size_t)n : 0;
 }

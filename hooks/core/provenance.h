@@ -36,8 +36,12 @@ void cua_provenance_json(struct cua_buf *b);
 /* One line for the text summary's head: "cuaudit summary: host ..., pid ..., ...\n". */
 void cua_provenance_text(struct cua_buf *b);
 
-/* A thread's name from /proc/self/task/TID/comm, or "thread TID" when it has ended. Returns
-   the length (no NUL). At exit only. */
+/* The process's wall-clock anchor, read once at start: a CLOCK_REALTIME time and the
+   CLOCK_MONOTONIC time (the clock calls are timed with) of the same moment, in ns. */
+void cua_provenance_anchor(uint64_t *realtime_ns, uint64_t *monotonic_ns);
+
+/* A thread's name from /proc/self/task/TID/comm; 0 when it has ended (the caller names it).
+   Returns the length (no NUL). At exit only. */
 size_t cua_provenance_thread_name(uint32_t tid, char *out, size_t cap);
 
 /* "YYYY-MM-DDTHH:MM:SSZ" for seconds since the epoch, without the C library's time zone

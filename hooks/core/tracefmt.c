@@ -38,27 +38,38 @@ static void put_us(struct cua_buf *b, uint64_t ns)
 }
 
 
+/* Thread ids seen while formatting, for their thread_name events, with the name a thread's
+   first record carried (the kernel keeps 15 bytes of it). */
+#define MAX_NAMED_THREADS 4096
+#define RECORDED_NAME_MAX 16
+static uint32_t seen_tids[MAX_NAMED_THREADS];
+static char seen_names[MAX_NAMED_THREADS][RECORDED_NAME_MAX];
+static uint8_t seen_nlen[MAX_NAMED_THREADS];
+static unsigned nseen;
+
 void cua_tracefmt_head(struct cua_writer *w, uint64_t pid)
 {
 	struct cua_buf *b = cua_writer_room(w, 256);
 
+	/* A new trace: the threads of an earlier one (`cuaudit trace a.raw b.raw`) are not its. */
+	nseen = 0;
 	cua_buf_str(b, CUA_TRACE_SIGNATURE ":[\n{\"name\":\"process_labels\",\"ph\":\"M\",\"pid\":");
 	cua_buf_u64(b, pid);
 	cua_buf_str(b, ",\"args\":{\"labels\":\"cuaudit " CUA_VERSION "\"}}");
 }
 
-/* Thread ids seen while formatting, for their thread_name events. */
-#define MAX_NAMED_THREADS 4096
-static uint32_t seen_tids[MAX_NAMED_THREADS];
-static unsigned nseen;
 
-static void note_thread(uint32_t tid)
+/* The thread's index in seen_tids, added if new; -1 when the table is full. */
+static int note_thread(uint32_t tid)
 {
 	for (unsigned i = nseen; i > 0; i--)
 		if (seen_tids[i - 1] == tid)
-			return;
-	if (nseen < MAX_NAMED_THREADS)
-		seen_tids[nseen++] = tid;
+			return (int)i - 1;
+	if (nseen >= MAX_NAMED_THREADS)
+		return -1;
+	seen_nlen[nseen] = 0;
+	seen_tids[nseen++] = tid;
+	return (int)nseen - 1;
 }
 
 static void name_event(struct cua_writer *w, const char *what, uint64_t pid, const uint32_t *tid,
@@ -79,6 +90,23 @@ static void name_event(struct cua_writer *w, const char *what, uint64_t pid, con
 	cua_buf_str(b, "\"}}");
 }
 
+void cua_tracefmt_clock(struct cua_writer *w, uint64_t pid, uint64_t realtime_ns,
+			uint64_t monotonic_ns)
+{
+	struct cua_buf *b;
+
+	if (!realtime_ns)
+		return;
+	b = cua_writer_room(w, 256);
+	cua_buf_str(b, ",\n{\"name\":\"cuaudit_clock\",\"ph\":\"M\",\"pid\":");
+	cua_buf_u64(b, pid);
+	cua_buf_str(b, ",\"args\":{\"realtime_ns\":");
+	cua_buf_u64(b, realtime_ns);
+	cua_buf_str(b, ",\"monotonic_ns\":");
+	cua_buf_u64(b, monotonic_ns);
+	cua_buf_str(b, "}}");
+}
+
 void cua_tracefmt_names(struct cua_writer *w, uint64_t pid, const char *program,
 			size_t (*thread_name)(uint32_t tid, char *out, size_t cap))
 {
@@ -88,11 +116,18 @@ void cua_tracefmt_names(struct cua_writer *w, uint64_t pid, const char *program,
 		char name[64];
 		size_t n = thread_name ? thread_name(seen_tids[i], name, sizeof(name)) : 0;
 
-		if (!n) {
+		if (!n && seen_nlen[i]) {
+			n = seen_nlen[i];
+			memcpy(name, seen_names[i], n);
+		} else if (!n) {
 			struct cua_buf t = CUA_BUF(name);
 
-			cua_buf_str(&t, "thread ");
-			cua_buf_u64(&t, seen_tids[i]);
+			if (seen_tids[i] == pid) {
+				cua_buf_str(&t, "main");
+			} else {
+				cua_buf_str(&t, "thread ");
+				cua_buf_u64(&t, seen_tids[i]);
+			}
 			n = t.len;
 		}
 		name_event(w, "thread_name", pid, &seen_tids[i], name, n);
@@ -274,8 +309,54 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 			cua_buf_u64(b, copy);
 		}
 	}
-	cua_buf_str(b, r->skipped ? "\",\"skipped\":true}}" : "\"}}");
+	/* How deep in other CUDA calls (0: the program's own call): a sum of top-level calls'
+	   times counts a runtime call's driver calls once. */
+	cua_buf_str(b, "\",\"depth\":");
+	cua_buf_u64(b, r->depth);
+	cua_buf_str(b, r->skipped ? ",\"skipped\":true}}" : "}}");
 	note_thread(r->tid);
+}
+
+/* A record that is no call (CUA_TRACE_ID_NAME, CUA_TRACE_ID_MARK): its text is in bounds. */
+static int text_record(const struct cua_trace_rec *r, const char **text, size_t *n)
+{
+	const char *p = (const char *)(r + 1);
+
+	if (r->size < sizeof(*r) + 1 || (size_t)(r->size - sizeof(*r)) < 1 + (size_t)(unsigned char)p[0])
+		return 0;
+	*n = (unsigned char)p[0];
+	*text = p + 1;
+	return 1;
+}
+
+static void format_special(struct cua_writer *w, const struct cua_trace_rec *r, uint64_t pid)
+{
+	const char *text;
+	size_t n;
+	int i;
+
+	if (!text_record(r, &text, &n))
+		return;
+	if (r->id == CUA_TRACE_ID_NAME) {
+		i = note_thread(r->tid);
+		if (i >= 0 && n) {
+			n = n < RECORDED_NAME_MAX ? n : RECORDED_NAME_MAX;
+			memcpy(seen_names[i], text, n);
+			seen_nlen[i] = (uint8_t)cua_utf8_whole(seen_names[i], n);
+		}
+	} else {
+		struct cua_buf *b = cua_writer_room(w, 512);
+
+		cua_buf_str(b, ",\n{\"name\":\"cuaudit: ");
+		cua_buf_json(b, text, n);
+		cua_buf_str(b, "\",\"cat\":\"cuaudit\",\"ph\":\"i\",\"s\":\"p\",\"ts\":");
+		put_us(b, r->t_enter);
+		cua_buf_str(b, ",\"pid\":");
+		cua_buf_u64(b, pid);
+		cua_buf_str(b, ",\"tid\":");
+		cua_buf_u64(b, r->tid);
+		cua_buf_str(b, "}");
+	}
 }
 
 /* A record the reader can walk over: sized within the block. One it can trust (valid): a
@@ -332,7 +413,9 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 		if (!sized(r, n - done))
 			break;
 		/* A damaged record is left out whole; its neighbours are still good. */
-		if (valid(r))
+		if (r->id == CUA_TRACE_ID_NAME || r->id == CUA_TRACE_ID_MARK)
+			format_special(w, r, pid);
+		else if (valid(r))
 			format_record(w, r, pid);
 		done += r->size;
 	}

@@ -28,15 +28,33 @@ struct cua_trace_rec {
 #define CUA_TRACE_OUT_BYTES 16
 #define CUA_TRACE_MAX_OUTS 8
 
+/* Records that are no call: an id no function has, the thread id and t_enter as in a call,
+   then a length byte and that many bytes of text. A thread's first record is its name (the
+   kernel's name of the thread then, PR_GET_NAME), so that a raw file converted after the
+   process ended names its threads; a mark is an instant event (`cuaudit ctl` started or
+   stopped the trace there). */
+#define CUA_TRACE_ID_NAME 0xfffeu
+#define CUA_TRACE_ID_MARK 0xfffdu
+
 /* The raw file (<trace>.<pid>.<nonce>.raw): this head, then blocks. Each block is one
    thread buffer written out: a block head, then whole records. */
-#define CUA_RAW_MAGIC "cuaudit-raw/1\n"
+#define CUA_RAW_MAGIC "cuaudit-raw/2\n"
+#define CUA_RAW_MAGIC_PREFIX "cuaudit-raw/" /* an older one: the version differs */
 struct cua_raw_head {
 	char magic[16];
 	uint64_t table_sig; /* which build's ids and argument structs the records use */
 	uint64_t pid;
 	uint64_t nonce;
 	char program[24]; /* the program's base name, cut, NUL-terminated; all 0 when unknown */
+	/* The writer's identity beyond its pid, which is reused: its start in clock ticks since
+	   boot (/proc/PID/stat field 22) and its PID namespace (0: unknown). `cuaudit trace`
+	   tells a writer still running from a pid reused since. */
+	uint64_t start_ticks;
+	uint32_t pidns;
+	uint32_t reserved;
+	/* One CLOCK_REALTIME and CLOCK_MONOTONIC pair read together at the process's start: the
+	   records' times (monotonic) convert to wall-clock time. */
+	uint64_t anchor_realtime_ns, anchor_monotonic_ns;
 };
 
 #define CUA_BLOCK_MAGIC 0x4b4c4243u /* "CBLK" */
@@ -65,9 +83,14 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 /* An instant event marking where the trace stops early and why. */
 void cua_tracefmt_marker(struct cua_writer *w, uint64_t pid, uint64_t ts_ns, const char *why);
 void cua_tracefmt_tail(struct cua_writer *w);
-/* Metadata events: the process named after the program (NULL: not known, as in `cuaudit
-   trace`), and each thread seen in the records named by thread_name (NULL, or a zero return:
-   "thread TID"). */
+/* The wall-clock anchor as a metadata event ("cuaudit_clock"): a time ts of the trace is
+   at realtime_ns + (ts - monotonic_ns) of the wall clock. Nothing when realtime_ns is 0. */
+void cua_tracefmt_clock(struct cua_writer *w, uint64_t pid, uint64_t realtime_ns,
+			uint64_t monotonic_ns);
+/* Metadata events: the process named after the program (NULL: not known), and each thread
+   seen in the records named by thread_name (the thread's name now, where it runs), else by
+   the name its first record carried, else "main" for the thread whose id is the pid and
+   "thread TID" for others. */
 void cua_tracefmt_names(struct cua_writer *w, uint64_t pid, const char *program,
 			size_t (*thread_name)(uint32_t tid, char *out, size_t cap));
 

@@ -191,6 +191,54 @@ cli_trace_has_help_getopt_a_default_name_and_the_process_name)
   expect_status 1 "$CLI" trace -o "$raw" "$raw"
   [ -s "$raw" ] && pass "-o naming the input refuses and keeps it" || fail "the input was damaged"
   ;;
+cli_export_calls_have_depth_and_processes_a_wall_clock_anchor)
+  # Issue 39: SUM(duration_ns) over calls counted a runtime call and its driver call twice
+  # (no nesting column), and the calls' monotonic times had no wall-clock anchor; process
+  # start and end had 1 s resolution. Each cudaLaunchKernel makes its cuLaunchKernel inside.
+  read -r rt0 mono0 < <("$PYTHON" -c 'import time; print(time.time_ns(), time.monotonic_ns())')
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json" \
+    "$BIN/truth_prog" runtime 30 >out.txt 2>err.txt || fail "truth_prog: $(head -3 err.txt)"
+  read -r rt1 mono1 < <("$PYTHON" -c 'import time; print(time.time_ns(), time.monotonic_ns())')
+  expect_status 0 "$CLI" export -o db.sqlite s.json t.json
+  expect_status 0 "$CLI" export -o trace-only.sqlite t.json
+  "$PYTHON" - "$rt0" "$mono0" "$rt1" "$mono1" >q.txt 2>&1 <<'PY' && pass "depth and anchor: $(tail -1 q.txt)" || fail "depth and anchor: $(cat q.txt)"
+import sqlite3, sys
+rt0, mono0, rt1, mono1 = map(int, sys.argv[1:])
+db = sqlite3.connect("db.sqlite")
+rows = db.execute("SELECT tid, name, start_ns, duration_ns, depth FROM calls").fetchall()
+assert rows and all(r[4] is not None for r in rows), "calls without depth"
+outer = [r for r in rows if r[1] == "cudaLaunchKernel"]
+inner = [r for r in rows if r[1] == "cuLaunchKernel"]
+assert len(outer) == 30 and len(inner) == 30, (len(outer), len(inner))
+assert all(r[4] == 0 for r in outer) and all(r[4] == 1 for r in inner), "depths of the launches"
+# Every nested call lies inside a call one level up on its thread; no top-level call inside another.
+for r in rows:
+    parents = [p for p in rows if p[0] == r[0] and p[4] == r[4] - 1 and p[2] <= r[2] and r[2] + r[3] <= p[2] + p[3]]
+    assert (len(parents) >= 1) == (r[4] > 0), ("nesting", r, parents)
+top = sum(r[3] for r in rows if r[4] == 0)
+(q,) = db.execute("SELECT SUM(duration_ns) FROM calls WHERE depth = 0").fetchone()
+assert q == top and q < sum(r[3] for r in rows), (q, top)
+(v,) = db.execute("SELECT value FROM meta WHERE key = 'schema_version'").fetchone()
+assert v == "3", v
+p = db.execute("SELECT start_ns, end_ns, clock_realtime_ns, clock_monotonic_ns FROM processes").fetchall()
+assert len(p) == 1, p
+start, end, rt, mono = p[0]
+assert rt0 <= start <= end <= rt1, ("start/end", rt0, start, end, rt1)
+assert rt0 <= rt <= rt1 and mono0 <= mono <= mono1, ("anchor", rt, mono)
+# The anchor's offset between the clocks is the test's own (one moment, both clocks).
+off = (rt1 - mono1 + rt0 - mono0) / 2
+assert abs((rt - mono) - off) < 20e6, ("offset", rt - mono, off)
+# Every call's wall-clock time, by the documented conversion, is inside the run.
+for r in rows:
+    wall = rt + (r[2] - mono)
+    assert rt0 <= wall and wall + r[3] <= rt1, ("call outside the run", r)
+# A trace alone carries the same anchor (its cuaudit_clock event).
+t = sqlite3.connect("trace-only.sqlite").execute(
+    "SELECT start_ns, clock_realtime_ns, clock_monotonic_ns FROM processes").fetchall()
+assert t == [(None, rt, mono)], t
+print(f"{len(rows)} calls, top-level {q} ns of {sum(r[3] for r in rows)} ns; anchor {rt}/{mono}")
+PY
+  ;;
 cli_export_writes_sqlite_csv_and_jsonl_tables_from_summaries_and_traces)
   "$CLI" run -s "$dir/s.%p.json" -t "$dir/t.%p.json" "$BIN/kernels" >/dev/null 2>&1 || fail "kernels under cuaudit run"
   s=$(ls s.*.json) t=$(ls t.*.json)

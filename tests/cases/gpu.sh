@@ -307,6 +307,39 @@ gpu_time_runtime_launches_are_timed_once_and_leave_the_last_error)
   # Three runtime launches of 4 ms, each timed once: the driver launch inside each is not.
   expect_gpu s.json '(unknown)=3x12000000' HtoD=1x5000400 DtoH=1x5000400
   ;;
+gpu_tables_print_human_sizes_rows_left_out_and_what_to_enable)
+  # Issue 39: the summary's GPU size table was in MB and the report's in bytes; --top said
+  # nothing of the GPU rows it left out; "(none recorded)" gave no hint. The program copies
+  # 4096 and 2048 bytes host to device, 4096 back, and sets 1000 bytes (gpu_time.c).
+  gpu_run all
+  # total, count, avg, median (a histogram's), min, max, stddev: sizes in powers of 1024.
+  has '^ +6\.000 KiB +2 +3\.000 KiB +[0-9.]+ [KiB]+ +2\.000 KiB +4\.000 KiB +[0-9.]+ [KiB]+  HtoD$'
+  has '^ +4\.000 KiB +1 +4\.000 KiB +[0-9.]+ [KiB]+ +4\.000 KiB +4\.000 KiB +0 B  DtoH$'
+  has '^ +1000 B +1 +1000 B +[0-9.]+ [KiB]+ +1000 B +1000 B +0 B  memset$'
+  ! grep -q '_MB' summary.txt && pass "no MB column left" || fail "MB: $(grep _MB summary.txt)"
+  for i in 1 2; do
+    LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s$i.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  done
+  "$CLI" report --table=gpu-mem s1.json s2.json >m.txt 2>&1 || fail "report --table=gpu-mem: $(cat m.txt)"
+  has '^ +12\.000 KiB +4 +3\.000 KiB +2\.000 KiB +4\.000 KiB  HtoD$' m.txt
+  has '^ +8\.000 KiB +2 +4\.000 KiB +4\.000 KiB +4\.000 KiB  DtoH$' m.txt
+  has '^ +1\.953 KiB +2 +1000 B +1000 B +1000 B  memset$' m.txt
+  # The time columns are in units too: no run of 7 or more digits anywhere in the tables.
+  ! grep -qE '[0-9]{7}' m.txt && pass "no raw ns or byte counts in the text" || fail "raw numbers: $(grep -E '[0-9]{7}' m.txt)"
+  # --top 1: the kernel table has add_one and the graph launches, the memory tables 3 rows.
+  "$CLI" report --top 1 --table=gpu-kernels s1.json s2.json >k1.txt 2>&1 || fail "--top 1: $(cat k1.txt)"
+  [ "$(grep -c 'add_one\|CUDA graph' k1.txt)" = 1 ] && grep -qx ' *\.\.\. (1 more rows; --top=1 shows the first 1)' k1.txt &&
+    pass "gpu-kernels --top 1 says one row was left out" || fail "gpu-kernels --top 1: $(cat k1.txt)"
+  "$CLI" report --top 1 --table=gpu-mem s1.json s2.json >m1.txt 2>&1 || fail "--top 1 gpu-mem"
+  [ "$(grep -cx ' *\.\.\. (2 more rows; --top=1 shows the first 1)' m1.txt)" = 2 ] &&
+    pass "gpu-mem --top 1: 2 more rows, in both of its tables" || fail "gpu-mem --top 1: $(cat m1.txt)"
+  ! grep -q 'more rows' m.txt && [ "$(grep -c '  HtoD$' m.txt)" = 2 ] && pass "without --top: every row, no note" || fail "without --top: $(cat m.txt)"
+  # No GPU times in the inputs: the table says what records them.
+  LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY="$dir/plain.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  "$CLI" report --table=gpu-kernels plain.json >none.txt 2>&1
+  grep -q '(none recorded: no input has GPU times; record them with CUAUDIT_GPU_TIME=on, or cuaudit run --gpu-time on' none.txt &&
+    pass "(none recorded) names the setting" || fail "none: $(cat none.txt)"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]

@@ -13,14 +13,17 @@ raw_file() {
   [ -n "$raw" ] || { fail "no raw trace file: $(ls)"; finish; }
   "$PYTHON" - "$raw" <<'PY' || { fail "cannot cut the raw file"; finish; }
 import struct, sys
+H = 96  # struct cua_raw_head (hooks/core/tracefmt.h)
 d = open(sys.argv[1], "rb").read()
-magic, state, n = struct.unpack_from("<IIQ", d, 64)
+assert d[:14] == b"cuaudit-raw/2\n", d[:16]
+magic, state, n = struct.unpack_from("<IIQ", d, H)
 assert magic == 0x4b4c4243 and state == 1, (magic, state)
-open("first.raw", "wb").write(d[:64 + 16 + n])
-recs, at = 0, 64 + 16
-while at < 64 + 16 + n:
-    at += struct.unpack_from("<H", d, at)[0]
-    recs += 1
+open("first.raw", "wb").write(d[:H + 16 + n])
+recs, at = 0, H + 16
+while at < H + 16 + n:
+    size, rid = struct.unpack_from("<HH", d, at)
+    at += size
+    recs += rid < 0xfff0  # calls only: a thread's name record is no event
 open("nrec.txt", "w").write(str(recs))
 PY
   rm -f "$raw"
@@ -68,10 +71,12 @@ raw_trace_records_with_lying_lengths_are_skipped_whole)
   "$PYTHON" - <<'PY'
 import struct
 d = bytearray(open("first.raw", "rb").read())
-second = 64 + 16 + struct.unpack_from("<H", d, 64 + 16)[0]
+H = 96  # struct cua_raw_head
+second = H + 16 + struct.unpack_from("<H", d, H + 16)[0]
+assert struct.unpack_from("<H", d, second + 2)[0] < 0xfff0, "the second record is a call"
 struct.pack_into("<I", d, second + 12, 0xffffffff)           # every extras bit
 # the last record: a kernel-name bit at the end of the block, nothing after it
-at, last = 64 + 16, None
+at, last = H + 16, None
 while at < len(d):
     last, at = at, at + struct.unpack_from("<H", d, at)[0]
 struct.pack_into("<I", d, last + 12, 0x80000001)   # its out-value, then a name past its end

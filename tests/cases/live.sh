@@ -737,6 +737,21 @@ ctl_starts_and_stops_trace_and_log_within_one_call)
   [ $rc = 0 ] && pass "the program ended normally" || fail "status $rc: $(cat err.txt)"
   "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
   expect_log 1 '^cuDeviceGetCount events=2000$' check.txt
+  # Issue 39: a mark where the trace started (the first recorded call's own start) and where
+  # it stopped (after every recorded call), so the stopped phase is not read as idle time.
+  "$PYTHON" - t.json >marks.txt 2>&1 <<'PY' && pass "ctl marks: $(tail -1 marks.txt)" || fail "ctl marks: $(cat marks.txt)"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+calls = [e for e in ev if e.get("ph") == "X" and e["name"] == "cuDeviceGetCount"]
+marks = [e for e in ev if e.get("ph") == "i" and e.get("cat") == "cuaudit"]
+start = [m for m in marks if m["name"] == "cuaudit: trace started by cuaudit ctl"]
+stop = [m for m in marks if m["name"].startswith("cuaudit: trace stopped by cuaudit ctl")]
+assert len(start) == 1 and len(stop) == 1, [m["name"] for m in marks]
+assert any(c["ts"] == start[0]["ts"] and c["tid"] == start[0]["tid"] for c in calls), "start mark is no recorded call's start"
+assert start[0]["ts"] <= min(c["ts"] + c["dur"] for c in calls)
+assert stop[0]["ts"] > max(c["ts"] + c["dur"] for c in calls), (stop[0]["ts"], max(c["ts"] + c["dur"] for c in calls))
+print(f"started at {start[0]['ts']}, stopped at {stop[0]['ts']}")
+PY
   expect_log 2000 "$(call cuDeviceGetCount '[a-z_]+')" log.txt
   # Without the capture mode, ctl says why and changes nothing.
   : >out3.txt

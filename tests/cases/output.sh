@@ -34,6 +34,59 @@ PY
 }
 
 case $name in
+raw_trace_of_a_running_process_says_so_and_names_threads_after_the_kill)
+  # Issue 39: `cuaudit trace` on the raw file of a process still running said "process ended
+  # without exit" and took the name the process writes at its exit; after a kill, a thread
+  # that had ended was named "thread TID".
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_TRACE="$dir/t.json" \
+    "$PROG" named 300 >out.txt 2>err.txt &
+  pid=$!
+  for i in $(seq 100); do grep -q 'burst 300 done' out.txt 2>/dev/null && break; sleep 0.1; done
+  worker=$(sed -n 's/^worker //p' out.txt)
+  [ -n "$worker" ] && pass "the worker thread ran ($worker)" || { fail "no worker: $(cat out.txt err.txt)"; kill -9 $pid; finish; }
+  # The heartbeat writes the main thread's buffer out at its first call past an interval.
+  sleep 2.2
+  raw=$(ls t.json.$pid.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] || { fail "no raw file: $(ls)"; kill -9 $pid; finish; }
+  "$CLI" trace "$raw" >conv.out 2>conv.err; rc=$?
+  [ $rc = 0 ] && pass "a running process's raw file converts (status 0)" || fail "status $rc: $(cat conv.err)"
+  [ "$(cat conv.out)" = "t.$pid.partial.json" ] && [ -s "t.$pid.partial.json" ] && [ ! -e "t.$pid.json" ] &&
+    pass "default name t.$pid.partial.json, not the name the process writes at exit" || fail "name: $(cat conv.out); $(ls)"
+  grep -q "process $pid (output_prog) is still running" conv.err && pass "stderr says it still runs: $(cat conv.err)" || fail "stderr: $(cat conv.err)"
+  grep -q '"name":"cuaudit: end of what was on disk (the process was still running' "t.$pid.partial.json" &&
+    ! grep -q 'process ended without exit' "t.$pid.partial.json" && pass "the trace's last event says it still ran" || fail "marker: $(grep -o '"cuaudit: [^"]*"' "t.$pid.partial.json")"
+  # The same pid with another start time is a later process: the writer has ended.
+  "$PYTHON" -c 'import struct, sys
+b = bytearray(open(sys.argv[1], "rb").read())
+struct.pack_into("<Q", b, 64, struct.unpack_from("<Q", b, 64)[0] + 1)  # head.start_ticks
+open("reused.raw", "wb").write(b)' "$raw"
+  "$CLI" trace -o "$dir/reused.json" reused.raw >conv3.out 2>conv3.err
+  ! grep -q "still running" conv3.err && grep -q 'process ended without exit' reused.json &&
+    pass "a pid alive with another start time: the writer ended" || fail "pid reuse: $(cat conv3.err)"
+  "$CLI" export --type jsonl -o run.jsonl "$raw" >exp.out 2>exp.err; rc=$?
+  [ $rc = 0 ] && grep -q "process $pid (output_prog) is still running: only the calls written so far" exp.err &&
+    pass "export of the running process's raw file says so" || fail "export: $rc $(cat exp.err)"
+  kill -KILL $pid; wait $pid
+  "$CLI" trace "$raw" >conv2.out 2>conv2.err; rc=$?
+  [ $rc = 0 ] && [ "$(cat conv2.out)" = "t.$pid.json" ] && ! grep -q "still running" conv2.err &&
+    pass "after the kill: t.$pid.json, no running note" || fail "after the kill: $rc $(cat conv2.out conv2.err)"
+  grep -q '"name":"cuaudit: end of what was on disk (process ended without exit)"' "t.$pid.json" &&
+    pass "after the kill: ended without exit" || fail "marker after the kill"
+  # Thread names from each thread's first record: the worker had ended before the kill.
+  "$PYTHON" - "t.$pid.json" "$pid" "$worker" >names.txt 2>&1 <<'PY' && pass "threads named: $(cat names.txt)" || fail "names: $(cat names.txt)"
+import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+pid, worker = int(sys.argv[2]), int(sys.argv[3])
+names = {e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}
+calls = {e["tid"] for e in ev if e.get("ph") == "X"}
+assert names.get(worker) == "worker-a", names
+assert names.get(pid) == "output_prog", names
+assert calls <= set(names), (calls, names)
+assert not any(n.startswith("thread ") for n in names.values()), names
+print(names)
+PY
+  engine_check "t.$pid.json" cuDeviceGetCount=601
+  ;;
 service_killed_by_SIGTERM_and_SIGKILL_leaves_snapshot_and_loadable_trace)
   for sig in TERM KILL; do
     rm -f s.json t.json* out.txt

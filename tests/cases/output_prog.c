@@ -286,6 +286,19 @@ static int fork_in_sequence(int n, long count, long child_count)
 	return 0;
 }
 
+/* A thread named before its first call, which ends before the process is killed. */
+static void *named_thread(void *arg)
+{
+	CHECK(pthread_setname_np(pthread_self(), "worker-a") == 0);
+	calls((long)arg);
+	/* Past CUAUDIT_FLUSH_INTERVAL=1: its next call writes its records out. */
+	usleep(1100000);
+	calls(1);
+	printf("worker %ld\n", (long)syscall(SYS_gettid));
+	fflush(stdout);
+	return NULL;
+}
+
 int main(int argc, char **argv)
 {
 	CHECK(argc >= 2);
@@ -298,6 +311,15 @@ int main(int argc, char **argv)
 	CHECK(cuInit(0) == CUDA_SUCCESS);
 	if (strcmp(argv[1], "service") == 0 && argc == 3)
 		return service(atol(argv[2]));
+	/* named N: a thread named worker-a makes N + 1 calls (written out) and ends; then the
+	   service's N calls and heartbeat. */
+	if (strcmp(argv[1], "named") == 0 && argc == 3) {
+		pthread_t t;
+
+		CHECK(pthread_create(&t, NULL, named_thread, (void *)atol(argv[2])) == 0);
+		CHECK(pthread_join(t, NULL) == 0);
+		return service(atol(argv[2]));
+	}
 	if (strcmp(argv[1], "calls") == 0 && argc == 3) {
 		calls(atol(argv[2]));
 		printf("calls %s\n", argv[2]);

@@ -397,6 +397,50 @@ bash_completion_completes_commands_options_and_values)
   touch "$dir/summary.1.json"
   got=$(cd "$dir" && complete_words cuaudit report summ)
   [ "$got" = "summary.1.json" ] && pass "report completes summaries" || fail "report: '$got'"
+  # ps, top and ctl complete the pids that have a live file, in the directory the command
+  # will read: --dir on the line, else CUAUDIT_LIVE_DIR (issue 39).
+  mkdir -p "$dir/lv" "$dir/lv2"
+  touch "$dir/lv/4242-777.live" "$dir/lv/4243-778.live" "$dir/lv/notes.txt" "$dir/lv2/5151-9.live"
+  got=$(CUAUDIT_LIVE_DIR="$dir/lv" complete_words cuaudit ps "" | tr '\n' ' ')
+  [ "$got" = "4242 4243 " ] && pass "ps <TAB> completes the live pids: $got" || fail "ps <TAB>: '$got'"
+  got=$(CUAUDIT_LIVE_DIR="$dir/lv" complete_words cuaudit ps 4243 | tr '\n' ' ')
+  [ "$got" = "4243 " ] && pass "ps 4243<TAB>: $got" || fail "ps 4243<TAB>: '$got'"
+  for form in "--dir $dir/lv2" "--dir=$dir/lv2"; do
+    got=$(CUAUDIT_LIVE_DIR="$dir/lv" complete_words cuaudit ps $form "" | tr '\n' ' ')
+    [ "$got" = "5151 " ] && pass "ps $form <TAB> reads that directory" || fail "ps $form <TAB>: '$got'"
+  done
+  got=$(CUAUDIT_LIVE_DIR="$dir/lv" complete_words cuaudit ctl 42 | tr '\n' ' ')
+  [ "$got" = "4242 4243 " ] && pass "ctl <TAB> completes the live pids" || fail "ctl 42<TAB>: '$got'"
+  ;;
+removed_module_message_is_the_one_the_docs_quote)
+  # After the package is removed a copied drop-in names a module that is gone: ld.so prints
+  # one line per process, which docs/deploy.md quotes so that a search finds the cause.
+  LD_AUDIT=$dir/gone/libcuaudit.so /bin/true 2>err.txt; rc=$?
+  [ $rc = 0 ] && pass "the program still runs (status 0)" || fail "status $rc"
+  msg=$(sed "s#$dir/gone/libcuaudit.so#$MODULE_PATH#" err.txt)
+  [ -n "$msg" ] && grep -qxF "$msg" "$SRC/docs/deploy.md" && pass "docs/deploy.md quotes ld.so's line" || fail "not in docs/deploy.md: $msg"
+  zcat -f "$SRC/docs/man/cuaudit.7" | grep -q "cannot be loaded as audit interface" && pass "cuaudit(7) names it" || fail "cuaudit(7)"
+  for f in cuaudit.conf.in cuaudit.env.in; do
+    grep -q "^#.*removing the package" "$SRC/examples/systemd/$f" && grep -q "^#.*cannot be loaded as audit interface" "$SRC/examples/systemd/$f" &&
+      pass "$f says to delete a copy after removal" || fail "$f: no removal note"
+  done
+  ;;
+install_writes_the_examples_0644_from_a_group_writable_source)
+  # A release tarball unpacked under umask 002 has 0664 sources; the examples written at
+  # install time took that mode (lintian: non-standard-file-perm). The build's own install
+  # script, run on a copy of the example sources made 0664.
+  mkdir -p src664 && cp "$SRC"/examples/systemd/cuaudit.conf.in "$SRC"/examples/systemd/cuaudit.env.in src664/ &&
+    chmod 0664 src664/*
+  sed "s#$SRC/examples/systemd/#$dir/src664/#g" "$BUILD/cmake_install.cmake" >install.cmake
+  grep -q "$dir/src664/cuaudit.conf.in" install.cmake && pass "the install script reads the copies" || fail "install script: no example source path"
+  (cd "$BUILD" && DESTDIR="$dir/stage" "$CMAKE" -DCMAKE_INSTALL_PREFIX=/usr -P "$dir/install.cmake") >install.txt 2>&1 ||
+    fail "install: $(tail -3 install.txt)"
+  for f in usr/share/cuaudit/examples/systemd/cuaudit.conf usr/share/cuaudit/examples/environment.d/50-cuaudit.conf; do
+    m=$(stat -c %a "$dir/stage/$f" 2>&1)
+    [ "$m" = 644 ] && pass "$f: mode 644" || fail "$f: mode $m"
+  done
+  bad=$(find "$dir/stage" -type f ! -perm 0644 ! -perm 0755 -printf '%m %P\n' | head -5)
+  [ -z "$bad" ] && pass "every installed file is 0644 or 0755" || fail "modes: $bad"
   ;;
 *) fail "unknown case $name" ;;
 esac

@@ -332,8 +332,8 @@ trace_is_valid_json_and_runtime_events_enclose_driver_events)
   # Each runtime call that reaches the driver encloses those calls: cudaGetDevice, cudaMalloc,
   # 2 cudaMemcpy, cudaLaunchKernel, cudaFree, 5 entry points, and the lazy start's lookups.
   expect_log 1 '^events=[0-9]+ driver_inside_runtime=(1[1-9]|[2-9][0-9])$' check.txt
-  grep -q '"name":"cuMemAlloc_v2","cat":"driver","ph":"X",.*"args":{"dptr":"0x[0-9a-f]*","bytesize":32,"result":"CUDA_SUCCESS","binding":"procaddress"}' t.json \
-    && pass "events carry arguments, result and binding" || fail "event arguments missing"
+  grep -q '"name":"cuMemAlloc_v2","cat":"driver","ph":"X",.*"args":{"dptr":"0x[0-9a-f]*","bytesize":32,"result":"CUDA_SUCCESS","binding":"procaddress","depth":1}' t.json \
+    && pass "events carry arguments, result, binding and depth (inside cudaMalloc: 1)" || fail "event arguments missing"
   ;;
 trace_is_complete_after_return_and_exit_from_a_thread)
   for how in return thread-exit; do
