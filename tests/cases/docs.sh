@@ -13,7 +13,7 @@ DOCS=("$SRC/README.md" "$SRC"/docs/*.md "$SRC"/docs/man/*)
 #  - the mock as the machine's CUDA: LD_LIBRARY_PATH and LIBRARY_PATH name build/mock;
 #  - in the folder each document's session runs in: build (this build, for the README's
 #    `$PWD/build/...`), app (a runtime program whose calls all succeed), app.c and app.cu (sources to build), train.py
-#    and service (Python programs calling the runtime through ctypes: train.py for about three
+#    and service (Python programs calling the runtime through ctypes: train.py for about six
 #    seconds, service until killed), and torchrun, a stand-in starting N copies of its script
 #    when PyTorch's is not installed;
 #  - CUAUDIT_LIVE_DIR under $DOC_ROOT, so `cuaudit ps` sees this test's processes only;
@@ -37,13 +37,14 @@ st=0; for j in $pids; do wait "$j" || st=1; done; exit $st
 SH
   chmod +x "$dir/stand-in/torchrun" 2>/dev/null
   cat >"$dir/train.py" <<'PY'
-# A training loop on the CUDA runtime, through ctypes: about three seconds of copies and syncs.
+# A training loop on the CUDA runtime, through ctypes: about six seconds of copies and syncs
+# (long enough for the `cuaudit ps` lines after an example that starts it with &).
 import ctypes, sys, time
 rt = ctypes.CDLL("libcudart.so.13")
 p = ctypes.c_void_p()
 assert rt.cudaMalloc(ctypes.byref(p), ctypes.c_size_t(1 << 20)) == 0
 buf = ctypes.create_string_buffer(1 << 20)
-end = time.time() + (1e9 if sys.argv[0].endswith("service") else 3)
+end = time.time() + (1e9 if sys.argv[0].endswith("service") else 6)
 while time.time() < end:
     assert rt.cudaMemcpy(p, buf, ctypes.c_size_t(1 << 20), 1) == 0
     assert rt.cudaStreamSynchronize(None) == 0
