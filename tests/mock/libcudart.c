@@ -236,7 +236,7 @@ EXPORT cudaError_t cudaPeekAtLastError(void)
 
 /* A copy loaded from a folder named copy2 reports devices from 10 up: a call that reaches
    the wrong copy of the runtime shows in the result. */
-static int copy_offset(void)
+static int find_copy_offset(void)
 {
 	Dl_info self;
 
@@ -248,6 +248,20 @@ static int copy_offset(void)
 			       strstr(self.dli_fname, "/copy2/")
 		       ? 10
 		       : 0;
+}
+
+/* Found once: dladdr scans the object's whole symbol table (over 400 exports), which would
+   make each cudaGetDevice a microsecond, where the sampler's tests need a fast call. */
+static int copy_offset(void)
+{
+	static int offset = -1;
+	int o = __atomic_load_n(&offset, __ATOMIC_RELAXED);
+
+	if (o < 0) {
+		o = find_copy_offset();
+		__atomic_store_n(&offset, o, __ATOMIC_RELAXED);
+	}
+	return o;
 }
 
 #define BEGIN()                                                                                \
