@@ -994,7 +994,7 @@ static int ps_main(int argc, char **argv)
 		if (n == 0)
 			fprintf(stderr, "cuaudit ps: no live view in %s (processes run with "
 				"'cuaudit run --live on PROGRAM', or LD_AUDIT and CUAUDIT_LIVE=1, "
-				"make one at their first CUDA call)\n", live_dir);
+				"make one when they load CUDA)\n", live_dir);
 	}
 	return n < 0 ? 1 : 0;
 }

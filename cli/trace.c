@@ -19,7 +19,7 @@
 
 #define WINDOW (1u << 20)
 
-/* "t.json.4242.1f3a.raw" -> "t.4242.json", and "t.4242.json.4242.1f3a.raw" (a %p name) ->
+/* "t.json.4242.0x1f3a.raw" -> "t.4242.json", and "t.4242.json.4242.0x1f3a.raw" (a %p name) ->
    "t.4242.json": the name the process would have written, with its pid once. */
 static void default_out(char *out, size_t cap, const char *raw, unsigned long long pid)
 {
@@ -218,7 +218,7 @@ static void usage(FILE *f)
 	      "\n"
 	      "  -o, --output FILE\n"
 	      "        the JSON file (one input only); by default the trace's own name with the\n"
-	      "        pid, e.g. t.4242.json for t.json.4242.1f3a.raw, which must not exist yet\n"
+	      "        pid, e.g. t.4242.json for t.json.4242.0x1f3a.raw, which must not exist yet\n"
 	      "  -M, --mangled\n"
 	      "        kernel names as the compiler wrote them, not demangled (kernel_name)\n"
 	      "  -h, --help\n"

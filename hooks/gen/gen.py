@@ -1528,6 +1528,56 @@ def emit_wrappers(apis, note, includes, policy):
     return "\n".join(out)
 
 
+def emit_mock_runtime_stubs(apis, undescribed, note, headers):
+    """The test mock runtime's fallback for every libcudart export: a weak definition that
+    says once, on stderr, that the mock lacks the function, and fails with
+    cudaErrorNotSupported (zeros where the result is no cudaError_t). The mock's own
+    definitions of the same names are strong and win at link time, so no list of what the
+    mock implements is kept anywhere: a program calling any runtime function gets a CUDA
+    error, never the loader's "undefined symbol"."""
+    out = ["/* SPDX-License-Identifier: MIT */",
+           f"/* {note} */",
+           "#define __CUDA_API_VERSION_INTERNAL"] + [f"#include <{h}>" for h in headers] + [
+           "#include <string.h>",
+           "",
+           '#pragma GCC diagnostic ignored "-Wunused-parameter"',
+           '#pragma GCC diagnostic ignored "-Wdeprecated-declarations"',
+           "",
+           "/* tests/mock/libcudart.c: counts the call, says so once, sets the last error. */",
+           "cudaError_t mock_rt_unsupported(const char *elf_name, int *said);",
+           "",
+           "#define MOCK_STUB __attribute__((weak, visibility(\"default\")))",
+           ""]
+    for a in apis:
+        if a.layer != "runtime":
+            continue
+        ptypes = ", ".join(decl for _, _, decl in a.params) or "void"
+        out.append(f"MOCK_STUB {a.ret} {a.elf_name}({ptypes})")
+        out.append("{")
+        out.append("	static int said;")
+        if a.ret == "cudaError_t":
+            out.append(f"	return mock_rt_unsupported({c_str(a.elf_name)}, &said);")
+        elif a.ret == "void":
+            out.append(f"	mock_rt_unsupported({c_str(a.elf_name)}, &said);")
+        else:
+            out.append(f"	{a.ret} r;")
+            out.append(f"	mock_rt_unsupported({c_str(a.elf_name)}, &said);")
+            out.append("	memset(&r, 0, sizeof(r));")
+            out.append("	return r;")
+        out.append("}")
+        out.append("")
+    out.append("/* Exports no header gives a prototype for (interop with graphics APIs whose")
+    out.append("   headers are not read): an integer result is what their callers test. */")
+    for n in undescribed:
+        out.append(f"MOCK_STUB int {n}(void)")
+        out.append("{")
+        out.append("	static int said;")
+        out.append(f"	return (int)mock_rt_unsupported({c_str(n)}, &said);")
+        out.append("}")
+        out.append("")
+    return "\n".join(out)
+
+
 def emit_manifest(apis, roles):
     out = ["# elf_name\tapi_name\tversion\tflavour\tlayer\targc\trole"]
     for a in apis:
@@ -1564,6 +1614,8 @@ def main(argv):
     p.add_argument("--runtime-exports")
     p.add_argument("--runtime-cxx-headers", nargs="*", default=[],
                    help="C++-only headers that declare nvcc's __cuda* entry points")
+    p.add_argument("--mock-runtime-stubs", metavar="FILE",
+                   help="also write the test mock runtime's fallback stubs (needs the runtime)")
     args = p.parse_args(argv)
 
     try:
@@ -1571,8 +1623,12 @@ def main(argv):
         apis, undescribed, dres, extra_typedefs = build_driver(args, policy)
         results = {"driver": dres}
         includes = list(args.driver_headers)
+        runtime_undescribed = []
+        if args.mock_runtime_stubs and not args.runtime_exports:
+            raise GenError("--mock-runtime-stubs needs --runtime-exports")
         if args.runtime_exports:
             rapis, rund, rres = build_runtime(args, policy)
+            runtime_undescribed = sorted(rund)
             apis += rapis
             undescribed += rund
             results["runtime"] = rres
@@ -1615,6 +1671,12 @@ def main(argv):
     write_if_changed(os.path.join(args.out, "cuaudit_roles.h"), emit_roles_header(note))
     write_if_changed(os.path.join(args.out, "cua_gen_roles.c"), role_code)
     write_if_changed(os.path.join(args.out, "manifest.tsv"), emit_manifest(apis, roles))
+    if args.mock_runtime_stubs:
+        rnote = HEADER_NOTE.format(src=", ".join(os.path.basename(h) for h in args.runtime_headers),
+                                   tk=args.toolkit)
+        write_if_changed(args.mock_runtime_stubs,
+                         emit_mock_runtime_stubs(apis, runtime_undescribed, rnote,
+                                                 args.runtime_headers))
     undoc = "".join(f"{n}\n" for n in sorted(undescribed))
     write_if_changed(os.path.join(args.out, "undescribed.txt"), undoc)
     return 0

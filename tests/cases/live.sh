@@ -876,16 +876,16 @@ man_page_examples_of_the_live_view_work_as_written)
   n=$(grep -c . <<<"$bg")
   [ "$n" -ge 4 ] && [ -z "$bad" ] && pass "$n background examples, each audited" ||
     fail "$n background examples; started without the module: $bad"
-  # The service example run as written: the trace path under $dir, the minute a phase of the
+  # The service example run as written: the trace path under $dir, the ten seconds a phase of the
   # program (./service runs live_prog: 100 calls, 200 on two threads, 100).
   ex=$(sed -n '/^Trace a running service/,/^\.fi/p' "$SRC/docs/man/cuaudit.1" | sed -n '/^\.nf/,/^\.fi/p' | grep -v '^\.')
   start=$(sed -n 1p <<<"$ex"); switch=$(sed -n 2p <<<"$ex")
-  [[ "$start" == *'./service &' && "$switch" == *'sleep 60'* ]] || fail "the example changed: $ex"
+  [[ "$start" == *'./service &' && "$switch" == *'sleep 10'* ]] || fail "the example changed: $ex"
   printf '#!/bin/sh\nexec "%s" phases 100 "%s/go1" "%s/go2"\n' "$PROG" "$dir" "$dir" >service
   chmod +x service
   phase2() { touch "$dir/go1"; wait_out out.txt 'phase 2 done'; }
   start=${start//\\-/-}; start=${start//\/var\/tmp/$dir}; start=${start//cuaudit /\"\$CLI\" }
-  switch=${switch//sleep 60/phase2}; switch=${switch//cuaudit /\"\$CLI\" }
+  switch=${switch//sleep 10/phase2}; switch=${switch//cuaudit /\"\$CLI\" }
   : >out.txt
   export CUAUDIT_LIVE_DIR="$L"
   eval "${start%&}>out.txt 2>err.txt &"

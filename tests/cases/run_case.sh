@@ -178,8 +178,10 @@ runtime_lookups_follow_cudart_order_and_are_all_wrapped)
   expect_log 1 'debug: lookup "cuGetProcAddress" version 12000 flags 0 result 0: wrapped cuGetProcAddress_v2$'
   expect_log 1 'debug: lookup "cuMemcpyHtoD" version 7000 flags 2 result 0: wrapped cuMemcpyHtoD_v2_ptds$'
   expect_log 1 'debug: lookup "cuLaunchKernel" version 4000 flags 0 result 0: wrapped cuLaunchKernel$'
-  # 14 made by the runtime itself, 5 on behalf of cudaGetDriverEntryPoint*.
-  expect_log 19 "$(call cuGetProcAddress_v2 procaddress)"
+  # 14 made by the runtime itself for its first calls, 54 for the streams, events, copies,
+  # pinned memory and graphs of ordinary programs (tests/mock/libcudart.c, load_more), 5 on
+  # behalf of cudaGetDriverEntryPoint*.
+  expect_log 73 "$(call cuGetProcAddress_v2 procaddress)"
   expect_log 3 'debug: lookup .*: already wrapped'
   expect_log 0 'debug: lookup .*: passed through'
 
@@ -240,9 +242,9 @@ second_copy_of_runtime_is_left_unwrapped_and_reached)
   expect_out '^first runtime: 0, device 100$'
   expect_out '^second runtime: 0, device 110$'
   expect_log 1 "warning: a second libcudart .*copy2/libcudart.so.13.* not intercepted"
-  # Each runtime's 17 pointers from lookups (2 self-lookups, 1 through the 4-argument form,
-  # 14 through the 5-argument one) count: both copies use the one wrapped libcuda.so.1.
-  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=34 got=0"
+  # Each runtime's 71 pointers from lookups (2 self-lookups, 1 through the 4-argument form,
+  # 14 + 54 through the 5-argument one) count: both copies use the one wrapped libcuda.so.1.
+  expect_log 1 "info: .*/mock/libcuda.so.1: bindings plt=0 bindnow=0 dlsym=2 procaddress=142 got=0"
   ;;
 fno_plt_calls_through_got_are_redirected)
   native "$BIN/got_noplt"

@@ -182,6 +182,13 @@ static CUresult record(CUevent ev, CUstream stream, int per_thread)
 	return CUDA_SUCCESS;
 }
 
+/* For cuStreamWaitEvent (libcuda_rt.c): when the event's stream reaches it. */
+uint64_t mock_event_time(CUevent ev, int *recorded)
+{
+	*recorded = ev->recorded;
+	return ev->t;
+}
+
 EXPORT CUresult cuEventRecord(CUevent ev, CUstream stream)
 {
 	COUNT();
@@ -403,6 +410,95 @@ EXPORT CUresult cuGraphInstantiateWithFlags(CUgraphExec *exec, CUgraph graph,
 	if (!*exec)
 		return CUDA_ERROR_OUT_OF_MEMORY;
 	memcpy((*exec)->desc, graph->desc, sizeof(graph->desc));
+	return CUDA_SUCCESS;
+}
+
+/* A captured graph's nodes, in capture order, are a chain: node i depends on node i - 1.
+   A node handle names its type only (one per type), which is all a program can ask of it
+   here. */
+struct CUgraphNode_st {
+	CUgraphNodeType type;
+};
+static struct CUgraphNode_st node_types[] = {
+	{ CU_GRAPH_NODE_TYPE_KERNEL }, { CU_GRAPH_NODE_TYPE_MEMCPY },
+	{ CU_GRAPH_NODE_TYPE_MEMSET }, { CU_GRAPH_NODE_TYPE_EVENT_RECORD },
+	{ CU_GRAPH_NODE_TYPE_GRAPH },  { CU_GRAPH_NODE_TYPE_EMPTY },
+};
+
+static CUgraphNode node_named(const char *name, size_t len)
+{
+	static const char *const names[] = { "kernel", "memcpy", "memset", "event", "graph" };
+
+	for (unsigned i = 0; i < sizeof(names) / sizeof(names[0]); i++)
+		if (strlen(names[i]) == len && memcmp(names[i], name, len) == 0)
+			return &node_types[i];
+	return &node_types[5];
+}
+
+/* Fills nodes[0..*max) (when nodes) and returns how many the graph has. */
+static size_t graph_nodes(CUgraph graph, CUgraphNode *nodes, size_t max)
+{
+	size_t n = 0;
+
+	for (const char *p = graph->desc, *semi; (semi = strchr(p, ';')); p = semi + 1, n++)
+		if (nodes && n < max)
+			nodes[n] = node_named(p, (size_t)(semi - p));
+	return n;
+}
+
+EXPORT CUresult cuGraphGetNodes(CUgraph graph, CUgraphNode *nodes, size_t *num)
+{
+	size_t n;
+
+	COUNT();
+	if (!graph || !num)
+		return CUDA_ERROR_INVALID_VALUE;
+	n = graph_nodes(graph, nodes, nodes ? *num : 0);
+	for (size_t i = n; nodes && i < *num; i++)
+		nodes[i] = NULL;
+	*num = n;
+	return CUDA_SUCCESS;
+}
+
+static CUresult edges(CUgraph graph, CUgraphNode *from, CUgraphNode *to, CUgraphEdgeData *data,
+		      size_t *num)
+{
+	CUgraphNode list[64];
+	size_t n, e;
+
+	if (!graph || !num || (!from != !to))
+		return CUDA_ERROR_INVALID_VALUE;
+	n = graph_nodes(graph, list, 64);
+	e = n > 1 ? n - 1 : 0;
+	for (size_t i = 0; from && i < *num; i++) {
+		from[i] = i < e && i + 1 < 64 ? list[i] : NULL;
+		to[i] = i < e && i + 1 < 64 ? list[i + 1] : NULL;
+		if (data)
+			memset(&data[i], 0, sizeof(data[i]));
+	}
+	*num = e;
+	return CUDA_SUCCESS;
+}
+
+EXPORT CUresult cuGraphGetEdges(CUgraph graph, CUgraphNode *from, CUgraphNode *to, size_t *num)
+{
+	COUNT();
+	return edges(graph, from, to, NULL, num);
+}
+
+EXPORT CUresult cuGraphGetEdges_v2(CUgraph graph, CUgraphNode *from, CUgraphNode *to,
+				   CUgraphEdgeData *data, size_t *num)
+{
+	COUNT();
+	return edges(graph, from, to, data, num);
+}
+
+EXPORT CUresult cuGraphNodeGetType(CUgraphNode node, CUgraphNodeType *type)
+{
+	COUNT();
+	if (!node || !type)
+		return CUDA_ERROR_INVALID_VALUE;
+	*type = node->type;
 	return CUDA_SUCCESS;
 }
 

@@ -6,6 +6,8 @@
 #include <dlfcn.h>
 #include <pthread.h>
 #include <string.h>
+#include <unistd.h>
+#include "mockrt.h"
 #include "mockstate.h"
 
 /* Built into the executable for the static-cudart case: nothing to export there. */
@@ -37,6 +39,7 @@ static struct {
 	cudaError_t status;
 } drv;
 
+__attribute__((visibility("hidden"))) struct mock_rt_driver mock_rt_drv;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 
 static int lookup(const char *api_name, int version, cuuint64_t flags, void *out)
@@ -45,6 +48,60 @@ static int lookup(const char *api_name, int version, cuuint64_t flags, void *out
 
 	return drv.gpa(api_name, (void **)out, version, flags, &st) == CUDA_SUCCESS &&
 	       st == CU_GET_PROC_ADDRESS_SUCCESS;
+}
+
+/* What ordinary programs need beyond the first few calls: streams, events, copies, pinned
+   memory, graphs, properties (tests/mock/libcudart_ext.c). */
+static int load_more(void)
+{
+	struct mock_rt_driver *d = &mock_rt_drv;
+	int ok = 1;
+
+	ok &= lookup("cuCtxSynchronize", 2000, 0, &d->ctx_sync);
+	ok &= lookup("cuDeviceTotalMem", 3020, 0, &d->total_mem);
+	ok &= lookup("cuDeviceGetName", 2000, 0, &d->dev_name);
+	ok &= lookup("cuDeviceGetAttribute", 2000, 0, &d->dev_attr);
+	ok &= lookup("cuDriverGetVersion", 2020, 0, &d->driver_version);
+	ok &= lookup("cuStreamCreate", 2000, 0, &d->stream_create);
+	ok &= lookup("cuStreamCreateWithPriority", 5050, 0, &d->stream_create_prio);
+	ok &= lookup("cuStreamDestroy", 4000, 0, &d->stream_destroy);
+	ok &= lookup("cuEventCreate", 2000, 0, &d->event_create);
+	ok &= lookup("cuEventDestroy", 4000, 0, &d->event_destroy);
+	ok &= lookup("cuEventQuery", 2000, 0, &d->event_query);
+	ok &= lookup("cuEventSynchronize", 2000, 0, &d->event_sync);
+	ok &= lookup("cuEventElapsedTime", 12080, 0, &d->event_elapsed);
+	ok &= lookup("cuMemHostAlloc", 2020, 0, &d->host_alloc);
+	ok &= lookup("cuMemAllocHost", 3020, 0, &d->alloc_host);
+	ok &= lookup("cuMemFreeHost", 2000, 0, &d->free_host);
+	ok &= lookup("cuMemHostRegister", 6050, 0, &d->host_register);
+	ok &= lookup("cuMemHostUnregister", 4000, 0, &d->host_unregister);
+	ok &= lookup("cuMemHostGetDevicePointer", 3020, 0, &d->host_devptr);
+	ok &= lookup("cuMemAllocManaged", 6000, 0, &d->alloc_managed);
+	ok &= lookup("cuGraphInstantiateWithFlags", 11040, 0, &d->graph_instantiate);
+	ok &= lookup("cuGraphDestroy", 10000, 0, &d->graph_destroy);
+	ok &= lookup("cuGraphExecDestroy", 10000, 0, &d->graph_exec_destroy);
+	ok &= lookup("cuGraphGetNodes", 10000, 0, &d->graph_nodes);
+	ok &= lookup("cuGraphGetEdges", 12030, 0, &d->graph_edges);
+	ok &= lookup("cuGraphNodeGetType", 10000, 0, &d->node_type);
+	for (int pt = 0; pt < 2; pt++) {
+		cuuint64_t flags = pt ? CU_GET_PROC_ADDRESS_PER_THREAD_DEFAULT_STREAM : 0;
+
+		ok &= lookup("cuStreamSynchronize", pt ? 7000 : 2000, flags, &d->stream_sync[pt]);
+		ok &= lookup("cuStreamQuery", pt ? 7000 : 2000, flags, &d->stream_query[pt]);
+		ok &= lookup("cuStreamWaitEvent", pt ? 7000 : 3020, flags, &d->stream_wait[pt]);
+		ok &= lookup("cuEventRecord", pt ? 7000 : 2000, flags, &d->event_record[pt]);
+		ok &= lookup("cuMemcpy", pt ? 7000 : 4000, flags, &d->copy[pt]);
+		ok &= lookup("cuMemcpyAsync", pt ? 7000 : 4000, flags, &d->copy_async[pt]);
+		ok &= lookup("cuMemcpyHtoDAsync", pt ? 7000 : 3020, flags, &d->htod_async[pt]);
+		ok &= lookup("cuMemcpyDtoHAsync", pt ? 7000 : 3020, flags, &d->dtoh_async[pt]);
+		ok &= lookup("cuMemsetD8", pt ? 7000 : 3020, flags, &d->memset8[pt]);
+		ok &= lookup("cuMemsetD8Async", pt ? 7000 : 3020, flags, &d->memset8_async[pt]);
+		ok &= lookup("cuStreamBeginCapture", 10010, flags, &d->capture_begin[pt]);
+		ok &= lookup("cuStreamEndCapture", 10000, flags, &d->capture_end[pt]);
+		ok &= lookup("cuStreamIsCapturing", 10000, flags, &d->is_capturing[pt]);
+		ok &= lookup("cuGraphLaunch", 10000, flags, &d->graph_launch[pt]);
+	}
+	return ok;
 }
 
 /* The order the real runtime uses: the empty probe, cuGetProcAddress itself at 11030 and
@@ -82,6 +139,7 @@ static void load_driver(void)
 		ok &= lookup("cuMemcpyDtoH", pt ? 7000 : 3020, flags, &drv.dtoh[pt]);
 		ok &= lookup("cuLaunchKernel", pt ? 7000 : 4000, flags, &drv.launch[pt]);
 	}
+	ok &= load_more();
 	if (!ok)
 		return;
 	CUdevice dev;
@@ -98,6 +156,11 @@ static cudaError_t ready(void)
 	return drv.status;
 }
 
+cudaError_t mock_rt_ready(void)
+{
+	return ready();
+}
+
 /* The runtime's last error, per thread, as the real one keeps it: set by a failing runtime
    call, read and cleared by cudaGetLastError. */
 static __thread cudaError_t last_error;
@@ -110,10 +173,50 @@ static cudaError_t from_cu(CUresult r)
 	case CUDA_SUCCESS: return cudaSuccess;
 	case CUDA_ERROR_INVALID_VALUE: e = cudaErrorInvalidValue; break;
 	case CUDA_ERROR_OUT_OF_MEMORY: e = cudaErrorMemoryAllocation; break;
+	/* Not an error: the runtime leaves the last error alone. */
+	case CUDA_ERROR_NOT_READY: return cudaErrorNotReady;
+	case CUDA_ERROR_INVALID_HANDLE: e = cudaErrorInvalidResourceHandle; break;
+	case CUDA_ERROR_INVALID_CONTEXT: e = cudaErrorDeviceUninitialized; break;
+	case CUDA_ERROR_CONTEXT_IS_DESTROYED: e = cudaErrorContextIsDestroyed; break;
+	case CUDA_ERROR_ILLEGAL_STATE: e = cudaErrorIllegalState; break;
+	case CUDA_ERROR_STREAM_CAPTURE_INVALIDATED: e = cudaErrorStreamCaptureInvalidated; break;
+	case CUDA_ERROR_STREAM_CAPTURE_UNSUPPORTED: e = cudaErrorStreamCaptureUnsupported; break;
+	case CUDA_ERROR_NOT_SUPPORTED: e = cudaErrorNotSupported; break;
 	default: e = cudaErrorUnknown; break;
 	}
 	last_error = e;
 	return e;
+}
+
+cudaError_t mock_rt_from_cu(CUresult r)
+{
+	return from_cu(r);
+}
+
+/* Every runtime function the mock does not implement (the generated weak stubs of
+   mock_cudart_stubs.c): counted, named once on stderr, and failed with a CUDA error the
+   program can test, as a real runtime fails a call its device cannot do. */
+cudaError_t mock_rt_unsupported(const char *elf_name, int *said)
+{
+	static const char head[] = "cuaudit mock libcudart: ", tail[] =
+		" is not implemented by this mock runtime (no GPU here); it returns "
+		"cudaErrorNotSupported\n";
+
+	mock_count(elf_name);
+	if (!__atomic_exchange_n(said, 1, __ATOMIC_RELAXED)) {
+		char line[512];
+		size_t n = strlen(elf_name), h = sizeof(head) - 1, t = sizeof(tail) - 1;
+
+		if (h + n + t <= sizeof(line)) {
+			memcpy(line, head, h);
+			memcpy(line + h, elf_name, n);
+			memcpy(line + h + n, tail, t);
+			if (write(2, line, h + n + t) < 0)
+				line[0] = 0;
+		}
+	}
+	last_error = cudaErrorNotSupported;
+	return cudaErrorNotSupported;
 }
 
 EXPORT cudaError_t cudaGetLastError(void)
@@ -133,7 +236,7 @@ EXPORT cudaError_t cudaPeekAtLastError(void)
 
 /* A copy loaded from a folder named copy2 reports devices from 10 up: a call that reaches
    the wrong copy of the runtime shows in the result. */
-static int copy_offset(void)
+static int find_copy_offset(void)
 {
 	Dl_info self;
 
@@ -145,6 +248,20 @@ static int copy_offset(void)
 			       strstr(self.dli_fname, "/copy2/")
 		       ? 10
 		       : 0;
+}
+
+/* Found once: dladdr scans the object's whole symbol table (over 400 exports), which would
+   make each cudaGetDevice a microsecond, where the sampler's tests need a fast call. */
+static int copy_offset(void)
+{
+	static int offset = -1;
+	int o = __atomic_load_n(&offset, __ATOMIC_RELAXED);
+
+	if (o < 0) {
+		o = find_copy_offset();
+		__atomic_store_n(&offset, o, __ATOMIC_RELAXED);
+	}
+	return o;
 }
 
 #define BEGIN()                                                                                \
@@ -196,6 +313,12 @@ static cudaError_t memcpy_on(int pt, void *dst, const void *src, size_t n,
 		return from_cu(drv.htod[pt]((CUdeviceptr)(uintptr_t)dst, src, n));
 	if (kind == cudaMemcpyDeviceToHost)
 		return from_cu(drv.dtoh[pt](dst, (CUdeviceptr)(uintptr_t)src, n));
+	/* Unified addressing: the driver's generic copy tells the sides apart. */
+	if (kind == cudaMemcpyDeviceToDevice || kind == cudaMemcpyDefault ||
+	    kind == cudaMemcpyHostToHost)
+		return from_cu(mock_rt_drv.copy[pt]((CUdeviceptr)(uintptr_t)dst,
+						    (CUdeviceptr)(uintptr_t)src, n));
+	last_error = cudaErrorInvalidMemcpyDirection;
 	return cudaErrorInvalidMemcpyDirection;
 }
 
@@ -224,14 +347,14 @@ EXPORT cudaError_t cudaLaunchKernel(const void *func, dim3 grid, dim3 block, voi
 				    size_t shmem, cudaStream_t stream)
 {
 	BEGIN();
-	return launch_on(0, func, grid, block, args, shmem, stream);
+	return launch_on(0, mock_rt_kernel_of(func), grid, block, args, shmem, stream);
 }
 
 EXPORT cudaError_t cudaLaunchKernel_ptsz(const void *func, dim3 grid, dim3 block, void **args,
 					 size_t shmem, cudaStream_t stream)
 {
 	BEGIN();
-	return launch_on(1, func, grid, block, args, shmem, stream);
+	return launch_on(1, mock_rt_kernel_of(func), grid, block, args, shmem, stream);
 }
 
 static cudaError_t entry_point(const char *symbol, void **ptr, int version,
@@ -389,14 +512,19 @@ EXPORT void __cudaRegisterManagedVar(void **fatCubinHandle, void **hostVarPtrAdd
 EXPORT cudaError_t cudaDeviceSynchronize(void)
 {
 	BEGIN();
-	return cudaSuccess;
+	return from_cu(mock_rt_drv.ctx_sync());
 }
 
 EXPORT cudaError_t cudaStreamSynchronize(cudaStream_t stream)
 {
-	(void)stream;
 	BEGIN();
-	return cudaSuccess;
+	return from_cu(mock_rt_drv.stream_sync[0]((CUstream)stream));
+}
+
+EXPORT cudaError_t cudaStreamSynchronize_ptsz(cudaStream_t stream)
+{
+	BEGIN();
+	return from_cu(mock_rt_drv.stream_sync[1]((CUstream)stream));
 }
 
 EXPORT cudaError_t cudaDeviceReset(void)
@@ -420,9 +548,16 @@ EXPORT cudaError_t cudaSetDevice(int device)
 
 EXPORT cudaError_t cudaMemset(void *devPtr, int value, size_t count)
 {
-	(void)devPtr, (void)value, (void)count;
 	BEGIN();
-	return cudaSuccess;
+	return from_cu(mock_rt_drv.memset8[0]((CUdeviceptr)(uintptr_t)devPtr, (unsigned char)value,
+					      count));
+}
+
+EXPORT cudaError_t cudaMemset_ptds(void *devPtr, int value, size_t count)
+{
+	BEGIN();
+	return from_cu(mock_rt_drv.memset8[1]((CUdeviceptr)(uintptr_t)devPtr, (unsigned char)value,
+					      count));
 }
 
 EXPORT const char *cudaGetErrorName(cudaError_t error)
@@ -433,6 +568,11 @@ EXPORT const char *cudaGetErrorName(cudaError_t error)
 	case cudaErrorInvalidValue: return "cudaErrorInvalidValue";
 	case cudaErrorMemoryAllocation: return "cudaErrorMemoryAllocation";
 	case cudaErrorInvalidDeviceFunction: return "cudaErrorInvalidDeviceFunction";
+	case cudaErrorNotSupported: return "cudaErrorNotSupported";
+	case cudaErrorNotReady: return "cudaErrorNotReady";
+	case cudaErrorInvalidResourceHandle: return "cudaErrorInvalidResourceHandle";
+	case cudaErrorStreamCaptureUnsupported: return "cudaErrorStreamCaptureUnsupported";
+	case cudaErrorInvalidMemcpyDirection: return "cudaErrorInvalidMemcpyDirection";
 	default: return "cudaErrorUnknown";
 	}
 }
@@ -483,6 +623,27 @@ EXPORT cudaError_t __cudaLaunchKernel(cudaKernel_t kernel, dim3 grid, dim3 block
 			 block, args, shmem, stream);
 }
 
+/* nvcc's <<<>>> under --default-stream per-thread. */
+EXPORT cudaError_t __cudaLaunchKernel_ptsz(cudaKernel_t kernel, dim3 grid, dim3 block,
+					   void **args, size_t shmem, cudaStream_t stream)
+{
+	BEGIN();
+	if (!kernel)
+		return cudaErrorInvalidDeviceFunction;
+	return launch_on(1, kernel->nvcc ? (const void *)nvcc_kernel : kernel->host_fun, grid,
+			 block, args, shmem, stream);
+}
+
+/* cudaLaunchKernel((void *)kernel, ...) passes nvcc's host stub: it names the registered
+   kernel, as __cudaGetKernel finds it. */
+const void *mock_rt_kernel_of(const void *func)
+{
+	for (unsigned i = 0; i < nregistered; i++)
+		if (registered[i].host_fun == func)
+			return registered[i].nvcc ? (const void *)nvcc_kernel : func;
+	return func;
+}
+
 /* Constants: answered without starting the driver, as the real runtime does. */
 EXPORT cudaError_t cudaRuntimeGetVersion(int *runtimeVersion)
 {
@@ -505,6 +666,8 @@ EXPORT const char *cudaGetErrorString(cudaError_t error)
 	case cudaSuccess: return "no error";
 	case cudaErrorMemoryAllocation: return "out of memory";
 	case cudaErrorInvalidValue: return "invalid argument";
+	case cudaErrorNotSupported: return "operation not supported";
+	case cudaErrorNotReady: return "device not ready";
 	default: return "unknown error";
 	}
 }
