@@ -326,6 +326,27 @@ gpu_tables_print_human_sizes_rows_left_out_and_what_to_enable)
   has '^ +1\.953 KiB +2 +1000 B +1000 B +1000 B  memset$' m.txt
   # The time columns are in units too: no run of 7 or more digits anywhere in the tables.
   ! grep -qE '[0-9]{7}' m.txt && pass "no raw ns or byte counts in the text" || fail "raw numbers: $(grep -E '[0-9]{7}' m.txt)"
+  # The time columns' totals hold the mock's true GPU time (expect_gpu above: add_one 10 x
+  # 34 ms in all, HtoD 10.6144 ms, per process), within the rounding of three decimals.
+  "$CLI" report --table=gpu-kernels s1.json s2.json >k.txt 2>&1
+  "$PYTHON" - summary.txt k.txt m.txt >dur.txt 2>&1 <<'PY' && pass "printed totals hold the truth: $(cat dur.txt)" || fail "durations: $(cat dur.txt)"
+import re, sys
+units = {"ns": 1, "\u00b5s": 1e3, "ms": 1e6, "s": 1e9}
+def total(path, name):
+    for line in open(path, encoding="utf-8"):
+        if line.rstrip("\n").endswith("  " + name):
+            m = re.match(r"^ *[0-9.]+ +([0-9.]+)(?:\u2013([0-9.]+))? (ns|\u00b5s|ms|s) ", line)
+            if not m:
+                continue  # the host-time kernel table, the size table
+            lo, hi = float(m.group(1)), float(m.group(2) or m.group(1))
+            return lo * units[m.group(3)], hi * units[m.group(3)], units[m.group(3)]
+    raise SystemExit(f"no {name} row in {path}")
+for path, name, truth in (("summary.txt", "add_one(int*, int)", 34e6), ("summary.txt", "HtoD", 10614400),
+                          ("k.txt", "add_one(int*, int)", 68e6), ("m.txt", "HtoD", 2 * 10614400)):
+    lo, hi, unit = total(path, name)
+    assert lo - unit / 1000 <= truth <= hi + unit / 1000, (path, name, lo, hi, truth)
+    print(f"{path} {name} {lo:.0f}..{hi:.0f} ns holds {truth:.0f};", end=" ")
+PY
   # --top 1: the kernel table has add_one and the graph launches, the memory tables 3 rows.
   "$CLI" report --top 1 --table=gpu-kernels s1.json s2.json >k1.txt 2>&1 || fail "--top 1: $(cat k1.txt)"
   [ "$(grep -c 'add_one\|CUDA graph' k1.txt)" = 1 ] && grep -qx ' *\.\.\. (1 more rows; --top=1 shows the first 1)' k1.txt &&

@@ -88,6 +88,37 @@ PY
   expect_log 1 "^cuDeviceGetCount events=$(( $(cat nrec.txt) - 2 ))\$" check.txt
   ! grep -q kernel_name lying.json && pass "no kernel name read from outside a record" || fail "a kernel name was made up from other bytes"
   ;;
+raw_trace_thread_without_a_recorded_name_is_main_or_thread_tid)
+  # A thread's first record carries its name; a block without it (a damaged record, a raw
+  # file of an older layout rewritten) names the thread whose id is the pid "main", others
+  # "thread TID" (issue 39).
+  raw_file
+  "$PYTHON" - >want.txt <<'PY'
+import struct
+H = 96
+d = bytearray(open("first.raw", "rb").read())
+pid = struct.unpack_from("<Q", d, 24)[0]
+size, rid = struct.unpack_from("<HH", d, H + 16)
+assert rid == 0xfffe, hex(rid)  # the block's first record: its thread's name
+tid = struct.unpack_from("<I", d, H + 16 + 8)[0]
+struct.pack_into("<H", d, H + 16 + 2, 0xfff0)  # no longer a name: an unknown record, skipped
+open("noname.raw", "wb").write(d)
+print(tid, "main" if tid == pid else f"thread {tid}")
+struct.pack_into("<Q", d, 24, tid)  # the same block as the process's main thread's
+open("mainname.raw", "wb").write(d)
+PY
+  read -r tid want <want.txt
+  name_of() { "$PYTHON" -c 'import json,sys; ev=json.load(open(sys.argv[1]))["traceEvents"]; print({e["tid"]: e["args"]["name"] for e in ev if e.get("name") == "thread_name"}.get(int(sys.argv[2])))' "$@"; }
+  "$CLI" trace -o "$dir/noname.json" noname.raw >conv.out 2>conv.err || fail "convert: $(cat conv.err)"
+  got=$(name_of noname.json "$tid")
+  [ -n "$tid" ] && [ "$got" = "$want" ] && pass "thread $tid without a recorded name: '$got'" || fail "thread $tid: '$got', want '$want'"
+  "$CLI" trace -o "$dir/mainname.json" mainname.raw >conv.out 2>conv.err || fail "convert: $(cat conv.err)"
+  got=$(name_of mainname.json "$tid")
+  [ "$got" = main ] && pass "the pid's own thread without a recorded name: '$got'" || fail "main thread: '$got'"
+  "$CLI" trace -o "$dir/named.json" first.raw >/dev/null 2>&1
+  got=$(name_of named.json "$tid")
+  [ "$got" = trace_exit ] && pass "with its record: '$got'" || fail "with its record: '$got'"
+  ;;
 no_output_replaces_or_appends_to_a_file_cuaudit_did_not_write)
   # Issue 19, defect 2: CUAUDIT_METRICS replaced a file it did not write; the log appended to
   # one. One rule for every output: left alone, said once, written to NAME.1.ext.

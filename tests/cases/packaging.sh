@@ -425,6 +425,27 @@ removed_module_message_is_the_one_the_docs_quote)
       pass "$f says to delete a copy after removal" || fail "$f: no removal note"
   done
   ;;
+deb_removal_names_the_copied_drop_ins_left_behind)
+  # After removal a copied drop-in makes every process print ld.so's line: the package's
+  # postrm names the copies (in dpkg's root, DPKG_ROOT), and says nothing when none is left.
+  build_deb
+  mkdir -p ctl && dpkg-deb -e "$deb" ctl || fail "dpkg-deb -e"
+  [ -x ctl/postrm ] && pass "the package has a postrm" || { fail "no postrm: $(ls ctl)"; finish; }
+  mkdir -p sysroot/etc/systemd/system/svc.service.d sysroot/etc/environment.d sysroot/etc/systemd/system/other.service.d
+  cp "$root/usr/share/cuaudit/examples/systemd/cuaudit.conf" sysroot/etc/systemd/system/svc.service.d/
+  cp "$root/usr/share/cuaudit/examples/environment.d/50-cuaudit.conf" sysroot/etc/environment.d/
+  echo '[Service]' >sysroot/etc/systemd/system/other.service.d/mine.conf
+  DPKG_ROOT="$dir/sysroot" sh ctl/postrm remove >rm.out 2>rm.err; rc=$?
+  [ $rc = 0 ] && [ ! -s rm.out ] && pass "postrm remove: status 0" || fail "postrm: $rc $(cat rm.out rm.err)"
+  grep -qx "cuaudit:   $dir/sysroot/etc/systemd/system/svc.service.d/cuaudit.conf" rm.err &&
+    grep -qx "cuaudit:   $dir/sysroot/etc/environment.d/50-cuaudit.conf" rm.err && ! grep -q mine.conf rm.err &&
+    grep -q 'cannot be loaded as audit interface' rm.err && pass "postrm names both copies: $(head -1 rm.err)" || fail "postrm: $(cat rm.err)"
+  rm -r sysroot/etc/systemd/system/svc.service.d sysroot/etc/environment.d
+  DPKG_ROOT="$dir/sysroot" sh ctl/postrm purge >rm2.out 2>rm2.err; rc=$?
+  [ $rc = 0 ] && [ ! -s rm2.err ] && pass "no copy left: postrm says nothing" || fail "postrm without copies: $rc $(cat rm2.err)"
+  DPKG_ROOT="$dir/sysroot" sh ctl/postrm upgrade >rm3.out 2>rm3.err; rc=$?
+  [ $rc = 0 ] && [ ! -s rm3.err ] && pass "postrm upgrade: nothing" || fail "postrm upgrade: $rc"
+  ;;
 install_writes_the_examples_0644_from_a_group_writable_source)
   # A release tarball unpacked under umask 002 has 0664 sources; the examples written at
   # install time took that mode (lintian: non-standard-file-perm). The build's own install
