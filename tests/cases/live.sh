@@ -894,7 +894,9 @@ man_page_examples_of_the_live_view_work_as_written)
   [ $rc = 0 ] && grep -q "^trace started" ctl.txt && grep -q "^trace stopped" ctl.txt &&
     pass "ctl start and stop: $(tr '\n' ' ' <ctl.txt)" || fail "ctl: status $rc: $(cat ctl.txt)"
   pid=$!
-  touch "$dir/go2"; wait $pid; rc=$?
+  # Bounded: a service that does not end is killed (137) and fails, never hangs the suite.
+  touch "$dir/go2"; (sleep 120; kill -9 $pid 2>/dev/null) & guard=$!
+  wait $pid; rc=$?; kill $guard 2>/dev/null
   [ $rc = 0 ] && pass "the service ended normally" || fail "status $rc: $(cat err.txt)"
   "$PYTHON" "$CHECK_JSON" trace "$dir/t.$pid.json" cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
   expect_log 1 '^cuDeviceGetCount events=200$' check.txt

@@ -9,8 +9,8 @@ live_env() { echo LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE
 # wait_out FILE TEXT: waits (10 s at most) until FILE has a line TEXT. Each case empties FILE
 # itself before it starts a program in the background: the background shell truncates it only
 # when it runs, and a wait could otherwise read the line an earlier program left there.
-wait_out() {
-  for _ in $(seq 500); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.02; done
+wait_out() { # at most 60 s: a loaded machine took more than 10
+  for _ in $(seq 3000); do grep -q "$2" "$1" 2>/dev/null && return 0; sleep 0.02; done
   fail "no '$2' in $1: $(tail -3 "$1" 2>/dev/null)"; return 1
 }
 # exec_leaves_no_view NAME [VAR=VALUE...] PROGRAM ARGS...: PROGRAM (shown as NAME in `ps`)

@@ -35,8 +35,12 @@ def api_row(summary, name):
 
 
 def bracket(what, got, true, calls, slack, skew=2000):
-    check(true - calls * skew <= got <= true + calls * slack,
-          f"{what}: {got} ns within [{true} - {calls} x {skew}, {true} + {calls} x {slack}]")
+    # Below the truth only by the two clocks' disagreement: cuaudit's is the TSC, calibrated
+    # at start, the mock's clock_gettime; a calibration off by 0.02% put a 48 ms maximum
+    # 10 us under the mock's measure. Allowed: skew a call plus 0.1% of the truth.
+    low = true - calls * skew - true // 1000
+    check(low <= got <= true + calls * slack,
+          f"{what}: {got} ns within [{low}, {true} + {calls} x {slack}]")
 
 
 def times(d, slack, names, kernel):
