@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "fd.h"
 #include "fmt.h"
+#include "liveconfig.h"
 #include "livefmt.h"
 #include "out.h"
 #include "process.h"
@@ -200,31 +201,21 @@ static void say_off(const char *what, const char *path, int err)
 	cua_out_report(what, path, err);
 }
 
-/* The directory: made if missing, ours, a directory and not a link, with no access for
-   group and others. Returns its descriptor or -1 (said). */
+/* The directory (cua_liveconfig_open_dir). Returns its descriptor or -1 (said). */
 static int open_dir(void)
 {
-	struct stat st;
-	int fd;
+	char what[160];
+	struct cua_buf b = CUA_BUF(what);
+	const char *why;
+	int err, fd = cua_liveconfig_open_dir(cfg.dir, &why, &err);
 
-	if (mkdir(cfg.dir, 0700) != 0 && errno != EEXIST) {
-		say_off("the live view is off: cannot create its directory ", cfg.dir, errno);
-		return -1;
-	}
-	fd = open(cfg.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		say_off("the live view is off: cannot open its directory (a link is refused) ",
-			cfg.dir, errno);
-		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077)) {
-		say_off("the live view is off: its directory must be the user's own with mode 0700: ",
-			cfg.dir, 0);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	if (fd >= 0)
+		return fd;
+	cua_buf_str(&b, "the live view is off: ");
+	cua_buf_str(&b, why);
+	what[b.len < sizeof(what) ? b.len : sizeof(what) - 1] = '\0';
+	say_off(what, cfg.dir, err);
+	return -1;
 }
 
 static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
