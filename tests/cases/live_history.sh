@@ -31,6 +31,28 @@ live_history_times_each_call_names_kernels_and_shows_memory_in_units)
   start_hang CUAUDIT_LIVE_CALLS=256
   timeout 20 "$CLI" ps --dir "$L" --json --last 256 "$pid" >ps.json 2>ps.err || fail "ps --json: $(cat ps.err)"
   timeout 20 "$CLI" ps --dir "$L" --last 256 "$pid" >ps.txt 2>&1 || fail "ps: $(cat ps.txt)"
+  # top's calls in flight and the longest: the hung call, in flight for at least top's
+  # interval (0.3 s), at most since the program said it was ready.
+  t_ready=$(stat -c %.9Y "$dir/ready")
+  timeout 20 "$CLI" top --dir "$L" -b -n 1 -d 0.3 "$pid" >top.txt 2>&1
+  timeout 20 "$CLI" top --dir "$L" -b -p -n 1 -d 0.3 "$pid" >topp.txt 2>&1
+  t_after=$(date +%s.%N)
+  "$PYTHON" - top.txt topp.txt "$t_ready" "$t_after" "$pid" <<'PY' >topcheck.txt 2>&1
+import re, sys
+unit = {"ns": 1e-9, "us": 1e-6, "ms": 1e-3, "s": 1}
+def sec(v):
+    m = re.fullmatch(r"([0-9.]+)(ns|us|ms|s)", v)
+    return float(m.group(1)) * unit[m.group(2)]
+api, proc = open(sys.argv[1]).read(), open(sys.argv[2]).read()
+most = float(sys.argv[4]) - float(sys.argv[3]) + 0.01
+# (Counted once ended: 0 calls.)
+m = re.search(r"^driver +0 +0 +0ns +- +1 +(\S+) +0 cuMemsetD32Async$", api, re.M)
+assert m and 0.3 * 0.995 <= sec(m.group(1)) <= most, (api, most)
+m = re.search(r"^%s +running +1 +0 +0 +0ns +- +1 +(\S+) " % sys.argv[5], proc, re.M)
+assert m and 0.3 * 0.995 <= sec(m.group(1)) <= most, (proc, most)
+print(f"1 in flight for {m.group(1)}, at most {most:.2f} s")
+PY
+  [ $? = 0 ] && pass "top: the call in flight and its time: $(cat topcheck.txt)" || fail "top in flight: $(cat topcheck.txt)"
   rm -f "$BLOCK"
   wait $pid; rc=$?
   [ $rc = 0 ] && pass "the program exits 0" || fail "the program exited $rc: $(head -3 err.txt)"
