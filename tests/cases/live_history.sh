@@ -213,10 +213,20 @@ def run(rows, cols, keys):
                     out += os.read(fd, 65536)
                 except OSError:
                     return
-    read_for(1.0)
-    for k in keys:
+    def read_until(what, sec):
+        # On a loaded machine a frame may come late: wait for the text a key's frame shows.
+        end = time.time() + sec
+        while what not in out.decode(errors="replace") and time.time() < end:
+            read_for(0.1)
+    read_until("cuaudit top", 10)
+    read_for(0.3)
+    for k, shows in keys:
+        start = len(out)
         os.write(fd, k.encode())
-        read_for(0.6)
+        end = time.time() + 10
+        while shows not in out[start:].decode(errors="replace") and time.time() < end:
+            read_for(0.1)
+        read_for(0.3)
     os.write(fd, b"q")
     t = time.time()
     # Never wait for ever: a top that ignores the key is killed after 5 s (and fails).
@@ -233,7 +243,7 @@ def run(rows, cols, keys):
 def frames(text):
     # A frame starts at the cursor's return home; the escapes are the terminal's.
     return [re.sub(r"\x1b\[[0-9;]*[A-Za-z]", "", f).replace("\r\n", "\n") for f in text.split("\x1b[H")[1:]]
-text, rc, took = run(20, 80, ["n", "p"])
+text, rc, took = run(20, 80, [("n", "sorted by name"), ("p", "process view")])
 check(rc == 0 and took < 3, f"q quits, status {rc}")
 fs = [f for f in frames(text) if "cuaudit top" in f]
 check(len(fs) >= 3, f"{len(fs)} frames")
