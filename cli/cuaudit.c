@@ -253,6 +253,12 @@ static int check_output(const struct var_row *r, const char *v, char *out, size_
 	    (st.st_mode & 0111))
 		return usage_error("run", "--%s: '%s' is an executable, not an output file; give "
 				   "the option a file name before the program", r->option, v);
+	/* A folder, or a file that cannot be written, where the output file goes: the module
+	   would find out only after the program started. */
+	if (!strchr(out, '%') && stat(out, &st) == 0 && S_ISDIR(st.st_mode))
+		return usage_error("run", "--%s: '%s' is a directory, not an output file", r->option, v);
+	if (!strchr(out, '%') && access(out, F_OK) == 0 && access(out, W_OK) != 0)
+		return usage_error("run", "--%s: cannot write '%s': %s", r->option, v, strerror(errno));
 	slash = strrchr(out, '/');
 	snprintf(dir, sizeof(dir), "%.*s", (int)(slash - out), out);
 	if (!dir[0])
@@ -282,6 +288,13 @@ static int convert(const struct var_row *r, const char *v, char *out, size_t cap
 					   strerror(errno));
 		if (access(out, R_OK) != 0)
 			return usage_error("run", "--%s: cannot read '%s'", r->option, v);
+		{
+			struct stat st;
+
+			/* A folder reads, but loads as nothing. */
+			if (stat(out, &st) != 0 || !S_ISREG(st.st_mode))
+				return usage_error("run", "--%s: '%s' is not a file", r->option, v);
+		}
 		return 0;
 	case VAL_DIR:
 		if (v[0] != '/') {
@@ -478,6 +491,32 @@ static int run_child(char **argv, int counter_fd, int error_exitcode)
 
 /* ---------------------------------------------------------------- run */
 
+/* The live view's directory, taken as the module takes it (made if missing): one the module
+   would refuse turns the view off inside the program after it started, so it is refused
+   here, before. Named by where it came from: --live-dir, CUAUDIT_LIVE_DIR, or the default. */
+static int check_live_dir(const struct cua_config *cfg)
+{
+	char dir[CUA_PATH_MAX];
+	const char *why, *from;
+	int err, fd;
+
+	if (cfg->live.dir[0]) {
+		snprintf(dir, sizeof(dir), "%s", cfg->live.dir);
+		from = "--live-dir (CUAUDIT_LIVE_DIR)";
+	} else {
+		cua_liveconfig_default_dir(dir, sizeof(dir), geteuid());
+		from = "--live-dir's default";
+	}
+	fd = cua_liveconfig_open_dir(dir, &why, &err);
+	if (fd >= 0) {
+		close(fd);
+		return 0;
+	}
+	fprintf(stderr, "cuaudit run: %s: '%s' cannot hold the live view: %s%s%s%s; the program was "
+		"not started\n", from, dir, why, dir, err ? ": " : "", err ? strerror(err) : "");
+	return 2;
+}
+
 static int parse_exitcode(const char *v, int *out)
 {
 	char *end;
@@ -599,6 +638,8 @@ static int run_main(int argc, char **argv)
 	if (module_diagnostics)
 		return usage_error("run", "%d bad value(s); the program was not started",
 				   module_diagnostics);
+	if (cfg.live.on && check_live_dir(&cfg) != 0)
+		return 2;
 	/* A value every check passes can still do nothing the user sees: GPU times go only to
 	   the summary, the trace, the metrics and plugins. Said before the program starts, once,
 	   from the configuration the module will read (an option or the environment). */

@@ -8,17 +8,23 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
+#include <sys/ioctl.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
+#include <termios.h>
 #include <time.h>
 #include <unistd.h>
 #include "callfmt.h"
+#include "demangle.h"
+#include "kernelnames.h"
 #include "liveconfig.h"
 #include "cuaudit.h"
 #include "fmt.h"
 #include "json.h"
 #include "live.h"
 #include "livefmt.h"
+#include "roles.h"
 #include "table.h"
 #include "threads.h"
 #include "tracefmt.h"
@@ -42,6 +48,11 @@ struct region {
 	int same_table; /* ids and argument structs are this build's */
 	int fd;         /* kept open for the second look at each record; -1 when none */
 	uint64_t now_ns;
+	/* CLOCK_REALTIME less CLOCK_MONOTONIC when read: a recorded time in wall-clock time. */
+	int64_t wall_minus_mono;
+	/* A process that is not running: the latest time recorded in its region (a call's
+	   start or end, the region's making), its last sign of life. */
+	uint64_t last_sign_ns;
 };
 
 /* Records of the region being read that may still be read again from the file, calls in
@@ -159,8 +170,11 @@ static const char *check_head(const struct cua_live_head *h, size_t size, uint64
 	    (h->ncalls & (h->ncalls - 1)) || h->nids == 0 || h->nids > 65535 ||
 	    h->args_max != CUA_LIVE_ARGS)
 		return "damaged head (sizes out of range)";
+	if (h->names_max == 0 || h->names_max > 65536 || (h->names_max & (h->names_max - 1)) ||
+	    h->names_off != CUA_LIVE_HEAD_SIZE + (uint64_t)h->nslots * h->slot_size)
+		return "damaged head (names)";
 	if (h->slot_size != cua_live_slot_size(h->ncalls, h->nids) ||
-	    h->file_size != CUA_LIVE_HEAD_SIZE + (uint64_t)h->nslots * h->slot_size ||
+	    h->file_size != h->names_off + (uint64_t)h->names_max * sizeof(struct cua_live_name) ||
 	    h->file_size != size || h->file_size > MAX_REGION)
 		return "damaged head (sizes disagree with the file)";
 	if (h->pid != pid || h->start_ticks != ticks)
@@ -168,6 +182,33 @@ static const char *check_head(const struct cua_live_head *h, size_t size, uint64
 	if (h->slots_used > h->nslots)
 		return "damaged head (slots)";
 	return NULL;
+}
+
+/* The latest time written in a region's records (any state: a record given up or
+   half-written still holds a time the process read) and its making: when it was last seen
+   alive. A process killed by a signal with its default action (SIGTERM, SIGKILL) runs no
+   code at its death: cuaudit installs no handler (that would change the program's own
+   behaviour), so the moment of death itself is not recorded; it lies after this. */
+static uint64_t last_sign(const struct region *r)
+{
+	uint64_t t = r->head.created_ns;
+
+	for (uint32_t i = 0; i < r->head.slots_used; i++) {
+		const struct cua_live_slot *s = (const struct cua_live_slot *)(r->data + CUA_LIVE_HEAD_SIZE +
+									     i * r->head.slot_size);
+		const struct cua_live_call *ring = (const struct cua_live_call *)(s + 1);
+
+		for (uint32_t k = 0; k < r->head.ncalls; k++) {
+			if (!ring[k].seq)
+				continue;
+			if (ring[k].t_start > t)
+				t = ring[k].t_start;
+			if (!cua_live_busy(ring[k].seq) && ring[k].t_end > t)
+				t = ring[k].t_end;
+		}
+	}
+	/* Never after the reading (a damaged file's times are not believed). */
+	return t < r->now_ns ? t : r->now_ns;
 }
 
 /* Reads a region: 0, or -1 with *why set (a message for the user). */
@@ -228,6 +269,13 @@ static int load(struct region *r, const char *path, const char **why)
 	r->fd = fd;
 	r->head.program[CUA_LIVE_PROGRAM - 1] = '\0';
 	r->now_ns = monotonic_ns();
+	{
+		struct timespec wall;
+
+		clock_gettime(CLOCK_REALTIME, &wall);
+		r->wall_minus_mono = (int64_t)((uint64_t)wall.tv_sec * 1000000000u + (uint64_t)wall.tv_nsec) -
+				     (int64_t)r->now_ns;
+	}
 	r->same_table = r->head.table_sig == sig && r->head.nids == CUAUDIT_ID_COUNT;
 	state = proc_state(pid);
 	if (r->head.state == CUA_LIVE_EXITED)
@@ -247,6 +295,8 @@ static int load(struct region *r, const char *path, const char **why)
 	flight_rereads = 8192;
 	history_rereads = 16384;
 	unverified = 0;
+	if (r->state != ST_RUNNING && r->state != ST_STOPPED && r->state != ST_ELSEWHERE)
+		r->last_sign_ns = last_sign(r);
 	return 0;
 }
 
@@ -370,6 +420,95 @@ static uint64_t since(const struct region *r, uint64_t t)
 	return r->now_ns > t ? r->now_ns - t : 0;
 }
 
+/* Whether the process is gone (dead, or its image replaced): its calls in flight stopped at
+   its death, which is not recorded (last_sign). */
+static int gone(const struct region *r)
+{
+	return r->state == ST_DEAD || r->state == ST_EXITED;
+}
+
+/* How long a call in flight has been: until now, or for a process that is gone, until its
+   last sign of life (a bound from below: it died after that). */
+static uint64_t flight_ns(const struct region *r, uint64_t t_start)
+{
+	uint64_t until = gone(r) ? r->last_sign_ns : r->now_ns;
+
+	return until > t_start ? until - t_start : 0;
+}
+
+/* A recorded (monotonic) time as nanoseconds since the epoch. */
+static uint64_t wall_ns(const struct region *r, uint64_t t)
+{
+	return (uint64_t)((int64_t)t + r->wall_minus_mono);
+}
+
+/* A recorded time as local wall-clock time, to the millisecond. */
+static void put_wall(FILE *f, const struct region *r, uint64_t t)
+{
+	uint64_t w = wall_ns(r, t);
+	time_t sec = (time_t)(w / 1000000000u);
+	struct tm tm;
+	char buf[64];
+
+	if (!localtime_r(&sec, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
+		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sec);
+	fprintf(f, "%s.%03u", buf, (unsigned)(w % 1000000000u / 1000000u));
+}
+
+/* Bytes in binary units (KiB, MiB, GiB, TiB), as `cuaudit ps` shows memory; --json keeps
+   the exact count. */
+static void put_bytes(FILE *f, uint64_t n)
+{
+	static const char *const unit[] = { "KiB", "MiB", "GiB", "TiB" };
+	double v = (double)n;
+	int u = -1;
+
+	if (n < 1024) {
+		fprintf(f, "%llu B", (unsigned long long)n);
+		return;
+	}
+	while (v >= 1024 && u < 3) {
+		v /= 1024;
+		u++;
+	}
+	fprintf(f, "%.1f %s", v, unit[u]);
+}
+
+/* The name the program gave the kernel a launch record launched, as published in the region
+   (hooks/core/livefmt.h, struct cua_live_name), readable (demangled); NULL when unknown. */
+static const char *kernel_of(const struct region *r, const struct cua_live_call *c)
+{
+	static struct cua_live_name e;
+	_Alignas(16) unsigned char args[CUA_LIVE_ARGS];
+	const void *func = NULL;
+	int kind = 0;
+	uint32_t space;
+	unsigned budget = 64;
+
+	if (!r->same_table || c->id >= CUAUDIT_ID_COUNT || !cua_role_is(c->id, CUAUDIT_ROLE_LAUNCH))
+		return NULL;
+	memcpy(args, c->args, sizeof(args));
+	if (cua_roles_launch_func(c->id, args, &func, &kind) != 0 || !func)
+		return NULL;
+	space = kind == CUAUDIT_FUNC_HOST ? CUA_KERNELNAMES_HOSTS : CUA_KERNELNAMES_HANDLES;
+	for (uint32_t j = 0, at = cua_live_name_hash(space, (uint64_t)(uintptr_t)func, r->head.names_max);
+	     j < CUA_LIVE_NAME_PROBES && j < r->head.names_max; j++, at = (at + 1) & (r->head.names_max - 1)) {
+		const struct cua_live_name *n = (const struct cua_live_name *)(r->data + r->head.names_off) + at;
+
+		if (!n->seq)
+			return NULL; /* the probe ends at a never-used entry */
+		if (n->space != space || n->key != (uint64_t)(uintptr_t)func)
+			continue;
+		if (!stable(r, n, sizeof(e), &e, &budget))
+			return NULL;
+		if (e.space != space || e.key != (uint64_t)(uintptr_t)func)
+			continue;
+		e.name[CUA_LIVE_NAME_MAX - 1] = '\0';
+		return cua_demangle(e.name);
+	}
+	return NULL;
+}
+
 /* The arguments as the log shows them, from the kept bytes of the argument struct. A string
    argument is a pointer into the process and is shown as its address; arguments past the
    kept bytes show as '?'. */
@@ -417,6 +556,15 @@ static void format_args(const struct region *r, const struct cua_live_call *f, c
 			cua_buf_char(&b, ')');
 		} else {
 			cua_callfmt_arg_value(&b, &c, i, NULL, 0);
+		}
+	}
+	/* As the log names a launch's kernel. */
+	{
+		const char *k = kernel_of(r, f);
+
+		if (k) {
+			cua_buf_str(&b, ", kernel_name=");
+			cua_buf_quoted(&b, k, 2048);
 		}
 	}
 	out[b.len < cap ? b.len : cap - 1] = '\0';
@@ -516,9 +664,10 @@ static int find_region(uint64_t pid, struct region *out)
 	const char *why = NULL;
 	int rc = open_live_dir(&d);
 
-	if (rc)
+	if (rc < 0)
 		return -1;
-	while ((de = readdir(d)) != NULL) {
+	/* No directory yet: no region, said as such (a silent status 1 told nothing). */
+	while (rc == 0 && (de = readdir(d)) != NULL) {
 		uint64_t p, t;
 
 		if (parse_name(de->d_name, &p, &t) != 0 || p != pid)
@@ -528,7 +677,8 @@ static int find_region(uint64_t pid, struct region *out)
 			best_ticks = t;
 		}
 	}
-	closedir(d);
+	if (rc == 0)
+		closedir(d);
 	if (!best[0]) {
 		fprintf(stderr, "cuaudit: no live region for process %llu in %s (was it started with "
 			"'cuaudit run --live on', or LD_AUDIT and CUAUDIT_LIVE=1, and has it made a "
@@ -575,9 +725,9 @@ static void totals_of(const struct region *r, struct totals *t)
 			continue;
 		if (in_flight(r, s, &f)) {
 			/* The outermost call of the thread is what it waits in. */
-			if (!t->busy || since(r, f[0].t_start) > t->busy_ns) {
+			if (!t->busy || flight_ns(r, f[0].t_start) > t->busy_ns) {
 				t->busy = 1;
-				t->busy_ns = since(r, f[0].t_start);
+				t->busy_ns = flight_ns(r, f[0].t_start);
 				t->busy_id = f[0].id;
 				t->busy_tid = s->tid;
 			}
@@ -600,6 +750,8 @@ struct ps_ctx {
 	int json;       /* the list as JSON: one object per process */
 	unsigned shown; /* objects printed so far */
 	unsigned removed;
+	unsigned kept;      /* files of processes that are gone, listed */
+	uint64_t kept_bytes;
 };
 
 static void json_str(const char *s);
@@ -661,12 +813,19 @@ static int ps_one(struct region *r, void *vctx)
 		} else {
 			fputs("null", stdout);
 		}
+		if (gone(r))
+			printf(",\"last_sign_of_life_unix_ns\":%llu",
+			       (unsigned long long)wall_ns(r, r->last_sign_ns));
 		fputs(",\"program\":", stdout);
 		json_str(r->head.program);
 		fputs(",\"region\":", stdout);
 		json_str(r->path);
 		fputs("}", stdout);
 		return 0;
+	}
+	if (gone(r)) {
+		ctx->kept++;
+		ctx->kept_bytes += r->size;
 	}
 	printf("%-8llu %-8s %7llu ", (unsigned long long)r->head.pid, state_names[r->state],
 	       (unsigned long long)t.threads);
@@ -678,6 +837,9 @@ static int ps_one(struct region *r, void *vctx)
 		char dur[64];
 		FILE *m = fmemopen(dur, sizeof(dur), "w");
 
+		/* Gone: at least this long, until its last sign of life. */
+		if (gone(r))
+			fputs(">=", m);
 		put_duration(m, t.busy_ns);
 		fclose(m);
 		printf("%-28s %10s %-8llu ", name_of(r, t.busy_id, nb, sizeof(nb)), dur,
@@ -704,10 +866,20 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 	for (unsigned d = 0; d < nf; d++) {
 		any = 1;
 		format_args(r, &f[d], args, sizeof(args));
-		printf("  %s %s(%s) [%s] for ", d ? "  inside:" : "in flight:",
+		printf("  %s %s(%s) [%s] ", d ? "  inside:" : "in flight:",
 		       name_of(r, f[d].id, nb, sizeof(nb)), args, binding_name(f[d].binding));
-		put_duration(stdout, since(r, f[d].t_start));
-		printf("%s\n", r->state == ST_DEAD ? " (until now; the process is dead)" : "");
+		if (gone(r)) {
+			/* It stopped at the death, which came after the last sign of life. */
+			fputs("since ", stdout);
+			put_wall(stdout, r, f[d].t_start);
+			fputs(" until the process died: at least ", stdout);
+			put_duration(stdout, flight_ns(r, f[d].t_start));
+			putchar('\n');
+			continue;
+		}
+		fputs("for ", stdout);
+		put_duration(stdout, flight_ns(r, f[d].t_start));
+		putchar('\n');
 	}
 	if (!any)
 		printf("  not inside a CUDA call\n");
@@ -728,7 +900,7 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 		if (e.t_end)
 			put_duration(stdout, e.t_end >= e.t_start ? e.t_end - e.t_start : 0);
 		else
-			fputs("-", stdout); /* not timed: the view alone reads the clock once */
+			fputs("-", stdout); /* not timed (a region of format 4) */
 		printf(" [%s] %s ", binding_name(e.binding), e.t_end ? "ended" : "started");
 		put_duration(stdout, since(r, e.t_end ? e.t_end : e.t_start));
 		printf(" ago%s\n", e.tid != s->tid ? " (an earlier thread of this slot)" : "");
@@ -756,6 +928,9 @@ static void print_json(const struct region *r, unsigned last)
 	json_str(r->head.program);
 	printf(",\"region\":");
 	json_str(r->path);
+	/* A process that is gone: its last sign of life; it died after that (not recorded). */
+	if (gone(r))
+		printf(",\"last_sign_of_life_unix_ns\":%llu", (unsigned long long)wall_ns(r, r->last_sign_ns));
 	printf(",\"untracked_threads\":%u,\"threads\":[", r->head.untracked);
 	for (uint32_t i = 0; i < r->head.slots_used; i++) {
 		struct cua_live_slot *s = slot(r, i);
@@ -777,10 +952,18 @@ static void print_json(const struct region *r, unsigned last)
 			/* level: its place among the thread's calls in flight, 0 the outermost;
 			   depth: the dispatch's, as in last_calls (a signal handler's calls start
 			   again at 0). */
-			printf(",\"level\":%u,\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":%llu,\"args\":",
+			/* elapsed_ns: until now, or for a process that is gone, until its last
+			   sign of life (at least that long: the death is not recorded). */
+			printf(",\"level\":%u,\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":%llu,"
+			       "\"started_unix_ns\":%llu,\"args\":",
 			       d, f[d].depth, binding_name(f[d].binding),
-			       (unsigned long long)since(r, f[d].t_start));
+			       (unsigned long long)flight_ns(r, f[d].t_start),
+			       (unsigned long long)wall_ns(r, f[d].t_start));
 			json_str(args);
+			if (kernel_of(r, &f[d])) {
+				printf(",\"kernel\":");
+				json_str(kernel_of(r, &f[d]));
+			}
 			printf("}");
 			fsep = ",";
 		}
@@ -799,6 +982,10 @@ static void print_json(const struct region *r, unsigned last)
 			json_str(name_of(r, e.id, nb, sizeof(nb)));
 			printf(",\"args\":");
 			json_str(args);
+			if (kernel_of(r, &e)) {
+				printf(",\"kernel\":");
+				json_str(kernel_of(r, &e));
+			}
 			printf(",\"tid\":%u,\"depth\":%u,\"binding\":\"%s\",\"result\":", e.tid, e.depth,
 			       binding_name(e.binding));
 			json_str(res);
@@ -824,18 +1011,20 @@ static void print_json(const struct region *r, unsigned last)
 	printf("],\"apis\":[");
 	sep = "";
 	for (uint32_t id = 0; id < r->head.nids; id++) {
-		uint64_t calls = 0, errors = 0;
+		uint64_t calls = 0, errors = 0, ns = 0;
 
 		for (uint32_t i = 0; i < r->head.slots_used; i++) {
 			calls += cua_live_calls(slot(r, i), r->head.ncalls)[id];
+			ns += cua_live_times(slot(r, i), r->head.ncalls, r->head.nids)[id];
 			errors += cua_live_errors(slot(r, i), r->head.ncalls, r->head.nids)[id];
 		}
 		if (!calls)
 			continue;
 		printf("%s{\"name\":", sep);
 		json_str(name_of(r, id, nb, sizeof(nb)));
-		printf(",\"calls\":%llu,\"errors\":%llu}", (unsigned long long)calls,
-		       (unsigned long long)errors);
+		/* total_ns: the calls' times, ended ones (those in flight count once ended). */
+		printf(",\"calls\":%llu,\"errors\":%llu,\"total_ns\":%llu}", (unsigned long long)calls,
+		       (unsigned long long)errors, (unsigned long long)ns);
 		sep = ",";
 	}
 	/* Records that kept changing while read (or past the reader's budget): not shown. */
@@ -851,17 +1040,28 @@ static void ps_detail(const struct region *r, unsigned last, int json)
 	printf("process %llu (%s): %s\n", (unsigned long long)r->head.pid, state_names[r->state],
 	       cli_term(r->head.program));
 	printf("region %s\n", r->path);
+	if (gone(r)) {
+		printf("%s: after ", r->state == ST_DEAD ? "died" : "image replaced (exec)");
+		put_wall(stdout, r, r->last_sign_ns);
+		printf(", its last sign of life (a call's start or end); the moment itself is not "
+		       "recorded (a kill runs no code in the process). The file is kept for this "
+		       "post-mortem: 'cuaudit ps --clean' removes it.\n");
+	}
 	if (!r->same_table)
 		printf("note: written by another cuaudit build: functions shown by id\n");
+	if (r->head.names_lost)
+		printf("note: %u kernel name(s) found no room in the region: launches of those "
+		       "kernels show no kernel_name\n", r->head.names_lost);
 	if (r->head.untracked)
 		printf("note: %u thread(s) found no free slot (those that ended without one included) and are not shown; each asks again at a call 100 ms after its last try\n", r->head.untracked);
 	{
 		unsigned any = 0;
 
 		for (unsigned d = 0; d < CUA_LIVE_DEVICES; d++)
-			if (r->head.mem_used[d])
-				printf("%s device %u %llu bytes", any++ ? "," : "device memory held by its calls:",
-				       d, (unsigned long long)r->head.mem_used[d]);
+			if (r->head.mem_used[d]) {
+				printf("%s device %u ", any++ ? "," : "device memory held by its calls:", d);
+				put_bytes(stdout, r->head.mem_used[d]);
+			}
 		if (any)
 			putchar('\n');
 	}
@@ -889,7 +1089,7 @@ static void live_usage(FILE *f)
 {
 	fputs("usage: cuaudit ps [--dir DIR] [--json] | ps [--dir DIR] --clean\n"
 	      "       cuaudit ps [--dir DIR] [--json] [--last N] PID\n"
-	      "       cuaudit top [--dir DIR] [-d SECONDS] [-n COUNT] [PID]\n"
+	      "       cuaudit top [--dir DIR] [-d SECONDS] [-n COUNT] [-b] [-p] [--sort KEY] [PID]\n"
 	      "       cuaudit ctl [--dir DIR] PID trace|log start|stop\n"
 	      "\n"
 	      "ps     this user's processes audited with the live view ('cuaudit run --live on',\n"
@@ -897,8 +1097,12 @@ static void live_usage(FILE *f)
 	      "       the longest call in flight; with PID, each thread's calls in flight and\n"
 	      "       last calls (--last N of them, 16). --json: the same as JSON.\n"
 	      "       --clean removes the files of processes that are gone.\n"
-	      "top    per-API rates, errors and calls in flight, refreshed every -d seconds (1);\n"
-	      "       not on a terminal: -n samples (1), then exit.\n"
+	      "top    per-API rows (layer, calls, errors and time per second, average time, calls\n"
+	      "       in flight and the longest), or per-process rows with -p, refreshed every -d\n"
+	      "       seconds (1), fitted to the terminal; keys: q quits, p switches the view,\n"
+	      "       c t e f a T n sort by calls/s, time/s, errors/s, in flight, average, calls,\n"
+	      "       name (--sort calls|time|errors|inflight|avg|total|name). -b (or not a\n"
+	      "       terminal): batch, every row, -n samples (1), then exit.\n"
 	      "ctl    switches the trace or the verbose log on or off in a running process\n"
 	      "       started with it configured and CUAUDIT_CAPTURE=ctl (the trace also with\n"
 	      "       profiler-api); it takes effect at each thread's next call.\n"
@@ -991,6 +1195,12 @@ static int ps_main(int argc, char **argv)
 		n = each_region(ps_one, &ctx, 0);
 		if (json)
 			fputs("]\n", stdout);
+		else if (ctx.kept) {
+			printf("%u file(s) of processes that are gone (", ctx.kept);
+			put_bytes(stdout, ctx.kept_bytes);
+			printf(") kept for post-mortem: 'cuaudit ps PID' shows what each was inside when "
+			       "it died; 'cuaudit ps --clean' removes them\n");
+		}
 		if (n == 0)
 			fprintf(stderr, "cuaudit ps: no live view in %s (processes run with "
 				"'cuaudit run --live on PROGRAM', or LD_AUDIT and CUAUDIT_LIVE=1, "
@@ -1001,21 +1211,29 @@ static int ps_main(int argc, char **argv)
 
 /* ---------------------------------------------------------------- top */
 
-/* One process's counts at a sample, kept for the next sample's rates. */
+/* One process's counts at a sample, kept for the next sample's rates, and what its row in the
+   process view shows. */
 struct top_region {
 	uint64_t pid, ticks;
-	uint64_t calls[CUAUDIT_ID_COUNT], errors[CUAUDIT_ID_COUNT];
+	uint64_t calls[CUAUDIT_ID_COUNT], errors[CUAUDIT_ID_COUNT], times[CUAUDIT_ID_COUNT];
+	/* The row: differences against the sample before (the whole counts for a process new
+	   in this sample), calls in flight and the longest. */
+	uint64_t dcalls, derrors, dtimes, ncalls, inflight, longest_ns, threads;
+	unsigned longest_id;
+	int has_longest, state;
+	char program[CUA_LIVE_PROGRAM];
 };
 
 struct top_ctx {
 	uint64_t pid;
-	uint64_t *calls, *errors, *inflight;
+	/* Per API, summed over the processes. */
+	uint64_t *calls, *errors, *times, *inflight, *longest;
 	unsigned regions;
 	/* The rates are differences per process, each against its own counts at the sample
 	   before (prev): a process that exits, or whose file goes, between two samples takes
 	   nothing from the others' rates, and one that starts adds its calls since. */
-	uint64_t *dcalls, *derrors;
-	struct top_region *regs; /* the processes of this sample that are not dead */
+	uint64_t *dcalls, *derrors, *dtimes;
+	struct top_region *regs; /* the processes of this sample that are not gone */
 	unsigned nregs, cap;
 	const struct top_ctx *prev;
 };
@@ -1028,17 +1246,23 @@ static const struct top_region *top_find(const struct top_ctx *t, uint64_t pid, 
 	return NULL;
 }
 
+static uint64_t minus(uint64_t now, uint64_t was)
+{
+	return now - (was < now ? was : now);
+}
+
 static int top_add(struct region *r, void *vctx)
 {
 	struct top_ctx *t = vctx;
-	struct top_region *g, tmp;
+	static struct top_region tmp;
+	struct top_region *g;
 	const struct top_region *was;
 
 	if ((t->pid && r->head.pid != t->pid) || !r->same_table)
 		return 0;
 	t->regions++;
 	g = &tmp;
-	if (r->state != ST_DEAD && r->state != ST_EXITED) {
+	if (!gone(r)) {
 		if (t->nregs == t->cap) {
 			unsigned cap = t->cap ? 2 * t->cap : 16;
 			struct top_region *n = realloc(t->regs, cap * sizeof(*n));
@@ -1054,36 +1278,64 @@ static int top_add(struct region *r, void *vctx)
 	memset(g, 0, sizeof(*g));
 	g->pid = r->head.pid;
 	g->ticks = r->head.start_ticks;
+	g->state = r->state;
+	snprintf(g->program, sizeof(g->program), "%s", r->head.program);
 	for (uint32_t i = 0; i < r->head.slots_used; i++) {
 		struct cua_live_slot *s = slot(r, i);
 
 		for (uint32_t id = 0; id < CUAUDIT_ID_COUNT; id++) {
 			g->calls[id] += cua_live_calls(s, r->head.ncalls)[id];
+			g->times[id] += cua_live_times(s, r->head.ncalls, r->head.nids)[id];
 			g->errors[id] += cua_live_errors(s, r->head.ncalls, r->head.nids)[id];
 		}
-		if (r->state != ST_DEAD && s->tid && slot_alive(r, s)) {
+		if (!gone(r) && s->tid && slot_alive(r, s)) {
 			const struct cua_live_call *f;
 			unsigned nf = in_flight(r, s, &f);
 
-			for (unsigned d = 0; d < nf; d++)
-				if (f[d].id < CUAUDIT_ID_COUNT)
-					t->inflight[f[d].id]++;
+			g->threads++;
+			for (unsigned d = 0; d < nf; d++) {
+				uint64_t ns = flight_ns(r, f[d].t_start);
+
+				if (f[d].id >= CUAUDIT_ID_COUNT)
+					continue;
+				t->inflight[f[d].id]++;
+				g->inflight++;
+				if (ns > t->longest[f[d].id])
+					t->longest[f[d].id] = ns;
+				if (!g->has_longest || ns > g->longest_ns) {
+					g->has_longest = 1;
+					g->longest_ns = ns;
+					g->longest_id = f[d].id;
+				}
+			}
 		}
 	}
 	was = top_find(t->prev, g->pid, g->ticks);
 	for (uint32_t id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		uint64_t dc = 0, de = 0, dt = 0;
+
 		t->calls[id] += g->calls[id];
 		t->errors[id] += g->errors[id];
-		/* Known before: what it made since. New and not dead: all it made (it began
-		   during the interval, or its file was not readable before). Dead or exited and
-		   new: nothing of it falls in the interval that can be told. */
+		t->times[id] += g->times[id];
+		g->ncalls += g->calls[id];
+		/* Known before: what it made since. New and not gone: all it made (it began
+		   during the interval, or its file was not readable before). Gone and new: nothing
+		   of it falls in the interval that can be told. */
 		if (was) {
-			t->dcalls[id] += g->calls[id] - (was->calls[id] < g->calls[id] ? was->calls[id] : g->calls[id]);
-			t->derrors[id] += g->errors[id] - (was->errors[id] < g->errors[id] ? was->errors[id] : g->errors[id]);
+			dc = minus(g->calls[id], was->calls[id]);
+			de = minus(g->errors[id], was->errors[id]);
+			dt = minus(g->times[id], was->times[id]);
 		} else if (g != &tmp) {
-			t->dcalls[id] += g->calls[id];
-			t->derrors[id] += g->errors[id];
+			dc = g->calls[id];
+			de = g->errors[id];
+			dt = g->times[id];
 		}
+		t->dcalls[id] += dc;
+		t->derrors[id] += de;
+		t->dtimes[id] += dt;
+		g->dcalls += dc;
+		g->derrors += de;
+		g->dtimes += dt;
 	}
 	return 0;
 }
@@ -1094,9 +1346,12 @@ static int top_sample(struct top_ctx *t)
 
 	memset(t->calls, 0, n);
 	memset(t->errors, 0, n);
+	memset(t->times, 0, n);
 	memset(t->inflight, 0, n);
+	memset(t->longest, 0, n);
 	memset(t->dcalls, 0, n);
 	memset(t->derrors, 0, n);
+	memset(t->dtimes, 0, n);
 	t->regions = 0;
 	t->nregs = 0;
 	return each_region(top_add, t, 1);
@@ -1110,23 +1365,280 @@ static void on_int(int s)
 	stop_top = 1;
 }
 
+/* The sort keys: --sort NAME, or the key in brackets on a terminal. */
+enum { SORT_CALLS, SORT_TIME, SORT_ERRORS, SORT_INFLIGHT, SORT_AVG, SORT_TOTAL, SORT_NAME, SORT_N };
+static const struct {
+	const char *name;
+	char key;
+	const char *what;
+} sorts[SORT_N] = {
+	{ "calls", 'c', "calls/s" },     { "time", 't', "time/s" },   { "errors", 'e', "errors/s" },
+	{ "inflight", 'f', "in flight" }, { "avg", 'a', "average" },  { "total", 'T', "calls" },
+	{ "name", 'n', "name" },
+};
+
+struct top_view {
+	int processes; /* the process view; else the API view */
+	int sort;
+	int batch;
+	unsigned rows, cols; /* the terminal's; 0: no limit (batch) */
+	double secs;         /* the interval the rates are over */
+};
+
+/* One row of either view, made comparable. */
+struct top_row {
+	const char *name; /* API, or the program */
+	uint64_t pid;
+	uint64_t dcalls, derrors, dtimes, inflight, total;
+	unsigned idx;
+};
+
+static uint64_t avg_of(const struct top_row *r)
+{
+	return r->dcalls ? r->dtimes / r->dcalls : 0;
+}
+
+static int row_cmp(const struct top_row *x, const struct top_row *y, int sort)
+{
+	uint64_t a = 0, b = 0;
+
+	switch (sort) {
+	case SORT_CALLS: a = x->dcalls, b = y->dcalls; break;
+	case SORT_TIME: a = x->dtimes, b = y->dtimes; break;
+	case SORT_ERRORS: a = x->derrors, b = y->derrors; break;
+	case SORT_INFLIGHT: a = x->inflight, b = y->inflight; break;
+	case SORT_AVG: a = avg_of(x), b = avg_of(y); break;
+	case SORT_TOTAL: a = x->total, b = y->total; break;
+	default: {
+		int c = strcmp(x->name, y->name);
+
+		return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
+	}
+	}
+	/* Largest first; ties by name, then pid. */
+	if (a != b)
+		return a > b ? -1 : 1;
+	{
+		int c = strcmp(x->name, y->name);
+
+		return c ? c : (x->pid > y->pid) - (x->pid < y->pid);
+	}
+}
+
+static void sort_rows(struct top_row *rows, unsigned n, int sort)
+{
+	for (unsigned i = 1; i < n; i++)
+		for (unsigned j = i; j > 0 && row_cmp(&rows[j - 1], &rows[j], sort) > 0; j--) {
+			struct top_row x = rows[j - 1];
+
+			rows[j - 1] = rows[j];
+			rows[j] = x;
+		}
+}
+
+/* A duration in three significant digits and its unit (at most 6 characters): top's
+   columns stay narrow enough for an 80-column terminal. */
+static const char *dur_str(char *buf, size_t cap, uint64_t ns)
+{
+	static const char *const unit[] = { "us", "ms", "s" };
+	double v = (double)ns;
+	int u = -1;
+
+	if (ns < 1000) {
+		snprintf(buf, cap, "%lluns", (unsigned long long)ns);
+		return buf;
+	}
+	while (u < 2 && v >= 999.5) {
+		v /= 1000;
+		u++;
+	}
+	snprintf(buf, cap, v < 9.995 ? "%.2f%s" : v < 99.95 ? "%.1f%s" : "%.0f%s", v, unit[u]);
+	return buf;
+}
+
+/* Prints one line, cut to the terminal's width (a cut never splits a UTF-8 sequence: the
+   command lines are escaped for the terminal, ASCII). */
+static void top_line(const struct top_view *v, const char *line)
+{
+	size_t n = strlen(line);
+
+	if (v->cols && n > v->cols)
+		n = v->cols;
+	fwrite(line, 1, n, stdout);
+	fputs(v->batch ? "\n" : "\033[K\n", stdout);
+}
+
+static void top_render(const struct top_ctx *t, const struct top_view *v)
+{
+	static struct top_row rows[CUAUDIT_ID_COUNT > 4096 ? CUAUDIT_ID_COUNT : 4096];
+	char line[1024], a[32], b[32], c[32];
+	unsigned n = 0, shown, room;
+	uint64_t all_calls = 0, all_errors = 0, all_times = 0, all_inflight = 0;
+	time_t now = time(NULL);
+	struct tm tm;
+	char clock[16] = "";
+
+	if (v->processes) {
+		for (unsigned i = 0; i < t->nregs && n < sizeof(rows) / sizeof(rows[0]); i++) {
+			const struct top_region *g = &t->regs[i];
+
+			rows[n++] = (struct top_row){ g->program, g->pid, g->dcalls, g->derrors, g->dtimes,
+						      g->inflight, g->ncalls, i };
+		}
+	} else {
+		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+			if (t->calls[id] || t->inflight[id])
+				rows[n++] = (struct top_row){ cua_api[id].elf_name, 0, t->dcalls[id],
+							      t->derrors[id], t->dtimes[id], t->inflight[id],
+							      t->calls[id], id };
+	}
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		all_calls += t->dcalls[id];
+		all_errors += t->derrors[id];
+		all_times += t->dtimes[id];
+		all_inflight += t->inflight[id];
+	}
+	sort_rows(rows, n, v->sort);
+	if (localtime_r(&now, &tm))
+		strftime(clock, sizeof(clock), "%H:%M:%S", &tm);
+	if (!v->batch)
+		fputs("\033[H", stdout);
+	snprintf(line, sizeof(line), "cuaudit top - %s, %u process(es), every %.1fs, %s view, sorted by %s%s",
+		 clock, t->regions, v->secs, v->processes ? "process" : "API", sorts[v->sort].what,
+		 v->batch ? "" : " (keys: q quit, p processes/APIs, c t e f a T n sort)");
+	top_line(v, line);
+	snprintf(line, sizeof(line), "calls/s %.0f, errors/s %.0f, time/s %s, in flight %llu",
+		 (double)all_calls / v->secs, (double)all_errors / v->secs,
+		 dur_str(a, sizeof(a), (uint64_t)((double)all_times / v->secs)),
+		 (unsigned long long)all_inflight);
+	top_line(v, line);
+	/* TIME/S: the calls' time in the interval per second (the share of a thread's second
+	   spent in them); AVG: their mean time; INFLT: calls in flight now, LONGEST the longest
+	   of them. The name comes last, as top's command: a narrow terminal cuts only it. */
+	if (v->processes)
+		snprintf(line, sizeof(line), "%-7s %-8s %4s %8s %6s %6s %6s %5s %7s %s", "PID", "STATE",
+			 "THR", "CALLS/S", "ERR/S", "TIME/S", "AVG", "INFLT", "LONGEST", "PROGRAM");
+	else
+		snprintf(line, sizeof(line), "%-7s %8s %6s %6s %6s %5s %7s %9s %s", "LAYER", "CALLS/S",
+			 "ERR/S", "TIME/S", "AVG", "INFLT", "LONGEST", "CALLS", "API");
+	top_line(v, line);
+	/* On a terminal the rows fit its height: the three lines above, the rows, one that
+	   says how many were left out, and the last line left empty (a full screen scrolls). */
+	room = v->rows ? (v->rows > 5 ? v->rows - 5 : 0) : n;
+	shown = n <= room + (v->rows ? 1 : 0) ? n : room;
+	for (unsigned i = 0; i < shown; i++) {
+		const struct top_row *r = &rows[i];
+
+		dur_str(a, sizeof(a), (uint64_t)((double)r->dtimes / v->secs));
+		if (r->dcalls)
+			dur_str(b, sizeof(b), avg_of(r));
+		else
+			snprintf(b, sizeof(b), "-");
+		if (v->processes) {
+			const struct top_region *g = &t->regs[r->idx];
+
+			if (g->has_longest)
+				dur_str(c, sizeof(c), g->longest_ns);
+			else
+				snprintf(c, sizeof(c), "-");
+			snprintf(line, sizeof(line), "%-7llu %-8s %4llu %8.0f %6.0f %6s %6s %5llu %7s %s",
+				 (unsigned long long)g->pid, state_names[g->state],
+				 (unsigned long long)g->threads, (double)r->dcalls / v->secs,
+				 (double)r->derrors / v->secs, a, b, (unsigned long long)r->inflight, c,
+				 cli_term(g->program));
+		} else {
+			unsigned id = r->idx;
+
+			if (t->inflight[id])
+				dur_str(c, sizeof(c), t->longest[id]);
+			else
+				snprintf(c, sizeof(c), "-");
+			snprintf(line, sizeof(line), "%-7s %8.0f %6.0f %6s %6s %5llu %7s %9llu %s",
+				 cua_api[id].layer == CUAUDIT_LAYER_RUNTIME ? "runtime" : "driver",
+				 (double)r->dcalls / v->secs, (double)r->derrors / v->secs, a, b,
+				 (unsigned long long)r->inflight, c, (unsigned long long)r->total,
+				 cua_api[id].elf_name);
+		}
+		top_line(v, line);
+	}
+	if (shown < n) {
+		snprintf(line, sizeof(line), "... %u more row(s), sorted by %s: a taller terminal, or -b, shows them",
+			 n - shown, sorts[v->sort].what);
+		top_line(v, line);
+	}
+	if (!v->batch)
+		fputs("\033[J", stdout);
+	fflush(stdout);
+}
+
+/* The terminal's size, 0 x 0 when stdout is none. */
+static void term_size(struct top_view *v)
+{
+	struct winsize ws;
+
+	v->rows = v->cols = 0;
+	if (!v->batch && ioctl(1, TIOCGWINSZ, &ws) == 0 && ws.ws_row && ws.ws_col) {
+		v->rows = ws.ws_row;
+		v->cols = ws.ws_col;
+	}
+}
+
+static struct termios saved_tio;
+static int tio_saved;
+
+static void restore_tty(void)
+{
+	if (tio_saved)
+		tcsetattr(0, TCSANOW, &saved_tio);
+	tio_saved = 0;
+}
+
+/* A key on the terminal changes the view; returns 1 to quit, 2 to show again now. */
+static int top_key(struct top_view *v, char k)
+{
+	if (k == 'q' || k == 'Q')
+		return 1;
+	if (k == 'p' || k == 'P') {
+		v->processes = !v->processes;
+		return 2;
+	}
+	for (int i = 0; i < SORT_N; i++)
+		if (sorts[i].key == k) {
+			v->sort = i;
+			return 2;
+		}
+	return 0;
+}
+
+static int sort_by_name(const char *s)
+{
+	for (int i = 0; i < SORT_N; i++)
+		if (strcmp(s, sorts[i].name) == 0)
+			return i;
+	return -1;
+}
+
 static int top_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
-		{ "dir", required_argument, NULL, 'D' }, { "help", no_argument, NULL, 'h' },
-		{ NULL, 0, NULL, 0 },
+		{ "dir", required_argument, NULL, 'D' },  { "help", no_argument, NULL, 'h' },
+		{ "sort", required_argument, NULL, 's' }, { "processes", no_argument, NULL, 'p' },
+		{ "batch", no_argument, NULL, 'b' },      { NULL, 0, NULL, 0 },
 	};
-	static uint64_t a[5][CUAUDIT_ID_COUNT], b[5][CUAUDIT_ID_COUNT];
-	struct top_ctx ctx[2] = { { 0, a[0], a[1], a[2], 0, a[3], a[4], NULL, 0, 0, NULL },
-				  { 0, b[0], b[1], b[2], 0, b[3], b[4], NULL, 0, 0, NULL } };
+	static uint64_t a[8][CUAUDIT_ID_COUNT], b[8][CUAUDIT_ID_COUNT];
+	struct top_ctx ctx[2] = {
+		{ 0, a[0], a[1], a[2], a[3], a[4], 0, a[5], a[6], a[7], NULL, 0, 0, NULL },
+		{ 0, b[0], b[1], b[2], b[3], b[4], 0, b[5], b[6], b[7], NULL, 0, 0, NULL },
+	};
 	struct top_ctx *t0 = &ctx[0], *t1 = &ctx[1];
+	struct top_view v = { 0, SORT_CALLS, 0, 0, 0, 1 };
 	const char *dir = NULL;
 	double secs = 1;
 	uint64_t count = 0;
-	int c, tty = isatty(1);
+	int c, keys;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hd:n:", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, "hd:n:s:pb", opts, NULL)) != -1) {
 		switch (c) {
 		case 'D': dir = optarg; break;
 		case 'd': {
@@ -1145,20 +1657,36 @@ static int top_main(int argc, char **argv)
 				return 2;
 			}
 			break;
+		case 's':
+			if ((v.sort = sort_by_name(optarg)) < 0) {
+				fprintf(stderr, "cuaudit top: --sort: '%s' is not calls, time, errors, inflight, "
+						"avg, total or name\n", optarg);
+				return 2;
+			}
+			break;
+		case 'p': v.processes = 1; break;
+		case 'b': v.batch = 1; break;
 		case 'h': live_usage(stdout); return 0;
 		default: live_usage(stderr); return 2;
 		}
 	}
 	if (optind < argc && (optind + 1 < argc || parse_u64(argv[optind], &t0->pid) != 0 ||
 			      !t0->pid)) {
-		fprintf(stderr, "cuaudit top: '%s' is not a process id\n", argv[optind]);
+		fprintf(stderr, "cuaudit top: '%s' is not a process id\n",
+			optind + 1 < argc ? argv[optind + 1] : argv[optind]);
 		return 2;
 	}
 	t1->pid = t0->pid;
+	/* Not on a terminal: a batch, as -b. */
+	if (!isatty(1))
+		v.batch = 1;
 	if (!count)
-		count = tty ? UINT64_MAX : 1;
+		count = v.batch ? 1 : UINT64_MAX;
+	v.secs = secs;
 	choose_dir(dir);
 	signal(SIGINT, on_int);
+	signal(SIGTERM, on_int);
+	signal(SIGHUP, on_int);
 	if (top_sample(t0) < 0)
 		return 1;
 	/* A pid with no region: rows of nothing, refreshed for ever, would look like an idle
@@ -1170,41 +1698,64 @@ static int top_main(int argc, char **argv)
 			return 1;
 		unload(&r);
 	}
+	/* Keys from the terminal, read a key at a time without echo; the terminal is given
+	   back as it was at the end. */
+	keys = !v.batch && isatty(0) && tcgetattr(0, &saved_tio) == 0;
+	if (keys) {
+		struct termios raw = saved_tio;
+
+		raw.c_lflag &= ~(tcflag_t)(ICANON | ECHO);
+		raw.c_cc[VMIN] = 0;
+		raw.c_cc[VTIME] = 0;
+		tio_saved = tcsetattr(0, TCSANOW, &raw) == 0;
+		atexit(restore_tty);
+	}
+	if (!v.batch)
+		fputs("\033[H\033[2J", stdout);
 	for (uint64_t round = 0; round < count && !stop_top; round++) {
-		unsigned order[CUAUDIT_ID_COUNT], rows = 0;
+		uint64_t t_wait = monotonic_ns(), left_ns = (uint64_t)(secs * 1e9);
+		int quit = 0;
 
-		usleep((useconds_t)(secs * 1e6));
-		t1->prev = t0;
-		if (stop_top || top_sample(t1) < 0)
-			break;
-		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
-			if (t1->calls[id] || t1->inflight[id])
-				order[rows++] = id;
-		/* Busiest first: the rate, then calls in flight. */
-		for (unsigned i = 1; i < rows; i++)
-			for (unsigned j = i; j > 0; j--) {
-				unsigned x = order[j - 1], y = order[j];
-				uint64_t rx = t1->dcalls[x], ry = t1->dcalls[y];
+		/* The wait: keys answered at once, on the sample shown (none before the first). */
+		while (!stop_top && !quit) {
+			uint64_t gone_ns = monotonic_ns() - t_wait;
+			struct pollfd p = { 0, POLLIN, 0 };
+			char k;
 
-				if (rx > ry || (rx == ry && t1->inflight[x] >= t1->inflight[y]))
-					break;
-				order[j - 1] = y;
-				order[j] = x;
+			if (gone_ns >= left_ns)
+				break;
+			if (!keys) {
+				usleep((useconds_t)((left_ns - gone_ns) / 1000));
+				break;
 			}
-		if (tty)
-			fputs("\033[H\033[2J", stdout);
-		printf("cuaudit top: %u process(es), every %.1fs%s\n", t1->regions, secs,
-		       tty ? " (Ctrl-C ends)" : "");
-		printf("%-36s %12s %10s %9s %14s\n", "API", "CALLS/S", "ERRORS/S", "IN FLIGHT", "CALLS");
-		for (unsigned i = 0; i < rows && (!tty || i < 40); i++) {
-			unsigned id = order[i];
-			uint64_t dc = t1->dcalls[id], de = t1->derrors[id];
-
-			printf("%-36s %12.0f %10.0f %9llu %14llu\n", cua_api[id].elf_name, (double)dc / secs,
-			       (double)de / secs, (unsigned long long)t1->inflight[id],
-			       (unsigned long long)t1->calls[id]);
+			if (poll(&p, 1, (int)((left_ns - gone_ns + 999999) / 1000000)) <= 0)
+				continue;
+			if (read(0, &k, 1) != 1)
+				continue;
+			switch (top_key(&v, k)) {
+			case 1: quit = 1; break;
+			case 2:
+				if (round) {
+					term_size(&v);
+					top_render(t0, &v);
+				}
+				break;
+			default: break;
+			}
 		}
-		fflush(stdout);
+		if (quit || stop_top)
+			break;
+		t1->prev = t0;
+		if (top_sample(t1) < 0)
+			break;
+		/* The interval the rates are over, as it was (a slow read lengthens it). */
+		v.secs = (double)(monotonic_ns() - t_wait) / 1e9;
+		if (v.secs < 0.001)
+			v.secs = 0.001;
+		term_size(&v);
+		if (v.batch && round)
+			putchar('\n');
+		top_render(t1, &v);
 		/* This sample is the next one's before. */
 		{
 			struct top_ctx *x = t0;
@@ -1213,6 +1764,7 @@ static int top_main(int argc, char **argv)
 			t1 = x;
 		}
 	}
+	restore_tty();
 	free(ctx[0].regs);
 	free(ctx[1].regs);
 	return 0;

@@ -9,6 +9,7 @@
 #include "hooks.h"
 #include "kernelnames.h"
 #include "kernels.h"
+#include "livefmt.h"
 #include "log.h"
 #include "index.h"
 #include "provenance.h"
@@ -24,6 +25,14 @@ static uintptr_t handle_at(const void *p)
 	return v;
 }
 
+/* A name the program gave, for the live view's readers (`cuaudit ps` names each launch by
+   its key): published where it is learnt, so that a launch costs the view nothing more. */
+static void publish(unsigned space, uintptr_t key, const char *name)
+{
+	if (cua_live_on)
+		cua_live_note_name(space, key, name);
+}
+
 /* What a kernel-name source (role kernel_name) or a version query (role version) says,
    read through the generated table: this file names no CUDA function. */
 static void record_name(const struct cuaudit_call *c)
@@ -35,8 +44,10 @@ static void record_name(const struct cuaudit_call *c)
 		return;
 	if (k.form == CUA_KNAME_REGISTER) {
 		/* The registration's host function is known even when the call fails. */
-		if (!c->skipped)
+		if (!c->skipped) {
 			cua_kernelnames_register(k.key, k.name);
+			publish(CUA_KERNELNAMES_HOSTS, k.key, k.name);
+		}
 		return;
 	}
 	if (!cua_table_succeeded(c))
@@ -44,15 +55,21 @@ static void record_name(const struct cuaudit_call *c)
 	switch (k.form) {
 	case CUA_KNAME_ALIAS:
 		cua_kernelnames_alias(handle_at(k.out), k.key);
+		publish(CUA_KERNELNAMES_HANDLES, handle_at(k.out),
+			cua_kernelnames_lookup(CUA_KERNELNAMES_HOSTS, k.key));
 		break;
 	case CUA_KNAME_LOOKUP:
-		if (k.name)
+		if (k.name) {
 			cua_kernelnames_add(CUA_KERNELNAMES_HANDLES, handle_at(k.out), k.name, 0);
+			publish(CUA_KERNELNAMES_HANDLES, handle_at(k.out), k.name);
+		}
 		break;
 	case CUA_KNAME_DERIVE:
 		name = cua_kernelnames_lookup(CUA_KERNELNAMES_HANDLES, k.key);
-		if (name)
+		if (name) {
 			cua_kernelnames_add(CUA_KERNELNAMES_HANDLES, handle_at(k.out), name, 1);
+			publish(CUA_KERNELNAMES_HANDLES, handle_at(k.out), name);
+		}
 		break;
 	default:
 		break;
@@ -93,8 +110,9 @@ int cua_kernels_init(const struct cua_config *all)
 {
 	size_t n = 0;
 
+	/* The live view names launches too (cua_live_note_name). */
 	if (!cua_trace_on() && !cua_summary_on() && !cua_log_on(CUA_LOG_VERBOSE) &&
-	    !all->log_errors && !cua_gpu_on())
+	    !all->log_errors && !cua_gpu_on() && !(all->live.on && !all->secure))
 		return 0;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
 		if (cua_role[id] == CUAUDIT_ROLE_KERNEL_NAME || cua_role[id] == CUAUDIT_ROLE_VERSION)

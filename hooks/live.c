@@ -37,8 +37,9 @@ int cua_live_init(const struct cua_config *all)
 	cua_finish_add(live_finish, NULL, CUA_FINISH_ONCE);
 	/* Every function: the view shows what each thread is inside, whatever the filters. No
 	   subscription: the dispatch itself marks each call's start and end (dispatch.h), with
-	   the summary's or the trace's clock reads where they run, and alone one clock read, at
-	   the start. */
+	   the summary's or the trace's clock reads where they run, and alone its own two. A
+	   killed process leaves its file (no handler is installed: docs/design.md, "Death by a
+	   signal"); `cuaudit ps` shows it dead, for the post-mortem. */
 	cua_dispatch_cover_all();
 	return 0;
 }

@@ -84,7 +84,7 @@ extern uint8_t cua_active;
    ends and hands the counter the call's id, depth, binding, duration, end and result. */
 #define CUA_PLAN_COUNT 16u
 /* No subscription covers it; only the live view runs (cua_dispatch_cover_all): dispatch
-   fills what the view reads, reads the clock once and calls no callback. */
+   fills what the view reads, reads the clock at both ends and calls no callback. */
 #define CUA_PLAN_BARE 32u
 #define CUA_PLAN_SUB_SHIFT 8
 extern uint16_t cua_plan[CUAUDIT_ID_COUNT];
@@ -254,8 +254,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		}
 		return 1;
 	}
-	/* The live view alone on this function (issue 22): its in-flight record, one clock
-	   read, nothing else. */
+	/* The live view alone on this function (issue 22): its in-flight record and the
+	   clock, nothing else (the end is read in cua_dispatch_exit). */
 	if (plan & CUA_PLAN_BARE) {
 		f->plan = plan;
 		f->id = id;
@@ -320,7 +320,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 
 /* The live view's end of a call: its record gets the end time and the result and is marked
    ended, with plain stores into the thread's own slot (hooks/core/livefmt.h); the per-API
-   counters go up. */
+   counters and time sums go up. */
 CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64_t result,
 				  uint64_t t_end)
 {
@@ -349,6 +349,7 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64
 	/* Per thread, summed by the reader: no shared atomic on the hot path. A thread that
 	   took a slot of the region during the call counts there. */
 	cua_live_me.calls[id]++;
+	cua_live_me.times[id] += t_end - fr->live.t_start;
 	if (CUA_UNLIKELY((int)result != 0 && cua_live_may_fail[id]))
 		cua_live_me.errors[id]++;
 }
@@ -366,20 +367,29 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 	unsigned plan = f->plan;
 
 	if (CUA_LIKELY(plan & CUA_PLAN_COUNT)) {
-		uint64_t t = f->t_enter_ns ? cua_clock_ns() : 0;
-		uint64_t hook = cua_self.hook_ns - f->hook0;
+		uint64_t t, hook = cua_self.hook_ns - f->hook0;
 
 		cua_self.depth--;
 		/* cua_live_on is set before the first call and never changes: enter marked the
-		   call in flight. */
-		if (CUA_UNLIKELY(cua_live_on))
-			cua_live_end(f, f->id, p->result, t ? t - hook : 0);
+		   call in flight. The view times every call, the sampled summary's untimed ones
+		   too (its history shows each call's time); the counter still gets no time for
+		   those. */
+		if (CUA_UNLIKELY(cua_live_on)) {
+			uint64_t end = cua_clock_ns();
+
+			cua_live_end(f, f->id, p->result, end - hook);
+			t = f->t_enter_ns ? end : 0;
+		} else {
+			t = f->t_enter_ns ? cua_clock_ns() : 0;
+		}
 		cua_counter(f->id, f->depth, f->binding, t - f->t_enter_ns - hook, t, p->result);
 		return;
 	}
 	if (plan & CUA_PLAN_BARE) {
 		cua_self.depth--;
-		cua_live_end(f, f->id, p->result, 0);
+		/* The end read too (issue 39): the history shows each call's time, and a thread
+		   that hangs in a call is told from one that made a slow one. */
+		cua_live_end(f, f->id, p->result, cua_clock_ns());
 		return;
 	}
 	uint64_t t_exit = plan & CUA_PLAN_TIMED || f->t_top || cua_live_on ? cua_clock_ns() : 0;

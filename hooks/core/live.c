@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "fd.h"
 #include "fmt.h"
+#include "liveconfig.h"
 #include "livefmt.h"
 #include "out.h"
 #include "process.h"
@@ -45,6 +46,7 @@ static struct {
 struct pending {
 	uint64_t owner; /* the pid whose thread holds it; 0: free */
 	uint64_t calls[CUAUDIT_ID_COUNT];
+	uint64_t times[CUAUDIT_ID_COUNT];
 	uint32_t errors[CUAUDIT_ID_COUNT];
 };
 static struct pending *pending_pool; /* PENDING_MAX of them, mapped in cua_live_setup */
@@ -174,7 +176,8 @@ int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 	cfg.caps = caps;
 	cua_live_calls_mask = ncalls - 1;
 	cfg.slot_size = cua_live_slot_size(ncalls, CUAUDIT_ID_COUNT);
-	cfg.file_size = CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * cfg.slot_size;
+	cfg.file_size = CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * cfg.slot_size +
+			CUA_LIVE_NAMES * (uint64_t)sizeof(struct cua_live_name);
 	p = mmap(NULL, cfg.slot_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	if (p == MAP_FAILED)
 		return -1;
@@ -200,31 +203,21 @@ static void say_off(const char *what, const char *path, int err)
 	cua_out_report(what, path, err);
 }
 
-/* The directory: made if missing, ours, a directory and not a link, with no access for
-   group and others. Returns its descriptor or -1 (said). */
+/* The directory (cua_liveconfig_open_dir). Returns its descriptor or -1 (said). */
 static int open_dir(void)
 {
-	struct stat st;
-	int fd;
+	char what[160];
+	struct cua_buf b = CUA_BUF(what);
+	const char *why;
+	int err, fd = cua_liveconfig_open_dir(cfg.dir, &why, &err);
 
-	if (mkdir(cfg.dir, 0700) != 0 && errno != EEXIST) {
-		say_off("the live view is off: cannot create its directory ", cfg.dir, errno);
-		return -1;
-	}
-	fd = open(cfg.dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
-	if (fd < 0) {
-		say_off("the live view is off: cannot open its directory (a link is refused) ",
-			cfg.dir, errno);
-		return -1;
-	}
-	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 077)) {
-		say_off("the live view is off: its directory must be the user's own with mode 0700: ",
-			cfg.dir, 0);
-		close(fd);
-		return -1;
-	}
-	return fd;
+	if (fd >= 0)
+		return fd;
+	cua_buf_str(&b, "the live view is off: ");
+	cua_buf_str(&b, why);
+	what[b.len < sizeof(what) ? b.len : sizeof(what) - 1] = '\0';
+	say_off(what, cfg.dir, err);
+	return -1;
 }
 
 static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
@@ -255,6 +248,8 @@ static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
 	h->uid = geteuid();
 	h->pidns = cua_live_pidns();
 	h->caps = cfg.caps;
+	h->names_off = CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * cfg.slot_size;
+	h->names_max = CUA_LIVE_NAMES;
 	h->state = CUA_LIVE_RUNNING;
 	/* The magic last: a reader never takes a half-made head for a region. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
@@ -446,6 +441,7 @@ static struct pending *pending_take(uint64_t pid)
 							       __ATOMIC_ACQUIRE))
 			continue;
 		memset(p->calls, 0, sizeof(p->calls));
+		memset(p->times, 0, sizeof(p->times));
 		memset(p->errors, 0, sizeof(p->errors));
 		return p;
 	}
@@ -465,11 +461,14 @@ static void pending_give(struct cua_live_slot *s, uint64_t pid)
 		return;
 	if (s) {
 		uint64_t *calls = cua_live_calls(s, cua_live_calls_mask + 1);
+		uint64_t *times = cua_live_times(s, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
 		uint32_t *errors = cua_live_errors(s, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
 
 		for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 			if (p->calls[id])
 				calls[id] += p->calls[id];
+			if (p->times[id])
+				times[id] += p->times[id];
 			if (p->errors[id])
 				errors[id] += p->errors[id];
 		}
@@ -548,6 +547,7 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 		}
 		if (p) {
 			cua_live_me.calls = p->calls;
+			cua_live_me.times = p->times;
 			cua_live_me.errors = p->errors;
 		}
 	} else {
@@ -555,6 +555,8 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 	}
 	if (!cua_live_me.pending) {
 		cua_live_me.calls = cua_live_calls(cua_live_me.slot, cua_live_calls_mask + 1);
+		cua_live_me.times = cua_live_times(cua_live_me.slot, cua_live_calls_mask + 1,
+						   CUAUDIT_ID_COUNT);
 		cua_live_me.errors = cua_live_errors(cua_live_me.slot, cua_live_calls_mask + 1,
 						     CUAUDIT_ID_COUNT);
 	}
@@ -654,4 +656,44 @@ void cua_live_note_mem(unsigned dev, uint64_t bytes)
 	h = cua_live_region;
 	if (h)
 		__atomic_store_n(&h->mem_used[dev], bytes, __ATOMIC_RELAXED);
+}
+
+/* Open addressing from the key's hash: the key's own entry (a name given again: rewritten
+   only when it changed, a handle reused by another module), else the first free one. An
+   entry is taken with one compare-and-swap of its number and written under an odd one. */
+void cua_live_note_name(unsigned space, uint64_t key, const char *name)
+{
+	struct cua_live_head *h = own_region();
+	struct cua_live_name *names;
+	size_t n;
+
+	if (!h || !key || !name)
+		return;
+	n = strnlen(name, CUA_LIVE_NAME_MAX - 1);
+	/* The offset this process wrote, not the head's (another process of the user may write
+	   the file). */
+	names = (struct cua_live_name *)((char *)h + CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * cfg.slot_size);
+	for (uint32_t j = 0, at = cua_live_name_hash(space, key, CUA_LIVE_NAMES); j < CUA_LIVE_NAME_PROBES;
+	     j++, at = (at + 1) & (CUA_LIVE_NAMES - 1)) {
+		struct cua_live_name *e = &names[at];
+		uint32_t seq = __atomic_load_n(&e->seq, __ATOMIC_ACQUIRE);
+
+		if (seq & 1u)
+			continue; /* being written by another thread: its key is not known yet */
+		if (seq && !(e->space == space && e->key == key))
+			continue;
+		if (seq && strncmp(e->name, name, n) == 0 && e->name[n] == '\0')
+			return; /* known already */
+		if (!__atomic_compare_exchange_n(&e->seq, &seq, seq + 1, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		__atomic_thread_fence(__ATOMIC_RELEASE);
+		e->space = space;
+		e->key = key;
+		memcpy(e->name, name, n);
+		e->name[n] = '\0';
+		__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
+		return;
+	}
+	__atomic_add_fetch(&h->names_lost, 1, __ATOMIC_RELAXED);
 }

@@ -1,6 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* hooks/core/liveconfig.c: reads the live view's variables (CUAUDIT_LIVE, CUAUDIT_LIVE_CALLS, CUAUDIT_LIVE_DIR) once, in la_version. */
+#include <errno.h>
+#include <fcntl.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 #include "liveconfig.h"
 #include "fmt.h"
 #include "livefmt.h"
@@ -35,6 +39,41 @@ static int word(const char *v, const char *const *list, unsigned n)
 			return 1;
 	}
 	return 0;
+}
+
+int cua_liveconfig_open_dir(const char *dir, const char **why, int *err)
+{
+	struct stat st;
+	int fd;
+
+	*err = 0;
+	if (mkdir(dir, 0700) != 0 && errno != EEXIST) {
+		*why = "cannot create its directory ";
+		*err = errno;
+		return -1;
+	}
+	fd = open(dir, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+	if (fd < 0) {
+		struct stat lst;
+
+		*err = errno;
+		/* O_DIRECTORY with O_NOFOLLOW says ENOTDIR for a link to a directory too. */
+		if ((*err == ELOOP || *err == ENOTDIR) && lstat(dir, &lst) == 0) {
+			*why = S_ISLNK(lst.st_mode) ? "its directory is a symbolic link (refused): " :
+						      "its directory is not a directory: ";
+			*err = 0;
+		} else {
+			*why = "cannot open its directory ";
+		}
+		return -1;
+	}
+	if (fstat(fd, &st) != 0 || !S_ISDIR(st.st_mode) || st.st_uid != geteuid() ||
+	    (st.st_mode & 077)) {
+		*why = "its directory must be the user's own with mode 0700: ";
+		close(fd);
+		return -1;
+	}
+	return fd;
 }
 
 size_t cua_liveconfig_default_dir(char *out, size_t cap, uint64_t uid)

@@ -19,6 +19,12 @@ typedef void (*cua_liveconfig_diag_fn)(const char *message);
    default. */
 void cua_liveconfig_load(struct cua_live_config *cfg, int capture_ctl, cua_liveconfig_get_fn get,
 			 cua_liveconfig_diag_fn diag);
+/* The live directory as the module takes it: made if missing (mode 0700), opened without
+   following a link, a directory of the user's own with no access for group and others.
+   Returns its descriptor, or -1 with *why (what is wrong, ending in a space or ": " before
+   the directory's name) and *err (an errno value, 0 for none). `cuaudit run` refuses a
+   directory this refuses, before the program starts. No stdio: safe in the module. */
+int cua_liveconfig_open_dir(const char *dir, const char **why, int *err);
 /* The directory used when CUAUDIT_LIVE_DIR is not set: /tmp/cuaudit-UID. */
 size_t cua_liveconfig_default_dir(char *out, size_t cap, uint64_t uid);
 

@@ -12,9 +12,10 @@
    MAP_SHARED by the process: the kernel keeps what the threads stored after a SIGKILL, a
    SIGSEGV or a SIGSTOP, so a reader sees it then as it sees it while the process runs.
 
-   Layout: the head (4 KiB), then CUA_LIVE_SLOTS thread slots of head.slot_size bytes. A slot
-   is: struct cua_live_slot, then head.ncalls call records (a ring), then head.nids 64-bit
-   call counts, then head.nids 32-bit error counts. Writers are the application threads, each
+   Layout: the head (4 KiB), then CUA_LIVE_SLOTS thread slots of head.slot_size bytes, then
+   head.names_max kernel names (struct cua_live_name) from head.names_off. A slot is: struct
+   cua_live_slot, then head.ncalls call records (a ring), then head.nids 64-bit call counts,
+   then head.nids 64-bit sums of the calls' times (ns), then head.nids 32-bit error counts. Writers are the application threads, each
    in its own slot, with plain stores. A call takes the ring's next record when it starts
    (INDEX: slot.done then, 32 bits kept) and keeps it until it returns, so one record is both
    its in-flight entry and, afterwards, its history entry. The record's sequence number says
@@ -29,7 +30,8 @@
    nested in it or made by signal handlers follow. The history is read back from slot.done:
    the record at INDEX's position is that call's only if its number is 4 * INDEX + 4. */
 #define CUA_LIVE_MAGIC "cuaudit-live/1\n"
-#define CUA_LIVE_VERSION 4 /* one record a call, in flight then ended (3: separate flight records and history) */
+#define CUA_LIVE_VERSION 5 /* every ended call timed, per-API time sums, kernel names (4: the view alone
+				   left the end untimed; 3: separate flight records and history) */
 #define CUA_LIVE_HEAD_SIZE 4096u
 #define CUA_LIVE_SLOTS 128u      /* threads with a slot at once; later ones are counted */
 #define CUA_LIVE_ARGS 96u        /* bytes of each call's argument struct kept */
@@ -38,6 +40,8 @@
 #define CUA_LIVE_CALLS_MIN 16u     /* records per slot at least: calls in flight take them too */
 #define CUA_LIVE_PROGRAM 256u
 #define CUA_LIVE_DEVICES 64u       /* CUA_MAX_DEVICES */
+#define CUA_LIVE_NAMES 1024u       /* kernel names kept (a power of two); later ones are counted */
+#define CUA_LIVE_NAME_MAX 240u     /* bytes of a name kept, its NUL included */
 
 /* The control word (head.ctl), written by `cuaudit ctl` and read by the trace and the log
    with one load per call. */
@@ -77,7 +81,33 @@ struct cua_live_head {
 	   counts it (allocations minus frees; CUAUDIT_MEM_LIMIT's accounting, kept without a
 	   quota while the live view is on). */
 	uint64_t mem_used[CUA_LIVE_DEVICES];
+	/* Kernel names (struct cua_live_name), an open-addressed table by launch key. */
+	uint64_t names_off;      /* from the file's start */
+	uint32_t names_max;      /* CUA_LIVE_NAMES */
+	uint32_t names_lost;     /* names that found no entry free within CUA_LIVE_NAME_PROBES */
 };
+_Static_assert(sizeof(struct cua_live_head) <= CUA_LIVE_HEAD_SIZE, "the head fits its page");
+
+/* One kernel name: what a launch's function (its key: the first argument's handle, or a
+   runtime launch's host function) is called, published when the program names it (a
+   registration, a look-up), never at the launch. The reader reads a launch's key from its
+   record's argument bytes (cua_roles_launch_func) and finds its name here. seq is a seqlock:
+   odd while written, even when whole, 0 for an entry never used. 256 bytes. */
+struct cua_live_name {
+	uint32_t seq;
+	uint32_t space;          /* CUA_KERNELNAMES_HOSTS or _HANDLES */
+	uint64_t key;
+	char name[CUA_LIVE_NAME_MAX]; /* mangled as the program gave it; NUL-terminated (cut) */
+};
+_Static_assert(sizeof(struct cua_live_name) == 256, "name entries of 256 bytes");
+#define CUA_LIVE_NAME_PROBES 64u
+/* The first entry a key is looked for in (then the next ones, CUA_LIVE_NAME_PROBES in all). */
+static inline uint32_t cua_live_name_hash(uint32_t space, uint64_t key, uint32_t names_max)
+{
+	uint64_t h = (key ^ ((uint64_t)space << 61)) * 0x9e3779b97f4a7c15ull;
+
+	return (uint32_t)(h >> 40) & (names_max - 1);
+}
 
 /* One call: in flight from its start, then ended (the ring's records). 144 bytes. */
 struct cua_live_call {
@@ -89,8 +119,8 @@ struct cua_live_call {
 	uint32_t tid;            /* the thread that made it: a slot outlives its threads */
 	uint32_t reserved0;
 	uint64_t t_start;
-	uint64_t t_end;          /* once ended; 0 where the end was not read (the view alone
-				    reads the clock once) */
+	uint64_t t_end;          /* once ended (less the time of the hooks of calls nested in
+				    it, as every output's) */
 	uint64_t result;         /* once ended */
 	_Alignas(8) unsigned char args[CUA_LIVE_ARGS]; /* the argument struct's first bytes */
 	unsigned char reserved1[8]; /* to 144 bytes */
@@ -147,15 +177,21 @@ static inline uint64_t *cua_live_calls(struct cua_live_slot *s, uint32_t ncalls)
 	return (uint64_t *)(cua_live_ring(s) + ncalls);
 }
 
+/* Each API's calls' times summed (ns): the end less the start, as the history shows them. */
+static inline uint64_t *cua_live_times(struct cua_live_slot *s, uint32_t ncalls, uint32_t nids)
+{
+	return cua_live_calls(s, ncalls) + nids;
+}
+
 static inline uint32_t *cua_live_errors(struct cua_live_slot *s, uint32_t ncalls, uint32_t nids)
 {
-	return (uint32_t *)(cua_live_calls(s, ncalls) + nids);
+	return (uint32_t *)(cua_live_times(s, ncalls, nids) + nids);
 }
 
 static inline uint64_t cua_live_slot_size(uint32_t ncalls, uint32_t nids)
 {
 	uint64_t n = sizeof(struct cua_live_slot) + (uint64_t)ncalls * sizeof(struct cua_live_call) +
-		     (uint64_t)nids * (sizeof(uint64_t) + sizeof(uint32_t));
+		     (uint64_t)nids * (2 * sizeof(uint64_t) + sizeof(uint32_t));
 
 	return (n + 63) & ~(uint64_t)63; /* a cache line each: threads do not share one */
 }
@@ -171,6 +207,7 @@ struct cua_live_me {
 	/* The slot's per-API call and error counts (cua_live_calls, cua_live_errors), found
 	   once at attach. */
 	uint64_t *calls;
+	uint64_t *times;
 	uint32_t *errors;
 	/* Where calls and errors point while another thread makes the region (a pool entry of
 	   live.c), added to the slot at the attach that finds one; NULL otherwise. */
@@ -234,6 +271,9 @@ extern struct cua_live_head *volatile cua_live_region;
 extern uint64_t cua_live_region_pid;
 /* The memory hook's count of device dev changed to bytes: published for the readers. */
 void cua_live_note_mem(unsigned dev, uint64_t bytes);
+/* The program named a kernel: key (in space, CUA_KERNELNAMES_*) is called name. Published in
+   this process's region for the readers (lock-free; any thread; not per launch). */
+void cua_live_note_name(unsigned space, uint64_t key, const char *name);
 /* The control word: one load. */
 static inline uint32_t cua_live_ctl(void)
 {
@@ -294,6 +334,7 @@ static inline __attribute__((always_inline)) struct cua_live_call *cua_live_reco
 struct cua_live_took {
 	struct cua_live_call *rec; /* NULL: none (every record of the ring in flight) */
 	uint64_t pid;              /* the process the call began in */
+	uint64_t t_start;          /* its start (the record's) */
 	uint32_t seq;              /* its number while in flight */
 };
 
@@ -340,7 +381,7 @@ static inline __attribute__((always_inline)) uint64_t cua_live_begin(unsigned id
 		at = cua_live_next_free(s, at);
 		if (at == CUA_LIVE_NONE) {
 			took->rec = NULL;
-			return cua_clock_ns();
+			return took->t_start = cua_clock_ns();
 		}
 		r = cua_live_record(s, at);
 	}
@@ -367,6 +408,7 @@ static inline __attribute__((always_inline)) uint64_t cua_live_begin(unsigned id
 		__builtin_memcpy(r->args, args, args_bytes < CUA_LIVE_ARGS ? args_bytes : CUA_LIVE_ARGS);
 	t_start = cua_clock_ns();
 	r->t_start = t_start;
+	took->t_start = t_start;
 	__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELEASE);
 	return t_start;
 }

@@ -33,6 +33,9 @@ struct cua_kname {
 /* The generated readers, by id over the argument struct: 0, or -EINVAL for another role.
    The public cuaudit_call_* (roles.c) add the size discipline. */
 int cua_roles_launch(unsigned id, const void *args, struct cuaudit_launch *o);
+/* A launch's function and its CUAUDIT_FUNC_* kind, read from the argument struct's own bytes
+   only (never through a pointer in it): safe on a copy taken from another process. */
+int cua_roles_launch_func(unsigned id, const void *args, const void **func, int *func_kind);
 int cua_roles_copy(unsigned id, const void *args, struct cuaudit_copy *o);
 int cua_roles_memset(unsigned id, const void *args, struct cuaudit_memset *o);
 int cua_roles_stream(unsigned id, const void *args, void **stream, int *flavour);

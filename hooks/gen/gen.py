@@ -791,7 +791,8 @@ def flavour_c(a):
     return "CUAUDIT_STREAM_PER_THREAD" if a.flavour else "CUAUDIT_STREAM_LEGACY"
 
 
-def launch_body(a):
+def launch_func(a):
+    """The launched function's parameter and its CUAUDIT_FUNC_* kind."""
     p = param_types(a)
     f = first_param(a, "f", "func", "kernel")
     if not f:
@@ -800,6 +801,12 @@ def launch_body(a):
     t = p[f]
     kind = ("CUAUDIT_FUNC_CUKERNEL" if re.search(r"\b(CUkernel|cudaKernel_t)\b", t) else
             "CUAUDIT_FUNC_HOST" if a.layer == "runtime" else "CUAUDIT_FUNC_CUFUNCTION")
+    return f, kind
+
+
+def launch_body(a):
+    p = param_types(a)
+    f, kind = launch_func(a)
     out = [f"o->func = (const void *)a->{f};", f"o->func_kind = {kind};"]
     cfg = config_kind(a)
     for dim in ("grid", "block"):
@@ -1072,6 +1079,11 @@ def emit_roles(apis, roles, note, includes, policy):
     by_role = lambda r: [a for a in apis if roles[a.elf_name][0] == r]
     switch("cua_roles_launch", "unsigned id, const void *args, struct cuaudit_launch *o",
            [(a, launch_body(a)) for a in by_role("launch")])
+    # The function alone, from the argument bytes only (no pointer followed): what a reader
+    # of another process's copy of them (the live view) may call.
+    switch("cua_roles_launch_func", "unsigned id, const void *args, const void **func, int *func_kind",
+           [(a, [f"*func = (const void *)a->{launch_func(a)[0]};", f"*func_kind = {launch_func(a)[1]};"])
+            for a in by_role("launch")])
     switch("cua_roles_copy", "unsigned id, const void *args, struct cuaudit_copy *o",
            [(a, copy_body(a)) for a in by_role("copy")])
     switch("cua_roles_memset", "unsigned id, const void *args, struct cuaudit_memset *o",

@@ -14,3 +14,6 @@ target_include_directories(live_rt_static PRIVATE mock)
 # other PID namespaces sharing the directory.
 case_program(live_adv_prog SOURCES cases/live_adv_prog.c LINK mock_cuda Threads::Threads)
 case_script(live_adv.sh)
+# The history read like the log, a killed process's death, `run` checking the directory,
+# `top` on a terminal and in batch (issue 39); truth_prog is the truth area's program.
+case_script(live_history.sh)

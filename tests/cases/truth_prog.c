@@ -24,7 +24,7 @@ static void nothing(void **params, unsigned threads)
 }
 
 /* times [SYNCS LAUNCHES FAST]: SYNCS cuStreamSynchronize, LAUNCHES launches of add_one and FAST
-   cuCtxGetCurrent; runtime N: N runtime launches; periodic N: N calls of cuDeviceGetCount (the mock makes every 64th slow). */
+   cuCtxGetCurrent; hang SYNCS LAUNCHES READY (below); runtime N: N runtime launches; periodic N: N calls of cuDeviceGetCount (the mock makes every 64th slow). */
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "times";
@@ -72,6 +72,34 @@ int main(int argc, char **argv)
 		CHECK(cuMemcpyDtoH(v, d, sizeof(v)));
 		CHECK(cuMemFree(d));
 		printf("v[0] %d\n", v[0]);
+	} else if (strcmp(mode, "hang") == 0) {
+		/* hang SYNCS LAUNCHES READY BLOCK: 3 MiB allocated, SYNCS cuStreamSynchronize and
+		   LAUNCHES launches of add_one, then BLOCK and READY made and a cuMemsetD32Async
+		   that waits while MOCK_BLOCK_FILE (BLOCK) exists: a hung call after a known
+		   history. */
+		int syncs = argc > 2 ? atoi(argv[2]) : 20, launches = argc > 3 ? atoi(argv[3]) : 30;
+		CUmodule mod = NULL;
+		CUfunction f;
+		CUdeviceptr d;
+		int n = 4;
+		void *params[] = { &d, &n };
+		FILE *ready;
+
+		CHECK(cuModuleGetFunction(&f, mod, "_Z7add_onePii"));
+		CHECK(cuMemAlloc(&d, 3u << 20));
+		for (int i = 0; i < syncs; i++)
+			CHECK(cuStreamSynchronize(NULL));
+		for (int i = 0; i < launches; i++)
+			CHECK(cuLaunchKernel(f, 1, 1, 1, 4, 1, 1, 0, NULL, params, NULL));
+		/* BLOCK (MOCK_BLOCK_FILE's path) made only now: the synchronisations above
+		   would wait on it too. */
+		if (argc > 5 && (ready = fopen(argv[5], "w")) != NULL)
+			fclose(ready);
+		if (argc > 4 && (ready = fopen(argv[4], "w")) != NULL)
+			fclose(ready);
+		CHECK(cuMemsetD32Async(d, 7, 4, NULL));
+		CHECK(cuMemFree(d));
+		printf("hang done\n");
 	} else if (strcmp(mode, "runtime") == 0) {
 		/* runtime N: N cudaLaunchKernel, each making its cuLaunchKernel inside, through
 		   the pointer the runtime got from cuGetProcAddress. */

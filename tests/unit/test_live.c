@@ -84,7 +84,10 @@ static void region_layout_is_aligned_and_bounded(void **state)
 	assert_true(sizeof(struct cua_live_head) <= CUA_LIVE_HEAD_SIZE);
 	assert_int_equal(cua_live_slot_size(64, CUAUDIT_ID_COUNT) % 64, 0);
 	/* The largest region a process can make stays under the reader's bound (256 MiB). */
-	assert_true(CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * size < (256ull << 20));
+	assert_true(CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * size +
+		    CUA_LIVE_NAMES * sizeof(struct cua_live_name) < (256ull << 20));
+	/* The time sums sit between the call counts and the error counts. */
+	assert_ptr_equal(cua_live_times(s, 64, CUAUDIT_ID_COUNT), cua_live_calls(s, 64) + CUAUDIT_ID_COUNT);
 	assert_true((unsigned char *)cua_live_errors(s, 64, CUAUDIT_ID_COUNT) +
 			    CUAUDIT_ID_COUNT * sizeof(uint32_t) <=
 		    slot + cua_live_slot_size(64, CUAUDIT_ID_COUNT));

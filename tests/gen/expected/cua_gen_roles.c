@@ -81,6 +81,21 @@ int cua_roles_launch(unsigned id, const void *args, struct cuaudit_launch *o)
 	}
 }
 
+int cua_roles_launch_func(unsigned id, const void *args, const void **func, int *func_kind)
+{
+	switch (id) {
+	case CUAUDIT_ID_cuLaunchKernel: {
+		const struct cuaudit_args_cuLaunchKernel *a = args;
+
+		*func = (const void *)a->f;
+		*func_kind = CUAUDIT_FUNC_CUFUNCTION;
+		return 0;
+	}
+	default:
+		return -EINVAL;
+	}
+}
+
 int cua_roles_copy(unsigned id, const void *args, struct cuaudit_copy *o)
 {
 	switch (id) {
