@@ -1236,6 +1236,9 @@ struct top_ctx {
 	struct top_region *regs; /* the processes of this sample that are not gone */
 	unsigned nregs, cap;
 	const struct top_ctx *prev;
+	/* CLOCK_MONOTONIC when the sample's reading began and ended: its counts were read
+	   somewhere between the two. */
+	uint64_t start_ns, end_ns;
 };
 
 static const struct top_region *top_find(const struct top_ctx *t, uint64_t pid, uint64_t ticks)
@@ -1344,6 +1347,9 @@ static int top_sample(struct top_ctx *t)
 {
 	size_t n = CUAUDIT_ID_COUNT * sizeof(uint64_t);
 
+	int rc;
+
+	t->start_ns = monotonic_ns();
 	memset(t->calls, 0, n);
 	memset(t->errors, 0, n);
 	memset(t->times, 0, n);
@@ -1354,7 +1360,9 @@ static int top_sample(struct top_ctx *t)
 	memset(t->dtimes, 0, n);
 	t->regions = 0;
 	t->nregs = 0;
-	return each_region(top_add, t, 1);
+	rc = each_region(top_add, t, 1);
+	t->end_ns = monotonic_ns();
+	return rc;
 }
 
 static volatile sig_atomic_t stop_top;
@@ -1627,8 +1635,8 @@ static int top_main(int argc, char **argv)
 	};
 	static uint64_t a[8][CUAUDIT_ID_COUNT], b[8][CUAUDIT_ID_COUNT];
 	struct top_ctx ctx[2] = {
-		{ 0, a[0], a[1], a[2], a[3], a[4], 0, a[5], a[6], a[7], NULL, 0, 0, NULL },
-		{ 0, b[0], b[1], b[2], b[3], b[4], 0, b[5], b[6], b[7], NULL, 0, 0, NULL },
+		{ 0, a[0], a[1], a[2], a[3], a[4], 0, a[5], a[6], a[7], NULL, 0, 0, NULL, 0, 0 },
+		{ 0, b[0], b[1], b[2], b[3], b[4], 0, b[5], b[6], b[7], NULL, 0, 0, NULL, 0, 0 },
 	};
 	struct top_ctx *t0 = &ctx[0], *t1 = &ctx[1];
 	struct top_view v = { 0, SORT_CALLS, 0, 0, 0, 1 };
@@ -1748,8 +1756,11 @@ static int top_main(int argc, char **argv)
 		t1->prev = t0;
 		if (top_sample(t1) < 0)
 			break;
-		/* The interval the rates are over, as it was (a slow read lengthens it). */
-		v.secs = (double)(monotonic_ns() - t_wait) / 1e9;
+		/* The interval the rates are over: from the start of the sample before to the end
+		   of this one, the longest the counts' differences can span, so that a rate is never
+		   overstated (a read slowed by a loaded machine made a thread's time per second
+		   1.01 s). */
+		v.secs = (double)(t1->end_ns - t0->start_ns) / 1e9;
 		if (v.secs < 0.001)
 			v.secs = 0.001;
 		term_size(&v);
