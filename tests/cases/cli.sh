@@ -36,6 +36,7 @@ sample() {
   metrics) echo m.prom ;; metrics-labels) echo job=x ;; capture) echo profiler-api ;;
   static-runtime) echo off ;; summary-sample) echo 4 ;; demangle) echo off ;;
   live) echo on ;; live-calls) echo 32 ;; live-dir) echo live.d ;; gpu-time) echo on ;;
+  nvtx) echo off ;;
   *) echo "no sample value for --$1" >&2; echo "?" ;;
   esac
 }
