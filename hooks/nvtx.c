@@ -18,7 +18,8 @@ struct name {
 	uint32_t state, hash, len, domain;
 	char text[CUA_NVTX_NAME_BYTES];
 };
-/* Its statistics, updated by every thread with atomic operations. */
+/* A name's statistics on one thread, written by that thread alone (no atomic operation,
+   no cache line shared between threads); the rows add up every thread's. */
 struct stat {
 	uint64_t ranges, total_ns, min_ns, max_ns, marks;
 };
@@ -37,6 +38,7 @@ struct nthread {
 	struct cua_live_slot *live_of; /* that slot (the thread may get another one later) */
 	struct cua_live_nvtx *live;
 	struct frame stack[CUA_NVTX_DEPTH];
+	struct stat stats[CUA_NVTX_NAMES + 1]; /* [0]: "(other names)"; pages touched as used */
 };
 struct started {
 	uint64_t id; /* 0: free */
@@ -51,7 +53,6 @@ static char capture_name[CUA_NVTX_NAME_BYTES], capture_domain[CUA_NVTX_NAME_BYTE
 static uint32_t capture_name_id, capture_domain_id;
 
 static struct name *names;   /* CUA_NVTX_NAMES */
-static struct stat *stats;   /* CUA_NVTX_NAMES + 1: [0] is "(other names)" */
 static struct started *open_ranges; /* CUA_NVTX_STARTED */
 static struct cua_tslot *threads;
 static uint64_t stats_pid;   /* the process the statistics belong to */
@@ -70,7 +71,9 @@ static void count(uint64_t *c)
    parent had counted (names stay: ids in the child's open stacks still mean them). */
 static CUA_COLD void new_process(uint64_t pid)
 {
-	memset(stats, 0, (CUA_NVTX_NAMES + 1) * sizeof(*stats));
+	/* The records copied from the parent: only the forking thread runs in the child. */
+	for (struct cua_tslot *r = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); r; r = r->next)
+		memset(((struct nthread *)r)->stats, 0, sizeof(((struct nthread *)r)->stats));
 	memset(&drops, 0, sizeof(drops));
 	__atomic_store_n(&stats_pid, pid, __ATOMIC_RELEASE);
 }
@@ -83,13 +86,38 @@ static inline void check_process(void)
 		new_process(pid);
 }
 
+/* Eight bytes a step: names from emit_nvtx() run to 100 bytes, and a byte-at-a-time hash
+   of one cost more than the rest of the push. */
 static uint32_t hash_of(const char *s, size_t n)
 {
-	uint32_t h = 2166136261u;
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	size_t i = 0;
 
-	for (size_t i = 0; i < n; i++)
-		h = (h ^ (unsigned char)s[i]) * 16777619u;
-	return h;
+	for (; i + 8 <= n; i += 8) {
+		__builtin_memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	/* The last 0 to 7 bytes in at most three loads, none past the name. */
+	w = 0;
+	if (n - i >= 4) {
+		uint32_t v;
+
+		__builtin_memcpy(&v, s + i, 4);
+		w = v;
+		i += 4;
+	}
+	if (n - i >= 2) {
+		uint16_t v;
+
+		__builtin_memcpy(&v, s + i, 2);
+		w = w << 16 | v;
+		i += 2;
+	}
+	if (n - i)
+		w = w << 8 | (unsigned char)s[i];
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return (uint32_t)(h ^ h >> 32);
 }
 
 /* A full table must not make every new name walk all of it: a name that finds no place in
@@ -154,25 +182,6 @@ static struct nthread *thread_record(void)
 	return t;
 }
 
-static void max_into(uint64_t *at, uint64_t v)
-{
-	uint64_t old = __atomic_load_n(at, __ATOMIC_RELAXED);
-
-	while (v > old && !__atomic_compare_exchange_n(at, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
-/* min_ns holds the minimum plus one, so that 0 means none yet. */
-static void min_into(uint64_t *at, uint64_t v)
-{
-	uint64_t old = __atomic_load_n(at, __ATOMIC_RELAXED);
-
-	v++;
-	while ((old == 0 || v < old) &&
-	       !__atomic_compare_exchange_n(at, &old, v, 1, __ATOMIC_RELAXED, __ATOMIC_RELAXED))
-		;
-}
-
 static cua_nvtx_sink trace_sink;
 
 void cua_nvtx_set_trace(cua_nvtx_sink sink)
@@ -187,9 +196,10 @@ static const char *domain_text(uint32_t id)
 	return id ? names[id - 1].text : "";
 }
 
-static void ended(uint32_t name, uint32_t domain, uint64_t t0, uint64_t t1, int level)
+static void ended(struct nthread *t, uint32_t name, uint32_t domain, uint64_t t0, uint64_t t1,
+		  int level)
 {
-	struct stat *s = &stats[name];
+	struct stat *s = &t->stats[name];
 	uint64_t ns = t1 - t0;
 
 	if (trace_sink)
@@ -198,10 +208,13 @@ static void ended(uint32_t name, uint32_t domain, uint64_t t0, uint64_t t1, int 
 	/* The first domain a name is seen in is the one its row shows. */
 	if (name && !names[name - 1].domain && domain)
 		names[name - 1].domain = domain;
-	__atomic_fetch_add(&s->ranges, 1, __ATOMIC_RELAXED);
-	__atomic_fetch_add(&s->total_ns, ns, __ATOMIC_RELAXED);
-	min_into(&s->min_ns, ns);
-	max_into(&s->max_ns, ns);
+	s->ranges++;
+	s->total_ns += ns;
+	/* min_ns holds the minimum plus one, so that 0 means none yet. */
+	if (!s->min_ns || ns + 1 < s->min_ns)
+		s->min_ns = ns + 1;
+	if (ns > s->max_ns)
+		s->max_ns = ns;
 }
 
 /* ---- the live view: the thread's open ranges in its slot (cua_live_nvtx) ---- */
@@ -364,9 +377,12 @@ static int bridge_pop(uint32_t domain)
 		for (int k = (int)t->depth - 1; k >= 0; k--) {
 			if (t->stack[k].domain != domain)
 				continue;
-			ended(t->stack[k].name, domain, t->stack[k].t0, now, k);
+			ended(t, t->stack[k].name, domain, t->stack[k].t0, now, k);
 			t->capturing -= t->stack[k].captures;
-			memmove(&t->stack[k], &t->stack[k + 1], (t->depth - 1 - (unsigned)k) * sizeof(t->stack[0]));
+			/* Mostly the top one: nothing to move. */
+			if ((unsigned)k + 1 < t->depth)
+				memmove(&t->stack[k], &t->stack[k + 1],
+					(t->depth - 1 - (unsigned)k) * sizeof(t->stack[0]));
 			t->depth--;
 			level = k;
 			live_popped(t, (unsigned)k);
@@ -413,8 +429,14 @@ static void bridge_end(uint64_t id)
 {
 	uint32_t i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & (CUA_NVTX_STARTED - 1);
 	uint64_t now = cua_clock_ns();
+	struct nthread *t;
 
 	check_process();
+	t = thread_record();
+	if (!t || t->busy) {
+		count(&drops.reentered);
+		return;
+	}
 	for (unsigned p = 0; id && id != ~0ull && p < STARTED_PROBES; p++, i = (i + 1) & (CUA_NVTX_STARTED - 1)) {
 		struct started *s = &open_ranges[i];
 		uint64_t want = id;
@@ -426,7 +448,11 @@ static void bridge_end(uint64_t id)
 		/* Two ends of one id: only one takes it. */
 		if (!__atomic_compare_exchange_n(&s->id, &want, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
 			continue;
-		ended(copy.name, copy.domain, copy.t0, now, -1);
+		t->busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ended(t, copy.name, copy.domain, copy.t0, now, -1);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->busy = 0;
 		return;
 	}
 	count(&drops.unbalanced);
@@ -434,10 +460,17 @@ static void bridge_end(uint64_t id)
 
 static void bridge_mark(uint32_t name, uint32_t domain)
 {
+	struct nthread *t;
+
 	check_process();
+	t = thread_record();
+	if (!t || t->busy) {
+		count(&drops.reentered);
+		return;
+	}
 	if (name && !names[name - 1].domain && domain)
 		names[name - 1].domain = domain;
-	count(&stats[name].marks);
+	t->stats[name].marks++;
 	if (trace_sink) {
 		uint64_t now = cua_clock_ns();
 
@@ -491,9 +524,8 @@ int cua_nvtx_connect(struct link_map *map)
 		return 0;
 	if (!names) {
 		names = map_zeroed(CUA_NVTX_NAMES * sizeof(*names));
-		stats = map_zeroed((CUA_NVTX_NAMES + 1) * sizeof(*stats));
 		open_ranges = map_zeroed(CUA_NVTX_STARTED * sizeof(*open_ranges));
-		if (!names || !stats || !open_ranges)
+		if (!names || !open_ranges)
 			return 0; /* the library then only forwards */
 		stats_pid = cua_process_id();
 		if (capture_on) {
@@ -501,6 +533,9 @@ int cua_nvtx_connect(struct link_map *map)
 			capture_domain_id = capture_domain[0] ? bridge_name(capture_domain, strlen(capture_domain)) : 0;
 		}
 	}
+	/* Ranges are timed with the TSC, as calls are: a program that calls NVTX before it loads
+	   CUDA (or never does) would read the clock with clock_gettime twice a pair. */
+	cua_clock_calibrate();
 	/* Its .bss, before relocation and before its code runs: nothing else writes it. */
 	*(const struct cua_nvtx_bridge **)slot = &bridge;
 	__atomic_store_n(&connected, 1, __ATOMIC_RELEASE);
@@ -574,6 +609,7 @@ static int by_name(const void *a, const void *b)
 struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *out)
 {
 	struct cua_nvtx_row *rows;
+	struct stat *sum;
 	unsigned k = 0, m = 0;
 
 	*n = 0;
@@ -582,10 +618,35 @@ struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *out)
 		return NULL;
 	*out = drops;
 	rows = map_zeroed((CUA_NVTX_NAMES + 1) * sizeof(*rows));
-	if (!rows)
+	sum = map_zeroed((CUA_NVTX_NAMES + 1) * sizeof(*sum));
+	if (!rows || !sum) {
+		cua_nvtx_rows_free(rows, 0);
+		if (sum)
+			munmap(sum, (CUA_NVTX_NAMES + 1) * sizeof(*sum));
 		return NULL;
+	}
+	/* Every thread's, ended ones' included (their records stay, or a new thread took them
+	   over with their counts). */
+	for (struct cua_tslot *r = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); r; r = r->next) {
+		const struct stat *ts = ((const struct nthread *)r)->stats;
+
+		for (uint32_t id = 0; id <= CUA_NVTX_NAMES; id++) {
+			const struct stat *x = &ts[id];
+			struct stat *y = &sum[id];
+
+			if (!x->ranges && !x->marks)
+				continue;
+			y->ranges += x->ranges;
+			y->total_ns += x->total_ns;
+			y->marks += x->marks;
+			if (x->min_ns && (!y->min_ns || x->min_ns < y->min_ns))
+				y->min_ns = x->min_ns;
+			if (x->max_ns > y->max_ns)
+				y->max_ns = x->max_ns;
+		}
+	}
 	for (uint32_t id = 0; id <= CUA_NVTX_NAMES; id++) {
-		const struct stat *s = &stats[id];
+		const struct stat *s = &sum[id];
 
 		if (!s->ranges && !s->marks)
 			continue;
@@ -600,6 +661,7 @@ struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *out)
 		rows[k].marks = s->marks;
 		k++;
 	}
+	munmap(sum, (CUA_NVTX_NAMES + 1) * sizeof(*sum));
 	/* A name interned twice (two threads at once) is one row. */
 	qsort(rows, k, sizeof(*rows), by_name);
 	for (unsigned i = 0; i < k; i++) {
