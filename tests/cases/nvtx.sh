@@ -200,6 +200,21 @@ nvtx_open_ranges_of_a_hung_thread_show_in_ps)
   wait $pid; rc=$?
   [ $rc = 0 ] && grep -q done out.txt && pass "the program ends normally" || fail "status $rc: $(cat err.txt)"
   ;;
+nvtx_ranges_of_a_killed_process_are_in_its_raw_trace)
+  BLOCK="$dir/block"; touch "$BLOCK"
+  : >out.txt
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" CUAUDIT_FLUSH_INTERVAL=1 \
+    MOCK_BLOCK_FILE="$BLOCK" NVTX_INJECTION64_PATH="$NVTXLIB" "$PROG" hang >out.txt 2>err.txt &
+  pid=$!
+  for _ in $(seq 500); do grep -q blocking out.txt && break; sleep 0.02; done
+  sleep 0.2
+  kill -KILL $pid; wait $pid 2>/dev/null
+  raw=$(ls t.json.$pid.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] || fail "no raw file: $(ls)"
+  "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 || fail "cuaudit trace: $(cat conv.txt)"
+  n=$("$PYTHON" -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "nvtx" and e["name"] == "warm-up" and e["ph"] == "X"))' k.json 2>&1)
+  [ "$n" = 2 ] && pass "the killed process's ended ranges are in its converted trace" || fail "warm-up ranges: $n"
+  ;;
 *)
   fail "unknown case $name"
   ;;
