@@ -87,8 +87,9 @@ static const struct var_row rows[] = {
 	  "a Prometheus text file of live metrics" },
 	{ "metrics-labels", 0, "CUAUDIT_METRICS_LABELS", "LABELS", VAL_PLAIN, NULL,
 	  "extra metric labels, NAME=VALUE,..." },
-	{ "capture", 0, "CUAUDIT_CAPTURE", "all|profiler-api|ctl", VAL_PLAIN, NULL,
-	  "trace every call, only between cudaProfilerStart and Stop, or as `cuaudit ctl` says" },
+	{ "capture", 0, "CUAUDIT_CAPTURE", "all|profiler-api|ctl|nvtx:NAME[@DOMAIN]", VAL_PLAIN, NULL,
+	  "trace every call, only between cudaProfilerStart and Stop, as `cuaudit ctl` says,\n"
+	  "        or a thread's calls inside an NVTX range of that name (the verbose log too)" },
 	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "on|off", VAL_PLAIN, NULL,
 	  "patch a runtime linked into the program (or 1/0, yes/no, true/false)" },
 	{ "demangle", 0, "CUAUDIT_DEMANGLE", "on|off", VAL_PLAIN, NULL,
