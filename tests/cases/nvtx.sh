@@ -87,7 +87,11 @@ nvtx_unbalanced_deep_many_names_across_threads_and_fork_are_counted_not_in_the_w
   same_results
   parent=$(ls s.*.json | head -2)
   [ "$(ls s.*.json | wc -l)" = 2 ] || fail "expected two summaries (parent, child): $(ls)"
-  for f in s.*.json; do rows "$f" >"rows.$f.txt"; done
+  for f in s.*.json; do rows "$f" >"rows.$f.txt"; "$PYTHON" "$CHECK_JSON" summary "$f" >/dev/null 2>&1 || fail "$f breaks the schema"; done
+  # The text table shows no control character of the program's name.
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY=stderr CUAUDIT_LOG=warn audited "$PROG" hostile
+  grep -qF 'bad "name\' audited.err && ! grep -q $'\x01' audited.err && pass "the text table escapes the bad name" ||
+    fail "bad name in the text table: $(grep -a 'bad' audited.err | od -c | head -3)"
   p=$(grep -l '^deep|' rows.s.*.txt); c=$(grep -L '^deep|' rows.s.*.txt)
   [ -n "$p" ] && [ -n "$c" ] || fail "no parent or child summary"
   "$PYTHON" - "$p" "$c" <<'PY' && pass "counts exact, drops counted, memory bounded" || fail "hostile counts"
@@ -111,7 +115,8 @@ def check(what, got, want):
 check("deep ranges (the first 64 levels)", rows.get("deep|"), 64)
 check("pushes past the depth", d["depth"], 136)
 check("unbalanced pops and ends", d["unbalanced"], 3)
-check("every range counted once", sum(rows.values()), 64 + 100000 + 3)
+check("every range counted once", sum(rows.values()), 64 + 100000 + 1 + 3)
+check("a name that is no UTF-8 kept, made valid", rows.get("\ufffd\x01bad \"name\\|"), 1)
 check("dropped names at least", d["names"] >= 100000 - 4096, True)
 check("rows bounded", len(rows) <= 4097, True)
 check("other names = dropped + the NULL name", rows.get("(other names)|"), d["names"] + 1)

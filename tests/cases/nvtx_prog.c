@@ -88,6 +88,9 @@ static int hostile(void)
 		nvtxRangePushA("deep");
 	for (int i = 0; i < 200; i++)
 		nvtxRangePop();
+	/* A name that is no UTF-8, with a control character, a quote and a backslash. */
+	nvtxRangePushA("\xff\x01" "bad \"name\\");
+	nvtxRangePop();
 	for (int i = 0; i < 100000; i++) {
 		snprintf(name, sizeof(name), "name %d", i);
 		nvtxRangePushA(name);
