@@ -560,30 +560,6 @@ int cua_nvtx_capturing(void)
 	return t && t->capturing;
 }
 
-size_t cua_nvtx_open_path(char *buf, size_t size)
-{
-	struct nthread *t = me;
-	size_t n = 0;
-
-	if (!size)
-		return 0;
-	for (unsigned k = 0; t && k < t->depth && k < CUA_NVTX_DEPTH; k++) {
-		const char *s = t->stack[k].name ? names[t->stack[k].name - 1].text : "?";
-		size_t len = strlen(s);
-
-		if (k && n + 3 < size) {
-			memcpy(buf + n, " > ", 3);
-			n += 3;
-		}
-		if (len > size - 1 - n)
-			len = size - 1 - n;
-		memcpy(buf + n, s, len);
-		n += len;
-	}
-	buf[n] = 0;
-	return n;
-}
-
 static const char *name_text(uint32_t id)
 {
 	return id ? names[id - 1].text : "(other names)";

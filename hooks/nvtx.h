@@ -49,9 +49,6 @@ struct cua_nvtx_drops {
 struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *drops);
 void cua_nvtx_rows_free(struct cua_nvtx_row *rows, unsigned n);
 
-/* The open ranges of the calling thread, outermost first, as "a > b > c", into buf (NUL
-   terminated, cut to fit). Returns the length. */
-size_t cua_nvtx_open_path(char *buf, size_t size);
 
 /* Where an ended range goes besides the statistics (level: its nesting level; -1 for a
    start/end range; -2 for a mark, t0 == t1): the
