@@ -13,6 +13,7 @@
 #include "gotfix.h"
 #include "livefmt.h"
 #include "log.h"
+#include "nvtx.h"
 #include "index.h"
 #include "procaddress.h"
 #include "symtab.h"
@@ -96,6 +97,9 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 
 	if ((*cookie = cua_exec_open_libc(map, lmid)) != 0)
 		return LA_FLG_BINDTO;
+	/* cuaudit's NVTX injection library: handed the bridge, and nothing of it is audited. */
+	if (cua_cfg.nvtx && cua_nvtx_connect(map))
+		return 0;
 	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
 	   functions, and an object that names none of ours cannot bind to a wrapper. */
 	imports = cua_symtab_imports(map, import_kind, all) & all;

@@ -10,6 +10,7 @@
 #include "audit.h"
 #include "config.h"
 #include "configs.h"
+#include "nvtx.h"
 #include "environment.h"
 #include "gpu.h"
 #include "cua_version.h"
@@ -46,6 +47,8 @@ static void start_hooks(void)
 	/* Hooks that may skip a call first; observers after, so they see the outcome. */
 	cua_memlimit_init(&cua_cfg, &hook_cfg.memlimit);
 	cua_fault_init(&hook_cfg.fault);
+	if (cua_cfg.capture == CUA_CAPTURE_NVTX)
+		cua_nvtx_capture(cua_cfg.capture_nvtx, cua_cfg.capture_nvtx_domain);
 	cua_gpu_init(&hook_cfg.gpu);
 	cua_summary_init(&cua_cfg, &hook_cfg.summary, &hook_cfg.metrics);
 	cua_trace_init(&cua_cfg, &hook_cfg.trace);

@@ -89,8 +89,9 @@ static const struct var_row rows[] = {
 	  "a Prometheus text file of live metrics" },
 	{ "metrics-labels", 0, "CUAUDIT_METRICS_LABELS", "LABELS", VAL_PLAIN, NULL,
 	  "extra metric labels, NAME=VALUE,..." },
-	{ "capture", 0, "CUAUDIT_CAPTURE", "all|profiler-api|ctl", VAL_PLAIN, NULL,
-	  "trace every call, only between cudaProfilerStart and Stop, or as `cuaudit ctl` says" },
+	{ "capture", 0, "CUAUDIT_CAPTURE", "all|profiler-api|ctl|nvtx:NAME[@DOMAIN]", VAL_PLAIN, NULL,
+	  "trace every call, only between cudaProfilerStart and Stop, as `cuaudit ctl` says,\n"
+	  "        or a thread's calls inside an NVTX range of that name (the verbose log too)" },
 	{ "static-runtime", 0, "CUAUDIT_STATIC_RUNTIME", "on|off", VAL_PLAIN, NULL,
 	  "patch a runtime linked into the program (or 1/0, yes/no, true/false)" },
 	{ "demangle", 0, "CUAUDIT_DEMANGLE", "on|off", VAL_PLAIN, NULL,
@@ -103,6 +104,8 @@ static const struct var_row rows[] = {
 	  "last calls each thread keeps in the live view (64)" },
 	{ "live-dir", 0, "CUAUDIT_LIVE_DIR", "DIR", VAL_DIR, NULL,
 	  "the directory of the live view's files (/tmp/cuaudit-UID)" },
+	{ "nvtx", 0, "CUAUDIT_NVTX", "on|off", VAL_PLAIN, NULL,
+	  "keep the program's NVTX ranges (sets NVTX_INJECTION64_PATH, chaining a tool set there)" },
 	{ "gpu-time", 0, "CUAUDIT_GPU_TIME", "on|off|N", VAL_PLAIN, NULL,
 	  "time kernels, copies and memsets on the GPU (every call, or 1 in N)" },
 };
@@ -223,6 +226,33 @@ static int set_ld_audit(const char *module)
 	}
 	free(copy);
 	return setenv("LD_AUDIT", list, 1);
+}
+
+/* NVTX_INJECTION64_PATH: the injection library beside the module, when NVTX is on. A tool
+   it named before (Nsight Systems) is loaded by ours and receives every call too
+   (CUAUDIT_NVTX_CHAIN). Off: a path of ours is taken back, a chained tool's restored. */
+static int set_nvtx(const char *module, int on)
+{
+	const char *old = getenv("NVTX_INJECTION64_PATH"), *chain = getenv("CUAUDIT_NVTX_CHAIN");
+	char lib[PATH_MAX + 32], real[PATH_MAX];
+	const char *slash = strrchr(module, '/');
+	int ours;
+
+	snprintf(lib, sizeof(lib), "%.*s/libcuaudit-nvtx.so", (int)(slash ? slash - module : 0), module);
+	ours = old && (strcmp(old, lib) == 0 || (realpath(old, real) && strcmp(real, lib) == 0));
+	if (!on) {
+		if (ours && chain && *chain)
+			return setenv("NVTX_INJECTION64_PATH", chain, 1);
+		return ours ? unsetenv("NVTX_INJECTION64_PATH") : 0;
+	}
+	if (access(lib, R_OK) != 0) {
+		fprintf(stderr, "cuaudit run: warning: --nvtx: %s is missing; NVTX ranges are not "
+				"kept\n", lib);
+		return 0;
+	}
+	if (old && *old && !ours && setenv("CUAUDIT_NVTX_CHAIN", old, 1) != 0)
+		return -1;
+	return setenv("NVTX_INJECTION64_PATH", lib, 1);
 }
 
 /* ---------------------------------------------------------------- values */
@@ -654,7 +684,7 @@ static int run_main(int argc, char **argv)
 				"path)\n");
 		return 1;
 	}
-	if (set_ld_audit(module) != 0)
+	if (set_ld_audit(module) != 0 || set_nvtx(module, cfg.nvtx) != 0)
 		return 1;
 	if (counter_fd >= 0)
 		return run_child(argv + optind, counter_fd, error_exitcode);

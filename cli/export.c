@@ -40,7 +40,7 @@ struct table_def {
 	sizeof((const struct column[]){ __VA_ARGS__ }) / sizeof(struct column)
 
 enum { T_META, T_PROCESSES, T_THREADS, T_APIS, T_KERNELS, T_CALLS, T_GPU_ACTIVITY, T_GPU_KERNELS,
-       T_GPU_MEM, T_COUNT };
+       T_GPU_MEM, T_NVTX, T_COUNT };
 static const struct table_def tables[T_COUNT] = {
 	{ "meta", COLS({ "key", C_TEXT }, { "value", C_TEXT }) },
 	{ "processes", COLS({ "id", C_INT }, { "pid", C_INT }, { "host", C_TEXT },
@@ -91,6 +91,12 @@ static const struct table_def tables[T_COUNT] = {
 			      { "avg_min_ns", C_INT }, { "avg_max_ns", C_INT },
 			      { "shortest_min_ns", C_INT }, { "shortest_max_ns", C_INT },
 			      { "longest_min_ns", C_INT }, { "longest_max_ns", C_INT }) },
+	/* The program's NVTX push/pop ranges from a trace: a call lies inside a range when
+	   pid and tid match and start_ns <= calls.start_ns, calls.start_ns + duration_ns <=
+	   start_ns + duration_ns (docs/export.md). */
+	{ "nvtx", COLS({ "process_id", C_INT }, { "pid", C_INT }, { "tid", C_INT },
+		       { "name", C_TEXT }, { "domain", C_TEXT }, { "level", C_INT },
+		       { "start_ns", C_INT }, { "duration_ns", C_INT }) },
 };
 
 /* One value of a row: NULL, a number or a text (not owned). */
@@ -260,7 +266,8 @@ static int sqlite_close(struct sink *k)
 			"CREATE INDEX calls_by_name ON calls (name);"
 			"CREATE INDEX calls_by_correlation ON calls (pid, correlation_id);"
 			"CREATE INDEX gpu_activity_by_correlation ON gpu_activity (pid, correlation_id);"
-			"CREATE INDEX apis_by_name ON apis (name); COMMIT") != 0)
+			"CREATE INDEX apis_by_name ON apis (name);"
+			"CREATE INDEX nvtx_by_thread ON nvtx (pid, tid, start_ns); COMMIT") != 0)
 		rc = -1;
 	if (sqlite3_close(k->db) != SQLITE_OK)
 		rc = -1;
@@ -828,6 +835,18 @@ static void trace_event(struct sink *k, const struct json *e, const char *file)
 		gpu_event(k, e, name, pid, file);
 		return;
 	}
+	if (strcmp(str_of(json_get(e, "cat")) ? str_of(json_get(e, "cat")) : "", "nvtx") == 0) {
+		const struct json *level = json_get(args, "level");
+		struct value v[8] = {
+			V_INT(process_id(k, pid, NULL, NULL, file)), V_INT(pid), V_INT(tid), V_TEXT(name),
+			V_TEXT(str_of(json_get(args, "domain"))),
+			level && level->integral ? V_INT(level->integer) : V_NULL,
+			V_INT(ns_of(json_get(e, "ts"))), V_INT(ns_of(json_get(e, "dur"))),
+		};
+
+		put_row(k, T_NVTX, v);
+		return;
+	}
 	{
 		const struct json *corr = json_get(args, "correlation_id");
 		long long ts = ns_of(json_get(e, "ts")), dur = ns_of(json_get(e, "dur"));
@@ -1065,7 +1084,7 @@ static void usage(FILE *f)
 	      "Writes the summaries (SUMMARY.json) and traces (TRACE.json, or the raw file\n"
 	      "TRACE.PID.NONCE.raw of a process that ended without exit()) of any number of\n"
 	      "processes as tables: processes, threads, apis, kernels, calls, gpu_activity,\n"
-	      "gpu_kernels, gpu_mem and meta (docs/export.md). '-' reads standard input.\n"
+	      "gpu_kernels, gpu_mem, nvtx and meta (docs/export.md). '-' reads standard input.\n"
 	      "\n"
 	      "  -T, --type sqlite|csv|jsonl\n"
 	      "        an SQLite database (the default), a folder of CSV files (one per table),\n"

@@ -378,6 +378,28 @@ static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
 	return n;
 }
 
+/* The thread's open NVTX ranges ("step 7 > forward"), read whole, into out; "" when none
+   or when they kept changing while read. */
+static const char *nvtx_path(const struct region *r, struct cua_live_slot *s, char *out, size_t cap)
+{
+	struct cua_live_nvtx nv;
+	size_t n;
+
+	out[0] = '\0';
+	if (!stable(r, cua_live_nvtx(s, r->head.ncalls, r->head.nids), sizeof(nv), &nv, &flight_rereads))
+		return out;
+	n = nv.len < CUA_LIVE_NVTX_PATH ? nv.len : CUA_LIVE_NVTX_PATH;
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, nv.path, n);
+	out[n] = '\0';
+	/* The program's bytes, shown on a terminal: no control characters. */
+	for (size_t i = 0; i < n; i++)
+		if ((unsigned char)out[i] < 0x20 || out[i] == 0x7f)
+			out[i] = '?';
+	return out;
+}
+
 /* The record of call 'at' of slot s, read whole, if it holds that call ended (not an older
    call, a newer one, or one still in flight: livefmt.h). The history walks back from the
    slot's count over up to twice the ring: an INDEX passed over (its record was in flight)
@@ -854,7 +876,7 @@ static int ps_one(struct region *r, void *vctx)
 
 static void print_thread(const struct region *r, struct cua_live_slot *s, unsigned last)
 {
-	char nb[32], args[2048], res[128];
+	char nb[32], args[2048], res[128], path[CUA_LIVE_NVTX_PATH + 1];
 	const struct cua_live_call *f;
 	unsigned nf;
 	uint64_t done;
@@ -863,6 +885,10 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 
 	printf("thread %u%s\n", s->tid, alive ? "" : " (ended)");
 	nf = in_flight(r, s, &f);
+	/* The program's own phases around the call in flight (NVTX ranges, outermost first). */
+	if (nvtx_path(r, s, path, sizeof(path))[0])
+		printf("  in ranges: %s%s%s\n", path, nf ? " > " : "",
+		       nf ? name_of(r, f[0].id, nb, sizeof(nb)) : "");
 	for (unsigned d = 0; d < nf; d++) {
 		any = 1;
 		format_args(r, &f[d], args, sizeof(args));
@@ -918,7 +944,7 @@ static void json_str(const char *s)
 
 static void print_json(const struct region *r, unsigned last)
 {
-	char nb[32], args[2048], res[128];
+	char nb[32], args[2048], res[128], path[CUA_LIVE_NVTX_PATH + 1];
 	const struct cua_live_call *f;
 	unsigned nf;
 	const char *sep = "";
@@ -941,8 +967,10 @@ static void print_json(const struct region *r, unsigned last)
 			continue;
 		/* ended: the thread is gone from a running process; its calls in flight were
 		   left so (not counted in the process's list or in top). */
-		printf("%s{\"tid\":%u,\"ended\":%s,\"in_flight\":[", sep, s->tid,
+		printf("%s{\"tid\":%u,\"ended\":%s,\"nvtx\":", sep, s->tid,
 		       slot_alive(r, s) ? "false" : "true");
+		json_str(nvtx_path(r, s, path, sizeof(path)));
+		printf(",\"in_flight\":[");
 		sep = ",";
 		nf = in_flight(r, s, &f);
 		for (unsigned d = 0; d < nf; d++) {

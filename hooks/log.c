@@ -6,6 +6,7 @@
 #include "dispatch.h"
 #include "hooks.h"
 #include "log.h"
+#include "nvtx.h"
 #include "out.h"
 #include "process.h"
 #include "table.h"
@@ -13,6 +14,7 @@
 /* This hook's slice of the configuration: CUAUDIT_LOG=errors. */
 static int errors_only;
 static int on_demand;
+static int nvtx_capture;
 
 static int is_error(const struct cuaudit_call *c)
 {
@@ -32,6 +34,9 @@ static void log_exit(const struct cuaudit_call *c, void *ctx)
 	/* CUAUDIT_CAPTURE=ctl: only while `cuaudit ctl PID log start` has it on. */
 	if (CUA_UNLIKELY(on_demand) && !(cua_live_ctl() & CUA_LIVE_CTL_LOG))
 		return;
+	/* CUAUDIT_CAPTURE=nvtx:NAME: inside that range on this thread. */
+	if (CUA_UNLIKELY(nvtx_capture) && !cua_nvtx_capturing())
+		return;
 	clock_gettime(CLOCK_REALTIME, &ts);
 	size_t n = cua_callfmt_call(line, sizeof(line), c, cua_process_id(),
 				       (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec);
@@ -47,6 +52,7 @@ void cua_log_init(const struct cua_config *all)
 
 	errors_only = all->log_errors;
 	on_demand = all->capture == CUA_CAPTURE_CTL;
+	nvtx_capture = all->capture == CUA_CAPTURE_NVTX;
 	if (cua_log_on(CUA_LOG_VERBOSE) || errors_only)
 		cua_dispatch_subscribe(&sub);
 }

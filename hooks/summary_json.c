@@ -2,6 +2,7 @@
 /* hooks/summary_json.c: renders the summary's row model as JSON (schema cuaudit-summary/1). */
 #include <string.h>
 #include "gpu_render.h"
+#include "nvtx_render.h"
 #include "fmt.h"
 #include "kernelnames.h"
 #include "libs.h"
@@ -167,6 +168,7 @@ void cua_summary_json_write(struct cua_writer *w, const struct cua_summary_model
 	write_entry_objects(w, m);
 	write_kernels(w, m);
 	cua_gpu_write_json(w);
+	cua_nvtx_write_json(w);
 	cua_buf_str(cua_writer_room(w, 8), "}\n");
 }
 

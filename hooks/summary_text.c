@@ -2,6 +2,7 @@
 /* hooks/summary_text.c: renders the summary's row model as the text table. */
 #include <string.h>
 #include "gpu_render.h"
+#include "nvtx_render.h"
 #include "fmt.h"
 #include "kernelnames.h"
 #include "provenance.h"
@@ -155,5 +156,6 @@ void cua_summary_text_write(struct cua_writer *w, const struct cua_summary_model
 	write_entry_objects(w, m);
 	write_kernels(w, m);
 	cua_gpu_write_text(w);
+	cua_nvtx_write_text(w);
 }
 

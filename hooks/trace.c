@@ -20,6 +20,7 @@
 #include "roles.h"
 #include "callfmt.h"
 #include "log.h"
+#include "nvtx.h"
 #include "fd.h"
 #include "out.h"
 #include "process.h"
@@ -455,6 +456,9 @@ static int captured(unsigned id)
 {
 	int in_range;
 
+	/* CUAUDIT_CAPTURE=nvtx:NAME: inside that range on this thread. */
+	if (cfg.capture == CUA_CAPTURE_NVTX)
+		return cua_nvtx_capturing();
 	/* `cuaudit ctl PID trace start|stop`: one load of the region's control word. */
 	if (cfg.capture == CUA_CAPTURE_CTL)
 		return (cua_live_ctl() & CUA_LIVE_CTL_TRACE) != 0;
@@ -643,6 +647,53 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (CUA_LIKELY(l < CUA_LEVELS))
 		trace_append(c, l);
+	else
+		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	updating = l;
+}
+
+/* An NVTX range ended on this thread (hooks/nvtx.c): one record on the thread's track. */
+static void nvtx_append(uint64_t t0, uint64_t t1, int level, const char *name, const char *domain,
+			unsigned l)
+{
+	struct tbuf *t = thread_buffer(l);
+	size_t nlen = string_len(name), dlen = string_len(domain);
+	size_t need = round8(sizeof(struct cua_trace_rec) + 2 + nlen + dlen), at;
+	struct cua_trace_rec *r;
+	char *p;
+
+	if (!t || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE)
+		return;
+	if (t->committed + need > TBUF_SIZE && flush_own(t) != 0)
+		return;
+	at = t->committed;
+	r = (struct cua_trace_rec *)(t->data + at);
+	memset(r, 0, need);
+	r->size = (uint16_t)need;
+	r->id = CUA_TRACE_NVTX_ID;
+	r->depth = (uint16_t)(level + CUA_TRACE_NVTX_LEVEL0);
+	r->tid = (uint32_t)cua_thread_id_fast();
+	r->t_enter = t0;
+	r->t_exit = t1;
+	p = (char *)(r + 1);
+	*p++ = (char)nlen;
+	memcpy(p, name, nlen);
+	p += nlen;
+	*p++ = (char)dlen;
+	memcpy(p, domain, dlen);
+	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+	if (CUA_UNLIKELY(t1 >= t->flush_at))
+		flush_own(t);
+}
+
+static void trace_nvtx(uint64_t t0, uint64_t t1, int level, const char *name, const char *domain)
+{
+	unsigned l = updating++;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (CUA_LIKELY(l < CUA_LEVELS))
+		nvtx_append(t0, t1, level, name, domain, l);
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -886,6 +937,7 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 		}
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
 		nonce = cua_clock_slow_ns();
+	cua_nvtx_set_trace(trace_nvtx);
 	/* Once: its raw file is converted and removed at the first finish. */
 	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE | CUA_FINISH_OWN_CALLS);
 	rc = cua_dispatch_subscribe(&sub);

@@ -10,7 +10,7 @@
 #include "fmt.h"
 #include "table.h"
 
-struct cua_config cua_cfg = { .log_level = CUA_LOG_WARN, .demangle = 1 };
+struct cua_config cua_cfg = { .log_level = CUA_LOG_WARN, .demangle = 1, .nvtx = 1 };
 
 static const char *const level_names[] = { "off", "error", "warn", "info", "verbose", "debug" };
 
@@ -487,6 +487,22 @@ void cua_config_load_size(uint64_t *dst, const char *var, cua_getenv_fn get, cua
 				     "That output is not bounded.");
 }
 
+/* NAME[@DOMAIN], the last '@' separating them (as Nsight Systems' NVTX capture): each
+   non-empty and under CUA_CAPTURE_NAME_MAX bytes. */
+static int parse_capture_nvtx(struct cua_config *cfg, const char *v)
+{
+	const char *at = strrchr(v, '@');
+	size_t n = at ? (size_t)(at - v) : strlen(v), d = at ? strlen(at + 1) : 0;
+
+	if (!n || n >= CUA_CAPTURE_NAME_MAX || (at && (!d || d >= CUA_CAPTURE_NAME_MAX)))
+		return -1;
+	memcpy(cfg->capture_nvtx, v, n);
+	cfg->capture_nvtx[n] = '\0';
+	if (at)
+		memcpy(cfg->capture_nvtx_domain, at + 1, d + 1);
+	return 0;
+}
+
 static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v = get("CUAUDIT_FLUSH_INTERVAL");
@@ -504,8 +520,12 @@ static void load_survival(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 			cfg->capture = CUA_CAPTURE_PROFILER_API;
 		else if (cua_config_same_word(v, "ctl"))
 			cfg->capture = CUA_CAPTURE_CTL;
+		else if (strncmp(v, "nvtx:", 5) == 0 && parse_capture_nvtx(cfg, v + 5) == 0)
+			cfg->capture = CUA_CAPTURE_NVTX;
 		else if (!cua_config_same_word(v, "all"))
-			cua_config_bad_value(diag, "CUAUDIT_CAPTURE", v, "all, profiler-api, ctl",
+			cua_config_bad_value(diag, "CUAUDIT_CAPTURE", v,
+					     "all, profiler-api, ctl, nvtx:NAME or nvtx:NAME@DOMAIN "
+					     "(NAME and DOMAIN under 96 bytes)",
 					     "Every call is traced.");
 	}
 }
@@ -559,11 +579,25 @@ static void load_demangle(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn
 				     "Kernel names are demangled.");
 }
 
+/* ---- CUAUDIT_NVTX (the program's NVTX ranges, from the injection library) ---- */
+
+static void load_nvtx(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
+{
+	const char *v = get("CUAUDIT_NVTX");
+
+	if (v && cua_config_parse_static_runtime(v, &cfg->nvtx) != 0) {
+		cfg->nvtx = 1;
+		cua_config_bad_value(diag, "CUAUDIT_NVTX", v, "on or off (1/0, yes/no, true/false)",
+				     "NVTX ranges are kept when the injection library is loaded.");
+	}
+}
+
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure)
 {
 	memset(cfg, 0, sizeof(*cfg));
 	cfg->log_level = CUA_LOG_WARN;
 	cfg->demangle = 1;
+	cfg->nvtx = 1;
 	cfg->secure = secure;
 	load_log(cfg, get, diag);
 	load_substitute(cfg->libcuda, "CUAUDIT_LIBCUDA", get, diag);
@@ -571,6 +605,7 @@ void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag
 	load_session_start(cfg, get, diag);
 	load_static_runtime(cfg, get, diag);
 	load_demangle(cfg, get, diag);
+	load_nvtx(cfg, get, diag);
 	load_filters(cfg, get, diag);
 	load_survival(cfg, get, diag);
 	cua_liveconfig_load(&cfg->live, cfg->capture == CUA_CAPTURE_CTL, get, diag);

@@ -22,6 +22,7 @@ enum cua_level {
 
 #define CUA_PATH_MAX 1024
 #define CUA_MAX_DEVICES 64
+#define CUA_CAPTURE_NAME_MAX 96
 
 struct cua_config {
 	int log_level;               /* enum cua_level */
@@ -36,6 +37,9 @@ struct cua_config {
 	int static_runtime;          /* 0 off (the default), 1 on */
 	/* CUAUDIT_DEMANGLE: kernel names readable (1, the default) or as compiled (0). */
 	int demangle;
+	/* CUAUDIT_NVTX: hand the NVTX injection library the bridge (1, the default) or not (0,
+	   the library then only forwards to a chained tool). */
+	int nvtx;
 	/* What the log and the trace record (readable output). */
 	int log_errors;              /* CUAUDIT_LOG=errors: call lines for failed calls only */
 	int filtered;                /* CUAUDIT_INCLUDE or CUAUDIT_EXCLUDE is in force */
@@ -44,6 +48,9 @@ struct cua_config {
 	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
 	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
 	int capture;                 /* enum cua_capture */
+	/* CUAUDIT_CAPTURE=nvtx:NAME[@DOMAIN]: the range name, and its domain ("" any domain). */
+	char capture_nvtx[CUA_CAPTURE_NAME_MAX];
+	char capture_nvtx_domain[CUA_CAPTURE_NAME_MAX];
 	struct cua_live_config live; /* CUAUDIT_LIVE, CUAUDIT_LIVE_CALLS, CUAUDIT_LIVE_DIR */
 };
 
@@ -51,6 +58,7 @@ enum cua_capture {
 	CUA_CAPTURE_ALL = 0,
 	CUA_CAPTURE_PROFILER_API = 1, /* trace only between cu/cudaProfilerStart and Stop */
 	CUA_CAPTURE_CTL = 2,          /* trace and log only while `cuaudit ctl` switched them on */
+	CUA_CAPTURE_NVTX = 3,         /* trace and log only inside an NVTX range of a name, per thread */
 };
 
 #define CUA_FLUSH_INTERVAL_DEFAULT_NS (30ull * 1000000000ull)

@@ -418,6 +418,15 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 					__atomic_store_n(&r->seq, (seq & ~3u) | CUA_LIVE_GIVEN_UP,
 							 __ATOMIC_RELEASE);
 			}
+			/* The ended owner's open NVTX ranges went with it. */
+			{
+				struct cua_live_nvtx *nv = cua_live_nvtx(s, cfg.ncalls, CUAUDIT_ID_COUNT);
+				uint32_t seq = __atomic_load_n(&nv->seq, __ATOMIC_RELAXED);
+
+				__atomic_store_n(&nv->seq, (seq | 1u) + 2u, __ATOMIC_RELEASE);
+				__atomic_store_n(&nv->len, 0, __ATOMIC_RELEASE);
+				__atomic_store_n(&nv->seq, (seq | 1u) + 3u, __ATOMIC_RELEASE);
+			}
 			for (uint32_t used = __atomic_load_n(&h->slots_used, __ATOMIC_RELAXED);
 			     used < i + 1 && !__atomic_compare_exchange_n(&h->slots_used, &used, i + 1, 1,
 									 __ATOMIC_RELAXED, __ATOMIC_RELAXED);)

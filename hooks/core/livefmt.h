@@ -30,8 +30,9 @@
    nested in it or made by signal handlers follow. The history is read back from slot.done:
    the record at INDEX's position is that call's only if its number is 4 * INDEX + 4. */
 #define CUA_LIVE_MAGIC "cuaudit-live/1\n"
-#define CUA_LIVE_VERSION 5 /* every ended call timed, per-API time sums, kernel names (4: the view alone
-				   left the end untimed; 3: separate flight records and history) */
+#define CUA_LIVE_VERSION 6 /* each slot ends with its thread's open NVTX ranges (5: every ended
+				   call timed, per-API time sums, kernel names; 4: the view alone left
+				   the end untimed; 3: separate flight records and history) */
 #define CUA_LIVE_HEAD_SIZE 4096u
 #define CUA_LIVE_SLOTS 128u      /* threads with a slot at once; later ones are counted */
 #define CUA_LIVE_ARGS 96u        /* bytes of each call's argument struct kept */
@@ -188,10 +189,28 @@ static inline uint32_t *cua_live_errors(struct cua_live_slot *s, uint32_t ncalls
 	return (uint32_t *)(cua_live_times(s, ncalls, nids) + nids);
 }
 
+/* The thread's open NVTX ranges as "a > b > c" (hooks/nvtx.c), after the error counts. The
+   writer makes seq odd, changes the bytes and len, then makes seq even again; a reader keeps
+   a copy whose seq was even and unchanged around it. Cut at CUA_LIVE_NVTX_PATH bytes. */
+#define CUA_LIVE_NVTX_PATH 248u
+struct cua_live_nvtx {
+	uint32_t seq;
+	uint32_t len;
+	char path[CUA_LIVE_NVTX_PATH];
+};
+
+static inline struct cua_live_nvtx *cua_live_nvtx(struct cua_live_slot *s, uint32_t ncalls, uint32_t nids)
+{
+	uintptr_t p = (uintptr_t)(cua_live_errors(s, ncalls, nids) + nids);
+
+	return (struct cua_live_nvtx *)((p + 7) & ~(uintptr_t)7);
+}
+
 static inline uint64_t cua_live_slot_size(uint32_t ncalls, uint32_t nids)
 {
 	uint64_t n = sizeof(struct cua_live_slot) + (uint64_t)ncalls * sizeof(struct cua_live_call) +
-		     (uint64_t)nids * (2 * sizeof(uint64_t) + sizeof(uint32_t));
+		     (uint64_t)nids * (2 * sizeof(uint64_t) + sizeof(uint32_t)) + 8 +
+		     sizeof(struct cua_live_nvtx);
 
 	return (n + 63) & ~(uint64_t)63; /* a cache line each: threads do not share one */
 }

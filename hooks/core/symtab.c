@@ -97,19 +97,20 @@ static uint32_t sysv_hash_of(const char *s)
 	return h;
 }
 
-static int is_defined_function(const struct table *t, uint32_t i, const char *elf_name)
+static int is_defined(const struct table *t, uint32_t i, const char *elf_name, int object)
 {
 	const ElfW(Sym) *s = &t->symtab[i];
 	unsigned type = ELF64_ST_TYPE(s->st_info), bind = ELF64_ST_BIND(s->st_info);
+	int kind = object ? type == STT_OBJECT : (type == STT_FUNC || type == STT_GNU_IFUNC);
 
-	return s->st_shndx != SHN_UNDEF && (type == STT_FUNC || type == STT_GNU_IFUNC) &&
+	return s->st_shndx != SHN_UNDEF && kind &&
 	       (bind == STB_GLOBAL || bind == STB_WEAK) &&
 	       strcmp(t->strtab + s->st_name, elf_name) == 0;
 }
 
 /* The loader's own lookup, through the hash table: objects with 100,000 symbols are common
    and every object is asked at la_objopen. */
-static const ElfW(Sym) *lookup(const struct link_map *map, const char *elf_name)
+static const ElfW(Sym) *lookup_kind(const struct link_map *map, const char *elf_name, int object)
 {
 	struct table t;
 
@@ -126,7 +127,7 @@ static const ElfW(Sym) *lookup(const struct link_map *map, const char *elf_name)
 			return NULL;
 		for (uint32_t i = buckets[hash % nbuckets]; i >= symoffset && i; i++) {
 			if ((chain[i - symoffset] | 1) == (hash | 1) &&
-			    is_defined_function(&t, i, elf_name))
+			    is_defined(&t, i, elf_name, object))
 				return &t.symtab[i];
 			if (chain[i - symoffset] & 1)
 				break;
@@ -139,9 +140,21 @@ static const ElfW(Sym) *lookup(const struct link_map *map, const char *elf_name)
 	if (nbucket == 0)
 		return NULL;
 	for (uint32_t i = bucket[sysv_hash_of(elf_name) % nbucket]; i; i = chain[i])
-		if (is_defined_function(&t, i, elf_name))
+		if (is_defined(&t, i, elf_name, object))
 			return &t.symtab[i];
 	return NULL;
+}
+
+static const ElfW(Sym) *lookup(const struct link_map *map, const char *elf_name)
+{
+	return lookup_kind(map, elf_name, 0);
+}
+
+uintptr_t cua_symtab_object_address(const struct link_map *map, const char *name, size_t size)
+{
+	const ElfW(Sym) *s = lookup_kind(map, name, 1);
+
+	return s && s->st_size == size ? map->l_addr + s->st_value : 0;
 }
 
 int cua_symtab_defines(const struct link_map *map, const char *elf_name)

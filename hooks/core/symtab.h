@@ -4,6 +4,7 @@
 #define CUA_SYMTAB_H
 
 #include <link.h>
+#include <stddef.h>
 #include <stdint.h>
 
 /* A dynamic-section address (d_ptr) as a pointer: glibc relocates d_ptr in place on most
@@ -28,6 +29,10 @@ int cua_symtab_defines(const struct link_map *map, const char *elf_name);
 /* The run-time address of the object's own global or weak STT_FUNC of that name (not an
    IFUNC, whose address is its resolver), or 0. */
 uintptr_t cua_symtab_function_address(const struct link_map *map, const char *elf_name);
+
+/* The run-time address of the object's own global or weak STT_OBJECT of that name and exactly
+   that size, or 0. The address is valid from la_objopen on. */
+uintptr_t cua_symtab_object_address(const struct link_map *map, const char *name, size_t size);
 
 /* The object's program headers: the executable's from the aux vector (dl_iterate_phdr does
    not list it while the loader is still starting it), a shared object's from its ELF header. */

@@ -359,6 +359,60 @@ static void format_special(struct cua_writer *w, const struct cua_trace_rec *r, 
 	}
 }
 
+/* An NVTX range (or mark) on its thread's track: nested X events; a start/end range as an
+   async pair, since it need not nest with the thread's calls. */
+static void format_nvtx(struct cua_writer *w, const struct cua_trace_rec *r, uint64_t pid)
+{
+	const char *name = (const char *)(r + 1) + 1, *domain = name + (unsigned char)name[-1] + 1;
+	size_t nlen = (unsigned char)name[-1], dlen = (unsigned char)domain[-1];
+	struct cua_buf *b = cua_writer_room(w, 4096);
+	int mark = r->depth == 0, async = r->depth == 1;
+
+	for (int half = 0; half < (async ? 2 : 1); half++) {
+		cua_buf_str(b, ",\n{\"name\":\"");
+		cua_buf_json(b, name, nlen);
+		cua_buf_str(b, "\",\"cat\":\"nvtx\",\"ph\":\"");
+		cua_buf_str(b, mark ? "i\",\"s\":\"t" : async ? (half ? "e" : "b") : "X");
+		cua_buf_str(b, "\",\"ts\":");
+		put_us(b, half ? r->t_exit : r->t_enter);
+		if (!mark && !async) {
+			cua_buf_str(b, ",\"dur\":");
+			put_us(b, r->t_exit - r->t_enter);
+		}
+		if (async) {
+			cua_buf_str(b, ",\"id\":\"");
+			cua_buf_hex(b, r->t_enter);
+			cua_buf_char(b, '"');
+		}
+		cua_buf_str(b, ",\"pid\":");
+		cua_buf_u64(b, pid);
+		cua_buf_str(b, ",\"tid\":");
+		cua_buf_u64(b, r->tid);
+		cua_buf_str(b, ",\"args\":{\"domain\":\"");
+		cua_buf_json(b, domain, dlen);
+		if (!mark && !async) {
+			cua_buf_str(b, "\",\"level\":");
+			cua_buf_u64(b, r->depth - CUA_TRACE_NVTX_LEVEL0);
+			cua_buf_str(b, "}}");
+		} else {
+			cua_buf_str(b, "\"}}");
+		}
+	}
+	note_thread(r->tid);
+}
+
+static int valid_nvtx(const struct cua_trace_rec *r)
+{
+	const char *p = (const char *)(r + 1), *end = (const char *)r + r->size;
+
+	for (int i = 0; i < 2; i++) {
+		if (p >= end || (size_t)(end - p) < 1 + (size_t)(unsigned char)p[0])
+			return 0;
+		p += 1 + (unsigned char)p[0];
+	}
+	return r->t_exit >= r->t_enter;
+}
+
 /* A record the reader can walk over: sized within the block. One it can trust (valid): a
    known id, room for its argument struct, and every length and flag inside it in bounds: each string's length byte, each
    out-value its extras bit announces (only for out-parameters, at most CUA_TRACE_MAX_OUTS),
@@ -413,10 +467,14 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 		if (!sized(r, n - done))
 			break;
 		/* A damaged record is left out whole; its neighbours are still good. */
-		if (r->id == CUA_TRACE_ID_NAME || r->id == CUA_TRACE_ID_MARK)
+		if (r->id == CUA_TRACE_ID_NAME || r->id == CUA_TRACE_ID_MARK) {
 			format_special(w, r, pid);
-		else if (valid(r))
+		} else if (r->id == CUA_TRACE_NVTX_ID) {
+			if (valid_nvtx(r))
+				format_nvtx(w, r, pid);
+		} else if (valid(r)) {
 			format_record(w, r, pid);
+		}
 		done += r->size;
 	}
 	return done;

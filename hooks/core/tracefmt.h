@@ -23,6 +23,12 @@ struct cua_trace_rec {
 };
 
 #define CUA_TRACE_KERNEL_BIT (1u << 31)
+/* A record of the program's own NVTX range, not a call: id CUA_TRACE_NVTX_ID, t_enter and
+   t_exit its start and end, depth its nesting level plus CUA_TRACE_NVTX_LEVEL0 (0: a mark,
+   1: a start/end range, which may end on another thread), then the name and the domain,
+   each a length byte and its bytes. */
+#define CUA_TRACE_NVTX_ID 0xffffu
+#define CUA_TRACE_NVTX_LEVEL0 2
 /* struct cua_trace_rec.binding: the kind below, the copy of an entry call above. */
 #define CUA_TRACE_KIND_BITS 3
 #define CUA_TRACE_OUT_BYTES 16

@@ -37,6 +37,7 @@ sample() {
   static-runtime) echo off ;; summary-sample) echo 4 ;; demangle) echo off ;;
   live) echo on ;; live-calls) echo 32 ;; live-dir) echo live.d ;; gpu-time) echo on ;;
   trace-exit-time) echo 10 ;;
+  nvtx) echo off ;;
   *) echo "no sample value for --$1" >&2; echo "?" ;;
   esac
 }

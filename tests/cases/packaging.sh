@@ -170,6 +170,10 @@ install_prefix_pkg_config_find_package_and_drop_in_name_the_module)
   "$CMAKE" --install "$BUILD" --prefix "$prefix" >install.txt 2>&1 || fail "install: $(tail -3 install.txt)"
   module=$prefix/lib/cuaudit/libcuaudit.so
   [ -f "$module" ] && pass "module at <prefix>/lib/cuaudit/libcuaudit.so" || fail "no $module"
+  # The NVTX injection library beside it, and the installed command sets it (issue 38).
+  [ -f "$prefix/lib/cuaudit/libcuaudit-nvtx.so" ] && pass "NVTX injection library beside the module" || fail "no libcuaudit-nvtx.so"
+  "$prefix/bin/cuaudit" run --log warn --summary "$dir/nvtx.json" -- "$BIN/nvtx_prog" >/dev/null 2>&1
+  grep -q '"name":"forward"' nvtx.json && pass "the installed command keeps NVTX ranges" || fail "installed run: no NVTX table"
   got=$(PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --variable=module cuaudit)
   [ -f "$got" ] && [ "$(realpath "$got")" = "$module" ] && pass "pkg-config --variable=module is the installed module" || fail "pkg-config: '$got'"
   cflags=$(PKG_CONFIG_PATH="$prefix/share/pkgconfig" pkg-config --cflags cuaudit) &&

@@ -1,0 +1,668 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/nvtx.c: receives the program's NVTX events from the injection library and keeps per-thread range stacks and per-name statistics in bounded memory. */
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include "cuaudit_ids.h"
+#include "nvtx.h"
+#include "nvtxbridge.h"
+#include "clock.h"
+#include "compiler.h"
+#include "livefmt.h"
+#include "process.h"
+#include "symtab.h"
+#include "threads.h"
+
+/* A name, interned once: state 0 free, 1 being written, 2 whole. Slot i has id i + 1. */
+struct name {
+	uint32_t state, hash, len, domain;
+	char text[CUA_NVTX_NAME_BYTES];
+};
+/* A name's statistics on one thread, written by that thread alone (no atomic operation,
+   no cache line shared between threads); the rows add up every thread's. */
+struct stat {
+	uint64_t ranges, total_ns, min_ns, max_ns, marks;
+};
+struct frame {
+	uint32_t name, domain;
+	uint64_t t0;
+	uint32_t path_start; /* where its name starts in the live view's path */
+	uint32_t captures;   /* it is a range of CUAUDIT_CAPTURE=nvtx:NAME */
+};
+struct nthread {
+	struct cua_tslot head;
+	uint32_t busy;  /* an update is in progress: a signal handler's event is dropped */
+	uint32_t depth; /* open pushes, kept or not */
+	uint32_t capturing; /* open frames that are capture ranges */
+	uint64_t live_pid; /* the process whose live slot 'live' is in; 0: none yet */
+	struct cua_live_slot *live_of; /* that slot (the thread may get another one later) */
+	struct cua_live_nvtx *live;
+	struct frame stack[CUA_NVTX_DEPTH];
+	struct stat stats[CUA_NVTX_NAMES + 1]; /* [0]: "(other names)"; pages touched as used */
+};
+struct started {
+	uint64_t id; /* 0: free */
+	uint32_t name, domain;
+	uint64_t t0;
+};
+
+/* CUAUDIT_CAPTURE=nvtx:NAME[@DOMAIN] (cua_nvtx_capture): interned first, so that its one id
+   is the only one the name ever has. */
+static int capture_on;
+static char capture_name[CUA_NVTX_NAME_BYTES], capture_domain[CUA_NVTX_NAME_BYTES];
+static uint32_t capture_name_id, capture_domain_id;
+
+static struct name *names;   /* CUA_NVTX_NAMES */
+static struct started *open_ranges; /* CUA_NVTX_STARTED */
+static struct cua_tslot *threads;
+static uint64_t stats_pid;   /* the process the statistics belong to */
+static struct cua_nvtx_drops drops;
+static __thread struct nthread *me __attribute__((tls_model("initial-exec")));
+
+_Static_assert((CUA_NVTX_NAMES & (CUA_NVTX_NAMES - 1)) == 0, "a power of two");
+_Static_assert((CUA_NVTX_STARTED & (CUA_NVTX_STARTED - 1)) == 0, "a power of two");
+
+static void count(uint64_t *c)
+{
+	__atomic_fetch_add(c, 1, __ATOMIC_RELAXED);
+}
+
+/* A forked child reports its own ranges: the first event in a new process clears what the
+   parent had counted (names stay: ids in the child's open stacks still mean them). */
+static CUA_COLD void new_process(uint64_t pid)
+{
+	/* The records copied from the parent: only the forking thread runs in the child. */
+	for (struct cua_tslot *r = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); r; r = r->next)
+		memset(((struct nthread *)r)->stats, 0, sizeof(((struct nthread *)r)->stats));
+	memset(&drops, 0, sizeof(drops));
+	__atomic_store_n(&stats_pid, pid, __ATOMIC_RELEASE);
+}
+
+static inline void check_process(void)
+{
+	uint64_t pid = cua_process_id_fast();
+
+	if (CUA_UNLIKELY(__atomic_load_n(&stats_pid, __ATOMIC_ACQUIRE) != pid))
+		new_process(pid);
+}
+
+/* Eight bytes a step: names from emit_nvtx() run to 100 bytes, and a byte-at-a-time hash
+   of one cost more than the rest of the push. */
+static uint32_t hash_of(const char *s, size_t n)
+{
+	uint64_t h = 0x9e3779b97f4a7c15ull ^ n, w;
+	size_t i = 0;
+
+	for (; i + 8 <= n; i += 8) {
+		__builtin_memcpy(&w, s + i, 8);
+		h = (h ^ w) * 0xff51afd7ed558ccdull;
+		h ^= h >> 29;
+	}
+	/* The last 0 to 7 bytes in at most three loads, none past the name. */
+	w = 0;
+	if (n - i >= 4) {
+		uint32_t v;
+
+		__builtin_memcpy(&v, s + i, 4);
+		w = v;
+		i += 4;
+	}
+	if (n - i >= 2) {
+		uint16_t v;
+
+		__builtin_memcpy(&v, s + i, 2);
+		w = w << 16 | v;
+		i += 2;
+	}
+	if (n - i)
+		w = w << 8 | (unsigned char)s[i];
+	h = (h ^ w) * 0xc4ceb9fe1a85ec53ull;
+	return (uint32_t)(h ^ h >> 32);
+}
+
+/* A full table must not make every new name walk all of it: a name that finds no place in
+   this many slots is dropped (counted). A name kept is always found again within them, since
+   nothing is ever deleted. */
+#define NAME_PROBES 64u
+
+/* Open addressing, linear probes, no deletion: a slot being written by another thread (or
+   by the code a signal handler interrupted) is passed over, never waited for; at worst a
+   name gets two slots, which the rows merge. */
+static uint32_t bridge_name(const char *text, size_t len)
+{
+	uint32_t h, i;
+
+	check_process();
+	if (!text)
+		return 0;
+	if (len > CUA_NVTX_NAME_BYTES - 1)
+		len = CUA_NVTX_NAME_BYTES - 1;
+	h = hash_of(text, len);
+	i = h & (CUA_NVTX_NAMES - 1);
+	for (unsigned probes = 0; probes < NAME_PROBES; probes++, i = (i + 1) & (CUA_NVTX_NAMES - 1)) {
+		struct name *e = &names[i];
+		uint32_t state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE), free_state = 0;
+
+		if (state == 2) {
+			if (e->hash == h && e->len == len && memcmp(e->text, text, len) == 0)
+				return i + 1;
+			continue;
+		}
+		if (state == 1)
+			continue;
+		if (!__atomic_compare_exchange_n(&e->state, &free_state, 1, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE))
+			continue;
+		memcpy(e->text, text, len);
+		e->text[len] = 0;
+		e->len = (uint32_t)len;
+		e->hash = h;
+		__atomic_store_n(&e->state, 2, __ATOMIC_RELEASE);
+		return i + 1;
+	}
+	count(&drops.names);
+	return 0;
+}
+
+static struct nthread *thread_record(void)
+{
+	struct nthread *t = me;
+
+	if (CUA_LIKELY(t))
+		return t;
+	t = (struct nthread *)cua_tslot_acquire(&threads, sizeof(*t), cua_process_id(),
+						 (uint32_t)cua_thread_id(), 0);
+	if (!t)
+		return NULL;
+	/* A record adopted from an ended thread: its open ranges ended with it. */
+	t->depth = 0;
+	t->capturing = 0;
+	t->live_pid = 0;
+	me = t;
+	return t;
+}
+
+static cua_nvtx_sink trace_sink;
+
+void cua_nvtx_set_trace(cua_nvtx_sink sink)
+{
+	trace_sink = sink;
+}
+
+static const char *name_text(uint32_t id);
+
+static const char *domain_text(uint32_t id)
+{
+	return id ? names[id - 1].text : "";
+}
+
+static void ended(struct nthread *t, uint32_t name, uint32_t domain, uint64_t t0, uint64_t t1,
+		  int level)
+{
+	struct stat *s = &t->stats[name];
+	uint64_t ns = t1 - t0;
+
+	if (trace_sink)
+		trace_sink(t0, t1, level, name_text(name), domain_text(domain));
+
+	/* The first domain a name is seen in is the one its row shows. */
+	if (name && !names[name - 1].domain && domain)
+		names[name - 1].domain = domain;
+	s->ranges++;
+	s->total_ns += ns;
+	/* min_ns holds the minimum plus one, so that 0 means none yet. */
+	if (!s->min_ns || ns + 1 < s->min_ns)
+		s->min_ns = ns + 1;
+	if (ns > s->max_ns)
+		s->max_ns = ns;
+}
+
+/* ---- the live view: the thread's open ranges in its slot (cua_live_nvtx) ---- */
+
+static void live_write(struct cua_live_nvtx *nv, uint32_t at, const char *s, size_t n)
+{
+	if (at >= CUA_LIVE_NVTX_PATH)
+		return;
+	if (n > CUA_LIVE_NVTX_PATH - at)
+		n = CUA_LIVE_NVTX_PATH - at;
+	memcpy(nv->path + at, s, n);
+}
+
+static void live_begin(struct cua_live_nvtx *nv)
+{
+	__atomic_store_n(&nv->seq, nv->seq + 1, __ATOMIC_RELAXED);
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+}
+
+static void live_end(struct cua_live_nvtx *nv, uint32_t len)
+{
+	__atomic_store_n(&nv->len, len < CUA_LIVE_NVTX_PATH ? len : CUA_LIVE_NVTX_PATH, __ATOMIC_RELAXED);
+	__atomic_store_n(&nv->seq, nv->seq + 1, __ATOMIC_RELEASE);
+}
+
+static uint32_t name_len(uint32_t id)
+{
+	return id ? names[id - 1].len : (uint32_t)strlen(name_text(0));
+}
+
+/* Where the path ends below frame k: the end of frame k - 1's text. */
+static uint32_t path_end(const struct nthread *t, unsigned k)
+{
+	if (!k)
+		return 0;
+	return t->stack[k - 1].path_start + (k > 1 ? 3 : 0) + name_len(t->stack[k - 1].name);
+}
+
+/* Appends frame k's name to the path; returns the path's new length. */
+static uint32_t live_append(struct cua_live_nvtx *nv, struct frame *f, unsigned k)
+{
+	const char *s = name_text(f->name);
+	size_t n = name_len(f->name);
+	uint32_t at = f->path_start;
+
+	if (k) {
+		live_write(nv, at, " > ", 3);
+		at += 3;
+	}
+	live_write(nv, at, s, n);
+	return at + (uint32_t)n;
+}
+
+/* The slot of this thread in this process's region: attached here if the thread has made
+   no CUDA call yet. A new slot, or one in a forked child, gets the whole path again. */
+static struct cua_live_nvtx *live_slot(struct nthread *t, uint64_t pid)
+{
+	uint64_t got;
+
+	if (!cua_live_on)
+		return NULL;
+	if (CUA_LIKELY(t->live_pid == pid && cua_live_me.pid == pid && cua_live_me.slot == t->live_of))
+		return t->live;
+	if (cua_live_me.pid != pid)
+		cua_live_attach(&got);
+	if (!cua_live_me.slot)
+		return NULL;
+	t->live_of = cua_live_me.slot;
+	t->live = cua_live_nvtx(cua_live_me.slot, cua_live_calls_mask + 1, CUAUDIT_ID_COUNT);
+	t->live_pid = pid;
+	{
+		uint32_t len = 0;
+
+		live_begin(t->live);
+		for (unsigned k = 0; k < t->depth && k < CUA_NVTX_DEPTH; k++) {
+			t->stack[k].path_start = len;
+			len = live_append(t->live, &t->stack[k], k);
+		}
+		live_end(t->live, len);
+	}
+	return NULL; /* written whole already */
+}
+
+static int bridge_push(uint32_t name, uint32_t domain)
+{
+	struct nthread *t;
+	int level;
+
+	check_process();
+	t = thread_record();
+	if (!t || t->busy) {
+		count(&drops.reentered);
+		return -1;
+	}
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	level = (int)t->depth;
+	if (t->depth < CUA_NVTX_DEPTH) {
+		struct frame *f = &t->stack[t->depth];
+		struct cua_live_nvtx *nv;
+
+		f->name = name;
+		f->domain = domain;
+		f->captures = capture_on && capture_name_id && name == capture_name_id &&
+			      (!capture_domain[0] || domain == capture_domain_id);
+		t->capturing += f->captures;
+		f->path_start = path_end(t, t->depth);
+		t->depth++;
+		if ((nv = live_slot(t, cua_process_id_fast()))) {
+			live_begin(nv);
+			live_end(nv, live_append(nv, f, t->depth - 1));
+		}
+		f->t0 = cua_clock_ns();
+	} else {
+		count(&drops.depth);
+		t->depth++;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+	return level;
+}
+
+/* The path after a pop: cut back to the popped frame's start (the top one, the usual
+   case), or written again from there (a range of another domain stays above it). */
+static void live_popped(struct nthread *t, unsigned k)
+{
+	struct cua_live_nvtx *nv = live_slot(t, cua_process_id_fast());
+	uint32_t len;
+
+	if (!nv)
+		return;
+	len = path_end(t, k);
+	live_begin(nv);
+	for (unsigned j = k; j < t->depth; j++) {
+		t->stack[j].path_start = len;
+		len = live_append(nv, &t->stack[j], j);
+	}
+	live_end(nv, len);
+}
+
+/* The innermost open range of the domain ends; ranges of other domains above it stay. */
+static int bridge_pop(uint32_t domain)
+{
+	uint64_t now = cua_clock_ns();
+	struct nthread *t;
+	int level = -1;
+
+	check_process();
+	t = thread_record();
+	if (!t || t->busy) {
+		count(&drops.reentered);
+		return -1;
+	}
+	t->busy = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (t->depth > CUA_NVTX_DEPTH) {
+		/* One of the untimed ones past the bound. */
+		level = (int)--t->depth;
+	} else {
+		for (int k = (int)t->depth - 1; k >= 0; k--) {
+			if (t->stack[k].domain != domain)
+				continue;
+			ended(t, t->stack[k].name, domain, t->stack[k].t0, now, k);
+			t->capturing -= t->stack[k].captures;
+			/* Mostly the top one: nothing to move. */
+			if ((unsigned)k + 1 < t->depth)
+				memmove(&t->stack[k], &t->stack[k + 1],
+					(t->depth - 1 - (unsigned)k) * sizeof(t->stack[0]));
+			t->depth--;
+			level = k;
+			live_popped(t, (unsigned)k);
+			break;
+		}
+		if (level < 0)
+			count(&drops.unbalanced);
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->busy = 0;
+	return level;
+}
+
+/* Start/end: a small table of open ranges, probed a few slots from the id's hash; a full
+   neighbourhood drops the start (counted), so the table never grows. */
+#define STARTED_PROBES 16u
+
+static void bridge_start(uint64_t id, uint32_t name, uint32_t domain)
+{
+	uint32_t i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & (CUA_NVTX_STARTED - 1);
+	uint64_t t0 = cua_clock_ns();
+
+	check_process();
+	if (!id) {
+		count(&drops.started);
+		return;
+	}
+	for (unsigned p = 0; p < STARTED_PROBES; p++, i = (i + 1) & (CUA_NVTX_STARTED - 1)) {
+		struct started *s = &open_ranges[i];
+		uint64_t free_id = 0;
+
+		if (!__atomic_compare_exchange_n(&s->id, &free_id, ~0ull, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		s->name = name;
+		s->domain = domain;
+		s->t0 = t0;
+		__atomic_store_n(&s->id, id, __ATOMIC_RELEASE);
+		return;
+	}
+	count(&drops.started);
+}
+
+static void bridge_end(uint64_t id)
+{
+	uint32_t i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & (CUA_NVTX_STARTED - 1);
+	uint64_t now = cua_clock_ns();
+	struct nthread *t;
+
+	check_process();
+	t = thread_record();
+	if (!t || t->busy) {
+		count(&drops.reentered);
+		return;
+	}
+	for (unsigned p = 0; id && id != ~0ull && p < STARTED_PROBES; p++, i = (i + 1) & (CUA_NVTX_STARTED - 1)) {
+		struct started *s = &open_ranges[i];
+		uint64_t want = id;
+
+		if (__atomic_load_n(&s->id, __ATOMIC_ACQUIRE) != id)
+			continue;
+		struct started copy = *s;
+
+		/* Two ends of one id: only one takes it. */
+		if (!__atomic_compare_exchange_n(&s->id, &want, 0, 0, __ATOMIC_ACQ_REL, __ATOMIC_RELAXED))
+			continue;
+		t->busy = 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		ended(t, copy.name, copy.domain, copy.t0, now, -1);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->busy = 0;
+		return;
+	}
+	count(&drops.unbalanced);
+}
+
+static void bridge_mark(uint32_t name, uint32_t domain)
+{
+	struct nthread *t;
+
+	check_process();
+	t = thread_record();
+	if (!t || t->busy) {
+		count(&drops.reentered);
+		return;
+	}
+	if (name && !names[name - 1].domain && domain)
+		names[name - 1].domain = domain;
+	t->stats[name].marks++;
+	if (trace_sink) {
+		uint64_t now = cua_clock_ns();
+
+		trace_sink(now, now, -2, name_text(name), domain_text(domain));
+	}
+}
+
+static const struct cua_nvtx_bridge bridge = {
+	.size = sizeof(struct cua_nvtx_bridge),
+	.version = CUA_NVTX_BRIDGE_VERSION,
+	.name = bridge_name,
+	.push = bridge_push,
+	.pop = bridge_pop,
+	.start = bridge_start,
+	.end = bridge_end,
+	.mark = bridge_mark,
+};
+
+static int connected;
+
+int cua_nvtx_connected(void)
+{
+	return __atomic_load_n(&connected, __ATOMIC_ACQUIRE);
+}
+
+static void *map_zeroed(size_t size)
+{
+	void *p = mmap(NULL, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+
+	return p == MAP_FAILED ? NULL : p;
+}
+
+static int is_library(const char *path)
+{
+	size_t n = path ? strlen(path) : 0, k = sizeof(CUA_NVTX_LIB_NAME) - 1;
+
+	return n >= k && memcmp(path + n - k, CUA_NVTX_LIB_NAME, k) == 0 &&
+	       (n == k || path[n - k - 1] == '/');
+}
+
+/* The tables are made when the library is opened (a dlopen, on the program's thread that
+   made the first NVTX call): a program that never calls NVTX gets none of it. */
+int cua_nvtx_connect(struct link_map *map)
+{
+	uintptr_t slot;
+
+	if (!is_library(map->l_name))
+		return 0;
+	slot = cua_symtab_object_address(map, CUA_NVTX_BRIDGE_SYMBOL, sizeof(void *));
+	if (!slot)
+		return 0;
+	if (!names) {
+		names = map_zeroed(CUA_NVTX_NAMES * sizeof(*names));
+		open_ranges = map_zeroed(CUA_NVTX_STARTED * sizeof(*open_ranges));
+		if (!names || !open_ranges)
+			return 0; /* the library then only forwards */
+		stats_pid = cua_process_id();
+		if (capture_on) {
+			capture_name_id = bridge_name(capture_name, strlen(capture_name));
+			capture_domain_id = capture_domain[0] ? bridge_name(capture_domain, strlen(capture_domain)) : 0;
+		}
+	}
+	/* Ranges are timed with the TSC, as calls are: a program that calls NVTX before it loads
+	   CUDA (or never does) would read the clock with clock_gettime twice a pair. */
+	cua_clock_calibrate();
+	/* Its .bss, before relocation and before its code runs: nothing else writes it. */
+	*(const struct cua_nvtx_bridge **)slot = &bridge;
+	__atomic_store_n(&connected, 1, __ATOMIC_RELEASE);
+	return 1;
+}
+
+void cua_nvtx_capture(const char *name, const char *domain)
+{
+	size_t n = strlen(name), d = strlen(domain);
+
+	if (!n || n >= sizeof(capture_name) || d >= sizeof(capture_domain))
+		return;
+	memcpy(capture_name, name, n + 1);
+	memcpy(capture_domain, domain, d + 1);
+	capture_on = 1;
+}
+
+int cua_nvtx_capturing(void)
+{
+	struct nthread *t = me;
+
+	return t && t->capturing;
+}
+
+static const char *name_text(uint32_t id)
+{
+	return id ? names[id - 1].text : "(other names)";
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct cua_nvtx_row *x = a, *y = b;
+
+	if (x->total_ns != y->total_ns)
+		return x->total_ns < y->total_ns ? 1 : -1;
+	return strcmp(x->name, y->name);
+}
+
+static int by_name(const void *a, const void *b)
+{
+	const struct cua_nvtx_row *x = a, *y = b;
+	int c = strcmp(x->name, y->name);
+
+	return c ? c : strcmp(x->domain, y->domain);
+}
+
+struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *out)
+{
+	struct cua_nvtx_row *rows;
+	struct stat *sum;
+	unsigned k = 0, m = 0;
+
+	*n = 0;
+	memset(out, 0, sizeof(*out));
+	if (!cua_nvtx_connected() || stats_pid != cua_process_id())
+		return NULL;
+	*out = drops;
+	rows = map_zeroed((CUA_NVTX_NAMES + 1) * sizeof(*rows));
+	sum = map_zeroed((CUA_NVTX_NAMES + 1) * sizeof(*sum));
+	if (!rows || !sum) {
+		cua_nvtx_rows_free(rows, 0);
+		if (sum)
+			munmap(sum, (CUA_NVTX_NAMES + 1) * sizeof(*sum));
+		return NULL;
+	}
+	/* Every thread's, ended ones' included (their records stay, or a new thread took them
+	   over with their counts). */
+	for (struct cua_tslot *r = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); r; r = r->next) {
+		const struct stat *ts = ((const struct nthread *)r)->stats;
+
+		for (uint32_t id = 0; id <= CUA_NVTX_NAMES; id++) {
+			const struct stat *x = &ts[id];
+			struct stat *y = &sum[id];
+
+			if (!x->ranges && !x->marks)
+				continue;
+			y->ranges += x->ranges;
+			y->total_ns += x->total_ns;
+			y->marks += x->marks;
+			if (x->min_ns && (!y->min_ns || x->min_ns < y->min_ns))
+				y->min_ns = x->min_ns;
+			if (x->max_ns > y->max_ns)
+				y->max_ns = x->max_ns;
+		}
+	}
+	for (uint32_t id = 0; id <= CUA_NVTX_NAMES; id++) {
+		const struct stat *s = &sum[id];
+
+		if (!s->ranges && !s->marks)
+			continue;
+		if (id && __atomic_load_n(&names[id - 1].state, __ATOMIC_ACQUIRE) != 2)
+			continue;
+		rows[k].name = name_text(id);
+		rows[k].domain = id && names[id - 1].domain ? names[names[id - 1].domain - 1].text : "";
+		rows[k].ranges = s->ranges;
+		rows[k].total_ns = s->total_ns;
+		rows[k].min_ns = s->min_ns ? s->min_ns - 1 : 0;
+		rows[k].max_ns = s->max_ns;
+		rows[k].marks = s->marks;
+		k++;
+	}
+	munmap(sum, (CUA_NVTX_NAMES + 1) * sizeof(*sum));
+	/* A name interned twice (two threads at once) is one row. */
+	qsort(rows, k, sizeof(*rows), by_name);
+	for (unsigned i = 0; i < k; i++) {
+		struct cua_nvtx_row *r = &rows[m];
+
+		if (m && by_name(&rows[m - 1], &rows[i]) == 0) {
+			r = &rows[m - 1];
+			if (rows[i].ranges && (!r->ranges || rows[i].min_ns < r->min_ns))
+				r->min_ns = rows[i].min_ns;
+			r->max_ns = rows[i].max_ns > r->max_ns ? rows[i].max_ns : r->max_ns;
+			r->ranges += rows[i].ranges;
+			r->total_ns += rows[i].total_ns;
+			r->marks += rows[i].marks;
+			continue;
+		}
+		rows[m++] = rows[i];
+	}
+	qsort(rows, m, sizeof(*rows), by_total);
+	*n = m;
+	return rows;
+}
+
+void cua_nvtx_rows_free(struct cua_nvtx_row *rows, unsigned n)
+{
+	(void)n;
+	if (rows)
+		munmap(rows, (CUA_NVTX_NAMES + 1) * sizeof(*rows));
+}

@@ -1,0 +1,62 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/nvtx.h: the program's own NVTX ranges, received from the injection library: per-thread stacks, per-name statistics, their outputs. */
+#ifndef CUA_NVTX_H
+#define CUA_NVTX_H
+
+#include <link.h>
+#include <stdint.h>
+
+/* Bounds (docs/hooks.md, "NVTX ranges"): past them events are counted as dropped, never
+   kept in memory that grows. */
+#define CUA_NVTX_NAMES 4096u     /* distinct names (ranges, marks and domains together) */
+#define CUA_NVTX_NAME_BYTES 96u  /* bytes of a name kept; longer names are cut */
+#define CUA_NVTX_DEPTH 64u       /* open push/pop ranges kept per thread */
+#define CUA_NVTX_STARTED 1024u   /* start/end ranges open at once in the process */
+
+/* From la_objopen: if the object is cuaudit's NVTX injection library, hands it the bridge
+   (hooks/core/nvtxbridge.h) and returns 1; otherwise 0. Nothing is set up before. */
+int cua_nvtx_connect(struct link_map *map);
+
+/* CUAUDIT_CAPTURE=nvtx:NAME[@DOMAIN], from la_version: the trace and the verbose log record
+   a thread's calls only while a range of that name (in that domain; any domain when domain
+   is "") is open on it, pushed with nvtxRangePush or nvtxDomainRangePushEx. */
+void cua_nvtx_capture(const char *name, const char *domain);
+/* 1 while such a range is open on the calling thread. */
+int cua_nvtx_capturing(void);
+
+/* Whether any NVTX event reached this process (the library was connected). */
+int cua_nvtx_connected(void);
+
+/* One name's statistics, merged over every thread of this process. */
+struct cua_nvtx_row {
+	const char *name;   /* NUL-terminated, cut at CUA_NVTX_NAME_BYTES - 1 */
+	const char *domain; /* "" for the default domain */
+	uint64_t ranges, total_ns, min_ns, max_ns; /* ended ranges */
+	uint64_t marks;
+};
+/* What was counted but not kept (each a count of events). */
+struct cua_nvtx_drops {
+	uint64_t names;     /* events whose name found the table full: kept under "(other names)" */
+	uint64_t depth;     /* pushes past CUA_NVTX_DEPTH on a thread: not timed */
+	uint64_t unbalanced; /* pops with no open range of their domain, ends of unknown ids */
+	uint64_t started;   /* starts that found the start/end table full */
+	uint64_t reentered; /* events from a signal handler that interrupted one on its thread */
+};
+
+/* The rows of this process by total time, longest first: *n of them, in memory mapped for
+   the caller, released with cua_nvtx_rows_free. NULL when there are none. Not on the hot
+   path. */
+struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *drops);
+void cua_nvtx_rows_free(struct cua_nvtx_row *rows, unsigned n);
+
+
+/* Where an ended range goes besides the statistics (level: its nesting level; -1 for a
+   start/end range; -2 for a mark, t0 == t1): the
+   trace sets it at its start (so calls run trace -> nvtx only). Called on the thread of the
+   range's end, never re-entered on one thread. name and domain are NUL-terminated, "" for
+   the default domain. */
+typedef void (*cua_nvtx_sink)(uint64_t t0, uint64_t t1, int level, const char *name,
+			      const char *domain);
+void cua_nvtx_set_trace(cua_nvtx_sink sink);
+
+#endif

@@ -1,0 +1,227 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/nvtx.sh: the program's NVTX ranges (issue 38): the summary's table, chaining to a second tool, hostile use, the live view.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+PROG="$BIN/nvtx_prog"
+NVTXLIB="$BUILD/libcuaudit-nvtx.so"
+FAKE="$BIN/libnvtx_fake_tool.so"
+
+# rows FILE: "name|domain ranges marks" per row, then "dropped K=V..." from a JSON summary.
+rows() {
+  "$PYTHON" - "$1" <<'PY'
+import json, sys
+d = json.load(open(sys.argv[1]))
+n = d["nvtx"]
+for r in n["ranges"]:
+    assert r["ranges"] == 0 or r["min_ns"] <= r["total_ns"] // r["ranges"] <= r["max_ns"], r
+    print(f'{r["name"]}|{r["domain"]} {r["ranges"]} {r["marks"]}')
+print("dropped " + " ".join(f"{k}={v}" for k, v in sorted(n["dropped"].items())))
+PY
+}
+has_row() { grep -qxF -- "$1" "${2:-rows.txt}" && pass "row '$1'" || fail "no row '$1': $(head -12 "${2:-rows.txt}" | tr '\n' ';')"; }
+
+case $name in
+nvtx_ranges_of_threads_domains_registered_strings_and_marks_in_the_summary)
+  native "$PROG"
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=warn audited "$PROG"
+  [ "$(cat audited.rc)" = 0 ] || fail "status $(cat audited.rc): $(head -3 audited.err)"
+  # Without a tool NVTX returns no levels; with ours, the levels of the ranges.
+  printf 'push level 0\npush level 1\npop level 1\npop level 0\n' >levels.want
+  grep level audited.out >levels.got
+  cmp -s levels.want levels.got && pass "push and pop return the nesting levels" || fail "levels: $(tr '\n' ' ' <levels.got)"
+  grep -v level native.out >n.txt; grep -v level audited.out >a.txt
+  cmp -s n.txt a.txt && pass "the program's other output is unchanged" || fail "output differs"
+  rows s.json >rows.txt || fail "summary not readable: $(tail -2 rows.txt)"
+  has_row "step| 600 0"; has_row "forward| 600 0"; has_row "backward| 600 0"
+  has_row "registered|dom 600 600"; has_row "begin| 0 1"; has_row "across| 1 0"
+  has_row "outer| 1 0"; has_row "inner| 1 0"
+  has_row "dropped depth=0 names=0 reentered=0 started=0 unbalanced=0"
+  [ "$(grep -c . rows.txt)" = 9 ] && pass "no other rows" || fail "rows: $(tr '\n' ';' <rows.txt)"
+  # The text table, on stderr.
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY=stderr CUAUDIT_LOG=warn audited "$PROG"
+  expect_log 1 '^cuaudit summary: NVTX ranges$' audited.err
+  expect_log 1 '^ +600 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +600  dom:registered$' audited.err
+  # No injection library: nothing of NVTX in the summary.
+  CUAUDIT_SUMMARY="$dir/none.json" CUAUDIT_LOG=warn audited "$PROG"
+  grep -q '"nvtx"' none.json && fail "an NVTX table without the library" || pass "no NVTX table without the library"
+  ;;
+nvtx_chained_tool_receives_every_call_with_its_own_handles)
+  mkdir fake
+  # The fake tool alone, then behind ours: it must count the same calls, each with the
+  # domain and string handles it gave out itself.
+  NVTX_INJECTION64_PATH="$FAKE" FAKE_NVTX_OUT="$dir/fake/alone" "$PROG" >alone.out 2>alone.err
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_NVTX_CHAIN="$FAKE" FAKE_NVTX_OUT="$dir/fake/chained" \
+    CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=warn audited "$PROG"
+  [ "$(cat audited.rc)" = 0 ] || fail "status $(cat audited.rc): $(head -3 audited.err)"
+  cat fake/alone.* >alone.txt 2>/dev/null; cat fake/chained.* >chained.txt 2>/dev/null
+  expect_log 1 '^core 9 1202$' alone.txt
+  expect_log 1 '^bad 0$' chained.txt
+  cmp -s alone.txt chained.txt && pass "the chained tool counts the same calls ($(grep -c . alone.txt) kinds)" ||
+    fail "chained counts differ: $(diff alone.txt chained.txt | head -6 | tr '\n' ' ')"
+  # The levels are the chained tool's (it may keep its own stacks), and ours are kept.
+  grep -c 'level 7[78]' audited.out | grep -qx 4 && pass "push and pop return the chained tool's values" || fail "levels: $(grep level audited.out | tr '\n' ' ')"
+  rows s.json >rows.txt
+  has_row "step| 600 0"; has_row "registered|dom 600 600"; has_row "across| 1 0"
+  # cuaudit run: a tool already in NVTX_INJECTION64_PATH is chained, not replaced.
+  NVTX_INJECTION64_PATH="$FAKE" FAKE_NVTX_OUT="$dir/fake/run" "$CLI" run --log warn --summary "$dir/r.json" "$PROG" >run.out 2>run.err
+  cat fake/run.* >run.txt 2>/dev/null
+  cmp -s alone.txt run.txt && pass "cuaudit run chains the tool it finds" || fail "run: $(head -3 run.err) $(diff alone.txt run.txt | head -4 | tr '\n' ' ')"
+  rows r.json >rows2.txt; has_row "step| 600 0" rows2.txt
+  ;;
+nvtx_run_option_sets_the_injection_path_and_off_installs_nothing)
+  "$CLI" run --log warn --summary "$dir/on.json" "$PROG" >on.out 2>on.err
+  rows on.json >rows.txt; has_row "step| 600 0"
+  "$CLI" run --log warn --nvtx off --summary "$dir/off.json" "$PROG" >off.out 2>off.err
+  grep -q '"nvtx"' off.json && fail "--nvtx off still keeps ranges" || pass "--nvtx off: no NVTX table"
+  grep -q 'level' off.out && ! grep -q 'level [01]' off.out && pass "--nvtx off: NVTX is a no-op in the program" || fail "off levels: $(grep level off.out | tr '\n' ' ')"
+  # CUAUDIT_NVTX=off with the library named by hand: it forwards only (here: to nothing).
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_NVTX=off CUAUDIT_SUMMARY="$dir/off2.json" CUAUDIT_LOG=warn audited "$PROG"
+  grep -q '"nvtx"' off2.json && fail "CUAUDIT_NVTX=off still keeps ranges" || pass "CUAUDIT_NVTX=off: no NVTX table"
+  # The library without the module: the program runs, NVTX a no-op.
+  NVTX_INJECTION64_PATH="$NVTXLIB" "$PROG" >bare.out 2>bare.err; rc=$?
+  [ $rc = 0 ] && ! grep -q 'level [01]' bare.out && pass "the library alone stays out of the way" || fail "bare: rc $rc $(head -2 bare.err)"
+  ;;
+nvtx_unbalanced_deep_many_names_across_threads_and_fork_are_counted_not_in_the_way)
+  native "$PROG" hostile
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY="$dir/s.%p.json" CUAUDIT_LOG=warn audited "$PROG" hostile
+  same_results
+  parent=$(ls s.*.json | head -2)
+  [ "$(ls s.*.json | wc -l)" = 2 ] || fail "expected two summaries (parent, child): $(ls)"
+  for f in s.*.json; do rows "$f" >"rows.$f.txt"; "$PYTHON" "$CHECK_JSON" summary "$f" >/dev/null 2>&1 || fail "$f breaks the schema"; done
+  # The text table shows no control character of the program's name.
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY=stderr CUAUDIT_LOG=warn audited "$PROG" hostile
+  grep -qF 'bad "name\' audited.err && ! grep -q $'\x01' audited.err && pass "the text table escapes the bad name" ||
+    fail "bad name in the text table: $(grep -a 'bad' audited.err | od -c | head -3)"
+  p=$(grep -l '^deep|' rows.s.*.txt); c=$(grep -L '^deep|' rows.s.*.txt)
+  [ -n "$p" ] && [ -n "$c" ] || fail "no parent or child summary"
+  "$PYTHON" - "$p" "$c" <<'PY' && pass "counts exact, drops counted, memory bounded" || fail "hostile counts"
+import sys
+def load(f):
+    rows, drops = {}, {}
+    for line in open(f):
+        if line.startswith("dropped "):
+            drops = dict(kv.split("=") for kv in line.split()[1:])
+            drops = {k: int(v) for k, v in drops.items()}
+        else:
+            name, ranges, marks = line.rsplit(" ", 2)
+            rows[name] = int(ranges)
+    return rows, drops
+rows, d = load(sys.argv[1])
+ok = True
+def check(what, got, want):
+    global ok
+    if got != want:
+        print(f"{what}: {got}, expected {want}"); ok = False
+check("deep ranges (the first 64 levels)", rows.get("deep|"), 64)
+check("pushes past the depth", d["depth"], 136)
+check("unbalanced pops and ends", d["unbalanced"], 3)
+check("every range counted once", sum(rows.values()), 64 + 100000 + 1 + 3)
+check("a name that is no UTF-8 kept, made valid", rows.get("\ufffd\x01bad \"name\\|"), 1)
+check("dropped names at least", d["names"] >= 100000 - 4096, True)
+check("rows bounded", len(rows) <= 4097, True)
+check("other names = dropped + the NULL name", rows.get("(other names)|"), d["names"] + 1)
+check("handler and start drops", (d["reentered"], d["started"]), (0, 0))
+crow, cd = load(sys.argv[2])
+check("the child's own ranges only", sum(crow.values()), 2)
+check("the child's unbalanced", cd["unbalanced"], 0)
+sys.exit(0 if ok else 1)
+PY
+  ;;
+nvtx_capture_range_records_only_inside_the_named_range_per_thread)
+  # Inside "forward": the 600 cuDeviceGetCount calls of the workers; not the main thread's.
+  for spec in forward forward@dom step@nowhere; do
+    rm -f t.json log.txt
+    NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_CAPTURE="nvtx:$spec" CUAUDIT_TRACE="$dir/t.json" audited "$PROG"
+    [ "$(cat audited.rc)" = 0 ] || fail "$spec: status $(cat audited.rc): $(head -3 audited.err)"
+    want=0; [ $spec = forward ] && want=600
+    expect_log $want ' cuDeviceGetCount\(' log.txt
+    expect_log 0 ' cuInit\(' log.txt
+    got=$("$PYTHON" -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("name") == "cuDeviceGetCount"))' t.json)
+    [ "$got" = $want ] && pass "nvtx:$spec: the trace holds $want calls" || fail "nvtx:$spec: the trace holds $got calls, expected $want"
+  done
+  # A bad value: one message naming the variable, and every call traced.
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_CAPTURE="nvtx:" CUAUDIT_LOG_FILE= CUAUDIT_LOG=warn audited "$PROG"
+  expect_log 1 'CUAUDIT_CAPTURE=.*nvtx:NAME' audited.err
+  ;;
+nvtx_ranges_drawn_on_their_threads_tracks_in_the_trace)
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_TRACE="$dir/t.json" CUAUDIT_LOG=warn audited "$PROG"
+  [ "$(cat audited.rc)" = 0 ] || fail "status $(cat audited.rc): $(head -3 audited.err)"
+  "$PYTHON" - t.json <<'PY' >counts.txt || fail "trace: $(tail -3 counts.txt)"
+import json, sys, collections
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+nv = [e for e in ev if e.get("cat") == "nvtx"]
+c = collections.Counter((e["name"], e["ph"], e["args"].get("domain", "")) for e in nv)
+for k, v in sorted(c.items()):
+    print(*k, v)
+# Nesting: each forward lies inside a step of its own thread, at level 1.
+steps = collections.defaultdict(list)
+for e in nv:
+    if e["name"] == "step" and e["ph"] == "X":
+        steps[e["tid"]].append((e["ts"], e["ts"] + e["dur"]))
+inside = sum(1 for e in nv if e["name"] == "forward" and e["args"]["level"] == 1 and
+             any(a <= e["ts"] and e["ts"] + e["dur"] <= b for a, b in steps[e["tid"]]))
+print("forward inside step", inside)
+calls = [e for e in ev if e.get("name") == "cuDeviceGetCount" and e["tid"] in steps]
+print("calls inside forward", sum(1 for c in calls if any(
+    f["tid"] == c["tid"] and f["ts"] <= c["ts"] and c["ts"] + c["dur"] <= f["ts"] + f["dur"]
+    for f in nv if f["name"] == "forward")))
+PY
+  for want in "step X  600" "forward X  600" "backward X  600" "registered X dom 600" \
+      "registered i dom 600" "begin i  1" "across b  1" "across e  1" "outer X  1" \
+      "forward inside step 600" "calls inside forward 600"; do
+    grep -qxF "$want" counts.txt && pass "trace: $want" || fail "trace lacks '$want': $(tr '\n' ';' <counts.txt)"
+  done
+  # export: the ranges are an nvtx table, not calls; joined to calls by thread and time.
+  "$CLI" export -T jsonl -o "$dir/t.jsonl" t.json >exp.txt 2>&1 || fail "export: $(tail -2 exp.txt)"
+  "$PYTHON" - t.jsonl <<'PY' >exp.txt 2>&1 && pass "export: $(cat exp.txt)" || fail "export: $(cat exp.txt)"
+import json, sys
+rows = [json.loads(l) for l in open(sys.argv[1])]
+nv = [r for r in rows if r["table"] == "nvtx"]
+calls = [r for r in rows if r["table"] == "calls"]
+fw = [r for r in nv if r["name"] == "forward"]
+assert len(fw) == 600 and all(r["level"] == 1 and r["domain"] == "" for r in fw), len(fw)
+assert not [c for c in calls if c["layer"] == "nvtx"], "ranges among the calls"
+inside = sum(1 for c in calls if c["name"] == "cuDeviceGetCount" and any(
+    f["pid"] == c["pid"] and f["tid"] == c["tid"] and f["start_ns"] <= c["start_ns"] and
+    c["start_ns"] + c["duration_ns"] <= f["start_ns"] + f["duration_ns"] for f in fw))
+assert inside == 600, inside
+print(f"{len(nv)} nvtx rows, 600 calls join their forward range")
+PY
+  ;;
+nvtx_open_ranges_of_a_hung_thread_show_in_ps)
+  L="$dir/live"; BLOCK="$dir/block"; touch "$BLOCK"
+  : >out.txt
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L" MOCK_BLOCK_FILE="$BLOCK" \
+    NVTX_INJECTION64_PATH="$NVTXLIB" "$PROG" hang >out.txt 2>err.txt &
+  pid=$!
+  for _ in $(seq 500); do grep -q blocking out.txt && break; sleep 0.02; done
+  sleep 0.3
+  timeout 20 "$CLI" ps --dir "$L" "$pid" >ps.txt 2>&1
+  grep -qxF '  in ranges: step 7 > forward > cuStreamSynchronize' ps.txt &&
+    pass "ps shows the ranges around the hung call" || fail "ps: $(cat ps.txt | head -12)"
+  timeout 20 "$CLI" ps --dir "$L" --json "$pid" >ps.json 2>&1
+  grep -qF '"nvtx":"step 7 > forward"' ps.json && pass "ps --json has the thread's ranges" || fail "ps json: $(head -c 400 ps.json)"
+  rm -f "$BLOCK"
+  wait $pid; rc=$?
+  [ $rc = 0 ] && grep -q done out.txt && pass "the program ends normally" || fail "status $rc: $(cat err.txt)"
+  ;;
+nvtx_ranges_of_a_killed_process_are_in_its_raw_trace)
+  BLOCK="$dir/block"; touch "$BLOCK"
+  : >out.txt
+  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" CUAUDIT_FLUSH_INTERVAL=1 \
+    MOCK_BLOCK_FILE="$BLOCK" NVTX_INJECTION64_PATH="$NVTXLIB" "$PROG" hang >out.txt 2>err.txt &
+  pid=$!
+  for _ in $(seq 500); do grep -q blocking out.txt && break; sleep 0.02; done
+  sleep 0.2
+  kill -KILL $pid; wait $pid 2>/dev/null
+  raw=$(ls t.json.$pid.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] || fail "no raw file: $(ls)"
+  "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 || fail "cuaudit trace: $(cat conv.txt)"
+  n=$("$PYTHON" -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "nvtx" and e["name"] == "warm-up" and e["ph"] == "X"))' k.json 2>&1)
+  [ "$n" = 2 ] && pass "the killed process's ended ranges are in its converted trace" || fail "warm-up ranges: $n"
+  ;;
+*)
+  fail "unknown case $name"
+  ;;
+esac
+finish
