@@ -4,6 +4,7 @@
 #include "memlimit.h"
 #include "memtable.h"
 #include "nvml.h"
+#include "process.h"
 #include "symtab.h"
 
 /* NVML's documented ABI (nvml.h is not on every build machine): a handle, a status (0 is
@@ -75,8 +76,16 @@ static int clamp(nvml_device dev, unsigned long long *total, unsigned long long 
 {
 	unsigned int index = 0;
 	uint64_t quota, in_use, t = *total, f = *free;
+	/* NVML writes the program's errno, not the audit namespace's: what the wrapped call
+	   left there stays. */
+	int *err = cua_program_errno ? cua_program_errno() : NULL, saved = err ? *err : 0, r;
 
-	if (!get_index || get_index(dev, &index) != 0 || !cua_memlimit_view(index, &quota, &in_use))
+	if (!get_index)
+		return 0;
+	r = get_index(dev, &index);
+	if (err)
+		*err = saved;
+	if (r != 0 || !cua_memlimit_view(index, &quota, &in_use))
 		return 0;
 	cua_mem_clamp(&f, &t, quota, in_use);
 	*total = t;
