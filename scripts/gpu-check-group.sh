@@ -14,18 +14,22 @@ rows=()
 passed=0
 failed=0
 MiB=$((1 << 20))
-# 4 GiB shared; 512 MiB tensors: exactly 8 of them fit the group.
-QUOTA_MIB=4096
+# 4352 MiB shared, 512 MiB tensors. Each worker also holds PyTorch's first small segment
+# (o MiB, 2 with the default allocator): with o <= 64, three workers of 2 tensors leave room
+# for exactly 2 more, whatever o is (4352 - 3(1024 + o) >= 1024 + o, < 1536 + o).
+QUOTA_MIB=4352
 CHUNK_MIB=512
 export OMP_NUM_THREADS=1 NCCL_NVLS_ENABLE=0
 unset LD_AUDIT $(compgen -v CUAUDIT_)
 GROUP=gpucheck-$$
 SHARE=$R/share
-# in_group CMD...: CMD under cuaudit, in the group.
-in_group() {
-  env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=${QUOTA_MIB}MiB CUAUDIT_MEM_GROUP=$GROUP \
-    CUAUDIT_SHARE_DIR="$SHARE" "$@"
+# in_group CMD...: CMD under cuaudit, in the group $GROUP. In the background, use
+# "${G[@]}" CMD &: env execs CMD, so $! is CMD's own pid (kill -9 must reach the worker).
+group_cmd() {
+  G=(env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=${QUOTA_MIB}MiB CUAUDIT_MEM_GROUP=$GROUP
+    CUAUDIT_SHARE_DIR="$SHARE")
 }
+in_group() { group_cmd; "${G[@]}" "$@"; }
 
 {
   echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
@@ -92,7 +96,8 @@ PY
 
 # worker NAME WANT [DEV]: starts one worker in the group; its output in $R/NAME.out.
 worker() {
-  in_group python3 "$R/worker.py" "$2" $CHUNK_MIB "$R/release" "${3:-0}" >"$R/$1.out" 2>"$R/$1.err" &
+  group_cmd
+  "${G[@]}" python3 "$R/worker.py" "$2" $CHUNK_MIB "$R/release" "${3:-0}" >"$R/$1.out" 2>"$R/$1.err" &
   eval "pid_$1=$!"
 }
 wait_line() { # NAME REGEX: up to 120 s
@@ -129,7 +134,7 @@ for w in w1 w2 w3; do worker $w 2; done
 ok=yes
 for w in w1 w2 w3; do wait_line $w '^held ' || ok=no; done
 total_held=$(( $(held_of w1) + $(held_of w2) + $(held_of w3) ))
-[ $ok = yes ] && [ $total_held = 6 ] && record three "3 workers hold 2 x ${CHUNK_MIB} MiB each (6 of 8)" pass ||
+[ $ok = yes ] && [ $total_held = 6 ] && record three "3 workers hold 2 x ${CHUNK_MIB} MiB each" pass ||
   record three "3 workers: held $total_held, $(cat "$R"/w?.err | grep -v '^$' | tail -1 | cut -c1-40)" FAIL
 # mem_get_info inside: total is the quota.
 tot=$(sed -n 's/^meminfo free [0-9]* total \([0-9]*\)$/\1/p' "$R/w1.out")
@@ -146,8 +151,9 @@ else
 fi
 sum_res=0
 for w in w1 w2 w3 w4; do sum_res=$((sum_res + $(reserved_of $w))); done
-[ $sum_res -le $((QUOTA_MIB * MiB)) ] && [ $sum_res -gt 0 ] &&
-  record together "PyTorch's reserved bytes of the 4 together: $((sum_res / MiB)) MiB <= $QUOTA_MIB" pass ||
+# Exact: never past the quota, and the refusal came only when a tensor no longer fit.
+[ $sum_res -le $((QUOTA_MIB * MiB)) ] && [ $((QUOTA_MIB * MiB - sum_res)) -lt $((CHUNK_MIB * MiB)) ] &&
+  record together "PyTorch's reserved bytes of the 4: $((sum_res / MiB)) MiB <= $QUOTA_MIB, < 1 tensor left" pass ||
   record together "reserved together $((sum_res / MiB)) MiB, quota $QUOTA_MIB MiB" FAIL
 sleep 1
 seen=$(smi_used $pid_w1 $pid_w2 $pid_w3 $pid_w4)
@@ -188,8 +194,12 @@ else
   record kill-9 "new worker after kill -9: $(tr '\n' ' ' <"$R/w5.out" | cut -c1-60)" FAIL
 fi
 "$CLI" ps --groups --share-dir "$SHARE" >"$R/ps_after.txt" 2>&1
-grep -qE "^$GROUP +0 +4 GiB +4 GiB +" "$R/ps_after.txt" && record ps "cuaudit ps --groups: quota 4 GiB, use 4 GiB" pass ||
-  record ps "ps --groups: $(head -2 "$R/ps_after.txt" | tail -1)" FAIL
+live_res=0
+for w in w1 w3 w4 w5; do live_res=$((live_res + $(reserved_of $w))); done
+gu=$(group_used_mib)
+grep -qE "^$GROUP +0 +$QUOTA_MIB MiB +" "$R/ps_after.txt" && [ "$gu" = $((live_res / MiB)) ] &&
+  record ps "ps --groups: quota $QUOTA_MIB MiB, use $gu MiB = the live workers' reserved bytes" pass ||
+  record ps "ps --groups: use $gu MiB, workers reserve $((live_res / MiB)): $(sed -n 2p "$R/ps_after.txt")" FAIL
 cleanup
 rm -f "$R/release"
 
@@ -201,9 +211,10 @@ worker v1 5
 worker v2 5
 wait_line v1 '^held ' && wait_line v2 '^held ' || true
 vs=$(( $(held_of v1) + $(held_of v2) ))
-[ "$vs" -le 8 ] && [ "$vs" -ge 6 ] && grep -q '^oom after' "$R/v1.out" "$R/v2.out" &&
-  record vmm "expandable segments (cuMemCreate): 2 workers hold $vs of 8, one OOM" pass ||
-  record vmm "expandable segments: held $vs of 8; $(cat "$R"/v?.out | tr '\n' ' ' | cut -c1-50)" FAIL
+vres=$(( $(reserved_of v1) + $(reserved_of v2) ))
+[ "$vs" -ge 6 ] && [ $vres -le $((QUOTA_MIB * MiB)) ] && grep -q '^oom after' "$R/v1.out" "$R/v2.out" &&
+  record vmm "expandable segments (cuMemCreate): 2 workers hold $vs tensors, $((vres / MiB)) MiB, one OOM" pass ||
+  record vmm "expandable segments: held $vs, $((vres / MiB)) MiB; $(cat "$R"/v?.out | tr '\n' ' ' | cut -c1-50)" FAIL
 cleanup
 rm -f "$R/release"
 unset PYTORCH_CUDA_ALLOC_CONF
@@ -212,11 +223,15 @@ unset PYTORCH_CUDA_ALLOC_CONF
 if [ "$NGPU" -ge 2 ]; then
   if command -v torchrun >/dev/null; then LAUNCH=(torchrun); else LAUNCH=(python3 -m torch.distributed.run); fi
   GROUP=gpucheck-ddp-$$
-  in_group env CUAUDIT_MEM_LIMIT=0:8GiB,1:8GiB timeout 300 "${LAUNCH[@]}" --standalone --nproc-per-node 2 \
+  # Each process's exit report (CUAUDIT_LOG=info) names the group on the devices it used.
+  in_group env CUAUDIT_MEM_LIMIT=0:8GiB,1:8GiB CUAUDIT_LOG=info CUAUDIT_LOG_FILE="$R/ddp.%p.log" \
+    timeout 300 "${LAUNCH[@]}" --standalone --nproc-per-node 2 \
     "$ROOT/tests/gpu/ddp_train.py" >"$R/ddp.out" 2>"$R/ddp.err"
   rc=$?
-  "$CLI" ps --groups --share-dir "$SHARE" --json >"$R/ddp_groups.json" 2>&1
-  devs=$(python3 -c 'import json,sys; g=[x for x in json.load(open(sys.argv[1])) if x["group"]==sys.argv[2]]; print(len(g[0]["devices"]) if g else 0)' "$R/ddp_groups.json" $GROUP 2>/dev/null)
+  devs=0
+  for d in 0 1; do
+    cat "$R"/ddp.*.log 2>/dev/null | grep -q "memory limit: device $d .* group $GROUP group_in_use " && devs=$((devs + 1))
+  done
   [ $rc = 0 ] && [ "$(grep -c '^rank ' "$R/ddp.out")" = 42 ] && [ "$devs" = 2 ] &&
     record ddp "torchrun 2 ranks in one group (0:8GiB,1:8GiB): 20 steps, both devices" pass ||
     record ddp "ddp: exit $rc, $(grep -c '^rank ' "$R/ddp.out") lines, $devs devices; $(tail -1 "$R/ddp.err" | cut -c1-40)" FAIL
