@@ -3,6 +3,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <sched.h>
+#include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -17,8 +18,11 @@ _Static_assert(sizeof(struct cua_group_head) == CUA_GROUP_HEAD_SIZE, "the head i
 _Static_assert(sizeof(struct cua_group_slot) % 64 == 0, "slots keep to cache lines");
 
 /* A charge that keeps meeting other processes' charges in flight gives up after this many
-   tries, refused: a bound, never a wait on another process. */
+   tries or this long, refused: a bound, never a wait on another process (one stopped inside
+   its charge, say). Each try yields the processor, which on a loaded machine may take a
+   scheduler slice. */
 #define CONTENDED_TRIES 4096u
+#define CONTENDED_NS (20ull * 1000 * 1000)
 
 static struct cua_group_head *head;
 static struct cua_group_slot *slots;
@@ -289,6 +293,25 @@ static uint64_t now_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
 }
 
+/* The cheap look between full ones: one kill(pid, 0) per slot of this pid namespace takes
+   back those whose pid is gone (ESRCH). A zombie or a reused pid waits for a full look. */
+static unsigned reclaim_gone(void)
+{
+	uint32_t n = hwm(), me = my_index();
+	unsigned count = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = __atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE);
+		uint64_t ns = __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE);
+
+		if (!w || i + 1 == me || (ns && my_ns && ns != my_ns) || !CUA_GROUP_PID(w))
+			continue;
+		if (kill((pid_t)CUA_GROUP_PID(w), 0) != 0 && errno == ESRCH)
+			count += (unsigned)take_back(i, w);
+	}
+	return count;
+}
+
 unsigned cua_memgroup_reclaim_soon(void)
 {
 	uint64_t now, last;
@@ -298,11 +321,10 @@ unsigned cua_memgroup_reclaim_soon(void)
 	now = now_ns();
 	last = __atomic_load_n(&head->scan_ns, __ATOMIC_RELAXED);
 	/* A stamp in the future is another clock's (a time namespace): look anyway. */
-	if (last <= now && now - last < CUA_GROUP_SCAN_NS)
-		return 0;
-	if (!__atomic_compare_exchange_n(&head->scan_ns, &last, now, 0, __ATOMIC_RELAXED,
+	if ((last <= now && now - last < CUA_GROUP_SCAN_NS) ||
+	    !__atomic_compare_exchange_n(&head->scan_ns, &last, now, 0, __ATOMIC_RELAXED,
 					 __ATOMIC_RELAXED))
-		return 0;
+		return reclaim_gone();
 	return cua_memgroup_reclaim();
 }
 
@@ -403,7 +425,7 @@ static int earlier_trying(unsigned dev, uint32_t i)
 int cua_memgroup_charge(unsigned dev, uint64_t size)
 {
 	struct cua_group_slot *s;
-	uint64_t q = cua_memgroup_quota(dev);
+	uint64_t q = cua_memgroup_quota(dev), since = 0;
 	int reclaimed = 0, in_flight = 0;
 
 	if (!q)
@@ -429,14 +451,26 @@ int cua_memgroup_charge(unsigned dev, uint64_t size)
 				return -1;
 			continue;
 		}
-		if (tries >= CONTENDED_TRIES) {
-			sub_sat(&s->trying[dev], size);
+		if (!since)
+			since = now_ns();
+		/* A charge in flight that never ends is a process that died inside one (between
+		   its trying and its grant): only taking its slot back ends the wait. Looked for
+		   soon, then now and then, and once more, unthrottled, before giving up. */
+		if (tries % 256 == 15 && cua_memgroup_reclaim_soon()) {
+			/* Room freed: the bound counts from here. */
+			since = now_ns();
+			continue;
+		}
+		if (tries >= CONTENDED_TRIES || (tries % 16 == 15 && now_ns() - since > CONTENDED_NS)) {
+			if (!reclaimed++ && cua_memgroup_reclaim()) {
+				tries = 0;
+				since = now_ns();
+				continue;
+			}
+			if (in_flight)
+				sub_sat(&s->trying[dev], size);
 			return -1;
 		}
-		/* A charge in flight that never ends is a process that died inside one (between
-		   its trying and its grant): only taking its slot back ends the wait. */
-		if (tries % 256 == 255)
-			cua_memgroup_reclaim_soon();
 		if (earlier_trying(dev, (uint32_t)(s - slots))) {
 			sub_sat(&s->trying[dev], size);
 			in_flight = 0;

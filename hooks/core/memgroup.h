@@ -100,7 +100,8 @@ uint64_t cua_memgroup_used(unsigned dev, int reclaim);
    the same pid). Returns how many. */
 unsigned cua_memgroup_reclaim(void);
 /* The same, unless some process of the group looked within the last CUA_GROUP_SCAN_NS:
-   reading /proc for every slot at each refusal would cost more than the allocations. */
+   reading /proc for every slot at each refusal would cost more than the allocations. Then
+   only the slots whose pid is gone (kill(pid, 0): ESRCH) are taken back. */
 #define CUA_GROUP_SCAN_NS 5000000ull
 unsigned cua_memgroup_reclaim_soon(void);
 
