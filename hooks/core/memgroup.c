@@ -171,6 +171,9 @@ int cua_memgroup_slot_alive(uint64_t owner, uint64_t start_ticks, uint64_t slot_
 	r = cua_memgroup_proc_start(CUA_GROUP_PID(owner), &t);
 	if (r <= 0)
 		return r;
+	/* A process that could not read its own start: alive while its pid is. */
+	if (!start_ticks)
+		return 1;
 	/* The same pid with another start is a new process: the old one is gone. */
 	return t == start_ticks ? 1 : 0;
 }
