@@ -14,6 +14,8 @@
 #include "livefmt.h"
 #include "log.h"
 #include "nvtx.h"
+#include "memlimit.h"
+#include "nvml.h"
 #include "index.h"
 #include "procaddress.h"
 #include "symtab.h"
@@ -72,12 +74,14 @@ static int classify(struct link_map *map)
 	return layer;
 }
 
-enum { IMPORTS_CUDA = 1, IMPORTS_EXEC = 2, IMPORTS_SIGNALS = 4 };
+enum { IMPORTS_CUDA = 1, IMPORTS_EXEC = 2, IMPORTS_SIGNALS = 4, IMPORTS_NVML = 8 };
 
 static unsigned import_kind(const char *elf_name)
 {
 	if (cua_table_find(elf_name) >= 0)
 		return IMPORTS_CUDA;
+	if (cua_nvml_is_name(elf_name))
+		return IMPORTS_NVML;
 	if (cua_exec_is_name(elf_name))
 		return IMPORTS_EXEC;
 	return cua_signals_is_name(elf_name) ? IMPORTS_SIGNALS : 0;
@@ -93,13 +97,18 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	/* Before any of the object's code can run: see docs/design.md, entry patching. */
 	int patched = cua_cfg.static_runtime && cua_entrypatch_object(map);
 	unsigned all = IMPORTS_CUDA | (cua_exec_wanted() ? IMPORTS_EXEC : 0) |
-		       (cua_signals_wanted() ? IMPORTS_SIGNALS : 0), imports;
+		       (cua_signals_wanted() ? IMPORTS_SIGNALS : 0) |
+		       (cua_nvml_wanted() ? IMPORTS_NVML : 0), imports;
 
 	if ((*cookie = cua_exec_open_libc(map, lmid)) != 0)
 		return LA_FLG_BINDTO;
 	/* cuaudit's NVTX injection library: handed the bridge, and nothing of it is audited. */
 	if (cua_cfg.nvtx && cua_nvtx_connect(map))
 		return 0;
+	/* NVML's memory reports show the quota (audit/nvml.c); its dlsym lookups (nvidia-smi,
+	   pynvml) are seen through LA_FLG_BINDTO alone. */
+	if ((*cookie = cua_nvml_open(map)) != 0)
+		return LA_FLG_BINDTO;
 	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
 	   functions, and an object that names none of ours cannot bind to a wrapper. */
 	imports = cua_symtab_imports(map, import_kind, all) & all;
@@ -145,8 +154,10 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 		cua_entrypatch_hint(map);
 	/* The live view's file: now, before the first call (the driver, or the runtime that
 	   will load it inside its first call). */
-	if (lib->owner)
+	if (lib->owner) {
 		cua_live_prepare();
+		cua_memlimit_prepare();
+	}
 	if (lib->owner)
 		index_exports(lib);
 	return LA_FLG_BINDFROM | LA_FLG_BINDTO;

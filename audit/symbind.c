@@ -8,6 +8,7 @@
 #include "gotfix.h"
 #include "libs.h"
 #include "log.h"
+#include "nvml.h"
 #include "passthrough.h"
 #include "table.h"
 
@@ -94,8 +95,11 @@ CUA_LA_EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t
 	struct cua_lib *def = cua_lib_of_cookie(*defcook);
 
 	(void)ndx;
-	if (CUA_LIKELY(!def))
-		return cua_exec_is_cookie(*defcook) ? cua_exec_bind(symname, sym->st_value)
+	if (CUA_LIKELY(!def)) {
+		if (cua_exec_is_cookie(*defcook))
+			return cua_exec_bind(symname, sym->st_value);
+		return cua_nvml_is_cookie(*defcook) ? cua_nvml_bind(symname, sym->st_value)
 						    : sym->st_value;
+	}
 	return redirect(sym, def, *refcook, *flags, symname);
 }

@@ -65,6 +65,11 @@ static const struct var_row rows[] = {
 	  "a Chrome trace JSON file (Perfetto UI, chrome://tracing)" },
 	{ "mem-limit", 'm', "CUAUDIT_MEM_LIMIT", "SIZE", VAL_PLAIN, NULL,
 	  "device-memory quota, e.g. 4GiB or 0:4GiB,1:8GiB" },
+	{ "mem-group", 0, "CUAUDIT_MEM_GROUP", "NAME", VAL_PLAIN, NULL,
+	  "share the --mem-limit quota with this user's processes of the same group NAME"
+	  " (%q{VAR} is VAR's value)" },
+	{ "share-dir", 0, "CUAUDIT_SHARE_DIR", "DIR", VAL_DIR, NULL,
+	  "the directory of the memory groups' files (/dev/shm)" },
 	{ "fault", 'f', "CUAUDIT_FAULT", "SPEC", VAL_PLAIN, ";",
 	  "inject failures, e.g. cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3 (repeatable)" },
 	{ "plugin", 'p', "CUAUDIT_PLUGINS", "FILE", VAL_INPUT, ":",

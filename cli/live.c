@@ -21,6 +21,7 @@
 #include "liveconfig.h"
 #include "cuaudit.h"
 #include "fmt.h"
+#include "groups.h"
 #include "json.h"
 #include "live.h"
 #include "livefmt.h"
@@ -1116,6 +1117,7 @@ static int parse_u64(const char *s, uint64_t *out)
 static void live_usage(FILE *f)
 {
 	fputs("usage: cuaudit ps [--dir DIR] [--json] | ps [--dir DIR] --clean\n"
+	      "       cuaudit ps --groups [--share-dir DIR] [--json]\n"
 	      "       cuaudit ps [--dir DIR] [--json] [--last N] PID\n"
 	      "       cuaudit top [--dir DIR] [-d SECONDS] [-n COUNT] [-b] [-p] [--sort KEY] [PID]\n"
 	      "       cuaudit ctl [--dir DIR] PID trace|log start|stop\n"
@@ -1125,6 +1127,9 @@ static void live_usage(FILE *f)
 	      "       the longest call in flight; with PID, each thread's calls in flight and\n"
 	      "       last calls (--last N of them, 16). --json: the same as JSON.\n"
 	      "       --clean removes the files of processes that are gone.\n"
+	      "       --groups: each memory group of this user (CUAUDIT_MEM_GROUP) in --share-dir\n"
+	      "       (else CUAUDIT_SHARE_DIR, else /dev/shm): quota and use per device, and\n"
+	      "       each process's use, alive or dead (dead: not yet taken back).\n"
 	      "top    per-API rows (layer, calls, errors and time per second, average time, calls\n"
 	      "       in flight and the longest), or per-process rows with -p, refreshed every -d\n"
 	      "       seconds (1), fitted to the terminal; keys: q quits, p switches the view,\n"
@@ -1143,12 +1148,13 @@ static int ps_main(int argc, char **argv)
 	static const struct option opts[] = {
 		{ "dir", required_argument, NULL, 'D' }, { "json", no_argument, NULL, 'j' },
 		{ "clean", no_argument, NULL, 'c' },     { "last", required_argument, NULL, 'l' },
-		{ "help", no_argument, NULL, 'h' },      { NULL, 0, NULL, 0 },
+		{ "help", no_argument, NULL, 'h' },      { "groups", no_argument, NULL, 'g' },
+		{ "share-dir", required_argument, NULL, 'S' }, { NULL, 0, NULL, 0 },
 	};
 	static struct ps_ctx ctx;
-	const char *dir = NULL;
+	const char *dir = NULL, *share_dir = NULL;
 	uint64_t pid = 0, last = 16;
-	int json = 0, last_given = 0, c, n;
+	int json = 0, last_given = 0, groups = 0, c, n;
 
 	optind = 1;
 	/* Options before or after the pid (`cuaudit ps 4242 --json`), as GNU tools take them. */
@@ -1157,6 +1163,8 @@ static int ps_main(int argc, char **argv)
 		case 'D': dir = optarg; break;
 		case 'j': json = 1; break;
 		case 'c': ctx.clean = 1; break;
+		case 'g': groups = 1; break;
+		case 'S': share_dir = optarg; break;
 		case 'l':
 			if (parse_u64(optarg, &last) != 0 || last > CUA_LIVE_CALLS_MAX) {
 				fprintf(stderr, "cuaudit ps: --last: '%s' is not a number from 0 to 4096\n", optarg);
@@ -1169,6 +1177,17 @@ static int ps_main(int argc, char **argv)
 		}
 	}
 	/* An option that cannot be honoured is refused, never dropped in silence. */
+	if (groups && (ctx.clean || last_given || dir || optind < argc)) {
+		fprintf(stderr, "cuaudit ps: --groups lists the memory groups; it takes only --json"
+				" and --share-dir\n");
+		return 2;
+	}
+	if (share_dir && !groups) {
+		fprintf(stderr, "cuaudit ps: --share-dir is the directory of --groups\n");
+		return 2;
+	}
+	if (groups)
+		return cua_cli_groups(share_dir, json);
 	if (ctx.clean && (json || last_given)) {
 		fprintf(stderr, "cuaudit ps: --clean removes files and prints what it removed; it takes "
 				"no --%s\n", json ? "json" : "last");

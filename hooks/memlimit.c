@@ -5,12 +5,14 @@
 #include <cuda.h>
 #include <cuda_runtime_api.h>
 #include <sys/mman.h>
+#include <unistd.h>
 #include "finish.h"
 #include "config.h"
 #include "cuaudit_args.h"
 #include "dispatch.h"
 #include "hooks.h"
 #include "log.h"
+#include "memgroup.h"
 #include "memlimit.h"
 #include "memtable.h"
 #include "index.h"
@@ -29,12 +31,13 @@ struct slot {
 	uint64_t key;
 	uint64_t size;
 	uint32_t device;
+	uint32_t grouped; /* charged to the group too */
 };
 
 /* For the exit report: the highest use, what VMM (cuMemCreate, NCCL's path) was charged,
    and the allocations refused, per device. */
 static struct {
-	uint64_t peak, vmm_bytes, vmm_calls, refused;
+	uint64_t peak, vmm_bytes, vmm_calls, refused, group_refused;
 } seen[CUA_MAX_DEVICES];
 
 static struct slot *live;
@@ -45,15 +48,19 @@ static int full_warned;
 static uint8_t entry_of[CUAUDIT_ID_COUNT];
 
 /* What an outer allocation reserved, from its enter to its exit, lives in the call's own
-   user slot: size << 8 | device << 1 | 1. Not a per-thread record: a signal handler's
-   allocation is an outer call too (issue 19, defect 5), made while the interrupted one holds
-   its reservation. Sizes of 2^56 bytes and more are refused: no device has them. */
-#define HELD(size, dev) ((size) << 8 | (uint64_t)(dev) << 1 | 1u)
-#define HELD_SIZE(u) ((u) >> 8)
+   user slot: size << 9 | grouped << 8 | device << 1 | 1, grouped when the memory group was
+   charged too. Not a per-thread record: a signal handler's allocation is an outer call too
+   (issue 19, defect 5), made while the interrupted one holds its reservation. Sizes of 2^55
+   bytes and more are refused: no device has them. */
+#define HELD(size, grouped, dev) ((size) << 9 | (uint64_t)(grouped) << 8 | (uint64_t)(dev) << 1 | 1u)
+#define HELD_SIZE(u) ((u) >> 9)
+#define HELD_GROUPED(u) ((unsigned)((u) >> 8) & 1u)
 #define HELD_DEVICE(u) ((unsigned)((u) >> 1) & 0x7fu)
 
 /* This hook's configuration (hooks/memlimit_config.c) as it started, for the metrics. */
 static struct cua_memlimit_config limits;
+/* CUAUDIT_MEM_GROUP names a group, joined when the first CUDA or NVML library opens. */
+static int group_wanted;
 
 /* This hook's slice of the configuration, copied at start. */
 static struct {
@@ -140,7 +147,8 @@ static unsigned hash(uint64_t key, unsigned mask)
 	return (unsigned)key & mask;
 }
 
-static int put(struct slot *t, unsigned n, uint64_t key, uint64_t size, unsigned dev)
+static int put(struct slot *t, unsigned n, uint64_t key, uint64_t size, unsigned dev,
+	       unsigned grouped)
 {
 	for (unsigned i = 0, h = hash(key, n - 1); i < n; i++, h = (h + 1) & (n - 1)) {
 		uint64_t k = __atomic_load_n(&t[h].key, __ATOMIC_ACQUIRE);
@@ -150,6 +158,7 @@ static int put(struct slot *t, unsigned n, uint64_t key, uint64_t size, unsigned
 						__ATOMIC_ACQUIRE)) {
 			t[h].size = size;
 			t[h].device = dev;
+			t[h].grouped = grouped;
 			return 0;
 		}
 	}
@@ -216,10 +225,18 @@ static const struct cua_mem_desc *desc_of(unsigned id)
 	return entry_of[id] ? &cua_mem_table[entry_of[id] - 1] : NULL;
 }
 
+static int refuse(struct cuaudit_call *c, unsigned dev)
+{
+	__atomic_add_fetch(&seen[dev].refused, 1, __ATOMIC_RELAXED);
+	c->result = (uint64_t)(int64_t)out_of_memory(c->layer);
+	return CUAUDIT_SKIP_REAL;
+}
+
 static int mem_enter(struct cuaudit_call *c, void *ctx)
 {
 	const struct cua_mem_desc *d = desc_of(c->id);
 	uint64_t size, limit;
+	unsigned grouped;
 	int dev;
 
 	(void)ctx;
@@ -233,12 +250,17 @@ static int mem_enter(struct cuaudit_call *c, void *ctx)
 	if (!(limit = limit_of((unsigned)dev)) && !(limit = cfg.track ? UINT64_MAX : 0))
 		return CUAUDIT_CALL_REAL;
 	size = d->size(c->args);
-	if (size >> 56 || reserve((unsigned)dev, size, limit) != 0) {
-		__atomic_add_fetch(&seen[dev].refused, 1, __ATOMIC_RELAXED);
-		c->result = (uint64_t)(int64_t)out_of_memory(c->layer);
-		return CUAUDIT_SKIP_REAL;
+	if (size >> 55 || reserve((unsigned)dev, size, limit) != 0)
+		return refuse(c, (unsigned)dev);
+	/* The group's share is taken before the real allocation, as this process's is: two
+	   processes of the group can never both pass (hooks/core/memgroup.c). */
+	grouped = cua_memgroup_quota((unsigned)dev) != 0;
+	if (grouped && cua_memgroup_charge((unsigned)dev, size) != 0) {
+		adjust((unsigned)dev, size, 0);
+		__atomic_add_fetch(&seen[dev].group_refused, 1, __ATOMIC_RELAXED);
+		return refuse(c, (unsigned)dev);
 	}
-	*c->user = HELD(size, (unsigned)dev);
+	*c->user = HELD(size, grouped, (unsigned)dev);
 	return CUAUDIT_CALL_REAL;
 }
 
@@ -249,17 +271,25 @@ static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d
 	uint64_t held = *c->user;
 	unsigned dev = HELD_DEVICE(held);
 	uint64_t reserved = HELD_SIZE(held), charged, key;
+	unsigned grouped = HELD_GROUPED(held);
 
 	if (!(held & 1))
 		return;
 	if (c->skipped || (int)c->result != 0) {
 		adjust(dev, reserved, 0);
+		if (grouped)
+			cua_memgroup_adjust(dev, reserved, 0);
 		return;
 	}
 	charged = d->charged(c->args);
-	if (charged != reserved)
+	if (charged != reserved) {
 		adjust(dev, charged > reserved ? charged - reserved : reserved - charged,
 		       charged > reserved);
+		if (grouped)
+			cua_memgroup_adjust(dev, charged > reserved ? charged - reserved
+								    : reserved - charged,
+					    charged > reserved);
+	}
 	if (charged > reserved)
 		note_peak(dev, __atomic_load_n(&used[dev], __ATOMIC_RELAXED));
 	if (d->vmm) {
@@ -268,7 +298,7 @@ static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d
 	}
 	key = d->key(c->args);
 	/* Untracked, the charge stays: better a quota too full than one that leaks. */
-	if (key > TOMBSTONE && put(live, SLOTS, key, charged, dev) == 0)
+	if (key > TOMBSTONE && put(live, SLOTS, key, charged, dev, grouped) == 0)
 		return;
 	if (!full_warned++)
 		cua_log_msg(CUA_LOG_WARN, "the memory accounting (CUAUDIT_MEM_LIMIT, CUAUDIT_LIVE) tracks"
@@ -293,7 +323,7 @@ static void mem_exit(const struct cuaudit_call *c, void *ctx)
 			if ((s = find(pools, POOLS, key, 0)))
 				__atomic_store_n(&s->device, (unsigned)dev, __ATOMIC_RELAXED);
 			else
-				put(pools, POOLS, key, 0, (unsigned)dev);
+				put(pools, POOLS, key, 0, (unsigned)dev, 0);
 		}
 		return;
 	}
@@ -309,12 +339,16 @@ static void mem_exit(const struct cuaudit_call *c, void *ctx)
 		/* Memory cuaudit never charged (IPC or VMM imports) is not found and gives back
 		   nothing. */
 		key = d->key(c->args);
-		if (key > TOMBSTONE && (s = find(live, SLOTS, key, 1)))
+		if (key > TOMBSTONE && (s = find(live, SLOTS, key, 1))) {
 			adjust(s->device, s->size, 0);
-	} else if (d->verb == CUA_MEM_INFO && (dev = device_of(d, c->args)) >= 0 &&
-		   limit_of((unsigned)dev)) {
-		d->info(c->args, limit_of((unsigned)dev),
-			__atomic_load_n(&used[dev], __ATOMIC_ACQUIRE));
+			if (s->grouped)
+				cua_memgroup_adjust(s->device, s->size, 0);
+		}
+	} else if (d->verb == CUA_MEM_INFO && (dev = device_of(d, c->args)) >= 0) {
+		uint64_t q, u;
+
+		if (cua_memlimit_view((unsigned)dev, &q, &u))
+			d->info(c->args, q, u);
 	}
 }
 
@@ -342,6 +376,14 @@ static void report(void)
 		cua_buf_u64(&b, seen[d].vmm_calls);
 		cua_buf_str(&b, " refused ");
 		cua_buf_u64(&b, seen[d].refused);
+		if (cua_memgroup_quota(d)) {
+			cua_buf_str(&b, " group ");
+			cua_buf_str(&b, limits.group);
+			cua_buf_str(&b, " group_in_use ");
+			cua_buf_u64(&b, cua_memgroup_used(d, 0));
+			cua_buf_str(&b, " refused_by_group ");
+			cua_buf_u64(&b, seen[d].group_refused);
+		}
 		cua_log_end(&b);
 	}
 }
@@ -349,6 +391,67 @@ static void report(void)
 const struct cua_memlimit_config *cua_memlimit_limits(void)
 {
 	return &limits;
+}
+
+int cua_memlimit_view(unsigned dev, uint64_t *quota, uint64_t *in_use)
+{
+	if (dev >= CUA_MAX_DEVICES || !limit_of(dev))
+		return 0;
+	*quota = limit_of(dev);
+	/* The group's use, its dead processes' charges taken back first: what a program sizes
+	   its caches from must not shrink for processes that are gone. */
+	*in_use = cua_memgroup_quota(dev) ? cua_memgroup_used(dev, 1)
+					  : __atomic_load_n(&used[dev], __ATOMIC_ACQUIRE);
+	return 1;
+}
+
+const char *cua_memlimit_group(void)
+{
+	return cua_memgroup_on() ? limits.group : NULL;
+}
+
+uint64_t cua_memlimit_group_used(unsigned dev)
+{
+	return cua_memgroup_used(dev, 0);
+}
+
+/* Joins CUAUDIT_MEM_GROUP's group; on any failure, one message and the limit stays this
+   process's own, never larger than the quota. */
+static void join_group(const struct cua_memlimit_config *own)
+{
+	uint64_t q[CUA_GROUP_DEVICES];
+	char why[1024], msg[2048];
+	struct cua_buf w = CUA_BUF(why), m = CUA_BUF(msg);
+
+	for (unsigned d = 0; d < CUA_GROUP_DEVICES; d++)
+		q[d] = limit_of(d);
+	if (cua_memgroup_attach(own->share_dir, own->group, q, &w) == 0)
+		return;
+	why[w.len < sizeof(why) ? w.len : sizeof(why) - 1] = '\0';
+	cua_buf_str(&m, "CUAUDIT_MEM_GROUP=");
+	cua_buf_str(&m, own->group);
+	cua_buf_str(&m, ": the group's file ");
+	cua_buf_str(&m, own->share_dir);
+	cua_buf_str(&m, "/" CUA_GROUP_FILE_PREFIX);
+	cua_buf_u64(&m, (uint64_t)geteuid());
+	cua_buf_char(&m, '-');
+	cua_buf_str(&m, own->group);
+	cua_buf_char(&m, ' ');
+	cua_buf_str(&m, why);
+	cua_buf_str(&m, ". This process is in no group: CUAUDIT_MEM_LIMIT is its own limit"
+		    " (remove the file, or set CUAUDIT_SHARE_DIR, to make a new group)");
+	msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';
+	cua_log_msg(CUA_LOG_WARN, msg, NULL);
+}
+
+void cua_memlimit_prepare(void)
+{
+	static int done;
+
+	if (!group_wanted || done)
+		return;
+	done = 1;
+	join_group(&limits);
 }
 
 int cua_memlimit_init(const struct cua_config *all, const struct cua_memlimit_config *own)
@@ -366,6 +469,7 @@ int cua_memlimit_init(const struct cua_config *all, const struct cua_memlimit_co
 		return 0;
 	cfg.all = own->mem_limit;
 	memcpy(cfg.dev, own->mem_limit_dev, sizeof(cfg.dev));
+	group_wanted = own->group[0] && any;
 	for (unsigned i = 0; i < cua_mem_count && n < 255; i++) {
 		entry_of[cua_mem_table[i].id] = (uint8_t)(i + 1);
 		ids[n++] = cua_mem_table[i].id;

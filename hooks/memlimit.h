@@ -14,5 +14,18 @@ uint64_t cua_memlimit_used(unsigned dev);
 const struct cua_memlimit_config *cua_memlimit_limits(void);
 /* The quota of device dev in bytes, or 0 when it has none. */
 uint64_t cua_memlimit_quota(unsigned dev);
+/* What a program asking about device dev's memory is shown: 1 when dev has a quota, with
+   *quota and *in_use (the group's use in a memory group, this process's otherwise); 0 when
+   nothing is clamped. Takes back dead processes' slots of the group first. */
+int cua_memlimit_view(unsigned dev, uint64_t *quota, uint64_t *in_use);
+/* Joins the memory group CUAUDIT_MEM_GROUP names, once, when the first CUDA or NVML library
+   opens (under the loader's lock): a process that never loads one makes no file and takes
+   no slot. A failure says so once, and the limit stays the process's own. */
+void cua_memlimit_prepare(void);
+/* The memory group this process joined (CUAUDIT_MEM_GROUP), or NULL when none. */
+const char *cua_memlimit_group(void);
+/* The group's use of device dev in bytes (granted to live or not yet reclaimed slots); 0
+   outside a group. A snapshot. */
+uint64_t cua_memlimit_group_used(unsigned dev);
 
 #endif

@@ -207,6 +207,41 @@ static void memory_families(struct cua_writer *w, const char *host, const char *
 	}
 }
 
+/* CUAUDIT_MEM_GROUP: the quota the group shares and the group's use, per device with a
+   quota, labelled with the group. Nothing outside a group. */
+static void group_family(struct cua_writer *w, const char *host, const char *pid, int used)
+{
+	const char *group = cua_memlimit_group(), *name = used ? "cuaudit_memory_group_used_bytes"
+								  : "cuaudit_memory_group_quota_bytes";
+
+	if (!group)
+		return;
+	head(w, name, "gauge",
+	     used ? "Device memory the process's memory group (CUAUDIT_MEM_GROUP) holds, per device:"
+		    " its processes' charges, a dead one's until it is taken back."
+		  : "The quota the process's memory group (CUAUDIT_MEM_GROUP) shares, per device.");
+	for (unsigned d = 0; d < CUA_MAX_DEVICES; d++) {
+		uint64_t q = cua_memlimit_quota(d);
+		struct cua_buf *b;
+		char dev[24];
+		struct cua_buf db = CUA_BUF(dev);
+
+		if (!q)
+			continue;
+		cua_buf_u64(&db, d);
+		dev[db.len] = '\0';
+		b = cua_writer_room(w, 1024);
+		cua_buf_str(b, name);
+		cua_buf_char(b, '{');
+		common(b, host, pid);
+		label(b, "group", group, 0);
+		label(b, "device", dev, 0);
+		cua_buf_str(b, "} ");
+		cua_buf_u64(b, used ? cua_memlimit_group_used(d) : q);
+		cua_buf_char(b, '\n');
+	}
+}
+
 static void busy_family(struct cua_writer *w, const char *host, const char *pid,
 			const char *metric, const char *help, const uint64_t *ns, unsigned ndevices)
 {
@@ -312,6 +347,8 @@ int cua_metrics_write(const struct cua_summary_model *m)
 	for (unsigned which = 0; which < 3; which++)
 		api_family(&w, m, which, cua_process_host(), pid);
 	memory_families(&w, cua_process_host(), pid);
+	group_family(&w, cua_process_host(), pid, 0);
+	group_family(&w, cua_process_host(), pid, 1);
 	gpu_families(&w, cua_process_host(), pid);
 	return cua_writer_commit(&w, tmp, chosen);
 }

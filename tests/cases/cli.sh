@@ -38,6 +38,7 @@ sample() {
   live) echo on ;; live-calls) echo 32 ;; live-dir) echo live.d ;; gpu-time) echo on ;;
   trace-exit-time) echo 10 ;;
   nvtx) echo off ;;
+  mem-group) echo g ;; share-dir) echo share.d ;;
   *) echo "no sample value for --$1" >&2; echo "?" ;;
   esac
 }
@@ -60,7 +61,9 @@ cli_run_every_value_option_takes_all_four_getopt_forms)
       else
         args=("${forms[i]}" "${forms[i + 1]}"); i=$((i + 2))
       fi
-      got=$("$CLI" run "${args[@]}" env 2>err.txt | grep -E '^CUAUDIT_' | sed -E 's/^(CUAUDIT_ERROR_COUNT|CUAUDIT_ERROR_COUNT_TOKEN|CUAUDIT_SESSION_START)=.*/\1/' | sort)
+      # A group shares a quota: it is refused without one.
+      quota=(); [ "$long" = mem-group ] && quota=(CUAUDIT_MEM_LIMIT=1GiB)
+      got=$(env "${quota[@]}" "$CLI" run "${args[@]}" env 2>err.txt | grep -E '^CUAUDIT_' | sed -E 's/^(CUAUDIT_ERROR_COUNT|CUAUDIT_ERROR_COUNT_TOKEN|CUAUDIT_SESSION_START)=.*/\1/' | sort)
       rc=$?
       [ $rc = 0 ] && [ -n "$got" ] || { fail "${args[*]}: rc $rc, $(head -2 err.txt)"; continue; }
       [ -z "$ref" ] && ref=$got

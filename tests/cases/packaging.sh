@@ -277,7 +277,7 @@ cli_run_has_an_option_for_every_CUAUDIT_variable)
   # Each row's option really sets its variable: a child prints its environment.
   while read -r opt var; do
     val=$("$CLI" run "--$opt=x1" -- bash -c 'printf %s "${!1}"' _ "$var" 2>/dev/null)
-    case $var in CUAUDIT_LOG|CUAUDIT_MEM_LIMIT|CUAUDIT_FAULT|CUAUDIT_PLUGINS|CUAUDIT_LIBCUDA|CUAUDIT_LIBCUDART|CUAUDIT_LOG_FILE|CUAUDIT_TRACE|CUAUDIT_SUMMARY|CUAUDIT_METRICS|CUAUDIT_LIVE_DIR) continue ;; esac
+    case $var in CUAUDIT_LOG|CUAUDIT_MEM_LIMIT|CUAUDIT_FAULT|CUAUDIT_PLUGINS|CUAUDIT_LIBCUDA|CUAUDIT_LIBCUDART|CUAUDIT_LOG_FILE|CUAUDIT_TRACE|CUAUDIT_SUMMARY|CUAUDIT_METRICS|CUAUDIT_LIVE_DIR|CUAUDIT_SHARE_DIR) continue ;; esac
     # Values the module does not know yet pass through; a module that knows them may refuse x1.
     [ "$val" = x1 ] || grep -q "$var" <("$CLI" run "--$opt=x1" -- true 2>&1) && pass "--$opt sets $var" || fail "--$opt does not set $var ('$val')"
   done < <(sed -nE 's/^ +(-., )?--([a-z-]+)[ =\[].* (CUAUDIT_[A-Z_]+):.*/\2 \3/p' help.txt)

@@ -1,0 +1,272 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/memgroup.sh: a memory quota shared by a group of processes: exact across processes, crash-safe, seen by the driver's and NVML's reports and by `cuaudit ps --groups` (issue 37).
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+
+mkdir share
+export CUAUDIT_SHARE_DIR="$dir/share" CUAUDIT_MEM_GROUP=g CUAUDIT_MEM_LIMIT=64MiB CUAUDIT_LOG=warn
+FILE="$dir/share/cuaudit-memgroup-$(id -u)-g"
+PROG="$BIN/memgroup_prog"
+# The slots of the file (docs/hooks.md, "A memory group"): 4096 bytes of head, then 1088 each.
+SLOT_SIZE=1088
+
+# group CMD...: runs CMD under cuaudit in the group (output in the caller's redirections);
+# through env, which execs it, so that `group CMD &` gives CMD's own pid in $!.
+group() { env LD_AUDIT="$AUDIT" "$@"; }
+G=(env LD_AUDIT="$AUDIT")
+# granted_alone: what one process gets by allocating 1 MiB chunks until refused.
+granted_alone() { group "$PROG" fill 1024 2>>alone.err | sed -n 's/^granted //p'; }
+# wait_for FILE REGEX: up to 30 s for a line.
+wait_for() {
+  for _ in $(seq 300); do grep -qE -- "$2" "$1" 2>/dev/null && return 0; sleep 0.1; done
+  return 1
+}
+# start_ticks PID: field 22 of /proc/PID/stat.
+start_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $20 }'; }
+# fake_slot INDEX PID TICKS USED_BYTES: writes a ready slot of process PID (started at TICKS)
+# charged USED_BYTES on device 0, as a process that died just so would have left it.
+fake_slot() {
+  "$PYTHON" - "$FILE" "$@" <<'PY'
+import mmap, os, struct, sys
+path, i, pid, ticks, used = sys.argv[1], *map(int, sys.argv[2:])
+with open(path, "r+b") as f:
+    m = mmap.mmap(f.fileno(), 0)
+    hwm_at = 8 + 4 * 2 + 8 + 4 * 4 + 8 * 64 + 8
+    hwm = struct.unpack_from("<I", m, hwm_at)[0]
+    struct.pack_into("<I", m, hwm_at, max(hwm, i + 1))
+    at = 4096 + i * 1088
+    ns = os.stat("/proc/self/ns/pid").st_ino
+    owner = pid | (12345 << 32) | (1 << 63)
+    struct.pack_into("<QQQ", m, at, owner, ticks, ns)
+    struct.pack_into("<Q", m, at + 64 + 64 * 8, used)  # used[0]
+    m.close()
+PY
+}
+
+case $name in
+memgroup_three_processes_share_the_quota_exactly_round_after_round)
+  # 64 MiB of 1 MiB chunks: whatever the interleaving, the three get 64 between them in
+  # each round. Without the group each would get 64 (192 together).
+  rounds=100
+  start=$(date +%s)
+  pids=()
+  for i in 1 2 3; do
+    "${G[@]}" "$PROG" rounds "$dir/barrier" 3 $rounds 1024 >p$i.out 2>p$i.err &
+    pids+=($!)
+  done
+  rcs=""
+  for p in "${pids[@]}"; do wait "$p"; rcs="$rcs $?"; done
+  [ "$rcs" = " 0 0 0" ] && pass "three processes ran $rounds rounds" || { fail "statuses:$rcs"; cat p*.err | head; }
+  bad=$(cat p1.out p2.out p3.out | awk '/^round/ { n[$2] += $4; c[$2]++ }
+    END { for (r in n) if (n[r] != 64 || c[r] != 3) print "round " r ": " n[r] " from " c[r]; }')
+  got=$(cat p1.out p2.out p3.out | awk '/^round/ { c[$2]++ } END { print length(c) }')
+  [ "$got" = $rounds ] && [ -z "$bad" ] && pass "every one of $rounds rounds granted exactly 64 chunks together" ||
+    fail "$got rounds; wrong: $(echo "$bad" | head -5)"
+  shared=$(cat p1.out p2.out p3.out | awk '/^round/ && $4 > 0 { p[FILENAME]++ } END { print length(p) }')
+  echo "took $(( $(date +%s) - start )) s"
+  grep -q . p1.err p2.err p3.err && fail "messages: $(cat p*.err | head -3)" || pass "no message"
+  ;;
+memgroup_a_killed_holder_gives_its_share_back)
+  # It holds 40 MiB and allocates and frees one more chunk without pause: SIGKILL lands in
+  # the middle of an allocation, perhaps between the group's charge and the driver's call.
+  for round in $(seq 10); do
+    "${G[@]}" "$PROG" spin 1024 40 >spin.out 2>spin.err &
+    sp=$!
+    wait_for spin.out '^held 40$' || fail "the holder never held 40 MiB: $(cat spin.out spin.err)"
+    n=$(granted_alone)
+    [ "$n" = 23 ] || [ "$n" = 24 ] && pass "beside the holder a process gets $n of 64" || fail "beside the holder: $n"
+    sleep 0.0$((RANDOM % 10))
+    kill -9 $sp
+    wait $sp 2>/dev/null
+    n=$(granted_alone)
+    [ "$n" = 64 ] && pass "round $round: after kill -9 the whole quota is back (64)" || fail "round $round: after kill -9: $n"
+  done
+  ;;
+memgroup_sixty_four_processes_churning_never_pass_the_quota)
+  # 16 MiB, 64 processes each holding up to 4 chunks at once: far more asked than granted.
+  export CUAUDIT_MEM_LIMIT=16MiB
+  pids=()
+  for i in $(seq 64); do
+    "${G[@]}" "$PROG" churn "$dir/held" 500 1024 4 64 >c$i.out 2>c$i.err &
+    pids+=($!)
+  done
+  bad=0
+  for p in "${pids[@]}"; do wait "$p" || bad=$((bad + 1)); done
+  [ $bad = 0 ] && pass "64 processes churned" || { fail "$bad processes failed"; cat c*.err | head -5; }
+  max=$(od -An -t u8 -j 16 -N 8 "$dir/held" | tr -d ' ')
+  [ -n "$max" ] && [ "$max" -le $((16 << 20)) ] && [ "$max" -gt 0 ] &&
+    pass "at most $((max >> 20)) MiB held at once (quota 16 MiB)" || fail "$max bytes held at once, quota 16 MiB"
+  refused=$(cat c*.out | awk '{ r += $5 } END { print r + 0 }')
+  [ "$refused" -gt 0 ] && pass "$refused allocations refused: the quota was reached" || fail "no refusal: the test did not press"
+  n=$(granted_alone)
+  [ "$n" = 16 ] && pass "afterwards one process gets the whole 16 MiB: nothing leaked" || fail "afterwards: $n of 16"
+  ;;
+memgroup_a_reused_pid_is_not_taken_for_the_dead_holder)
+  n=$(granted_alone)
+  [ "$n" = 64 ] && [ -f "$FILE" ] && pass "the group's file made, 64 granted" || fail "first run: $n"
+  sleep 300 &
+  sp=$!
+  ticks=$(start_ticks $sp)
+  # A slot of a process that died, whose pid a new process (sleep) now has: other start.
+  fake_slot 7 $sp $((ticks + 1)) $((64 << 20))
+  n=$(granted_alone)
+  [ "$n" = 64 ] && pass "a dead holder whose pid was reused is taken back (64 granted)" || fail "pid reused: $n"
+  # The same pid and start: the live process itself, whose charge stands.
+  fake_slot 7 $sp $ticks $((64 << 20))
+  n=$(granted_alone)
+  [ "$n" = 0 ] && pass "a live holder's charge stands (0 granted)" || fail "live holder: $n"
+  kill $sp; wait $sp 2>/dev/null
+  n=$(granted_alone)
+  [ "$n" = 64 ] && pass "once it is gone, its share is back (64)" || fail "after it ended: $n"
+  ;;
+memgroup_a_bad_group_file_leaves_the_own_limit_and_one_message)
+  expect_own() { # WHAT REASON: one message naming the variable and the reason; 64 granted.
+    local n
+    : >alone.err
+    n=$(granted_alone)
+    [ "$n" = 64 ] && pass "$1: the process keeps its own 64 MiB limit" || fail "$1: granted $n"
+    [ "$(grep -c 'CUAUDIT_MEM_GROUP=g' alone.err)" = 1 ] && grep -q -- "$2" alone.err &&
+      pass "$1: one message: $(grep -o "$2" alone.err)" || fail "$1: $(cat alone.err)"
+  }
+  reset() { rm -f "$FILE"; granted_alone >/dev/null; }
+  reset
+  printf 'XXXXXXXX' | dd of="$FILE" conv=notrunc status=none
+  sum=$(md5sum <"$FILE")
+  expect_own "wrong magic" "its magic is wrong"
+  [ "$(md5sum <"$FILE")" = "$sum" ] && pass "a bad file is left as it was" || fail "the bad file was changed"
+  reset
+  printf '\000\000\000\000' | dd of="$FILE" bs=1 seek=8 conv=notrunc status=none
+  expect_own "version 0" "another format version"
+  reset
+  printf '\002\000\000\000' | dd of="$FILE" bs=1 seek=8 conv=notrunc status=none
+  expect_own "version 2" "another format version"
+  reset
+  truncate -s 2000 "$FILE"
+  expect_own "truncated" "truncated"
+  reset
+  chmod 0644 "$FILE"
+  expect_own "mode 0644" "mode other than 0600"
+  rm -f "$FILE"
+  ln -s "$dir/elsewhere" "$FILE"
+  expect_own "a symbolic link" "symbolic link"
+  [ ! -e "$dir/elsewhere" ] && pass "the link was not followed" || fail "the link's target was made"
+  rm -f "$FILE"
+  mkdir "$FILE"
+  expect_own "a directory" "EISDIR"
+  rmdir "$FILE"
+  if [ "$(id -u)" = 0 ]; then
+    reset
+    chown 65534 "$FILE"
+    expect_own "another user's" "belongs to another user"
+  fi
+  reset
+  : >alone.err
+  n=$(CUAUDIT_MEM_LIMIT=32MiB granted_alone)
+  [ "$n" = 32 ] && grep -q "another CUAUDIT_MEM_LIMIT" alone.err && pass "another quota: own 32 MiB limit, one message" ||
+    fail "another quota: $n $(cat alone.err)"
+  ;;
+memgroup_a_full_or_missing_share_dir_leaves_the_own_limit)
+  : >alone.err
+  n=$(CUAUDIT_SHARE_DIR="$dir/none" granted_alone)
+  [ "$n" = 64 ] && grep -q "cannot be made: ENOENT" alone.err && pass "a missing directory: own limit, ENOENT said" ||
+    fail "missing directory: $n $(cat alone.err)"
+  # Full: the file cannot reach its size. Past RLIMIT_FSIZE the kernel would send SIGXFSZ
+  # and end the program; cuaudit checks first and says EFBIG.
+  : >alone.err
+  n=$(ulimit -f 64; granted_alone)
+  [ "$n" = 64 ] && grep -q "cannot be made: EFBIG" alone.err && pass "no room for the file: own limit, EFBIG said" ||
+    fail "no room: $n $(cat alone.err)"
+  ls share | grep -q tmp && fail "a temporary file was left: $(ls share)" || pass "no temporary file left"
+  ;;
+memgroup_bad_values_say_so_and_leave_no_group)
+  for v in "a/b" ".hidden" "x%py" ""; do
+    out=$(CUAUDIT_MEM_GROUP="$v" LD_AUDIT="$AUDIT" "$PROG" fill 1024 2>&1)
+    echo "$out" | grep -q "CUAUDIT_MEM_GROUP=\"$v\" is not valid" && echo "$out" | grep -q '^granted 64$' &&
+      pass "'$v' refused, own limit" || fail "'$v': $out"
+  done
+  out=$(env -u CUAUDIT_MEM_LIMIT LD_AUDIT="$AUDIT" "$PROG" fill 1024 2>&1)
+  echo "$out" | grep -q "together with CUAUDIT_MEM_LIMIT" && pass "a group without a quota is refused" || fail "no quota: $out"
+  ls share | grep -q . && fail "files made: $(ls share)" || pass "no file made"
+  # %q{NAME} takes a variable's value, as file names do.
+  POD_UID=abc-123 CUAUDIT_MEM_GROUP='pod-%q{POD_UID}' group "$PROG" fill 1024 >out.txt 2>err.txt
+  [ -f "share/cuaudit-memgroup-$(id -u)-pod-abc-123" ] && grep -q '^granted 64$' out.txt && [ ! -s err.txt ] &&
+    pass "pod-%q{POD_UID} is the group pod-abc-123" || fail "%q: $(ls share) $(cat err.txt)"
+  # A process that loads no CUDA library makes no file and takes no slot.
+  rm -f share/*
+  group /bin/true
+  ls share | grep -q . && fail "a process without CUDA made $(ls share)" || pass "no CUDA, no file"
+  ;;
+memgroup_memory_reports_show_the_quota_and_the_group_use)
+  # Device 0 only has a quota; NVML's device 1 is reported as the mock has it.
+  export CUAUDIT_MEM_LIMIT=0:64MiB
+  native "$PROG" info
+  grep -q '^nvml 0 v1 -> 0 total 16384 free 15360 used 1024' native.out && pass "natively NVML shows the mock's 16 GiB" ||
+    fail "native: $(cat native.out)"
+  "${G[@]}" "$PROG" hold 1024 10 60 >spin.out 2>spin.err &
+  sp=$!
+  wait_for spin.out '^held 10$' || fail "holder: $(cat spin.out spin.err)"
+  held=54 used=10
+  audited "$PROG" info
+  expect_out "^cuMemGetInfo_v2 -> 0 free 54 total 64 \(MiB\)$"
+  expect_out "^cuDeviceTotalMem_v2 -> 0 total 64 \(MiB\)$"
+  expect_out "^nvml 0 v1 -> 0 total 64 free $held used $used \(MiB\)$"
+  expect_out "^nvml 0 v2 -> 0 total 64 reserved 0 free $held used $used \(MiB\)$"
+  expect_out '^nvml 1 v1 -> 0 total 16384 free 15360 used 1024 \(MiB\)$'
+  expect_out '^nvml 1 v2 -> 0 total 16384 reserved 256 free 14336 used 2048 \(MiB\)$'
+  # Linked with NVML, no CUDA at all (a monitoring tool): the same view through its PLT.
+  group "$BIN/memgroup_nvml" >nvml.out 2>nvml.err
+  grep -q "^nvml 0 v1 -> 0 total 64 free $held used $used (MiB)$" nvml.out &&
+    grep -q "^nvml 0 v2 -> 0 total 64 reserved 0 free $held used $used (MiB)$" nvml.out &&
+    pass "a program linked with NVML sees the quota and the group's use" || fail "PLT: $(cat nvml.out nvml.err)"
+  # The metrics of a process that fills what is left: the group's use is the whole quota.
+  CUAUDIT_METRICS="$dir/m.prom" group "$PROG" fill 1024 >fill.out 2>fill.err
+  expect_log 1 '^cuaudit_memory_group_quota_bytes\{.*group="g",device="0"\} 67108864$' m.prom
+  expect_log 1 '^cuaudit_memory_group_used_bytes\{.*group="g",device="0"\} 67108864$' m.prom
+  if command -v promtool >/dev/null; then
+    promtool check metrics <m.prom >promtool.txt 2>&1 && pass "promtool accepts the group's metrics" || fail "promtool: $(head -5 promtool.txt)"
+  fi
+  kill -9 $sp; wait $sp 2>/dev/null
+  group "$PROG" info >after.out
+  grep -q '^nvml 0 v1 -> 0 total 64 free 64 used 0 (MiB)$' after.out && pass "the killed holder's use is gone from NVML's report" ||
+    fail "after kill: $(cat after.out)"
+  ;;
+memgroup_ps_groups_shows_quota_use_and_processes)
+  "${G[@]}" "$PROG" hold 1024 10 60 >spin.out 2>&1 &
+  sp=$!
+  wait_for spin.out '^held 10$' || fail "holder: $(cat spin.out)"
+  "${G[@]}" "$PROG" hold 1024 5 60 >dead.out 2>&1 &
+  dp=$!
+  wait_for dead.out '^held 5$' || fail "second holder: $(cat dead.out)"
+  kill -9 $dp; wait $dp 2>/dev/null
+  "$CLI" ps --groups >ps.txt 2>ps.err
+  rc=$?
+  cat ps.txt
+  [ $rc = 0 ] && pass "ps --groups ran" || fail "ps --groups: $rc $(cat ps.err)"
+  grep -qE "^g +0 +64 MiB +15 MiB +2$" ps.txt && pass "the group's line: quota 64 MiB, use 15 MiB, 2 processes" || fail "group line"
+  grep -qE "^  pid $sp +alive +device 0 +10 MiB$" ps.txt && pass "the live holder" || fail "live holder line"
+  grep -qE "^  pid $dp +dead +device 0 +5 MiB$" ps.txt && pass "the dead one, not yet taken back" || fail "dead holder line"
+  "$CLI" ps --groups --json >ps.json
+  "$PYTHON" - ps.json "$sp" "$dp" <<'PY' && pass "the JSON says the same" || fail "JSON: $(cat ps.json)"
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert len(g) == 1 and g[0]["group"] == "g", g
+d = g[0]["devices"]
+assert d[0]["device"] == 0 and d[0]["quota"] == 64 << 20 and d[0]["used"] == 15 << 20, d
+p = {x["pid"]: x for x in g[0]["processes"]}
+assert p[int(sys.argv[2])]["state"] == "alive" and p[int(sys.argv[2])]["used"]["0"] == 10 << 20, p
+assert p[int(sys.argv[3])]["state"] == "dead" and p[int(sys.argv[3])]["used"]["0"] == 5 << 20, p
+PY
+  kill -9 $sp; wait $sp 2>/dev/null
+  "$CLI" ps --groups --share-dir "$dir/none" >none.txt 2>none.err
+  [ $? = 1 ] && grep -q "cannot read" none.err && pass "a missing directory is an error" || fail "missing: $(cat none.err)"
+  ;;
+memgroup_cli_run_mem_group_sets_the_group)
+  env -u CUAUDIT_MEM_GROUP -u CUAUDIT_SHARE_DIR "$CLI" run --mem-limit 64MiB --mem-group cli-g --share-dir share \
+    "$PROG" fill 1024 >out.txt 2>err.txt
+  [ -f "share/cuaudit-memgroup-$(id -u)-cli-g" ] && grep -q '^granted 64$' out.txt &&
+    pass "run --mem-group makes the group's file in --share-dir" || fail "$(cat out.txt err.txt)"
+  env -u CUAUDIT_MEM_GROUP -u CUAUDIT_MEM_LIMIT "$CLI" run --mem-group cli-g "$PROG" fill 1024 >out.txt 2>err.txt
+  [ $? = 2 ] && grep -q "CUAUDIT_MEM_LIMIT" err.txt && pass "--mem-group without a quota is refused" || fail "$(cat err.txt)"
+  ;;
+esac
+finish
