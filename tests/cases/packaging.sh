@@ -391,7 +391,7 @@ bash_completion_completes_commands_options_and_values)
   got=$(complete_words cuaudit run --er)
   [ "$got" = "--error-exitcode" ] && pass "run option: $got" || fail "run option: '$got'"
   got=$(complete_words cuaudit run --tr | sort | tr '\n' ' ')
-  [ "$got" = "--trace --trace-max " ] && pass "option from the command's own table: $got" || fail "--tr: '$got'"
+  [ "$got" = "--trace --trace-exit-time --trace-max " ] && pass "option from the command's own table: $got" || fail "--tr: '$got'"
   got=$(complete_words cuaudit run --libcudar)
   [ "$got" = "--libcudart" ] && pass "an option without a short form: $got" || fail "--libcudar: '$got'"
   got=$(complete_words cuaudit run --log ver)
