@@ -459,10 +459,11 @@ static uint64_t flight_ns(const struct region *r, uint64_t t_start)
 	return until > t_start ? until - t_start : 0;
 }
 
-/* A recorded (monotonic) time as nanoseconds since the epoch. */
+/* A recorded (monotonic) time as nanoseconds since the epoch. In unsigned arithmetic, which
+   wraps: t comes from the file, and a damaged one's (8e18) overflowed the signed sum. */
 static uint64_t wall_ns(const struct region *r, uint64_t t)
 {
-	return (uint64_t)((int64_t)t + r->wall_minus_mono);
+	return t + (uint64_t)r->wall_minus_mono;
 }
 
 /* A recorded time as local wall-clock time, to the millisecond. */
