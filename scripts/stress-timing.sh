@@ -6,7 +6,8 @@
 # with more cores runs several such pairs side by side, each on its own share of the tests.
 # Usage: scripts/stress-timing.sh   (environment: RUNS=20, THREADS=300, PAIRS=cores/2,
 #        BUDGET_S=540: no run starts after that many seconds, and the table says what was left;
-#        BUILD=dir: an existing build with tests, else one is made in build-stress/)
+#        BUILD=dir: an existing build with tests, else one is made in build-stress/;
+#        ONLY=REGEX: only the tests whose names match)
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${RUNS:-20}
@@ -37,7 +38,17 @@ if [ -z "${BUILD:-}" ]; then
     export PKG_CONFIG_PATH=$(dirname "$pc")${PKG_CONFIG_PATH:+:$PKG_CONFIG_PATH}
     export LD_LIBRARY_PATH=$(dirname "$(dirname "$pc")")${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
   fi
-  cmake -S "$ROOT" -B "$B" "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
+  # export --type sqlite needs SQLite's header; where it is missing, the header from a carried
+  # .deb (apt-get download libsqlite3-dev, into sqlite-debs/) and the machine's own library.
+  sqlite_args=()
+  if [ ! -f /usr/include/sqlite3.h ] && ls "$ROOT"/sqlite-debs/*.deb >/dev/null 2>&1; then
+    lib=$(ls /usr/lib/*/libsqlite3.so.0 /lib/*/libsqlite3.so.0 2>/dev/null | head -1)
+    if [ -n "$lib" ]; then
+      for d in "$ROOT"/sqlite-debs/*.deb; do dpkg -x "$d" "$B/sqlite"; done
+      sqlite_args=(-DSQLite3_INCLUDE_DIR="$B/sqlite/usr/include" -DSQLite3_LIBRARY="$lib")
+    fi
+  fi
+  cmake -S "$ROOT" -B "$B" "${zydis_args[@]}" "${sqlite_args[@]}" >"$R/build.log" 2>&1 &&
     cmake --build "$B" -j"$cores" >>"$R/build.log" 2>&1 || { tail -20 "$R/build.log"; echo "build failed"; exit 1; }
 fi
 echo "build ready after $(($(date +%s) - start)) s; $PAIRS pair(s) of cores, $RUNS runs, $THREADS threads"
@@ -78,8 +89,10 @@ C
 cc -O2 -pthread -o "$R/load" "$R/load.c" || { echo "cannot build the load"; exit 1; }
 
 (cd "$B" && ctest -N -L '^timing$' | sed -n 's/^ *Test *#[0-9]*: //p') >"$R/tests.txt"
+if [ -n "${ONLY:-}" ]; then grep -E "$ONLY" "$R/tests.txt" >"$R/only.txt"; mv "$R/only.txt" "$R/tests.txt"; fi
 want=$(grep -c '^[A-Za-z]' "$ROOT/tests/timing.txt")
 have=$(grep -c . "$R/tests.txt")
+[ -n "${ONLY:-}" ] && want=$have
 echo "$have of the $want tests of tests/timing.txt are registered in this build"
 
 # pair I: its cores, its load, its tests (every PAIRS-th), each RUNS times in a row; one line a
