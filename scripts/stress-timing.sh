@@ -3,7 +3,8 @@
 # scripts/stress-timing.sh: runs every test labelled "timing" (tests/timing.txt) RUNS times in a
 # row on two cores that a load of its own keeps busy: two busy loops and THREADS runnable
 # threads pinned to the same two cores, as CI's 2-core machine is when it is loaded. A machine
-# with more cores runs several such pairs side by side, each on its own share of the tests.
+# with more cores runs several such pairs side by side, which take the runs from one queue: a
+# test's runs are independent, each alone on a loaded pair, and may run at the same time.
 # Usage: scripts/stress-timing.sh   (environment: RUNS=20, THREADS=300, PAIRS=cores/2,
 #        BUDGET_S=540: no run starts after that many seconds, and the table says what was left;
 #        BUILD=dir: an existing build with tests, else one is made in build-stress/;
@@ -95,24 +96,39 @@ have=$(grep -c . "$R/tests.txt")
 [ -n "${ONLY:-}" ] && want=$have
 echo "$have of the $want tests of tests/timing.txt are registered in this build"
 
-# pair I: its cores, its load, its tests (every PAIRS-th), each RUNS times in a row; one line a
-# test: NAME PASSED RUNS-DONE FIRST-FAILED-RUN SECONDS.
+# The work: every run of every test, one line each ("NAME RUN"), taken in order by whichever
+# pair is free, so that a long test's runs spread over the pairs instead of holding one pair
+# for the whole budget. Each run is alone on its pair's two loaded cores.
+while read -r name; do
+  for n in $(seq "$RUNS"); do echo "$name $n"; done
+done <"$R/tests.txt" >"$R/queue.txt"
+echo 0 >"$R/next"
+take() { # prints the next line of the queue, or nothing when it is empty
+  (
+    flock 9
+    k=$(cat "$R/next")
+    echo $((k + 1)) >"$R/next"
+    sed -n "$((k + 1))p" "$R/queue.txt"
+  ) 9>"$R/next.lock"
+}
+
+# pair I: its cores, its load, runs from the queue until it is empty or the budget is spent;
+# one line a run: NAME RUN STATUS SECONDS.
 pair() {
-  local i=$1 cpus name n ok first t0 load
+  local i=$1 cpus name n t0 load item
   cpus="$((2 * i % cores)),$(((2 * i + 1) % cores))"
   taskset -c "$cpus" "$R/load" "$THREADS" &
   load=$!
-  awk -v p="$PAIRS" -v i="$i" 'NR % p == i' "$R/tests.txt" | while read -r name; do
-    ok=0 n=0 first=- t0=$(date +%s)
-    while [ $n -lt "$RUNS" ] && [ $(($(date +%s) - start)) -lt "$BUDGET_S" ]; do
-      n=$((n + 1))
-      if (cd "$B" && taskset -c "$cpus" ctest --output-on-failure -R "^${name}\$" --timeout 600 >"$R/$name.$n.log" 2>&1); then
-        ok=$((ok + 1)); rm -f "$R/$name.$n.log"
-      else
-        [ "$first" = - ] && first=$n
-      fi
-    done
-    echo "$name $ok $n $first $(($(date +%s) - t0))"
+  while [ $(($(date +%s) - start)) -lt "$BUDGET_S" ]; do
+    item=$(take)
+    [ -n "$item" ] || break
+    read -r name n <<<"$item"
+    t0=$(date +%s)
+    if (cd "$B" && taskset -c "$cpus" ctest --output-on-failure -R "^${name}\$" --timeout 600 >"$R/$name.$n.log" 2>&1); then
+      rm -f "$R/$name.$n.log"; echo "$name $n ok $(($(date +%s) - t0))"
+    else
+      echo "$name $n fail $(($(date +%s) - t0))"
+    fi
   done >"$R/pair$i.txt"
   kill "$load" 2>/dev/null
   wait "$load" 2>/dev/null
@@ -120,7 +136,14 @@ pair() {
 for i in $(seq 0 $((PAIRS - 1))); do pair "$i" & done
 wait
 
-cat "$R"/pair*.txt >"$R/results.txt"
+# One line a test: NAME PASSED RUNS-DONE FIRST-FAILED-RUN SECONDS (summed over its runs).
+cat "$R"/pair*.txt | awk '
+  { if (!($1 in runs)) { order[++k] = $1; first[$1] = "-" }
+    runs[$1]++; secs[$1] += $4
+    if ($3 == "ok") ok[$1]++
+    else if (first[$1] == "-" || $2 < first[$1]) first[$1] = $2 }
+  END { for (i = 1; i <= k; i++) { t = order[i]; print t, ok[t] + 0, runs[t], first[t], secs[t] } }
+' >"$R/results.txt"
 complete=0 partial=0 failing=0
 printf '%-96s %s\n' test "passed/runs (first failed run) seconds" >"$R/table.txt"
 while read -r name ok n first secs; do
