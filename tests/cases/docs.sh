@@ -137,5 +137,21 @@ readme_quick_start_is_exactly_two_commands)
   n=$(awk -F'\t' -v f="$from" -v t="$to" '{ split($1, a, ":"); if (a[2] > f && a[2] < t) n++ } END { print n + 0 }' list.txt)
   [ "$n" = 2 ] && pass "the quick start has 2 commands" || fail "the quick start has $n commands"
   ;;
+every_environment_variable_read_is_in_the_readme_and_cuaudit_7)
+  # The names the module and the command read are written as string literals in their C
+  # sources; each must be explained where a user looks: README.md and cuaudit(7).
+  grep -rhoE --include=*.c --include=*.h '"CUAUDIT_[A-Z0-9_]*[A-Z0-9]"' \
+    "$SRC/audit" "$SRC/hooks" "$SRC/cli" "$SRC/nvtx" | tr -d '"' | sort -u >vars.txt
+  n=$(wc -l <vars.txt)
+  [ "$n" -ge 30 ] && pass "$n variable names in the sources" ||
+    fail "only $n variable names found: the sources no longer name them as this case expects"
+  missing=0
+  while read -r v; do
+    for doc in README.md docs/man/cuaudit.7; do
+      grep -qw -- "$v" "$SRC/$doc" || { fail "$doc does not name $v"; missing=$((missing + 1)); }
+    done
+  done <vars.txt
+  [ "$missing" = 0 ] && pass "README.md and cuaudit(7) name every one"
+  ;;
 esac
 finish
