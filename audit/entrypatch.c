@@ -635,7 +635,7 @@ static int examine(struct link_map *map, const struct cua_filesyms *f, uint64_t 
 			    " left alone: no hook is on", NULL);
 		return 0;
 	}
-	/* Each copy gets its own real-function table (issue 23); once the system refused
+	/* Each copy gets its own real-function table; once the system refused
 	   writable code, it refuses it for every copy. */
 	if (writable_code_forbidden)
 		return 0;

@@ -7,8 +7,8 @@
 #include "symtab.h"
 
 /* A CUDA call made from a signal handler that interrupted a wrapped call would otherwise
-   find the thread's call depth raised, and be counted as nested in the interrupted call
-   (issue 19, defect 5): not the program's own call for the summary's outer rows, for
+   find the thread's call depth raised, and be counted as nested in the interrupted call:
+   not the program's own call for the summary's outer rows, for
    `--error-exitcode`, for the kernel table. So the handlers the program installs through its
    C library's sigaction and signal are run by a trampoline that saves the depth, sets it to
    0 for the handler, and puts it back. Bindings are redirected only when they resolved to

@@ -40,7 +40,7 @@ static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 		__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
 }
 
-/* Opens the counter the path names, and proves it is the command's own (issue 19, defect 3):
+/* Opens the counter the path names, and proves it is the command's own:
    the command's /proc/PID/fd/N outlives the command, and a reused pid makes it name another
    program's descriptor. The path is resolved with O_PATH (nothing is opened: no FIFO, tty
    or device sees an open), the inode must be a regular file, it is then opened through our

@@ -10,7 +10,7 @@ struct cua_errcount_config {
 	   `cuaudit run --error-exitcode`), or empty. */
 	char path[CUA_PATH_MAX];
 	/* CUAUDIT_ERROR_COUNT_TOKEN: the 128-bit token the command stored at bytes 8..23 of its
-	   counter; the module counts only into a file that holds it (issue 19, defect 3). */
+	   counter; the module counts only into a file that holds it. */
 	uint8_t token[16];
 };
 

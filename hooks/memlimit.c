@@ -49,8 +49,8 @@ static uint8_t entry_of[CUAUDIT_ID_COUNT];
 
 /* What an outer allocation reserved, from its enter to its exit, lives in the call's own
    user slot: size << 9 | grouped << 8 | device << 1 | 1, grouped when the memory group was
-   charged too. Not a per-thread record: a signal handler's allocation is an outer call too
-   (issue 19, defect 5), made while the interrupted one holds its reservation. Sizes of 2^55
+   charged too. Not a per-thread record: a signal handler's allocation is an outer call too,
+   made while the interrupted one holds its reservation. Sizes of 2^55
    bytes and more are refused: no device has them. */
 #define HELD(size, grouped, dev) ((size) << 9 | (uint64_t)(grouped) << 8 | (uint64_t)(dev) << 1 | 1u)
 #define HELD_SIZE(u) ((u) >> 9)

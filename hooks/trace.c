@@ -86,7 +86,7 @@ static struct {
 } raw = { .fd = -1 };
 static uint64_t nonce;
 static int capturing; /* CUAUDIT_CAPTURE=profiler-api: inside Start..Stop */
-/* Fixed per function at start, so that a call does no work for what it lacks (issue 25):
+/* Fixed per function at start, so that a call does no work for what it lacks:
    the arguments whose pointees a record keeps (cua_callfmt_out_kept, one bit each), and
    whether any argument is a string. */
 static uint32_t out_mask[CUAUDIT_ID_COUNT];
@@ -95,7 +95,7 @@ static uint8_t has_string[CUAUDIT_ID_COUNT];
    rounded up to 8: cua_trace_args_size). */
 static uint16_t args_end[CUAUDIT_ID_COUNT];
 /* The process whose trace is finished: a flag would be inherited by a forked child, whose
-   trace is its own (issue 19, defect 4). */
+   trace is its own. */
 static uint64_t finished_pid;
 #define OPENER(pid, tid) ((pid) << 32 | (uint32_t)(tid))
 
@@ -582,7 +582,7 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 	r = (struct cua_trace_rec *)(t->data + at);
 	r->size = (uint16_t)need;
 	r->id = (uint16_t)c->id;
-	/* The binding kind in the low 3 bits, an entry call's copy above them (issue 23). */
+	/* The binding kind in the low 3 bits, an entry call's copy above them. */
 	copy = cua_entry_copy_of(c->object);
 	r->binding = (uint8_t)(c->binding | (copy > 0 ? (unsigned)copy << CUA_TRACE_KIND_BITS : 0));
 	r->skipped = (uint8_t)c->skipped;

@@ -281,7 +281,7 @@ size_t cua_callfmt_call(char *out, size_t cap, const struct cuaudit_call *c, uin
 	cua_buf_str(&b, cua_binding_names[c->binding]);
 	if (c->binding == CUAUDIT_BIND_ENTRY && c->size > offsetof(struct cuaudit_call, object) &&
 	    c->object) {
-		/* Which linked-in runtime the call came through (issue 23). */
+		/* Which linked-in runtime the call came through. */
 		cua_buf_char(&b, '@');
 		cua_buf_str(&b, c->object);
 	}

@@ -10,7 +10,7 @@
    would make the compiler stop inlining (it did: a call per enter). */
 #define CUA_HOT_INLINE static inline __attribute__((always_inline))
 /* GCC packs neighbouring counter increments into SSE adds with a constant from memory: more
-   instructions than the plain adds (issue 25, the summary's counter). */
+   instructions than the plain adds (the summary's counter). */
 #if defined(__GNUC__) && !defined(__clang__)
 #define CUA_SCALAR __attribute__((optimize("no-tree-slp-vectorize")))
 #else

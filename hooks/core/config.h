@@ -33,7 +33,7 @@ struct cua_config {
 	/* CUAUDIT_SESSION_START (set by `cuaudit run`): when the run began, CLOCK_REALTIME ns; a
 	   report file written since is another process's of the run, never replaced. 0: unset. */
 	uint64_t session_start_ns;
-	/* CUAUDIT_STATIC_RUNTIME (issue 14): patch the entries of a statically linked runtime. */
+	/* CUAUDIT_STATIC_RUNTIME: patch the entries of a statically linked runtime. */
 	int static_runtime;          /* 0 off (the default), 1 on */
 	/* CUAUDIT_DEMANGLE: kernel names readable (1, the default) or as compiled (0). */
 	int demangle;
@@ -44,7 +44,7 @@ struct cua_config {
 	int log_errors;              /* CUAUDIT_LOG=errors: call lines for failed calls only */
 	int filtered;                /* CUAUDIT_INCLUDE or CUAUDIT_EXCLUDE is in force */
 	uint8_t filter[(CUAUDIT_ID_COUNT + 7) / 8]; /* a bit per id they record, if filtered */
-	/* Output survival (issue 15): live snapshots, bounded outputs, capture range. */
+	/* Output survival: live snapshots, bounded outputs, capture range. */
 	uint64_t flush_interval_ns;  /* CUAUDIT_FLUSH_INTERVAL; 0: no snapshots */
 	uint64_t log_max;            /* CUAUDIT_LOG_MAX bytes per log file; 0: no bound */
 	int capture;                 /* enum cua_capture */

@@ -144,7 +144,7 @@ struct cua_frame {
 	struct cua_live_took live;
 };
 
-/* A counter form of a built-in subscription (issue 25): what the summary needs of a call,
+/* A counter form of a built-in subscription: what the summary needs of a call,
    in registers. 'binding' is the binding kind (never the entry kind: a call through a
    patched entry takes the general path, which names its object). t_exit_ns 0 (and ns 0): a
    call the thread's cua_self.count_skip said to count without times. Its counter must leave
@@ -165,7 +165,7 @@ unsigned cua_dispatch_count(void);
 /* Marks the last subscription lean: a built-in hook (never a plugin) whose callbacks read only
    the record's id, binding, object, args, result, depth, skipped, user and times. Where it is
    a function's lone subscription, dispatch leaves size, elf_name, layer, correlation_id and
-   thread_id unfilled, and takes no correlation number (issue 25). Launches keep the whole
+   thread_id unfilled, and takes no correlation number. Launches keep the whole
    record: naming the kernel reads the layer and the correlation id. */
 void cua_dispatch_lean(void);
 /* Every function gets the full wrapper, subscribed or not: the live view, which the dispatch
@@ -227,7 +227,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 	unsigned plan = cua_plan[id];
 	int call_real = 1;
 
-	/* The counter path (issue 25): the exact summary alone on this function. Only the
+	/* The counter path: the exact summary alone on this function. Only the
 	   fields the live view and the counter read are filled, no callback runs at the start,
 	   and the real function is always called. */
 	if (CUA_LIKELY(plan & CUA_PLAN_COUNT) && CUA_LIKELY(CUA_KIND_OF(kind) != CUAUDIT_BIND_ENTRY)) {
@@ -254,7 +254,7 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 		}
 		return 1;
 	}
-	/* The live view alone on this function (issue 22): its in-flight record and the
+	/* The live view alone on this function: its in-flight record and the
 	   clock, nothing else (the end is read in cua_dispatch_exit). */
 	if (plan & CUA_PLAN_BARE) {
 		f->plan = plan;
@@ -387,7 +387,7 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 	}
 	if (plan & CUA_PLAN_BARE) {
 		cua_self.depth--;
-		/* The end read too (issue 39): the history shows each call's time, and a thread
+		/* The end read too: the history shows each call's time, and a thread
 		   that hangs in a call is told from one that made a slow one. */
 		cua_live_end(f, f->id, p->result, cua_clock_ns());
 		return;

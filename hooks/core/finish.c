@@ -13,7 +13,7 @@ enum { IDLE = 0, RUNNING = 1, DONE = 2 };
    thread running it and IDLE/RUNNING/DONE. One compare-and-swap takes it with its owner, so
    no signal can land between taking it and naming the owner (a same-thread handler would
    then wait for itself), and a forked child, whose pid differs, finds every piece idle: the
-   parent's DONE is not the child's (issue 19, defect 4). */
+   parent's DONE is not the child's. */
 static struct {
 	void (*fn)(void);
 	void (*resume)(void);

@@ -39,11 +39,11 @@ struct cua_thread {
 	uint64_t calls;
 	uint64_t tid, tid_pid;
 	uint16_t depth;
-	/* Which runtime copy a call through a patched entry came through (issue 23): the
+	/* Which runtime copy a call through a patched entry came through: the
 	   entry's island pushes its copy here and jumps to the entry-kind wrapper, which pops
 	   it first thing (cua_entry_take). A stack, never one word: a signal handler can run
 	   between the push and the pop, and its own calls through patched entries push and pop
-	   above the interrupted call's copy, leaving it as they found it (issue 35). Indexes
+	   above the interrupted call's copy, leaving it as they found it. Indexes
 	   wrap: a handler that never returns (longjmp) leaves a slot behind, harmlessly. */
 	uint32_t entry_sp;
 	uint32_t entry_stack[CUA_ENTRY_STACK];

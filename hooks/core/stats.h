@@ -67,8 +67,8 @@ static inline void cua_stats_add(struct cua_stat *s, uint64_t ns, int error, uns
 	s->hist[cua_stats_bucket(ns)]++;
 }
 /* cua_stats_add for a block made by cua_stats_fresh, with a binding kind the dispatch gave
-   (always below CUAUDIT_BIND_COUNT): no test of the first sample, no range check (issue 25,
-   the exact summary's counter). */
+   (always below CUAUDIT_BIND_COUNT): no test of the first sample, no range check
+   (the exact summary's counter). */
 static inline void cua_stats_fresh(struct cua_stat *s)
 {
 	s->min_ns = UINT64_MAX; /* read only when timed is non-zero */

@@ -16,7 +16,7 @@ struct cua_tslot {
 	uint32_t level; /* the reentrancy level it serves (CUA_LEVELS) */
 };
 
-/* Signal handlers (issue 19, defect 5): a CUDA call made from a handler that interrupted a
+/* Signal handlers: a CUDA call made from a handler that interrupted a
    hook's update of its per-thread record must not touch that record, whose update is half
    done. Each hook counts, per thread, how many of its updates are in progress (the level:
    0 normally, 1 in a handler that interrupted one, ...), and each level has a record of its
@@ -41,7 +41,7 @@ uint64_t cua_tslot_last_pid(void);
 int cua_thread_alive(uint64_t pid, uint32_t tid);
 
 /* Waits at exit are bounded in time, not in a count of sleeps: under load one usleep(10)
-   lasts a millisecond or more, and 100,000 of them were a hang (issue 19, defect 11).
+   lasts a millisecond or more, and 100,000 of them were a hang.
    cua_wait_deadline gives now + CUA_WAIT_MAX_NS; cua_wait_more sleeps a little and returns 0
    once that time has passed. */
 #define CUA_WAIT_MAX_NS 1000000000ull

@@ -1414,7 +1414,7 @@ def wrapper_for(a, policy):
             argp, argn = "NULL", "0"
         out.append("\tstruct cua_call c;")
         out.append("\tstruct cua_frame cua_f;")
-        # Only a runtime function can be reached through a patched entry (issue 14).
+        # Only a runtime function can be reached through a patched entry.
         slot = (f"CUA_REAL_OF(cua_bind_kind, {idc})" if a.layer == "runtime" else f"cua_real[{idc}]")
         call = f"(({pfn}){slot})({anames})"
         if rc == "CUA_RET_VOID":
@@ -1462,7 +1462,7 @@ def wrapper_for(a, policy):
         out.append(f"\t{ret_kw}(({pfn})cua_real[{idc}])({names});")
     out.append("}")
     for k in range(len(KINDS)):
-        # A patched entry's island has just pushed its copy (issues 23, 35): pop it first,
+        # A patched entry's island has just pushed its copy: pop it first,
         # and carry it in the kind, so that the real function is this copy's own.
         per_copy = k == ENTRY_KIND and a.layer == "runtime"
         real = "cua_real_entry[cua_copy]" if per_copy else "cua_real"
