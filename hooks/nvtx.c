@@ -58,6 +58,20 @@ static struct cua_tslot *threads;
 static uint64_t stats_pid;   /* the process the statistics belong to */
 static struct cua_nvtx_drops drops;
 static __thread struct nthread *me __attribute__((tls_model("initial-exec")));
+/* The legacy library's binding counted an event and forwards the call: the one event the
+   injection library reports from inside it is the same one (cua_nvtx_forward_begin). */
+static __thread struct {
+	int skip, level;
+} fwd __attribute__((tls_model("initial-exec")));
+
+/* Consumes the forwarded call's event: 1 if this one is it. */
+static inline int forwarded(void)
+{
+	if (CUA_LIKELY(!fwd.skip))
+		return 0;
+	fwd.skip = 0;
+	return 1;
+}
 
 _Static_assert((CUA_NVTX_NAMES & (CUA_NVTX_NAMES - 1)) == 0, "a power of two");
 _Static_assert((CUA_NVTX_STARTED & (CUA_NVTX_STARTED - 1)) == 0, "a power of two");
@@ -303,6 +317,8 @@ static int bridge_push(uint32_t name, uint32_t domain)
 	struct nthread *t;
 	int level;
 
+	if (forwarded())
+		return fwd.level;
 	check_process();
 	t = thread_record();
 	if (!t || t->busy) {
@@ -362,6 +378,8 @@ static int bridge_pop(uint32_t domain)
 	struct nthread *t;
 	int level = -1;
 
+	if (forwarded())
+		return fwd.level;
 	check_process();
 	t = thread_record();
 	if (!t || t->busy) {
@@ -405,6 +423,8 @@ static void bridge_start(uint64_t id, uint32_t name, uint32_t domain)
 	uint32_t i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & (CUA_NVTX_STARTED - 1);
 	uint64_t t0 = cua_clock_ns();
 
+	if (forwarded())
+		return;
 	check_process();
 	if (!id) {
 		count(&drops.started);
@@ -431,6 +451,8 @@ static void bridge_end(uint64_t id)
 	uint64_t now = cua_clock_ns();
 	struct nthread *t;
 
+	if (forwarded())
+		return;
 	check_process();
 	t = thread_record();
 	if (!t || t->busy) {
@@ -462,6 +484,8 @@ static void bridge_mark(uint32_t name, uint32_t domain)
 {
 	struct nthread *t;
 
+	if (forwarded())
+		return;
 	check_process();
 	t = thread_record();
 	if (!t || t->busy) {
@@ -513,6 +537,30 @@ static int is_library(const char *path)
 
 /* The tables are made when the library is opened (a dlopen, on the program's thread that
    made the first NVTX call): a program that never calls NVTX gets none of it. */
+/* The shared tables, once: NULL-safe on failure (the caller then keeps nothing). */
+static int setup(void)
+{
+	if (!names) {
+		struct started *o = map_zeroed(CUA_NVTX_STARTED * sizeof(*open_ranges));
+		struct name *n = map_zeroed(CUA_NVTX_NAMES * sizeof(*names));
+
+		if (!n || !o)
+			return -1;
+		open_ranges = o;
+		stats_pid = cua_process_id();
+		names = n;
+		if (capture_on) {
+			capture_name_id = bridge_name(capture_name, strlen(capture_name));
+			capture_domain_id = capture_domain[0] ? bridge_name(capture_domain, strlen(capture_domain)) : 0;
+		}
+	}
+	/* Ranges are timed with the TSC, as calls are: a program that calls NVTX before it loads
+	   CUDA (or never does) would read the clock with clock_gettime twice a pair. */
+	cua_clock_calibrate();
+	__atomic_store_n(&connected, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int cua_nvtx_connect(struct link_map *map)
 {
 	uintptr_t slot;
@@ -522,24 +570,27 @@ int cua_nvtx_connect(struct link_map *map)
 	slot = cua_symtab_object_address(map, CUA_NVTX_BRIDGE_SYMBOL, sizeof(void *));
 	if (!slot)
 		return 0;
-	if (!names) {
-		names = map_zeroed(CUA_NVTX_NAMES * sizeof(*names));
-		open_ranges = map_zeroed(CUA_NVTX_STARTED * sizeof(*open_ranges));
-		if (!names || !open_ranges)
-			return 0; /* the library then only forwards */
-		stats_pid = cua_process_id();
-		if (capture_on) {
-			capture_name_id = bridge_name(capture_name, strlen(capture_name));
-			capture_domain_id = capture_domain[0] ? bridge_name(capture_domain, strlen(capture_domain)) : 0;
-		}
-	}
-	/* Ranges are timed with the TSC, as calls are: a program that calls NVTX before it loads
-	   CUDA (or never does) would read the clock with clock_gettime twice a pair. */
-	cua_clock_calibrate();
+	if (setup() != 0)
+		return 0; /* the library then only forwards */
 	/* Its .bss, before relocation and before its code runs: nothing else writes it. */
 	*(const struct cua_nvtx_bridge **)slot = &bridge;
-	__atomic_store_n(&connected, 1, __ATOMIC_RELEASE);
 	return 1;
+}
+
+const struct cua_nvtx_bridge *cua_nvtx_bridge_here(void)
+{
+	return setup() == 0 ? &bridge : NULL;
+}
+
+void cua_nvtx_forward_begin(int level)
+{
+	fwd.level = level;
+	fwd.skip = 1;
+}
+
+void cua_nvtx_forward_end(void)
+{
+	fwd.skip = 0;
 }
 
 void cua_nvtx_capture(const char *name, const char *domain)

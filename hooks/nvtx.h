@@ -17,6 +17,17 @@
    (hooks/core/nvtxbridge.h) and returns 1; otherwise 0. Nothing is set up before. */
 int cua_nvtx_connect(struct link_map *map);
 
+/* For the legacy libnvToolsExt's bindings (audit/nvtxlegacy.c): the module's own bridge,
+   the tables made now; NULL when they cannot be. From la_objopen. */
+struct cua_nvtx_bridge;
+const struct cua_nvtx_bridge *cua_nvtx_bridge_here(void);
+/* Around the real legacy function of an event the binding has already counted: the one
+   event the injection library reports from inside it (the legacy library loads
+   NVTX_INJECTION64_PATH too) is that same call, and is not counted again; a push or pop
+   reported there returns level. On the calling thread. */
+void cua_nvtx_forward_begin(int level);
+void cua_nvtx_forward_end(void);
+
 /* CUAUDIT_CAPTURE=nvtx:NAME[@DOMAIN], from la_version: the trace and the verbose log record
    a thread's calls only while a range of that name (in that domain; any domain when domain
    is "") is open on it, pushed with nvtxRangePush or nvtxDomainRangePushEx. */

@@ -220,6 +220,54 @@ nvtx_ranges_of_a_killed_process_are_in_its_raw_trace)
   n=$("$PYTHON" -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "nvtx" and e["name"] == "warm-up" and e["ph"] == "X"))' k.json 2>&1)
   [ "$n" = 2 ] && pass "the killed process's ended ranges are in its converted trace" || fail "warm-up ranges: $n"
   ;;
+nvtx_legacy_library_ranges_seen_through_bindings_exactly_once)
+  # The legacy libnvToolsExt.so.1 reached through the PLT (lazy), bind-now slots and dlsym:
+  # its ranges are the binding's, counted once even when the library also loads an
+  # injection library (ours, or ours chained to another tool), and forwarded.
+  for how in lazy now dlsym; do
+    P="$BIN/nvtx_legacy_$how"
+    # No injection library: the library returns no handles and no range ids, so the
+    # registered string is no name, the domain is the default one, and the start/end range
+    # is counted as dropped.
+    native "$P"
+    CUAUDIT_SUMMARY="$dir/$how.none.json" CUAUDIT_LOG=warn audited "$P"
+    same_results
+    rows "$how.none.json" >rows.txt || fail "$how: summary not readable"
+    for r in "lstep| 200 0" "lforward| 200 0" "louter| 1 0" "linner| 1 0" "lbegin| 0 1" \
+        "(other names)| 200 200" "dropped depth=0 names=0 reentered=0 started=1 unbalanced=0"; do
+      has_row "$r"
+    done
+    [ "$(grep -c . rows.txt)" = 7 ] && pass "$how alone: no other rows" || fail "$how rows: $(tr '\n' ';' <rows.txt)"
+    # Ours as the injection library too: the same calls reach the binding and the
+    # injection library; each is counted once.
+    NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY="$dir/$how.ours.json" CUAUDIT_LOG=warn audited "$P"
+    rows "$how.ours.json" >rows.txt || fail "$how: summary not readable"
+    for r in "lstep| 200 0" "lforward| 200 0" "lreg|ldom 200 200" "lacross| 1 0" "louter| 1 0" \
+        "dropped depth=0 names=0 reentered=0 started=0 unbalanced=0"; do
+      has_row "$r"
+    done
+    [ "$(grep -c . rows.txt)" = 8 ] && pass "$how with ours: no other rows" || fail "$how rows: $(tr '\n' ';' <rows.txt)"
+    # Another tool, alone or chained behind ours: it receives every call, and returns
+    # what it returns.
+    rm -rf fake; mkdir fake
+    NVTX_INJECTION64_PATH="$FAKE" FAKE_NVTX_OUT="$dir/fake/alone" native "$P"
+    NVTX_INJECTION64_PATH="$FAKE" FAKE_NVTX_OUT="$dir/fake/bound" CUAUDIT_SUMMARY="$dir/$how.fake.json" CUAUDIT_LOG=warn audited "$P"
+    same_results
+    NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_NVTX_CHAIN="$FAKE" FAKE_NVTX_OUT="$dir/fake/chained" \
+      CUAUDIT_SUMMARY="$dir/$how.chained.json" CUAUDIT_LOG=warn audited "$P"
+    cat fake/alone.* >alone.txt 2>/dev/null; cat fake/bound.* >bound.txt 2>/dev/null; cat fake/chained.* >chained.txt 2>/dev/null
+    expect_log 1 '^core 9 202$' alone.txt
+    cmp -s alone.txt bound.txt && cmp -s alone.txt chained.txt && pass "$how: the other tool receives the same calls" ||
+      fail "$how: tool counts differ: $(diff alone.txt bound.txt | head -4 | tr '\n' ' ') / $(diff alone.txt chained.txt | head -4 | tr '\n' ' ')"
+    for f in fake chained; do
+      rows "$how.$f.json" >rows.txt
+      has_row "lstep| 200 0"; has_row "lreg|ldom 200 200"; has_row "lacross| 1 0"
+    done
+  done
+  # Off: nothing is bound.
+  CUAUDIT_NVTX=off CUAUDIT_SUMMARY="$dir/off.json" CUAUDIT_LOG=warn audited "$BIN/nvtx_legacy_lazy"
+  grep -q '"nvtx"' off.json && fail "CUAUDIT_NVTX=off still binds the legacy library" || pass "CUAUDIT_NVTX=off: nothing bound"
+  ;;
 *)
   fail "unknown case $name"
   ;;
