@@ -23,3 +23,6 @@ case_program(nvtx_legacy_now SOURCES cases/nvtx_legacy_prog.c
 case_program(nvtx_legacy_dlsym SOURCES cases/nvtx_legacy_prog.c
   LINK mock_cuda Threads::Threads ${CMAKE_DL_LIBS} DEFS VIA_DLSYM)
 add_dependencies(nvtx_legacy_dlsym nvtx_legacy cuaudit_nvtx nvtx_fake_tool)
+# Kernels and calls of known durations inside ranges: the summary's per-range columns.
+case_program(nvtx_gpu_prog SOURCES cases/nvtx_gpu_prog.c LINK mock_cuda mockstate)
+add_dependencies(nvtx_gpu_prog cuaudit_nvtx)
