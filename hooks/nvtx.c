@@ -52,6 +52,11 @@ struct nthread {
 	uint32_t busy;  /* an update is in progress: a signal handler's event is dropped */
 	uint32_t depth; /* open pushes, kept or not */
 	uint32_t capturing; /* open frames that are capture ranges */
+	/* The legacy library's binding counted an event and forwards the call: the one event
+	   the injection library reports from inside it is the same one (cua_nvtx_forward_begin);
+	   a push or pop reported there returns fwd_level. */
+	uint32_t fwd_skip;
+	int fwd_level;
 	uint64_t live_pid; /* the process whose live slot 'live' is in; 0: none yet */
 	struct cua_live_slot *live_of; /* that slot (the thread may get another one later) */
 	struct cua_live_nvtx *live;
@@ -80,21 +85,6 @@ static struct cua_tslot *threads;
 static uint64_t stats_pid;   /* the process the statistics belong to */
 static struct cua_nvtx_drops drops;
 static __thread struct nthread *me __attribute__((tls_model("initial-exec")));
-/* The legacy library's binding counted an event and forwards the call: the one event the
-   injection library reports from inside it is the same one (cua_nvtx_forward_begin). */
-static __thread struct {
-	int skip, level;
-} fwd __attribute__((tls_model("initial-exec")));
-
-/* Consumes the forwarded call's event: 1 if this one is it. */
-static inline int forwarded(void)
-{
-	if (CUA_LIKELY(!fwd.skip))
-		return 0;
-	fwd.skip = 0;
-	return 1;
-}
-
 _Static_assert((CUA_NVTX_NAMES & (CUA_NVTX_NAMES - 1)) == 0, "a power of two");
 _Static_assert((CUA_NVTX_STARTED & (CUA_NVTX_STARTED - 1)) == 0, "a power of two");
 
@@ -218,8 +208,18 @@ static struct nthread *thread_record(void)
 	t->depth = 0;
 	t->capturing = 0;
 	t->live_pid = 0;
+	t->fwd_skip = 0;
 	me = t;
 	return t;
+}
+
+/* Consumes the forwarded call's event: 1 if this one is it. */
+static inline int forwarded(struct nthread *t)
+{
+	if (CUA_LIKELY(!t || !t->fwd_skip))
+		return 0;
+	t->fwd_skip = 0;
+	return 1;
 }
 
 static cua_nvtx_sink trace_sink;
@@ -343,10 +343,10 @@ static int bridge_push(uint32_t name, uint32_t domain)
 	struct nthread *t;
 	int level;
 
-	if (forwarded())
-		return fwd.level;
 	check_process();
 	t = thread_record();
+	if (forwarded(t))
+		return t->fwd_level;
 	if (!t || t->busy) {
 		count(&drops.reentered);
 		return -1;
@@ -405,10 +405,10 @@ static int bridge_pop(uint32_t domain)
 	struct nthread *t;
 	int level = -1;
 
-	if (forwarded())
-		return fwd.level;
 	check_process();
 	t = thread_record();
+	if (forwarded(t))
+		return t->fwd_level;
 	if (!t || t->busy) {
 		count(&drops.reentered);
 		return -1;
@@ -454,7 +454,7 @@ static void bridge_start(uint64_t id, uint32_t name, uint32_t domain)
 	uint32_t i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & (CUA_NVTX_STARTED - 1);
 	uint64_t t0 = cua_clock_ns();
 
-	if (forwarded())
+	if (forwarded(me))
 		return;
 	check_process();
 	if (!id) {
@@ -482,10 +482,10 @@ static void bridge_end(uint64_t id)
 	uint64_t now = cua_clock_ns();
 	struct nthread *t;
 
-	if (forwarded())
-		return;
 	check_process();
 	t = thread_record();
+	if (forwarded(t))
+		return;
 	if (!t || t->busy) {
 		count(&drops.reentered);
 		return;
@@ -515,10 +515,10 @@ static void bridge_mark(uint32_t name, uint32_t domain)
 {
 	struct nthread *t;
 
-	if (forwarded())
-		return;
 	check_process();
 	t = thread_record();
+	if (forwarded(t))
+		return;
 	if (!t || t->busy) {
 		count(&drops.reentered);
 		return;
@@ -774,13 +774,21 @@ const struct cua_nvtx_bridge *cua_nvtx_bridge_here(void)
 
 void cua_nvtx_forward_begin(int level)
 {
-	fwd.level = level;
-	fwd.skip = 1;
+	struct nthread *t;
+
+	check_process();
+	if ((t = thread_record()) != NULL) {
+		t->fwd_level = level;
+		t->fwd_skip = 1;
+	}
 }
 
 void cua_nvtx_forward_end(void)
 {
-	fwd.skip = 0;
+	struct nthread *t = me;
+
+	if (t)
+		t->fwd_skip = 0;
 }
 
 void cua_nvtx_capture(const char *name, const char *domain)
