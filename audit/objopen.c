@@ -16,6 +16,7 @@
 #include "nvtx.h"
 #include "memlimit.h"
 #include "nvml.h"
+#include "nvtxlegacy.h"
 #include "index.h"
 #include "procaddress.h"
 #include "symtab.h"
@@ -74,7 +75,7 @@ static int classify(struct link_map *map)
 	return layer;
 }
 
-enum { IMPORTS_CUDA = 1, IMPORTS_EXEC = 2, IMPORTS_SIGNALS = 4, IMPORTS_NVML = 8 };
+enum { IMPORTS_CUDA = 1, IMPORTS_EXEC = 2, IMPORTS_SIGNALS = 4, IMPORTS_NVML = 8, IMPORTS_NVTX = 16 };
 
 static unsigned import_kind(const char *elf_name)
 {
@@ -82,6 +83,8 @@ static unsigned import_kind(const char *elf_name)
 		return IMPORTS_CUDA;
 	if (cua_nvml_is_name(elf_name))
 		return IMPORTS_NVML;
+	if (cua_nvtxlegacy_is_name(elf_name))
+		return IMPORTS_NVTX;
 	if (cua_exec_is_name(elf_name))
 		return IMPORTS_EXEC;
 	return cua_signals_is_name(elf_name) ? IMPORTS_SIGNALS : 0;
@@ -98,7 +101,8 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	int patched = cua_cfg.static_runtime && cua_entrypatch_object(map);
 	unsigned all = IMPORTS_CUDA | (cua_exec_wanted() ? IMPORTS_EXEC : 0) |
 		       (cua_signals_wanted() ? IMPORTS_SIGNALS : 0) |
-		       (cua_nvml_wanted() ? IMPORTS_NVML : 0), imports;
+		       (cua_nvml_wanted() ? IMPORTS_NVML : 0) | (cua_cfg.nvtx ? IMPORTS_NVTX : 0),
+		 imports;
 
 	if ((*cookie = cua_exec_open_libc(map, lmid)) != 0)
 		return LA_FLG_BINDTO;
@@ -108,6 +112,10 @@ static unsigned int open_other(struct link_map *map, Lmid_t lmid, uintptr_t *coo
 	/* NVML's memory reports show the quota (audit/nvml.c); its dlsym lookups (nvidia-smi,
 	   pynvml) are seen through LA_FLG_BINDTO alone. */
 	if ((*cookie = cua_nvml_open(map)) != 0)
+		return LA_FLG_BINDTO;
+	/* The legacy libnvToolsExt: its exported NVTX functions are bound to wrappers, as
+	   libcuda's are; callers that import them get LA_FLG_BINDFROM below. */
+	if ((*cookie = cua_nvtxlegacy_open(map)) != 0)
 		return LA_FLG_BINDTO;
 	/* By the generated table, not by a "cu" prefix: curl_easy_init and cuserid are no CUDA
 	   functions, and an object that names none of ours cannot bind to a wrapper. */

@@ -9,6 +9,7 @@
 #include "libs.h"
 #include "log.h"
 #include "nvml.h"
+#include "nvtxlegacy.h"
 #include "passthrough.h"
 #include "table.h"
 
@@ -98,6 +99,8 @@ CUA_LA_EXPORT uintptr_t la_symbind64(Elf64_Sym *sym, unsigned int ndx, uintptr_t
 	if (CUA_LIKELY(!def)) {
 		if (cua_exec_is_cookie(*defcook))
 			return cua_exec_bind(symname, sym->st_value);
+		if (cua_nvtxlegacy_is_cookie(*defcook))
+			return cua_nvtxlegacy_bind(symname, sym->st_value);
 		return cua_nvml_is_cookie(*defcook) ? cua_nvml_bind(symname, sym->st_value)
 						    : sym->st_value;
 	}

@@ -50,6 +50,9 @@ static void start_hooks(void)
 	if (cua_cfg.capture == CUA_CAPTURE_NVTX)
 		cua_nvtx_capture(cua_cfg.capture_nvtx, cua_cfg.capture_nvtx_domain);
 	cua_gpu_init(&hook_cfg.gpu);
+	/* The kernels' GPU time per NVTX range, for the summary's table. */
+	if (cua_cfg.nvtx && hook_cfg.summary.path[0])
+		cua_nvtx_init();
 	cua_summary_init(&cua_cfg, &hook_cfg.summary, &hook_cfg.metrics);
 	cua_trace_init(&cua_cfg, &hook_cfg.trace);
 	cua_errcount_init(&hook_cfg.errcount);

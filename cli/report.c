@@ -13,12 +13,13 @@
 #include "summaries.h"
 #include "table.h"
 #include "gpu_report.h"
+#include "nvtx_report.h"
 
 /* A summary of 100k APIs is about 30 MB; anything far larger is not one. */
 #define MAX_INPUT_BYTES (1024L * 1024 * 1024)
 
 enum sort_key { SORT_TOTAL, SORT_CALLS, SORT_AVG, SORT_ERRORS };
-enum table { T_ALL, T_APIS, T_KERNELS, T_PROCESSES, T_GPU_KERNELS, T_GPU_MEM };
+enum table { T_ALL, T_APIS, T_KERNELS, T_PROCESSES, T_GPU_KERNELS, T_GPU_MEM, T_NVTX };
 
 struct options {
 	const char *json_out;
@@ -30,9 +31,11 @@ struct options {
 
 static const char *const sort_words[] = { "total", "calls", "avg", "errors" };
 static const char *const table_words[] = { "all", "apis", "kernels", "processes", "gpu-kernels",
-					     "gpu-mem" };
+					     "gpu-mem", "nvtx" };
 /* The GPU section of the summaries read (CUAUDIT_GPU_TIME), merged. */
 static struct cua_gpu_report gpu;
+/* The NVTX ranges of the summaries read, merged. */
+static struct cua_nvtx_report nvtx;
 
 static void usage(FILE *f)
 {
@@ -47,9 +50,9 @@ static void usage(FILE *f)
 	      "  -n, --top N\n"
 	      "        print the first N rows of each table and N processes in the header; the\n"
 	      "        Total row still counts every row\n"
-	      "  -t, --table all|apis|kernels|processes|gpu-kernels|gpu-mem\n"
-	      "        the tables to print (all: the default for text; the GPU tables when a\n"
-	      "        summary has them)\n"
+	      "  -t, --table all|apis|kernels|processes|gpu-kernels|gpu-mem|nvtx\n"
+	      "        the tables to print (all: the default for text; the GPU and NVTX tables\n"
+	      "        when a summary has them)\n"
 	      "  -c, --csv\n"
 	      "        CSV of one table (apis unless --table says otherwise), times in ns, no\n"
 	      "        Total row\n"
@@ -116,9 +119,9 @@ static int parse_options(int argc, char **argv, struct options *o)
 			break;
 		}
 		case 't':
-			if ((k = word_index(table_words, 6, optarg)) < 0)
+			if ((k = word_index(table_words, 7, optarg)) < 0)
 				return usage_error("--table: expected apis, kernels, processes, gpu-kernels, "
-						   "gpu-mem or all, not",
+						   "gpu-mem, nvtx or all, not",
 						   optarg);
 			o->table = (enum table)k;
 			break;
@@ -132,6 +135,8 @@ static int parse_options(int argc, char **argv, struct options *o)
 	}
 	if (o->csv && o->table == T_ALL)
 		o->table = T_APIS;
+	if (o->csv && o->table == T_NVTX)
+		return usage_error("--csv: no CSV form of the table", "nvtx");
 	if (optind >= argc)
 		return usage_error("no summary files given", NULL);
 	return -1;
@@ -189,7 +194,7 @@ static char *slurp(const char *path, size_t *len)
 	return buf;
 }
 
-static int load(struct cua_summaries *s, const char *path)
+static int load(struct cua_summaries *s, const char *path, char **text_out, size_t *len_out)
 {
 	char err[256];
 	size_t len = 0;
@@ -208,7 +213,8 @@ static int load(struct cua_summaries *s, const char *path)
 	else if ((rc = cua_gpu_report_add(&gpu, text, len, err, sizeof(err))) != 0)
 		fprintf(stderr, "cuaudit report: %s: %s (its GPU section is left out)\n",
 			cli_term(path), cli_term(err));
-	free(text);
+	*text_out = text;
+	*len_out = len;
 	return rc;
 }
 
@@ -456,6 +462,8 @@ static void print_text(const struct cua_summaries *s, const struct options *o)
 		cua_gpu_report_text(&gpu, 0, o->top);
 	if ((o->table == T_ALL && gpu.inputs) || o->table == T_GPU_MEM)
 		cua_gpu_report_text(&gpu, 1, o->top);
+	if (o->table == T_ALL || o->table == T_NVTX)
+		cua_nvtx_report_text(&nvtx, o->top);
 	if (est)
 		printf("\n~ estimate: a sampled run timed only some calls (\"timed\" < \"calls\") and "
 		       "scaled the times up;\n  min, max and p99 are over the timed calls only.\n");
@@ -611,6 +619,7 @@ static void write_json_rest(FILE *f, const struct cua_summaries *s)
 	}
 	fputs("\n]", f);
 	cua_gpu_report_json(f, &gpu);
+	cua_nvtx_report_json(f, &nvtx);
 	fputs("}\n", f);
 }
 
@@ -732,7 +741,8 @@ int cuaudit_report_main(int argc, char **argv)
 	status = 0;
 	memset(&s, 0, sizeof(s));
 	for (int i = optind; i < argc; i++) {
-		size_t napis = s.napis, nkernels = s.nkernels;
+		size_t napis = s.napis, nkernels = s.nkernels, len = 0;
+		char *text = NULL, err[256];
 		long first;
 		int again = -1;
 		struct stat st, other;
@@ -747,7 +757,8 @@ int cuaudit_report_main(int argc, char **argv)
 				cli_term(argv[i]), cli_term(argv[again]));
 			continue;
 		}
-		if (load(&s, argv[i]) != 0) {
+		if (load(&s, argv[i], &text, &len) != 0) {
+			free(text);
 			status = 1;
 			continue;
 		}
@@ -757,6 +768,10 @@ int cuaudit_report_main(int argc, char **argv)
 					"(pid %lld, started %s): counted once\n", cli_term(argv[i]),
 				cli_term(s.inputs[first].file), s.inputs[first].pid,
 				cli_term(s.inputs[first].start));
+		else if (cua_nvtx_report_add(&nvtx, text, len, err, sizeof(err)) != 0)
+			fprintf(stderr, "cuaudit report: %s: %s (its NVTX section is left out)\n",
+				cli_term(argv[i]), cli_term(err));
+		free(text);
 	}
 	if (!s.ninputs) {
 		fprintf(stderr, "cuaudit report: no summary could be read\n");
@@ -771,6 +786,7 @@ int cuaudit_report_main(int argc, char **argv)
 		/* The JSON is the output: no table after it. */
 		cua_summaries_free(&s);
 		cua_gpu_report_free(&gpu);
+		cua_nvtx_report_free(&nvtx);
 		return status;
 	}
 	sort_by = o.sort;
@@ -780,6 +796,7 @@ int cuaudit_report_main(int argc, char **argv)
 	if (s.nkernels)
 		qsort(s.kernels, s.nkernels, sizeof(*s.kernels), kernel_order);
 	cua_gpu_report_sort(&gpu);
+	cua_nvtx_report_sort(&nvtx);
 	if (o.csv)
 		print_csv(&s, &o);
 	else
@@ -790,5 +807,6 @@ int cuaudit_report_main(int argc, char **argv)
 	}
 	cua_summaries_free(&s);
 	cua_gpu_report_free(&gpu);
+	cua_nvtx_report_free(&nvtx);
 	return status;
 }

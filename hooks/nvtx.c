@@ -4,6 +4,9 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "cuaudit_ids.h"
+#include "cuaudit_roles.h"
+#include "dispatch.h"
+#include "gpu.h"
 #include "nvtx.h"
 #include "nvtxbridge.h"
 #include "clock.h"
@@ -23,8 +26,23 @@ struct name {
 struct stat {
 	uint64_t ranges, total_ns, min_ns, max_ns, marks;
 };
+/* The CUDA calls made under one range path on one thread. */
+struct cstat {
+	uint64_t calls, timed, ns;
+};
+/* The GPU records of one range path (written by the GPU sink, under its lock). */
+struct gstat {
+	uint64_t n, exact_n, exact_ns, min_ns, max_ns;
+};
+/* A range path: the open ranges' names, outermost first, as a tree of (parent, name); state
+   as a name's. Slot i has id i + 1; 0 is the empty path. */
+struct path {
+	uint32_t state, parent, name;
+};
+#define PATH_NONE UINT32_MAX /* the path table was full */
 struct frame {
 	uint32_t name, domain;
+	uint32_t path; /* the path ending here; 0 until a call needs it */
 	uint64_t t0;
 	uint32_t path_start; /* where its name starts in the live view's path */
 	uint32_t captures;   /* it is a range of CUAUDIT_CAPTURE=nvtx:NAME */
@@ -34,11 +52,17 @@ struct nthread {
 	uint32_t busy;  /* an update is in progress: a signal handler's event is dropped */
 	uint32_t depth; /* open pushes, kept or not */
 	uint32_t capturing; /* open frames that are capture ranges */
+	/* The legacy library's binding counted an event and forwards the call: the one event
+	   the injection library reports from inside it is the same one (cua_nvtx_forward_begin);
+	   a push or pop reported there returns fwd_level. */
+	uint32_t fwd_skip;
+	int fwd_level;
 	uint64_t live_pid; /* the process whose live slot 'live' is in; 0: none yet */
 	struct cua_live_slot *live_of; /* that slot (the thread may get another one later) */
 	struct cua_live_nvtx *live;
 	struct frame stack[CUA_NVTX_DEPTH];
 	struct stat stats[CUA_NVTX_NAMES + 1]; /* [0]: "(other names)"; pages touched as used */
+	struct cstat calls[CUA_NVTX_PATHS + 1]; /* by path id */
 };
 struct started {
 	uint64_t id; /* 0: free */
@@ -53,12 +77,14 @@ static char capture_name[CUA_NVTX_NAME_BYTES], capture_domain[CUA_NVTX_NAME_BYTE
 static uint32_t capture_name_id, capture_domain_id;
 
 static struct name *names;   /* CUA_NVTX_NAMES */
+static struct path *paths;   /* CUA_NVTX_PATHS */
+static struct gstat *path_gpu; /* CUA_NVTX_PATHS + 1, with GPU timing on */
+int cua_nvtx_calls_on;
 static struct started *open_ranges; /* CUA_NVTX_STARTED */
 static struct cua_tslot *threads;
 static uint64_t stats_pid;   /* the process the statistics belong to */
 static struct cua_nvtx_drops drops;
 static __thread struct nthread *me __attribute__((tls_model("initial-exec")));
-
 _Static_assert((CUA_NVTX_NAMES & (CUA_NVTX_NAMES - 1)) == 0, "a power of two");
 _Static_assert((CUA_NVTX_STARTED & (CUA_NVTX_STARTED - 1)) == 0, "a power of two");
 
@@ -72,8 +98,12 @@ static void count(uint64_t *c)
 static CUA_COLD void new_process(uint64_t pid)
 {
 	/* The records copied from the parent: only the forking thread runs in the child. */
-	for (struct cua_tslot *r = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); r; r = r->next)
+	for (struct cua_tslot *r = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); r; r = r->next) {
 		memset(((struct nthread *)r)->stats, 0, sizeof(((struct nthread *)r)->stats));
+		memset(((struct nthread *)r)->calls, 0, sizeof(((struct nthread *)r)->calls));
+	}
+	if (path_gpu)
+		memset(path_gpu, 0, (CUA_NVTX_PATHS + 1) * sizeof(*path_gpu));
 	memset(&drops, 0, sizeof(drops));
 	__atomic_store_n(&stats_pid, pid, __ATOMIC_RELEASE);
 }
@@ -178,8 +208,18 @@ static struct nthread *thread_record(void)
 	t->depth = 0;
 	t->capturing = 0;
 	t->live_pid = 0;
+	t->fwd_skip = 0;
 	me = t;
 	return t;
+}
+
+/* Consumes the forwarded call's event: 1 if this one is it. */
+static inline int forwarded(struct nthread *t)
+{
+	if (CUA_LIKELY(!t || !t->fwd_skip))
+		return 0;
+	t->fwd_skip = 0;
+	return 1;
 }
 
 static cua_nvtx_sink trace_sink;
@@ -305,6 +345,8 @@ static int bridge_push(uint32_t name, uint32_t domain)
 
 	check_process();
 	t = thread_record();
+	if (forwarded(t))
+		return t->fwd_level;
 	if (!t || t->busy) {
 		count(&drops.reentered);
 		return -1;
@@ -318,6 +360,7 @@ static int bridge_push(uint32_t name, uint32_t domain)
 
 		f->name = name;
 		f->domain = domain;
+		f->path = 0;
 		f->captures = capture_on && capture_name_id && name == capture_name_id &&
 			      (!capture_domain[0] || domain == capture_domain_id);
 		t->capturing += f->captures;
@@ -364,6 +407,8 @@ static int bridge_pop(uint32_t domain)
 
 	check_process();
 	t = thread_record();
+	if (forwarded(t))
+		return t->fwd_level;
 	if (!t || t->busy) {
 		count(&drops.reentered);
 		return -1;
@@ -380,9 +425,13 @@ static int bridge_pop(uint32_t domain)
 			ended(t, t->stack[k].name, domain, t->stack[k].t0, now, k);
 			t->capturing -= t->stack[k].captures;
 			/* Mostly the top one: nothing to move. */
-			if ((unsigned)k + 1 < t->depth)
+			if ((unsigned)k + 1 < t->depth) {
 				memmove(&t->stack[k], &t->stack[k + 1],
 					(t->depth - 1 - (unsigned)k) * sizeof(t->stack[0]));
+				/* The ranges above it now have another path. */
+				for (unsigned j = (unsigned)k; j + 1 < t->depth; j++)
+					t->stack[j].path = 0;
+			}
 			t->depth--;
 			level = k;
 			live_popped(t, (unsigned)k);
@@ -405,6 +454,8 @@ static void bridge_start(uint64_t id, uint32_t name, uint32_t domain)
 	uint32_t i = (uint32_t)(id * 0x9e3779b97f4a7c15ull >> 40) & (CUA_NVTX_STARTED - 1);
 	uint64_t t0 = cua_clock_ns();
 
+	if (forwarded(me))
+		return;
 	check_process();
 	if (!id) {
 		count(&drops.started);
@@ -433,6 +484,8 @@ static void bridge_end(uint64_t id)
 
 	check_process();
 	t = thread_record();
+	if (forwarded(t))
+		return;
 	if (!t || t->busy) {
 		count(&drops.reentered);
 		return;
@@ -464,6 +517,8 @@ static void bridge_mark(uint32_t name, uint32_t domain)
 
 	check_process();
 	t = thread_record();
+	if (forwarded(t))
+		return;
 	if (!t || t->busy) {
 		count(&drops.reentered);
 		return;
@@ -476,6 +531,158 @@ static void bridge_mark(uint32_t name, uint32_t domain)
 
 		trace_sink(now, now, -2, name_text(name), domain_text(domain));
 	}
+}
+
+/* ---- CUDA calls and GPU time per range (inclusive, by range path) ---- */
+
+/* Open addressing as for names; a path that finds no place is PATH_NONE, and what is
+   attributed to it is counted in dropped.paths. */
+static uint32_t path_intern(uint32_t parent, uint32_t name)
+{
+	uint64_t key = (uint64_t)parent << 32 | name;
+	uint32_t i = (uint32_t)(key * 0x9e3779b97f4a7c15ull >> 40) & (CUA_NVTX_PATHS - 1);
+
+	for (unsigned probes = 0; probes < NAME_PROBES; probes++, i = (i + 1) & (CUA_NVTX_PATHS - 1)) {
+		struct path *e = &paths[i];
+		uint32_t state = __atomic_load_n(&e->state, __ATOMIC_ACQUIRE), free_state = 0;
+
+		if (state == 2) {
+			if (e->parent == parent && e->name == name)
+				return i + 1;
+			continue;
+		}
+		if (state == 1 || !__atomic_compare_exchange_n(&e->state, &free_state, 1, 0,
+								 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue;
+		e->parent = parent;
+		e->name = name;
+		__atomic_store_n(&e->state, 2, __ATOMIC_RELEASE);
+		return i + 1;
+	}
+	return PATH_NONE;
+}
+
+/* The path of the thread's open ranges (0: none). Found when a call needs it, not at the
+   push: pushes and pops cost nothing more. Known paths are a prefix of the stack. */
+static uint32_t path_of(struct nthread *t)
+{
+	unsigned top = t->depth < CUA_NVTX_DEPTH ? t->depth : CUA_NVTX_DEPTH, k = top;
+	uint32_t p;
+
+	while (k > 0 && !t->stack[k - 1].path)
+		k--;
+	p = k ? t->stack[k - 1].path : 0;
+	for (; k < top; k++)
+		t->stack[k].path = p = p == PATH_NONE ? PATH_NONE : path_intern(p, t->stack[k].name);
+	return p;
+}
+
+void cua_nvtx_call(uint64_t ns, int timed)
+{
+	struct nthread *t = me;
+	struct cstat *c;
+	uint32_t p;
+
+	if (!t || !t->depth || t->busy)
+		return;
+	check_process();
+	if ((p = path_of(t)) == PATH_NONE) {
+		count(&drops.paths);
+		return;
+	}
+	c = &t->calls[p];
+	c->calls++;
+	if (timed) {
+		c->timed++;
+		c->ns += ns;
+	}
+}
+
+/* Launch correlation id -> the launching thread's range path, until the GPU record comes
+   back: written at the launch's entry, read by the GPU sink. A slot reused before its record
+   came back is seen by the id, and counted in dropped.gpu. */
+struct launch {
+	uint64_t corr;
+	uint32_t path;
+};
+static struct launch *launches;
+static uint64_t first_corr; /* launches before it were made before NVTX was seen */
+
+static int launch_enter(struct cuaudit_call *c, void *ctx)
+{
+	struct launch *l = __atomic_load_n(&launches, __ATOMIC_ACQUIRE), *e;
+	struct nthread *t = me;
+	uint64_t none = 0;
+
+	(void)ctx;
+	if (!l)
+		return CUAUDIT_CALL_REAL;
+	if (CUA_UNLIKELY(!__atomic_load_n(&first_corr, __ATOMIC_RELAXED)))
+		__atomic_compare_exchange_n(&first_corr, &none, c->correlation_id, 0, __ATOMIC_RELAXED,
+					    __ATOMIC_RELAXED);
+	e = &l[c->correlation_id & (CUA_NVTX_GPU_RING - 1)];
+	__atomic_store_n(&e->path, t && t->depth && !t->busy ? path_of(t) : 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&e->corr, c->correlation_id, __ATOMIC_RELEASE);
+	return CUAUDIT_CALL_REAL;
+}
+
+/* Under the GPU collector's lock: one writer at a time. */
+static void gpu_sink(const struct cua_gpu_record *r, void *ctx)
+{
+	const struct launch *e;
+	struct gstat *g;
+	uint32_t p;
+
+	(void)ctx;
+	if ((r->op != CUA_GPU_KERNEL && r->op != CUA_GPU_GRAPH) || !launches || !path_gpu)
+		return;
+	e = &launches[r->correlation_id & (CUA_NVTX_GPU_RING - 1)];
+	if (__atomic_load_n(&e->corr, __ATOMIC_ACQUIRE) != r->correlation_id) {
+		uint64_t first = __atomic_load_n(&first_corr, __ATOMIC_RELAXED);
+
+		if (first && r->correlation_id >= first)
+			count(&drops.gpu);
+		return;
+	}
+	p = __atomic_load_n(&e->path, __ATOMIC_RELAXED);
+	if (__atomic_load_n(&e->corr, __ATOMIC_ACQUIRE) != r->correlation_id) {
+		count(&drops.gpu);
+		return;
+	}
+	if (!p)
+		return;
+	if (p == PATH_NONE) {
+		count(&drops.paths);
+		return;
+	}
+	g = &path_gpu[p];
+	g->n++;
+	g->min_ns += r->end_ns - r->start_max_ns;
+	g->max_ns += r->end_ns - r->start_ns;
+	if (r->exact) {
+		g->exact_n++;
+		g->exact_ns += r->end_ns - r->start_ns;
+	}
+}
+
+static unsigned launch_ids[CUAUDIT_ID_COUNT];
+
+int cua_nvtx_init(void)
+{
+	unsigned n = 0;
+
+	if (!cua_gpu_on())
+		return 0;
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		enum cuaudit_role r = cuaudit_role_of(id);
+
+		if (r == CUAUDIT_ROLE_LAUNCH || r == CUAUDIT_ROLE_GRAPH_LAUNCH)
+			launch_ids[n++] = id;
+	}
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = launch_enter, .ids = launch_ids, .nids = n);
+	if (cua_gpu_add_sink(gpu_sink, NULL) != 0)
+		return -1;
+	return cua_dispatch_subscribe(&sub);
 }
 
 static const struct cua_nvtx_bridge bridge = {
@@ -513,6 +720,37 @@ static int is_library(const char *path)
 
 /* The tables are made when the library is opened (a dlopen, on the program's thread that
    made the first NVTX call): a program that never calls NVTX gets none of it. */
+/* The shared tables, once: NULL-safe on failure (the caller then keeps nothing). */
+static int setup(void)
+{
+	if (!names) {
+		struct started *o = map_zeroed(CUA_NVTX_STARTED * sizeof(*open_ranges));
+		struct name *n = map_zeroed(CUA_NVTX_NAMES * sizeof(*names));
+		struct path *pt = map_zeroed(CUA_NVTX_PATHS * sizeof(*paths));
+
+		if (!n || !o || !pt)
+			return -1;
+		open_ranges = o;
+		paths = pt;
+		/* Pages touched as launches come. */
+		if (cua_gpu_on() && (path_gpu = map_zeroed((CUA_NVTX_PATHS + 1) * sizeof(*path_gpu))))
+			__atomic_store_n(&launches, map_zeroed(CUA_NVTX_GPU_RING * sizeof(*launches)),
+					 __ATOMIC_RELEASE);
+		stats_pid = cua_process_id();
+		names = n;
+		if (capture_on) {
+			capture_name_id = bridge_name(capture_name, strlen(capture_name));
+			capture_domain_id = capture_domain[0] ? bridge_name(capture_domain, strlen(capture_domain)) : 0;
+		}
+	}
+	/* Ranges are timed with the TSC, as calls are: a program that calls NVTX before it loads
+	   CUDA (or never does) would read the clock with clock_gettime twice a pair. */
+	cua_clock_calibrate();
+	__atomic_store_n(&cua_nvtx_calls_on, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&connected, 1, __ATOMIC_RELEASE);
+	return 0;
+}
+
 int cua_nvtx_connect(struct link_map *map)
 {
 	uintptr_t slot;
@@ -522,24 +760,35 @@ int cua_nvtx_connect(struct link_map *map)
 	slot = cua_symtab_object_address(map, CUA_NVTX_BRIDGE_SYMBOL, sizeof(void *));
 	if (!slot)
 		return 0;
-	if (!names) {
-		names = map_zeroed(CUA_NVTX_NAMES * sizeof(*names));
-		open_ranges = map_zeroed(CUA_NVTX_STARTED * sizeof(*open_ranges));
-		if (!names || !open_ranges)
-			return 0; /* the library then only forwards */
-		stats_pid = cua_process_id();
-		if (capture_on) {
-			capture_name_id = bridge_name(capture_name, strlen(capture_name));
-			capture_domain_id = capture_domain[0] ? bridge_name(capture_domain, strlen(capture_domain)) : 0;
-		}
-	}
-	/* Ranges are timed with the TSC, as calls are: a program that calls NVTX before it loads
-	   CUDA (or never does) would read the clock with clock_gettime twice a pair. */
-	cua_clock_calibrate();
+	if (setup() != 0)
+		return 0; /* the library then only forwards */
 	/* Its .bss, before relocation and before its code runs: nothing else writes it. */
 	*(const struct cua_nvtx_bridge **)slot = &bridge;
-	__atomic_store_n(&connected, 1, __ATOMIC_RELEASE);
 	return 1;
+}
+
+const struct cua_nvtx_bridge *cua_nvtx_bridge_here(void)
+{
+	return setup() == 0 ? &bridge : NULL;
+}
+
+void cua_nvtx_forward_begin(int level)
+{
+	struct nthread *t;
+
+	check_process();
+	if ((t = thread_record()) != NULL) {
+		t->fwd_level = level;
+		t->fwd_skip = 1;
+	}
+}
+
+void cua_nvtx_forward_end(void)
+{
+	struct nthread *t = me;
+
+	if (t)
+		t->fwd_skip = 0;
 }
 
 void cua_nvtx_capture(const char *name, const char *domain)
@@ -582,10 +831,83 @@ static int by_name(const void *a, const void *b)
 	return c ? c : strcmp(x->domain, y->domain);
 }
 
+/* A name's inclusive CUDA calls and GPU time, from the paths that hold it. */
+struct incl {
+	struct cstat c;
+	struct gstat g;
+};
+
+/* Each path's own calls (every thread's) and GPU records go to every distinct name on it. */
+static void add_paths(struct incl *by_name, struct cstat *per_path)
+{
+	for (struct cua_tslot *r = __atomic_load_n(&threads, __ATOMIC_ACQUIRE); r; r = r->next) {
+		const struct cstat *tc = ((const struct nthread *)r)->calls;
+
+		for (uint32_t p = 1; p <= CUA_NVTX_PATHS; p++) {
+			per_path[p].calls += tc[p].calls;
+			per_path[p].timed += tc[p].timed;
+			per_path[p].ns += tc[p].ns;
+		}
+	}
+	for (uint32_t p = 1; p <= CUA_NVTX_PATHS; p++) {
+		const struct cstat *c = &per_path[p];
+		const struct gstat *g = path_gpu ? &path_gpu[p] : NULL;
+		uint32_t seen[CUA_NVTX_DEPTH], nseen = 0;
+
+		if (!c->calls && !(g && g->n))
+			continue;
+		for (uint32_t q = p; q && q <= CUA_NVTX_PATHS && nseen < CUA_NVTX_DEPTH; q = paths[q - 1].parent) {
+			uint32_t name = paths[q - 1].name, k = 0;
+			struct incl *x = &by_name[name];
+
+			while (k < nseen && seen[k] != name)
+				k++;
+			if (k < nseen)
+				continue; /* a name nested in itself: once */
+			seen[nseen++] = name;
+			x->c.calls += c->calls;
+			x->c.timed += c->timed;
+			x->c.ns += c->ns;
+			if (g) {
+				x->g.n += g->n;
+				x->g.exact_n += g->exact_n;
+				x->g.exact_ns += g->exact_ns;
+				x->g.min_ns += g->min_ns;
+				x->g.max_ns += g->max_ns;
+			}
+		}
+	}
+}
+
+static void merge_row(struct cua_nvtx_row *r, const struct cua_nvtx_row *x)
+{
+	if (x->ranges && (!r->ranges || x->min_ns < r->min_ns))
+		r->min_ns = x->min_ns;
+	r->max_ns = x->max_ns > r->max_ns ? x->max_ns : r->max_ns;
+	r->ranges += x->ranges;
+	r->total_ns += x->total_ns;
+	r->marks += x->marks;
+	r->calls += x->calls;
+	r->calls_timed += x->calls_timed;
+	r->calls_ns += x->calls_ns;
+	r->gpu_n += x->gpu_n;
+	r->gpu_exact_n += x->gpu_exact_n;
+	r->gpu_exact_ns += x->gpu_exact_ns;
+	r->gpu_min_ns += x->gpu_min_ns;
+	r->gpu_max_ns += x->gpu_max_ns;
+}
+
+#define ROWS_BYTES ((CUA_NVTX_NAMES + 1) * sizeof(struct cua_nvtx_row))
+#define SUM_BYTES ((CUA_NVTX_NAMES + 1) * sizeof(struct stat))
+#define INCL_BYTES ((CUA_NVTX_NAMES + 1) * sizeof(struct incl))
+#define PER_PATH_BYTES ((CUA_NVTX_PATHS + 1) * sizeof(struct cstat))
+
 struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *out)
 {
 	struct cua_nvtx_row *rows;
 	struct stat *sum;
+	struct incl *incl;
+	struct cstat *per_path;
 	unsigned k = 0, m = 0;
 
 	*n = 0;
@@ -593,13 +915,14 @@ struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *out)
 	if (!cua_nvtx_connected() || stats_pid != cua_process_id())
 		return NULL;
 	*out = drops;
-	rows = map_zeroed((CUA_NVTX_NAMES + 1) * sizeof(*rows));
-	sum = map_zeroed((CUA_NVTX_NAMES + 1) * sizeof(*sum));
-	if (!rows || !sum) {
+	rows = map_zeroed(ROWS_BYTES);
+	sum = map_zeroed(SUM_BYTES);
+	incl = map_zeroed(INCL_BYTES);
+	per_path = map_zeroed(PER_PATH_BYTES);
+	if (!rows || !sum || !incl || !per_path) {
 		cua_nvtx_rows_free(rows, 0);
-		if (sum)
-			munmap(sum, (CUA_NVTX_NAMES + 1) * sizeof(*sum));
-		return NULL;
+		rows = NULL;
+		goto out;
 	}
 	/* Every thread's, ended ones' included (their records stay, or a new thread took them
 	   over with their counts). */
@@ -621,10 +944,12 @@ struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *out)
 				y->max_ns = x->max_ns;
 		}
 	}
+	add_paths(incl, per_path);
 	for (uint32_t id = 0; id <= CUA_NVTX_NAMES; id++) {
 		const struct stat *s = &sum[id];
+		const struct incl *x = &incl[id];
 
-		if (!s->ranges && !s->marks)
+		if (!s->ranges && !s->marks && !x->c.calls && !x->g.n)
 			continue;
 		if (id && __atomic_load_n(&names[id - 1].state, __ATOMIC_ACQUIRE) != 2)
 			continue;
@@ -635,28 +960,34 @@ struct cua_nvtx_row *cua_nvtx_rows(unsigned *n, struct cua_nvtx_drops *out)
 		rows[k].min_ns = s->min_ns ? s->min_ns - 1 : 0;
 		rows[k].max_ns = s->max_ns;
 		rows[k].marks = s->marks;
+		rows[k].calls = x->c.calls;
+		rows[k].calls_timed = x->c.timed;
+		rows[k].calls_ns = x->c.ns;
+		rows[k].gpu_n = x->g.n;
+		rows[k].gpu_exact_n = x->g.exact_n;
+		rows[k].gpu_exact_ns = x->g.exact_ns;
+		rows[k].gpu_min_ns = x->g.min_ns;
+		rows[k].gpu_max_ns = x->g.max_ns;
 		k++;
 	}
-	munmap(sum, (CUA_NVTX_NAMES + 1) * sizeof(*sum));
 	/* A name interned twice (two threads at once) is one row. */
 	qsort(rows, k, sizeof(*rows), by_name);
 	for (unsigned i = 0; i < k; i++) {
-		struct cua_nvtx_row *r = &rows[m];
-
 		if (m && by_name(&rows[m - 1], &rows[i]) == 0) {
-			r = &rows[m - 1];
-			if (rows[i].ranges && (!r->ranges || rows[i].min_ns < r->min_ns))
-				r->min_ns = rows[i].min_ns;
-			r->max_ns = rows[i].max_ns > r->max_ns ? rows[i].max_ns : r->max_ns;
-			r->ranges += rows[i].ranges;
-			r->total_ns += rows[i].total_ns;
-			r->marks += rows[i].marks;
+			merge_row(&rows[m - 1], &rows[i]);
 			continue;
 		}
 		rows[m++] = rows[i];
 	}
 	qsort(rows, m, sizeof(*rows), by_total);
 	*n = m;
+out:
+	if (sum)
+		munmap(sum, SUM_BYTES);
+	if (incl)
+		munmap(incl, INCL_BYTES);
+	if (per_path)
+		munmap(per_path, PER_PATH_BYTES);
 	return rows;
 }
 
@@ -664,5 +995,5 @@ void cua_nvtx_rows_free(struct cua_nvtx_row *rows, unsigned n)
 {
 	(void)n;
 	if (rows)
-		munmap(rows, (CUA_NVTX_NAMES + 1) * sizeof(*rows));
+		munmap(rows, ROWS_BYTES);
 }

@@ -2,6 +2,7 @@
 /* hooks/nvtx_render.c: writes the NVTX ranges' statistics into the summary, as a text table and as JSON. */
 #include <string.h>
 #include "fmt.h"
+#include "gpu.h"
 #include "nvtx.h"
 #include "nvtx_render.h"
 #include "writer.h"
@@ -38,7 +39,35 @@ static void put_drops_text(struct cua_writer *w, const struct cua_nvtx_drops *d)
 	cua_buf_u64(b, d->started);
 	cua_buf_str(b, ", in handlers ");
 	cua_buf_u64(b, d->reentered);
+	cua_buf_str(b, ", paths ");
+	cua_buf_u64(b, d->paths);
+	cua_buf_str(b, ", gpu ");
+	cua_buf_u64(b, d->gpu);
 	cua_buf_char(b, '\n');
+}
+
+/* The GPU time of a row's kernels, right-aligned: exact, or "least–greatest" where some
+   record is only bounded (docs/hooks.md, "GPU times"); "-" without GPU timing. */
+static void put_gpu(struct cua_buf *b, const struct cua_nvtx_row *r, unsigned width)
+{
+	char tmp[48];
+	struct cua_buf t = CUA_BUF(tmp);
+	unsigned cols;
+
+	if (!cua_gpu_on())
+		cua_buf_char(&t, '-');
+	else {
+		cua_buf_u64(&t, r->gpu_min_ns);
+		if (r->gpu_min_ns != r->gpu_max_ns) {
+			cua_buf_str(&t, "\xe2\x80\x93");
+			cua_buf_u64(&t, r->gpu_max_ns);
+		}
+	}
+	/* Columns, not bytes: the dash is three bytes, one column. */
+	cols = (unsigned)t.len - (r->gpu_min_ns != r->gpu_max_ns && cua_gpu_on() ? 2 : 0);
+	for (unsigned i = cols; i < width; i++)
+		cua_buf_char(b, ' ');
+	cua_buf_mem(b, tmp, t.len);
 }
 
 /* Like Nsight Systems' nvtx_sum: ended ranges per name, longest total first. */
@@ -51,9 +80,12 @@ void cua_nvtx_write_text(struct cua_writer *w)
 
 	if (!cua_nvtx_connected())
 		return;
-	b = cua_writer_room(w, 256);
+	b = cua_writer_room(w, 512);
 	cua_buf_str(b, "\ncuaudit summary: NVTX ranges\n"
-		       "    ranges      total_ns       avg_ns       min_ns       max_ns     marks  domain:name\n");
+		       "  calls, call_ns, gpu_ns: the CUDA calls made inside ranges of the name, their host "
+		       "time, their kernels' GPU time\n"
+		       "    ranges      total_ns       avg_ns       min_ns       max_ns     marks      calls"
+		       "        call_ns                     gpu_ns  domain:name\n");
 	for (unsigned i = 0; i < n; i++) {
 		const struct cua_nvtx_row *r = &rows[i];
 
@@ -64,6 +96,11 @@ void cua_nvtx_write_text(struct cua_writer *w)
 		put_col(b, r->min_ns, 13);
 		put_col(b, r->max_ns, 13);
 		put_col(b, r->marks, 10);
+		put_col(b, r->calls, 11);
+		put_col(b, r->calls_ns, 15);
+		/* The summary timed only some of them (CUAUDIT_SUMMARY_SAMPLE): their time. */
+		cua_buf_char(b, r->calls_timed < r->calls ? '*' : ' ');
+		put_gpu(b, r, 26);
 		cua_buf_str(b, "  ");
 		if (r->domain[0]) {
 			cua_buf_text(b, r->domain, strlen(r->domain), CUA_TEXT_TERM);
@@ -73,6 +110,13 @@ void cua_nvtx_write_text(struct cua_writer *w)
 		cua_buf_char(b, '\n');
 	}
 	put_drops_text(w, &d);
+	for (unsigned i = 0; i < n; i++) {
+		if (rows[i].calls_timed < rows[i].calls) {
+			cua_buf_str(cua_writer_room(w, 128), "  *: the time of the calls the sampled summary "
+							     "timed only (calls_timed in JSON)\n");
+			break;
+		}
+	}
 	cua_nvtx_rows_free(rows, n);
 }
 
@@ -92,6 +136,8 @@ void cua_nvtx_write_json(struct cua_writer *w)
 	put_json_u64(b, "unbalanced", d.unbalanced);
 	put_json_u64(b, "started", d.started);
 	put_json_u64(b, "reentered", d.reentered);
+	put_json_u64(b, "paths", d.paths);
+	put_json_u64(b, "gpu", d.gpu);
 	cua_buf_str(b, "},\"ranges\":[");
 	for (unsigned i = 0; i < n; i++) {
 		const struct cua_nvtx_row *r = &rows[i];
@@ -106,6 +152,20 @@ void cua_nvtx_write_json(struct cua_writer *w)
 		put_json_u64(b, "min_ns", r->min_ns);
 		put_json_u64(b, "max_ns", r->max_ns);
 		put_json_u64(b, "marks", r->marks);
+		put_json_u64(b, "calls", r->calls);
+		put_json_u64(b, "calls_timed", r->calls_timed);
+		put_json_u64(b, "calls_ns", r->calls_ns);
+		if (cua_gpu_on()) {
+			cua_buf_str(b, ",\"gpu\":{\"instances\":");
+			cua_buf_u64(b, r->gpu_n);
+			put_json_u64(b, "exact_instances", r->gpu_exact_n);
+			put_json_u64(b, "exact_ns", r->gpu_exact_ns);
+			put_json_u64(b, "total_min_ns", r->gpu_min_ns);
+			put_json_u64(b, "total_max_ns", r->gpu_max_ns);
+			if (r->gpu_exact_n == r->gpu_n)
+				put_json_u64(b, "total_ns", r->gpu_min_ns);
+			cua_buf_char(b, '}');
+		}
 		cua_buf_char(b, '}');
 	}
 	cua_buf_str(cua_writer_room(w, 8), "]}");

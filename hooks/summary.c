@@ -16,6 +16,7 @@
 #include "log.h"
 #include "metrics.h"
 #include "summary_config.h"
+#include "nvtx.h"
 #include "summary_model.h"
 #include "summary_sampler.h"
 #include "out.h"
@@ -238,6 +239,8 @@ static void summary_update(const struct cuaudit_call *c, unsigned l)
 		if (cfg.sample)
 			cua_sampler_note(s, ns);
 		cua_stats_add(s, ns, is_error(c), c->binding);
+		if (CUA_UNLIKELY(cua_nvtx_calls_on) && c->depth == 0)
+			cua_nvtx_call(ns, 1);
 	}
 	if (c->object)
 		count_entry(t, c);
@@ -307,6 +310,8 @@ static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned bindi
 
 	if (CUA_LIKELY((s = fast_row(l, id, depth, &t)) != NULL)) {
 		cua_stats_add_fast(s, ns, may_fail[id] & ((int)result != 0), binding);
+		if (CUA_UNLIKELY(cua_nvtx_calls_on) && depth == 0)
+			cua_nvtx_call(ns, 1);
 		if (CUA_UNLIKELY(!cua_provenance_known) && depth == 0)
 			cua_provenance_poll();
 		if (CUA_UNLIKELY(t_exit >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
@@ -348,6 +353,8 @@ static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned bi
 			cua_stats_add(s, ns, err, binding);
 		} else
 			cua_stats_count(s, err, binding);
+		if (CUA_UNLIKELY(cua_nvtx_calls_on) && depth == 0)
+			cua_nvtx_call(ns, t_exit != 0);
 		if (l == 0)
 			t->skip[id][depth != 0] = !sample_this(s);
 	} else if (l >= CUA_LEVELS) {
@@ -380,6 +387,8 @@ static CUA_SCALAR void sampled_count(unsigned id, unsigned depth, unsigned bindi
 			s->errors += (unsigned)err;
 			s->by_binding[binding]++;
 		}
+		if (CUA_UNLIKELY(cua_nvtx_calls_on) && depth == 0)
+			cua_nvtx_call(ns, t_exit != 0);
 		if (l == 0)
 			t->skip[id][depth != 0] = !sample_this(s);
 		level_leave(l);

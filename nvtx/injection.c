@@ -3,10 +3,7 @@
 #include <dlfcn.h>
 #include <stdlib.h>
 #include <string.h>
-#include <wchar.h>
-#define NVTX_NO_IMPL
-#include <nvtx3/nvToolsExt.h>
-#include "nvtxbridge.h"
+#include "nvtxnames.h"
 
 /* The NVTX headers' slot tables and callback ids (nvtxDetail/nvtxTypes.h) are the ABI this
    file follows: each library that uses NVTX calls InitializeInjectionNvtx2 once, with its own
@@ -83,39 +80,11 @@ static void *new_handle(struct handle *table, unsigned *n, unsigned max, uint32_
 
 /* ---------------------------------------------------------------- names */
 
-static uint32_t name_of_ascii(const struct cua_nvtx_bridge *b, const char *s)
+static uint32_t registered_name(nvtxStringHandle_t r)
 {
-	/* The module keeps 95 bytes of a name: no need to measure more. */
-	return s ? b->name(s, strnlen(s, 96)) : 0;
-}
+	struct handle *h = ours(strings, STRINGS, r);
 
-/* Wide names are kept as ASCII: other characters become '?'. */
-static uint32_t name_of_wide(const struct cua_nvtx_bridge *b, const wchar_t *s)
-{
-	char tmp[96];
-	size_t n = 0;
-
-	if (!s)
-		return 0;
-	for (; s[n] && n < sizeof(tmp); n++)
-		tmp[n] = s[n] > 0 && s[n] < 128 ? (char)s[n] : '?';
-	return b->name(tmp, n);
-}
-
-static uint32_t name_of_attr(const struct cua_nvtx_bridge *b, const nvtxEventAttributes_t *a)
-{
-	struct handle *h;
-
-	if (!a || a->size < offsetof(nvtxEventAttributes_t, message) + sizeof(a->message))
-		return 0;
-	switch (a->messageType) {
-	case NVTX_MESSAGE_TYPE_ASCII: return name_of_ascii(b, a->message.ascii);
-	case NVTX_MESSAGE_TYPE_UNICODE: return name_of_wide(b, a->message.unicode);
-	case NVTX_MESSAGE_TYPE_REGISTERED:
-		h = ours(strings, STRINGS, a->message.registered);
-		return h ? h->name : 0;
-	default: return 0;
-	}
+	return h ? h->name : 0;
 }
 
 /* The attributes the chained tool must see: its own registered-string handle. */
@@ -142,7 +111,7 @@ static void mark_ex(const nvtxEventAttributes_t *a)
 	nvtxEventAttributes_t copy;
 
 	if (b)
-		b->mark(name_of_attr(b, a), 0);
+		b->mark(cua_nvtx_name_attr(b, a, registered_name), 0);
 	if (next_core[NVTX_CBID_CORE_MarkEx])
 		NEXT(next_core, NVTX_CBID_CORE_MarkEx, nvtxMarkEx_impl_fntype)(attr_for_next(a, &copy));
 }
@@ -152,7 +121,7 @@ static void mark_a(const char *m)
 	const struct cua_nvtx_bridge *b = bridge();
 
 	if (b)
-		b->mark(name_of_ascii(b, m), 0);
+		b->mark(cua_nvtx_name_ascii(b, m), 0);
 	if (next_core[NVTX_CBID_CORE_MarkA])
 		NEXT(next_core, NVTX_CBID_CORE_MarkA, nvtxMarkA_impl_fntype)(m);
 }
@@ -162,7 +131,7 @@ static void mark_w(const wchar_t *m)
 	const struct cua_nvtx_bridge *b = bridge();
 
 	if (b)
-		b->mark(name_of_wide(b, m), 0);
+		b->mark(cua_nvtx_name_wide(b, m), 0);
 	if (next_core[NVTX_CBID_CORE_MarkW])
 		NEXT(next_core, NVTX_CBID_CORE_MarkW, nvtxMarkW_impl_fntype)(m);
 }
@@ -188,7 +157,7 @@ static nvtxRangeId_t start_ex(const nvtxEventAttributes_t *a)
 
 	if (next_core[NVTX_CBID_CORE_RangeStartEx])
 		id = NEXT(next_core, NVTX_CBID_CORE_RangeStartEx, nvtxRangeStartEx_impl_fntype)(attr_for_next(a, &copy));
-	return started(b, id, b ? name_of_attr(b, a) : 0, 0);
+	return started(b, id, b ? cua_nvtx_name_attr(b, a, registered_name) : 0, 0);
 }
 
 static nvtxRangeId_t start_a(const char *m)
@@ -198,7 +167,7 @@ static nvtxRangeId_t start_a(const char *m)
 
 	if (next_core[NVTX_CBID_CORE_RangeStartA])
 		id = NEXT(next_core, NVTX_CBID_CORE_RangeStartA, nvtxRangeStartA_impl_fntype)(m);
-	return started(b, id, b ? name_of_ascii(b, m) : 0, 0);
+	return started(b, id, b ? cua_nvtx_name_ascii(b, m) : 0, 0);
 }
 
 static nvtxRangeId_t start_w(const wchar_t *m)
@@ -208,7 +177,7 @@ static nvtxRangeId_t start_w(const wchar_t *m)
 
 	if (next_core[NVTX_CBID_CORE_RangeStartW])
 		id = NEXT(next_core, NVTX_CBID_CORE_RangeStartW, nvtxRangeStartW_impl_fntype)(m);
-	return started(b, id, b ? name_of_wide(b, m) : 0, 0);
+	return started(b, id, b ? cua_nvtx_name_wide(b, m) : 0, 0);
 }
 
 static void range_end(nvtxRangeId_t id)
@@ -237,7 +206,7 @@ static int push_ex(const nvtxEventAttributes_t *a)
 
 	if (has)
 		level = NEXT(next_core, NVTX_CBID_CORE_RangePushEx, nvtxRangePushEx_impl_fntype)(attr_for_next(a, &copy));
-	return pushed(b, b ? name_of_attr(b, a) : 0, 0, has, level);
+	return pushed(b, b ? cua_nvtx_name_attr(b, a, registered_name) : 0, 0, has, level);
 }
 
 static int push_a(const char *m)
@@ -247,7 +216,7 @@ static int push_a(const char *m)
 
 	if (has)
 		level = NEXT(next_core, NVTX_CBID_CORE_RangePushA, nvtxRangePushA_impl_fntype)(m);
-	return pushed(b, b ? name_of_ascii(b, m) : 0, 0, has, level);
+	return pushed(b, b ? cua_nvtx_name_ascii(b, m) : 0, 0, has, level);
 }
 
 static int push_w(const wchar_t *m)
@@ -257,7 +226,7 @@ static int push_w(const wchar_t *m)
 
 	if (has)
 		level = NEXT(next_core, NVTX_CBID_CORE_RangePushW, nvtxRangePushW_impl_fntype)(m);
-	return pushed(b, b ? name_of_wide(b, m) : 0, 0, has, level);
+	return pushed(b, b ? cua_nvtx_name_wide(b, m) : 0, 0, has, level);
 }
 
 static int range_pop(void)
@@ -302,7 +271,7 @@ static void d_mark_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 	nvtxEventAttributes_t copy;
 
 	if (b)
-		b->mark(name_of_attr(b, a), domain_id(d));
+		b->mark(cua_nvtx_name_attr(b, a, registered_name), domain_id(d));
 	if (next_core2[NVTX_CBID_CORE2_DomainMarkEx])
 		NEXT(next_core2, NVTX_CBID_CORE2_DomainMarkEx, nvtxDomainMarkEx_impl_fntype)(domain_next(d), attr_for_next(a, &copy));
 }
@@ -315,7 +284,7 @@ static nvtxRangeId_t d_start_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_
 
 	if (next_core2[NVTX_CBID_CORE2_DomainRangeStartEx])
 		id = NEXT(next_core2, NVTX_CBID_CORE2_DomainRangeStartEx, nvtxDomainRangeStartEx_impl_fntype)(domain_next(d), attr_for_next(a, &copy));
-	return started(b, id, b ? name_of_attr(b, a) : 0, domain_id(d));
+	return started(b, id, b ? cua_nvtx_name_attr(b, a, registered_name) : 0, domain_id(d));
 }
 
 static void d_end(nvtxDomainHandle_t d, nvtxRangeId_t id)
@@ -336,7 +305,7 @@ static int d_push_ex(nvtxDomainHandle_t d, const nvtxEventAttributes_t *a)
 
 	if (has)
 		level = NEXT(next_core2, NVTX_CBID_CORE2_DomainRangePushEx, nvtxDomainRangePushEx_impl_fntype)(domain_next(d), attr_for_next(a, &copy));
-	return pushed(b, b ? name_of_attr(b, a) : 0, domain_id(d), has, level);
+	return pushed(b, b ? cua_nvtx_name_attr(b, a, registered_name) : 0, domain_id(d), has, level);
 }
 
 static int d_pop(nvtxDomainHandle_t d)
@@ -381,7 +350,7 @@ static nvtxStringHandle_t d_register_a(nvtxDomainHandle_t d, const char *s)
 
 	if (next_core2[NVTX_CBID_CORE2_DomainRegisterStringA])
 		next = NEXT(next_core2, NVTX_CBID_CORE2_DomainRegisterStringA, nvtxDomainRegisterStringA_impl_fntype)(domain_next(d), s);
-	return new_handle(strings, &nstrings, STRINGS, b ? name_of_ascii(b, s) : 0, next);
+	return new_handle(strings, &nstrings, STRINGS, b ? cua_nvtx_name_ascii(b, s) : 0, next);
 }
 
 static nvtxStringHandle_t d_register_w(nvtxDomainHandle_t d, const wchar_t *s)
@@ -391,7 +360,7 @@ static nvtxStringHandle_t d_register_w(nvtxDomainHandle_t d, const wchar_t *s)
 
 	if (next_core2[NVTX_CBID_CORE2_DomainRegisterStringW])
 		next = NEXT(next_core2, NVTX_CBID_CORE2_DomainRegisterStringW, nvtxDomainRegisterStringW_impl_fntype)(domain_next(d), s);
-	return new_handle(strings, &nstrings, STRINGS, b ? name_of_wide(b, s) : 0, next);
+	return new_handle(strings, &nstrings, STRINGS, b ? cua_nvtx_name_wide(b, s) : 0, next);
 }
 
 static nvtxDomainHandle_t d_create_a(const char *s)
@@ -401,7 +370,7 @@ static nvtxDomainHandle_t d_create_a(const char *s)
 
 	if (next_core2[NVTX_CBID_CORE2_DomainCreateA])
 		next = NEXT(next_core2, NVTX_CBID_CORE2_DomainCreateA, nvtxDomainCreateA_impl_fntype)(s);
-	return new_handle(domains, &ndomains, DOMAINS, b ? name_of_ascii(b, s) : 0, next);
+	return new_handle(domains, &ndomains, DOMAINS, b ? cua_nvtx_name_ascii(b, s) : 0, next);
 }
 
 static nvtxDomainHandle_t d_create_w(const wchar_t *s)
@@ -411,7 +380,7 @@ static nvtxDomainHandle_t d_create_w(const wchar_t *s)
 
 	if (next_core2[NVTX_CBID_CORE2_DomainCreateW])
 		next = NEXT(next_core2, NVTX_CBID_CORE2_DomainCreateW, nvtxDomainCreateW_impl_fntype)(s);
-	return new_handle(domains, &ndomains, DOMAINS, b ? name_of_wide(b, s) : 0, next);
+	return new_handle(domains, &ndomains, DOMAINS, b ? cua_nvtx_name_wide(b, s) : 0, next);
 }
 
 /* Our entries stay (the table is bounded and a later create may want the name again). */

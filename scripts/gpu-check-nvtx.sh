@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# scripts/gpu-check-nvtx.sh: on a GPU machine, PyTorch's NVTX ranges (torch.cuda.nvtx.range_push/pop and autograd.profiler.emit_nvtx) reach cuaudit's summary, trace and `cuaudit ps`, and a chained nsys still gets them (issue 38).
+# scripts/gpu-check-nvtx.sh: on a GPU machine, PyTorch's NVTX ranges (torch.cuda.nvtx.range_push/pop and autograd.profiler.emit_nvtx) reach cuaudit's summary (with the CUDA calls and GPU time per range), trace and `cuaudit ps`, and a chained nsys still gets them (issue 38).
 # Usage: scripts/gpu-check-nvtx.sh   (no arguments; needs a CUDA driver, cmake, and python3 with torch)
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
@@ -77,6 +77,24 @@ elif mode == "emit":
     with torch.autograd.profiler.emit_nvtx():
         for i in range(steps):
             step(i)
+elif mode == "gpu":
+    # Per step, a range around three ~1 ms kernels, bracketed by the program's own timing
+    # events on the same stream: the kernels' true total lies within the events' span.
+    s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+    s.record(); torch.cuda._sleep(10_000_000); e.record(); e.synchronize()
+    per_ms = int(10_000_000 / s.elapsed_time(e))
+    span = 0.0
+    for i in range(steps):
+        a, b = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
+        nvtx.range_push("gstep")
+        a.record()
+        for k in range(3):
+            torch.cuda._sleep(per_ms)
+        b.record()
+        nvtx.range_pop()
+        b.synchronize()
+        span += a.elapsed_time(b)
+    print("span_ns", int(span * 1e6), flush=True)
 elif mode == "hang":
     step(0)
     s, e = torch.cuda.Event(enable_timing=True), torch.cuda.Event(enable_timing=True)
@@ -112,7 +130,7 @@ for want in "forward		$STEPS" "backward		$STEPS" "step 0		1" "step $((STEPS - 1)
   grep -qxF "$want" "$R/push.rows" && record "push: summary row" "$(echo "$want" | tr '\t' ' ')" pass ||
     record "push: summary row" "'$(echo "$want" | tr '\t' ' ')' missing: $(head -5 "$R/push.rows" | tr '\t\n' ' ;')" FAIL
 done
-grep -q '^dropped depth=0 names=0 reentered=0 started=0 unbalanced=0$' "$R/push.rows" &&
+grep -q '^dropped depth=0 gpu=0 names=0 paths=0 reentered=0 started=0 unbalanced=0$' "$R/push.rows" &&
   record "push: nothing dropped" "$(tail -1 "$R/push.rows")" pass || record "push: nothing dropped" "$(tail -1 "$R/push.rows")" FAIL
 python3 - "$R/push.trace.json" $STEPS >"$R/push.trace.txt" 2>&1 <<'PY'
 import json, sys
@@ -136,6 +154,28 @@ n_aten=$(grep -c '^aten::' "$R/emit.rows")
 [ "$n_aten" -gt 0 ] && grep -qxF "forward		$STEPS" "$R/emit.rows" &&
   record "emit_nvtx: aten ops and our ranges" "$n_aten aten rows, forward $STEPS" pass ||
   record "emit_nvtx: aten ops and our ranges" "$n_aten aten rows: $(head -4 "$R/emit.rows" | tr '\t\n' ' ;')" FAIL
+
+# ---------------------------------------------------------------- F: calls and GPU time per range
+# The summary's per-range columns against the program's own event timing: the range's
+# kernels are exactly the 3 per step, their calls at least as many, and cuaudit's GPU bounds
+# [total_min_ns, total_max_ns] meet the events' span (the true total lies at most a launch's
+# latency a step below it).
+"$CLI" run --log warn --gpu-time on --summary "$R/gpu.json" -- python3 "$R/train.py" gpu $STEPS \
+  >"$R/gpu.out" 2>"$R/gpu.err"; rc=$?
+python3 - "$R/gpu.json" "$(awk '/^span_ns/ {print $2}' "$R/gpu.out")" $STEPS >"$R/gpu.check" 2>&1 <<'PY'
+import json, sys
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))["nvtx"]["ranges"]}
+span, steps = int(sys.argv[2]), int(sys.argv[3])
+r = rows["gstep"]; g = r["gpu"]
+print(f"calls {r['calls']}, kernels {g['instances']} ({g['exact_instances']} exact), "
+      f"GPU [{g['total_min_ns']}, {g['total_max_ns']}] ns, events' span {span} ns")
+assert g["instances"] == 3 * steps, g
+assert r["calls"] >= 3 * steps and r["calls_timed"] <= r["calls"], r
+assert g["total_min_ns"] <= span and g["total_max_ns"] >= 0.95 * span, (g, span)
+PY
+pyrc=$?
+[ $rc = 0 ] && [ $pyrc = 0 ] && record "per range: calls and GPU time" "$(head -1 "$R/gpu.check")" pass ||
+  record "per range: calls and GPU time" "status $rc: $(tail -2 "$R/gpu.check" | tr '\n' ' ') $(tail -1 "$R/gpu.err")" FAIL
 
 # ---------------------------------------------------------------- C: the hung step in ps
 : >"$R/hang.out"

@@ -157,7 +157,7 @@ cli_completion_completes_subcommands_values_and_skips_option_values)
   got=$(complete_words report --ta)
   [ "$got" = --table ] && pass "report --ta -> --table" || fail "report --ta: '$got'"
   got=$(complete_words report --table "" | sort | tr '\n' ' ')
-  [ "$got" = "all apis gpu-kernels gpu-mem kernels processes " ] && pass "report --table values" || fail "report --table: '$got'"
+  [ "$got" = "all apis gpu-kernels gpu-mem kernels nvtx processes " ] && pass "report --table values" || fail "report --table: '$got'"
   got=$(complete_words run -l verbose --summary-)
   [ "$got" = --summary-sample ] && pass "after -l verbose, options still complete" || fail "-l verbose --sum: '$got'"
   got=$(complete_words run --capture "" | sort | tr '\n' ' ')

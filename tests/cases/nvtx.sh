@@ -35,12 +35,13 @@ nvtx_ranges_of_threads_domains_registered_strings_and_marks_in_the_summary)
   has_row "step| 600 0"; has_row "forward| 600 0"; has_row "backward| 600 0"
   has_row "registered|dom 600 600"; has_row "begin| 0 1"; has_row "across| 1 0"
   has_row "outer| 1 0"; has_row "inner| 1 0"
-  has_row "dropped depth=0 names=0 reentered=0 started=0 unbalanced=0"
+  has_row "dropped depth=0 gpu=0 names=0 paths=0 reentered=0 started=0 unbalanced=0"
   [ "$(grep -c . rows.txt)" = 9 ] && pass "no other rows" || fail "rows: $(tr '\n' ';' <rows.txt)"
   # The text table, on stderr.
   NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY=stderr CUAUDIT_LOG=warn audited "$PROG"
   expect_log 1 '^cuaudit summary: NVTX ranges$' audited.err
-  expect_log 1 '^ +600 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +600  dom:registered$' audited.err
+  expect_log 1 '^ +600 +[0-9]+ +[0-9]+ +[0-9]+ +[0-9]+ +600 +0 +0  +-  dom:registered$' audited.err
+  expect_log 1 '^ +600( +[0-9]+){4} +0 +600 +[0-9]+[ *] +-  forward$' audited.err
   # No injection library: nothing of NVTX in the summary.
   CUAUDIT_SUMMARY="$dir/none.json" CUAUDIT_LOG=warn audited "$PROG"
   grep -q '"nvtx"' none.json && fail "an NVTX table without the library" || pass "no NVTX table without the library"
@@ -219,6 +220,184 @@ nvtx_ranges_of_a_killed_process_are_in_its_raw_trace)
   "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 || fail "cuaudit trace: $(cat conv.txt)"
   n=$("$PYTHON" -c 'import json,sys; print(sum(1 for e in json.load(open(sys.argv[1]))["traceEvents"] if e.get("cat") == "nvtx" and e["name"] == "warm-up" and e["ph"] == "X"))' k.json 2>&1)
   [ "$n" = 2 ] && pass "the killed process's ended ranges are in its converted trace" || fail "warm-up ranges: $n"
+  ;;
+nvtx_legacy_library_ranges_seen_through_bindings_exactly_once)
+  # The legacy libnvToolsExt.so.1 reached through the PLT (lazy), bind-now slots and dlsym:
+  # its ranges are the binding's, counted once even when the library also loads an
+  # injection library (ours, or ours chained to another tool), and forwarded.
+  for how in lazy now dlsym; do
+    P="$BIN/nvtx_legacy_$how"
+    # No injection library: the library returns no handles and no range ids, so the
+    # registered string is no name, the domain is the default one, and the start/end range
+    # is counted as dropped.
+    native "$P"
+    CUAUDIT_SUMMARY="$dir/$how.none.json" CUAUDIT_LOG=warn audited "$P"
+    same_results
+    rows "$how.none.json" >rows.txt || fail "$how: summary not readable"
+    for r in "lstep| 200 0" "lforward| 200 0" "louter| 1 0" "linner| 1 0" "lbegin| 0 1" \
+        "(other names)| 200 200" "dropped depth=0 gpu=0 names=0 paths=0 reentered=0 started=1 unbalanced=0"; do
+      has_row "$r"
+    done
+    [ "$(grep -c . rows.txt)" = 7 ] && pass "$how alone: no other rows" || fail "$how rows: $(tr '\n' ';' <rows.txt)"
+    # Ours as the injection library too: the same calls reach the binding and the
+    # injection library; each is counted once.
+    NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY="$dir/$how.ours.json" CUAUDIT_LOG=warn audited "$P"
+    rows "$how.ours.json" >rows.txt || fail "$how: summary not readable"
+    for r in "lstep| 200 0" "lforward| 200 0" "lreg|ldom 200 200" "lacross| 1 0" "louter| 1 0" \
+        "dropped depth=0 gpu=0 names=0 paths=0 reentered=0 started=0 unbalanced=0"; do
+      has_row "$r"
+    done
+    [ "$(grep -c . rows.txt)" = 8 ] && pass "$how with ours: no other rows" || fail "$how rows: $(tr '\n' ';' <rows.txt)"
+    # Another tool, alone or chained behind ours: it receives every call, and returns
+    # what it returns.
+    rm -rf fake; mkdir fake
+    NVTX_INJECTION64_PATH="$FAKE" FAKE_NVTX_OUT="$dir/fake/alone" native "$P"
+    NVTX_INJECTION64_PATH="$FAKE" FAKE_NVTX_OUT="$dir/fake/bound" CUAUDIT_SUMMARY="$dir/$how.fake.json" CUAUDIT_LOG=warn audited "$P"
+    same_results
+    NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_NVTX_CHAIN="$FAKE" FAKE_NVTX_OUT="$dir/fake/chained" \
+      CUAUDIT_SUMMARY="$dir/$how.chained.json" CUAUDIT_LOG=warn audited "$P"
+    cat fake/alone.* >alone.txt 2>/dev/null; cat fake/bound.* >bound.txt 2>/dev/null; cat fake/chained.* >chained.txt 2>/dev/null
+    expect_log 1 '^core 9 202$' alone.txt
+    cmp -s alone.txt bound.txt && cmp -s alone.txt chained.txt && pass "$how: the other tool receives the same calls" ||
+      fail "$how: tool counts differ: $(diff alone.txt bound.txt | head -4 | tr '\n' ' ') / $(diff alone.txt chained.txt | head -4 | tr '\n' ' ')"
+    for f in fake chained; do
+      rows "$how.$f.json" >rows.txt
+      has_row "lstep| 200 0"; has_row "lreg|ldom 200 200"; has_row "lacross| 1 0"
+    done
+  done
+  # Off: nothing is bound.
+  CUAUDIT_NVTX=off CUAUDIT_SUMMARY="$dir/off.json" CUAUDIT_LOG=warn audited "$BIN/nvtx_legacy_lazy"
+  grep -q '"nvtx"' off.json && fail "CUAUDIT_NVTX=off still binds the legacy library" || pass "CUAUDIT_NVTX=off: nothing bound"
+  ;;
+nvtx_per_range_cuda_calls_and_gpu_time_hold_the_true_values)
+  # Kernels of known mock GPU durations and calls of known host time (MOCK_SPIN) inside
+  # nested ranges (tests/cases/nvtx_gpu_prog.c): per name, the CUDA calls exactly, their
+  # host time at least the mock's measured waits and at most the ranges' time, and the
+  # kernels' GPU time bounds holding the mock's own timeline.
+  G="$BIN/nvtx_gpu_prog"
+  for sample in 0 default; do
+    rm -f timeline.txt truth.txt
+    native "$G"
+    if [ $sample = 0 ]; then export CUAUDIT_SUMMARY_SAMPLE=0; else unset CUAUDIT_SUMMARY_SAMPLE; fi
+    MOCK_GPU_TIMELINE="$dir/timeline.txt" \
+      MOCK_SPIN=cuDeviceGetCount:2000000 MOCK_TRUTH="$dir/truth.txt" NVTX_INJECTION64_PATH="$NVTXLIB" \
+      CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/g.$sample.json" CUAUDIT_LOG=warn audited "$G"
+    same_results
+    "$PYTHON" - "g.$sample.json" timeline.txt truth.txt $sample <<'PY' >check.txt 2>&1 && pass "sample=$sample: $(tail -1 check.txt)" || fail "sample=$sample: $(cat check.txt)"
+import json, sys
+rows = {r["name"]: r for r in json.load(open(sys.argv[1]))["nvtx"]["ranges"]}
+kernels = [int(l.split()[3]) - int(l.split()[2]) for l in open(sys.argv[2]) if l.startswith("kernel")]
+spin = {l.split()[0]: [int(x) for x in l.split()[1:]] for l in open(sys.argv[3])}["cuDeviceGetCount"]
+exact_summary = sys.argv[4] == "0"
+assert len(kernels) == 13, kernels
+# The mock ran them in the program's order: per iteration k3, k3, k5, the nested iter's.
+truth = {"iter": sum(kernels[:12]), "k3": sum(k for i, k in enumerate(kernels[:12]) if i % 4 < 2),
+         "k5": sum(k for i, k in enumerate(kernels[:12]) if i % 4 == 2)}
+want = {"iter": (18, 12, 6), "k3": (9, 6, 3), "k5": (6, 3, 3)}  # calls, kernels, spun calls
+bad = []
+for name, (calls, n, spun) in want.items():
+    r = rows[name]
+    g = r["gpu"]
+    if r["calls"] != calls:
+        bad.append(f"{name}: {r['calls']} calls, expected {calls}")
+    if g["instances"] != n:
+        bad.append(f"{name}: {g['instances']} kernels, expected {n}")
+    # 10 ns a record: the driver's elapsed times are floats of milliseconds.
+    tol = 10 * n
+    if not g["total_min_ns"] - tol <= truth[name] <= g["total_max_ns"] + tol:
+        bad.append(f"{name}: GPU [{g['total_min_ns']}, {g['total_max_ns']}] misses the truth {truth[name]}")
+    if "total_ns" in g and (g["exact_instances"] != n or abs(g["total_ns"] - truth[name]) > tol):
+        bad.append(f"{name}: an exact total {g['total_ns']} that is not the truth {truth[name]}")
+    if exact_summary:
+        if r["calls_timed"] != calls:
+            bad.append(f"{name}: {r['calls_timed']} of {calls} calls timed with the exact summary")
+        # Each spun call's time brackets its wait; the calls lie inside the ranges.
+        if not spun * spin[2] <= r["calls_ns"] <= r["total_ns"]:
+            bad.append(f"{name}: host time {r['calls_ns']} outside [{spun * spin[2]}, {r['total_ns']}]")
+    elif not r["calls_timed"] <= calls:
+        bad.append(f"{name}: more calls timed than made")
+outside = [n for n in rows if n not in want]
+if outside:
+    bad.append(f"other rows: {outside}")
+print("\n".join(bad) if bad else
+      f"calls 18/9/6 exact, GPU bounds hold the truth (iter {truth['iter']} ns in "
+      f"[{rows['iter']['gpu']['total_min_ns']}, {rows['iter']['gpu']['total_max_ns']}])")
+sys.exit(1 if bad else 0)
+PY
+  done
+  unset CUAUDIT_SUMMARY_SAMPLE
+  # The text table: the exact total of k5, bounds where some record is bounded.
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_SUMMARY=stderr CUAUDIT_LOG=warn audited "$G"
+  expect_log 1 '^ +3( +[0-9]+){4} +0 +6 +[0-9]+  +15000000  k5$' audited.err
+  expect_log 1 '^ +6( +[0-9]+){4} +0 +18 +[0-9]+  +[0-9]+–[0-9]+  iter$' audited.err
+  ;;
+report_merges_nvtx_ranges_and_per_range_columns_across_processes)
+  # Two processes with GPU ranges and one with the threads' ranges: cuaudit report adds
+  # counts and totals per (name, domain), takes min and max as extremes, sums the GPU bounds.
+  G="$BIN/nvtx_gpu_prog"
+  for i in 1 2; do
+    NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY_SAMPLE=0 \
+      CUAUDIT_SUMMARY="$dir/g$i.json" CUAUDIT_LOG=warn audited "$G"
+  done
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_SUMMARY="$dir/t.json" CUAUDIT_LOG=warn audited "$PROG"
+  "$CLI" report --json "$dir/m.json" g1.json g2.json t.json >report.txt 2>report.err ||
+    fail "report: $(head -3 report.err)"
+  "$PYTHON" "$CHECK_JSON" merged m.json >check.txt 2>&1 && pass "the merged summary fits the schema" || fail "schema: $(head -3 check.txt)"
+  "$PYTHON" - g1.json g2.json t.json m.json <<'PY' >merge.txt 2>&1 && pass "merged: $(tail -1 merge.txt)" || fail "merge: $(cat merge.txt)"
+import json, sys
+ins = [json.load(open(f))["nvtx"] for f in sys.argv[1:4]]
+m = json.load(open(sys.argv[4]))["nvtx"]
+got = {(r["name"], r["domain"]): r for r in m["ranges"]}
+want = {}
+for n in ins:
+    for r in n["ranges"]:
+        k = (r["name"], r["domain"])
+        w = want.setdefault(k, {"ranges": 0, "total_ns": 0, "marks": 0, "calls": 0, "calls_timed": 0,
+                                "calls_ns": 0, "min_ns": None, "max_ns": 0, "processes": 0, "gpu": None})
+        for f in ("ranges", "total_ns", "marks", "calls", "calls_timed", "calls_ns"):
+            w[f] += r[f]
+        if r["ranges"]:
+            w["min_ns"] = r["min_ns"] if w["min_ns"] is None else min(w["min_ns"], r["min_ns"])
+        w["max_ns"] = max(w["max_ns"], r["max_ns"])
+        w["processes"] += 1
+        if "gpu" in r:
+            g = w["gpu"] = w["gpu"] or dict.fromkeys(("instances", "exact_instances", "exact_ns", "total_min_ns", "total_max_ns"), 0)
+            for f in g:
+                g[f] += r["gpu"][f]
+bad = []
+if set(got) != set(want):
+    bad.append(f"names {sorted(got)} != {sorted(want)}")
+for k, w in want.items():
+    r = got.get(k, {})
+    for f, v in w.items():
+        v = 0 if v is None else v
+        if f == "gpu":
+            if v and any(r.get("gpu", {}).get(x) != y for x, y in v.items()):
+                bad.append(f"{k} gpu {r.get('gpu')} != {v}")
+        elif r.get(f) != v:
+            bad.append(f"{k} {f} {r.get(f)} != {v}")
+for f in ins[0]["dropped"]:
+    if m["dropped"][f] != sum(n["dropped"][f] for n in ins):
+        bad.append(f"dropped {f}")
+it = got[("iter", "")]
+if it["calls"] != 36 or it["gpu"]["instances"] != 24 or it["processes"] != 2:
+    bad.append(f"iter: {it}")
+print("\n".join(bad) if bad else f"{len(got)} names, iter 36 calls and 24 kernels over 2 processes")
+sys.exit(1 if bad else 0)
+PY
+  expect_log 1 '^NVTX ranges \(3 processes\)$' report.txt
+  expect_log 1 '^ +6( +[0-9]+){4} +0 +18 +[0-9]+  +[0-9]+–[0-9]+ +2  k3$' report.txt
+  expect_log 1 '^ +600( +[0-9]+){7}\* +- +1  step$' report.txt
+  # Only the NVTX table; a merged summary merges again; no CSV form.
+  "$CLI" report --table nvtx m.json >again.txt 2>&1
+  expect_log 1 '^NVTX ranges \(3 processes\)$' again.txt
+  expect_log 1 '^ +6( +[0-9]+){4} +0 +18 +[0-9]+  +[0-9]+–[0-9]+ +2  k3$' again.txt
+  expect_log 0 'apis|GPU kernels' again.txt
+  "$CLI" report --csv --table nvtx m.json >csv.txt 2>&1 && fail "--csv --table nvtx accepted" || pass "--csv --table nvtx refused"
+  # A summary without the section leaves the table out.
+  NVTX_INJECTION64_PATH= CUAUDIT_NVTX=off CUAUDIT_SUMMARY="$dir/off.json" CUAUDIT_LOG=warn audited "$PROG"
+  "$CLI" report off.json >off.txt 2>&1
+  expect_log 0 'NVTX ranges' off.txt
   ;;
 *)
   fail "unknown case $name"
