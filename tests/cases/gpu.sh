@@ -361,6 +361,42 @@ PY
   grep -q '(none recorded: no input has GPU times; record them with CUAUDIT_GPU_TIME=on, or cuaudit run --gpu-time on' none.txt &&
     pass "(none recorded) names the setting" || fail "none: $(cat none.txt)"
   ;;
+gpu_time_work_queued_behind_running_work_is_exact_by_stream_order)
+  # 20 times: a 1 ms kernel, then a 2 us one launched 15 us before the first ends. Its end
+  # event is stamped under 20 us after its record, which the latency rule never calls the
+  # work's end; it is exact only because the 1 ms kernel was still running when that record
+  # returned (stream order). Every slice must match the mock's timeline; and in one of three
+  # runs (a host preempted inside the 15 us window leaves a slice bounded, never wrong) at
+  # least one short slice is exact.
+  got=0
+  for run in 1 2 3; do
+    rm -f timeline.txt trace.json
+    MOCK_GPU_TIMELINE="$dir/timeline.txt" LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_TRACE="$dir/trace.json" \
+      "$BIN/gpu_time" queued 15 >/dev/null 2>&1
+    "$PYTHON" "$CASES_DIR/gpu_truth.py" trace.json timeline.txt 0 >truth.txt 2>&1 ||
+      { fail "run $run: trace vs the mock's timeline: $(cat truth.txt)"; break; }
+    got=$("$PYTHON" -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print(sum(1 for e in ev if e.get("cat") == "gpu" and e["ph"] == "X" and e["dur"] < 20 and e["args"].get("exact")))' trace.json)
+    [ "$got" -gt 0 ] && break
+  done
+  [ "$got" -gt 0 ] && pass "run $run: $got short kernels exact by stream order; $(tail -1 truth.txt)" ||
+    fail "no short kernel exact in $run runs: $(tail -1 truth.txt)"
+  ;;
+gpu_time_end_event_stamped_after_a_stalled_record_is_never_exact)
+  # The same queue, but the thread stalls 100 us after each short launch, before cuaudit's
+  # end event: the earlier kernel ended after the launch returned (its start is proven) but
+  # before the end event was recorded, so the event is stamped some 60 us after the 2 us
+  # kernel ended. The old latency rule was right to refuse it; a rule that took a proven
+  # start for an exact record would print 60 us.
+  rm -f timeline.txt trace.json
+  MOCK_GPU_TIMELINE="$dir/timeline.txt" LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_TRACE="$dir/trace.json" \
+    "$BIN/gpu_time" queued 40 100 >/dev/null 2>&1
+  "$PYTHON" "$CASES_DIR/gpu_truth.py" trace.json timeline.txt 0 >truth.txt 2>&1 &&
+    pass "trace vs the mock's timeline: $(tail -1 truth.txt)" || fail "trace vs the mock's timeline: $(cat truth.txt)"
+  n=$(grep -c '^kernel' timeline.txt)
+  [ "$n" = 40 ] && pass "40 kernels ran" || fail "$n kernels ran"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]
