@@ -110,6 +110,7 @@ struct gctx {
 static struct {
 	unsigned sample;
 	int on;
+	int start_event; /* CUAUDIT_GPU_TIME_START=event */
 } cfg;
 
 static struct gctx *ctxs;           /* CTXS of them, mapped at the first timed call */
@@ -883,6 +884,30 @@ static int capturing(void *stream, int flavour)
 	return r != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* CUAUDIT_GPU_TIME_START=event: whether the stream's last timed work (record last) may have
+   finished, so that the stream is idle and a start event recorded before the call bounds
+   the work's start on the GPU's clock. Asks the driver without waiting (its end event's
+   query), in the relaxed capture mode while a capture may be open; where the question
+   cannot be asked, the answer is "busy" (no event). Lock held. */
+static int may_be_idle(struct gctx *g, uint64_t last)
+{
+	CUresult (*query)(CUevent) = REAL(cuEventQuery);
+	const struct rec *r = &g->ring[last % POOL];
+	CUstreamCaptureMode mode;
+	int relaxed;
+	CUresult rc;
+
+	/* Harvested: done. Not yet recorded (another thread's call), or void: unknown. */
+	if (last < g->tail || r->seq != last ||
+	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != R_RECORDED)
+		return 1;
+	if (!query || (relaxed = relax(&mode)) < 0)
+		return 0;
+	rc = query(g->end[last % POOL]);
+	unrelax(relaxed, &mode);
+	return rc != CUDA_ERROR_NOT_READY;
+}
+
 static int gpu_enter(struct cuaudit_call *c, void *ctx)
 {
 	enum cuaudit_role role = cuaudit_role_of(c->id);
@@ -965,8 +990,10 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	   where that one's end event says, or when the program submitted it if the stream had
 	   gone idle by then: one event per call. A start event of its own only where the
 	   stream's previous work is unknown (its first timed call, untimed work since, or
-	   sampling): it then says when the earlier work ended. */
-	own = cfg.sample > 1 || !s->last_seq;
+	   sampling): it then says when the earlier work ended; and with
+	   CUAUDIT_GPU_TIME_START=event where the stream may be idle: the work starts after the
+	   event is stamped, a bound on the GPU's own clock. */
+	own = cfg.sample > 1 || !s->last_seq || (cfg.start_event && may_be_idle(g, s->last_seq));
 	g->ring[seq % POOL].prev_seq = own ? 0 : s->last_seq;
 	g->ring[seq % POOL].stream_key = s->key;
 	g->ring[seq % POOL].op = (uint8_t)w.op;
@@ -1197,6 +1224,7 @@ int cua_gpu_init(const struct cua_gpu_config *own)
 	if (!own->gpu_time)
 		return 0;
 	cfg.sample = own->gpu_time;
+	cfg.start_event = own->start_event;
 	cfg.on = 1;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 		enum cuaudit_role r = cuaudit_role_of(id);

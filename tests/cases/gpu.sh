@@ -397,6 +397,31 @@ gpu_time_end_event_stamped_after_a_stalled_record_is_never_exact)
   n=$(grep -c '^kernel' timeline.txt)
   [ "$n" = 40 ] && pass "40 kernels ran" || fail "$n kernels ran"
   ;;
+gpu_time_start_event_option_bounds_contain_the_truth_and_call_changes_nothing)
+  # CUAUDIT_GPU_TIME_START=event: a start event before each call on a stream that may be
+  # idle; every slice still holds the mock's truth.
+  rm -f timeline.txt
+  MOCK_GPU_TIMELINE="$dir/timeline.txt" LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_GPU_TIME_START=event \
+    CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/trace.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  "$PYTHON" "$CASES_DIR/gpu_truth.py" trace.json timeline.txt 0 >truth.txt 2>&1 &&
+    pass "start events: trace vs the mock's timeline: $(tail -1 truth.txt)" || fail "start events: $(cat truth.txt)"
+  expect_gpu s.json _Z7add_onePii=10x34000000 '(CUDA graph launch)=2x10000000' HtoD=2x10614400 \
+    DtoH=1x5409600 memset=1x5050000
+  # Event records: unset and "call" the same; "event" more (the mock's events complete at
+  # once, so every stream is idle before each call).
+  for v in unset call event; do
+    env $([ $v = unset ] || echo CUAUDIT_GPU_TIME_START=$v) LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_LOG=warn \
+      "$BIN/gpu_time" work >/dev/null 2>records.$v
+    eval "n_$v=\$(sed -n 's/^mock event records //p' records.$v)"
+  done
+  [ -n "$n_unset" ] && [ "$n_unset" = "$n_call" ] && [ "$n_event" -gt "$n_call" ] &&
+    pass "event records: unset $n_unset, call $n_call, event $n_event" ||
+    fail "event records: unset ${n_unset:-?}, call ${n_call:-?}, event ${n_event:-?}"
+  # A bad value: one message naming the variable and its values; the feature at its default.
+  CUAUDIT_GPU_TIME_START=early LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on "$BIN/gpu_time" work >/dev/null 2>bad.err
+  [ "$(grep -c 'CUAUDIT_GPU_TIME_START' bad.err)" = 1 ] && grep -q 'call (' bad.err && grep -q 'event (' bad.err &&
+    pass "bad value: $(grep CUAUDIT_GPU_TIME_START bad.err | head -c 160)" || fail "bad value: $(cat bad.err)"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]
