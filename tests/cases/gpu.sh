@@ -53,6 +53,8 @@ gpu_time_kernel_and_memory_tables_are_exact_on_the_mock)
   has 'GPU work timed 16, untimed capturing 2$'
   has '^  device 0 busy [0-9.]+(–[0-9.]+)? ms$'
   has '\(mock GPU: every GPU time below is synthetic\)$'
+  # The table says what its figures are: time on the stream, not CUPTI's kernel time.
+  has 'GPU kernels \(cuda_gpu_kern_sum; time on the stream, launch gap included; a range is a bound'
   expect_out '^errno 0$'
   # The mock's timeline is the truth: every exact slice lasts what the mock ran to within 10
   # ns, every bounded one contains it; the tables' totals likewise. Nothing here depends on
