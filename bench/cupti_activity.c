@@ -3,7 +3,9 @@
 /* Built by scripts/gpu-check-gputime.sh with KERNEL_T, MEMCPY_T and MEMSET_T set to the newest
    record structs of the toolkit's cupti_activity.h (their names carry a version). With
    CUPTI_ACTIVITY_OUT unset it only records (the cost measurement); set, it writes
-   "kind<TAB>name<TAB>count<TAB>total_ns" lines there at exit. */
+   "kind<TAB>name<TAB>count<TAB>total_ns" lines there at exit. With CUPTI_ACTIVITY_INSTANCES
+   set, each kernel is also written there as "name<TAB>start_ns<TAB>end_ns<TAB>stream" (the instances
+   that cuaudit's exact records are compared with, one by one). */
 #include <cupti.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -20,6 +22,7 @@ struct row {
 };
 static struct row rows[MAX_ROWS];
 static unsigned nrows;
+static FILE *instances;
 
 static void add(const char *kind, const char *name, uint64_t ns)
 {
@@ -70,6 +73,10 @@ static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, 
 			const KERNEL_T *k = (const KERNEL_T *)rec;
 
 			add("kernel", k->name ? k->name : "(unknown)", k->end - k->start);
+			if (instances)
+				fprintf(instances, "%s\t%llu\t%llu\t%u\n", k->name ? k->name : "(unknown)",
+					(unsigned long long)k->start, (unsigned long long)k->end,
+					(unsigned)k->streamId);
 		} else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMCPY) {
 			const MEMCPY_T *m = (const MEMCPY_T *)rec;
 
@@ -89,6 +96,9 @@ static void at_exit(void)
 	FILE *f;
 
 	cuptiActivityFlushAll(CUPTI_ACTIVITY_FLAG_FLUSH_FORCED);
+	if (instances)
+		fclose(instances);
+	instances = NULL;
 	if (!out || !(f = fopen(out, "w")))
 		return;
 	for (unsigned i = 0; i < nrows; i++)
@@ -99,6 +109,10 @@ static void at_exit(void)
 
 __attribute__((visibility("default"))) int InitializeInjection(void)
 {
+	const char *inst = getenv("CUPTI_ACTIVITY_INSTANCES");
+
+	if (inst)
+		instances = fopen(inst, "w");
 	if (cuptiActivityRegisterCallbacks(requested, completed) != CUPTI_SUCCESS)
 		return 0;
 	cuptiActivityEnable(CUPTI_ACTIVITY_KIND_CONCURRENT_KERNEL);

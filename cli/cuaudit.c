@@ -113,6 +113,8 @@ static const struct var_row rows[] = {
 	  "keep the program's NVTX ranges (sets NVTX_INJECTION64_PATH, chaining a tool set there)" },
 	{ "gpu-time", 0, "CUAUDIT_GPU_TIME", "on|off|N", VAL_PLAIN, NULL,
 	  "time kernels, copies and memsets on the GPU (every call, or 1 in N)" },
+	{ "gpu-time-start", 0, "CUAUDIT_GPU_TIME_START", "call|event", VAL_PLAIN, NULL,
+	  "bound an idle stream's start by the call (call), or by an event before it (event)" },
 };
 #define NROWS (sizeof(rows) / sizeof(rows[0]))
 

@@ -328,7 +328,8 @@ void cua_gpu_report_text(const struct cua_gpu_report *g, int table, size_t top)
 	}
 	print_more(n, top);
 	/* The summaries' median column is the one nsys users look for: say why it is not here. */
-	printf("  (a range is a bound: work that began on an idle stream, docs/hooks.md)\n"
+	printf("  (time on the stream, launch gap included; a range is a bound: work that began\n"
+	       "  on an idle stream, docs/hooks.md)\n"
 	       "  (no median: a median of merged processes cannot be made from theirs;\n"
 	       "  `cuaudit export` gives every record of a trace for a true one)\n");
 	if (table) {

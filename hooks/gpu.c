@@ -94,6 +94,13 @@ struct gctx {
 	uint64_t off_err;  /* that anchor's uncertainty (half its record call) */
 	uint64_t off_at;   /* its host time, from which drift is counted */
 	int have_ref, have_off;
+	/* A lower bound on the true offset (host = gpu + offset), from every harvested event
+	   on its own: no event is stamped before its record call began, so the host time
+	   before that call less the event's GPU time is at most the offset (at lo_at, give or
+	   take drift since). The greatest such value is kept: it decides what is exact, with
+	   no assumption about how soon an event is stamped. */
+	int64_t lo_off;
+	uint64_t lo_at;
 	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
 	CUevent end[POOL], start[POOL];
 	struct rec ring[POOL];
@@ -103,6 +110,7 @@ struct gctx {
 static struct {
 	unsigned sample;
 	int on;
+	int start_event; /* CUAUDIT_GPU_TIME_START=event */
 } cfg;
 
 static struct gctx *ctxs;           /* CTXS of them, mapped at the first timed call */
@@ -567,6 +575,32 @@ static uint64_t uncertainty(const struct gctx *g, uint64_t t)
 	return g->off_err + since / DRIFT_DIV;
 }
 
+static uint64_t drift(uint64_t a, uint64_t b)
+{
+	return (a > b ? a - b : b - a) / DRIFT_DIV;
+}
+
+/* An event whose record call began at host time t0 and which the GPU stamped at gpu. */
+static void note_lo(struct gctx *g, uint64_t t0, int64_t gpu)
+{
+	int64_t cand = (int64_t)t0 - gpu;
+
+	if (!g->lo_at || cand >= g->lo_off - (int64_t)drift(t0, g->lo_at)) {
+		g->lo_off = cand;
+		g->lo_at = t0;
+	}
+}
+
+/* A host time no later than the true host time of GPU time gpu (lo_off, less the drift
+   allowed since it was taken). */
+static uint64_t host_lo(const struct gctx *g, int64_t gpu)
+{
+	int64_t h = gpu + g->lo_off;
+	uint64_t hu = h > 0 ? (uint64_t)h : 0;
+
+	return hu > drift(hu, g->lo_at) ? hu - drift(hu, g->lo_at) : 0;
+}
+
 /* A harvested anchor: the reference from now on, and the host-to-GPU mapping if it is at
    least as certain as the one in use (with that one's drift since): an anchor whose record
    call was preempted moves nothing. */
@@ -575,6 +609,7 @@ static void take_anchor(struct gctx *g, const struct rec *r, int64_t gpu)
 	uint64_t mid = r->t_submit + (r->t_after - r->t_submit) / 2;
 	uint64_t err = (r->t_after - r->t_submit + 1) / 2;
 
+	note_lo(g, r->t_submit, gpu);
 	if (!g->have_off || err <= uncertainty(g, mid)) {
 		g->off = (int64_t)mid - gpu;
 		g->off_err = err;
@@ -601,6 +636,9 @@ static uint64_t sub0(uint64_t a, uint64_t b)
 /* A record's duration, from its end event at GPU time end and p, the GPU time its stream
    reached it (the previous record's end, or its own start event; p_known 0: unknown), with
    the host times of the call's entry and return and of its end event's record:
+   - exact by stream order where p lies after the end event's record returned: the stream
+     was still busy with earlier work, so the work ran from p to its end event (its error:
+     the GPU's gap between the earlier command and the work, and the events' resolution);
    - the start: where the stream was still busy when the call returned (p after it), the
      work started at p; otherwise no earlier than max(p, entry) and no later than max(p,
      return): the launch reaches the GPU inside the call (docs/hooks.md, docs/facts.md 9);
@@ -615,10 +653,15 @@ static int bound(const struct gctx *g, const struct rec *r, int64_t end, int64_t
 {
 	uint64_t end_h = host_of(g, end), eps = uncertainty(g, end_h);
 	uint64_t dp = p_known && end > p ? (uint64_t)(end - p) : 0;
-	int start_exact = p_known && host_of(g, p) >= r->t_after + eps;
-	int end_exact = end_h >= r->t_end_rec + eps + SUBMIT_SLACK_NS;
+	/* What is proven is read through host_lo, never later than the truth. */
+	int start_exact = p_known && host_lo(g, p) > r->t_after;
+	int end_exact = host_lo(g, end) > r->t_end_rec + SUBMIT_SLACK_NS;
+	/* Stream order: the work before it was still running when the end event's record
+	   returned, so the work and its end event were both queued behind it: the work started
+	   at p and the event is its end, whatever the submission latency. */
+	int queued = p_known && host_lo(g, p) > r->t_end_rec;
 
-	if (start_exact && end_exact) {
+	if (queued || (start_exact && end_exact)) {
 		*dmin = *dmax = dp;
 		return 1;
 	}
@@ -686,6 +729,8 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		p_known = s && s->done_seq == r->prev_seq;
 		p = p_known ? s->done_end_gpu : 0;
 	}
+	/* Its end event's record call began after the call returned (t_after). */
+	note_lo(g, r->t_after, end);
 	exact = bound(g, r, end, p, p_known, &dmin, &dmax);
 	g->ref_seq = g->tail;
 	g->ref_gpu = end;
@@ -839,6 +884,30 @@ static int capturing(void *stream, int flavour)
 	return r != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* CUAUDIT_GPU_TIME_START=event: whether the stream's last timed work (record last) may have
+   finished, so that the stream is idle and a start event recorded before the call bounds
+   the work's start on the GPU's clock. Asks the driver without waiting (its end event's
+   query), in the relaxed capture mode while a capture may be open; where the question
+   cannot be asked, the answer is "busy" (no event). Lock held. */
+static int may_be_idle(struct gctx *g, uint64_t last)
+{
+	CUresult (*query)(CUevent) = REAL(cuEventQuery);
+	const struct rec *r = &g->ring[last % POOL];
+	CUstreamCaptureMode mode;
+	int relaxed;
+	CUresult rc;
+
+	/* Harvested: done. Not yet recorded (another thread's call), or void: unknown. */
+	if (last < g->tail || r->seq != last ||
+	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != R_RECORDED)
+		return 1;
+	if (!query || (relaxed = relax(&mode)) < 0)
+		return 0;
+	rc = query(g->end[last % POOL]);
+	unrelax(relaxed, &mode);
+	return rc != CUDA_ERROR_NOT_READY;
+}
+
 static int gpu_enter(struct cuaudit_call *c, void *ctx)
 {
 	enum cuaudit_role role = cuaudit_role_of(c->id);
@@ -921,8 +990,10 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	   where that one's end event says, or when the program submitted it if the stream had
 	   gone idle by then: one event per call. A start event of its own only where the
 	   stream's previous work is unknown (its first timed call, untimed work since, or
-	   sampling): it then says when the earlier work ended. */
-	own = cfg.sample > 1 || !s->last_seq;
+	   sampling): it then says when the earlier work ended; and with
+	   CUAUDIT_GPU_TIME_START=event where the stream may be idle: the work starts after the
+	   event is stamped, a bound on the GPU's own clock. */
+	own = cfg.sample > 1 || !s->last_seq || (cfg.start_event && may_be_idle(g, s->last_seq));
 	g->ring[seq % POOL].prev_seq = own ? 0 : s->last_seq;
 	g->ring[seq % POOL].stream_key = s->key;
 	g->ring[seq % POOL].op = (uint8_t)w.op;
@@ -1153,6 +1224,7 @@ int cua_gpu_init(const struct cua_gpu_config *own)
 	if (!own->gpu_time)
 		return 0;
 	cfg.sample = own->gpu_time;
+	cfg.start_event = own->start_event;
 	cfg.on = 1;
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
 		enum cuaudit_role r = cuaudit_role_of(id);

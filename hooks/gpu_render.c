@@ -251,8 +251,9 @@ void cua_gpu_write_text(struct cua_writer *w)
 	rows = t->nkernels ? sorted_kernels(t) : NULL;
 	if (rows) {
 		b = cua_writer_room(w, 512);
-		cua_buf_str(b, "\ncuaudit summary: GPU kernels (cuda_gpu_kern_sum; a range is a bound: "
-			       "work that began on an idle stream, docs/hooks.md)\n");
+		cua_buf_str(b, "\ncuaudit summary: GPU kernels (cuda_gpu_kern_sum; time on the stream, "
+			       "launch gap included; a range is a bound: work that began on an idle "
+			       "stream, docs/hooks.md)\n");
 		cua_buf_str(b, span_head);
 		cua_buf_str(b, "name\n");
 		for (unsigned i = 0; i < t->nkernels; i++) {

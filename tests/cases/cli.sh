@@ -39,6 +39,7 @@ sample() {
   trace-exit-time) echo 10 ;;
   nvtx) echo off ;;
   mem-group) echo g ;; share-dir) echo share.d ;;
+  gpu-time-start) echo event ;;
   *) echo "no sample value for --$1" >&2; echo "?" ;;
   esac
 }

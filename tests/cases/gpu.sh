@@ -53,6 +53,8 @@ gpu_time_kernel_and_memory_tables_are_exact_on_the_mock)
   has 'GPU work timed 16, untimed capturing 2$'
   has '^  device 0 busy [0-9.]+(–[0-9.]+)? ms$'
   has '\(mock GPU: every GPU time below is synthetic\)$'
+  # The table says what its figures are: time on the stream, not CUPTI's kernel time.
+  has 'GPU kernels \(cuda_gpu_kern_sum; time on the stream, launch gap included; a range is a bound'
   expect_out '^errno 0$'
   # The mock's timeline is the truth: every exact slice lasts what the mock ran to within 10
   # ns, every bounded one contains it; the tables' totals likewise. Nothing here depends on
@@ -360,6 +362,67 @@ PY
   "$CLI" report --table=gpu-kernels plain.json >none.txt 2>&1
   grep -q '(none recorded: no input has GPU times; record them with CUAUDIT_GPU_TIME=on, or cuaudit run --gpu-time on' none.txt &&
     pass "(none recorded) names the setting" || fail "none: $(cat none.txt)"
+  ;;
+gpu_time_work_queued_behind_running_work_is_exact_by_stream_order)
+  # 20 times: a 1 ms kernel, then a 2 us one launched 15 us before the first ends. Its end
+  # event is stamped under 20 us after its record, which the latency rule never calls the
+  # work's end; it is exact only because the 1 ms kernel was still running when that record
+  # returned (stream order). Every slice must match the mock's timeline; and in one of three
+  # runs (a host preempted inside the 15 us window leaves a slice bounded, never wrong) at
+  # least one short slice is exact.
+  got=0
+  for run in 1 2 3; do
+    rm -f timeline.txt trace.json
+    MOCK_GPU_TIMELINE="$dir/timeline.txt" LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_TRACE="$dir/trace.json" \
+      "$BIN/gpu_time" queued 15 >/dev/null 2>&1
+    "$PYTHON" "$CASES_DIR/gpu_truth.py" trace.json timeline.txt 0 >truth.txt 2>&1 ||
+      { fail "run $run: trace vs the mock's timeline: $(cat truth.txt)"; break; }
+    got=$("$PYTHON" -c 'import json, sys
+ev = json.load(open(sys.argv[1]))["traceEvents"]
+print(sum(1 for e in ev if e.get("cat") == "gpu" and e["ph"] == "X" and e["dur"] < 20 and e["args"].get("exact")))' trace.json)
+    [ "$got" -gt 0 ] && break
+  done
+  [ "$got" -gt 0 ] && pass "run $run: $got short kernels exact by stream order; $(tail -1 truth.txt)" ||
+    fail "no short kernel exact in $run runs: $(tail -1 truth.txt)"
+  ;;
+gpu_time_end_event_stamped_after_a_stalled_record_is_never_exact)
+  # The same queue, but the thread stalls 100 us after each short launch, before cuaudit's
+  # end event: the earlier kernel ended after the launch returned (its start is proven) but
+  # before the end event was recorded, so the event is stamped some 60 us after the 2 us
+  # kernel ended. The old latency rule was right to refuse it; a rule that took a proven
+  # start for an exact record would print 60 us.
+  rm -f timeline.txt trace.json
+  MOCK_GPU_TIMELINE="$dir/timeline.txt" LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_TRACE="$dir/trace.json" \
+    "$BIN/gpu_time" queued 40 100 >/dev/null 2>&1
+  "$PYTHON" "$CASES_DIR/gpu_truth.py" trace.json timeline.txt 0 >truth.txt 2>&1 &&
+    pass "trace vs the mock's timeline: $(tail -1 truth.txt)" || fail "trace vs the mock's timeline: $(cat truth.txt)"
+  n=$(grep -c '^kernel' timeline.txt)
+  [ "$n" = 40 ] && pass "40 kernels ran" || fail "$n kernels ran"
+  ;;
+gpu_time_start_event_option_bounds_contain_the_truth_and_call_changes_nothing)
+  # CUAUDIT_GPU_TIME_START=event: a start event before each call on a stream that may be
+  # idle; every slice still holds the mock's truth.
+  rm -f timeline.txt
+  MOCK_GPU_TIMELINE="$dir/timeline.txt" LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_GPU_TIME_START=event \
+    CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/trace.json" "$BIN/gpu_time" all >/dev/null 2>&1
+  "$PYTHON" "$CASES_DIR/gpu_truth.py" trace.json timeline.txt 0 >truth.txt 2>&1 &&
+    pass "start events: trace vs the mock's timeline: $(tail -1 truth.txt)" || fail "start events: $(cat truth.txt)"
+  expect_gpu s.json _Z7add_onePii=10x34000000 '(CUDA graph launch)=2x10000000' HtoD=2x10614400 \
+    DtoH=1x5409600 memset=1x5050000
+  # Event records: unset and "call" the same; "event" more (the mock's events complete at
+  # once, so every stream is idle before each call).
+  for v in unset call event; do
+    env $([ $v = unset ] || echo CUAUDIT_GPU_TIME_START=$v) LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_LOG=warn \
+      "$BIN/gpu_time" work >/dev/null 2>records.$v
+    eval "n_$v=\$(sed -n 's/^mock event records //p' records.$v)"
+  done
+  [ -n "$n_unset" ] && [ "$n_unset" = "$n_call" ] && [ "$n_event" -gt "$n_call" ] &&
+    pass "event records: unset $n_unset, call $n_call, event $n_event" ||
+    fail "event records: unset ${n_unset:-?}, call ${n_call:-?}, event ${n_event:-?}"
+  # A bad value: one message naming the variable and its values; the feature at its default.
+  CUAUDIT_GPU_TIME_START=early LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on "$BIN/gpu_time" work >/dev/null 2>bad.err
+  [ "$(grep -c 'CUAUDIT_GPU_TIME_START' bad.err)" = 1 ] && grep -q 'call (' bad.err && grep -q 'event (' bad.err &&
+    pass "bad value: $(grep CUAUDIT_GPU_TIME_START bad.err | head -c 160)" || fail "bad value: $(cat bad.err)"
   ;;
 *) fail "unknown case $name" ;;
 esac

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/gpu_time.c: GPU work of known mock durations on every stream form, a capture, a graph, two contexts and a fork, for CUAUDIT_GPU_TIME. */
+/* tests/cases/gpu_time.c: GPU work of known mock durations on every stream form, a capture, a graph, two contexts, a fork and a queue, for CUAUDIT_GPU_TIME. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <errno.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -11,6 +12,9 @@
 #include "mockstate.h"
 
 CUresult cuMockGraphDescribe(CUgraph graph, const char **desc);
+CUresult cuMockKernelUnitNs(unsigned long long ns);
+CUresult cuMockStreamEnd(CUstream stream, unsigned long long *end);
+CUresult cuMockDelayNextRecordUs(long us);
 
 static CUfunction add_one;
 static CUdeviceptr dev;
@@ -68,6 +72,39 @@ static void capture(void)
 	SHOW(cuGraphLaunch(ex, s));
 }
 
+static unsigned long long mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (unsigned long long)ts.tv_sec * 1000000000ull + (unsigned long long)ts.tv_nsec;
+}
+
+/* 20 times on a created stream: a 1 ms kernel, then, once it is within lead_us of its end
+   (the mock GPU's clock), a 2 us kernel queued behind it. The short kernel's end event is
+   stamped less than lead_us + 2 us after its record: only stream order can prove it exact.
+   With delay_us, the next event record after each short launch (the tool's end event) is
+   delayed that long: the stream has gone idle by then, and the event is stamped late. */
+static void queued(long lead_us, long delay_us)
+{
+	unsigned long long end;
+	CUstream s;
+
+	CHECK(cuStreamCreate(&s, 0) == CUDA_SUCCESS);
+	for (int i = 0; i < 20; i++) {
+		launch(s, 1, 0);
+		CHECK(cuMockStreamEnd(s, &end) == CUDA_SUCCESS);
+		while (mono_ns() + (unsigned long long)lead_us * 1000 < end)
+			;
+		cuMockKernelUnitNs(1000);
+		cuMockDelayNextRecordUs(delay_us);
+		launch(s, 2, 0);
+		cuMockDelayNextRecordUs(0);
+		cuMockKernelUnitNs(1000000);
+	}
+	CHECK(cuStreamDestroy_v2(s) == CUDA_SUCCESS);
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -123,6 +160,8 @@ int main(int argc, char **argv)
 			launch(NULL, 3, 0);
 		}
 	}
+	if (strcmp(mode, "queued") == 0)
+		queued(argc > 2 ? atol(argv[2]) : 15, argc > 3 ? atol(argv[3]) : 0);
 	if (strcmp(mode, "many") == 0)
 		for (int i = 0; i < 2000; i++)
 			launch(NULL, 1, 0);

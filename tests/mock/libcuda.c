@@ -412,8 +412,8 @@ EXPORT CUresult cuLaunchKernel(CUfunction f, unsigned int gx, unsigned int gy, u
 	NEED_INIT();
 	if (!f)
 		return CUDA_ERROR_INVALID_HANDLE;
-	/* A grid of N blocks takes N milliseconds of mock GPU time. */
-	if (!mock_gpu_work(stream, 0, 1000000ull * gx * gy * gz, "kernel"))
+	/* A grid of N blocks takes N milliseconds of mock GPU time (N units: cuMockKernelUnitNs). */
+	if (!mock_gpu_work(stream, 0, mock_kernel_unit_ns() * gx * gy * gz, "kernel"))
 		return CUDA_SUCCESS;
 	return launch(f, gx, gy, gz, bx, by, bz, params);
 }
@@ -428,7 +428,7 @@ EXPORT CUresult cuLaunchKernel_ptsz(CUfunction f, unsigned int gx, unsigned int 
 	NEED_INIT();
 	if (!f)
 		return CUDA_ERROR_INVALID_HANDLE;
-	if (!mock_gpu_work(stream, 1, 1000000ull * gx * gy * gz, "kernel"))
+	if (!mock_gpu_work(stream, 1, mock_kernel_unit_ns() * gx * gy * gz, "kernel"))
 		return CUDA_SUCCESS;
 	return launch(f, gx, gy, gz, bx, by, bz, params);
 }

@@ -106,6 +106,31 @@ int mock_gpu_work(void *handle, int per_thread, uint64_t ns, const char *node)
 	return 1;
 }
 
+static __thread uint64_t kernel_unit_ns = 1000000;
+
+uint64_t mock_kernel_unit_ns(void)
+{
+	return kernel_unit_ns;
+}
+
+/* Not in any header: what one block of a kernel's grid lasts from now on, on the calling
+   thread (a test's short kernels). */
+EXPORT CUresult cuMockKernelUnitNs(unsigned long long ns)
+{
+	kernel_unit_ns = ns;
+	return CUDA_SUCCESS;
+}
+
+/* Not in any header: when a stream's last work ends on the mock GPU clock
+   (CLOCK_MONOTONIC), so that a test can launch while that work is about to end. */
+EXPORT CUresult cuMockStreamEnd(CUstream stream, unsigned long long *end)
+{
+	if (!end)
+		return CUDA_ERROR_INVALID_VALUE;
+	*end = mock_gpu_stream(stream, 0)->end_ns;
+	return CUDA_SUCCESS;
+}
+
 /* ---------------------------------------------------------------- events */
 
 struct CUevent_st {
@@ -159,6 +184,30 @@ EXPORT CUresult cuEventDestroy_v2(CUevent ev)
 	return CUDA_SUCCESS;
 }
 
+/* Set by cuMockDelayNextRecordUs: the calling thread's next event record call takes that
+   long before the event reaches its stream, as where the thread was preempted between a
+   launch's return and a tool's end event (which is then stamped after the work ended). */
+static __thread long record_delay_us;
+
+/* Not in any header: delays the calling thread's next event record by us microseconds. */
+EXPORT CUresult cuMockDelayNextRecordUs(long us)
+{
+	record_delay_us = us;
+	return CUDA_SUCCESS;
+}
+
+static void record_delay(void)
+{
+	struct timespec ts;
+
+	if (record_delay_us <= 0)
+		return;
+	ts.tv_sec = record_delay_us / 1000000;
+	ts.tv_nsec = record_delay_us % 1000000 * 1000;
+	record_delay_us = 0;
+	nanosleep(&ts, NULL);
+}
+
 static CUresult record(CUevent ev, CUstream stream, int per_thread)
 {
 	struct mock_gpu_stream *s;
@@ -172,6 +221,7 @@ static CUresult record(CUevent ev, CUstream stream, int per_thread)
 		add_node(s, "event");
 		return CUDA_SUCCESS;
 	}
+	record_delay();
 	ev->recorded = 1;
 	ev->t = now_ns();
 	if (s->end_ns > ev->t)

@@ -29,5 +29,8 @@ struct mock_gpu_stream *mock_gpu_stream(void *handle, int per_thread);
 /* Puts work of 'ns' nanoseconds on a stream: returns 1 if it ran (or was queued), 0 if the
    stream is capturing, in which case a node named 'node' was added to its graph instead. */
 int mock_gpu_work(void *handle, int per_thread, uint64_t ns, const char *node);
+/* What one block of a kernel's grid lasts on the calling thread (1 ms unless the program set
+   another with cuMockKernelUnitNs). */
+uint64_t mock_kernel_unit_ns(void);
 
 #endif
