@@ -1111,6 +1111,25 @@ void cua_gpu_drain(void)
 		*err = saved;
 }
 
+void cua_gpu_poll(void)
+{
+	int *err = program_errno_slot(), saved = err ? *err : 0;
+
+	if (!cfg.on || !ctxs || __atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) != cua_process_id())
+		return;
+	for (unsigned i = 0; i < CTXS; i++) {
+		struct gctx *g = &ctxs[i];
+
+		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) != G_READY ||
+		    !lock_within(&g->lock, 0))
+			continue;
+		harvest(g, HARVEST_PER_CALL);
+		unlock(&g->lock);
+	}
+	if (err)
+		*err = saved;
+}
+
 static void gpu_finish(void)
 {
 	cua_gpu_drain();
