@@ -86,7 +86,7 @@ compute_a_killed_process_leaves_the_others_unblocked)
   le "$l" 1500 && pass "a's longest call $l ms" || fail "a held $l ms"
   ;;
 compute_ps_groups_achieved_share_is_the_timeline_s)
-  CUAUDIT_COMPUTE_LIMIT=40 MOCK_GPU_TIMELINE=t.txt "${R[@]}" "$PROG" 2.5 3 >t.out 2>t.err &
+  CUAUDIT_METRICS="$dir/m.prom" CUAUDIT_COMPUTE_LIMIT=40 MOCK_GPU_TIMELINE=t.txt "${R[@]}" "$PROG" 2.5 3 >t.out 2>t.err &
   tp=$!
   sleep 2
   "$CLI" ps --groups --json >ps.json 2>ps.err
@@ -109,6 +109,10 @@ assert busy - 12_000_000 <= x["charged_ns"] <= busy + 100_000, (busy, x)
 assert x["limit_percent"] == 40 and x["mode"] == "cap", x
 assert abs(x["achieved_permille"] - x["charged_ns"] * 1000 // (hi - lo)) <= 1, x
 PY
+  # The metrics at exit: the limit, and the last second's share (a cap of 40%: at most 43%).
+  expect_log 1 '^cuaudit_compute_group_limit_ratio\{.*group="",device="0",mode="cap"\} 0\.400$' m.prom
+  a=$(sed -n 's/^cuaudit_compute_group_achieved_ratio{.*device="0",mode="cap"} //p' m.prom)
+  [ -n "$a" ] && le "$a" 0.43 && ge "$a" 0.2 && pass "achieved ratio $a" || fail "achieved: '$a' $(cat m.prom | grep compute)"
   ;;
 compute_bad_values_are_refused_with_one_message_and_no_limit)
   for v in 0 101 abc 30:shar 0:30,30:share 16:30 30,40 0:30,0:40 "" 30%%; do
