@@ -206,6 +206,9 @@ int cua_compute_view(unsigned dev, uint32_t *limit, uint64_t *achieved, const ch
 		return 0;
 	cua_cs_assess(dev, now, &g);
 	give(&rule_lock);
+	/* Only the devices the group used or wanted within the window. */
+	if (!g.processes)
+		return 0;
 	*limit = cfg.limit[dev];
 	*achieved = g.charge_ns / (CUA_CS_WINDOW_NS / 1000);
 	*group = cfg.group;
