@@ -2,6 +2,8 @@
 # SPDX-License-Identifier: MIT
 # scripts/gpu-check-share.sh: on a GPU machine, a compute share per group (issue 40): two compute-bound PyTorch processes in two groups on one GPU, each group's achieved share from its own throughput against its solo run (caps 30/70, 10/90, 50/50, CUDA graphs, a launch-then-synchronise loop, share mode, kill -9). Prints a table last.
 # Usage: scripts/gpu-check-share.sh [SECONDS]   (each loop's length, 8 by default; needs a GPU, cmake, a C compiler, python3 with torch)
+#   PHASES="solo cap100 pairs share kill" (the default: all), PAIRS, SOLO_MODES pick runs; GPU_PREBUILT=DIR uses DIR's
+#   libcuaudit.so and cuaudit (and DIR/zydis, where libZydis is) instead of building.
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 B=${GPU_BUILD_DIR:-$ROOT/build-gpu-share}
@@ -48,9 +50,17 @@ if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null
   zydis_args=(-DZYDIS_INCLUDE_DIR="$B/zydis/usr/include"
     -DZYDIS_LIBRARY="$(ls "$B"/zydis/usr/lib/*/libZydis.so.4* | head -1)")
 fi
+PHASES=${PHASES:-solo cap100 pairs share kill}
+has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
+if [ -n "${GPU_PREBUILT:-}" ]; then
+  AUDIT=$GPU_PREBUILT/libcuaudit.so CLI=$GPU_PREBUILT/cuaudit
+  export LD_LIBRARY_PATH=$GPU_PREBUILT/zydis${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  "$CLI" --version >"$R/build.log" 2>&1 || { cat "$R/build.log"; record build "prebuilt $CLI runs" FAIL; finish; }
+else
 cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
   cmake --build "$B" -j"$(nproc)" --target cuaudit cuaudit_cli >>"$R/build.log" 2>&1 ||
   { tail -30 "$R/build.log"; record build "cmake --build" FAIL; finish; }
+fi
 
 # The worker: MODE mm (10 fp32 4096x4096 matmuls, then a synchronise: a training step), graph
 # (the same 10 captured in a torch.cuda.CUDAGraph, replayed) or sync (one matmul, then a
@@ -118,7 +128,7 @@ wait_ready() { for _ in $(seq 1200); do grep -q '^ready' "$R/$1.out" 2>/dev/null
 start() {
   local -a pre=()
   [ -n "${4:-}" ] && pre=(env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SHARE_DIR="$SHARE"
-    CUAUDIT_COMPUTE_LIMIT="$4" CUAUDIT_MEM_GROUP="$5")
+    CUAUDIT_COMPUTE_LIMIT="$4" CUAUDIT_MEM_GROUP="$5" CUAUDIT_SUMMARY="$R/$1.summary.json")
   rm -f "$R/$1.rate"
   "${pre[@]}" python3 "$R/worker.py" "$2" "$3" "$R/go" "$R/$1.rate" >"$R/$1.out" 2>"$R/$1.err" &
   eval "pid_$1=$!"
@@ -128,7 +138,10 @@ stop_go() { rm -f "$R/go"; }
 
 # ---------------------------------------------------------------- solo runs (no cuaudit)
 declare -A SOLO
-for m in mm graph sync; do
+# SOLO_MODES: the modes timed alone (a pair needs its modes' solo rates).
+solo_modes=${SOLO_MODES:-mm graph sync}
+has solo || solo_modes=""
+for m in $solo_modes; do
   stop_go
   start solo_$m $m 5
   wait_ready solo_$m || { record solo "$m: worker did not start: $(tail -1 "$R/solo_$m.err")" FAIL; finish; }
@@ -137,10 +150,12 @@ for m in mm graph sync; do
   record solo "$m alone, no cuaudit: ${SOLO[$m]} steps/s" pass
 done
 # A group alone under a 100% cap runs at native speed.
+if has cap100; then
 stop_go; start cap100 mm 5 100 alone; wait_ready cap100; go; wait
 r=$(rate "$R/cap100.rate" 1 5); p=$(pct "$r" "${SOLO[mm]}")
 within "$p" 100 3 && record cap100 "mm alone under a 100% cap: $p% of native" pass ||
   record cap100 "mm alone under a 100% cap: $p% of native" FAIL
+fi
 
 # pair NAME MODE_A LIMIT_A MODE_B LIMIT_B: both in their groups for D seconds; shares from
 # [2, D] s (the first second fills the window), against each mode's solo rate; cuaudit's own
@@ -152,8 +167,11 @@ pair() {
   start ${n}_b "$4" "$D" "$5" gb-$n
   wait_ready ${n}_a && wait_ready ${n}_b || { record $n "workers did not start: $(tail -1 "$R/${n}_a.err")" FAIL; return; }
   go
-  sleep $((D - 1))
-  "$CLI" ps --groups --share-dir "$SHARE" --json >"$R/$n.ps.json" 2>&1
+  for t in $(seq 2 $((D - 1))); do
+    sleep 1
+    "$CLI" ps --groups --share-dir "$SHARE" --json >"$R/$n.ps.$t.json" 2>&1
+  done
+  cp "$R/$n.ps.$((D - 1)).json" "$R/$n.ps.json"
   wait
   local ra rb pa pb ca cb
   ra=$(rate "$R/${n}_a.rate" 2 "$D"); rb=$(rate "$R/${n}_b.rate" 2 "$D")
@@ -171,23 +189,32 @@ PY
   within "$pa" "$ka" 5 && within "$pb" "$kb" 5 || v=FAIL
   record $n "$2 $3 / $4 $5: throughput $pa% / $pb% of solo (cuaudit: $ca% / $cb%)" $v
 }
-pair cap30_70 mm 30 mm 70
-pair cap10_90 mm 10 mm 90
-pair cap50_50 mm 50 mm 50
-pair graph mm 70 graph 30
-pair sync sync 30 sync 70
+PAIRS=${PAIRS-cap30_70 cap10_90 cap50_50 graph sync}
+has pairs || PAIRS=""
+for p in $PAIRS; do
+  case $p in
+    cap30_70) pair cap30_70 mm 30 mm 70 ;;
+    cap10_90) pair cap10_90 mm 10 mm 90 ;;
+    cap50_50) pair cap50_50 mm 50 mm 50 ;;
+    graph) pair graph mm 70 graph 30 ;;
+    sync) pair sync sync 30 sync 70 ;;
+  esac
+done
 
 # ---------------------------------------------------------------- share mode
-# a alone (25:share) for 3 s gets the GPU; b (75:share) joins: both converge to their weights.
+# a alone (25:share) gets the GPU; b (75:share) joins: both converge to their weights. b's
+# start-up (torch, cuBLAS) takes seconds: b waits for its own go file, so a's alone time and
+# the time both run are measured on a's clock from when b really starts.
+if has share; then
 stop_go
-start sh_a mm $((D + 4)) 25:share sa
-wait_ready sh_a; go
-sleep 3
-rm -f "$R/sh_b.rate"
+start sh_a mm $((D + 5)) 25:share sa
+rm -f "$R/sh_b.rate" "$R/go_b"
 env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SHARE_DIR="$SHARE" CUAUDIT_COMPUTE_LIMIT=75:share \
-  CUAUDIT_MEM_GROUP=sb python3 "$R/worker.py" mm "$D" "$R/go" "$R/sh_b.rate" >"$R/sh_b.out" 2>"$R/sh_b.err" &
-wait_ready sh_b
+  CUAUDIT_MEM_GROUP=sb python3 "$R/worker.py" mm "$D" "$R/go_b" "$R/sh_b.rate" >"$R/sh_b.out" 2>"$R/sh_b.err" &
+wait_ready sh_a; wait_ready sh_b; go
+sleep 3
 joined=$(tail -1 "$R/sh_a.rate" | cut -d' ' -f1)
+touch "$R/go_b"
 wait
 r=$(rate "$R/sh_a.rate" 0.5 2.5); p=$(pct "$r" "${SOLO[mm]}")
 within "$p" 100 5 && record share "a alone (25:share): $p% of solo" pass || record share "a alone (25:share): $p% of solo" FAIL
@@ -196,8 +223,10 @@ rb=$(rate "$R/sh_b.rate" 3 $((D - 1)))
 pa=$(pct "$ra" "${SOLO[mm]}"); pb=$(pct "$rb" "${SOLO[mm]}")
 within "$pa" 25 5 && within "$pb" 75 5 && v=pass || v=FAIL
 record share "b (75:share) joins: from 3 s after, a $pa% / b $pb% of solo" $v
+fi
 
 # ---------------------------------------------------------------- kill -9
+has kill || finish
 stop_go
 start k_a mm "$D" 50:share ka
 start k_b mm 60 50:share kb
