@@ -16,6 +16,9 @@ stat_of() { "$PYTHON" "$TL" "$2" ${3:+"$3"} ${4:+"$4"} | sed -n "s/^$1 //p"; }
 # le A B / ge A B: A <= B, A >= B, as decimals.
 le() { "$PYTHON" -c "import sys; sys.exit(0 if float('$1') <= float('$2') else 1)"; }
 ge() { le "$2" "$1"; }
+# Each case fails without the feature (no hold, no file, no message); the kill case, which
+# an unlimited process passes too, fails when a dead process's want is never let go (the
+# rule's CUA_CS_ACTIVE_NS and window age removed: a after the kill 25%).
 # Through env, which execs the program: `VAR=... run PROG &` gives PROG's own pid in $!.
 run() { env LD_AUDIT="$AUDIT" "$@"; }
 R=(env LD_AUDIT="$AUDIT")
