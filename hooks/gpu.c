@@ -94,6 +94,12 @@ struct gctx {
 	uint64_t off_err;  /* that anchor's uncertainty (half its record call) */
 	uint64_t off_at;   /* its host time, from which drift is counted */
 	int have_ref, have_off;
+	/* The greatest lower bound of off any anchor gave (an event is stamped no earlier than
+	   its record call began, however late a time-sliced GPU stamps it), its host time, and
+	   that anchor's own middle and uncertainty. */
+	int have_lb;
+	int64_t lb, lb_off;
+	uint64_t lb_at, lb_err;
 	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
 	CUevent end[POOL], start[POOL];
 	struct rec ring[POOL];
@@ -567,19 +573,46 @@ static uint64_t uncertainty(const struct gctx *g, uint64_t t)
 	return g->off_err + since / DRIFT_DIV;
 }
 
+/* The lower bound of off at host time t: the best anchor's, less the drift since. */
+static int64_t lower_bound(const struct gctx *g, uint64_t t)
+{
+	uint64_t since = t > g->lb_at ? t - g->lb_at : g->lb_at - t;
+
+	return g->lb - (int64_t)(since / DRIFT_DIV);
+}
+
 /* A harvested anchor: the reference from now on, and the host-to-GPU mapping if it is at
    least as certain as the one in use (with that one's drift since): an anchor whose record
-   call was preempted moves nothing. */
+   call was preempted moves nothing. An event is stamped no earlier than its record call
+   began, but a GPU time-sliced with another context may stamp it a slice late (issue 40:
+   intervals placed by such an anchor end too early): an anchor whose whole uncertainty lies
+   below the greatest lower bound of the offset seen is late and is never the mapping, and a
+   mapping found late by a later anchor gives way to the anchor of that bound. */
 static void take_anchor(struct gctx *g, const struct rec *r, int64_t gpu)
 {
 	uint64_t mid = r->t_submit + (r->t_after - r->t_submit) / 2;
 	uint64_t err = (r->t_after - r->t_submit + 1) / 2;
+	int64_t lb = (int64_t)r->t_submit - gpu, off = (int64_t)mid - gpu, bound;
+	int late;
 
-	if (!g->have_off || err <= uncertainty(g, mid)) {
-		g->off = (int64_t)mid - gpu;
+	if (!g->have_lb || lb >= lower_bound(g, mid)) {
+		g->lb = lb;
+		g->lb_at = mid;
+		g->lb_off = off;
+		g->lb_err = err;
+		g->have_lb = 1;
+	}
+	bound = lower_bound(g, mid);
+	late = off + (int64_t)err < bound;
+	if (!late && (!g->have_off || err <= uncertainty(g, mid))) {
+		g->off = off;
 		g->off_err = err;
 		g->off_at = mid;
 		g->have_off = 1;
+	} else if (g->have_off && g->off + (int64_t)uncertainty(g, mid) < bound) {
+		g->off = g->lb_off;
+		g->off_err = g->lb_err;
+		g->off_at = g->lb_at;
 	}
 	g->ref_seq = g->tail;
 	g->ref_gpu = gpu;

@@ -18,7 +18,9 @@ le() { "$PYTHON" -c "import sys; sys.exit(0 if float('$1') <= float('$2') else 1
 ge() { le "$2" "$1"; }
 # Each case fails without the feature (no hold, no file, no message); the kill case, which
 # an unlimited process passes too, fails when a dead process's want is never let go (the
-# rule's CUA_CS_ACTIVE_NS and window age removed: a after the kill 25%).
+# rule's CUA_CS_ACTIVE_NS and window age removed: a after the kill 25%); the late-anchor
+# case fails with GPU timing's mapping taken from the most certain anchor alone (453 of 456
+# slices wrong).
 # Through env, which execs the program: `VAR=... run PROG &` gives PROG's own pid in $!.
 run() { env LD_AUDIT="$AUDIT" "$@"; }
 R=(env LD_AUDIT="$AUDIT")
@@ -116,6 +118,19 @@ PY
   expect_log 1 '^cuaudit_compute_group_limit_ratio\{.*group="",device="0",mode="cap"\} 0\.400$' m.prom
   a=$(sed -n 's/^cuaudit_compute_group_achieved_ratio{.*device="0",mode="cap"} //p' m.prom)
   [ -n "$a" ] && le "$a" 0.43 && ge "$a" 0.2 && pass "achieved ratio $a" || fail "achieved: '$a' $(cat m.prom | grep compute)"
+  ;;
+compute_late_stamped_anchors_neither_shorten_intervals_nor_loosen_a_cap)
+  # On a GPU time-sliced with another context, cuaudit's anchor events are stamped when its
+  # slice comes: every second one 3 ms late here. GPU timing keeps the greatest lower bound
+  # of the clock offset and never maps by an anchor that lies wholly below it: every slice
+  # still holds the mock's truth, and the cap still holds.
+  MOCK_LATE_ANCHOR_NS=3000000 MOCK_GPU_TIMELINE="$dir/tl.txt" CUAUDIT_GPU_TIME=on CUAUDIT_TRACE="$dir/trace.json" \
+    run "$PROG" 1 2 >t.out 2>t.err
+  "$PYTHON" "$CASES_DIR/gpu_truth.py" trace.json tl.txt 0 >truth.txt 2>&1 &&
+    pass "trace vs the mock's timeline: $(tail -1 truth.txt)" || fail "late anchors: $(tail -3 truth.txt)"
+  MOCK_LATE_ANCHOR_NS=3000000 MOCK_GPU_TIMELINE="$dir/cap.txt" CUAUDIT_COMPUTE_LIMIT=30 run "$PROG" 3 2 >c.out 2>c.err
+  mx=$(stat_of max cap.txt)
+  le "$mx" 0.33 && pass "a 30% cap with late anchors: the busiest window $mx" || fail "late anchors, busiest window $mx"
   ;;
 compute_bad_values_are_refused_with_one_message_and_no_limit)
   for v in 0 101 abc 30:shar 0:30,30:share 16:30 30,40 0:30,0:40 "" 30%%; do

@@ -51,7 +51,8 @@ int main(int argc, char **argv)
 	CHECK(cuCtxSetCurrent(ctx) == CUDA_SUCCESS);
 	CHECK(cuModuleGetFunction(&f, NULL, "_Z7add_onePii") == CUDA_SUCCESS);
 	CHECK(cuMemAlloc_v2(&dev, 8192) == CUDA_SUCCESS);
-	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+	/* A blocking stream: the mock's late stamps (MOCK_LATE_ANCHOR_NS) are for cuaudit's own. */
+	CHECK(cuStreamCreate(&s, 0) == CUDA_SUCCESS);
 	if (strcmp(kind, "graph") == 0) {
 		CUgraph g;
 
