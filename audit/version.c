@@ -13,6 +13,7 @@
 #include "nvtx.h"
 #include "environment.h"
 #include "gpu.h"
+#include "compute.h"
 #include "cua_version.h"
 #include "dispatch.h"
 #include "gotfix.h"
@@ -49,6 +50,20 @@ static void start_hooks(void)
 	cua_fault_init(&hook_cfg.fault);
 	if (cua_cfg.capture == CUA_CAPTURE_NVTX)
 		cua_nvtx_capture(cua_cfg.capture_nvtx, cua_cfg.capture_nvtx_domain);
+	/* Before GPU timing: a launch held back is timed from when it goes on. */
+	if (hook_cfg.compute.on && !hook_cfg.memlimit.share_dir[0]) {
+		diag_stderr("cuaudit: CUAUDIT_COMPUTE_LIMIT needs a usable CUAUDIT_SHARE_DIR (see its"
+			    " message): no compute limit is applied.\n");
+		hook_cfg.compute.on = 0;
+	}
+	cua_compute_init(&hook_cfg.compute, hook_cfg.memlimit.group, hook_cfg.memlimit.share_dir);
+	/* The compute share charges GPU intervals: every launch, copy and memset is timed. */
+	if (cua_compute_on() && hook_cfg.gpu.gpu_time != 1) {
+		if (hook_cfg.gpu.gpu_time > 1)
+			diag_stderr("cuaudit: CUAUDIT_COMPUTE_LIMIT times every GPU call: its"
+				    " CUAUDIT_GPU_TIME sampling is set aside.\n");
+		hook_cfg.gpu.gpu_time = 1;
+	}
 	cua_gpu_init(&hook_cfg.gpu);
 	/* The kernels' GPU time per NVTX range, for the summary's table. */
 	if (cua_cfg.nvtx && hook_cfg.summary.path[0])

@@ -68,8 +68,11 @@ static const struct var_row rows[] = {
 	{ "mem-group", 0, "CUAUDIT_MEM_GROUP", "NAME", VAL_PLAIN, NULL,
 	  "share the --mem-limit quota with this user's processes of the same group NAME"
 	  " (%q{VAR} is VAR's value)" },
+	{ "compute-limit", 0, "CUAUDIT_COMPUTE_LIMIT", "PCT", VAL_PLAIN, NULL,
+	  "a GPU time cap per group (--mem-group's, else the process alone), e.g. 30, 0:30,1:50,"
+	  " or a weight, 30:share" },
 	{ "share-dir", 0, "CUAUDIT_SHARE_DIR", "DIR", VAL_DIR, NULL,
-	  "the directory of the memory groups' files (/dev/shm)" },
+	  "the directory of the memory groups' and compute share's files (/dev/shm)" },
 	{ "fault", 'f', "CUAUDIT_FAULT", "SPEC", VAL_PLAIN, ";",
 	  "inject failures, e.g. cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3 (repeatable)" },
 	{ "plugin", 'p', "CUAUDIT_PLUGINS", "FILE", VAL_INPUT, ":",

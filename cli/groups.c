@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* cli/groups.c: `cuaudit ps --groups`: each memory group of this user in the share directory, its quota and use per device and per process. */
+/* cli/groups.c: `cuaudit ps --groups`: each memory group of this user in the share directory, its quota and use per device and per process, and each compute share group's limit and achieved share per device. */
 #include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -11,6 +11,8 @@
 #include "fmt.h"
 #include "groups.h"
 #include "memgroup.h"
+#include "compshare.h"
+#include <time.h>
 
 static const char *const states[] = { "dead", "alive", "unknown" };
 
@@ -38,7 +40,7 @@ static void json_str(const char *s)
 
 /* The whole file, read (never mapped: a file cut short under the reader would raise SIGBUS)
    after the same checks the module makes. NULL with why set when it is not sound. */
-static char *load(const char *path, const char **why)
+static char *load_sized(const char *path, const char **why, uint64_t size, int compute)
 {
 	int fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
 	struct stat st;
@@ -50,27 +52,119 @@ static char *load(const char *path, const char **why)
 		return NULL;
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
-	    (st.st_mode & 07777) != 0600 || (uint64_t)st.st_size != CUA_GROUP_FILE_SIZE) {
+	    (st.st_mode & 07777) != 0600 || (uint64_t)st.st_size != size) {
 		*why = "not a 0600 regular file of this user of the size of format version 1";
 		close(fd);
 		return NULL;
 	}
-	if (!(data = malloc(CUA_GROUP_FILE_SIZE))) {
+	if (!(data = malloc(size))) {
 		close(fd);
 		*why = "out of memory";
 		return NULL;
 	}
-	n = pread(fd, data, CUA_GROUP_FILE_SIZE, 0);
+	n = pread(fd, data, size, 0);
 	close(fd);
-	if (n != (ssize_t)CUA_GROUP_FILE_SIZE ||
-	    (*why = cua_memgroup_check_head((const struct cua_group_head *)data, (uint64_t)n,
-					    (uint32_t)geteuid()))) {
-		if (n != (ssize_t)CUA_GROUP_FILE_SIZE)
+	if (n != (ssize_t)size ||
+	    (*why = compute ? cua_cs_check_head((const struct cua_cs_head *)data, (uint64_t)n,
+						(uint32_t)geteuid())
+			    : cua_memgroup_check_head((const struct cua_group_head *)data, (uint64_t)n,
+						      (uint32_t)geteuid()))) {
+		if (n != (ssize_t)size)
 			*why = "cut short while read";
 		free(data);
 		return NULL;
 	}
 	return data;
+}
+
+static char *load(const char *path, const char **why)
+{
+	return load_sized(path, why, CUA_GROUP_FILE_SIZE, 0);
+}
+
+/* Thousandths as "12.3%". */
+static void put_permille(char *out, size_t cap, uint64_t v)
+{
+	snprintf(out, cap, "%llu.%llu%%", (unsigned long long)(v / 10), (unsigned long long)(v % 10));
+}
+
+/* The compute share file (compshare.h): each group per device with a limit, its limit and
+   what the rule charged it over the window that ends now (the same rule the module runs). */
+static int show_compute(const char *dir, int json, int *first)
+{
+	static struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+	char path[4352];
+	const char *why = NULL;
+	const struct cua_cs_slot *slots;
+	struct timespec ts;
+	uint64_t now, start;
+	char *data;
+	int shown = 0;
+
+	snprintf(path, sizeof(path), "%s/" CUA_CS_FILE_PREFIX "%u", dir, (unsigned)geteuid());
+	if (access(path, F_OK) != 0)
+		return 0;
+	if (!(data = load_sized(path, &why, CUA_CS_FILE_SIZE, 1))) {
+		fprintf(stderr, "cuaudit ps: %s: %s; its processes run without a compute limit\n",
+			path, why);
+		return -1;
+	}
+	slots = (const void *)(data + CUA_CS_HEAD_SIZE);
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	now = (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+	start = (now / CUA_CS_BUCKET_NS + 1 - CUA_CS_WINDOW_BUCKETS) * CUA_CS_BUCKET_NS;
+	for (unsigned d = 0; d < CUA_CS_DEVICES; d++) {
+		unsigned n = cua_cs_groups(slots, ((const struct cua_cs_head *)data)->hwm, d, now,
+					   out, CUA_CS_MAX_GROUPS);
+
+		for (unsigned g = 0; g < n; g++) {
+			uint64_t pm = out[g].charge_ns * 1000 / (now - start);
+			char lim[32], ach[32];
+
+			if (!out[g].limit)
+				continue;
+			if (json) {
+				printf("%s{\"compute_group\":", *first ? "" : ",");
+				*first = 0;
+				if (out[g].name[0])
+					json_str(out[g].name);
+				else
+					printf("null,\"pid\":%u", out[g].pid);
+				printf(",\"file\":");
+				json_str(path);
+				printf(",\"device\":%u,\"limit_percent\":%u,\"mode\":\"%s\","
+				       "\"window_start_ns\":%llu,\"window_end_ns\":%llu,"
+				       "\"charged_ns\":%llu,\"busy_ns\":%llu,\"held_ns\":%llu,"
+				       "\"achieved_permille\":%llu,\"active\":%s,\"processes\":%u}",
+				       d, CUA_CS_PCT(out[g].limit),
+				       out[g].limit & CUA_CS_SHARE ? "share" : "cap",
+				       (unsigned long long)start, (unsigned long long)now,
+				       (unsigned long long)out[g].charge_ns,
+				       (unsigned long long)out[g].busy_ns,
+				       (unsigned long long)out[g].held_ns, (unsigned long long)pm,
+				       out[g].active ? "true" : "false", out[g].processes);
+				continue;
+			}
+			if (!shown++)
+				printf("%-24s %6s %11s %9s %9s %9s\n", "COMPUTE GROUP", "DEVICE", "LIMIT",
+				       "ACHIEVED", "HELD", "PROCESSES");
+			snprintf(lim, sizeof(lim), "%u%%%s", CUA_CS_PCT(out[g].limit),
+				 out[g].limit & CUA_CS_SHARE ? " share" : " cap");
+			put_permille(ach, sizeof(ach), pm);
+			if (out[g].name[0])
+				printf("%-24s", out[g].name);
+			else
+				printf("(pid %u)%*s", out[g].pid, 17 - snprintf(NULL, 0, "%u", out[g].pid), "");
+			printf(" %6u %11s %9s %7llums %9u\n", d, lim, ach,
+			       (unsigned long long)(out[g].held_ns / 1000000), out[g].processes);
+		}
+	}
+	if (!json && shown)
+		printf("(achieved: the group's GPU time over the last %llu ms, time-sliced time shared"
+		       " out; HELD: its launches' time held back, in all)\n",
+		       (unsigned long long)((now - start) / 1000000));
+	free(data);
+	return shown;
 }
 
 static void show(const char *path, const char *data, int json, int *first, uint64_t ns)
@@ -161,7 +255,7 @@ int cua_cli_groups(const char *dir, int json)
 	char prefix[64], path[4352];
 	DIR *d;
 	struct dirent *e;
-	int first = 1, bad = 0;
+	int first = 1, bad = 0, compute;
 	uint64_t ns = cua_memgroup_pidns();
 
 	if (!dir)
@@ -194,10 +288,14 @@ int cua_cli_groups(const char *dir, int json)
 		free(data);
 	}
 	closedir(d);
+	compute = show_compute(dir, json, &first);
+	if (compute < 0)
+		bad++;
 	if (json)
 		fputs("]\n", stdout);
-	else if (first)
-		fprintf(stderr, "cuaudit ps: no memory group of this user in %s (processes run with"
-				" CUAUDIT_MEM_GROUP and CUAUDIT_MEM_LIMIT make one)\n", dir);
+	else if (first && compute <= 0)
+		fprintf(stderr, "cuaudit ps: no memory group or compute share of this user in %s"
+				" (processes run with CUAUDIT_MEM_GROUP and CUAUDIT_MEM_LIMIT, or with"
+				" CUAUDIT_COMPUTE_LIMIT, make one)\n", dir);
 	return bad ? 1 : 0;
 }

@@ -7,6 +7,7 @@ void cua_hook_configs_load(struct cua_hook_configs *h, const struct cua_config *
 {
 	cua_summary_config_load(&h->summary, get, diag, core->secure);
 	cua_memlimit_config_load(&h->memlimit, get, diag, core->secure);
+	cua_compute_config_load(&h->compute, get, diag, core->secure);
 	cua_fault_config_load(&h->fault, get, diag, core->secure);
 	cua_plugins_config_load(&h->plugins, get, diag, core->secure);
 	cua_errcount_config_load(&h->errcount, get, diag, core->secure);

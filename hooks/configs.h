@@ -4,6 +4,7 @@
 #define CUA_CONFIGS_H
 
 #include "config.h"
+#include "compute_config.h"
 #include "errcount_config.h"
 #include "fault_config.h"
 #include "gpu_config.h"
@@ -19,6 +20,7 @@
 struct cua_hook_configs {
 	struct cua_fault_config fault;
 	struct cua_memlimit_config memlimit;
+	struct cua_compute_config compute;
 	struct cua_gpu_config gpu;
 	struct cua_trace_config trace;
 	struct cua_summary_config summary;

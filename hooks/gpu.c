@@ -98,9 +98,10 @@ struct gctx {
 	   on its own: no event is stamped before its record call began, so the host time
 	   before that call less the event's GPU time is at most the offset (at lo_at, give or
 	   take drift since). The greatest such value is kept: it decides what is exact, with
-	   no assumption about how soon an event is stamped. */
-	int64_t lo_off;
-	uint64_t lo_at;
+	   no assumption about how soon an event is stamped, and which anchors were stamped
+	   late. The anchor that gave it: its middle offset, uncertainty and host time. */
+	int64_t lo_off, lo_mid_off;
+	uint64_t lo_at, lo_err, lo_mid_at;
 	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
 	CUevent end[POOL], start[POOL];
 	struct rec ring[POOL];
@@ -580,15 +581,25 @@ static uint64_t drift(uint64_t a, uint64_t b)
 	return (a > b ? a - b : b - a) / DRIFT_DIV;
 }
 
-/* An event whose record call began at host time t0 and which the GPU stamped at gpu. */
-static void note_lo(struct gctx *g, uint64_t t0, int64_t gpu)
+/* An event whose record call began at host time t0, returned at t1, and which the GPU
+   stamped at gpu. */
+static void note_lo(struct gctx *g, uint64_t t0, uint64_t t1, int64_t gpu)
 {
 	int64_t cand = (int64_t)t0 - gpu;
 
 	if (!g->lo_at || cand >= g->lo_off - (int64_t)drift(t0, g->lo_at)) {
 		g->lo_off = cand;
 		g->lo_at = t0;
+		g->lo_mid_at = t0 + (t1 - t0) / 2;
+		g->lo_mid_off = (int64_t)g->lo_mid_at - gpu;
+		g->lo_err = (t1 - t0 + 1) / 2;
 	}
+}
+
+/* The lower bound of the offset at host time t: lo_off less the drift since. */
+static int64_t lower_bound(const struct gctx *g, uint64_t t)
+{
+	return g->lo_off - (int64_t)drift(t, g->lo_at);
 }
 
 /* A host time no later than the true host time of GPU time gpu (lo_off, less the drift
@@ -603,18 +614,30 @@ static uint64_t host_lo(const struct gctx *g, int64_t gpu)
 
 /* A harvested anchor: the reference from now on, and the host-to-GPU mapping if it is at
    least as certain as the one in use (with that one's drift since): an anchor whose record
-   call was preempted moves nothing. */
+   call was preempted moves nothing. An event is stamped no earlier than its record call
+   began, but a GPU time-sliced with another context may stamp it a slice late (issue 40:
+   intervals placed by such an anchor end too early): an anchor whose whole uncertainty lies
+   below the greatest lower bound of the offset seen is late and is never the mapping, and a
+   mapping found late by a later anchor gives way to the anchor of that bound. */
 static void take_anchor(struct gctx *g, const struct rec *r, int64_t gpu)
 {
 	uint64_t mid = r->t_submit + (r->t_after - r->t_submit) / 2;
 	uint64_t err = (r->t_after - r->t_submit + 1) / 2;
+	int64_t off = (int64_t)mid - gpu, bound;
+	int late;
 
-	note_lo(g, r->t_submit, gpu);
-	if (!g->have_off || err <= uncertainty(g, mid)) {
-		g->off = (int64_t)mid - gpu;
+	note_lo(g, r->t_submit, r->t_after, gpu);
+	bound = lower_bound(g, mid);
+	late = off + (int64_t)err < bound;
+	if (!late && (!g->have_off || err <= uncertainty(g, mid))) {
+		g->off = off;
 		g->off_err = err;
 		g->off_at = mid;
 		g->have_off = 1;
+	} else if (g->have_off && g->off + (int64_t)uncertainty(g, mid) < bound) {
+		g->off = g->lo_mid_off;
+		g->off_err = g->lo_err;
+		g->off_at = g->lo_mid_at;
 	}
 	g->ref_seq = g->tail;
 	g->ref_gpu = gpu;
@@ -730,7 +753,7 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		p = p_known ? s->done_end_gpu : 0;
 	}
 	/* Its end event's record call began after the call returned (t_after). */
-	note_lo(g, r->t_after, end);
+	note_lo(g, r->t_after, r->t_end_rec > r->t_after ? r->t_end_rec : r->t_after, end);
 	exact = bound(g, r, end, p, p_known, &dmin, &dmax);
 	g->ref_seq = g->tail;
 	g->ref_gpu = end;
@@ -1178,6 +1201,25 @@ void cua_gpu_drain(void)
 	for (unsigned i = 0; i < CTXS; i++)
 		if (!drained(&ctxs[i]))
 			count_unfinished(&ctxs[i]);
+	if (err)
+		*err = saved;
+}
+
+void cua_gpu_poll(void)
+{
+	int *err = program_errno_slot(), saved = err ? *err : 0;
+
+	if (!cfg.on || !ctxs || __atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) != cua_process_id())
+		return;
+	for (unsigned i = 0; i < CTXS; i++) {
+		struct gctx *g = &ctxs[i];
+
+		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) != G_READY ||
+		    !lock_within(&g->lock, 0))
+			continue;
+		harvest(g, HARVEST_PER_CALL);
+		unlock(&g->lock);
+	}
 	if (err)
 		*err = saved;
 }

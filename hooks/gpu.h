@@ -80,6 +80,9 @@ const struct cua_gpu_totals *cua_gpu_totals(void);
    is counted unfinished. Runs from the exit work; safe to call twice. */
 #define CUA_GPU_DRAIN_NS (200ull * 1000 * 1000)
 void cua_gpu_drain(void);
+/* Harvests what has finished, without waiting for anything: never for a lock another thread
+   holds (that one harvests), never for the GPU. For the compute share, before it judges. */
+void cua_gpu_poll(void);
 
 /* One completed piece of GPU work, as the trace and the plugins get it. Times are on
    cuaudit's clock (cuaudit_host.now_ns), placed with an anchor event. */

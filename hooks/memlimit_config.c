@@ -107,11 +107,13 @@ static void load_group(struct cua_memlimit_config *cfg, cua_getenv_fn get, cua_d
 				     "There is no group: the memory limit, if any, is this process's own.");
 		return;
 	}
-	if (!any_limit(cfg)) {
+	/* A group for a compute share alone (CUAUDIT_COMPUTE_LIMIT) has no memory quota. */
+	if (!any_limit(cfg) && !get("CUAUDIT_COMPUTE_LIMIT")) {
 		cfg->group[0] = '\0';
 		cua_config_bad_value(diag, "CUAUDIT_MEM_GROUP", v,
 				     "a group name together with CUAUDIT_MEM_LIMIT, the quota the"
-				     " group's processes share",
+				     " group's processes share, or CUAUDIT_COMPUTE_LIMIT, their compute"
+				     " share",
 				     "There is no group.");
 	}
 }

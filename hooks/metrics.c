@@ -8,6 +8,8 @@
 #include "config.h"
 #include "hooks.h"
 #include "memlimit.h"
+#include "compute.h"
+#include "compshare.h"
 #include "metrics.h"
 #include "summary_model.h"
 #include "table.h"
@@ -242,6 +244,48 @@ static void group_family(struct cua_writer *w, const char *host, const char *pid
 	}
 }
 
+/* CUAUDIT_COMPUTE_LIMIT: the group's limit (a cap, or a weight: mode="share") and its
+   achieved share of each device over the last window (compshare.h), as ratios. */
+static void compute_family(struct cua_writer *w, const char *host, const char *pid, int achieved)
+{
+	const char *name = achieved ? "cuaudit_compute_group_achieved_ratio"
+				    : "cuaudit_compute_group_limit_ratio";
+	int said = 0;
+
+	for (unsigned d = 0; d < CUA_COMPUTE_DEVICES; d++) {
+		uint32_t limit;
+		uint64_t pm, v;
+		const char *group;
+		char dev[24];
+		struct cua_buf db = CUA_BUF(dev), *b;
+
+		if (!cua_compute_view(d, &limit, &pm, &group))
+			continue;
+		if (!said++)
+			head(w, name, "gauge",
+			     achieved ? "The GPU time the process's compute group (CUAUDIT_MEM_GROUP, else"
+					" the process) had of each device over the last second, time-sliced"
+					" time shared out among the groups busy then."
+				      : "The compute group's limit per device (CUAUDIT_COMPUTE_LIMIT): a cap,"
+					" or a weight where mode is share.");
+		cua_buf_u64(&db, d);
+		dev[db.len] = '\0';
+		b = cua_writer_room(w, 1024);
+		cua_buf_str(b, name);
+		cua_buf_char(b, '{');
+		common(b, host, pid);
+		label(b, "group", group, 0);
+		label(b, "device", dev, 0);
+		label(b, "mode", limit & CUA_CS_SHARE ? "share" : "cap", 0);
+		cua_buf_str(b, "} ");
+		v = achieved ? pm : CUA_CS_PCT(limit) * 10u;
+		cua_buf_u64(b, v / 1000);
+		cua_buf_char(b, '.');
+		cua_buf_u64_pad(b, v % 1000, 3);
+		cua_buf_char(b, '\n');
+	}
+}
+
 static void busy_family(struct cua_writer *w, const char *host, const char *pid,
 			const char *metric, const char *help, const uint64_t *ns, unsigned ndevices)
 {
@@ -349,6 +393,8 @@ int cua_metrics_write(const struct cua_summary_model *m)
 	memory_families(&w, cua_process_host(), pid);
 	group_family(&w, cua_process_host(), pid, 0);
 	group_family(&w, cua_process_host(), pid, 1);
+	compute_family(&w, cua_process_host(), pid, 0);
+	compute_family(&w, cua_process_host(), pid, 1);
 	gpu_families(&w, cua_process_host(), pid);
 	return cua_writer_commit(&w, tmp, chosen);
 }

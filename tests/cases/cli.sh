@@ -38,7 +38,7 @@ sample() {
   live) echo on ;; live-calls) echo 32 ;; live-dir) echo live.d ;; gpu-time) echo on ;;
   trace-exit-time) echo 10 ;;
   nvtx) echo off ;;
-  mem-group) echo g ;; share-dir) echo share.d ;;
+  mem-group) echo g ;; compute-limit) echo 30 ;; share-dir) echo share.d ;;
   gpu-time-start) echo event ;;
   *) echo "no sample value for --$1" >&2; echo "?" ;;
   esac

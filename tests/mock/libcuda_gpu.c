@@ -98,6 +98,7 @@ int mock_gpu_work(void *handle, int per_thread, uint64_t ns, const char *node)
 		add_node(s, node);
 		return 0;
 	}
+	s->had_work = 1;
 	start = now_ns();
 	if (s->end_ns > start)
 		start = s->end_ns;
@@ -228,6 +229,25 @@ static CUresult record(CUevent ev, CUstream stream, int per_thread)
 		ev->t = s->end_ns;
 	if (ev->t > s->end_ns)
 		s->end_ns = ev->t;
+	/* MOCK_LATE_ANCHOR_NS=N: every second event (the 2nd, 4th...) recorded on a
+	   non-blocking stream that never ran work (cuaudit's anchor stream) is stamped N ns
+	   late, as a GPU time-sliced with another context stamps it when its slice comes; the
+	   stream's later events are not held back by it. */
+	{
+		static long late = -1;
+		static unsigned tick;
+
+		if (late < 0) {
+			const char *v = getenv("MOCK_LATE_ANCHOR_NS");
+
+			late = v ? atol(v) : 0;
+		}
+		if (late > 0 && !s->had_work && stream && stream != CU_STREAM_LEGACY &&
+		    stream != CU_STREAM_PER_THREAD &&
+		    (((struct CUstream_st *)stream)->flags & CU_STREAM_NON_BLOCKING) &&
+		    (++tick & 1) == 0)
+			ev->t += (uint64_t)late;
+	}
 	ev->pending = pending_setting();
 	return CUDA_SUCCESS;
 }

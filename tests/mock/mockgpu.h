@@ -8,6 +8,7 @@
 struct mock_gpu_stream {
 	uint64_t end_ns;   /* when the stream's last work ends, on the mock GPU clock */
 	int capturing;     /* 1 while a capture is open on it */
+	int had_work;      /* work ran on it (cuaudit's anchor stream has only events) */
 	int capture_mode;
 	char graph[512];   /* the nodes captured so far, as text */
 };

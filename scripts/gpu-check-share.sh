@@ -1,0 +1,242 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# scripts/gpu-check-share.sh: on a GPU machine, a compute share per group (issue 40): two compute-bound PyTorch processes in two groups on one GPU, each group's achieved share from its own throughput against its solo run (caps 30/70, 10/90, 50/50, CUDA graphs, a launch-then-synchronise loop, share mode, kill -9). Prints a table last.
+# Usage: scripts/gpu-check-share.sh [SECONDS]   (each loop's length, 8 by default; needs a GPU, cmake, a C compiler, python3 with torch)
+#   PHASES="solo cap100 pairs share kill" (the default: all), PAIRS, SOLO_MODES pick runs; GPU_PREBUILT=DIR uses DIR's
+#   libcuaudit.so and cuaudit (and DIR/zydis, where libZydis is) instead of building.
+set -u
+ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
+B=${GPU_BUILD_DIR:-$ROOT/build-gpu-share}
+R=$B/out-share
+D=${1:-8}
+rm -rf "$R"
+mkdir -p "$R/share"
+AUDIT=$B/libcuaudit.so
+CLI=$B/cuaudit
+SHARE=$R/share
+rows=()
+passed=0
+failed=0
+export OMP_NUM_THREADS=1
+unset LD_AUDIT $(compgen -v CUAUDIT_)
+
+{
+  echo "date: $(date -u +%Y-%m-%dT%H:%MZ)"
+  nvidia-smi --query-gpu=index,name,driver_version,memory.total --format=csv,noheader 2>&1 | sed 's/^/gpu: /'
+  python3 -c 'import sys, torch; print("python", sys.version.split()[0], "torch", torch.__version__, "cuda", torch.version.cuda)' 2>&1 | tail -1
+  echo "loop: $D s"
+} | tee "$R/versions.txt"
+
+record() { # NAME CHECK VERDICT (pass, FAIL or skip: a skip is never counted as a pass)
+  rows+=("$(printf '%-10s %-80s %s' "$1" "$2" "$3")")
+  case $3 in pass) passed=$((passed + 1)) ;; FAIL) failed=$((failed + 1)) ;; esac
+}
+finish() {
+  for p in $(jobs -p); do kill -9 "$p" 2>/dev/null; done
+  wait 2>/dev/null
+  echo
+  printf '%-10s %-80s %s\n' run check result
+  printf '%s\n' "${rows[@]}"
+  echo "$passed passed, $failed failed"
+  [ $failed -eq 0 ]
+  exit $?
+}
+
+# ---------------------------------------------------------------- build (as scripts/gpu-check.sh)
+zydis_args=()
+if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null 2>&1; then
+  mkdir -p "$B"
+  for d in "$ROOT"/zydis-debs/*.deb; do dpkg -x "$d" "$B/zydis"; done
+  zydis_args=(-DZYDIS_INCLUDE_DIR="$B/zydis/usr/include"
+    -DZYDIS_LIBRARY="$(ls "$B"/zydis/usr/lib/*/libZydis.so.4* | head -1)")
+fi
+PHASES=${PHASES:-solo cap100 pairs share kill}
+has() { case " $PHASES " in *" $1 "*) return 0 ;; esac; return 1; }
+if [ -n "${GPU_PREBUILT:-}" ]; then
+  AUDIT=$GPU_PREBUILT/libcuaudit.so CLI=$GPU_PREBUILT/cuaudit
+  export LD_LIBRARY_PATH=$GPU_PREBUILT/zydis${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}
+  "$CLI" --version >"$R/build.log" 2>&1 || { cat "$R/build.log"; record build "prebuilt $CLI runs" FAIL; finish; }
+else
+cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
+  cmake --build "$B" -j"$(nproc)" --target cuaudit cuaudit_cli >>"$R/build.log" 2>&1 ||
+  { tail -30 "$R/build.log"; record build "cmake --build" FAIL; finish; }
+fi
+
+# The worker: MODE mm (10 fp32 4096x4096 matmuls, then a synchronise: a training step), graph
+# (the same 10 captured in a torch.cuda.CUDAGraph, replayed) or sync (one matmul, then a
+# synchronise). Warms up, says "ready", waits for GO, then for SECONDS writes "t steps" after
+# every step to OUT.
+cat >"$R/worker.py" <<'PY'
+import os, sys, time
+import torch
+mode, secs, go, out = sys.argv[1], float(sys.argv[2]), sys.argv[3], sys.argv[4]
+torch.backends.cuda.matmul.allow_tf32 = False
+a = torch.randn(4096, 4096, device="cuda")
+b = torch.randn(4096, 4096, device="cuda")
+c = torch.empty(4096, 4096, device="cuda")
+def step():
+    for _ in range(10):
+        torch.matmul(a, b, out=c)
+if mode == "graph":
+    s = torch.cuda.Stream()
+    s.wait_stream(torch.cuda.current_stream())
+    with torch.cuda.stream(s):
+        step()
+    torch.cuda.current_stream().wait_stream(s)
+    g = torch.cuda.CUDAGraph()
+    with torch.cuda.graph(g):
+        step()
+    run = g.replay
+elif mode == "sync":
+    run = lambda: torch.matmul(a, b, out=c)
+else:
+    run = step
+for _ in range(3):
+    run()
+    torch.cuda.synchronize()
+print("ready", flush=True)
+while not os.path.exists(go):
+    time.sleep(0.005)
+t0 = time.time()
+n = 0
+with open(out, "w") as f:
+    while time.time() - t0 < secs:
+        run()
+        torch.cuda.synchronize()
+        n += 1
+        f.write(f"{time.time() - t0:.4f} {n}\n")
+        f.flush()
+PY
+# rate FILE FROM TO: steps per second between FROM and TO seconds after GO.
+rate() {
+  python3 - "$@" <<'PY'
+import sys
+f, lo, hi = sys.argv[1], float(sys.argv[2]), float(sys.argv[3])
+pts = [tuple(map(float, l.split())) for l in open(f) if len(l.split()) == 2]
+a = [p for p in pts if p[0] >= lo]
+b = [p for p in pts if p[0] <= hi]
+if not a or not b or b[-1][0] <= a[0][0]:
+    print(0); sys.exit()
+print("%.3f" % ((b[-1][1] - a[0][1]) / (b[-1][0] - a[0][0])))
+PY
+}
+pct() { python3 -c "print(round(100 * $1 / $2, 1) if $2 else 0)"; }
+within() { python3 -c "import sys; sys.exit(0 if abs($1 - $2) <= $3 else 1)"; }
+wait_ready() { for _ in $(seq 1200); do grep -q '^ready' "$R/$1.out" 2>/dev/null && return 0; sleep 0.1; done; return 1; }
+
+# start NAME MODE SECONDS [LIMIT GROUP]: a worker, under cuaudit with a compute limit if LIMIT.
+start() {
+  local -a pre=()
+  [ -n "${4:-}" ] && pre=(env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SHARE_DIR="$SHARE"
+    CUAUDIT_COMPUTE_LIMIT="$4" CUAUDIT_MEM_GROUP="$5" CUAUDIT_SUMMARY="$R/$1.summary.json")
+  rm -f "$R/$1.rate"
+  "${pre[@]}" python3 "$R/worker.py" "$2" "$3" "$R/go" "$R/$1.rate" >"$R/$1.out" 2>"$R/$1.err" &
+  eval "pid_$1=$!"
+}
+go() { touch "$R/go"; }
+stop_go() { rm -f "$R/go"; }
+
+# ---------------------------------------------------------------- solo runs (no cuaudit)
+declare -A SOLO
+# SOLO_MODES: the modes timed alone (a pair needs its modes' solo rates).
+solo_modes=${SOLO_MODES:-mm graph sync}
+has solo || solo_modes=""
+for m in $solo_modes; do
+  stop_go
+  start solo_$m $m 5
+  wait_ready solo_$m || { record solo "$m: worker did not start: $(tail -1 "$R/solo_$m.err")" FAIL; finish; }
+  go; wait
+  SOLO[$m]=$(rate "$R/solo_$m.rate" 1 5)
+  record solo "$m alone, no cuaudit: ${SOLO[$m]} steps/s" pass
+done
+# A group alone under a 100% cap runs at native speed.
+if has cap100; then
+stop_go; start cap100 mm 5 100 alone; wait_ready cap100; go; wait
+r=$(rate "$R/cap100.rate" 1 5); p=$(pct "$r" "${SOLO[mm]}")
+within "$p" 100 3 && record cap100 "mm alone under a 100% cap: $p% of native" pass ||
+  record cap100 "mm alone under a 100% cap: $p% of native" FAIL
+fi
+
+# pair NAME MODE_A LIMIT_A MODE_B LIMIT_B: both in their groups for D seconds; shares from
+# [2, D] s (the first second fills the window), against each mode's solo rate; cuaudit's own
+# figures from ps --groups at D-1 s.
+pair() {
+  local n=$1
+  stop_go
+  start ${n}_a "$2" "$D" "$3" ga-$n
+  start ${n}_b "$4" "$D" "$5" gb-$n
+  wait_ready ${n}_a && wait_ready ${n}_b || { record $n "workers did not start: $(tail -1 "$R/${n}_a.err")" FAIL; return; }
+  go
+  for t in $(seq 2 $((D - 1))); do
+    sleep 1
+    "$CLI" ps --groups --share-dir "$SHARE" --json >"$R/$n.ps.$t.json" 2>&1
+  done
+  cp "$R/$n.ps.$((D - 1)).json" "$R/$n.ps.json"
+  wait
+  local ra rb pa pb ca cb
+  ra=$(rate "$R/${n}_a.rate" 2 "$D"); rb=$(rate "$R/${n}_b.rate" 2 "$D")
+  pa=$(pct "$ra" "${SOLO[$2]}"); pb=$(pct "$rb" "${SOLO[$4]}")
+  read -r ca cb < <(python3 - "$R/$n.ps.json" ga-$n gb-$n <<'PY'
+import json, sys
+try:
+    g = {x["compute_group"]: x for x in json.load(open(sys.argv[1])) if "compute_group" in x}
+    print(g[sys.argv[2]]["achieved_permille"] / 10, g[sys.argv[3]]["achieved_permille"] / 10)
+except Exception as e:
+    print(-1, -1)
+PY
+  )
+  local ka=${3%%:*} kb=${5%%:*} v=pass
+  within "$pa" "$ka" 5 && within "$pb" "$kb" 5 || v=FAIL
+  record $n "$2 $3 / $4 $5: throughput $pa% / $pb% of solo (cuaudit: $ca% / $cb%)" $v
+}
+PAIRS=${PAIRS-cap30_70 cap10_90 cap50_50 graph sync}
+has pairs || PAIRS=""
+for p in $PAIRS; do
+  case $p in
+    cap30_70) pair cap30_70 mm 30 mm 70 ;;
+    cap10_90) pair cap10_90 mm 10 mm 90 ;;
+    cap50_50) pair cap50_50 mm 50 mm 50 ;;
+    graph) pair graph mm 70 graph 30 ;;
+    sync) pair sync sync 30 sync 70 ;;
+  esac
+done
+
+# ---------------------------------------------------------------- share mode
+# a alone (25:share) gets the GPU; b (75:share) joins: both converge to their weights. b's
+# start-up (torch, cuBLAS) takes seconds: b waits for its own go file, so a's alone time and
+# the time both run are measured on a's clock from when b really starts.
+if has share; then
+stop_go
+start sh_a mm $((D + 5)) 25:share sa
+rm -f "$R/sh_b.rate" "$R/go_b"
+env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_SHARE_DIR="$SHARE" CUAUDIT_COMPUTE_LIMIT=75:share \
+  CUAUDIT_MEM_GROUP=sb python3 "$R/worker.py" mm "$D" "$R/go_b" "$R/sh_b.rate" >"$R/sh_b.out" 2>"$R/sh_b.err" &
+wait_ready sh_a; wait_ready sh_b; go
+sleep 3
+joined=$(tail -1 "$R/sh_a.rate" | cut -d' ' -f1)
+touch "$R/go_b"
+wait
+r=$(rate "$R/sh_a.rate" 0.5 2.5); p=$(pct "$r" "${SOLO[mm]}")
+within "$p" 100 5 && record share "a alone (25:share): $p% of solo" pass || record share "a alone (25:share): $p% of solo" FAIL
+ra=$(rate "$R/sh_a.rate" "$(python3 -c "print($joined + 3)")" "$(python3 -c "print($joined + $D - 1)")")
+rb=$(rate "$R/sh_b.rate" 3 $((D - 1)))
+pa=$(pct "$ra" "${SOLO[mm]}"); pb=$(pct "$rb" "${SOLO[mm]}")
+within "$pa" 25 5 && within "$pb" 75 5 && v=pass || v=FAIL
+record share "b (75:share) joins: from 3 s after, a $pa% / b $pb% of solo" $v
+fi
+
+# ---------------------------------------------------------------- kill -9
+has kill || finish
+stop_go
+start k_a mm "$D" 50:share ka
+start k_b mm 60 50:share kb
+wait_ready k_a && wait_ready k_b
+go
+sleep 3
+kill -9 $pid_k_b
+wait
+r=$(rate "$R/k_a.rate" 5 "$D"); p=$(pct "$r" "${SOLO[mm]}")
+n=$(wc -l <"$R/k_a.rate")
+within "$p" 100 7 && v=pass || v=FAIL
+record kill "b killed (-9) at 3 s: a from 5 s on $p% of solo ($n steps, ran to the end)" $v
+finish

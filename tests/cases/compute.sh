@@ -1,0 +1,159 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/compute.sh: a compute share per group (issue 40): the scheduler's rules against the mock GPU's timeline.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+
+mkdir share
+export CUAUDIT_SHARE_DIR="$dir/share" CUAUDIT_LOG=warn
+PROG="$BIN/compute_prog"
+TL="$CASES_DIR/compute_timeline.py"
+# The mock's timelines are bounds, not exact sleeps: a process on a loaded 2-core machine
+# sleeps longer than asked and gets less GPU time, never more. Only the rule's side (a cap
+# never passed) is held tight; the other side is loose.
+
+# share NAME FILE [FROM [TO]]: the mean/max busy fraction of 1 s windows of a timeline.
+stat_of() { "$PYTHON" "$TL" "$2" ${3:+"$3"} ${4:+"$4"} | sed -n "s/^$1 //p"; }
+# le A B / ge A B: A <= B, A >= B, as decimals.
+le() { "$PYTHON" -c "import sys; sys.exit(0 if float('$1') <= float('$2') else 1)"; }
+ge() { le "$2" "$1"; }
+# Each case fails without the feature (no hold, no file, no message); the kill case, which
+# an unlimited process passes too, fails when a dead process's want is never let go (the
+# rule's CUA_CS_ACTIVE_NS and window age removed: a after the kill 25%); the late-anchor
+# case fails with GPU timing's mapping taken from the most certain anchor alone (453 of 456
+# slices wrong).
+# Through env, which execs the program: `VAR=... run PROG &` gives PROG's own pid in $!.
+run() { env LD_AUDIT="$AUDIT" "$@"; }
+R=(env LD_AUDIT="$AUDIT")
+
+case $name in
+compute_a_cap_holds_the_group_within_it_over_every_window)
+  # Without a limit the loop keeps the mock GPU busy most of the time: the cap must bite.
+  MOCK_GPU_TIMELINE=free.txt run "$PROG" 2 2 >free.out 2>free.err
+  m=$(stat_of mean free.txt)
+  ge "$m" 0.6 && pass "unlimited: the GPU busy $m of each window" || fail "unlimited: $m $(cat free.err)"
+  for kind in kernel graph memset; do
+    CUAUDIT_COMPUTE_LIMIT=30 MOCK_GPU_TIMELINE=$kind.txt run "$PROG" 4 2 $kind >$kind.out 2>$kind.err
+    mx=$(stat_of max $kind.txt); mn=$(stat_of mean $kind.txt 1)
+    # A window of 1 s holds at most 30%, plus the pieces started before a look saw the group
+    # over (a 2 ms check interval, a bucket's edge): 3 points.
+    le "$mx" 0.33 && pass "$kind: a 30% cap: the busiest window $mx" || fail "$kind: busiest window $mx"
+    ge "$mn" 0.15 && pass "$kind: the group still runs: $mn of each window after the first second" ||
+      fail "$kind: held too much: $mn"
+    [ ! -s $kind.err ] && pass "$kind: nothing said" || fail "$kind: $(cat $kind.err)"
+    # A held call waits at most 1 s (MAX_HOLD_NS), plus a loaded machine's delay.
+    l=$(sed -n 's/^longest_call_ms //p' $kind.out)
+    le "$l" 1500 && pass "$kind: the longest call $l ms" || fail "$kind: a call held $l ms"
+  done
+  ;;
+compute_share_mode_alone_takes_all_and_two_groups_follow_their_weights)
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=25:share MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 7 2 >a.out 2>a.err &
+  ap=$!
+  sleep 1.5
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=75:share MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 3 2 >b.out 2>b.err &
+  bp=$!
+  sleep 2.5
+  "$CLI" ps --groups --json >ps.json 2>ps.err
+  "$CLI" ps --groups >ps.txt 2>>ps.err
+  wait $bp; wait $ap
+  cat ps.txt
+  m=$(stat_of mean a.txt 0 1.4)
+  ge "$m" 0.6 && pass "a alone: $m of each window, as without a limit" || fail "a alone: $m"
+  # While both want the GPU, each one's charged share (time-sliced time shared out) follows
+  # its weight: a is held at 25% (+3 points); b, never the one held while under 75%, has the rest.
+  "$PYTHON" - ps.json <<'PY' && pass "a charged <= 28%, b at least twice a's" || fail "$(cat ps.json ps.err)"
+import json, sys
+g = {x["compute_group"]: x for x in json.load(open(sys.argv[1])) if "compute_group" in x}
+a, b = g["a"], g["b"]
+assert a["mode"] == "share" and a["limit_percent"] == 25 and b["limit_percent"] == 75, g
+assert a["active"] and b["active"], g
+assert a["achieved_permille"] <= 280, a
+assert b["achieved_permille"] >= 2 * a["achieved_permille"], (a, b)
+assert a["held_ns"] > 0, a
+PY
+  grep -qE "^a +0 +25% share +[0-9.]+% +[0-9]+ms +1$" ps.txt && pass "ps --groups text line" || fail "text: $(cat ps.txt)"
+  # b ended 4.5 s after a began; its time leaves the window within 1 s: a has the GPU again.
+  m=$(stat_of mean a.txt 5.8)
+  ge "$m" 0.6 && pass "a alone again: $m" || fail "a after b: $m"
+  ;;
+compute_a_killed_process_leaves_the_others_unblocked)
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=25:share MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 6 2 >a.out 2>a.err &
+  ap=$!
+  sleep 1
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=75:share MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 30 2 >b.out 2>b.err &
+  bp=$!
+  sleep 1.5
+  kill -9 $bp; wait $bp 2>/dev/null
+  wait $ap
+  # Killed 2.5 s in: its buckets leave a's window by 3.7 s (1 s, and 200 ms of wanting).
+  m=$(stat_of mean a.txt 3.8)
+  ge "$m" 0.6 && pass "a after b's SIGKILL: $m of each window" || fail "a after the kill: $m"
+  l=$(sed -n 's/^longest_call_ms //p' a.out)
+  le "$l" 1500 && pass "a's longest call $l ms" || fail "a held $l ms"
+  ;;
+compute_ps_groups_achieved_share_is_the_timeline_s)
+  CUAUDIT_METRICS="$dir/m.prom" CUAUDIT_COMPUTE_LIMIT=40 MOCK_GPU_TIMELINE=t.txt "${R[@]}" "$PROG" 2.5 3 >t.out 2>t.err &
+  tp=$!
+  sleep 2
+  "$CLI" ps --groups --json >ps.json 2>ps.err
+  wait $tp
+  # The process alone is its own group, named by its pid; its charge is its own intervals
+  # (bounded ones from the middle of their bounds, each a few microseconds wide on the mock).
+  "$PYTHON" - ps.json t.txt $tp <<'PY' && pass "achieved is the timeline's busy time of the window" || fail "$(cat ps.json ps.err)"
+import json, sys
+g = [x for x in json.load(open(sys.argv[1])) if "compute_group" in x]
+assert len(g) == 1 and g[0]["compute_group"] is None and g[0]["pid"] == int(sys.argv[3]), g
+x = g[0]
+lo, hi = x["window_start_ns"], x["window_end_ns"]
+busy = 0
+for line in open(sys.argv[2]):
+    s, e = map(int, line.split()[2:4])
+    busy += max(0, min(e, hi) - max(s, lo))
+# Harvested late: the kernel in flight at the read and those that ended since the last look
+# (a look every 2 ms, 3 ms kernels): 4 kernels at most on a loaded machine.
+assert busy - 12_000_000 <= x["charged_ns"] <= busy + 100_000, (busy, x)
+assert x["limit_percent"] == 40 and x["mode"] == "cap", x
+assert abs(x["achieved_permille"] - x["charged_ns"] * 1000 // (hi - lo)) <= 1, x
+PY
+  # The metrics at exit: the limit, and the last second's share (a cap of 40%: at most 43%).
+  expect_log 1 '^cuaudit_compute_group_limit_ratio\{.*group="",device="0",mode="cap"\} 0\.400$' m.prom
+  a=$(sed -n 's/^cuaudit_compute_group_achieved_ratio{.*device="0",mode="cap"} //p' m.prom)
+  [ -n "$a" ] && le "$a" 0.43 && ge "$a" 0.2 && pass "achieved ratio $a" || fail "achieved: '$a' $(cat m.prom | grep compute)"
+  ;;
+compute_late_stamped_anchors_neither_shorten_intervals_nor_loosen_a_cap)
+  # On a GPU time-sliced with another context, cuaudit's anchor events are stamped when its
+  # slice comes: every second one 3 ms late here. GPU timing keeps the greatest lower bound
+  # of the clock offset and never maps by an anchor that lies wholly below it: every slice
+  # still holds the mock's truth, and the cap still holds.
+  MOCK_LATE_ANCHOR_NS=3000000 MOCK_GPU_TIMELINE="$dir/tl.txt" CUAUDIT_GPU_TIME=on CUAUDIT_TRACE="$dir/trace.json" \
+    run "$PROG" 1 2 >t.out 2>t.err
+  "$PYTHON" "$CASES_DIR/gpu_truth.py" trace.json tl.txt 0 >truth.txt 2>&1 &&
+    pass "trace vs the mock's timeline: $(tail -1 truth.txt)" || fail "late anchors: $(tail -3 truth.txt)"
+  MOCK_LATE_ANCHOR_NS=3000000 MOCK_GPU_TIMELINE="$dir/cap.txt" CUAUDIT_COMPUTE_LIMIT=30 run "$PROG" 3 2 >c.out 2>c.err
+  mx=$(stat_of max cap.txt)
+  le "$mx" 0.33 && pass "a 30% cap with late anchors: the busiest window $mx" || fail "late anchors, busiest window $mx"
+  ;;
+compute_bad_values_are_refused_with_one_message_and_no_limit)
+  for v in 0 101 abc 30:shar 0:30,30:share 16:30 30,40 0:30,0:40 "" 30%%; do
+    CUAUDIT_COMPUTE_LIMIT=$v MOCK_GPU_TIMELINE=bad.txt run "$PROG" 0.3 2 >bad.out 2>bad.err
+    n=$(grep -c . bad.err)
+    [ "$n" = 1 ] && grep -q "CUAUDIT_COMPUTE_LIMIT=\"$v\" is not valid; accepted: PCT" bad.err &&
+      grep -q "No compute limit is applied" bad.err && pass "'$v': one message" || fail "'$v': $(cat bad.err)"
+    l=$(sed -n 's/^longest_call_ms //p' bad.out)
+    le "$l" 200 && pass "'$v': never held ($l ms)" || fail "'$v': held $l ms"
+  done
+  rm -f share/*
+  for v in 30 30% 0:30 0:30,1:50 30:share 0:30:share,20:share 100; do
+    CUAUDIT_COMPUTE_LIMIT=$v CUAUDIT_MEM_GROUP=g run "$PROG" 0.2 2 >good.out 2>good.err
+    [ ! -s good.err ] && pass "'$v' accepted, a group without a memory quota too" || fail "'$v': $(cat good.err)"
+  done
+  "$CLI" run --compute-limit 0 "$PROG" 0.1 2 >cli.out 2>cli.err
+  [ $? = 2 ] && grep -q "CUAUDIT_COMPUTE_LIMIT" cli.err && pass "run --compute-limit 0 refused" || fail "run: $(cat cli.err)"
+  "$CLI" run --compute-limit 30 --share-dir share "$PROG" 0.1 2 >cli.out 2>cli.err
+  [ $? = 0 ] && [ -f "share/cuaudit-compute-$(id -u)" ] && pass "run --compute-limit makes the share file" || fail "run: $(cat cli.err)"
+  # A file that is not the user's or is damaged: one message, no limit, the program runs.
+  rm -f share/*; printf 'junk' >"share/cuaudit-compute-$(id -u)"; chmod 600 "share/cuaudit-compute-$(id -u)"
+  CUAUDIT_COMPUTE_LIMIT=30 run "$PROG" 0.3 2 >dmg.out 2>dmg.err
+  [ "$(grep -c . dmg.err)" = 1 ] && grep -q "No compute limit is applied" dmg.err && pass "a damaged file: one message" || fail "damaged: $(cat dmg.err)"
+  ;;
+esac
+finish

@@ -1,0 +1,211 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/unit/test_compshare.c: the compute share's rule (time-sliced time shared out, caps, weights) and CUAUDIT_COMPUTE_LIMIT's parser. */
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <stdlib.h>
+#include <string.h>
+#include <cmocka.h>
+#include "compshare.h"
+#include "compute_config.h"
+
+#define MS 1000000ull
+/* Now: 5 ms into bucket 1000; the window is buckets 901 to 1000. */
+#define NOW (1000 * CUA_CS_BUCKET_NS + 5 * MS)
+
+static struct cua_cs_slot *slots;
+
+static void slot(unsigned i, uint32_t pid, const char *group, uint32_t limit, uint64_t wants)
+{
+	slots[i].owner = pid | CUA_CS_READY;
+	strcpy(slots[i].group, group);
+	slots[i].limit[0] = limit;
+	slots[i].wants[0] = wants;
+}
+
+static void busy(unsigned i, uint64_t bucket, uint64_t ns)
+{
+	slots[i].bucket[0][bucket % CUA_CS_BUCKETS] = bucket << CUA_CS_BUSY_BITS | ns;
+}
+
+static int setup(void **state)
+{
+	(void)state;
+	slots = calloc(8, sizeof(*slots));
+	return slots ? 0 : -1;
+}
+
+static int teardown(void **state)
+{
+	(void)state;
+	free(slots);
+	return 0;
+}
+
+static unsigned groups(struct cua_cs_group *out)
+{
+	return cua_cs_groups(slots, 8, 0, NOW, out, CUA_CS_MAX_GROUPS);
+}
+
+static void a_crowded_bucket_is_shared_the_shorter_inside_the_longer(void **state)
+{
+	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+
+	(void)state;
+	memset(slots, 0, 8 * sizeof(*slots));
+	slot(0, 100, "a", 30, NOW);
+	slot(1, 200, "b", 70, NOW);
+	/* Bucket 950: 10 ms and 5 ms (15 > 10): the 5 ms are shared by both, the other 5 are
+	   a's. Bucket 960: 4 and 5 ms (9 <= 10): each its own. */
+	busy(0, 950, 10 * MS);
+	busy(1, 950, 5 * MS);
+	busy(0, 960, 4 * MS);
+	busy(1, 960, 5 * MS);
+	/* Outside the window: not counted. */
+	busy(0, 900, 10 * MS);
+	assert_int_equal(groups(out), 2);
+	assert_string_equal(out[0].name, "a");
+	assert_int_equal(out[0].busy_ns, 14 * MS);
+	assert_int_equal(out[0].charge_ns, 7500000 + 4 * MS);
+	assert_int_equal(out[1].busy_ns, 10 * MS);
+	assert_int_equal(out[1].charge_ns, 2500000 + 5 * MS);
+	assert_int_equal(out[0].limit, 30);
+	assert_true(out[0].active && out[1].active);
+}
+
+static void three_groups_busy_together_get_a_third_each(void **state)
+{
+	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+
+	(void)state;
+	memset(slots, 0, 8 * sizeof(*slots));
+	for (unsigned i = 0; i < 3; i++) {
+		slot(i, 100 + i, "", 50, NOW);
+		busy(i, 999, 10 * MS);
+	}
+	/* Processes alone are their own groups, however many share the empty name. */
+	assert_int_equal(groups(out), 3);
+	for (unsigned i = 0; i < 3; i++) {
+		assert_int_equal(out[i].charge_ns, 3333333);
+		assert_int_equal(out[i].pid, 100 + i);
+	}
+}
+
+static void a_groups_processes_add_up_to_one_bucket_at_most(void **state)
+{
+	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+
+	(void)state;
+	memset(slots, 0, 8 * sizeof(*slots));
+	slot(0, 100, "g", 50, NOW);
+	slot(1, 101, "g", 50, NOW);
+	busy(0, 990, 6 * MS);
+	busy(1, 990, 6 * MS);
+	busy(1, 991, 3 * MS);
+	assert_int_equal(groups(out), 1);
+	assert_int_equal(out[0].processes, 2);
+	assert_int_equal(out[0].charge_ns, 13 * MS);
+}
+
+static void a_cap_is_over_past_its_percent_of_the_window(void **state)
+{
+	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+
+	(void)state;
+	memset(out, 0, sizeof(out));
+	out[0].limit = 30;
+	out[0].charge_ns = CUA_CS_WINDOW_NS / 100 * 30;
+	assert_false(cua_cs_over(out, 1, 0));
+	out[0].charge_ns++;
+	assert_true(cua_cs_over(out, 1, 0));
+}
+
+static void a_weight_yields_only_to_an_active_group_under_its_part(void **state)
+{
+	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+
+	(void)state;
+	memset(out, 0, sizeof(out));
+	out[0].limit = 25 | CUA_CS_SHARE;
+	out[1].limit = 75 | CUA_CS_SHARE;
+	out[0].active = out[1].active = 1;
+	out[0].charge_ns = CUA_CS_WINDOW_NS / 100 * 30;
+	out[1].charge_ns = CUA_CS_WINDOW_NS / 100 * 60;
+	assert_true(cua_cs_over(out, 2, 0));  /* a past 25%, b under its 75% */
+	assert_false(cua_cs_over(out, 2, 1)); /* b under its part */
+	out[1].charge_ns = CUA_CS_WINDOW_NS / 100 * 76;
+	out[0].charge_ns = CUA_CS_WINDOW_NS / 100 * 24;
+	assert_true(cua_cs_over(out, 2, 1));  /* b past 75%, a wants more than it has */
+	out[0].charge_ns = CUA_CS_WINDOW_NS / 100 * 26;
+	assert_false(cua_cs_over(out, 2, 1)); /* nobody is short: time nobody wants is anyone's */
+	out[1].active = 0;                    /* alone: the whole GPU */
+	out[0].charge_ns = CUA_CS_WINDOW_NS / 100 * 95;
+	assert_false(cua_cs_over(out, 2, 0));
+}
+
+static void a_quiet_slot_leaves_the_view(void **state)
+{
+	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+
+	(void)state;
+	memset(slots, 0, 8 * sizeof(*slots));
+	slot(0, 100, "a", 30, NOW - CUA_CS_WINDOW_NS - 1); /* no busy, wanted long ago */
+	slot(1, 200, "b", 30, NOW - CUA_CS_ACTIVE_NS - 1); /* listed, no longer active */
+	busy(1, 995, MS);
+	slots[2].owner = 300; /* not ready: never read */
+	busy(2, 995, MS);
+	assert_int_equal(groups(out), 1);
+	assert_string_equal(out[0].name, "b");
+	assert_false(out[0].active);
+}
+
+static void a_zero_head_is_refused(void **state)
+{
+	struct cua_cs_head h;
+
+	(void)state;
+	memset(&h, 0, sizeof(h));
+	assert_non_null(cua_cs_check_head(&h, CUA_CS_FILE_SIZE, 0));
+}
+
+static void the_limit_parser_takes_caps_or_weights_never_both(void **state)
+{
+	struct cua_compute_config c;
+	static const char *const bad[] = { "0", "101", "abc", "30:shar", "0:30,30:share", "16:30",
+					   "30,40", "0:30,0:40", "", "30%%", "-5", "30 ", NULL };
+
+	(void)state;
+	memset(&c, 0, sizeof(c));
+	assert_int_equal(cua_compute_config_parse("30", &c), 0);
+	assert_int_equal(c.limit[0], 30);
+	assert_int_equal(c.limit[15], 30);
+	assert_int_equal(cua_compute_config_parse("0:30,1:50%", &c), 0);
+	assert_int_equal(c.limit[0], 30);
+	assert_int_equal(c.limit[1], 50);
+	assert_int_equal(c.limit[2], 0);
+	assert_int_equal(cua_compute_config_parse("10,3:100", &c), 0);
+	assert_int_equal(c.limit[3], 100);
+	assert_int_equal(c.limit[4], 10);
+	assert_int_equal(cua_compute_config_parse("0:30:share,20:share", &c), 0);
+	assert_int_equal(c.limit[0], 30 | CUA_CS_SHARE);
+	assert_int_equal(c.limit[7], 20 | CUA_CS_SHARE);
+	for (unsigned i = 0; bad[i]; i++)
+		assert_int_not_equal(cua_compute_config_parse(bad[i], &c), 0);
+}
+
+int main(void)
+{
+	const struct CMUnitTest tests[] = {
+		cmocka_unit_test(a_crowded_bucket_is_shared_the_shorter_inside_the_longer),
+		cmocka_unit_test(three_groups_busy_together_get_a_third_each),
+		cmocka_unit_test(a_groups_processes_add_up_to_one_bucket_at_most),
+		cmocka_unit_test(a_cap_is_over_past_its_percent_of_the_window),
+		cmocka_unit_test(a_weight_yields_only_to_an_active_group_under_its_part),
+		cmocka_unit_test(a_quiet_slot_leaves_the_view),
+		cmocka_unit_test(a_zero_head_is_refused),
+		cmocka_unit_test(the_limit_parser_takes_caps_or_weights_never_both),
+	};
+
+	return cmocka_run_group_tests(tests, setup, teardown);
+}
