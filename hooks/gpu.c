@@ -119,7 +119,7 @@ static struct cua_gpu_totals *tot;  /* mapped with them */
 static uint64_t owner_pid;          /* the process the state belongs to */
 static uint64_t setup_lock, totals_lock;
 /* Stream captures begun and not seen ended: a hint that one may be open, never a reason to
-   stop timing (a program may abandon a capture: issue 35). */
+   stop timing (a program may abandon a capture). */
 static int captures;
 static uint64_t covered_min[CUA_GPU_MAX_DEVICES], covered_max[CUA_GPU_MAX_DEVICES];
 static struct {
@@ -147,7 +147,7 @@ static int *program_errno_slot(void)
 	return cua_program_errno ? cua_program_errno() : NULL;
 }
 
-/* The locks (issue 35). No lock here may be met by a signal handler or exit on the thread
+/* The locks. No lock here may be met by a signal handler or exit on the thread
    that holds it, and none may be held by a thread a forked child lacks: a lock word holds
    its holder's process and thread ids; a thread that finds its own id there (a handler's
    call, or exit, interrupting the hook) gives up at once, and a child takes over a lock a
@@ -304,7 +304,7 @@ static int setup(struct gctx *g)
 }
 
 /* While a capture may be open (one was begun and its end not yet seen; a program may also
-   abandon one, issue 35), cuaudit's own calls that a global-mode capture forbids (a stream
+   abandon one), cuaudit's own calls that a global-mode capture forbids (a stream
    creation, an event query) run in the relaxed capture mode, which no capture forbids: they
    neither end the program's capture nor wait for its end to be seen. 1: relaxed (unrelax
    restores the mode); 0: no capture seen; -1: the mode cannot be changed, so the caller
@@ -334,8 +334,8 @@ static int pool_dead(CUresult rc)
 }
 
 /* A pool whose context is gone: no driver call names its events again, and its context's
-   next call sets up a new pool (issue 35: after a device reset, timing went on calling
-   the destroyed context's events and stopped for good). */
+   next call sets up a new pool (after a device reset, timing would otherwise go on calling
+   the destroyed context's events and stop for good). */
 static void retire(struct gctx *g)
 {
 	int ready = G_READY;
@@ -615,8 +615,8 @@ static uint64_t host_lo(const struct gctx *g, int64_t gpu)
 /* A harvested anchor: the reference from now on, and the host-to-GPU mapping if it is at
    least as certain as the one in use (with that one's drift since): an anchor whose record
    call was preempted moves nothing. An event is stamped no earlier than its record call
-   began, but a GPU time-sliced with another context may stamp it a slice late (issue 40:
-   intervals placed by such an anchor end too early): an anchor whose whole uncertainty lies
+   began, but a GPU time-sliced with another context may stamp it a slice late (intervals
+   placed by such an anchor would end too early): an anchor whose whole uncertainty lies
    below the greatest lower bound of the offset seen is late and is never the mapping, and a
    mapping found late by a later anchor gives way to the anchor of that bound. */
 static void take_anchor(struct gctx *g, const struct rec *r, int64_t gpu)
@@ -706,7 +706,7 @@ static int bound(const struct gctx *g, const struct rec *r, int64_t end, int64_t
    is gone (the record stays, for drop to count). Lock held. A timed
    record costs one driver call when done (its end's elapsed time from the reference, which
    says "not ready" where a query would), and one while not done: the elapsed-time call is
-   the query (issue 21: a query and an elapsed time per record cost two). */
+   the query (a query and an elapsed time per record would cost two). */
 static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 {
 	struct rec *r = &g->ring[g->tail % POOL];

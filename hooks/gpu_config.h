@@ -6,10 +6,10 @@
 #include "config.h"
 
 struct cua_gpu_config {
-	/* CUAUDIT_GPU_TIME (issue 21): 0 off (the default), 1 every launch, copy, memset and
+	/* CUAUDIT_GPU_TIME: 0 off (the default), 1 every launch, copy, memset and
 	   graph launch, N: 1 of each thread's N such calls. */
 	unsigned gpu_time;
-	/* CUAUDIT_GPU_TIME_START (issue 34): 0 "call" (the default: an idle stream's work started
+	/* CUAUDIT_GPU_TIME_START: 0 "call" (the default: an idle stream's work started
 	   inside its call), 1 "event" (a start event before a call on a stream that may be idle). */
 	int start_event;
 };

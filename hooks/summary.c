@@ -212,7 +212,7 @@ static CUA_COLD uint64_t *map_entry_counts(struct tstats *t)
 	return e;
 }
 
-/* A call through a patched entry: counted by the runtime copy it came through (issue 23). */
+/* A call through a patched entry: counted by the runtime copy it came through. */
 static inline void count_entry(struct tstats *t, const struct cuaudit_call *c)
 {
 	int copy = cua_entry_copy_of(c->object);
@@ -282,7 +282,7 @@ static CUA_COLD void count_slow(unsigned id, unsigned depth, unsigned binding, u
 	summary_exit(&c, NULL);
 }
 
-/* The exact summary's counter form (cua_dispatch_counter, issue 25): what summary_exit does
+/* The exact summary's counter form (cua_dispatch_counter): what summary_exit does
    for a call through no patched entry that is no launch, from registers, with the thread's
    record and the function's row found by two loads and the fork check one compare. */
 /* The counters' common case: the row of (id, nested) in the thread's record at level l,
@@ -336,7 +336,7 @@ static inline int sample_this(struct cua_stat *s)
 	return cua_sampler_next(s, cfg.sample, &rng);
 }
 
-/* The sampled summary's counter form (issue 25): the common call, in registers, timed or not
+/* The sampled summary's counter form: the common call, in registers, timed or not
    as the thread's choice for the function said at its start (t_exit 0: untimed); the choice
    for the next call is made here, from the row just updated, by the rule of sample_this. */
 static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
@@ -660,7 +660,7 @@ static int write_file(int snapshot)
    snapshot forever: one in progress on this very thread (exit() from a signal handler), by a
    thread that has ended, or still running at the deadline is abandoned; its temporary file
    is never renamed. The claim is one word, the process and the thread: a forked child is
-   not held up by a claim of its parent's (issue 19, per-process state). */
+   not held up by a claim of its parent's (per-process state). */
 static uint64_t writer;
 static uint64_t final_pid; /* the process whose final summary is written */
 #define WRITER(pid, tid) ((pid) << 32 | (uint32_t)(tid))
@@ -774,7 +774,7 @@ int cua_summary_init(const struct cua_config *all, const struct cua_summary_conf
 	/* Sampled unless CUAUDIT_SUMMARY_SAMPLE says otherwise (0: exact): counts exact, the
 	   sub-microsecond functions timed 1 call in 64 once their mean is known, the rest every
 	   call. Timing every call cost the launch-bound PyTorch loop 16% on the H100 against
-	   none for the sampled summary (issue 25; docs/performance.md). */
+	   none for the sampled summary (docs/performance.md). */
 	if (!own->sample_set)
 		cfg.sample = CUA_METRICS_SAMPLE;
 	cfg.sample_mask = cfg.sample > 1 && !(cfg.sample & (cfg.sample - 1)) ? cfg.sample - 1 : 0;

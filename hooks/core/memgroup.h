@@ -56,8 +56,8 @@ struct cua_group_head {
 	uint64_t reclaimed;       /* slots taken back from processes that died */
 	uint64_t scan_ns;         /* CLOCK_MONOTONIC of the last look for dead processes */
 	char name[CUA_GROUP_NAME_MAX]; /* the group, NUL-terminated */
-	/* Zero in version 1, kept for later state of the group (a compute share's scheduler,
-	   issue 40); a version that uses them says so with a new version number. */
+	/* Zero in version 1, kept for later state of the group (the compute share keeps its
+	   own file); a version that uses them says so with a new version number. */
 	uint8_t reserved[CUA_GROUP_HEAD_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 * CUA_GROUP_DEVICES - 8 -
 			 4 * 2 - 8 - 8 - CUA_GROUP_NAME_MAX];
 };
