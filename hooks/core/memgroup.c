@@ -347,7 +347,8 @@ static void drop_own_past(uint64_t start)
 	}
 }
 
-static int try_claim(uint32_t pid, uint64_t start)
+/* Claims a free slot for pid: its index, its ready owner word in *word; -1 if none. */
+static int try_claim(uint32_t pid, uint64_t start, uint64_t *word)
 {
 	for (uint32_t i = 0; i < CUA_GROUP_SLOTS; i++) {
 		struct cua_group_slot *s = &slots[i];
@@ -372,23 +373,41 @@ static int try_claim(uint32_t pid, uint64_t start)
 								0, __ATOMIC_SEQ_CST,
 								__ATOMIC_SEQ_CST))
 			;
-		__atomic_store_n(&s->owner, (uint64_t)pid | gen << 32 | CUA_GROUP_READY,
-				 __ATOMIC_SEQ_CST);
-		__atomic_store_n(&mine, (uint64_t)pid << 32 | (i + 1), __ATOMIC_RELEASE);
+		*word = (uint64_t)pid | gen << 32 | CUA_GROUP_READY;
+		__atomic_store_n(&s->owner, *word, __ATOMIC_SEQ_CST);
 		return (int)i;
 	}
 	return -1;
 }
 
+/* Claims this process's slot. Threads of a forked child (or a signal handler inside a
+   claim) that find no slot of their pid claim at once: the first to publish its slot in
+   mine wins, and the others give theirs back, never charged, so that the process has one
+   slot and no charge goes to a slot it has dropped. Lock-free: nobody waits for another. */
 static int claim(void)
 {
 	uint32_t pid = (uint32_t)cua_process_id();
-	uint64_t start = self_start();
+	uint64_t start = self_start(), word = 0;
+	uint64_t seen = __atomic_load_n(&mine, __ATOMIC_ACQUIRE), want;
+	int i;
 
-	if (try_claim(pid, start) >= 0)
+	if (seen >> 32 == pid && (seen & 0xffffffffu))
 		return 0;
-	cua_memgroup_reclaim();
-	return try_claim(pid, start) >= 0 ? 0 : -1;
+	if ((i = try_claim(pid, start, &word)) < 0) {
+		cua_memgroup_reclaim();
+		if ((i = try_claim(pid, start, &word)) < 0)
+			return -1;
+	}
+	want = (uint64_t)pid << 32 | (uint32_t)(i + 1);
+	while (!__atomic_compare_exchange_n(&mine, &seen, want, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE)) {
+		if (seen >> 32 == pid && (seen & 0xffffffffu)) {
+			__atomic_compare_exchange_n(&slots[i].owner, &word, 0, 0, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+			return 0;
+		}
+	}
+	return 0;
 }
 
 static struct cua_group_slot *my_slot(void)

@@ -43,6 +43,23 @@ with open(path, "r+b") as f:
 PY
 }
 
+# slot_used PID: the MiB charged on device 0 in the ready slot of process PID, or "none".
+slot_used() {
+  "$PYTHON" - "$FILE" "$1" <<'PY'
+import struct, sys
+path, pid = sys.argv[1], int(sys.argv[2])
+m = open(path, "rb").read()
+hwm = struct.unpack_from("<I", m, 8 + 4 * 2 + 8 + 4 * 4 + 8 * 64 + 8)[0]
+got = "none"
+for i in range(hwm):
+    at = 4096 + i * 1088
+    owner = struct.unpack_from("<Q", m, at)[0]
+    if owner >> 63 and owner & 0xffffffff == pid:
+        got = str(struct.unpack_from("<Q", m, at + 64 + 64 * 8)[0] >> 20)
+print(got)
+PY
+}
+
 case $name in
 memgroup_three_processes_share_the_quota_exactly_round_after_round)
   # 64 MiB of 1 MiB chunks: whatever the interleaving, the three get 64 between them in
@@ -69,10 +86,18 @@ memgroup_three_processes_share_the_quota_exactly_round_after_round)
 memgroup_a_killed_holder_gives_its_share_back)
   # It holds 40 MiB and allocates and frees one more chunk without pause: SIGKILL lands in
   # the middle of an allocation, perhaps between the group's charge and the driver's call.
+  # Each holder writes a file of its own round: `CMD >FILE &` truncates FILE in the child,
+  # after the test may already have read the last round's "held 40" in it, and then would
+  # start the second process before this holder (which then got all 64).
   for round in $(seq 10); do
-    "${G[@]}" "$PROG" spin 1024 40 >spin.out 2>spin.err &
+    "${G[@]}" "$PROG" spin 1024 40 >spin.$round.out 2>spin.$round.err &
     sp=$!
-    wait_for spin.out '^held 40$' || fail "the holder never held 40 MiB: $(cat spin.out spin.err)"
+    wait_for spin.$round.out '^held 40$' ||
+      fail "the holder never held 40 MiB: $(cat spin.$round.out spin.$round.err)"
+    # What the second process must meet: the holder's 40 MiB (41 with its extra chunk) in
+    # its ready slot of the group's file.
+    u=$(slot_used $sp)
+    [ "$u" = 40 ] || [ "$u" = 41 ] || fail "round $round: the holder's slot holds $u MiB"
     n=$(granted_alone)
     [ "$n" = 23 ] || [ "$n" = 24 ] && pass "beside the holder a process gets $n of 64" || fail "beside the holder: $n"
     sleep 0.0$((RANDOM % 10))
