@@ -20,9 +20,12 @@ _Static_assert(sizeof(struct cua_group_slot) % 64 == 0, "slots keep to cache lin
 /* A charge that keeps meeting other processes' charges in flight gives up after this many
    tries or this long, refused: a bound, never a wait on another process (one stopped inside
    its charge, say). Each try yields the processor, which on a loaded machine may take a
-   scheduler slice. */
+   scheduler slice. The time allows for a neighbour preempted between the two steps of its
+   grant (used raised, trying not yet lowered: counted twice meanwhile) on a loaded machine,
+   where a runnable thread may wait tens of milliseconds for a core; 20 ms refused such
+   charges with room left (1 round in 400 beside two busy loops). */
 #define CONTENDED_TRIES 4096u
-#define CONTENDED_NS (20ull * 1000 * 1000)
+#define CONTENDED_NS (250ull * 1000 * 1000)
 
 static struct cua_group_head *head;
 static struct cua_group_slot *slots;
