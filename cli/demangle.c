@@ -4,7 +4,7 @@
 #include <string.h>
 #include "demangle.h"
 
-/* hooks/core/demangle.c only: the module's summary table, log and trace print its text, so
+/* base/demangle.c only: the module's summary table, log and trace print its text, so
    `report` and `export` print the same names for them; a name it does not read stays
    mangled here too. Its time and memory are bounded whatever the name (a fixed node table,
    step and depth bounds, an output buffer of 8 bytes a byte of the name). libstdc++'s __cxa_demangle is not used:

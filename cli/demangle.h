@@ -3,9 +3,9 @@
 #ifndef CLI_DEMANGLE_H
 #define CLI_DEMANGLE_H
 
-/* cua_demangle_names (hooks/core/demangle.h) says whether readable names are wanted at all:
+/* cua_demangle_names (base/demangle.h) says whether readable names are wanted at all:
    --mangled turns it off; on by default. */
-#include "../hooks/core/demangle.h"
+#include "../base/demangle.h"
 
 /* The readable form of a mangled C++ name, or name itself when it is not one, demangling is
    off, or the module's demangler does not read it (no other is used: no other has a bound

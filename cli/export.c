@@ -612,7 +612,7 @@ static int export_summary(struct sink *k, const char *file, const char *text, si
 
 /* ---------------------------------------------------------------- traces */
 
-/* GPU tracks' ids in a trace (hooks/gpu_trace.c): above any thread id. */
+/* GPU tracks' ids in a trace (hooks/gpu/gpu_trace.c): above any thread id. */
 #define GPU_TRACK_BASE 4000000000ll
 
 /* Where a call's GPU work was: the flow arrow from the call ("ph":"s", on the calling thread,

@@ -499,7 +499,7 @@ static void put_bytes(FILE *f, uint64_t n)
 }
 
 /* The name the program gave the kernel a launch record launched, as published in the region
-   (hooks/core/livefmt.h, struct cua_live_name), readable (demangled); NULL when unknown. */
+   (rt/livefmt.h, struct cua_live_name), readable (demangled); NULL when unknown. */
 static const char *kernel_of(const struct region *r, const struct cua_live_call *c)
 {
 	static struct cua_live_name e;

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/hooks.h: starting the built-in hooks, each from la_version. */
+/* hooks/hooks.h: starting the built-in hooks, each from la_version (hooks/registry.c). */
 #ifndef CUA_HOOKS_H
 #define CUA_HOOKS_H
 
@@ -14,6 +14,12 @@ struct cua_summary_config;
 struct cua_metrics_config;
 struct cua_plugins_config;
 struct cua_errcount_config;
+struct cua_hook_configs;
+
+/* Starts every built-in hook in the registry's order (hooks/registry.c), from la_version,
+   before the plan closes. A hook's start may adjust a later hook's configuration (the compute
+   share turns GPU timing on). */
+void cua_hooks_start(const struct cua_config *all, struct cua_hook_configs *cfg);
 
 /* Each copies its own configuration (hooks/<hook>_config.h, read by its own loader) and the
    shared fields it needs from the core's (no hook reads the global record, on the hot path or
@@ -30,7 +36,7 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 /* 1 once the trace started with a file to write (CUAUDIT_TRACE). */
 int cua_trace_on(void);
 int cua_plugins_load(const struct cua_plugins_config *own);
-/* Registers the per-call log hook (hooks/log.c) when the level is verbose or above, or
+/* Registers the per-call log hook (hooks/log/log.c) when the level is verbose or above, or
    errors. */
 void cua_log_init(const struct cua_config *all);
 /* Counts failed calls into the file CUAUDIT_ERROR_COUNT names (cuaudit run --error-exitcode). */

@@ -11,7 +11,7 @@
 
 #define API __attribute__((visibility("default")))
 
-/* Written by the module at la_objopen (hooks/core/nvtxbridge.h); zero when no module or
+/* Written by the module at la_objopen (record/nvtxbridge.h); zero when no module or
    NVTX off. Protected: our own reads never go to another object's copy. */
 __attribute__((visibility("protected"))) const struct cua_nvtx_bridge *volatile cuaudit_nvtx_bridge_v1;
 

@@ -27,7 +27,7 @@ CUPTI=${CUPTI_HOME:-$CUDA_HOME/extras/CUPTI}
 } | tee "$R/versions.txt"
 
 # ---------------------------------------------------------------- build
-if [ ! -f "$AUDIT" ] || [ "$ROOT/hooks/gpu.c" -nt "$AUDIT" ]; then
+if [ ! -f "$AUDIT" ] || [ "$ROOT/hooks/gpu/gpu.c" -nt "$AUDIT" ]; then
   cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo -DCMAKE_CUDA_ARCHITECTURES=90 >"$R/build.log" 2>&1 &&
     cmake --build "$B" -j"$(nproc)" >>"$R/build.log" 2>&1 || { tail -30 "$R/build.log"; echo "0 passed, 1 failed"; exit 1; }
 fi

@@ -45,12 +45,15 @@ sources = {}
 for i, d in enumerate(layers):
     top = os.path.join(root, d)
     found = False
-    for name in sorted(os.listdir(top)) if os.path.isdir(top) else []:
-        if name.endswith((".c", ".h")):
-            rel = f"{d}/{name}"
-            if layer_of(rel) == i:
-                sources[rel] = i
-                found = True
+    # A folder's files and those of its subfolders not listed themselves (hooks/<name>/).
+    for dirpath, dirnames, names in sorted(os.walk(top)) if os.path.isdir(top) else []:
+        dirnames.sort()
+        for name in sorted(names):
+            if name.endswith((".c", ".h")):
+                rel = os.path.relpath(os.path.join(dirpath, name), root)
+                if layer_of(rel) == i:
+                    sources[rel] = i
+                    found = True
     if not found:
         print(f"stale map: {d} holds no .c or .h file")
         sources[d] = None
@@ -185,7 +188,7 @@ for rel, i in sources.items():
 
 # Each hook owns its configuration (hooks/<hook>_config.c): a field of the core's record that
 # only one hook module reads, and nothing outside the hooks layer, belongs to that hook.
-config_h = os.path.join(root, "hooks", "core", "config.h")
+config_h = os.path.join(root, "out", "config.h")
 if os.path.exists(config_h):
     with open(config_h, errors="replace") as f:
         text = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
@@ -193,14 +196,14 @@ if os.path.exists(config_h):
     members = re.findall(r"(\w+)\s*(?:\[[^\]]*\])*\s*;", m.group(1)) if m else []
     texts = {}
     for rel, i in sources.items():
-        if i is not None and not rel.startswith("hooks/core/config."):
+        if i is not None and not rel.startswith("out/config."):
             with open(os.path.join(root, rel), errors="replace") as f:
                 texts[rel] = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
     for member in members:
         users = {rel for rel, t in texts.items() if re.search(r"(->|\.)" + member + r"\b", t)}
         mods = {u.rsplit(".", 1)[0] for u in users}
         if len(mods) == 1 and all(layers[sources[u]] == "hooks" for u in users):
-            errors.append(f"hooks/core/config.h: struct cua_config's '{member}' is read by "
+            errors.append(f"out/config.h: struct cua_config's '{member}' is read by "
                           f"{sorted(mods)[0]} alone; it belongs in that hook's own configuration")
 
 for e in errors:

@@ -140,8 +140,10 @@ readme_quick_start_is_exactly_two_commands)
 every_environment_variable_read_is_in_the_readme_and_cuaudit_7)
   # The names the module and the command read are written as string literals in their C
   # sources; each must be explained where a user looks: README.md and cuaudit(7).
+  # Every source folder docs/layers.txt lists, and the NVTX injection library.
+  folders=$(sed 's/#.*//' "$SRC/docs/layers.txt" | awk 'NF { print "'"$SRC"'/" $1 }')
   grep -rhoE --include=*.c --include=*.h '"CUAUDIT_[A-Z0-9_]*[A-Z0-9]"' \
-    "$SRC/audit" "$SRC/hooks" "$SRC/cli" "$SRC/nvtx" | tr -d '"' | sort -u >vars.txt
+    $folders "$SRC/nvtx" | tr -d '"' | sort -u >vars.txt
   n=$(wc -l <vars.txt)
   [ "$n" -ge 30 ] && pass "$n variable names in the sources" ||
     fail "only $n variable names found: the sources no longer name them as this case expects"

@@ -13,7 +13,7 @@ raw_file() {
   [ -n "$raw" ] || { fail "no raw trace file: $(ls)"; finish; }
   "$PYTHON" - "$raw" <<'PY' || { fail "cannot cut the raw file"; finish; }
 import struct, sys
-H = 96  # struct cua_raw_head (hooks/core/tracefmt.h)
+H = 96  # struct cua_raw_head (record/tracefmt.h)
 d = open(sys.argv[1], "rb").read()
 assert d[:14] == b"cuaudit-raw/2\n", d[:16]
 magic, state, n = struct.unpack_from("<IIQ", d, H)

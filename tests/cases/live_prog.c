@@ -204,7 +204,7 @@ static void call_in_child_handler(void)
 }
 
 /* The calling thread's slot in this process's live region under directory dir, mapped
-   read-only (the reader's layout, hooks/core/livefmt.h); NULL if none. */
+   read-only (the reader's layout, rt/livefmt.h); NULL if none. */
 static const struct cua_live_slot *own_slot(const char *dir, const struct cua_live_head **head)
 {
 	char prefix[32], path[4096];
@@ -295,7 +295,7 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "tail") == 0) {
 		/* An argument in the last 4 bytes of its struct, with its high bytes set: the
-		   trace copies a struct's tail word by hand (hooks/trace.c). */
+		   trace copies a struct's tail word by hand (hooks/trace/trace.c). */
 		CUdevice d;
 
 		CHECK(cuInit(0) == CUDA_SUCCESS);

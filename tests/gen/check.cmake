@@ -3,7 +3,7 @@
 foreach(run 1 2)
   file(REMOVE_RECURSE ${OUT}/${run})
   execute_process(
-    COMMAND ${PYTHON} ${SRC}/hooks/gen/gen.py --cc ${CC} --include ${SRC}/tests/gen/fixture
+    COMMAND ${PYTHON} ${SRC}/gen/gen.py --cc ${CC} --include ${SRC}/tests/gen/fixture
       --toolkit fixture --policy ${SRC}/tests/gen/fixture/policy.tsv --out ${OUT}/${run}
       --driver-headers cuda.h --driver-typedefs cudaTypedefs.h
       --driver-exports ${SRC}/tests/gen/fixture/exports.txt

@@ -1,0 +1,92 @@
+/* SPDX-License-Identifier: MIT */
+/* base/process.h: process and thread identity across fork (the pid cache, the thread id), and the exit-work list. */
+#ifndef CUA_PROCESS_H
+#define CUA_PROCESS_H
+
+#include <stdint.h>
+#include "compiler.h"
+
+/* The program's __errno_location (its C library's, not the audit namespace's), set when
+   that library is opened; NULL before. Hooks that call the driver themselves restore the
+   program's errno through it. */
+extern int *(*cua_program_errno)(void);
+/* The program's __cxa_atexit: work registered through it runs at the program's exit, in
+   reverse order of registration, so before the CUDA runtime's own exit teardown when it is
+   registered after the runtime started. NULL before its C library is opened. */
+extern int (*cua_program_cxa_atexit)(void (*fn)(void *), void *arg, void *dso);
+/* The program's __register_atfork (what pthread_atfork calls): handlers registered through it
+   run in the program's fork, also from a signal handler; the audit namespace's own never
+   run. NULL before its C library is opened, or where it has none. */
+extern int (*cua_program_register_atfork)(void (*prepare)(void), void (*parent)(void),
+					  void (*child)(void), void *dso);
+
+/* Sets up the fork detector; from la_version. */
+void cua_process_init(void);
+/* This process's id in one load: the cache lives in a page the kernel wipes in a forked
+   child (MADV_WIPEONFORK), since pthread_atfork handlers of the audit namespace never run. */
+uint64_t cua_process_id(void);
+/* 1 when this process owns its memory and has made a call the summary or the trace kept: 0
+   in a vfork child, which shares its parent's memory (the cache holds the parent's pid), and
+   in an image or a forked child that has made no such call yet. */
+int cua_process_image_is_own(void);
+/* Depth of cua_thread.entry_stack: a power of two, more than the signal handlers that can
+   nest inside the few instructions between an island's push and its wrapper's pop. */
+#define CUA_ENTRY_STACK 16
+/* The calling thread's identity: its serial, call counter and depth, and its kernel id
+   cached with the pid it was read in. */
+struct cua_thread {
+	uint64_t serial; /* 0 until the thread's first call */
+	uint64_t calls;
+	uint64_t tid, tid_pid;
+	uint16_t depth;
+	/* Which runtime copy a call through a patched entry came through: the
+	   entry's island pushes its copy here and jumps to the entry-kind wrapper, which pops
+	   it first thing (cua_entry_take). A stack, never one word: a signal handler can run
+	   between the push and the pop, and its own calls through patched entries push and pop
+	   above the interrupted call's copy, leaving it as they found it. Indexes
+	   wrap: a handler that never returns (longjmp) leaves a slot behind, harmlessly. */
+	uint32_t entry_sp;
+	uint32_t entry_stack[CUA_ENTRY_STACK];
+	/* Set by a counter form that samples (the sampled summary, metrics): count_skip[id * 2 +
+	   nested] non-zero says this thread's next such call is counted without times, so the
+	   counter path reads no clock for it. NULL: every call is timed. */
+	const uint8_t *count_skip;
+	/* cuaudit's own time on this thread, in ns, in the hooks of general-path calls made
+	   inside other intercepted calls (the part of each outside its own two clock reads): a
+	   call subtracts what was added while it ran (docs/design.md, "A call's time"). */
+	uint64_t hook_ns;
+};
+/* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
+   bytes come from the static TLS surplus the loader keeps for modules like this one. */
+extern __thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
+
+/* A new thread's serial (1, 2, ...), for correlation ids: once per thread, at its first call. */
+uint64_t cua_process_new_thread(void);
+/* The calling thread's kernel id, cached; correct in a forked child too. */
+uint64_t cua_thread_id(void);
+/* The page cua_process_id caches the pid in; wiped to 0 in a forked child. Never NULL:
+   without a cache it points at a word that stays 0. */
+extern volatile uint64_t *cua_pid_cache;
+
+/* cua_process_id without a call when the cache is good: one memory load. */
+CUA_HOT_INLINE uint64_t cua_process_id_fast(void)
+{
+	uint64_t pid = *cua_pid_cache;
+
+	return CUA_LIKELY(pid) ? pid : cua_process_id();
+}
+
+/* cua_thread_id without a call when the cache is good: one TLS and one memory compare. */
+CUA_HOT_INLINE uint64_t cua_thread_id_fast(void)
+{
+	uint64_t pid = *cua_pid_cache;
+
+	if (CUA_LIKELY(pid && pid == cua_self.tid_pid))
+		return cua_self.tid;
+	return cua_thread_id();
+}
+
+/* The host name, for %h in file names and the summary's "process"; "unknown" if unreadable. */
+const char *cua_process_host(void);
+
+#endif

@@ -1,0 +1,527 @@
+/* SPDX-License-Identifier: MIT */
+/* groups/compshare.c: the compute share file: making or checking it, this process's slot and busy buckets, and the rule that says whether a group is over its share. */
+#include <errno.h>
+#include <fcntl.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "compshare.h"
+#include "fd.h"
+#include "fmt.h"
+#include "memgroup.h"
+#include "process.h"
+
+_Static_assert(sizeof(struct cua_cs_head) == CUA_CS_HEAD_SIZE, "the head is 4096 bytes");
+_Static_assert(CUA_CS_BUCKET_NS < (1ull << CUA_CS_BUSY_BITS), "a bucket's busy fits its bits");
+_Static_assert(CUA_CS_WINDOW_BUCKETS < CUA_CS_BUCKETS, "the window fits the ring");
+
+static struct cua_cs_head *head;
+static struct cua_cs_slot *slots;
+static uint64_t mine; /* pid << 32 | index + 1, as memgroup.c's */
+static char my_group[CUA_CS_NAME_MAX];
+static uint32_t my_limit[CUA_CS_DEVICES];
+static uint64_t my_ns;
+
+/* ---------------------------------------------------------------- the file */
+
+int cua_cs_path(char *out, size_t cap, const char *dir, uint32_t uid)
+{
+	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
+
+	if (cap == 0)
+		return -1;
+	cua_buf_str(&b, dir);
+	cua_buf_char(&b, '/');
+	cua_buf_str(&b, CUA_CS_FILE_PREFIX);
+	cua_buf_u64(&b, uid);
+	if (b.len >= cap)
+		return -1;
+	out[b.len] = '\0';
+	return 0;
+}
+
+const char *cua_cs_check_head(const struct cua_cs_head *h, uint64_t size, uint32_t uid)
+{
+	static const uint8_t zero[sizeof(h->reserved)];
+
+	if (size < sizeof(*h) || memcmp(h->magic, CUA_CS_MAGIC, 8) != 0)
+		return "is no cuaudit compute share file (its magic is wrong), or is truncated";
+	if (h->version != CUA_CS_VERSION)
+		return "has another format version than this cuaudit's (1)";
+	if (h->head_size != CUA_CS_HEAD_SIZE || h->slots != CUA_CS_SLOTS ||
+	    h->devices != CUA_CS_DEVICES || h->slot_size != sizeof(struct cua_cs_slot) ||
+	    h->file_size != CUA_CS_FILE_SIZE || h->bucket_ns != CUA_CS_BUCKET_NS ||
+	    h->buckets != CUA_CS_BUCKETS || h->window_buckets != CUA_CS_WINDOW_BUCKETS)
+		return "is corrupt (its sizes are not those of format version 1)";
+	if (size != CUA_CS_FILE_SIZE)
+		return "is truncated or extended (its size is not what its head says)";
+	if (h->uid != uid)
+		return "names another owner in its head";
+	if (h->hwm > CUA_CS_SLOTS || memcmp(h->reserved, zero, sizeof(zero)) != 0)
+		return "is corrupt (a field of its head is out of range)";
+	return NULL;
+}
+
+static int fail(struct cua_buf *why, const char *what, int err)
+{
+	cua_buf_str(why, what);
+	if (err) {
+		cua_buf_str(why, ": ");
+		cua_buf_errno(why, err);
+	}
+	return -1;
+}
+
+/* Made whole under a temporary name, then linked in place (as a memory group's file). */
+static int make(const char *path, struct cua_buf *why)
+{
+	char tmp[CUA_PATH_MAX_GROUP];
+	struct cua_buf t = CUA_BUF(tmp);
+	struct cua_cs_head *h;
+	int fd, err;
+
+	cua_buf_str(&t, path);
+	cua_buf_str(&t, ".tmp.");
+	cua_buf_u64(&t, cua_process_id());
+	if (t.len >= sizeof(tmp))
+		return fail(why, "cannot be made: its name is too long", 0);
+	tmp[t.len] = '\0';
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return fail(why, "cannot be made", errno);
+	if ((err = fchmod(fd, 0600) != 0 ? errno : 0) ||
+	    (err = cua_fd_grow(fd, (off_t)CUA_CS_FILE_SIZE, 1)) != 0) {
+		unlink(tmp);
+		close(fd);
+		return fail(why, "cannot be made", err);
+	}
+	h = mmap(NULL, CUA_CS_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		err = errno;
+		unlink(tmp);
+		close(fd);
+		return fail(why, "cannot be made", err);
+	}
+	memcpy(h->magic, CUA_CS_MAGIC, 8);
+	h->version = CUA_CS_VERSION;
+	h->head_size = CUA_CS_HEAD_SIZE;
+	h->file_size = CUA_CS_FILE_SIZE;
+	h->slots = CUA_CS_SLOTS;
+	h->devices = CUA_CS_DEVICES;
+	h->slot_size = sizeof(struct cua_cs_slot);
+	h->uid = (uint32_t)geteuid();
+	h->bucket_ns = CUA_CS_BUCKET_NS;
+	h->buckets = CUA_CS_BUCKETS;
+	h->window_buckets = CUA_CS_WINDOW_BUCKETS;
+	munmap(h, CUA_CS_HEAD_SIZE);
+	err = link(tmp, path) == 0 ? 0 : errno;
+	unlink(tmp);
+	if (err) {
+		close(fd);
+		if (err == EEXIST) {
+			errno = EEXIST;
+			return -1;
+		}
+		return fail(why, "cannot be made", err);
+	}
+	return fd;
+}
+
+static int open_file(const char *path, struct cua_buf *why)
+{
+	for (int round = 0; round < 2; round++) {
+		int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+		if (fd >= 0)
+			return fd;
+		if (errno == ELOOP)
+			return fail(why, "is a symbolic link (never followed)", 0);
+		if (errno != ENOENT)
+			return fail(why, "cannot be opened", errno);
+		fd = make(path, why);
+		if (fd >= 0 || errno != EEXIST || why->len)
+			return fd;
+	}
+	return fail(why, "cannot be opened: it keeps appearing and vanishing", 0);
+}
+
+/* ---------------------------------------------------------------- slots */
+
+static uint32_t hwm(void)
+{
+	uint32_t n = __atomic_load_n(&head->hwm, __ATOMIC_ACQUIRE);
+
+	return n < CUA_CS_SLOTS ? n : CUA_CS_SLOTS;
+}
+
+static uint64_t self_start(void)
+{
+	uint64_t t = 0;
+
+	return cua_memgroup_proc_start((uint32_t)cua_process_id(), &t) == 1 ? t : 0;
+}
+
+/* Takes back the slots of processes that are gone: their buckets stop growing at their
+   death and age out of the window anyway; this only makes room. */
+static void reclaim(void)
+{
+	for (uint32_t i = 0, n = hwm(); i < n; i++) {
+		uint64_t w = __atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE);
+
+		if (!w || (uint32_t)(mine & 0xffffffffu) == i + 1)
+			continue;
+		if (cua_memgroup_slot_alive(w, __atomic_load_n(&slots[i].start_ticks, __ATOMIC_ACQUIRE),
+					    __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE),
+					    my_ns) == 0 &&
+		    __atomic_compare_exchange_n(&slots[i].owner, &w, 0, 0, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			__atomic_add_fetch(&head->reclaimed, 1, __ATOMIC_RELAXED);
+	}
+}
+
+static int try_claim(uint32_t pid, uint64_t start)
+{
+	for (uint32_t i = 0; i < CUA_CS_SLOTS; i++) {
+		struct cua_cs_slot *s = &slots[i];
+		uint64_t w = 0, gen;
+		uint32_t h;
+
+		if (__atomic_load_n(&s->owner, __ATOMIC_RELAXED))
+			continue;
+		gen = __atomic_add_fetch(&head->next_gen, 1, __ATOMIC_RELAXED) & 0x7fffffffu;
+		if (!__atomic_compare_exchange_n(&s->owner, &w, (uint64_t)pid | gen << 32, 0,
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			continue;
+		for (unsigned d = 0; d < CUA_CS_DEVICES; d++) {
+			__atomic_store_n(&s->wants[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->held[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->limit[d], my_limit[d], __ATOMIC_RELAXED);
+			for (unsigned b = 0; b < CUA_CS_BUCKETS; b++)
+				__atomic_store_n(&s->bucket[d][b], 0, __ATOMIC_RELAXED);
+		}
+		memcpy(s->group, my_group, sizeof(s->group));
+		__atomic_store_n(&s->start_ticks, start, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->pidns, my_ns, __ATOMIC_RELAXED);
+		h = __atomic_load_n(&head->hwm, __ATOMIC_SEQ_CST);
+		while (h < i + 1 && !__atomic_compare_exchange_n(&head->hwm, &h, i + 1, 0,
+								__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			;
+		__atomic_store_n(&s->owner, (uint64_t)pid | gen << 32 | CUA_CS_READY,
+				 __ATOMIC_RELEASE);
+		__atomic_store_n(&mine, (uint64_t)pid << 32 | (i + 1), __ATOMIC_RELEASE);
+		return (int)i;
+	}
+	return -1;
+}
+
+/* This process's slot; a forked child claims its own (its parent's is its parent's). */
+static struct cua_cs_slot *my_slot(void)
+{
+	uint64_t m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE);
+	uint32_t pid = (uint32_t)cua_process_id();
+
+	if (!head)
+		return NULL;
+	if (m && m >> 32 == pid)
+		return &slots[(m & 0xffffffffu) - 1];
+	if (try_claim(pid, self_start()) < 0) {
+		reclaim();
+		if (try_claim(pid, self_start()) < 0)
+			return NULL;
+	}
+	m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE);
+	return &slots[(m & 0xffffffffu) - 1];
+}
+
+int cua_cs_on(void)
+{
+	return head != NULL;
+}
+
+int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, struct cua_buf *why)
+{
+	char path[CUA_PATH_MAX_GROUP];
+	struct cua_cs_head h;
+	struct stat st;
+	const char *bad;
+	void *map;
+	uint32_t uid = (uint32_t)geteuid();
+	int fd;
+
+	if (cua_cs_path(path, sizeof(path), dir, uid) != 0)
+		return fail(why, "has too long a path", 0);
+	if ((fd = open_file(path, why)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return fail(why, "cannot be read", errno);
+	}
+	if (!S_ISREG(st.st_mode) || st.st_uid != uid || (st.st_mode & 07777) != 0600) {
+		close(fd);
+		return fail(why, !S_ISREG(st.st_mode) ? "is not a regular file"
+			    : st.st_uid != uid	  ? "belongs to another user"
+						  : "has a mode other than 0600",
+			    0);
+	}
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		memset(&h, 0, sizeof(h));
+	if ((bad = cua_cs_check_head(&h, (uint64_t)st.st_size, uid))) {
+		close(fd);
+		return fail(why, bad, 0);
+	}
+	map = mmap(NULL, CUA_CS_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return fail(why, "cannot be mapped", errno);
+	memset(my_group, 0, sizeof(my_group));
+	if (group)
+		memcpy(my_group, group, strnlen(group, CUA_CS_NAME_MAX - 1));
+	memcpy(my_limit, limit, sizeof(my_limit));
+	my_ns = cua_memgroup_pidns();
+	head = map;
+	slots = (struct cua_cs_slot *)((char *)map + CUA_CS_HEAD_SIZE);
+	if (!my_slot()) {
+		munmap(map, CUA_CS_FILE_SIZE);
+		head = NULL;
+		slots = NULL;
+		return fail(why, "has every one of its 256 process slots taken by live processes", 0);
+	}
+	return 0;
+}
+
+/* ---------------------------------------------------------------- charges */
+
+/* Adds ns to bucket number n of ring r: a word of an older number starts over; one of a
+   newer number (the interval is older than the ring) is left. One writer per slot. */
+static void add_bucket(uint64_t *r, uint64_t n, uint64_t ns)
+{
+	uint64_t *w = &r[n % CUA_CS_BUCKETS], v = __atomic_load_n(w, __ATOMIC_RELAXED);
+	uint64_t have = v >> CUA_CS_BUSY_BITS, busy = v & ((1ull << CUA_CS_BUSY_BITS) - 1);
+	uint64_t tag = n & ((1ull << (64 - CUA_CS_BUSY_BITS)) - 1);
+
+	if (have > tag)
+		return;
+	if (have < tag)
+		busy = 0;
+	busy += ns;
+	if (busy > CUA_CS_BUCKET_NS)
+		busy = CUA_CS_BUCKET_NS;
+	__atomic_store_n(w, tag << CUA_CS_BUSY_BITS | busy, __ATOMIC_RELAXED);
+}
+
+void cua_cs_charge(unsigned dev, uint64_t start, uint64_t end)
+{
+	struct cua_cs_slot *s;
+
+	if (dev >= CUA_CS_DEVICES || end <= start || !(s = my_slot()))
+		return;
+	/* Older than the ring, or absurdly long: only its last ring's worth counts. */
+	if (end - start > CUA_CS_BUCKET_NS * CUA_CS_BUCKETS)
+		start = end - CUA_CS_BUCKET_NS * CUA_CS_BUCKETS;
+	while (start < end) {
+		uint64_t n = start / CUA_CS_BUCKET_NS, edge = (n + 1) * CUA_CS_BUCKET_NS;
+		uint64_t stop = end < edge ? end : edge;
+
+		add_bucket(s->bucket[dev], n, stop - start);
+		start = stop;
+	}
+}
+
+void cua_cs_want(unsigned dev, uint64_t now, uint64_t held_ns)
+{
+	struct cua_cs_slot *s;
+
+	if (dev >= CUA_CS_DEVICES || !(s = my_slot()))
+		return;
+	if (__atomic_load_n(&s->wants[dev], __ATOMIC_RELAXED) < now)
+		__atomic_store_n(&s->wants[dev], now, __ATOMIC_RELAXED);
+	if (held_ns)
+		__atomic_add_fetch(&s->held[dev], held_ns, __ATOMIC_RELAXED);
+}
+
+/* ---------------------------------------------------------------- the rule */
+
+/* Per group and bucket of the window: its processes' busy time (the rule's scratch; one
+   caller at a time: the hook's refresh, or the command). */
+static uint64_t busy[CUA_CS_MAX_GROUPS][CUA_CS_WINDOW_BUCKETS];
+
+static uint64_t bucket_busy(const uint64_t *r, uint64_t n)
+{
+	uint64_t v = __atomic_load_n(&r[n % CUA_CS_BUCKETS], __ATOMIC_RELAXED);
+	uint64_t tag = n & ((1ull << (64 - CUA_CS_BUSY_BITS)) - 1);
+
+	return v >> CUA_CS_BUSY_BITS == tag ? v & ((1ull << CUA_CS_BUSY_BITS) - 1) : 0;
+}
+
+static unsigned find_group(struct cua_cs_group *out, unsigned *n, unsigned max,
+			   const struct cua_cs_slot *s, uint32_t pid)
+{
+	unsigned g;
+
+	if (s->group[0])
+		for (g = 0; g < *n; g++)
+			if (out[g].name[0] && strncmp(out[g].name, s->group, CUA_CS_NAME_MAX) == 0)
+				return g;
+	if (*n >= max)
+		return max;
+	g = (*n)++;
+	memset(&out[g], 0, sizeof(out[g]));
+	memcpy(out[g].name, s->group, CUA_CS_NAME_MAX);
+	out[g].name[CUA_CS_NAME_MAX - 1] = '\0';
+	out[g].pid = pid;
+	memset(busy[g], 0, sizeof(busy[g]));
+	return g;
+}
+
+/* Bucket b's time shared out among the groups busy in it (see compshare.h). */
+static void share_bucket(struct cua_cs_group *out, unsigned n, unsigned b)
+{
+	unsigned order[CUA_CS_MAX_GROUPS], k = 0;
+	uint64_t total = 0;
+
+	for (unsigned g = 0; g < n; g++)
+		if (busy[g][b]) {
+			total += busy[g][b];
+			order[k++] = g;
+		}
+	if (total <= CUA_CS_BUCKET_NS) {
+		for (unsigned i = 0; i < k; i++)
+			out[order[i]].charge_ns += busy[order[i]][b];
+		return;
+	}
+	/* Shortest first: each level's time is shared by the groups still busy at it. */
+	for (unsigned i = 1; i < k; i++)
+		for (unsigned j = i; j > 0 && busy[order[j]][b] < busy[order[j - 1]][b]; j--) {
+			unsigned t = order[j];
+
+			order[j] = order[j - 1];
+			order[j - 1] = t;
+		}
+	for (unsigned i = 0; i < k; i++) {
+		uint64_t c = 0, prev = 0;
+
+		for (unsigned j = 0; j <= i; j++) {
+			uint64_t lvl = busy[order[j]][b];
+
+			c += (lvl - prev) / (k - j);
+			prev = lvl;
+		}
+		out[order[i]].charge_ns += c;
+	}
+}
+
+unsigned cua_cs_groups(const struct cua_cs_slot *sl, uint32_t n_slots, unsigned dev,
+		       uint64_t now, struct cua_cs_group *out, unsigned max)
+{
+	uint64_t last = now / CUA_CS_BUCKET_NS, first = last + 1 - CUA_CS_WINDOW_BUCKETS;
+	unsigned n = 0;
+
+	if (dev >= CUA_CS_DEVICES)
+		return 0;
+	if (max > CUA_CS_MAX_GROUPS)
+		max = CUA_CS_MAX_GROUPS;
+	for (uint32_t i = 0; i < n_slots && i < CUA_CS_SLOTS; i++) {
+		const struct cua_cs_slot *s = &sl[i];
+		uint64_t w = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE), sum = 0;
+		uint64_t wants = __atomic_load_n(&s->wants[dev], __ATOMIC_RELAXED);
+		uint32_t limit = __atomic_load_n(&s->limit[dev], __ATOMIC_RELAXED);
+		uint64_t per[CUA_CS_WINDOW_BUCKETS];
+		unsigned g;
+
+		if (!(w & CUA_CS_READY))
+			continue;
+		for (unsigned b = 0; b < CUA_CS_WINDOW_BUCKETS; b++)
+			sum += per[b] = bucket_busy(s->bucket[dev], first + b);
+		if (!sum && (!wants || wants + CUA_CS_WINDOW_NS < now))
+			continue;
+		if ((g = find_group(out, &n, max, s, CUA_CS_PID(w))) >= max)
+			continue;
+		out[g].processes++;
+		if (limit > out[g].limit)
+			out[g].limit = limit;
+		if (wants && wants + CUA_CS_ACTIVE_NS >= now)
+			out[g].active = 1;
+		out[g].held_ns += __atomic_load_n(&s->held[dev], __ATOMIC_RELAXED);
+		out[g].busy_ns += sum;
+		/* A group's processes may run at once: no more than the bucket each. */
+		for (unsigned b = 0; b < CUA_CS_WINDOW_BUCKETS; b++) {
+			busy[g][b] += per[b];
+			if (busy[g][b] > CUA_CS_BUCKET_NS)
+				busy[g][b] = CUA_CS_BUCKET_NS;
+		}
+	}
+	for (unsigned b = 0; b < CUA_CS_WINDOW_BUCKETS; b++)
+		share_bucket(out, n, b);
+	return n;
+}
+
+/* The window's length at now: 99 whole buckets and the current one so far. */
+static uint64_t window_at(uint64_t now)
+{
+	return (CUA_CS_WINDOW_BUCKETS - 1) * CUA_CS_BUCKET_NS + now % CUA_CS_BUCKET_NS;
+}
+
+/* What group g may use of a window of w ns. */
+static uint64_t allowed(const struct cua_cs_group *out, unsigned n, unsigned g, uint64_t w)
+{
+	uint64_t weights = 0, capped = 0;
+
+	if (!(out[g].limit & CUA_CS_SHARE))
+		return w / 100 * CUA_CS_PCT(out[g].limit);
+	for (unsigned h = 0; h < n; h++) {
+		if (!out[h].active && h != g)
+			continue;
+		if (out[h].limit & CUA_CS_SHARE)
+			weights += CUA_CS_PCT(out[h].limit);
+		else
+			capped += CUA_CS_PCT(out[h].limit);
+	}
+	if (capped >= 100 || !weights)
+		return 0;
+	return w / 100 * (100 - capped) / weights * CUA_CS_PCT(out[g].limit);
+}
+
+int cua_cs_over(const struct cua_cs_group *out, unsigned n, unsigned g)
+{
+	uint64_t now_w = CUA_CS_WINDOW_NS; /* the caller's window: the rule is in proportions */
+
+	if (g >= n || !out[g].limit || out[g].charge_ns <= allowed(out, n, g, now_w))
+		return 0;
+	if (!(out[g].limit & CUA_CS_SHARE))
+		return 1;
+	/* A weight yields only to an active group that has less than its own part. */
+	for (unsigned h = 0; h < n; h++)
+		if (h != g && out[h].active && out[h].limit &&
+		    out[h].charge_ns < allowed(out, n, h, now_w))
+			return 1;
+	return 0;
+}
+
+int cua_cs_assess(unsigned dev, uint64_t now, struct cua_cs_group *g)
+{
+	static struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+	struct cua_cs_slot *s = my_slot();
+	uint64_t m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE), w = window_at(now);
+	unsigned n, me = CUA_CS_MAX_GROUPS;
+
+	if (!s || dev >= CUA_CS_DEVICES)
+		return 0;
+	n = cua_cs_groups(slots, hwm(), dev, now, out, CUA_CS_MAX_GROUPS);
+	for (unsigned i = 0; i < n; i++) {
+		/* Charges scaled to a full window: the rule compares proportions. */
+		out[i].charge_ns = out[i].charge_ns * CUA_CS_WINDOW_NS / w;
+		if (my_group[0] ? strncmp(out[i].name, my_group, CUA_CS_NAME_MAX) == 0
+				: !out[i].name[0] && out[i].pid == (uint32_t)(m >> 32))
+			me = i;
+	}
+	if (me >= n) {
+		memset(g, 0, sizeof(*g));
+		return 0;
+	}
+	*g = out[me];
+	/* Its own limit, whatever another process of the group gave. */
+	out[me].limit = my_limit[dev];
+	return cua_cs_over(out, n, me);
+}

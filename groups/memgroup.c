@@ -1,0 +1,670 @@
+/* SPDX-License-Identifier: MIT */
+/* groups/memgroup.c: one process's side of a memory group: making or checking the group's file, its slot, and the charges against the shared quota. */
+#include <errno.h>
+#include <fcntl.h>
+#include <sched.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "fd.h"
+#include "fmt.h"
+#include "memgroup.h"
+#include "process.h"
+
+_Static_assert(sizeof(struct cua_group_head) == CUA_GROUP_HEAD_SIZE, "the head is 4096 bytes");
+_Static_assert(sizeof(struct cua_group_slot) % 64 == 0, "slots keep to cache lines");
+
+/* A charge that keeps meeting other processes' charges in flight gives up after this many
+   tries or this long, refused: a bound, never a wait on another process (one stopped inside
+   its charge, say). Each try yields the processor, which on a loaded machine may take a
+   scheduler slice. The time allows for a neighbour preempted between the two steps of its
+   grant (used raised, trying not yet lowered: counted twice meanwhile) on a loaded machine,
+   where a runnable thread may wait tens of milliseconds for a core; 20 ms refused such
+   charges with room left (1 round in 400 beside two busy loops). */
+#define CONTENDED_TRIES 4096u
+#define CONTENDED_NS (250ull * 1000 * 1000)
+
+static struct cua_group_head *head;
+static struct cua_group_slot *slots;
+/* This process's slot: its pid in the high half, its index + 1 in the low (0: none). A
+   forked child finds its parent's pid here and claims its own. */
+static uint64_t mine;
+static uint64_t quota[CUA_GROUP_DEVICES];
+static uint64_t my_ns;
+
+/* ---------------------------------------------------------------- files and names */
+
+int cua_memgroup_path(char *out, size_t cap, const char *dir, uint32_t uid, const char *name)
+{
+	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
+
+	if (cap == 0)
+		return -1;
+	cua_buf_str(&b, dir);
+	cua_buf_char(&b, '/');
+	cua_buf_str(&b, CUA_GROUP_FILE_PREFIX);
+	cua_buf_u64(&b, uid);
+	cua_buf_char(&b, '-');
+	cua_buf_str(&b, name);
+	if (b.len >= cap)
+		return -1;
+	out[b.len] = '\0';
+	return 0;
+}
+
+const char *cua_memgroup_check_head(const struct cua_group_head *h, uint64_t size, uint32_t uid)
+{
+	static const uint8_t zero[sizeof(h->reserved)];
+
+	if (size < sizeof(*h) || memcmp(h->magic, CUA_GROUP_MAGIC, 8) != 0)
+		return "is no cuaudit memory group file (its magic is wrong), or is truncated";
+	if (h->version != CUA_GROUP_VERSION)
+		return "has another format version than this cuaudit's (1): a group file of an older"
+		       " or newer cuaudit; processes of both versions cannot share a group";
+	if (h->head_size != CUA_GROUP_HEAD_SIZE || h->slots != CUA_GROUP_SLOTS ||
+	    h->devices != CUA_GROUP_DEVICES || h->slot_size != sizeof(struct cua_group_slot) ||
+	    h->file_size != CUA_GROUP_FILE_SIZE)
+		return "is corrupt (its sizes are not those of format version 1)";
+	if (size != CUA_GROUP_FILE_SIZE)
+		return "is truncated or extended (its size is not what its head says)";
+	if (h->uid != uid)
+		return "names another owner in its head";
+	if (h->hwm > CUA_GROUP_SLOTS || memchr(h->name, '\0', sizeof(h->name)) == NULL ||
+	    memcmp(h->reserved, zero, sizeof(zero)) != 0)
+		return "is corrupt (a field of its head is out of range)";
+	return NULL;
+}
+
+/* ---------------------------------------------------------------- processes */
+
+static int read_small(const char *path, char *buf, size_t cap)
+{
+	int fd = open(path, O_RDONLY | O_CLOEXEC | O_NOCTTY);
+	ssize_t n;
+
+	if (fd < 0)
+		return errno == ENOENT || errno == ESRCH ? 0 : -1;
+	do
+		n = read(fd, buf, cap - 1);
+	while (n < 0 && errno == EINTR);
+	close(fd);
+	if (n <= 0)
+		return n == 0 ? 0 : -1;
+	buf[n] = '\0';
+	return (int)n;
+}
+
+static void proc_path(char *out, size_t cap, uint32_t pid, const char *leaf)
+{
+	struct cua_buf b = { out, 0, cap - 1, 0, NULL, 0 };
+
+	cua_buf_str(&b, "/proc/");
+	cua_buf_u64(&b, pid);
+	cua_buf_str(&b, leaf);
+	out[b.len < cap ? b.len : cap - 1] = '\0';
+}
+
+/* Threads of a process from /proc/PID/status; 0 when unknown. */
+static uint64_t thread_count(uint32_t pid)
+{
+	char path[64], buf[4096];
+	const char *p;
+	uint64_t n = 0;
+
+	proc_path(path, sizeof(path), pid, "/status");
+	if (read_small(path, buf, sizeof(buf)) <= 0 || !(p = strstr(buf, "\nThreads:")))
+		return 0;
+	for (p += 9; *p == ' ' || *p == '\t'; p++)
+		;
+	for (; *p >= '0' && *p <= '9'; p++)
+		n = n * 10 + (uint64_t)(*p - '0');
+	return n;
+}
+
+int cua_memgroup_proc_start(uint32_t pid, uint64_t *ticks)
+{
+	char path[64], buf[1024];
+	const char *p;
+	uint64_t t = 0;
+	int r;
+
+	if (pid == 0)
+		return 0;
+	proc_path(path, sizeof(path), pid, "/stat");
+	if ((r = read_small(path, buf, sizeof(buf))) <= 0)
+		return r;
+	/* The command name may hold spaces and parentheses: fields count from the last ')'. */
+	if (!(p = strrchr(buf, ')')) || p[1] != ' ')
+		return -1;
+	p += 2;
+	/* A zombie's device memory is freed; one whose main thread alone ended is not. */
+	if ((*p == 'Z' || *p == 'X') && thread_count(pid) <= 1)
+		return 0;
+	for (unsigned field = 3; field < 22; field++) {
+		if (!(p = strchr(p, ' ')))
+			return -1;
+		p++;
+	}
+	if (*p < '0' || *p > '9')
+		return -1;
+	for (; *p >= '0' && *p <= '9'; p++)
+		t = t * 10 + (uint64_t)(*p - '0');
+	*ticks = t;
+	return 1;
+}
+
+uint64_t cua_memgroup_pidns(void)
+{
+	struct stat st;
+
+	return stat("/proc/self/ns/pid", &st) == 0 ? (uint64_t)st.st_ino : 0;
+}
+
+int cua_memgroup_slot_alive(uint64_t owner, uint64_t start_ticks, uint64_t slot_ns, uint64_t ns)
+{
+	uint64_t t = 0;
+	int r;
+
+	/* Its pid means another process here: only its own namespace can judge it. */
+	if (slot_ns && ns && slot_ns != ns)
+		return -1;
+	r = cua_memgroup_proc_start(CUA_GROUP_PID(owner), &t);
+	if (r <= 0)
+		return r;
+	/* A process that could not read its own start: alive while its pid is. */
+	if (!start_ticks)
+		return 1;
+	/* The same pid with another start is a new process: the old one is gone. */
+	return t == start_ticks ? 1 : 0;
+}
+
+/* ---------------------------------------------------------------- slots */
+
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
+}
+
+static uint32_t hwm(void)
+{
+	uint32_t n = __atomic_load_n(&head->hwm, __ATOMIC_SEQ_CST);
+
+	return n < CUA_GROUP_SLOTS ? n : CUA_GROUP_SLOTS;
+}
+
+/* Bytes on dev of every ready slot: granted, and with trying also those in flight. All
+   loads sequentially consistent: a charge's own trying add comes before its reads, so of
+   two charges at once at least one sees the other (docs/hooks.md). In each slot, trying is
+   read before used: a grant adds to used before it takes from trying, so a charge is seen
+   once or twice, never not at all. */
+static uint64_t sum(unsigned dev, int with_trying)
+{
+	uint32_t n = hwm();
+	uint64_t t = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		struct cua_group_slot *s = &slots[i];
+
+		if (!(__atomic_load_n(&s->owner, __ATOMIC_SEQ_CST) & CUA_GROUP_READY))
+			continue;
+		if (with_trying)
+			t = sat_add(t, __atomic_load_n(&s->trying[dev], __ATOMIC_SEQ_CST));
+		t = sat_add(t, __atomic_load_n(&s->used[dev], __ATOMIC_SEQ_CST));
+	}
+	return t;
+}
+
+static void sub_sat(uint64_t *w, uint64_t bytes)
+{
+	uint64_t u = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+
+	while (!__atomic_compare_exchange_n(w, &u, u > bytes ? u - bytes : 0, 0, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST))
+		;
+}
+
+static void add_sat(uint64_t *w, uint64_t bytes)
+{
+	uint64_t u = __atomic_load_n(w, __ATOMIC_SEQ_CST);
+
+	while (!__atomic_compare_exchange_n(w, &u, sat_add(u, bytes), 0, __ATOMIC_SEQ_CST,
+					    __ATOMIC_SEQ_CST))
+		;
+}
+
+static uint64_t self_start(void)
+{
+	uint64_t t = 0;
+
+	return cua_memgroup_proc_start((uint32_t)cua_process_id(), &t) == 1 ? t : 0;
+}
+
+/* Frees slot i if its owner word is still w; 1 if this call freed it. */
+static int take_back(uint32_t i, uint64_t w)
+{
+	if (!__atomic_compare_exchange_n(&slots[i].owner, &w, 0, 0, __ATOMIC_SEQ_CST,
+					 __ATOMIC_SEQ_CST))
+		return 0;
+	__atomic_add_fetch(&head->reclaimed, 1, __ATOMIC_RELAXED);
+	return 1;
+}
+
+static uint32_t my_index(void)
+{
+	uint64_t m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE);
+
+	if (m && m >> 32 == (cua_process_id() & 0xffffffffu))
+		return (uint32_t)(m & 0xffffffffu);
+	return 0;
+}
+
+unsigned cua_memgroup_reclaim(void)
+{
+	uint32_t n, me;
+	unsigned count = 0;
+
+	if (!head)
+		return 0;
+	n = hwm();
+	me = my_index();
+	for (uint32_t i = 0; i < n; i++) {
+		struct cua_group_slot *s = &slots[i];
+		uint64_t w = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE), t = 0;
+
+		if (!w || i + 1 == me)
+			continue;
+		if (!(w & CUA_GROUP_READY)) {
+			/* A claim in progress, or one whose process died before it finished: its
+			   counters do not count; free it once its pid is gone. */
+			if (cua_memgroup_proc_start(CUA_GROUP_PID(w), &t) == 0)
+				count += (unsigned)take_back(i, w);
+			continue;
+		}
+		if (cua_memgroup_slot_alive(w, __atomic_load_n(&s->start_ticks, __ATOMIC_ACQUIRE),
+					    __atomic_load_n(&s->pidns, __ATOMIC_ACQUIRE),
+					    my_ns) == 0)
+			count += (unsigned)take_back(i, w);
+	}
+	return count;
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* The cheap look between full ones: one kill(pid, 0) per slot of this pid namespace takes
+   back those whose pid is gone (ESRCH). A zombie or a reused pid waits for a full look. */
+static unsigned reclaim_gone(void)
+{
+	uint32_t n = hwm(), me = my_index();
+	unsigned count = 0;
+
+	for (uint32_t i = 0; i < n; i++) {
+		uint64_t w = __atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE);
+		uint64_t ns = __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE);
+
+		if (!w || i + 1 == me || (ns && my_ns && ns != my_ns) || !CUA_GROUP_PID(w))
+			continue;
+		if (kill((pid_t)CUA_GROUP_PID(w), 0) != 0 && errno == ESRCH)
+			count += (unsigned)take_back(i, w);
+	}
+	return count;
+}
+
+unsigned cua_memgroup_reclaim_soon(void)
+{
+	uint64_t now, last;
+
+	if (!head)
+		return 0;
+	now = now_ns();
+	last = __atomic_load_n(&head->scan_ns, __ATOMIC_RELAXED);
+	/* A stamp in the future is another clock's (a time namespace): look anyway. */
+	if ((last <= now && now - last < CUA_GROUP_SCAN_NS) ||
+	    !__atomic_compare_exchange_n(&head->scan_ns, &last, now, 0, __ATOMIC_RELAXED,
+					 __ATOMIC_RELAXED))
+		return reclaim_gone();
+	return cua_memgroup_reclaim();
+}
+
+/* Slots left by this process's own image before an exec (same pid, same start): exec
+   replaced the image, so the driver freed what they charged. */
+static void drop_own_past(uint64_t start)
+{
+	uint32_t pid = (uint32_t)cua_process_id();
+
+	for (uint32_t i = 0, n = hwm(); i < n; i++) {
+		uint64_t w = __atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE);
+
+		if (w && CUA_GROUP_PID(w) == pid &&
+		    __atomic_load_n(&slots[i].start_ticks, __ATOMIC_ACQUIRE) == start &&
+		    __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE) == my_ns)
+			take_back(i, w);
+	}
+}
+
+/* Claims a free slot for pid: its index, its ready owner word in *word; -1 if none. */
+static int try_claim(uint32_t pid, uint64_t start, uint64_t *word)
+{
+	for (uint32_t i = 0; i < CUA_GROUP_SLOTS; i++) {
+		struct cua_group_slot *s = &slots[i];
+		uint64_t w = 0, gen;
+		uint32_t h;
+
+		if (__atomic_load_n(&s->owner, __ATOMIC_RELAXED))
+			continue;
+		gen = __atomic_add_fetch(&head->next_gen, 1, __ATOMIC_RELAXED) & 0x7fffffffu;
+		if (!__atomic_compare_exchange_n(&s->owner, &w, (uint64_t)pid | gen << 32, 0,
+						 __ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
+			continue;
+		for (unsigned d = 0; d < CUA_GROUP_DEVICES; d++) {
+			__atomic_store_n(&s->trying[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->used[d], 0, __ATOMIC_RELAXED);
+		}
+		__atomic_store_n(&s->start_ticks, start, __ATOMIC_RELAXED);
+		__atomic_store_n(&s->pidns, my_ns, __ATOMIC_RELAXED);
+		/* The sums must read this slot before it counts (memgroup.h, hwm). */
+		h = __atomic_load_n(&head->hwm, __ATOMIC_SEQ_CST);
+		while (h < i + 1 && !__atomic_compare_exchange_n(&head->hwm, &h, i + 1,
+								0, __ATOMIC_SEQ_CST,
+								__ATOMIC_SEQ_CST))
+			;
+		*word = (uint64_t)pid | gen << 32 | CUA_GROUP_READY;
+		__atomic_store_n(&s->owner, *word, __ATOMIC_SEQ_CST);
+		return (int)i;
+	}
+	return -1;
+}
+
+/* Claims this process's slot. Threads of a forked child (or a signal handler inside a
+   claim) that find no slot of their pid claim at once: the first to publish its slot in
+   mine wins, and the others give theirs back, never charged, so that the process has one
+   slot and no charge goes to a slot it has dropped. Lock-free: nobody waits for another. */
+static int claim(void)
+{
+	uint32_t pid = (uint32_t)cua_process_id();
+	uint64_t start = self_start(), word = 0;
+	uint64_t seen = __atomic_load_n(&mine, __ATOMIC_ACQUIRE), want;
+	int i;
+
+	if (seen >> 32 == pid && (seen & 0xffffffffu))
+		return 0;
+	if ((i = try_claim(pid, start, &word)) < 0) {
+		cua_memgroup_reclaim();
+		if ((i = try_claim(pid, start, &word)) < 0)
+			return -1;
+	}
+	want = (uint64_t)pid << 32 | (uint32_t)(i + 1);
+	while (!__atomic_compare_exchange_n(&mine, &seen, want, 0, __ATOMIC_ACQ_REL,
+					    __ATOMIC_ACQUIRE)) {
+		if (seen >> 32 == pid && (seen & 0xffffffffu)) {
+			__atomic_compare_exchange_n(&slots[i].owner, &word, 0, 0, __ATOMIC_SEQ_CST,
+						    __ATOMIC_SEQ_CST);
+			return 0;
+		}
+	}
+	return 0;
+}
+
+static struct cua_group_slot *my_slot(void)
+{
+	uint32_t i = my_index();
+
+	if (!i && claim() != 0)
+		return NULL;
+	i = my_index();
+	return i ? &slots[i - 1] : NULL;
+}
+
+/* ---------------------------------------------------------------- charges */
+
+int cua_memgroup_on(void)
+{
+	return head != NULL;
+}
+
+uint64_t cua_memgroup_quota(unsigned dev)
+{
+	return head && dev < CUA_GROUP_DEVICES ? quota[dev] : 0;
+}
+
+/* Whether a slot before index i has a charge in flight on dev: of charges that meet, the
+   one in the first slot goes on and the others step aside, so that they never all step
+   aside together, again and again. */
+static int earlier_trying(unsigned dev, uint32_t i)
+{
+	for (uint32_t k = 0; k < i; k++)
+		if ((__atomic_load_n(&slots[k].owner, __ATOMIC_SEQ_CST) & CUA_GROUP_READY) &&
+		    __atomic_load_n(&slots[k].trying[dev], __ATOMIC_SEQ_CST))
+			return 1;
+	return 0;
+}
+
+int cua_memgroup_charge(unsigned dev, uint64_t size)
+{
+	struct cua_group_slot *s;
+	uint64_t q = cua_memgroup_quota(dev), since = 0;
+	int reclaimed = 0, in_flight = 0;
+
+	if (!q)
+		return 0;
+	if (size > q || !(s = my_slot()))
+		return -1;
+	for (unsigned tries = 0;; tries++) {
+		if (!in_flight) {
+			add_sat(&s->trying[dev], size);
+			in_flight = 1;
+		}
+		if (sum(dev, 1) <= q) {
+			add_sat(&s->used[dev], size);
+			sub_sat(&s->trying[dev], size);
+			return 0;
+		}
+		/* Refused for good only when the granted bytes leave no room: charges in flight
+		   may yet be refused themselves, so meeting them means trying again. */
+		if (sum(dev, 0) > q - size) {
+			sub_sat(&s->trying[dev], size);
+			in_flight = 0;
+			if (reclaimed++ || !cua_memgroup_reclaim_soon())
+				return -1;
+			continue;
+		}
+		if (!since)
+			since = now_ns();
+		/* A charge in flight that never ends is a process that died inside one (between
+		   its trying and its grant): only taking its slot back ends the wait. Looked for
+		   soon, then now and then, and once more, unthrottled, before giving up. */
+		if (tries % 256 == 15 && cua_memgroup_reclaim_soon()) {
+			/* Room freed: the bound counts from here. */
+			since = now_ns();
+			continue;
+		}
+		if (tries >= CONTENDED_TRIES || (tries % 16 == 15 && now_ns() - since > CONTENDED_NS)) {
+			if (!reclaimed++ && cua_memgroup_reclaim()) {
+				tries = 0;
+				since = now_ns();
+				continue;
+			}
+			if (in_flight)
+				sub_sat(&s->trying[dev], size);
+			return -1;
+		}
+		if (earlier_trying(dev, (uint32_t)(s - slots))) {
+			sub_sat(&s->trying[dev], size);
+			in_flight = 0;
+		}
+		sched_yield();
+	}
+}
+
+void cua_memgroup_adjust(unsigned dev, uint64_t bytes, int up)
+{
+	struct cua_group_slot *s;
+
+	if (!cua_memgroup_quota(dev) || !bytes || !(s = my_slot()))
+		return;
+	if (up)
+		add_sat(&s->used[dev], bytes);
+	else
+		sub_sat(&s->used[dev], bytes);
+}
+
+uint64_t cua_memgroup_used(unsigned dev, int reclaim)
+{
+	if (!cua_memgroup_quota(dev))
+		return 0;
+	if (reclaim)
+		cua_memgroup_reclaim_soon();
+	return sum(dev, 0);
+}
+
+/* ---------------------------------------------------------------- attaching */
+
+static int fail(struct cua_buf *why, const char *what, int err)
+{
+	cua_buf_str(why, what);
+	if (err) {
+		cua_buf_str(why, ": ");
+		cua_buf_errno(why, err);
+	}
+	return -1;
+}
+
+/* Makes the file under a temporary name, whole, then links it in place: a file under the
+   group's name is always complete. Returns its descriptor, or -1 (EEXIST: another process
+   made it first). */
+static int make(const char *path, const char *name, const uint64_t *q, struct cua_buf *why)
+{
+	char tmp[CUA_PATH_MAX_GROUP];
+	struct cua_buf t = CUA_BUF(tmp);
+	struct cua_group_head *h;
+	int fd, err;
+
+	cua_buf_str(&t, path);
+	cua_buf_str(&t, ".tmp.");
+	cua_buf_u64(&t, cua_process_id());
+	if (t.len >= sizeof(tmp))
+		return fail(why, "cannot be made: its name is too long", 0);
+	tmp[t.len] = '\0';
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return fail(why, "cannot be made", errno);
+	/* Blocks reserved now: a full /dev/shm fails here, never as SIGBUS at a later touch. */
+	if ((err = fchmod(fd, 0600) != 0 ? errno : 0) ||
+	    (err = cua_fd_grow(fd, (off_t)CUA_GROUP_FILE_SIZE, 1)) != 0) {
+		unlink(tmp);
+		close(fd);
+		return fail(why, "cannot be made", err);
+	}
+	h = mmap(NULL, CUA_GROUP_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		err = errno;
+		unlink(tmp);
+		close(fd);
+		return fail(why, "cannot be made", err);
+	}
+	memcpy(h->magic, CUA_GROUP_MAGIC, 8);
+	h->version = CUA_GROUP_VERSION;
+	h->head_size = CUA_GROUP_HEAD_SIZE;
+	h->file_size = CUA_GROUP_FILE_SIZE;
+	h->slots = CUA_GROUP_SLOTS;
+	h->devices = CUA_GROUP_DEVICES;
+	h->slot_size = sizeof(struct cua_group_slot);
+	h->uid = (uint32_t)geteuid();
+	memcpy(h->quota, q, sizeof(h->quota));
+	memcpy(h->name, name, strlen(name) + 1);
+	munmap(h, CUA_GROUP_HEAD_SIZE);
+	err = link(tmp, path) == 0 ? 0 : errno;
+	unlink(tmp);
+	if (err) {
+		close(fd);
+		if (err == EEXIST) {
+			errno = EEXIST;
+			return -1;
+		}
+		return fail(why, "cannot be made", err);
+	}
+	return fd;
+}
+
+static int open_file(const char *path, const char *name, const uint64_t *q, struct cua_buf *why)
+{
+	for (int round = 0; round < 2; round++) {
+		int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+		if (fd >= 0)
+			return fd;
+		if (errno == ELOOP)
+			return fail(why, "is a symbolic link (never followed)", 0);
+		if (errno != ENOENT)
+			return fail(why, "cannot be opened", errno);
+		fd = make(path, name, q, why);
+		if (fd >= 0 || errno != EEXIST || why->len)
+			return fd;
+	}
+	return fail(why, "cannot be opened: it keeps appearing and vanishing", 0);
+}
+
+int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, struct cua_buf *why)
+{
+	char path[CUA_PATH_MAX_GROUP];
+	struct cua_group_head h;
+	struct stat st;
+	const char *bad;
+	void *map;
+	int fd;
+
+	uint32_t uid = (uint32_t)geteuid();
+
+	if (cua_memgroup_path(path, sizeof(path), dir, uid, name) != 0)
+		return fail(why, "has too long a path", 0);
+	if ((fd = open_file(path, name, q, why)) < 0)
+		return -1;
+	if (fstat(fd, &st) != 0) {
+		close(fd);
+		return fail(why, "cannot be read", errno);
+	}
+	/* Only a file of this user, readable by nobody else: another user's could lie about
+	   the group's use or read it. */
+	if (!S_ISREG(st.st_mode) || st.st_uid != uid || (st.st_mode & 07777) != 0600) {
+		close(fd);
+		return fail(why, !S_ISREG(st.st_mode) ? "is not a regular file"
+			    : st.st_uid != uid	  ? "belongs to another user"
+						  : "has a mode other than 0600",
+			    0);
+	}
+	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
+		memset(&h, 0, sizeof(h));
+	if ((bad = cua_memgroup_check_head(&h, (uint64_t)st.st_size, uid))) {
+		close(fd);
+		return fail(why, bad, 0);
+	}
+	if (memcmp(h.quota, q, sizeof(h.quota)) != 0) {
+		close(fd);
+		return fail(why, "was made with another CUAUDIT_MEM_LIMIT: every process of a group"
+			    " must give the same", 0);
+	}
+	map = mmap(NULL, CUA_GROUP_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED)
+		return fail(why, "cannot be mapped", errno);
+	head = map;
+	slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
+	memcpy(quota, q, sizeof(quota));
+	my_ns = cua_memgroup_pidns();
+	drop_own_past(self_start());
+	if (claim() != 0) {
+		munmap(map, CUA_GROUP_FILE_SIZE);
+		head = NULL;
+		slots = NULL;
+		return fail(why, "has every one of its 1024 process slots taken by live processes", 0);
+	}
+	return 0;
+}

@@ -1,0 +1,270 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/compute/compute.c: the compute share (CUAUDIT_COMPUTE_LIMIT): charges the group's GPU intervals to the share file and holds a launching thread back while its group is over its share. */
+#define __CUDA_API_VERSION_INTERNAL
+#include <cuda.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+#include "clock.h"
+#include "compiler.h"
+#include "compshare.h"
+#include "compute.h"
+#include "configs.h"
+#include "cuaudit_roles.h"
+#include "dispatch.h"
+#include "fmt.h"
+#include "gpu.h"
+#include "index.h"
+#include "log.h"
+#include "out.h"
+#include "process.h"
+
+#define REAL(elf) ((__typeof__(&elf))cua_index_real(CUAUDIT_ID_##elf))
+
+/* Launches pass without a look at the file for this long after a look found the group
+   under its share: the fast path reads a clock and two words. */
+#define CHECK_NS (2ull * 1000 * 1000)
+/* One wait's sleep, and the most one call is held back in all: never forever. */
+#define NAP_NS (2ull * 1000 * 1000)
+#define MAX_HOLD_NS (1000ull * 1000 * 1000)
+
+static struct {
+	int on;
+	uint32_t limit[CUA_COMPUTE_DEVICES];
+	char group[CUA_CS_NAME_MAX];
+	char dir[CUA_PATH_MAX];
+} cfg;
+
+static uint64_t next_check; /* cuaudit clock before which launches pass unlooked */
+static unsigned holding;    /* threads held back now: every launch looks meanwhile */
+static int attached;        /* 0 not yet, 1 on, -1 failed (the feature is off) */
+static uint64_t attach_lock, rule_lock;
+static int last_over[CUA_COMPUTE_DEVICES];
+static uint64_t covered[CUA_COMPUTE_DEVICES];
+
+/* A lock word for this process only, never waited on: a thread that finds it taken (by
+   another thread, by a signal handler's interrupted call on its own, or by a thread of the
+   parent at a fork) does without. */
+static int try_take(uint64_t *l)
+{
+	uint64_t held = 0, me = cua_process_id();
+
+	if (__atomic_compare_exchange_n(l, &held, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
+		return 1;
+	return held != me && __atomic_compare_exchange_n(l, &held, me, 0, __ATOMIC_ACQUIRE,
+							  __ATOMIC_RELAXED);
+}
+
+static void give(uint64_t *l)
+{
+	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+}
+
+static void attach(void)
+{
+	char why[1024], msg[2048];
+	struct cua_buf w = CUA_BUF(why), m = CUA_BUF(msg);
+
+	if (__atomic_load_n(&attached, __ATOMIC_ACQUIRE) || !try_take(&attach_lock))
+		return;
+	if (!attached) {
+		if (cua_cs_attach(cfg.dir, cfg.group, cfg.limit, &w) == 0) {
+			__atomic_store_n(&attached, 1, __ATOMIC_RELEASE);
+		} else {
+			why[w.len < sizeof(why) ? w.len : sizeof(why) - 1] = '\0';
+			cua_buf_str(&m, "CUAUDIT_COMPUTE_LIMIT: the compute share file ");
+			cua_buf_str(&m, cfg.dir);
+			cua_buf_str(&m, "/" CUA_CS_FILE_PREFIX);
+			cua_buf_u64(&m, (uint64_t)geteuid());
+			cua_buf_char(&m, ' ');
+			cua_buf_str(&m, why);
+			cua_buf_str(&m, ". No compute limit is applied to this process (remove the"
+				    " file, or set CUAUDIT_SHARE_DIR)");
+			msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';
+			cua_log_msg(CUA_LOG_WARN, msg, NULL);
+			__atomic_store_n(&attached, -1, __ATOMIC_RELEASE);
+			__atomic_store_n(&next_check, UINT64_MAX, __ATOMIC_RELEASE);
+		}
+	}
+	give(&attach_lock);
+}
+
+/* The device of the calling thread's current context, or -1. */
+static int current_device(void)
+{
+	CUresult (*get)(CUdevice *) = REAL(cuCtxGetDevice);
+	CUdevice d = -1;
+
+	if (!get || get(&d) != CUDA_SUCCESS || d < 0 || (unsigned)d >= CUA_COMPUTE_DEVICES)
+		return -1;
+	return d;
+}
+
+/* Whether the group is over on dev now: a fresh look, or the last one where another thread
+   is looking. */
+static int over(unsigned dev, uint64_t now)
+{
+	struct cua_cs_group g;
+	int o;
+
+	if (!try_take(&rule_lock))
+		return __atomic_load_n(&last_over[dev], __ATOMIC_RELAXED);
+	o = cua_cs_assess(dev, now, &g);
+	__atomic_store_n(&last_over[dev], o, __ATOMIC_RELAXED);
+	give(&rule_lock);
+	return o;
+}
+
+/* The slow path: looks at the file and, while the group is over its share of the device
+   the launch goes to, sleeps (no lock held) at most MAX_HOLD_NS in all. */
+static void hold(uint64_t now)
+{
+	int *err = cua_program_errno ? cua_program_errno() : NULL, saved = err ? *err : 0;
+	uint64_t deadline = now + MAX_HOLD_NS, slept = 0;
+	int dev, held = 0;
+
+	attach();
+	if (__atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1)
+		goto out;
+	dev = current_device();
+	if (dev < 0 || !cfg.limit[dev]) {
+		__atomic_store_n(&next_check, now + CHECK_NS, __ATOMIC_RELAXED);
+		goto out;
+	}
+	cua_cs_want((unsigned)dev, now, 0);
+	for (;;) {
+		struct timespec nap = { 0, (long)NAP_NS };
+		uint64_t t;
+
+		/* What finished since the last look counts now, not at the next launch. */
+		cua_gpu_poll();
+		if (!over((unsigned)dev, now) || now >= deadline)
+			break;
+		if (!held++)
+			__atomic_add_fetch(&holding, 1, __ATOMIC_RELAXED);
+		nanosleep(&nap, NULL);
+		t = cua_clock_ns();
+		slept = t > now ? t - now : 0;
+		cua_cs_want((unsigned)dev, t, slept);
+		now = t;
+	}
+	if (held)
+		__atomic_sub_fetch(&holding, 1, __ATOMIC_RELAXED);
+	__atomic_store_n(&next_check, now + CHECK_NS, __ATOMIC_RELAXED);
+out:
+	if (err)
+		*err = saved;
+}
+
+static int compute_enter(struct cuaudit_call *c, void *ctx)
+{
+	uint64_t now;
+
+	(void)ctx;
+	/* Only the program's own call: a runtime call's driver calls are inside it. */
+	if (c->depth || c->skipped)
+		return CUAUDIT_CALL_REAL;
+	now = cua_clock_ns();
+	if (CUA_LIKELY(now < __atomic_load_n(&next_check, __ATOMIC_RELAXED) &&
+		       !__atomic_load_n(&holding, __ATOMIC_RELAXED)))
+		return CUAUDIT_CALL_REAL;
+	hold(now);
+	return CUAUDIT_CALL_REAL;
+}
+
+/* Each finished interval, from GPU timing's harvest (one thread at a time, under its lock):
+   exact ones as they are; a bounded one from the middle of its possible starts (error: at
+   most half the bound's width, docs/hooks.md). The process's own intervals are charged as
+   their union per device: work of two streams at once is charged once. */
+static void charge(const struct cua_gpu_record *r, void *ctx)
+{
+	uint64_t start, end = r->end_ns;
+
+	(void)ctx;
+	if (r->op == CUA_GPU_HTOH || r->device >= CUA_COMPUTE_DEVICES ||
+	    __atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1)
+		return;
+	start = r->exact ? r->start_ns : r->start_ns + (r->start_max_ns - r->start_ns) / 2;
+	if (end <= covered[r->device])
+		return;
+	if (start < covered[r->device])
+		start = covered[r->device];
+	covered[r->device] = end;
+	cua_cs_charge(r->device, start, end);
+}
+
+int cua_compute_on(void)
+{
+	return cfg.on;
+}
+
+int cua_compute_view(unsigned dev, uint32_t *limit, uint64_t *achieved, const char **group)
+{
+	struct cua_cs_group g;
+	uint64_t now = cua_clock_ns();
+
+	if (!cfg.on || dev >= CUA_COMPUTE_DEVICES || !cfg.limit[dev] ||
+	    __atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1 || !try_take(&rule_lock))
+		return 0;
+	cua_cs_assess(dev, now, &g);
+	give(&rule_lock);
+	/* Only the devices the group used or wanted within the window. */
+	if (!g.processes)
+		return 0;
+	*limit = cfg.limit[dev];
+	*achieved = g.charge_ns / (CUA_CS_WINDOW_NS / 1000);
+	*group = cfg.group;
+	return 1;
+}
+
+static unsigned ids[CUAUDIT_ID_COUNT];
+
+int cua_compute_init(const struct cua_compute_config *own, const char *group, const char *dir)
+{
+	unsigned n = 0;
+
+	if (!own->on)
+		return 0;
+	memcpy(cfg.limit, own->limit, sizeof(cfg.limit));
+	if (group)
+		memcpy(cfg.group, group, strnlen(group, sizeof(cfg.group) - 1));
+	memcpy(cfg.dir, dir, strnlen(dir, sizeof(cfg.dir) - 1));
+	cfg.on = 1;
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++) {
+		enum cuaudit_role r = cuaudit_role_of(id);
+
+		if (r == CUAUDIT_ROLE_LAUNCH || r == CUAUDIT_ROLE_COPY || r == CUAUDIT_ROLE_MEMSET ||
+		    r == CUAUDIT_ROLE_GRAPH_LAUNCH)
+			ids[n++] = id;
+	}
+	if (cua_gpu_add_sink(charge, NULL) != 0)
+		return -1;
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = compute_enter, .ids = ids, .nids = n);
+	return cua_dispatch_subscribe(&sub);
+}
+
+static void say(const char *message)
+{
+	cua_out_stderr(message, strlen(message));
+}
+
+/* The registry's entry (hooks/registry.c): after the memory limit, whose group and share
+   directory the share uses, and before GPU timing, so that a launch held back is timed from
+   when it goes on. */
+void cua_compute_start(const struct cua_config *all, struct cua_hook_configs *cfg)
+{
+	(void)all;
+	if (cfg->compute.on && !cfg->memlimit.share_dir[0]) {
+		say("cuaudit: CUAUDIT_COMPUTE_LIMIT needs a usable CUAUDIT_SHARE_DIR (see its"
+		    " message): no compute limit is applied.\n");
+		cfg->compute.on = 0;
+	}
+	cua_compute_init(&cfg->compute, cfg->memlimit.group, cfg->memlimit.share_dir);
+	/* The share charges GPU intervals: every launch, copy and memset is timed. */
+	if (cua_compute_on() && cfg->gpu.gpu_time != 1) {
+		if (cfg->gpu.gpu_time > 1)
+			say("cuaudit: CUAUDIT_COMPUTE_LIMIT times every GPU call: its"
+			    " CUAUDIT_GPU_TIME sampling is set aside.\n");
+		cfg->gpu.gpu_time = 1;
+	}
+}

@@ -1,0 +1,961 @@
+/* SPDX-License-Identifier: MIT */
+/* hooks/trace/trace.c: the CUAUDIT_TRACE hook: binary records per call in per-thread buffers, written to a raw file that becomes Chrome trace JSON. */
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <time.h>
+#include <unistd.h>
+#include "finish.h"
+#include "configs.h"
+#include "gpu.h"
+#include "gpu_trace.h"
+#include "config.h"
+#include "dispatch.h"
+#include "hooks.h"
+#include "trace_config.h"
+#include "kernelnames.h"
+#include "roles.h"
+#include "callfmt.h"
+#include "log.h"
+#include "nvtx.h"
+#include "fd.h"
+#include "out.h"
+#include "process.h"
+#include "provenance.h"
+#include "table.h"
+#include "threads.h"
+#include "tracefmt.h"
+#include "writer.h"
+
+/* A call costs a copy of its arguments into the thread's buffer; the JSON is formatted at
+   exit, or by `cuaudit trace` from the raw file after a kill. Each thread buffers up to
+   1 MiB and writes a full buffer, or one older than CUAUDIT_FLUSH_INTERVAL, to the raw file
+   as one block, so memory stays bounded at 1 MiB per live thread that calls CUDA. */
+#define TBUF_SIZE (1u << 20)
+#define STR_MAX 63
+
+/* A buffer's state and the thread that set it are one word, taken in one compare-and-swap:
+   a signal landing between "flushing" and "by whom" made exit wait for its own thread. */
+enum { IDLE = 0, FLUSHING = 1, CLOSED = 2 };
+#define STATE(w) ((w) & 3u)
+#define FLUSHING_BY(tid) ((uint64_t)(tid) << 2 | FLUSHING)
+#define FLUSHER(w) ((uint32_t)((w) >> 2))
+
+struct tbuf {
+	struct cua_tslot slot; /* slot.busy: a flush is in progress */
+	uint64_t state;        /* IDLE, FLUSHING_BY(tid) (its thread writes it out), CLOSED (exit has) */
+	int taken;             /* closed by this finish, to be formatted */
+	uint64_t flush_at;     /* write the buffer out at the first call after this time */
+	size_t committed;      /* bytes of whole records */
+	_Alignas(8) char data[];
+};
+
+/* This hook's slice of the configuration, copied at start. */
+static struct {
+	char path[CUA_PATH_MAX];      /* CUAUDIT_TRACE, a template */
+	uint64_t max;                 /* CUAUDIT_TRACE_MAX; 0: no bound */
+	uint64_t exit_ns;             /* CUAUDIT_TRACE_EXIT_TIME; 0: keep the raw file */
+	uint64_t flush_interval_ns;   /* CUAUDIT_FLUSH_INTERVAL; 0: only full buffers */
+	int capture;                  /* CUAUDIT_CAPTURE */
+} cfg;
+
+static struct cua_tslot *all_buffers;
+static __thread struct tbuf *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
+/* How many of this thread's record appends are in progress: a signal handler's calls that
+   interrupted one go to the next level's buffer (base/threads.h), whole. */
+static __thread unsigned updating __attribute__((tls_model("initial-exec")));
+static uint64_t lost; /* records past CUA_LEVELS nested handlers: dropped, reported */
+
+/* The raw file, one per process image: pid plus a nonce taken at load, since exec keeps
+   the pid and the new image must not collide with the old one's file. */
+static struct {
+	int fd;
+	uint64_t pid;   /* the process the file belongs to; 0 before it is made */
+	uint64_t opening; /* OPENER(pid, tid) of the thread making it; 0 when none */
+	int made;       /* the file at path was created by this process image */
+	int dead;       /* stopped: cannot create, foreign descriptor, limit, write error */
+	int limited;    /* stopped by CUAUDIT_TRACE_MAX */
+	int cut;        /* stopped by an error (EFBIG past ulimit -f, ...): events were dropped */
+	dev_t dev;
+	ino_t ino;
+	uint64_t end;   /* next free offset: blocks reserve their place with one atomic add */
+	char path[CUA_PATH_MAX + 64];
+} raw = { .fd = -1 };
+static uint64_t nonce;
+static int capturing; /* CUAUDIT_CAPTURE=profiler-api: inside Start..Stop */
+/* Fixed per function at start, so that a call does no work for what it lacks:
+   the arguments whose pointees a record keeps (cua_callfmt_out_kept, one bit each), and
+   whether any argument is a string. */
+static uint32_t out_mask[CUAUDIT_ID_COUNT];
+static uint8_t has_string[CUAUDIT_ID_COUNT];
+/* The bytes of the argument struct its arguments span (the record's room for them is this
+   rounded up to 8: cua_trace_args_size). */
+static uint16_t args_end[CUAUDIT_ID_COUNT];
+/* The process whose trace is finished: a flag would be inherited by a forked child, whose
+   trace is its own. */
+static uint64_t finished_pid;
+#define OPENER(pid, tid) ((pid) << 32 | (uint32_t)(tid))
+
+static size_t round8(size_t n)
+{
+	return (n + 7) & ~(size_t)7;
+}
+
+/* Our writes must not be cut short by pthread_cancel: write(2) is a cancellation point,
+   and a thread unwound mid-flush would leave its buffer marked busy. The cancellation
+   state lives in the thread's descriptor, which both namespaces' libcs share. */
+static int nocancel_begin(void)
+{
+	int old = PTHREAD_CANCEL_ENABLE;
+
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &old);
+	return old;
+}
+
+static void nocancel_end(int old)
+{
+	pthread_setcancelstate(old, &old);
+}
+
+/* The trace file name for this process, and its raw file beside it. */
+static int trace_path(char *path, size_t cap)
+{
+
+	return cua_fmt_path(path, cap, cfg.path, cua_process_id(), cua_process_host()) < 0 ? -1 : 0;
+}
+
+static void stop_raw(const char *why, int err)
+{
+	if (__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL))
+		return;
+	__atomic_store_n(&raw.cut, 1, __ATOMIC_RELEASE);
+	cua_out_report(why, raw.path, err);
+}
+
+/* The program's name, cut to fit the raw file's head: `cuaudit trace` names the process with it. */
+static void program_name(char *out, size_t cap)
+{
+	const char *prog = cua_provenance_program(), *slash;
+	size_t n;
+
+	if (!prog)
+		return;
+	slash = strrchr(prog, '/');
+	prog = slash ? slash + 1 : prog;
+	n = strlen(prog);
+	if (n >= cap)
+		n = cap - 1;
+	memcpy(out, prog, n);
+}
+
+static void make_raw(uint64_t pid)
+{
+	char path[CUA_PATH_MAX];
+	struct cua_buf b = CUA_BUF(raw.path);
+	struct cua_raw_head h;
+	struct stat st;
+	int fd;
+
+	raw.fd = -1;
+	raw.dead = 0;
+	raw.made = 0;
+	raw.end = sizeof(h);
+	if (trace_path(path, sizeof(path)) != 0)
+		return;
+	cua_buf_str(&b, path);
+	cua_buf_char(&b, '.');
+	cua_buf_u64(&b, pid);
+	cua_buf_char(&b, '.');
+	cua_buf_hex(&b, nonce);
+	cua_buf_str(&b, ".raw");
+	raw.path[b.len < sizeof(raw.path) ? b.len : sizeof(raw.path) - 1] = '\0';
+	/* O_EXCL: a file already there is not ours to overwrite. */
+	fd = open(raw.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	raw.made = fd >= 0;
+	if (fd < 0) {
+		stop_raw("cannot create the trace's raw file ", errno);
+		return;
+	}
+	fd = cua_fd_high(fd);
+	memset(&h, 0, sizeof(h));
+	memcpy(h.magic, CUA_RAW_MAGIC, sizeof(CUA_RAW_MAGIC) - 1);
+	h.table_sig = cua_tracefmt_table_sig();
+	h.pid = pid;
+	h.nonce = nonce;
+	program_name(h.program, sizeof(h.program));
+	h.start_ticks = cua_live_start_ticks(0);
+	h.pidns = cua_live_pidns();
+	cua_provenance_anchor(&h.anchor_realtime_ns, &h.anchor_monotonic_ns);
+	if (fstat(fd, &st) != 0 || cua_fd_write_all(fd, &h, sizeof(h), 0) != 0) {
+		stop_raw("cannot write the trace's raw file ", errno);
+		close(fd);
+		unlink(raw.path);
+		return;
+	}
+	raw.dev = st.st_dev;
+	raw.ino = st.st_ino;
+	raw.fd = fd;
+}
+
+/* The raw file's descriptor, made at the first block of this process; -1 when there is
+   none. A thread that finds another making it waits for that, but never forever: the maker
+   runs with cancellation off, and a bounded wait covers the rest. */
+/* The raw file this thread was making when a signal handler called exit(): removed if it was
+   created (made), or if the signal landed between the open and that mark: a file under our
+   name (pid and 64-bit nonce) that is empty, cut inside its head, or holds our head. */
+static void remove_cut_raw(uint64_t pid)
+{
+	struct cua_raw_head h;
+	ssize_t n;
+	int fd;
+
+	if (raw.made || !raw.path[0]) {
+		if (raw.made)
+			unlink(raw.path);
+		return;
+	}
+	fd = open(raw.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	if (fd < 0)
+		return;
+	n = pread(fd, &h, sizeof(h), 0);
+	close(fd);
+	if (n >= 0 && (n < (ssize_t)sizeof(h) || (h.pid == pid && h.nonce == nonce &&
+						    memcmp(h.magic, CUA_RAW_MAGIC,
+							   sizeof(CUA_RAW_MAGIC) - 1) == 0)))
+		unlink(raw.path);
+}
+
+/* Waits until no thread of this process is making the raw file: not for itself (a signal
+   handler that interrupted the making), not for a thread that ended, not past the deadline. */
+static void wait_opening(uint64_t pid, uint32_t self)
+{
+	uint64_t deadline = cua_wait_deadline();
+
+	for (;;) {
+		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+
+		if (!o || o >> 32 != pid || (uint32_t)o == self || !cua_thread_alive(pid, (uint32_t)o) ||
+		    !cua_wait_more(deadline))
+			return;
+	}
+}
+
+static int raw_file(void)
+{
+	uint64_t pid = cua_process_id(), seen = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE);
+	uint32_t self;
+	uint64_t o;
+
+	if (CUA_LIKELY(seen == pid))
+		return raw.dead ? -1 : raw.fd;
+	/* After the trace is finished no raw file is made: it would be left behind. */
+	if (__atomic_load_n(&finished_pid, __ATOMIC_ACQUIRE) == pid)
+		return -1;
+	self = (uint32_t)cua_thread_id();
+	o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+	/* A claim of the parent's (forked while it was making its file) is no claim here. */
+	if ((o && o >> 32 == pid) ||
+	    !__atomic_compare_exchange_n(&raw.opening, &o, OPENER(pid, self), 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE)) {
+		wait_opening(pid, self);
+		return __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && !raw.dead ? raw.fd : -1;
+	}
+	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid &&
+	    __atomic_load_n(&finished_pid, __ATOMIC_ACQUIRE) != pid) {
+		/* A forked child makes its own file; the parent's descriptor is the parent's. */
+		if (raw.fd >= 0 && raw.pid)
+			close(raw.fd);
+		make_raw(pid);
+		__atomic_store_n(&raw.pid, pid, __ATOMIC_RELEASE);
+	}
+	__atomic_store_n(&raw.opening, 0, __ATOMIC_RELEASE);
+	return raw.dead ? -1 : raw.fd;
+}
+
+/* Is our descriptor still our file? The program may have closed it and opened its own
+   file under the same number. If not, reopen ours by name, or stop with one message. */
+static int raw_checked(int fd)
+{
+	struct stat st;
+	int again;
+
+	if (fstat(fd, &st) == 0 && st.st_dev == raw.dev && st.st_ino == raw.ino)
+		return fd;
+	again = open(raw.path, O_RDWR | O_CLOEXEC | O_NOFOLLOW);
+	if (again >= 0 && fstat(again, &st) == 0 && st.st_dev == raw.dev && st.st_ino == raw.ino) {
+		again = cua_fd_high(again);
+		/* Never close the old number: it is the program's now. Other threads may still
+		   hold it for one more check, which fails, and they reopen too. */
+		__atomic_store_n(&raw.fd, again, __ATOMIC_RELEASE);
+		return again;
+	}
+	if (again >= 0)
+		close(again);
+	stop_raw("the trace's raw file was removed or its descriptor taken; the trace stops at ",
+		 EBADF);
+	return -1;
+}
+
+/* Appends one block to the raw file on fd; the block's state is written after its records. */
+static int append_block(int fd, const char *data, size_t len)
+{
+	struct cua_block_head h = { CUA_BLOCK_MAGIC, CUA_BLOCK_WRITING, len };
+	uint32_t done = CUA_BLOCK_COMPLETE;
+	uint64_t at;
+
+	at = __atomic_fetch_add(&raw.end, sizeof(h) + len, __ATOMIC_RELAXED);
+	if (cfg.max && at + sizeof(h) + len > cfg.max + sizeof(struct cua_raw_head)) {
+		struct cua_block_head m = { CUA_BLOCK_MAGIC, CUA_BLOCK_LIMIT, 0 };
+
+		if (!__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL)) {
+			raw.limited = 1;
+			cua_fd_write_all(fd, &m, sizeof(m), (off_t)at);
+			cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
+		}
+		return -1;
+	}
+	if (cua_fd_write_all(fd, &h, sizeof(h), (off_t)at) != 0 ||
+	    cua_fd_write_all(fd, data, len, (off_t)(at + sizeof(h))) != 0 ||
+	    cua_fd_write_all(fd, &done, sizeof(done), (off_t)(at + 4)) != 0) {
+		stop_raw("cannot write the trace's raw file ", errno);
+		return -1;
+	}
+	return 0;
+}
+
+static int write_block(const char *data, size_t len)
+{
+	int fd = raw_file();
+
+	if (fd < 0 || (fd = raw_checked(fd)) < 0)
+		return -1;
+	return append_block(fd, data, len);
+}
+
+static int flush_own(struct tbuf *t);
+
+/* Appends a record that is no call (tracefmt.h): the thread's name, or a mark. */
+static void append_text(struct tbuf *t, unsigned id, uint64_t ts, const char *text, size_t n)
+{
+	size_t need = round8(sizeof(struct cua_trace_rec) + 1 + n), at;
+	struct cua_trace_rec *r;
+	char *p;
+
+	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE ||
+	    (t->committed + need > TBUF_SIZE && flush_own(t) != 0))
+		return;
+	at = t->committed;
+	r = (struct cua_trace_rec *)(t->data + at);
+	memset(r, 0, need);
+	r->size = (uint16_t)need;
+	r->id = (uint16_t)id;
+	r->tid = (uint32_t)cua_thread_id_fast();
+	r->t_enter = r->t_exit = ts;
+	p = (char *)(r + 1);
+	*p = (char)n;
+	memcpy(p + 1, text, n);
+	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+}
+
+/* The thread's name as its first record: a raw file converted after the process ended (the
+   thread gone from /proc) still names it. One prctl per thread, not per call. */
+static void append_name(struct tbuf *t)
+{
+	char name[17] = { 0 };
+	size_t n = 0;
+
+	if (prctl(PR_GET_NAME, name, 0, 0, 0) != 0)
+		return;
+	while (n < 16 && name[n])
+		n++;
+	if (n)
+		append_text(t, CUA_TRACE_ID_NAME, cua_clock_ns(), name, n);
+}
+
+static struct tbuf *thread_buffer(unsigned l)
+{
+	struct tbuf *t = mine[l];
+	uint64_t pid = cua_process_id_fast();
+
+	if (CUA_LIKELY(t && t->slot.pid == pid))
+		return t;
+	t = (struct tbuf *)cua_tslot_acquire(&all_buffers, sizeof(*t) + TBUF_SIZE, pid,
+					     (uint32_t)cua_thread_id(), l);
+	if (!t)
+		return NULL;
+	t->flush_at = cfg.flush_interval_ns ? cua_clock_ns() + cfg.flush_interval_ns
+						: UINT64_MAX;
+	mine[l] = t;
+	if (l == 0)
+		append_name(t);
+	return t;
+}
+
+/* Writes this thread's records out as one block. Returns 0 when the buffer may be reused:
+   written, or dropped because the file is gone (one message said so). */
+static int flush_own(struct tbuf *t)
+{
+	uint64_t idle = IDLE;
+	int old, rc = 0;
+
+	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(cua_thread_id()), 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return -1;
+	__atomic_store_n(&t->slot.busy, 1, __ATOMIC_RELEASE);
+	old = nocancel_begin();
+	/* Records are dropped only when the file is gone for good (one message said so). */
+	if (t->committed && write_block(t->data, t->committed) != 0 && !raw.dead)
+		rc = -1;
+	nocancel_end(old);
+	if (rc == 0)
+		__atomic_store_n(&t->committed, 0, __ATOMIC_RELEASE);
+	if (cfg.flush_interval_ns)
+		t->flush_at = cua_clock_ns() + cfg.flush_interval_ns;
+	__atomic_store_n(&t->slot.busy, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&t->state, IDLE, __ATOMIC_RELEASE);
+	return rc;
+}
+
+static size_t string_len(const char *s)
+{
+	size_t n = 0;
+
+	while (s && n <= STR_MAX && s[n])
+		n++;
+	/* A longer string is cut, never inside a UTF-8 character. */
+	return n > STR_MAX ? cua_utf8_cut(s, n, STR_MAX) : n;
+}
+
+/* `cuaudit ctl PID trace start|stop` as seen by the calls: the first call to see a change
+   leaves a mark at its start, so that a stopped stretch is not read as idle time. */
+static uint32_t ctl_seen;
+
+static void ctl_mark(struct tbuf *t, const struct cuaudit_call *c)
+{
+	static const char started[] = "trace started by cuaudit ctl";
+	static const char stopped[] = "trace stopped by cuaudit ctl; calls until the next start "
+				      "are not recorded";
+	uint32_t on = (cua_live_ctl() & CUA_LIVE_CTL_TRACE) != 0;
+
+	if (CUA_LIKELY(__atomic_load_n(&ctl_seen, __ATOMIC_RELAXED) == on) ||
+	    __atomic_exchange_n(&ctl_seen, on, __ATOMIC_ACQ_REL) == on)
+		return;
+	if (on)
+		append_text(t, CUA_TRACE_ID_MARK, c->t_enter_ns, started, sizeof(started) - 1);
+	else
+		append_text(t, CUA_TRACE_ID_MARK, c->t_enter_ns, stopped, sizeof(stopped) - 1);
+}
+
+/* CUAUDIT_CAPTURE=profiler-api: Start opens the range (and is recorded), Stop closes it
+   (and is recorded). The roles profiler_start and profiler_stop say which calls those are;
+   cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call the driver's inside. */
+static int captured(unsigned id)
+{
+	int in_range;
+
+	/* CUAUDIT_CAPTURE=nvtx:NAME: inside that range on this thread. */
+	if (cfg.capture == CUA_CAPTURE_NVTX)
+		return cua_nvtx_capturing();
+	/* `cuaudit ctl PID trace start|stop`: one load of the region's control word. */
+	if (cfg.capture == CUA_CAPTURE_CTL)
+		return (cua_live_ctl() & CUA_LIVE_CTL_TRACE) != 0;
+	switch (cua_role[id]) {
+	case CUAUDIT_ROLE_PROFILER_START:
+		__atomic_store_n(&capturing, 1, __ATOMIC_RELAXED);
+		return 1;
+	case CUAUDIT_ROLE_PROFILER_STOP:
+		in_range = __atomic_exchange_n(&capturing, 0, __ATOMIC_RELAXED);
+		break;
+	default:
+		in_range = __atomic_load_n(&capturing, __ATOMIC_RELAXED);
+	}
+	/* A range opened by `cuaudit ctl` adds to the program's own. */
+	return in_range || (cua_live_ctl() & CUA_LIVE_CTL_TRACE);
+}
+
+/* What a record carries beyond its arguments: the values the call wrote through its
+   out-parameters (read now, while the caller's memory is live) and the kernel's name, copied
+   so that `cuaudit trace` can format a raw file in another process. */
+struct extras {
+	uint32_t bits;
+	unsigned n;
+	uint64_t out[CUA_TRACE_MAX_OUTS][2];
+	const char *kernel;
+	size_t klen;
+};
+
+/* The values the call wrote through its out-parameters: what cua_callfmt_out_value reads,
+   with the per-function part of its test made once at start (out_mask). */
+static void capture_outs(const struct cuaudit_call *c, struct extras *ex)
+{
+	const struct cua_arg_desc *args = cua_api[c->id].args;
+
+	/* Only after a call that succeeded: it accepted the pointers, so reading them is safe. */
+	if (!c->args || !cua_table_succeeded(c))
+		return;
+	for (uint32_t m = out_mask[c->id]; m && ex->n < CUA_TRACE_MAX_OUTS; m &= m - 1) {
+		unsigned i = (unsigned)__builtin_ctz(m);
+		uint64_t *out = ex->out[ex->n];
+		const void *ptr;
+
+		memcpy(&ptr, (const char *)c->args + args[i].offset, sizeof(ptr));
+		if (!ptr)
+			continue;
+		out[0] = out[1] = 0;
+		/* The common sizes as one load each, not a call to memcpy. */
+		if (args[i].out_size == 8)
+			memcpy(out, ptr, 8);
+		else if (args[i].out_size == 4)
+			memcpy(out, ptr, 4);
+		else
+			memcpy(out, ptr, args[i].out_size);
+		ex->bits |= 1u << i;
+		ex->n++;
+	}
+}
+
+static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
+{
+	ex->n = 0;
+	if (out_mask[c->id])
+		capture_outs(c, ex);
+	ex->kernel = cua_kernelnames_is_launch(c->id) ? cua_kernelnames_of_call(c) : NULL;
+	ex->klen = 0;
+	while (ex->kernel && ex->klen <= 255 && ex->kernel[ex->klen])
+		ex->klen++;
+	if (ex->klen > 255)
+		ex->klen = cua_utf8_cut(ex->kernel, ex->klen, 255);
+	if (ex->kernel)
+		ex->bits |= CUA_TRACE_KERNEL_BIT;
+	return ex->n * CUA_TRACE_OUT_BYTES + (ex->kernel ? 1 + ex->klen : 0);
+}
+
+static void put_extras(char *p, const struct extras *ex)
+{
+	/* Two words a value (CUA_TRACE_OUT_BYTES), mostly one value: no call to memcpy. */
+	for (unsigned k = 0; k < ex->n; k++)
+		__builtin_memcpy(p + CUA_TRACE_OUT_BYTES * k, ex->out[k], CUA_TRACE_OUT_BYTES);
+	if (ex->kernel) {
+		p += ex->n * CUA_TRACE_OUT_BYTES;
+		*p = (char)ex->klen;
+		memcpy(p + 1, ex->kernel, ex->klen);
+	}
+}
+
+static void trace_append(const struct cuaudit_call *c, unsigned l)
+{
+	const struct cua_api_desc *d = &cua_api[c->id];
+	struct tbuf *t = thread_buffer(l);
+	size_t need = sizeof(struct cua_trace_rec) + cua_trace_args_size[c->id], at;
+	struct cua_trace_rec *r;
+	struct extras ex;
+	char *p;
+	int copy;
+
+	ex.bits = 0;
+	if (CUA_UNLIKELY(!t))
+		return;
+	if (CUA_UNLIKELY(cfg.capture)) {
+		ctl_mark(t, c);
+		if (!captured(c->id))
+			return;
+	}
+	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
+		if (d->args[i].fmt == CUA_FMT_STRING) {
+			const char *s;
+
+			memcpy(&s, (const char *)c->args + d->args[i].offset, sizeof(s));
+			need += 1 + string_len(s);
+		}
+	}
+	need = round8(need);
+	if (out_mask[c->id] || cua_kernelnames_is_launch(c->id))
+		need += round8(capture_extras(c, &ex));
+	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
+		return;
+	if (CUA_UNLIKELY(t->committed + need > TBUF_SIZE) && flush_own(t) != 0)
+		return;
+	at = t->committed;
+	r = (struct cua_trace_rec *)(t->data + at);
+	r->size = (uint16_t)need;
+	r->id = (uint16_t)c->id;
+	/* The binding kind in the low 3 bits, an entry call's copy above them. */
+	copy = cua_entry_copy_of(c->object);
+	r->binding = (uint8_t)(c->binding | (copy > 0 ? (unsigned)copy << CUA_TRACE_KIND_BITS : 0));
+	r->skipped = (uint8_t)c->skipped;
+	r->depth = (uint16_t)c->depth;
+	/* The subscription is lean (no thread id in the record): the dispatch's cached one. */
+	r->tid = (uint32_t)cua_thread_id_fast();
+	r->t_enter = c->t_enter_ns;
+	r->t_exit = c->t_exit_ns;
+	r->result = c->result;
+	r->extras = ex.bits;
+	p = (char *)(r + 1);
+	/* Whole words in a short inline loop, then the struct's last bytes (a struct of 4-byte
+	   members ends inside a word) into a zeroed word: nothing is read past the struct,
+	   and the record's padding is zeros. */
+	{
+		unsigned end = args_end[c->id], i;
+
+		for (i = 0; i < end / 8u; i++)
+			__builtin_memcpy(p + 8 * i, (const char *)c->args + 8 * i, 8);
+		if (end & 7u) {
+			const char *src = (const char *)c->args + 8 * i;
+			unsigned k = 0;
+			uint64_t w = 0;
+
+			/* A 4-byte member in one move (the usual tail), then any bytes left:
+			   no call to memcpy on the hot path. */
+			if ((end & 7u) >= 4) {
+				__builtin_memcpy(&w, src, 4);
+				k = 4;
+			}
+			for (; k < (end & 7u); k++)
+				((char *)&w)[k] = src[k];
+			__builtin_memcpy(p + 8 * i, &w, 8);
+		}
+	}
+	p += cua_trace_args_size[c->id];
+	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
+		if (d->args[i].fmt == CUA_FMT_STRING) {
+			const char *s;
+			size_t n;
+
+			memcpy(&s, (const char *)c->args + d->args[i].offset, sizeof(s));
+			n = string_len(s);
+			*p++ = (char)n;
+			memcpy(p, s, n);
+			p += n;
+		}
+	}
+	if (ex.bits)
+		put_extras((char *)r + round8((size_t)(p - (char *)r)), &ex);
+	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+	/* Live output: what a kill would lose is at most one interval of this thread. */
+	if (CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
+		flush_own(t);
+}
+
+static void trace_exit(const struct cuaudit_call *c, void *ctx)
+{
+	unsigned l = updating++;
+
+	(void)ctx;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (CUA_LIKELY(l < CUA_LEVELS))
+		trace_append(c, l);
+	else
+		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	updating = l;
+}
+
+/* An NVTX range ended on this thread (hooks/nvtx/nvtx.c): one record on the thread's track. */
+static void nvtx_append(uint64_t t0, uint64_t t1, int level, const char *name, const char *domain,
+			unsigned l)
+{
+	struct tbuf *t = thread_buffer(l);
+	size_t nlen = string_len(name), dlen = string_len(domain);
+	size_t need = round8(sizeof(struct cua_trace_rec) + 2 + nlen + dlen), at;
+	struct cua_trace_rec *r;
+	char *p;
+
+	if (!t || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE)
+		return;
+	if (t->committed + need > TBUF_SIZE && flush_own(t) != 0)
+		return;
+	at = t->committed;
+	r = (struct cua_trace_rec *)(t->data + at);
+	memset(r, 0, need);
+	r->size = (uint16_t)need;
+	r->id = CUA_TRACE_NVTX_ID;
+	r->depth = (uint16_t)(level + CUA_TRACE_NVTX_LEVEL0);
+	r->tid = (uint32_t)cua_thread_id_fast();
+	r->t_enter = t0;
+	r->t_exit = t1;
+	p = (char *)(r + 1);
+	*p++ = (char)nlen;
+	memcpy(p, name, nlen);
+	p += nlen;
+	*p++ = (char)dlen;
+	memcpy(p, domain, dlen);
+	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+	if (CUA_UNLIKELY(t1 >= t->flush_at))
+		flush_own(t);
+}
+
+static void trace_nvtx(uint64_t t0, uint64_t t1, int level, const char *name, const char *domain)
+{
+	unsigned l = updating++;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (CUA_LIKELY(l < CUA_LEVELS))
+		nvtx_append(t0, t1, level, name, domain, l);
+	else
+		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	updating = l;
+}
+
+/* ---------------------------------------------------------------- at exit */
+
+/* Takes a buffer from its thread. A flush in progress is waited for, but never forever:
+   a flush cut short on this very thread (exit() from a signal handler) or by a thread that
+   no longer exists left the records in memory whole; its block in the file stays marked
+   as being written, and the reader skips it. Returns 1 to format the buffer. */
+static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t deadline,
+		       unsigned *cut)
+{
+	for (;;) {
+		uint64_t idle = IDLE;
+
+		if (__atomic_compare_exchange_n(&t->state, &idle, CLOSED, 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE))
+			return 1;
+		if (idle == CLOSED)
+			return 0;
+		if (FLUSHER(idle) == self || !cua_thread_alive(pid, FLUSHER(idle)) ||
+		    !cua_wait_more(deadline)) {
+			(*cut)++;
+			__atomic_store_n(&t->state, CLOSED, __ATOMIC_RELEASE);
+			return 1;
+		}
+	}
+}
+
+/* Closes every buffer of this process first: a flush in progress then ends (its block is
+   whole in the file) before the file is read. */
+static void take_buffers(uint64_t pid, unsigned *cut)
+{
+	uint32_t self = (uint32_t)cua_thread_id();
+	/* One deadline for every buffer: exit waits at most CUA_WAIT_MAX_NS here in all. */
+	uint64_t deadline = cua_wait_deadline();
+
+	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
+		struct tbuf *t = (struct tbuf *)s;
+
+		t->taken = s->pid == pid && take_buffer(t, self, pid, deadline, cut);
+	}
+}
+
+static void format_buffers(struct cua_writer *w, uint64_t pid)
+{
+	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
+		struct tbuf *t = (struct tbuf *)s;
+
+		if (!t->taken || raw.limited)
+			continue; /* past the limit: the file ended with its marker */
+		cua_tracefmt_records(w, t->data, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE),
+				     pid);
+	}
+}
+
+/* Converting at exit passed CUAUDIT_TRACE_EXIT_TIME (its time grows with the file, about
+   7 s for 1 s of calls in a loop): the JSON being written goes, the records still in memory
+   are appended to the raw file, which ends with an EXITED marker and stays for `cuaudit
+   trace`. Exit then takes no longer than the deadline whatever the trace's size. */
+static void keep_raw(int rawfd, uint64_t pid)
+{
+	struct cua_block_head m = { CUA_BLOCK_MAGIC, CUA_BLOCK_EXITED, 0 };
+	uint64_t gpu = cua_gpu_trace_count(pid);
+	int whole = 1;
+
+	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
+		struct tbuf *t = (struct tbuf *)s;
+		size_t n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
+
+		if (t->taken && n && !raw.limited && append_block(rawfd, t->data, n) != 0)
+			whole = 0;
+	}
+	if (!raw.limited && whole &&
+	    cua_fd_write_all(rawfd, &m, sizeof(m), (off_t)__atomic_fetch_add(&raw.end, sizeof(m),
+									 __ATOMIC_RELAXED)) != 0)
+		whole = 0;
+	if (!whole) {
+		cua_log_msg(CUA_LOG_ERROR, "the trace was not converted within CUAUDIT_TRACE_EXIT_TIME "
+			    "and its raw file could not be completed; what it holds stays in ",
+			    raw.path, "; convert it with: cuaudit trace ", raw.path, NULL);
+		return;
+	}
+	cua_log_msg(CUA_LOG_WARN, "the trace was not converted at exit (longer than "
+		    "CUAUDIT_TRACE_EXIT_TIME); every call it recorded is in ", raw.path,
+		    "; convert it with: cuaudit trace ", raw.path, NULL);
+	if (gpu)
+		cua_log_count(CUA_LOG_WARN, "trace: ", gpu, " GPU intervals are not in the raw file "
+			      "and were dropped (the summary and metrics keep their totals)");
+}
+
+static uint64_t monotonic_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+/* At exit, from whichever thread calls exit(): the raw file's blocks, then every buffer of
+   this process, become the JSON; events after this point are dropped. */
+static void trace_finish(void)
+{
+	static struct cua_writer w;
+	uint64_t pid = cua_process_id(), last_ns = 0;
+	/* CUAUDIT_TRACE_EXIT_TIME=0: past already (1 ns after the clock's start). */
+	uint64_t deadline = cfg.exit_ns ? monotonic_ns() + cfg.exit_ns : 1;
+	char path[CUA_PATH_MAX], tmp[CUA_PATH_MAX + 64];
+	int fd, rawfd, limited = 0, late = 0, old = nocancel_begin();
+	unsigned cut = 0, skipped = 0;
+
+	if (__atomic_exchange_n(&finished_pid, pid, __ATOMIC_ACQ_REL) == pid)
+		goto out;
+	/* The file stops growing: other threads go on calling during exit() and until an exec
+	   replaces the image, and a converter chasing their blocks would never end. A raw file
+	   being made now by another thread is waited for (bounded), so that it is converted and
+	   removed too. One this thread was making when a signal handler called exit() is
+	   cut short: its records are whole in memory, and a file it had created is removed. */
+	__atomic_store_n(&raw.dead, 1, __ATOMIC_RELEASE);
+	wait_opening(pid, (uint32_t)cua_thread_id());
+	{
+		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+
+		if (o >> 32 == pid && (uint32_t)o == (uint32_t)cua_thread_id() &&
+		    __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid)
+			remove_cut_raw(pid);
+	}
+	take_buffers(pid, &cut);
+	rawfd = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && raw.fd >= 0 ? raw_checked(raw.fd) : -1;
+	/* The name is chosen (never a file cuaudit did not write), then the JSON is written
+	   beside it and renamed over it: a kill while it is written leaves no cut file under
+	   the name, and the raw file, which `cuaudit trace` converts. */
+	if ((fd = cua_writer_open("trace", cfg.path, CUA_TRACE_SIGNATURE, 0, path, sizeof(path))) < 0) {
+		cua_out_report("cannot create the trace CUAUDIT_TRACE=", cfg.path, errno);
+		goto out;
+	}
+	close(fd);
+	/* The empty file stays until the rename replaces it: it is this process's claim on the
+	   name, which another process of the run given the same name then leaves alone. */
+	if (cua_writer_begin_atomic(&w, "trace", path, tmp, sizeof(tmp)) != 0) {
+		unlink(path);
+		goto out;
+	}
+	cua_tracefmt_head(&w, pid);
+	{
+		uint64_t rt, mono;
+
+		cua_provenance_anchor(&rt, &mono);
+		cua_tracefmt_clock(&w, pid, rt, mono);
+	}
+	if (rawfd >= 0) {
+		/* The buffers are formatted below, after the file; a fresh window, so that a flush
+		   cut short on this thread (its records are still in its buffer) loses nothing. */
+		static char window[TBUF_SIZE];
+
+		skipped = cua_tracefmt_raw_until(&w, rawfd, window, sizeof(window), pid, &limited,
+						 &last_ns, deadline, &late);
+	}
+	if (late) {
+		/* The JSON begun goes, and so does the claim on its name: `cuaudit trace` takes it. */
+		close(w.fd);
+		unlink(tmp);
+		unlink(path);
+		keep_raw(rawfd, pid);
+		goto done;
+	}
+	if (!limited)
+		format_buffers(&w, pid);
+	if (limited || raw.limited)
+		cua_tracefmt_marker(&w, pid, last_ns, "CUAUDIT_TRACE_MAX reached; later events were dropped");
+	else if (__atomic_load_n(&raw.cut, __ATOMIC_ACQUIRE))
+		cua_tracefmt_marker(&w, pid, last_ns, "the trace's raw file could not be written; "
+				    "events were dropped");
+	if (__atomic_load_n(&lost, __ATOMIC_RELAXED))
+		cua_log_count(CUA_LOG_WARN, "trace: ", __atomic_load_n(&lost, __ATOMIC_RELAXED),
+			      " calls made from signal handlers nested more than 4 deep in one "
+			      "thread were not recorded");
+	if (cut)
+		cua_log_msg(CUA_LOG_WARN, "a trace buffer flush was cut short (thread cancelled or "
+			    "exit from a signal handler); its records were taken from memory", NULL);
+	if (skipped)
+		cua_log_msg(CUA_LOG_WARN, "blocks of the trace's raw file were cut short and skipped",
+			    NULL);
+	cua_gpu_write_trace(&w, pid);
+	cua_tracefmt_names(&w, pid, cua_provenance_program(), cua_provenance_thread_name);
+	cua_tracefmt_tail(&w);
+	if (cua_writer_commit(&w, tmp, path) == 0) {
+		cua_log_generated("trace", path, __atomic_load_n(&raw.cut, __ATOMIC_ACQUIRE) &&
+					  !raw.limited);
+		if (rawfd >= 0)
+			unlink(raw.path);
+	} else {
+		/* A cut JSON file is no trace: the commit removed it, and the claim goes too; the
+		   raw file's whole blocks stay. */
+		unlink(path);
+		if (rawfd >= 0)
+			cua_log_msg(CUA_LOG_ERROR, "the trace's records stay in ", raw.path,
+				    "; convert them with: cuaudit trace ", raw.path, NULL);
+	}
+done:
+	/* Events after this point are dropped (a thread that goes on after a failed exec):
+	   nothing is written to the raw file again, and its number may be the program's soon. */
+	__atomic_store_n(&raw.dead, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&raw.fd, -1, __ATOMIC_RELEASE);
+	if (rawfd >= 0)
+		close(rawfd);
+out:
+	nocancel_end(old);
+}
+
+int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *own)
+{
+	static unsigned ids[CUAUDIT_ID_COUNT];
+	/* CUAUDIT_INCLUDE/EXCLUDE: the trace records only the ids they leave. */
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit, .ids = ids,
+		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
+	int rc;
+
+	if (!own->path[0])
+		return 0;
+	memcpy(cfg.path, own->path, sizeof(cfg.path));
+	cfg.max = own->max;
+	cfg.exit_ns = own->exit_ns;
+	cfg.flush_interval_ns = all->flush_interval_ns;
+	cfg.capture = all->capture;
+	cua_tracefmt_init();
+	if (cua_gpu_on()) /* GPU timing started before the trace (la_version's order) */
+		cua_gpu_trace_setup();
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+		for (unsigned i = 0; i < cua_api[id].nargs; i++) {
+			unsigned end = (unsigned)cua_api[id].args[i].offset + cua_api[id].args[i].size;
+
+			if (i < 31 && cua_callfmt_out_kept(id, i))
+				out_mask[id] |= 1u << i;
+			if (end > args_end[id])
+				args_end[id] = (uint16_t)end;
+			has_string[id] |= cua_api[id].args[i].fmt == CUA_FMT_STRING;
+		}
+	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
+		nonce = cua_clock_slow_ns();
+	cua_nvtx_set_trace(trace_nvtx);
+	/* Once: its raw file is converted and removed at the first finish. */
+	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE | CUA_FINISH_OWN_CALLS);
+	rc = cua_dispatch_subscribe(&sub);
+	/* Its callback reads only what a lean record holds (the thread id is the dispatch's
+	   cache; launches keep the whole record, for their kernel names). */
+	if (rc == 0)
+		cua_dispatch_lean();
+	return rc;
+}
+
+int cua_trace_on(void)
+{
+	return cfg.path[0] != '\0';
+}
+
+/* The registry's entry (hooks/registry.c). */
+void cua_trace_start(const struct cua_config *all, struct cua_hook_configs *cfg)
+{
+	cua_trace_init(all, &cfg->trace);
+}
