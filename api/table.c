@@ -101,12 +101,22 @@ CUAUDIT_API const char *cuaudit_api_name(unsigned id)
 const char *const cua_binding_names[CUAUDIT_BIND_COUNT] = { "plt", "bindnow", "dlsym",
 							    "procaddress", "got", "entry" };
 
+uint8_t cua_status_ret[CUAUDIT_ID_COUNT];
+
+static int returns_status(unsigned id)
+{
+	return cua_api[id].ret == CUA_RET_CURESULT || cua_api[id].ret == CUA_RET_CUDAERROR;
+}
+
+void cua_table_init(void)
+{
+	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
+		cua_status_ret[id] = (uint8_t)returns_status(id);
+}
+
 int cua_table_succeeded(const struct cuaudit_call *c)
 {
-	unsigned ret = cua_api[c->id].ret;
-
-	return !c->skipped && (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) &&
-	       (int)c->result == 0;
+	return !c->skipped && returns_status(c->id) && (int)c->result == 0;
 }
 
 uint16_t cua_table_args_size(unsigned id)

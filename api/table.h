@@ -113,8 +113,19 @@ int cua_table_result_value(unsigned layer, const char *name, size_t len, int *va
 /* Returns the name of a result code of a layer, or NULL. */
 const char *cua_table_result_name(unsigned layer, int value);
 
-/* Whether a call succeeded: it returned CUDA_SUCCESS or cudaSuccess and was not skipped.
-   From exit callbacks; every layer may ask. */
+/* Did a call fail: the one rule every output uses. A function whose generated return class
+   is a CUDA status (CUresult, cudaError_t) failed when it returned anything but success; a
+   function that returns something else never fails. cua_status_ret[id] is that class as one
+   byte, so that the hot path reads no row of the API table: filled by cua_table_init, from
+   la_version before any hook starts (and by the command before it formats calls). */
+extern uint8_t cua_status_ret[CUAUDIT_ID_COUNT];
+void cua_table_init(void);
+static inline int cua_failed(unsigned id, int result)
+{
+	return cua_status_ret[id] & (result != 0);
+}
+/* Whether a call succeeded: it returned CUDA_SUCCESS or cudaSuccess and was not skipped
+   (cua_table_init need not have run). From exit callbacks; every layer may ask. */
 struct cuaudit_call;
 int cua_table_succeeded(const struct cuaudit_call *c);
 /* Bytes of id's argument struct, rounded up to 8: the room a trace record gives it. */

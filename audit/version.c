@@ -25,6 +25,7 @@
 #include "passthrough.h"
 #include "procaddress.h"
 #include "provenance.h"
+#include "table.h"
 #include "writer.h"
 
 static const char *env(const char *name)
@@ -49,6 +50,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 	if (!cua_instance_claim())
 		return 0;
 	cua_process_init();
+	cua_table_init();
 	cua_provenance_init();
 	cua_config_load(&cua_cfg, env, diag_stderr, getauxval(AT_SECURE) != 0);
 	cua_config_restrict_secure(&cua_cfg);

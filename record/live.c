@@ -184,9 +184,6 @@ int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 	p = mmap(NULL, PENDING_MAX * sizeof(struct pending), PROT_READ | PROT_WRITE,
 		 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	pending_pool = p == MAP_FAILED ? NULL : p;
-	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
-		cua_live_may_fail[id] = cua_api[id].ret == CUA_RET_CURESULT ||
-					cua_api[id].ret == CUA_RET_CUDAERROR;
 	forget_old_image();
 	cua_live_on = 1;
 	return 0;

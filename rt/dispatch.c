@@ -18,7 +18,6 @@
 __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec"))) = {
 	.pid = CUA_LIVE_NO_PID};
 uint8_t cua_live_on;
-uint8_t cua_live_may_fail[CUAUDIT_ID_COUNT];
 
 void *cua_real[CUAUDIT_ID_COUNT];
 void *cua_real_entry[CUA_MAX_ENTRY_COPIES][CUAUDIT_ID_COUNT];

@@ -30,13 +30,12 @@ static uint64_t *counter;
 
 static void errcount_exit(const struct cuaudit_call *c, void *ctx)
 {
-	unsigned ret = cua_api[c->id].ret;
 	int result = (int)c->result;
 
 	(void)ctx;
 	/* Only what the program itself was told (depth 0), as compute-sanitizer reports API
 	   errors: a runtime probing the driver inside its own calls is not the program failing. */
-	if (c->depth == 0 && (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && result != 0 &&
+	if (c->depth == 0 && cua_failed(c->id, result) &&
 	    result != NOT_READY && result != DEINITIALIZED)
 		__atomic_add_fetch(counter, 1, __ATOMIC_RELAXED);
 }

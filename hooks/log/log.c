@@ -17,20 +17,13 @@ static int errors_only;
 static int on_demand;
 static int nvtx_capture;
 
-static int is_error(const struct cuaudit_call *c)
-{
-	unsigned ret = cua_api[c->id].ret;
-
-	return (ret == CUA_RET_CURESULT || ret == CUA_RET_CUDAERROR) && (int)c->result != 0;
-}
-
 static void log_exit(const struct cuaudit_call *c, void *ctx)
 {
 	char line[4096];
 	struct timespec ts;
 
 	(void)ctx;
-	if (errors_only && !is_error(c))
+	if (errors_only && !cua_failed(c->id, (int)c->result))
 		return;
 	/* CUAUDIT_CAPTURE=ctl: only while `cuaudit ctl PID log start` has it on. */
 	if (CUA_UNLIKELY(on_demand) && !(cua_live_ctl() & CUA_LIVE_CTL_LOG))

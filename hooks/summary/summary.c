@@ -147,13 +147,9 @@ static struct cua_stat *stat_of(struct tstats *t, unsigned nested, unsigned id)
 	return s;
 }
 
-/* Whether a non-zero result of each function is an error (CUresult, cudaError_t): one byte
-   per function, filled at start, so that an update reads no row of the API table. */
-static uint8_t may_fail[CUAUDIT_ID_COUNT];
-
 static int is_error(const struct cuaudit_call *c)
 {
-	return may_fail[c->id] & ((int)c->result != 0);
+	return cua_failed(c->id, (int)c->result);
 }
 
 /* Kept in the thread's statistics, so that a thread that adopts an ended thread's record
@@ -310,7 +306,7 @@ static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned bindi
 	struct cua_stat *s;
 
 	if (CUA_LIKELY((s = fast_row(l, id, depth, &t)) != NULL)) {
-		cua_stats_add_fast(s, ns, may_fail[id] & ((int)result != 0), binding);
+		cua_stats_add_fast(s, ns, cua_failed(id, (int)result), binding);
 		if (CUA_UNLIKELY(cua_nvtx_calls_on) && depth == 0)
 			cua_nvtx_call(ns, 1);
 		if (CUA_UNLIKELY(!cua_provenance_known) && depth == 0)
@@ -346,7 +342,7 @@ static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned bi
 	unsigned l = level_enter();
 	struct tstats *t;
 	struct cua_stat *s;
-	int err = may_fail[id] & ((int)result != 0);
+	int err = cua_failed(id, (int)result);
 
 	if (l < CUA_LEVELS && (t = thread_stats(l)) != NULL && (s = stat_of(t, depth != 0, id)) != NULL) {
 		if (t_exit) {
@@ -376,7 +372,7 @@ static CUA_SCALAR void sampled_count(unsigned id, unsigned depth, unsigned bindi
 	struct cua_stat *s;
 
 	if (CUA_LIKELY((s = fast_row(l, id, depth, &t)) != NULL) && CUA_LIKELY(cua_provenance_known)) {
-		int err = may_fail[id] & ((int)result != 0);
+		int err = cua_failed(id, (int)result);
 
 		if (t_exit) {
 			cua_sampler_note(s, ns);
@@ -787,8 +783,6 @@ int cua_summary_init(const struct cua_config *all, const struct cua_summary_conf
 				? cua_clock_slow_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
 	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC | CUA_FINISH_OWN_CALLS);
-	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)
-		may_fail[id] = cua_api[id].ret == CUA_RET_CURESULT || cua_api[id].ret == CUA_RET_CUDAERROR;
 	rc = cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);
 	/* Its callbacks read only the fields cua_dispatch_lean names. */
 	if (rc == 0)
