@@ -35,7 +35,8 @@ typedef int (*execveat_fn)(int, const char *, char *const[], char *const[], int)
 
 static uintptr_t real[NEXEC];
 /* The program's errno is its C library's, not the one of the audit namespace's own libc
-   (docs/design.md §7): read and set through that library's __errno_location. */
+   (docs/design.md, "Code on application threads"): read and set through that library's
+   __errno_location. */
 static int *(*program_errno)(void);
 static char *(*program_getenv)(const char *);
 static _Alignas(8) char libc_cookie; /* its address is the C library's loader cookie */
