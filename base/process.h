@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* base/process.h: process and thread identity across fork (the pid cache, the thread id), and the exit-work list. */
+/* base/process.h: process and thread identity across fork (the pid cache, the thread id). */
 #ifndef CUA_PROCESS_H
 #define CUA_PROCESS_H
 

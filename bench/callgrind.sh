@@ -26,8 +26,10 @@ declare -A env_of=(
   [trace]="$A CUAUDIT_TRACE=$W/trace.%p.json"
   [live]="$A CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
   [summary_live]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
+  [gpu_time]="$A CUAUDIT_GPU_TIME=1 CUAUDIT_SUMMARY=$W/summary.%p.json"
+  [all]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_METRICS=$W/metrics.%p.prom CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live CUAUDIT_GPU_TIME=1"
 )
-configs=${CONFIGS:-"native no_hook dispatch dispatch_timed memlimit metrics summary sampled summary_metrics trace live summary_live"}
+configs=${CONFIGS:-"native no_hook dispatch dispatch_timed memlimit metrics summary sampled summary_metrics trace live summary_live gpu_time all"}
 N=${N:-1000}
 ir() { # CONFIG MODE CALLS
   env ${env_of[$1]} valgrind --tool=callgrind --callgrind-out-file="$W/cg.out" \

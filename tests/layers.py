@@ -206,6 +206,34 @@ if os.path.exists(config_h):
             errors.append(f"out/config.h: struct cua_config's '{member}' is read by "
                           f"{sorted(mods)[0]} alone; it belongs in that hook's own configuration")
 
+# The hooks' registry: each line of CUA_HOOKS in hooks/registry.c names a folder hooks/NAME/
+# that defines cua_NAME_start, and each folder of hooks/ has its line, so that a hook is a
+# folder and a line, and neither is left without the other.
+registry = os.path.join(root, "hooks", "registry.c")
+if os.path.exists(registry):
+    with open(registry, errors="replace") as f:
+        text = f.read()
+    m = re.search(r"#define CUA_HOOKS\(X\)(.*?)\n\n", text, re.S)
+    names = re.findall(r"\bX\((\w+)\)", m.group(1)) if m else []
+    if not names:
+        errors.append("hooks/registry.c: no CUA_HOOKS list found")
+    folders = sorted(d for d in os.listdir(os.path.join(root, "hooks"))
+                     if os.path.isdir(os.path.join(root, "hooks", d)))
+    for name in names:
+        if name not in folders:
+            errors.append(f"hooks/registry.c names {name}, but there is no folder hooks/{name}/")
+            continue
+        code = ""
+        for fname in os.listdir(os.path.join(root, "hooks", name)):
+            if fname.endswith(".c"):
+                with open(os.path.join(root, "hooks", name, fname), errors="replace") as f:
+                    code += f.read()
+        if not re.search(r"^void cua_" + name + r"_start\(", code, re.M):
+            errors.append(f"hooks/{name}/ defines no cua_{name}_start, which its registry line starts")
+    for d in folders:
+        if d not in names:
+            errors.append(f"hooks/{d}/ has no line in hooks/registry.c's CUA_HOOKS: it would never start")
+
 for e in errors:
     print(e)
 print(f"{len(sources)} files in {len(layers)} layers, {sum(len(v) for v in edges.values())} module edges, "

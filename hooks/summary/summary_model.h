@@ -62,7 +62,7 @@ struct cua_writer;
 void cua_summary_text_write(struct cua_writer *w, const struct cua_summary_model *m);
 /* The JSON document, schema cuaudit-summary/1: hooks/summary/summary_json.c. */
 void cua_summary_json_write(struct cua_writer *w, const struct cua_summary_model *m);
-/* The Prometheus text exposition (CUAUDIT_METRICS), replacing its file: hooks/metrics/metrics.c.
+/* The Prometheus text exposition (CUAUDIT_METRICS), replacing its file: hooks/summary/metrics.c.
    Returns 0 when written. */
 int cua_metrics_write(const struct cua_summary_model *m);
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/metrics/metrics.h: CUAUDIT_METRICS: the summary's counts in the Prometheus text exposition format, for node_exporter's textfile collector. */
+/* hooks/summary/metrics.h: CUAUDIT_METRICS: the summary's counts in the Prometheus text exposition format, for node_exporter's textfile collector. */
 #ifndef CUA_METRICS_H
 #define CUA_METRICS_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/metrics/metrics_config.h: the metrics' configuration (CUAUDIT_METRICS, CUAUDIT_METRICS_LABELS), read once in la_version. */
+/* hooks/summary/metrics_config.h: the metrics' configuration (CUAUDIT_METRICS, CUAUDIT_METRICS_LABELS), read once in la_version. */
 #ifndef CUA_METRICS_CONFIG_H
 #define CUA_METRICS_CONFIG_H
 

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/metrics/metrics_config.c: the metrics' variables (CUAUDIT_METRICS, CUAUDIT_METRICS_LABELS) and their messages. */
+/* hooks/summary/metrics_config.c: the metrics' variables (CUAUDIT_METRICS, CUAUDIT_METRICS_LABELS) and their messages. */
 #include <string.h>
 #include "metrics_config.h"
 

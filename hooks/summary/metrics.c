@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* hooks/metrics/metrics.c: writes CUAUDIT_METRICS, the Prometheus text format, atomically at each summary snapshot and at exit. */
+/* hooks/summary/metrics.c: writes CUAUDIT_METRICS, the Prometheus text format, atomically at each summary snapshot and at exit. */
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
