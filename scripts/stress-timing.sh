@@ -4,8 +4,9 @@
 # row on two cores that a load of its own keeps busy: two busy loops and THREADS runnable
 # threads pinned to the same two cores, as CI's 2-core machine is when it is loaded. A machine
 # with more cores runs several such pairs side by side, which take the runs from one queue: a
-# test's runs are independent, each alone on a loaded pair, and may run at the same time. The
-# queue holds the longest runs first, so that the last runs to end are short ones.
+# test's runs are independent, each alone on a loaded pair with its own work directory, and
+# may run at the same time. The queue holds the longest runs first, so that the last runs to
+# end are short ones.
 # Usage: scripts/stress-timing.sh   (environment: RUNS=20, THREADS=300, PAIRS=cores/2,
 #        BUDGET_S=540: seconds from the start (the build included) by which every run must end
 #        by its estimate: a pair starts only a run whose estimate fits in what is left, the
@@ -27,7 +28,7 @@ BUDGET_S=${BUDGET_S:-540}
 cores=$(nproc)
 PAIRS=${PAIRS:-$((cores / 2))}
 [ "$PAIRS" -ge 1 ] || PAIRS=1
-B=${BUILD:-$ROOT/build-stress}
+B=$(realpath -m "${BUILD:-$ROOT/build-stress}")
 R=$B/stress
 rm -rf "$R"
 mkdir -p "$R"
@@ -135,6 +136,17 @@ take() { # prints "NAME RUN" of the first run not taken whose estimate fits, or 
   ) 9>"$R/taken.lock"
 }
 
+# Each pair runs its tests from its own copy of the tests' CTest file, whose WORK is the pair's
+# own: a case starts by emptying $WORK/NAME, and two runs of one test on two pairs at once
+# would otherwise empty each other's files (29 of 29 such failures on 2026-11-27, none alone).
+grep -q "WORK=$B/tests/work" "$B/tests/CTestTestfile.cmake" ||
+  { echo "no WORK=$B/tests/work in $B/tests/CTestTestfile.cmake"; exit 1; }
+for i in $(seq 0 $((PAIRS - 1))); do
+  mkdir -p "$R/ctest$i" "$R/work$i"
+  sed -e "s|WORK=$B/tests/work|WORK=$R/work$i|g" -e '/^subdirs(/d' "$B/tests/CTestTestfile.cmake" \
+    >"$R/ctest$i/CTestTestfile.cmake"
+done
+
 # pair I: its cores, its load, runs from the queue until none left fits in the budget; one line
 # a run: NAME RUN STATUS SECONDS.
 pair() {
@@ -145,7 +157,7 @@ pair() {
   while item=$(take) && [ -n "$item" ]; do
     read -r name n <<<"$item"
     t0=$(date +%s)
-    if (cd "$B" && taskset -c "$cpus" ctest --output-on-failure -R "^${name}\$" --timeout 600 >"$R/$name.$n.log" 2>&1); then
+    if (cd "$R/ctest$i" && taskset -c "$cpus" ctest --output-on-failure -R "^${name}\$" --timeout 600 >"$R/$name.$n.log" 2>&1); then
       rm -f "$R/$name.$n.log"; echo "$name $n ok $(($(date +%s) - t0))"
     else
       echo "$name $n fail $(($(date +%s) - t0))"
