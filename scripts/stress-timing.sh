@@ -4,11 +4,22 @@
 # row on two cores that a load of its own keeps busy: two busy loops and THREADS runnable
 # threads pinned to the same two cores, as CI's 2-core machine is when it is loaded. A machine
 # with more cores runs several such pairs side by side, which take the runs from one queue: a
-# test's runs are independent, each alone on a loaded pair, and may run at the same time.
+# test's runs are independent, each alone on a loaded pair with its own work directory, and
+# may run at the same time. The queue holds the longest runs first, so that the last runs to
+# end are short ones.
 # Usage: scripts/stress-timing.sh   (environment: RUNS=20, THREADS=300, PAIRS=cores/2,
-#        BUDGET_S=540: no run starts after that many seconds, and the table says what was left;
+#        BUDGET_S=540: seconds from the start (the build included) by which every run must end
+#        by its estimate: a pair starts only a run whose estimate fits in what is left, the
+#        longest that fits, and the table says what was left;
 #        BUILD=dir: an existing build with tests, else one is made in build-stress/;
-#        ONLY=REGEX: only the tests whose names match)
+#        ONLY=REGEX: only the tests whose names match;
+#        PRIOR=table.txt: a table this script wrote before: a test that passed every one of
+#        its N runs there runs RUNS-N more times, numbered from N+1, and this table reports the
+#        two together (a test with a failure there starts again at run 1); its seconds a run
+#        are the test's estimate;
+#        EST=file: "NAME SECONDS" lines, a run's estimate for the tests PRIOR has no runs of;
+#        any other test is estimated at 60 s. SIGTERM stops the runs in flight, uncounted,
+#        and the table is written of the runs that ended)
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${RUNS:-20}
@@ -17,7 +28,7 @@ BUDGET_S=${BUDGET_S:-540}
 cores=$(nproc)
 PAIRS=${PAIRS:-$((cores / 2))}
 [ "$PAIRS" -ge 1 ] || PAIRS=1
-B=${BUILD:-$ROOT/build-stress}
+B=$(realpath -m "${BUILD:-$ROOT/build-stress}")
 R=$B/stress
 rm -rf "$R"
 mkdir -p "$R"
@@ -96,35 +107,57 @@ have=$(grep -c . "$R/tests.txt")
 [ -n "${ONLY:-}" ] && want=$have
 echo "$have of the $want tests of tests/timing.txt are registered in this build"
 
-# The work: every run of every test, one line each ("NAME RUN"), taken in order by whichever
-# pair is free, so that a long test's runs spread over the pairs instead of holding one pair
-# for the whole budget. Each run is alone on its pair's two loaded cores.
-while read -r name; do
-  for n in $(seq "$RUNS"); do echo "$name $n"; done
-done <"$R/tests.txt" >"$R/queue.txt"
-echo 0 >"$R/next"
-take() { # prints the next line of the queue, or nothing when it is empty
+# Runs already passed: NAME PASSED RUNS SECONDS from PRIOR, for the tests that never failed there.
+: >"$R/prior.txt"
+if [ -n "${PRIOR:-}" ]; then
+  awk 'NR > 1 && $2 ~ /^[0-9]+\/[0-9]+$/ {
+         split($2, r, "/"); s = $4; sub(/s$/, "", s)
+         if (r[1] == r[2] && r[2] > 0) print $1, r[1], r[2], s }' "$PRIOR" >"$R/prior.txt" ||
+    { echo "cannot read PRIOR=$PRIOR"; exit 1; }
+fi
+# The work: one line a run still to do ("SECONDS NAME RUN"), the estimate first, longest first,
+# taken by whichever pair is free, so that a long test's runs spread over the pairs instead of
+# holding one pair for the whole budget. Each run is alone on its pair's two loaded cores.
+awk -v runs="$RUNS" '
+  FILENAME == ARGV[1] { est[$1] = $2; next }
+  FILENAME == ARGV[2] { done[$1] = $3; est[$1] = $4 / $3; next }
+  { e = ($1 in est) ? est[$1] : 60
+    for (n = done[$1] + 1; n <= runs; n++) printf "%.1f %s %d\n", e, $1, n }
+' "${EST:-/dev/null}" "$R/prior.txt" "$R/tests.txt" | sort -s -k1,1gr >"$R/queue.txt"
+: >"$R/taken"
+echo "$(wc -l <"$R/queue.txt") runs to do, about $(awk '{ s += $1 } END { printf "%d", s }' "$R/queue.txt") pair-seconds"
+take() { # prints "NAME RUN" of the first run not taken whose estimate fits, or nothing
   (
     flock 9
-    k=$(cat "$R/next")
-    echo $((k + 1)) >"$R/next"
-    sed -n "$((k + 1))p" "$R/queue.txt"
-  ) 9>"$R/next.lock"
+    awk -v left=$((start + BUDGET_S - $(date +%s))) '
+      FILENAME == ARGV[1] { taken[$1] = 1; next }
+      !(FNR in taken) && $1 <= left { print FNR >>ARGV[1]; print $2, $3; exit }
+    ' "$R/taken" "$R/queue.txt"
+  ) 9>"$R/taken.lock"
 }
 
-# pair I: its cores, its load, runs from the queue until it is empty or the budget is spent;
-# one line a run: NAME RUN STATUS SECONDS.
+# Each pair runs its tests from its own copy of the tests' CTest file, whose WORK is the pair's
+# own: a case starts by emptying $WORK/NAME, and two runs of one test on two pairs at once
+# would otherwise empty each other's files (29 of 29 such failures on 2026-11-27, none alone).
+grep -q "WORK=$B/tests/work" "$B/tests/CTestTestfile.cmake" ||
+  { echo "no WORK=$B/tests/work in $B/tests/CTestTestfile.cmake"; exit 1; }
+for i in $(seq 0 $((PAIRS - 1))); do
+  mkdir -p "$R/ctest$i" "$R/work$i"
+  sed -e "s|WORK=$B/tests/work|WORK=$R/work$i|g" -e '/^subdirs(/d' "$B/tests/CTestTestfile.cmake" \
+    >"$R/ctest$i/CTestTestfile.cmake"
+done
+
+# pair I: its cores, its load, runs from the queue until none left fits in the budget; one line
+# a run: NAME RUN STATUS SECONDS.
 pair() {
   local i=$1 cpus name n t0 load item
   cpus="$((2 * i % cores)),$(((2 * i + 1) % cores))"
   taskset -c "$cpus" "$R/load" "$THREADS" &
   load=$!
-  while [ $(($(date +%s) - start)) -lt "$BUDGET_S" ]; do
-    item=$(take)
-    [ -n "$item" ] || break
+  while item=$(take) && [ -n "$item" ]; do
     read -r name n <<<"$item"
     t0=$(date +%s)
-    if (cd "$B" && taskset -c "$cpus" ctest --output-on-failure -R "^${name}\$" --timeout 600 >"$R/$name.$n.log" 2>&1); then
+    if (cd "$R/ctest$i" && taskset -c "$cpus" ctest --output-on-failure -R "^${name}\$" --timeout 600 >"$R/$name.$n.log" 2>&1); then
       rm -f "$R/$name.$n.log"; echo "$name $n ok $(($(date +%s) - t0))"
     else
       echo "$name $n fail $(($(date +%s) - t0))"
@@ -133,26 +166,34 @@ pair() {
   kill "$load" 2>/dev/null
   wait "$load" 2>/dev/null
 }
+# SIGTERM (from timeout(1), to the whole process group) ends the pairs, their loads and the
+# runs in flight; this shell stays to write the table of the runs that ended.
+stopped=0
+trap 'stopped=1' TERM
 for i in $(seq 0 $((PAIRS - 1))); do pair "$i" & done
-wait
+until wait; do [ "$stopped" = 1 ] && [ -z "$(jobs -pr)" ] && break; done
 
-# One line a test: NAME PASSED RUNS-DONE FIRST-FAILED-RUN SECONDS (summed over its runs).
+# One line a test: NAME PASSED RUNS-DONE FIRST-FAILED-RUN SECONDS NEW-RUNS, PRIOR's runs included.
 cat "$R"/pair*.txt | awk '
-  { if (!($1 in runs)) { order[++k] = $1; first[$1] = "-" }
-    runs[$1]++; secs[$1] += $4
+  FILENAME == ARGV[1] { ok[$1] = $2; runs[$1] = $3; secs[$1] = $4; next }
+  FILENAME == ARGV[2] { order[++k] = $1; if (!($1 in runs)) runs[$1] = 0; first[$1] = "-"; next }
+  { runs[$1]++; new[$1]++; secs[$1] += $4
     if ($3 == "ok") ok[$1]++
     else if (first[$1] == "-" || $2 < first[$1]) first[$1] = $2 }
-  END { for (i = 1; i <= k; i++) { t = order[i]; print t, ok[t] + 0, runs[t], first[t], secs[t] } }
-' >"$R/results.txt"
-complete=0 partial=0 failing=0
-printf '%-96s %s\n' test "passed/runs (first failed run) seconds" >"$R/table.txt"
-while read -r name ok n first secs; do
+  END { for (i = 1; i <= k; i++) { t = order[i]; print t, ok[t] + 0, runs[t], first[t], secs[t] + 0, new[t] + 0 } }
+' "$R/prior.txt" "$R/tests.txt" - >"$R/results.txt"
+complete=0 partial=0 failing=0 missing=0 credited=0
+printf '%-96s %s\n' test "passed/runs (first failed run) seconds, runs of this sweep" >"$R/table.txt"
+while read -r name ok n first secs new; do
   if [ "$ok" != "$n" ]; then failing=$((failing + 1)); fi
-  if [ "$n" = "$RUNS" ]; then complete=$((complete + 1)); else partial=$((partial + 1)); fi
-  printf '%-96s %s/%s (%s) %ss\n' "$name" "$ok" "$n" "$first" "$secs" >>"$R/table.txt"
+  if [ "$n" -ge "$RUNS" ]; then complete=$((complete + 1))
+  elif [ "$n" = 0 ]; then missing=$((missing + 1))
+  else partial=$((partial + 1)); fi
+  [ "$new" = "$n" ] || credited=$((credited + 1))
+  printf '%-96s %s/%s (%s) %ss %s new\n' "$name" "$ok" "$n" "$first" "$secs" "$new" >>"$R/table.txt"
 done <"$R/results.txt"
-missing=$((have - complete - partial))
+cut=$(($(wc -l <"$R/taken") - $(cat "$R"/pair*.txt | wc -l)))
 (cd "$R" && tar czf stress.tgz table.txt ./*.log 2>/dev/null)
-grep -v " \([0-9]*\)/\1 (-)" "$R/table.txt" | head -40
-echo "tests: $have registered of $want listed; $complete ran $RUNS times, $partial fewer (budget), $missing not started; $failing with a failure; $(($(date +%s) - start)) s"
-[ "$failing" = 0 ] && [ "$partial" = 0 ] && [ "$missing" = 0 ] && [ "$have" = "$want" ]
+awk -v runs="$RUNS" 'NR > 1 { split($2, r, "/"); if (r[1] != r[2] || r[2] < runs) print }' "$R/table.txt" | head -60
+echo "tests: $have registered of $want listed; $complete ran $RUNS times, $partial fewer (budget), $missing not started; $failing with a failure; $credited counted runs of PRIOR; $cut cut short by a stop, not counted; $(($(date +%s) - start)) s"
+[ "$stopped" = 0 ] && [ "$failing" = 0 ] && [ "$partial" = 0 ] && [ "$missing" = 0 ] && [ "$have" = "$want" ]
