@@ -92,28 +92,28 @@ def main(argv):
         apis.sort(key=lambda a: a.elf_name.encode())
         roles = assign_roles([a.elf_name for a in apis], undescribed, policy, args.policy)
     except GenError as e:
-        sys.stderr.write(f"gen/: error: {e}\n")
+        sys.stderr.write(f"gen: error: {e}\n")
         return 1
 
     src = ", ".join(os.path.basename(h) for h in includes)
     note = HEADER_NOTE.format(src=src, tk=args.toolkit)
-    os.makedirs(args.out, exist_ok=True)
-    write_if_changed(os.path.join(args.out, "cuaudit_ids.h"), emit_ids(apis, note))
-    write_if_changed(os.path.join(args.out, "cuaudit_args.h"), emit_args(apis, note, includes, extra_typedefs))
-    write_if_changed(os.path.join(args.out, "cua_gen_table.c"),
-                     emit_table(apis, results, note, policy))
-    write_if_changed(os.path.join(args.out, "cua_gen_wrappers.c"),
-                     emit_wrappers(apis, note, includes, policy))
+    # Every output is made before any is written: a policy error found by an emitter leaves
+    # the previous outputs whole, and says so in one line like the others.
     try:
+        ids = emit_ids(apis, note)
+        arg_structs = emit_args(apis, note, includes, extra_typedefs)
+        table = emit_table(apis, results, note, policy)
+        wrappers = emit_wrappers(apis, note, includes, policy)
         memory = emit_memory(apis, note, includes, policy)
-    except GenError as e:
-        sys.stderr.write(f"gen/: error: {e}\n")
-        return 1
-    try:
         role_code = emit_roles(apis, roles, note, includes, policy)
     except GenError as e:
-        sys.stderr.write(f"gen/: error: {e}\n")
+        sys.stderr.write(f"gen: error: {e}\n")
         return 1
+    os.makedirs(args.out, exist_ok=True)
+    write_if_changed(os.path.join(args.out, "cuaudit_ids.h"), ids)
+    write_if_changed(os.path.join(args.out, "cuaudit_args.h"), arg_structs)
+    write_if_changed(os.path.join(args.out, "cua_gen_table.c"), table)
+    write_if_changed(os.path.join(args.out, "cua_gen_wrappers.c"), wrappers)
     write_if_changed(os.path.join(args.out, "cua_gen_memory.c"), memory)
     write_if_changed(os.path.join(args.out, "cuaudit_roles.h"), emit_roles_header(note))
     write_if_changed(os.path.join(args.out, "cua_gen_roles.c"), role_code)
