@@ -350,7 +350,8 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64
 	   took a slot of the region during the call counts there. */
 	cua_live_me.calls[id]++;
 	cua_live_me.times[id] += t_end - fr->live.t_start;
-	if (CUA_UNLIKELY(cua_failed(id, (int)result)))
+	/* The rule's byte is read only for a non-zero result, the rare case. */
+	if (CUA_UNLIKELY((int)result != 0) && cua_failed(id, (int)result))
 		cua_live_me.errors[id]++;
 }
 
