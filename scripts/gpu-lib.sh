@@ -6,7 +6,9 @@
 #   Returns cmake's status. A build directory kept from an earlier call is reused (only what
 #   changed is rebuilt).
 gpu_build() {
-  local root=$1 b=$2 log=$3 t0=$SECONDS d
+  # nproc counts OMP_NUM_THREADS (a check script sets it to 1 for its workers): not here.
+  local root=$1 b=$2 log=$3 t0=$SECONDS d jobs
+  jobs=$(env -u OMP_NUM_THREADS -u OMP_THREAD_LIMIT nproc)
   shift 3
   local -a zydis_args=()
   if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$root"/zydis-debs/*.deb >/dev/null 2>&1; then
@@ -17,6 +19,6 @@ gpu_build() {
   fi
   cmake -S "$root" -B "$b" -DBUILD_TESTING=OFF -DCUAUDIT_BUILD_BENCH=OFF \
     -DCMAKE_BUILD_TYPE=RelWithDebInfo "${zydis_args[@]}" >>"$log" 2>&1 &&
-    cmake --build "$b" -j"$(nproc)" --target "$@" >>"$log" 2>&1 || return 1
-  echo "build: $((SECONDS - t0)) s (targets: $*; $(nproc) cores)" >>"$log"
+    cmake --build "$b" -j"$jobs" --target "$@" >>"$log" 2>&1 || return 1
+  echo "build: $((SECONDS - t0)) s (targets: $*; -j$jobs)" >>"$log"
 }
