@@ -53,7 +53,7 @@ static char *load_sized(const char *path, const char **why, uint64_t size, int c
 	}
 	if (fstat(fd, &st) != 0 || !S_ISREG(st.st_mode) || st.st_uid != geteuid() ||
 	    (st.st_mode & 07777) != 0600 || (uint64_t)st.st_size != size) {
-		*why = "not a 0600 regular file of this user of the size of format version 1";
+		*why = "not a 0600 regular file of this user of the size of its format's version";
 		close(fd);
 		return NULL;
 	}

@@ -49,12 +49,12 @@ const char *cua_cs_check_head(const struct cua_cs_head *h, uint64_t size, uint32
 	if (size < sizeof(*h) || memcmp(h->magic, CUA_CS_MAGIC, 8) != 0)
 		return "is no cuaudit compute share file (its magic is wrong), or is truncated";
 	if (h->version != CUA_CS_VERSION)
-		return "has another format version than this cuaudit's (1)";
+		return "has another format version than this cuaudit's (2)";
 	if (h->head_size != CUA_CS_HEAD_SIZE || h->slots != CUA_CS_SLOTS ||
 	    h->devices != CUA_CS_DEVICES || h->slot_size != sizeof(struct cua_cs_slot) ||
 	    h->file_size != CUA_CS_FILE_SIZE || h->bucket_ns != CUA_CS_BUCKET_NS ||
 	    h->buckets != CUA_CS_BUCKETS || h->window_buckets != CUA_CS_WINDOW_BUCKETS)
-		return "is corrupt (its sizes are not those of format version 1)";
+		return "is corrupt (its sizes are not those of format version 2)";
 	if (size != CUA_CS_FILE_SIZE)
 		return "is truncated or extended (its size is not what its head says)";
 	if (h->uid != uid)
@@ -197,10 +197,13 @@ static int try_claim(uint32_t pid, uint64_t start)
 		for (unsigned d = 0; d < CUA_CS_DEVICES; d++) {
 			__atomic_store_n(&s->wants[d], 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&s->held[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->idle[d], 0, __ATOMIC_RELAXED);
+			__atomic_store_n(&s->waiting[d], 0, __ATOMIC_RELAXED);
 			__atomic_store_n(&s->limit[d], my_limit[d], __ATOMIC_RELAXED);
 			for (unsigned b = 0; b < CUA_CS_BUCKETS; b++)
 				__atomic_store_n(&s->bucket[d][b], 0, __ATOMIC_RELAXED);
 		}
+		__atomic_store_n(&s->launched, 0, __ATOMIC_RELAXED);
 		memcpy(s->group, my_group, sizeof(s->group));
 		__atomic_store_n(&s->start_ticks, start, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->pidns, my_ns, __ATOMIC_RELAXED);
@@ -444,6 +447,12 @@ unsigned cua_cs_groups(const struct cua_cs_slot *sl, uint32_t n_slots, unsigned 
 		if (wants && wants + CUA_CS_ACTIVE_NS >= now)
 			out[g].active = 1;
 		out[g].held_ns += __atomic_load_n(&s->held[dev], __ATOMIC_RELAXED);
+		{
+			uint64_t wt = __atomic_load_n(&s->waiting[dev], __ATOMIC_RELAXED);
+
+			if (wt > out[g].waiting)
+				out[g].waiting = wt;
+		}
 		out[g].busy_ns += sum;
 		/* A group's processes may run at once: no more than the bucket each. */
 		for (unsigned b = 0; b < CUA_CS_WINDOW_BUCKETS; b++) {
@@ -499,23 +508,32 @@ int cua_cs_over(const struct cua_cs_group *out, unsigned n, unsigned g)
 	return 0;
 }
 
-int cua_cs_assess(unsigned dev, uint64_t now, struct cua_cs_group *g)
+/* The groups of dev at now in out, their charges scaled to a full window, with *me this
+   process's group (n when it has none there) and its own limit in it. */
+static unsigned look(unsigned dev, uint64_t now, struct cua_cs_group *out, unsigned *me)
 {
-	static struct cua_cs_group out[CUA_CS_MAX_GROUPS];
-	struct cua_cs_slot *s = my_slot();
 	uint64_t m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE), w = window_at(now);
-	unsigned n, me = CUA_CS_MAX_GROUPS;
+	unsigned n = cua_cs_groups(slots, hwm(), dev, now, out, CUA_CS_MAX_GROUPS);
 
-	if (!s || dev >= CUA_CS_DEVICES)
-		return 0;
-	n = cua_cs_groups(slots, hwm(), dev, now, out, CUA_CS_MAX_GROUPS);
+	*me = n;
 	for (unsigned i = 0; i < n; i++) {
 		/* Charges scaled to a full window: the rule compares proportions. */
 		out[i].charge_ns = out[i].charge_ns * CUA_CS_WINDOW_NS / w;
 		if (my_group[0] ? strncmp(out[i].name, my_group, CUA_CS_NAME_MAX) == 0
 				: !out[i].name[0] && out[i].pid == (uint32_t)(m >> 32))
-			me = i;
+			*me = i;
 	}
+	return n;
+}
+
+int cua_cs_assess(unsigned dev, uint64_t now, struct cua_cs_group *g)
+{
+	static struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+	unsigned n, me;
+
+	if (!my_slot() || dev >= CUA_CS_DEVICES)
+		return 0;
+	n = look(dev, now, out, &me);
 	if (me >= n) {
 		memset(g, 0, sizeof(*g));
 		return 0;
@@ -524,4 +542,118 @@ int cua_cs_assess(unsigned dev, uint64_t now, struct cua_cs_group *g)
 	/* Its own limit, whatever another process of the group gave. */
 	out[me].limit = my_limit[dev];
 	return cua_cs_over(out, n, me);
+}
+
+/* ---------------------------------------------------------------- turns */
+
+/* Whether slot i's process is of the same group as slot j's. */
+static int same_group(uint32_t i, uint32_t j)
+{
+	return i == j || (slots[i].group[0] &&
+			  strncmp(slots[i].group, slots[j].group, CUA_CS_NAME_MAX) == 0);
+}
+
+/* Whether every process of slot h's group that wanted dev lately has seen its work there
+   finished since its last go. One that did not want it within CUA_CS_ACTIVE_NS (gone, or
+   not using the device) is not waited for. */
+static int drained(uint32_t h, unsigned dev, uint64_t now)
+{
+	for (uint32_t i = 0, n = hwm(); i < n; i++) {
+		if (!(__atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE) & CUA_CS_READY) ||
+		    !same_group(i, h) ||
+		    __atomic_load_n(&slots[i].wants[dev], __ATOMIC_RELAXED) + CUA_CS_ACTIVE_NS < now)
+			continue;
+		if (__atomic_load_n(&slots[i].idle[dev], __ATOMIC_ACQUIRE) <
+		    __atomic_load_n(&slots[i].launched, __ATOMIC_ACQUIRE))
+			return 0;
+	}
+	return 1;
+}
+
+static uint64_t turn_word(uint32_t slot, uint64_t end)
+{
+	return ((end + 1023) >> 10) << 12 | (slot + 1);
+}
+
+static int go(struct cua_cs_slot *s, unsigned dev, uint64_t now, uint64_t until, uint64_t *out)
+{
+	/* After the idle time this look published: work this go lets through is unfinished
+	   until a later look sees it done. */
+	__atomic_store_n(&s->launched, now + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&s->waiting[dev], 0, __ATOMIC_RELAXED);
+	*out = until;
+	return CUA_CS_GO;
+}
+
+static int wait_turn(struct cua_cs_slot *s, unsigned dev, uint64_t now, uint64_t again,
+		     uint64_t *out)
+{
+	__atomic_store_n(&s->waiting[dev], now, __ATOMIC_RELAXED);
+	*out = again;
+	return CUA_CS_WAIT;
+}
+
+int cua_cs_judge(unsigned dev, uint64_t now, int pending, uint64_t *until)
+{
+	static struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+	struct cua_cs_slot *s = my_slot();
+	uint32_t me_slot, holder;
+	uint64_t t, end, len;
+	unsigned n, me;
+	int others = 0, others_wait = 0, mine;
+
+	*until = now + CUA_CS_TURN_MIN_NS;
+	if (!s || dev >= CUA_CS_DEVICES)
+		return CUA_CS_GO;
+	me_slot = (uint32_t)(s - slots);
+	if (!pending)
+		__atomic_store_n(&s->idle[dev], now, __ATOMIC_RELEASE);
+	n = look(dev, now, out, &me);
+	if (me >= n)
+		return go(s, dev, now, *until, until);
+	out[me].limit = my_limit[dev];
+	t = __atomic_load_n(&head->turn[dev], __ATOMIC_ACQUIRE);
+	holder = CUA_CS_TURN_SLOT(t);
+	end = CUA_CS_TURN_END(t);
+	mine = holder && holder - 1 < CUA_CS_SLOTS && same_group(holder - 1, me_slot);
+	if (cua_cs_over(out, n, me)) {
+		/* Over its share: its turn ends now, for the others. */
+		if (mine && end > now)
+			__atomic_compare_exchange_n(&head->turn[dev], &t, turn_word(holder - 1, now), 0,
+						    __ATOMIC_SEQ_CST, __ATOMIC_RELAXED);
+		/* Held by its share, it waits for no turn. */
+		__atomic_store_n(&s->waiting[dev], 0, __ATOMIC_RELAXED);
+		return CUA_CS_OVER;
+	}
+	for (unsigned h = 0; h < n; h++) {
+		if (h == me || !out[h].active)
+			continue;
+		others = 1;
+		if (out[h].waiting + CUA_CS_WAITING_NS >= now)
+			others_wait = 1;
+	}
+	/* Alone on the device: no turn. */
+	if (!others)
+		return go(s, dev, now, *until, until);
+	if (holder && end > now) {
+		if (mine)
+			return go(s, dev, now, end, until);
+		/* Another group's turn: look again at its end. */
+		return wait_turn(s, dev, now, end, until);
+	}
+	/* The turn is up (or none was ever taken). Its group yields to one that waits. */
+	if (mine && others_wait)
+		return wait_turn(s, dev, now, now + CUA_CS_TURN_MIN_NS / 16, until);
+	/* Another group's work may still run: wait until it is seen finished, within bounds. */
+	if (holder && !mine && holder - 1 < CUA_CS_SLOTS && now < end + CUA_CS_DRAIN_MAX_NS &&
+	    !drained(holder - 1, dev, now))
+		return wait_turn(s, dev, now, now + CUA_CS_TURN_MIN_NS / 16, until);
+	len = CUA_CS_TURN_NS / 100 * CUA_CS_PCT(my_limit[dev]);
+	if (len < CUA_CS_TURN_MIN_NS)
+		len = CUA_CS_TURN_MIN_NS;
+	if (!__atomic_compare_exchange_n(&head->turn[dev], &t, turn_word(me_slot, now + len), 0,
+					 __ATOMIC_SEQ_CST, __ATOMIC_RELAXED))
+		/* Another process took it first: look again soon. */
+		return wait_turn(s, dev, now, now + CUA_CS_TURN_MIN_NS / 16, until);
+	return go(s, dev, now, now + len, until);
 }

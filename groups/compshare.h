@@ -12,9 +12,11 @@
    needs every group's use of a device, not only its own. A process writes only its own slot
    (its busy time, its limit, when it last wanted the GPU); everyone reads all of them. There
    is no lock: a process killed at any point leaves a slot whose buckets age out of the window
-   (CUA_CS_WINDOW_NS) and whose slot is taken back when its pid is gone. */
+   (CUA_CS_WINDOW_NS) and whose slot is taken back when its pid is gone. Version 2 added
+   the turns (below): a word per device in the head, and each slot's idle, waiting and
+   launched times. */
 #define CUA_CS_MAGIC "CUACOMPU"
-#define CUA_CS_VERSION 1u
+#define CUA_CS_VERSION 2u
 #define CUA_CS_HEAD_SIZE 4096u
 #define CUA_CS_SLOTS 256u
 #define CUA_CS_DEVICES 16u
@@ -38,6 +40,22 @@
 #define CUA_CS_SHARE 0x100u
 #define CUA_CS_PCT(l) ((l) & 0xffu)
 
+/* Turns: while more than one group wants a device, one group at a time submits to it, for
+   a turn of CUA_CS_TURN_NS times its percent (at least CUA_CS_TURN_MIN_NS): two contexts
+   time-sliced by the GPU lose work to the switches (docs/hooks.md). A turn word: the slot
+   index + 1 of the process that took it in the low 12 bits, the turn's end above them in
+   units of 1024 ns (0: no turn yet). It ends by its time: a dead holder keeps nothing. The
+   next group starts when every process of the last one has seen its own work finished
+   (idle >= launched) or CUA_CS_DRAIN_MAX_NS after the turn's end, whichever is first. A
+   group waits for a turn while one of its processes napped for one within
+   CUA_CS_WAITING_NS. */
+#define CUA_CS_TURN_NS (40ull * 1000 * 1000)
+#define CUA_CS_TURN_MIN_NS (4ull * 1000 * 1000)
+#define CUA_CS_DRAIN_MAX_NS (50ull * 1000 * 1000)
+#define CUA_CS_WAITING_NS (10ull * 1000 * 1000)
+#define CUA_CS_TURN_SLOT(w) ((uint32_t)((w) & 0xfffu))
+#define CUA_CS_TURN_END(w) (((w) >> 12) << 10)
+
 #define CUA_CS_READY (1ull << 63)
 #define CUA_CS_PID(owner) ((uint32_t)((owner) & 0xffffffffu))
 
@@ -49,7 +67,10 @@ struct cua_cs_slot {
 	uint64_t wants[CUA_CS_DEVICES];   /* cuaudit clock of its last launch seen, per device */
 	uint64_t held[CUA_CS_DEVICES];    /* ns its launches were held back, in all */
 	char group[CUA_CS_NAME_MAX];      /* "" : the process is its own group */
-	uint64_t reserved[8];
+	uint64_t idle[CUA_CS_DEVICES];    /* its last look that found none of its work unfinished */
+	uint64_t waiting[CUA_CS_DEVICES]; /* its last nap waiting for a turn */
+	uint64_t launched;                /* just after its last go (any device) */
+	uint64_t reserved[7];
 	uint64_t bucket[CUA_CS_DEVICES][CUA_CS_BUCKETS];
 };
 
@@ -65,7 +86,9 @@ struct cua_cs_head {
 	uint32_t hwm;
 	uint32_t pad;
 	uint64_t reclaimed;
-	uint8_t reserved[CUA_CS_HEAD_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 - 4 * 2 - 8 - 4 * 2 - 8];
+	uint64_t turn[CUA_CS_DEVICES];
+	uint8_t reserved[CUA_CS_HEAD_SIZE - 8 - 4 * 2 - 8 - 4 * 4 - 8 - 4 * 2 - 8 - 4 * 2 - 8 -
+			 8 * CUA_CS_DEVICES];
 };
 
 #define CUA_CS_FILE_SIZE \
@@ -87,6 +110,7 @@ struct cua_cs_group {
 	uint64_t busy_ns;           /* its own intervals' time, summed over its processes */
 	uint64_t charge_ns;         /* its GPU time with other groups' time shared out */
 	uint64_t held_ns;
+	uint64_t waiting;           /* its processes' last nap waiting for a turn */
 };
 #define CUA_CS_MAX_GROUPS 64u
 
@@ -117,5 +141,12 @@ void cua_cs_charge(unsigned dev, uint64_t start, uint64_t end);
 void cua_cs_want(unsigned dev, uint64_t now, uint64_t held_ns);
 /* This process's group on dev over the window ending at now: 1 over, 0 not; *g filled. */
 int cua_cs_assess(unsigned dev, uint64_t now, struct cua_cs_group *g);
+/* Whether this process may submit to dev now. pending: it has work on dev not seen finished
+   (0 publishes that it is idle). GO: *until is when the go ends (its group's turn, or
+   now + CUA_CS_TURN_MIN_NS where no other group wants the device: no turn at all); OVER: its
+   group is over its share; WAIT: another group's turn, or the last one's work draining, or
+   its own turn is up while another group waits: *until is when to look again. */
+enum { CUA_CS_GO = 0, CUA_CS_OVER = 1, CUA_CS_WAIT = 2 };
+int cua_cs_judge(unsigned dev, uint64_t now, int pending, uint64_t *until);
 
 #endif

@@ -27,6 +27,8 @@
 /* One wait's sleep, and the most one call is held back in all: never forever. */
 #define NAP_NS (2ull * 1000 * 1000)
 #define MAX_HOLD_NS (1000ull * 1000 * 1000)
+/* The shortest nap, waiting for another group's work to finish at a turn's change. */
+#define MIN_NAP_NS (100ull * 1000)
 
 static struct {
 	int on;
@@ -39,7 +41,8 @@ static uint64_t next_check; /* cuaudit clock before which launches pass unlooked
 static unsigned holding;    /* threads held back now: every launch looks meanwhile */
 static int attached;        /* 0 not yet, 1 on, -1 failed (the feature is off) */
 static uint64_t attach_lock, rule_lock;
-static int last_over[CUA_COMPUTE_DEVICES];
+static int last_verdict[CUA_COMPUTE_DEVICES];
+static uint64_t last_until[CUA_COMPUTE_DEVICES];
 static uint64_t covered[CUA_COMPUTE_DEVICES];
 
 /* A lock word for this process only, never waited on: a thread that finds it taken (by
@@ -100,27 +103,30 @@ static int current_device(void)
 	return d;
 }
 
-/* Whether the group is over on dev now: a fresh look, or the last one where another thread
-   is looking. */
-static int over(unsigned dev, uint64_t now)
+/* Whether this process may submit to dev now (compshare.h's verdict): a fresh look, or the
+   last one where another thread is looking. */
+static int judge(unsigned dev, uint64_t now, int pending, uint64_t *until)
 {
-	struct cua_cs_group g;
-	int o;
+	int v;
 
-	if (!try_take(&rule_lock))
-		return __atomic_load_n(&last_over[dev], __ATOMIC_RELAXED);
-	o = cua_cs_assess(dev, now, &g);
-	__atomic_store_n(&last_over[dev], o, __ATOMIC_RELAXED);
+	if (!try_take(&rule_lock)) {
+		*until = __atomic_load_n(&last_until[dev], __ATOMIC_RELAXED);
+		return __atomic_load_n(&last_verdict[dev], __ATOMIC_RELAXED);
+	}
+	v = cua_cs_judge(dev, now, pending, until);
+	__atomic_store_n(&last_verdict[dev], v, __ATOMIC_RELAXED);
+	__atomic_store_n(&last_until[dev], *until, __ATOMIC_RELAXED);
 	give(&rule_lock);
-	return o;
+	return v;
 }
 
 /* The slow path: looks at the file and, while the group is over its share of the device
-   the launch goes to, sleeps (no lock held) at most MAX_HOLD_NS in all. */
+   the launch goes to or another group has its turn, sleeps (no lock held) at most
+   MAX_HOLD_NS in all. */
 static void hold(uint64_t now)
 {
 	int *err = cua_program_errno ? cua_program_errno() : NULL, saved = err ? *err : 0;
-	uint64_t deadline = now + MAX_HOLD_NS, slept = 0;
+	uint64_t deadline = now + MAX_HOLD_NS, until = now + CHECK_NS;
 	int dev, held = 0;
 
 	attach();
@@ -134,23 +140,30 @@ static void hold(uint64_t now)
 	cua_cs_want((unsigned)dev, now, 0);
 	for (;;) {
 		struct timespec nap = { 0, (long)NAP_NS };
-		uint64_t t;
+		uint64_t t, pending;
+		int v;
 
-		/* What finished since the last look counts now, not at the next launch. */
-		cua_gpu_poll();
-		if (!over((unsigned)dev, now) || now >= deadline)
+		/* What finished since the last look counts now, not at the next launch; what
+		   has not tells the next group whether this one's work still runs. */
+		pending = cua_gpu_poll();
+		v = judge((unsigned)dev, now, (int)(pending >> dev & 1), &until);
+		if (v == CUA_CS_GO || now >= deadline)
 			break;
+		/* Waiting for a turn: look again when it may come, within a nap. */
+		if (v == CUA_CS_WAIT && until > now && until - now < NAP_NS)
+			nap.tv_nsec = (long)(until - now > MIN_NAP_NS ? until - now : MIN_NAP_NS);
 		if (!held++)
 			__atomic_add_fetch(&holding, 1, __ATOMIC_RELAXED);
 		nanosleep(&nap, NULL);
 		t = cua_clock_ns();
-		slept = t > now ? t - now : 0;
-		cua_cs_want((unsigned)dev, t, slept);
+		cua_cs_want((unsigned)dev, t, t > now ? t - now : 0);
 		now = t;
 	}
 	if (held)
 		__atomic_sub_fetch(&holding, 1, __ATOMIC_RELAXED);
-	__atomic_store_n(&next_check, now + CHECK_NS, __ATOMIC_RELAXED);
+	/* Launches pass unlooked until the next check or the end of the group's turn. */
+	__atomic_store_n(&next_check, until > now && until < now + CHECK_NS ? until : now + CHECK_NS,
+			 __ATOMIC_RELAXED);
 out:
 	if (err)
 		*err = saved;

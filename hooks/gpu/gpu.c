@@ -1206,23 +1206,32 @@ void cua_gpu_drain(void)
 		*err = saved;
 }
 
-void cua_gpu_poll(void)
+uint64_t cua_gpu_poll(void)
 {
 	int *err = program_errno_slot(), saved = err ? *err : 0;
+	uint64_t pending = 0;
 
 	if (!cfg.on || !ctxs || __atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) != cua_process_id())
-		return;
+		return 0;
 	for (unsigned i = 0; i < CTXS; i++) {
 		struct gctx *g = &ctxs[i];
+		uint64_t bit = g->device < 64 ? 1ull << g->device : 0;
 
-		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) != G_READY ||
-		    !lock_within(&g->lock, 0))
+		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) != G_READY)
 			continue;
+		/* Another thread harvests: what it holds is not known finished. */
+		if (!lock_within(&g->lock, 0)) {
+			pending |= bit;
+			continue;
+		}
 		harvest(g, HARVEST_PER_CALL);
+		if (g->tail < g->head)
+			pending |= bit;
 		unlock(&g->lock);
 	}
 	if (err)
 		*err = saved;
+	return pending;
 }
 
 static void gpu_finish(void)

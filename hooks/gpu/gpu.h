@@ -81,8 +81,10 @@ const struct cua_gpu_totals *cua_gpu_totals(void);
 #define CUA_GPU_DRAIN_NS (200ull * 1000 * 1000)
 void cua_gpu_drain(void);
 /* Harvests what has finished, without waiting for anything: never for a lock another thread
-   holds (that one harvests), never for the GPU. For the compute share, before it judges. */
-void cua_gpu_poll(void);
+   holds (that one harvests), never for the GPU. For the compute share, before it judges.
+   Returns the devices (bit d: device d) where this process still has timed work not seen
+   finished, or whose records another thread was harvesting. */
+uint64_t cua_gpu_poll(void);
 
 /* One completed piece of GPU work, as the trace and the plugins get it. Times are on
    cuaudit's clock (cuaudit_host.now_ns), placed with an anchor event. */

@@ -156,5 +156,44 @@ compute_bad_values_are_refused_with_one_message_and_no_limit)
   CUAUDIT_COMPUTE_LIMIT=30 run "$PROG" 0.3 2 >dmg.out 2>dmg.err
   [ "$(grep -c . dmg.err)" = 1 ] && grep -q "No compute limit is applied" dmg.err && pass "a damaged file: one message" || fail "damaged: $(cat dmg.err)"
   ;;
+compute_two_busy_groups_take_turns_and_never_run_at_once)
+  # Caps 50/50 and 30/70, two groups busy at once: one group's work at a time (turns), each
+  # within its cap and both running. The mock GPU runs each process's work on its own
+  # timeline, so any time both timelines are busy is time a real GPU would time-slice.
+  for caps in "50 50" "30 70"; do
+    set -- $caps
+    rm -f a.txt b.txt
+    CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=$1 MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 4 2 >a.out 2>a.err &
+    ap=$!
+    CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=$2 MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 4 2 >b.out 2>b.err &
+    bp=$!
+    wait $ap; wait $bp
+    "$PYTHON" "$CASES_DIR/compute_overlap.py" a.txt b.txt >ov.txt || fail "$caps: $(cat ov.txt)"
+    ov=$(sed -n 's/^overlap //p' ov.txt)
+    # Where a turn changes, the next group starts when the last one's work is seen
+    # finished: nothing overlaps but what a loaded machine's late look lets through.
+    le "$ov" 0.05 && pass "$caps: both groups' work at once $ov of the time" || fail "$caps: overlap $ov"
+    for g in a b; do
+      cap=$1; [ $g = b ] && cap=$2
+      mx=$(stat_of max $g.txt); mn=$(stat_of mean $g.txt 1 3.8)
+      le "$mx" "$("$PYTHON" -c "print($cap / 100 + 0.04)")" && pass "$caps: $g within its cap: $mx" || fail "$caps: $g's busiest window $mx"
+      ge "$mn" "$("$PYTHON" -c "print(min(0.25, $cap / 100 / 2))")" && pass "$caps: $g runs: $mn" || fail "$caps: $g held too much: $mn"
+      l=$(sed -n 's/^longest_call_ms //p' $g.out)
+      le "$l" 1500 && pass "$caps: $g's longest call $l ms" || fail "$caps: $g held $l ms"
+      [ ! -s $g.err ] && pass "$caps: $g said nothing" || fail "$caps: $g: $(cat $g.err)"
+    done
+  done
+  # The turn's holder killed (-9) while b waits: its turn ends by its time, b goes on.
+  rm -f a.txt b.txt
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=50 MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 30 2 >a.out 2>a.err &
+  ap=$!
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=50 MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 3 2 >b.out 2>b.err &
+  bp=$!
+  sleep 1.5
+  kill -9 $ap; wait $ap 2>/dev/null
+  wait $bp
+  l=$(sed -n 's/^longest_call_ms //p' b.out)
+  le "$l" 1500 && pass "a killed: b's longest call $l ms" || fail "a killed: b held $l ms"
+  ;;
 esac
 finish

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/unit/test_compshare.c: the compute share's rule (time-sliced time shared out, caps, weights) and CUAUDIT_COMPUTE_LIMIT's parser. */
+/* tests/unit/test_compshare.c: the compute share's rule (time-sliced time shared out, caps, weights), its turns, and CUAUDIT_COMPUTE_LIMIT's parser. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
@@ -7,8 +7,13 @@
 #include <stdlib.h>
 #include <string.h>
 #include <cmocka.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <sys/mman.h>
+#include <unistd.h>
 #include "compshare.h"
 #include "compute_config.h"
+#include "fmt.h"
 
 #define MS 1000000ull
 /* Now: 5 ms into bucket 1000; the window is buckets 901 to 1000. */
@@ -194,6 +199,110 @@ static void the_limit_parser_takes_caps_or_weights_never_both(void **state)
 		assert_int_not_equal(cua_compute_config_parse(bad[i], &c), 0);
 }
 
+/* Turns: this process attached to a fresh file in a temporary directory (slot 0, group a,
+   a 30% cap), the file mapped a second time to play group b in slot 1. */
+static void turns_go_to_one_group_at_a_time_and_end_by_their_time(void **state)
+{
+	char dir[] = "/tmp/unit_compshare.XXXXXX", path[256], whybuf[256];
+	struct cua_buf why = CUA_BUF(whybuf);
+	uint32_t limit[CUA_CS_DEVICES] = { 30 };
+	struct cua_cs_head *h;
+	struct cua_cs_slot *sl, *me, *b;
+	uint64_t now = NOW, until, end;
+	int fd;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	assert_int_equal(cua_cs_attach(dir, "a", limit, &why), 0);
+	snprintf(path, sizeof(path), "%s/" CUA_CS_FILE_PREFIX "%u", dir, (unsigned)geteuid());
+	fd = open(path, O_RDWR);
+	assert_true(fd >= 0);
+	h = mmap(NULL, CUA_CS_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	assert_true(h != MAP_FAILED);
+	sl = (struct cua_cs_slot *)((char *)h + CUA_CS_HEAD_SIZE);
+	me = &sl[0];
+	b = &sl[1];
+	assert_int_equal(CUA_CS_PID(me->owner), (uint32_t)getpid());
+
+	/* Alone: a go, and no turn taken. */
+	me->wants[0] = now;
+	assert_int_equal(cua_cs_judge(0, now, 0, &until), CUA_CS_GO);
+	assert_int_equal(h->turn[0], 0);
+	assert_int_equal(until, now + CUA_CS_TURN_MIN_NS);
+	assert_true(me->idle[0] == now && me->launched > now);
+
+	/* Group b (70%) wants the device: a takes a turn of 40 ms x 30% = 12 ms. */
+	b->owner = 1u | CUA_CS_READY;
+	strcpy(b->group, "b");
+	b->limit[0] = 70;
+	b->wants[0] = now;
+	h->hwm = 2;
+	assert_int_equal(cua_cs_judge(0, now, 0, &until), CUA_CS_GO);
+	assert_int_equal(CUA_CS_TURN_SLOT(h->turn[0]), 1);
+	end = CUA_CS_TURN_END(h->turn[0]);
+	assert_true(end >= now + 12 * MS && end < now + 12 * MS + 1024);
+	assert_int_equal(until, now + 12 * MS);
+	/* Within it, a goes on until its end, even with b waiting. */
+	b->waiting[0] = now + 5 * MS;
+	assert_int_equal(cua_cs_judge(0, now + 5 * MS, 1, &until), CUA_CS_GO);
+	assert_int_equal(until, end);
+
+	/* Its turn is up and b waits: a yields, and says it waits too. */
+	now = end + MS;
+	b->waiting[0] = now;
+	b->wants[0] = now;
+	assert_int_equal(cua_cs_judge(0, now, 0, &until), CUA_CS_WAIT);
+	assert_int_equal(me->waiting[0], now);
+	assert_int_equal(CUA_CS_TURN_SLOT(h->turn[0]), 1);
+
+	/* b's turn (slot 2 in the word) until now + 20 ms: a waits for its end. */
+	h->turn[0] = (((now + 20 * MS) >> 10) << 12) | 2;
+	b->launched = now + 1;
+	b->idle[0] = now;
+	assert_int_equal(cua_cs_judge(0, now + MS, 0, &until), CUA_CS_WAIT);
+	assert_int_equal(until, CUA_CS_TURN_END(h->turn[0]));
+	/* Up, but b's work is not seen finished: a waits (looking again in 250 us)... */
+	now = CUA_CS_TURN_END(h->turn[0]) + MS;
+	b->waiting[0] = 0;
+	b->wants[0] = now;
+	assert_int_equal(cua_cs_judge(0, now, 0, &until), CUA_CS_WAIT);
+	assert_int_equal(until, now + CUA_CS_TURN_MIN_NS / 16);
+	/* ...until b has looked since its last go and found nothing unfinished. */
+	b->idle[0] = b->launched;
+	assert_int_equal(cua_cs_judge(0, now, 0, &until), CUA_CS_GO);
+	assert_int_equal(CUA_CS_TURN_SLOT(h->turn[0]), 1);
+	assert_int_equal(me->waiting[0], 0);
+
+	/* b never says its work is done (killed with work queued): 50 ms after its turn's
+	   end a goes anyway. */
+	now = CUA_CS_TURN_END(h->turn[0]) + 100 * MS;
+	h->turn[0] = (((now - 10 * MS) >> 10) << 12) | 2;
+	b->launched = now;
+	b->idle[0] = 0;
+	b->wants[0] = now;
+	assert_int_equal(cua_cs_judge(0, now, 0, &until), CUA_CS_WAIT);
+	assert_int_equal(cua_cs_judge(0, now + 41 * MS, 0, &until), CUA_CS_GO);
+	assert_int_equal(CUA_CS_TURN_SLOT(h->turn[0]), 1);
+
+	/* Over its cap (charged 40% of the window): a ends its turn now and waits for none. */
+	now += 41 * MS;
+	for (uint64_t k = 0; k < 40; k++) {
+		uint64_t n = now / CUA_CS_BUCKET_NS - k;
+
+		me->bucket[0][n % CUA_CS_BUCKETS] = n << CUA_CS_BUSY_BITS | CUA_CS_BUCKET_NS;
+	}
+	me->waiting[0] = now;
+	b->wants[0] = now;
+	assert_int_equal(cua_cs_judge(0, now + MS, 0, &until), CUA_CS_OVER);
+	assert_true(CUA_CS_TURN_END(h->turn[0]) <= now + MS + 1024);
+	assert_int_equal(me->waiting[0], 0);
+
+	munmap(h, CUA_CS_FILE_SIZE);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -205,6 +314,7 @@ int main(void)
 		cmocka_unit_test(a_quiet_slot_leaves_the_view),
 		cmocka_unit_test(a_zero_head_is_refused),
 		cmocka_unit_test(the_limit_parser_takes_caps_or_weights_never_both),
+		cmocka_unit_test(turns_go_to_one_group_at_a_time_and_end_by_their_time),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
