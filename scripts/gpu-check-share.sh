@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# scripts/gpu-check-share.sh: on a GPU machine, a compute share per group (issue 40): two compute-bound PyTorch processes in two groups on one GPU, each group's achieved share from its own throughput against its solo run (caps 30/70, 10/90, 50/50, CUDA graphs, a launch-then-synchronise loop, share mode, kill -9). Prints a table last.
+# scripts/gpu-check-share.sh: on a GPU machine, a compute share per group (issue 40): two compute-bound PyTorch processes in two groups on one GPU, each group's achieved share from its own throughput against its solo run and, as a cross-check, from NVML's per-process SM time (nvidia-smi pmon) (caps 30/70, 10/90, 50/50, CUDA graphs, a launch-then-synchronise loop, share mode, kill -9). Prints a table last.
 # Usage: scripts/gpu-check-share.sh [SECONDS]   (each pair's, share mode's and kill's loop, 30 by default as the issue asks;
 #   needs a GPU, cmake, a C compiler, python3 with torch). Solo rates and the 100% cap run SOLO_S seconds (5: a rate
 #   from 1 s to the end, steady from the first second). PHASES="solo pairs cap100 share kill" (the default: all, in
@@ -169,12 +169,30 @@ pair() {
   start ${n}_b "$4" "$D" "$5" gb-$n
   wait_ready ${n}_a && wait_ready ${n}_b || { record $n "workers did not start: $(tail -1 "$R/${n}_a.err")" FAIL; return; }
   go
+  # The cross-check from outside: NVML's per-process SM utilisation (nvidia-smi pmon, one
+  # sample a second on the pair's GPU), which knows nothing of cuaudit.
+  local gpu_index=${CUDA_VISIBLE_DEVICES:-0}
+  nvidia-smi pmon -i "${gpu_index%%,*}" -s u -d 1 -c $((D - 1)) >"$R/$n.pmon" 2>&1 &
   for t in $(seq 2 $((D - 1))); do
     sleep 1
     "$CLI" ps --groups --share-dir "$SHARE" --json >"$R/$n.ps.$t.json" 2>&1
   done
   wait
-  local ra rb pa pb ca cb
+  local ra rb pa pb ca cb na nb pida pidb
+  eval "pida=\$pid_${n}_a pidb=\$pid_${n}_b"
+  # NVML's mean SM % of each worker over the samples after the first two (the window fills).
+  read -r na nb < <(python3 - "$R/$n.pmon" "$pida" "$pidb" <<'PY'
+import sys
+f, a, b = sys.argv[1:4]
+s = {a: [], b: []}
+for line in open(f, errors="replace"):
+    w = line.split()
+    if len(w) >= 4 and not line.startswith("#") and w[1] in s and w[3].isdigit():
+        s[w[1]].append(int(w[3]))
+m = [sum(v[2:]) / len(v[2:]) if len(v) > 2 else -1 for v in (s[a], s[b])]
+print("%.1f %.1f" % tuple(m))
+PY
+  )
   ra=$(rate "$R/${n}_a.rate" 2 "$D"); rb=$(rate "$R/${n}_b.rate" 2 "$D")
   pa=$(pct "$ra" "${SOLO[$2]}"); pb=$(pct "$rb" "${SOLO[$4]}")
   # cuaudit's own figure: the mean of its achieved share over the snapshots from 3 s on.
@@ -195,6 +213,15 @@ PY
   local ka=${3%%:*} kb=${5%%:*} v=pass
   within "$pa" "$ka" 5 && within "$pb" "$kb" 5 || v=FAIL
   record $n "$2 $3 / $4 $5: throughput $pa% / $pb% of solo (cuaudit: $ca% / $cb%)" $v
+  # The cross-check's own row: NVML's SM time of each worker within 5 points of its cap; a
+  # machine whose nvidia-smi has no pmon (or gives no samples) is a skip, never a pass.
+  if [ "$na" = -1.0 ] || [ "$nb" = -1.0 ]; then
+    record $n "NVML (nvidia-smi pmon): no samples of the workers: $(grep -v '^#' "$R/$n.pmon" | head -1)" skip
+  else
+    v=pass
+    within "$na" "$ka" 5 && within "$nb" "$kb" 5 || v=FAIL
+    record $n "NVML SM time (nvidia-smi pmon, cross-check): $na% / $nb%" $v
+  fi
 }
 PAIRS=${PAIRS-cap30_70 cap50_50 graph sync cap10_90}
 has pairs || PAIRS=""
