@@ -415,6 +415,12 @@ static void share_bucket(struct cua_cs_group *out, unsigned n, unsigned b)
 	}
 }
 
+/* A time t read from the file, as believed at now: 0 (never) past CUA_CS_AHEAD_NS ahead. */
+static uint64_t believed(uint64_t t, uint64_t now)
+{
+	return t > now + CUA_CS_AHEAD_NS ? 0 : t;
+}
+
 unsigned cua_cs_groups(const struct cua_cs_slot *sl, uint32_t n_slots, unsigned dev,
 		       uint64_t now, struct cua_cs_group *out, unsigned max)
 {
@@ -428,7 +434,7 @@ unsigned cua_cs_groups(const struct cua_cs_slot *sl, uint32_t n_slots, unsigned 
 	for (uint32_t i = 0; i < n_slots && i < CUA_CS_SLOTS; i++) {
 		const struct cua_cs_slot *s = &sl[i];
 		uint64_t w = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE), sum = 0;
-		uint64_t wants = __atomic_load_n(&s->wants[dev], __ATOMIC_RELAXED);
+		uint64_t wants = believed(__atomic_load_n(&s->wants[dev], __ATOMIC_RELAXED), now);
 		uint32_t limit = __atomic_load_n(&s->limit[dev], __ATOMIC_RELAXED);
 		uint64_t per[CUA_CS_WINDOW_BUCKETS];
 		unsigned g;
@@ -448,7 +454,7 @@ unsigned cua_cs_groups(const struct cua_cs_slot *sl, uint32_t n_slots, unsigned 
 			out[g].active = 1;
 		out[g].held_ns += __atomic_load_n(&s->held[dev], __ATOMIC_RELAXED);
 		{
-			uint64_t wt = __atomic_load_n(&s->waiting[dev], __ATOMIC_RELAXED);
+			uint64_t wt = believed(__atomic_load_n(&s->waiting[dev], __ATOMIC_RELAXED), now);
 
 			if (wt > out[g].waiting)
 				out[g].waiting = wt;
@@ -615,6 +621,11 @@ int cua_cs_judge(unsigned dev, uint64_t now, int pending, uint64_t *until)
 	t = __atomic_load_n(&head->turn[dev], __ATOMIC_ACQUIRE);
 	holder = CUA_CS_TURN_SLOT(t);
 	end = CUA_CS_TURN_END(t);
+	/* A word no live process can have written (no slot, an end past any turn): no turn. */
+	if (holder > CUA_CS_SLOTS || end > now + CUA_CS_AHEAD_NS) {
+		holder = 0;
+		end = 0;
+	}
 	mine = holder && holder - 1 < CUA_CS_SLOTS && same_group(holder - 1, me_slot);
 	if (cua_cs_over(out, n, me)) {
 		/* Over its share: its turn ends now, for the others. */

@@ -53,6 +53,10 @@
 #define CUA_CS_TURN_MIN_NS (4ull * 1000 * 1000)
 #define CUA_CS_DRAIN_MAX_NS (50ull * 1000 * 1000)
 #define CUA_CS_WAITING_NS (10ull * 1000 * 1000)
+/* A time read from the file more than this past now is no one's: it was written by a clock
+   other than this boot's (a share directory on a disk kept across a reboot) or is damage.
+   Believed, it would hold its slot wanting, waiting or its turn running for as long. */
+#define CUA_CS_AHEAD_NS CUA_CS_WINDOW_NS
 #define CUA_CS_TURN_SLOT(w) ((uint32_t)((w) & 0xfffu))
 #define CUA_CS_TURN_END(w) (((w) >> 12) << 10)
 

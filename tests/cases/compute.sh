@@ -195,5 +195,46 @@ compute_two_busy_groups_take_turns_and_never_run_at_once)
   l=$(sed -n 's/^longest_call_ms //p' b.out)
   le "$l" 1500 && pass "a killed: b's longest call $l ms" || fail "a killed: b held $l ms"
   ;;
+compute_a_share_file_with_times_of_no_live_clock_holds_no_one)
+  # The share file outlives the processes, and a share directory on a disk outlives a
+  # reboot: the file then holds times of the last boot's clock, later than any of this one
+  # (here planted: a dead process's slot that wanted the device and waited a day from now,
+  # and a turn word ending then, of no slot). Such times are no one's: a group alone runs
+  # as without a limit, and two groups still take turns. Before, the group alone took turns
+  # and yielded each to the dead slot, and the two groups waited for the turn: every launch
+  # after a 2 ms check held 1 s, a program of thousands of launches left with a few.
+  CUAUDIT_MEM_GROUP=old CUAUDIT_COMPUTE_LIMIT=50 run "$PROG" 0.2 2 >old.out 2>old.err || fail "old: $(cat old.err)"
+  plant() {
+    "$PYTHON" - "share/cuaudit-compute-$(id -u)" <<'PY'
+import mmap, os, struct, sys, time
+SLOT, WANTS, WAITING, LAUNCHED, TURN, DAY = 17176, 88, 600, 728, 80, 86400 * 10**9
+with open(sys.argv[1], "r+b") as f:
+    m = mmap.mmap(f.fileno(), 0)
+    assert struct.unpack_from("<I", m, 32)[0] == SLOT, "the slot's size changed: update the offsets"
+    assert struct.unpack_from("<Q", m, 4096)[0] >> 63, "slot 0 is the exited process's, ready"
+    later = time.monotonic_ns() + DAY
+    for off in (WANTS, WAITING, LAUNCHED):
+        struct.pack_into("<Q", m, 4096 + off, later)
+    struct.pack_into("<Q", m, TURN, (later >> 10) << 12 | 0xfff)
+    m.close()
+PY
+  }
+  plant || fail "could not plant the times"
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=100 MOCK_GPU_TIMELINE=alone.txt run "$PROG" 2 2 >alone.out 2>alone.err
+  m=$(stat_of mean alone.txt)
+  ge "$m" 0.6 && pass "a alone beside the planted slot: $m of each window" || fail "a alone: $m, $(cat alone.out alone.err)"
+  plant || fail "could not plant the times again"
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=50 MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 3 2 >a.out 2>a.err &
+  ap=$!
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=50 MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 3 2 >b.out 2>b.err &
+  bp=$!
+  wait $ap; wait $bp
+  for g in a b; do
+    # Two groups of 50% with turns: each about a third to a half; held 1 s a launch: ~0.
+    mn=$(stat_of mean $g.txt 1 2.8)
+    ge "$mn" 0.2 && pass "$g, two groups and the planted turn: $mn" || fail "$g held by the planted turn: $mn, $(cat $g.out $g.err)"
+    [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"
+  done
+  ;;
 esac
 finish

@@ -41,10 +41,13 @@ static int setup(void **state)
 	return slots ? 0 : -1;
 }
 
+static void share_done(void);
+
 static int teardown(void **state)
 {
 	(void)state;
 	free(slots);
+	share_done();
 	return 0;
 }
 
@@ -199,31 +202,60 @@ static void the_limit_parser_takes_caps_or_weights_never_both(void **state)
 		assert_int_not_equal(cua_compute_config_parse(bad[i], &c), 0);
 }
 
-/* Turns: this process attached to a fresh file in a temporary directory (slot 0, group a,
-   a 30% cap), the file mapped a second time to play group b in slot 1. */
+/* Turns: this process attached once to a fresh file in a temporary directory (slot 0,
+   group a, a 30% cap), the file mapped a second time (h) to play the other groups. Each
+   turn test starts from a file where only slot 0 is taken and no turn was given. */
+static char share_dir[] = "/tmp/unit_compshare.XXXXXX", share_path[256];
+static struct cua_cs_head *h;
+
+static struct cua_cs_slot *share_file(void)
+{
+	struct cua_cs_slot *sl;
+
+	if (!h) {
+		char whybuf[256];
+		struct cua_buf why = CUA_BUF(whybuf);
+		uint32_t limit[CUA_CS_DEVICES] = { 30 };
+		int fd;
+
+		assert_non_null(mkdtemp(share_dir));
+		assert_int_equal(cua_cs_attach(share_dir, "a", limit, &why), 0);
+		snprintf(share_path, sizeof(share_path), "%s/" CUA_CS_FILE_PREFIX "%u", share_dir,
+			 (unsigned)geteuid());
+		fd = open(share_path, O_RDWR);
+		assert_true(fd >= 0);
+		h = mmap(NULL, CUA_CS_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+		close(fd);
+		assert_true(h != MAP_FAILED);
+	}
+	sl = (struct cua_cs_slot *)((char *)h + CUA_CS_HEAD_SIZE);
+	assert_int_equal(CUA_CS_PID(sl[0].owner), (uint32_t)getpid());
+	memset(&sl[1], 0, 7 * sizeof(*sl));
+	memset(sl[0].bucket, 0, sizeof(sl[0].bucket));
+	sl[0].wants[0] = sl[0].idle[0] = sl[0].waiting[0] = sl[0].launched = 0;
+	h->turn[0] = 0;
+	h->hwm = 1;
+	return sl;
+}
+
+static void share_done(void)
+{
+	if (!h)
+		return;
+	munmap(h, CUA_CS_FILE_SIZE);
+	unlink(share_path);
+	rmdir(share_dir);
+}
+
 static void turns_go_to_one_group_at_a_time_and_end_by_their_time(void **state)
 {
-	char dir[] = "/tmp/unit_compshare.XXXXXX", path[256], whybuf[256];
-	struct cua_buf why = CUA_BUF(whybuf);
-	uint32_t limit[CUA_CS_DEVICES] = { 30 };
-	struct cua_cs_head *h;
 	struct cua_cs_slot *sl, *me, *b;
 	uint64_t now = NOW, until, end;
-	int fd;
 
 	(void)state;
-	assert_non_null(mkdtemp(dir));
-	assert_int_equal(cua_cs_attach(dir, "a", limit, &why), 0);
-	snprintf(path, sizeof(path), "%s/" CUA_CS_FILE_PREFIX "%u", dir, (unsigned)geteuid());
-	fd = open(path, O_RDWR);
-	assert_true(fd >= 0);
-	h = mmap(NULL, CUA_CS_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	assert_true(h != MAP_FAILED);
-	sl = (struct cua_cs_slot *)((char *)h + CUA_CS_HEAD_SIZE);
+	sl = share_file();
 	me = &sl[0];
 	b = &sl[1];
-	assert_int_equal(CUA_CS_PID(me->owner), (uint32_t)getpid());
 
 	/* Alone: a go, and no turn taken. */
 	me->wants[0] = now;
@@ -297,10 +329,66 @@ static void turns_go_to_one_group_at_a_time_and_end_by_their_time(void **state)
 	assert_int_equal(cua_cs_judge(0, now + MS, 0, &until), CUA_CS_OVER);
 	assert_true(CUA_CS_TURN_END(h->turn[0]) <= now + MS + 1024);
 	assert_int_equal(me->waiting[0], 0);
+}
 
-	munmap(h, CUA_CS_FILE_SIZE);
-	unlink(path);
-	rmdir(dir);
+/* A file keeps what was written to it by a clock that is not this boot's (a share
+   directory on a disk kept across a reboot: times of the last boot, later than any now of
+   this one) or garbage. A time that far ahead is no one's: a turn word ending a day from now
+   is no turn, and a slot that wanted the device and waited "tomorrow" neither wants nor
+   waits. Before, the group waited for that turn, and a group alone beside such a slot took
+   turns and yielded them to it at every launch, each call held 1 s. */
+#define DAY (86400ull * 1000 * MS)
+
+static void a_turn_ending_past_any_live_clock_is_no_turn(void **state)
+{
+	static const uint32_t holders[] = { 2, 0xfff, 1 }; /* b's slot, none there, a's own */
+	struct cua_cs_slot *sl;
+	uint64_t until;
+
+	(void)state;
+	for (unsigned k = 0; k < sizeof(holders) / sizeof(holders[0]); k++) {
+		uint64_t now = NOW + k * CUA_CS_WINDOW_NS;
+
+		sl = share_file();
+		sl[0].wants[0] = now;
+		sl[1].owner = 1u | CUA_CS_READY;
+		strcpy(sl[1].group, "b");
+		sl[1].limit[0] = 70;
+		sl[1].wants[0] = sl[1].waiting[0] = now;
+		sl[1].idle[0] = sl[1].launched = now;
+		h->hwm = 2;
+		h->turn[0] = ((now + DAY) >> 10) << 12 | holders[k];
+		/* a takes a turn of its own length, as from no turn at all. */
+		assert_int_equal(cua_cs_judge(0, now, 0, &until), CUA_CS_GO);
+		assert_int_equal(CUA_CS_TURN_SLOT(h->turn[0]), 1);
+		assert_true(until <= now + CUA_CS_TURN_NS);
+		assert_true(CUA_CS_TURN_END(h->turn[0]) <= now + CUA_CS_TURN_NS + 1024);
+	}
+}
+
+static void a_slot_with_another_boots_times_neither_wants_nor_waits(void **state)
+{
+	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+	struct cua_cs_slot *sl = share_file();
+	uint64_t until;
+
+	(void)state;
+	/* An old process's slot (its pid long gone), its times a day ahead of this clock. */
+	sl[1].owner = 1u | CUA_CS_READY;
+	strcpy(sl[1].group, "old");
+	sl[1].limit[0] = 50;
+	sl[1].wants[0] = sl[1].waiting[0] = sl[1].launched = NOW + DAY;
+	h->hwm = 2;
+	sl[0].wants[0] = NOW;
+	assert_int_equal(cua_cs_groups(sl, 2, 0, NOW, out, CUA_CS_MAX_GROUPS), 1);
+	assert_string_equal(out[0].name, "a");
+	/* a alone for 300 ms of launches: always a go, never a turn. */
+	for (uint64_t t = NOW; t < NOW + 300 * MS; t += 2 * MS) {
+		cua_cs_want(0, t, 0);
+		assert_int_equal(cua_cs_judge(0, t, 0, &until), CUA_CS_GO);
+		assert_int_equal(until, t + CUA_CS_TURN_MIN_NS);
+	}
+	assert_int_equal(h->turn[0], 0);
 }
 
 int main(void)
@@ -315,6 +403,8 @@ int main(void)
 		cmocka_unit_test(a_zero_head_is_refused),
 		cmocka_unit_test(the_limit_parser_takes_caps_or_weights_never_both),
 		cmocka_unit_test(turns_go_to_one_group_at_a_time_and_end_by_their_time),
+		cmocka_unit_test(a_turn_ending_past_any_live_clock_is_no_turn),
+		cmocka_unit_test(a_slot_with_another_boots_times_neither_wants_nor_waits),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
