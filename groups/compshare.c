@@ -567,7 +567,8 @@ static int drained(uint32_t h, unsigned dev, uint64_t now)
 	for (uint32_t i = 0, n = hwm(); i < n; i++) {
 		if (!(__atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE) & CUA_CS_READY) ||
 		    !same_group(i, h) ||
-		    __atomic_load_n(&slots[i].wants[dev], __ATOMIC_RELAXED) + CUA_CS_ACTIVE_NS < now)
+		    believed(__atomic_load_n(&slots[i].wants[dev], __ATOMIC_RELAXED), now) +
+				    CUA_CS_ACTIVE_NS < now)
 			continue;
 		if (__atomic_load_n(&slots[i].idle[dev], __ATOMIC_ACQUIRE) <
 		    __atomic_load_n(&slots[i].launched, __ATOMIC_ACQUIRE))

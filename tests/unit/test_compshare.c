@@ -391,6 +391,29 @@ static void a_slot_with_another_boots_times_neither_wants_nor_waits(void **state
 	assert_int_equal(h->turn[0], 0);
 }
 
+static void a_drain_waits_for_no_slot_with_another_boots_times(void **state)
+{
+	struct cua_cs_slot *sl = share_file();
+	uint64_t now = NOW, until;
+
+	(void)state;
+	/* b's turn is up, its live process (slot 1) seen idle since its last go, and b waits
+	   for nothing; slot 2, of group b too, is an old process's, its times a day ahead. */
+	for (unsigned i = 1; i < 3; i++) {
+		sl[i].owner = (i == 1 ? 1u : 2u) | CUA_CS_READY;
+		strcpy(sl[i].group, "b");
+		sl[i].limit[0] = 70;
+	}
+	sl[1].wants[0] = sl[1].idle[0] = sl[1].launched = now - MS;
+	sl[2].wants[0] = sl[2].launched = now + DAY;
+	h->hwm = 3;
+	h->turn[0] = ((now - MS) >> 10) << 12 | 2;
+	sl[0].wants[0] = now;
+	/* a takes its turn at once, not 50 ms after b's end. */
+	assert_int_equal(cua_cs_judge(0, now, 0, &until), CUA_CS_GO);
+	assert_int_equal(CUA_CS_TURN_SLOT(h->turn[0]), 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -405,6 +428,7 @@ int main(void)
 		cmocka_unit_test(turns_go_to_one_group_at_a_time_and_end_by_their_time),
 		cmocka_unit_test(a_turn_ending_past_any_live_clock_is_no_turn),
 		cmocka_unit_test(a_slot_with_another_boots_times_neither_wants_nor_waits),
+		cmocka_unit_test(a_drain_waits_for_no_slot_with_another_boots_times),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
