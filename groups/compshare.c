@@ -181,6 +181,24 @@ static void reclaim(void)
 	}
 }
 
+/* Slots of this process's own images before an exec (its pid, start and namespace): exec
+   replaced the image that wrote them and no one else takes them back (the process lives),
+   so a process that execs again and again would fill the file. Called at attach, the
+   image's first claim, before any other thread of it uses the file. */
+static void drop_own_past(uint32_t pid, uint64_t start)
+{
+	for (uint32_t i = 0, n = hwm(); i < n && start; i++) {
+		uint64_t w = __atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE);
+
+		if (w && CUA_CS_PID(w) == pid &&
+		    __atomic_load_n(&slots[i].start_ticks, __ATOMIC_ACQUIRE) == start &&
+		    __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE) == my_ns &&
+		    __atomic_compare_exchange_n(&slots[i].owner, &w, 0, 0, __ATOMIC_SEQ_CST,
+						__ATOMIC_SEQ_CST))
+			__atomic_add_fetch(&head->reclaimed, 1, __ATOMIC_RELAXED);
+	}
+}
+
 static int try_claim(uint32_t pid, uint64_t start)
 {
 	for (uint32_t i = 0; i < CUA_CS_SLOTS; i++) {
@@ -285,6 +303,7 @@ int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, str
 	my_ns = cua_memgroup_pidns();
 	head = map;
 	slots = (struct cua_cs_slot *)((char *)map + CUA_CS_HEAD_SIZE);
+	drop_own_past((uint32_t)cua_process_id(), self_start());
 	if (!my_slot()) {
 		munmap(map, CUA_CS_FILE_SIZE);
 		head = NULL;

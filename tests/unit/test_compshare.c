@@ -10,10 +10,12 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <unistd.h>
 #include "compshare.h"
 #include "compute_config.h"
 #include "fmt.h"
+#include "memgroup.h"
 
 #define MS 1000000ull
 /* Now: 5 ms into bucket 1000; the window is buckets 901 to 1000. */
@@ -414,6 +416,67 @@ static void a_drain_waits_for_no_slot_with_another_boots_times(void **state)
 	assert_int_equal(CUA_CS_TURN_SLOT(h->turn[0]), 1);
 }
 
+/* exec keeps the pid and its start time but replaces the image, whose slot no one else
+   takes back (its process lives on). A process that execs under a compute limit again and
+   again must not fill the file with its own past images' slots: here a child's earlier
+   images hold all other 255 slots (and its parent the first); its attach takes them back
+   and gets a slot. Before, it failed: "every one of its 256 process slots taken". */
+static void an_exec_takes_back_the_slots_of_the_process_s_past_images(void **state)
+{
+	char dir[] = "/tmp/unit_compshare_exec.XXXXXX", path[256], whybuf[256];
+	struct cua_buf why = CUA_BUF(whybuf);
+	uint32_t limit[CUA_CS_DEVICES] = { 30 };
+	int status;
+	pid_t pid;
+
+	(void)state;
+	assert_non_null(mkdtemp(dir));
+	snprintf(path, sizeof(path), "%s/" CUA_CS_FILE_PREFIX "%u", dir, (unsigned)geteuid());
+	pid = fork();
+	assert_true(pid >= 0);
+	if (pid == 0) {
+		struct cua_cs_head *fh;
+		struct cua_cs_slot *sl;
+		uint64_t start = 0;
+		int fd;
+
+		/* The child: slot 0 of a new file (its parent's share is elsewhere). */
+		if (cua_cs_attach(dir, "g", limit, &why) != 0)
+			_exit(2);
+		pid = fork();
+		if (pid < 0)
+			_exit(3);
+		if (pid > 0) {
+			waitpid(pid, &status, 0);
+			_exit(WIFEXITED(status) ? WEXITSTATUS(status) : 4);
+		}
+		/* The grandchild: its past images' slots (its pid, start and namespace) in all
+		   the others, then its own attach, as after an exec. */
+		fd = open(path, O_RDWR);
+		fh = fd >= 0 ? mmap(NULL, CUA_CS_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0)
+			     : MAP_FAILED;
+		if (fh == MAP_FAILED || cua_memgroup_proc_start((uint32_t)getpid(), &start) != 1)
+			_exit(5);
+		sl = (struct cua_cs_slot *)((char *)fh + CUA_CS_HEAD_SIZE);
+		for (unsigned i = 1; i < CUA_CS_SLOTS; i++) {
+			sl[i].owner = (uint32_t)getpid() | (uint64_t)(1000 + i) << 32 | CUA_CS_READY;
+			sl[i].start_ticks = start;
+			sl[i].pidns = cua_memgroup_pidns();
+			strcpy(sl[i].group, "g");
+		}
+		fh->hwm = CUA_CS_SLOTS;
+		if (cua_cs_attach(dir, "g", limit, &why) != 0)
+			_exit(6);
+		/* Its own past was taken back; its parent's slot was not. */
+		_exit(CUA_CS_PID(sl[0].owner) == (uint32_t)getppid() ? 0 : 7);
+	}
+	assert_int_equal(waitpid(pid, &status, 0), pid);
+	assert_true(WIFEXITED(status));
+	assert_int_equal(WEXITSTATUS(status), 0);
+	unlink(path);
+	rmdir(dir);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -429,6 +492,7 @@ int main(void)
 		cmocka_unit_test(a_turn_ending_past_any_live_clock_is_no_turn),
 		cmocka_unit_test(a_slot_with_another_boots_times_neither_wants_nor_waits),
 		cmocka_unit_test(a_drain_waits_for_no_slot_with_another_boots_times),
+		cmocka_unit_test(an_exec_takes_back_the_slots_of_the_process_s_past_images),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
