@@ -117,7 +117,8 @@ const char *cua_table_result_name(unsigned layer, int value);
    is a CUDA status (CUresult, cudaError_t) failed when it returned anything but success; a
    function that returns something else never fails. cua_status_ret[id] is that class as one
    byte, so that the hot path reads no row of the API table: filled by cua_table_init, from
-   la_version before any hook starts (and by the command before it formats calls). */
+   la_version before any hook starts. Code that runs without la_version (the command, the
+   unit tests) asks cua_table_succeeded instead. */
 extern uint8_t cua_status_ret[CUAUDIT_ID_COUNT];
 void cua_table_init(void);
 static inline int cua_failed(unsigned id, int result)

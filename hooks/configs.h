@@ -15,7 +15,7 @@
 #include "trace_config.h"
 
 /* One member per hook that has variables of its own; each member's type, parser and messages
-   live with its hook (hooks/<hook>_config.c). The core's struct cua_config keeps only what
+   live with its hook (hooks/<hook>/<hook>_config.c). The core's struct cua_config keeps only what
    every hook shares. */
 struct cua_hook_configs {
 	struct cua_fault_config fault;

@@ -21,7 +21,7 @@ struct cua_hook_configs;
    share turns GPU timing on). */
 void cua_hooks_start(const struct cua_config *all, struct cua_hook_configs *cfg);
 
-/* Each copies its own configuration (hooks/<hook>_config.h, read by its own loader) and the
+/* Each copies its own configuration (hooks/<hook>/<hook>_config.h, read by its own loader) and the
    shared fields it needs from the core's (no hook reads the global record, on the hot path or
    elsewhere; tests/layers.py checks) and subscribes if enabled; from la_version, in this
    order: the ones that may skip or fail calls first, observers after. Return 0 or -errno. */

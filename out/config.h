@@ -70,7 +70,7 @@ typedef const char *(*cua_getenv_fn)(const char *name);
 typedef void (*cua_diag_fn)(const char *message);
 
 /* Reads the shared CUAUDIT_* variables through get (each hook's own are read by its
-   hooks/<hook>_config.c). Each bad value gives one message through diag, naming the
+   hooks/<hook>/<hook>_config.c). Each bad value gives one message through diag, naming the
    variable and the accepted values, and leaves that feature at its default. */
 void cua_config_load(struct cua_config *cfg, cua_getenv_fn get, cua_diag_fn diag, int secure);
 
@@ -83,7 +83,7 @@ void cua_config_restrict_secure(struct cua_config *cfg);
 
 /* ---------------------------------------------------------------- for each hook's loader
    A hook's variables, their parsers and their messages live with the hook
-   (hooks/<hook>_config.c); these are the pieces every loader shares. */
+   (hooks/<hook>/<hook>_config.c); these are the pieces every loader shares. */
 
 /* One message through diag: "cuaudit: VAR="VALUE" is not valid; accepted: ACCEPTED. FALLBACK". */
 void cua_config_bad_value(cua_diag_fn diag, const char *var, const char *value, const char *accepted,

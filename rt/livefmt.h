@@ -243,7 +243,6 @@ struct cua_live_me {
 extern __thread struct cua_live_me cua_live_me __attribute__((tls_model("initial-exec")));
 /* Non-zero when the live region is on: fixed in la_version. */
 extern uint8_t cua_live_on;
-/* 1 where the id returns a CUresult or a cudaError_t: a non-zero result counts as an error. */
 
 /* The first word of a call record: the sequence number and the three small fields after it
    (a 16-bit and two 8-bit ones), in one store where the byte order allows. The caller

@@ -186,8 +186,9 @@ for rel, i in sources.items():
                 if re.search(r"\bcua_cfg\b", line):
                     errors.append(f"{rel}:{n}: a hook reads the global configuration (cua_cfg); copy a slice at start")
 
-# Each hook owns its configuration (hooks/<hook>_config.c): a field of the core's record that
-# only one hook module reads, and nothing outside the hooks layer, belongs to that hook.
+# Each hook owns its configuration (hooks/<hook>/<hook>_config.c): a field of the core's record
+# that only one hook reads (the files of its folder), and nothing outside the hooks layer,
+# belongs to that hook.
 config_h = os.path.join(root, "out", "config.h")
 if os.path.exists(config_h):
     with open(config_h, errors="replace") as f:
@@ -201,7 +202,9 @@ if os.path.exists(config_h):
                 texts[rel] = re.sub(r"/\*.*?\*/", " ", f.read(), flags=re.S)
     for member in members:
         users = {rel for rel, t in texts.items() if re.search(r"(->|\.)" + member + r"\b", t)}
-        mods = {u.rsplit(".", 1)[0] for u in users}
+        # A hook is its folder (hooks/<name>/): its files together are one reader.
+        mods = {"/".join(u.split("/")[:2]) if u.count("/") >= 2 and u.startswith("hooks/")
+                else u.rsplit(".", 1)[0] for u in users}
         if len(mods) == 1 and all(layers[sources[u]] == "hooks" for u in users):
             errors.append(f"out/config.h: struct cua_config's '{member}' is read by "
                           f"{sorted(mods)[0]} alone; it belongs in that hook's own configuration")
