@@ -21,6 +21,7 @@ mkdir -p "$R"
 
 build() { # SRC DIR
   local zargs=()
+  mkdir -p "$2"
   if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null 2>&1; then
     for d in "$ROOT"/zydis-debs/*.deb; do dpkg -x "$d" "$2/zydis"; done
     zargs=(-DZYDIS_INCLUDE_DIR="$2/zydis/usr/include"
