@@ -416,7 +416,7 @@ with open("big.json", "w") as f:
     f.write("\n]}\n")
 PY
   # The bound is on the export's own processor time, not the wall clock: on a loaded machine
-  # (two busy loops and 300 runnable threads on 2 cores) the same export takes 70 to 86 s of
+  # (two busy loops and 300 runnable threads on 2 cores) the same export takes 68 to 86 s of
   # wall time (20 of 20 runs on 2026-11-27) while its work is unchanged. A slower export (a
   # quadratic pass, a write per row) still shows in its own time; a hang, in ctest's timeout.
   "$PYTHON" - "$CLI" >cpu.txt 2>&1 <<'PY'

@@ -164,8 +164,9 @@ exit_during_cut_short_trace_flush_never_hangs)
   # A run that has not ended after 60 s hangs. The bound is wide because a run's work is
   # processor time that a loaded machine stretches: a cancel run is 0.3 s of it (200,000
   # traced calls, a 36 MB trace converted at exit), and with two busy loops and 300 runnable
-  # threads on its two cores 4 of 25 such runs outlasted the former 10 s bound (1 of 20
-  # loaded test runs, 2026-11-27) while the other 475 ended. The first hang ends the mode.
+  # threads on its two cores 4 of 25 such runs outlasted the former 10 s bound (1 of 16
+  # loaded test runs, 2026-11-27) while the 396 others of that sweep ended. The first hang
+  # ends the mode.
   # (HANG_S: the bound in seconds, 60.)
   for mode in $modes; do
     hung=0 bad=0 start=$SECONDS done_runs=0 slowest=0
