@@ -5,8 +5,9 @@
 # child a trial), natively and under each hook alone and all together; with
 # OLD=path/to/tree.tgz, the same for that tree too, to tell which hook a wrong result needs.
 # Exits 1 if any run of this tree read a wrong result or ended other than with status 0.
-# Not yet run (issue 35): a trial costs a process start and a CUDA context, so time one
-# configuration (CONFIGS=all, no OLD) before choosing TRIALS for a whole call.
+# A trial costs a process start, numba's import and a CUDA context: on an H200 host, 8
+# parents on 8 cores, a configuration of TRIALS=12 took 49-57 s, the two builds (-j8) about
+# 80 s. Run 2026-11-27 (docs/gpu-validation.md): no wrong result on either tree.
 # Usage: scripts/gpu-probe-ipc.sh   (environment: PARENTS=8, TRIALS=20, OLD=, CONFIGS="all gpu
 #        live static outputs log")
 set -u
@@ -21,6 +22,7 @@ mkdir -p "$R"
 
 build() { # SRC DIR
   local zargs=()
+  mkdir -p "$2"
   if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null 2>&1; then
     for d in "$ROOT"/zydis-debs/*.deb; do dpkg -x "$d" "$2/zydis"; done
     zargs=(-DZYDIS_INCLUDE_DIR="$2/zydis/usr/include"

@@ -13,6 +13,8 @@
 #        longest that fits, and the table says what was left;
 #        BUILD=dir: an existing build with tests, else one is made in build-stress/;
 #        ONLY=REGEX: only the tests whose names match;
+#        STRESS_OUT=dir: where the runs' logs and the table go (build-stress/stress), so that
+#        two sweeps of one BUILD may run side by side on disjoint cores (taskset -c);
 #        PRIOR=table.txt: a table this script wrote before: a test that passed every one of
 #        its N runs there runs RUNS-N more times, numbered from N+1, and this table reports the
 #        two together (a test with a failure there starts again at run 1); its seconds a run
@@ -25,11 +27,18 @@ ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
 RUNS=${RUNS:-20}
 THREADS=${THREADS:-300}
 BUDGET_S=${BUDGET_S:-540}
-cores=$(nproc)
+# The cores this script may use (taskset -c before it narrows them), in order: pair I takes
+# the (2I)th and (2I+1)th.
+cpu_list=()
+for r in $(sed -n 's/^Cpus_allowed_list:[[:space:]]*//p' /proc/self/status | tr ',' ' '); do
+  cpu_list+=($(seq "${r%-*}" "${r#*-}"))
+done
+cores=${#cpu_list[@]}
+[ "$cores" -ge 1 ] || { cpu_list=($(seq 0 $(($(nproc) - 1)))); cores=${#cpu_list[@]}; }
 PAIRS=${PAIRS:-$((cores / 2))}
 [ "$PAIRS" -ge 1 ] || PAIRS=1
 B=$(realpath -m "${BUILD:-$ROOT/build-stress}")
-R=$B/stress
+R=$(realpath -m "${STRESS_OUT:-$B/stress}")
 rm -rf "$R"
 mkdir -p "$R"
 start=$(date +%s)
@@ -151,7 +160,7 @@ done
 # a run: NAME RUN STATUS SECONDS.
 pair() {
   local i=$1 cpus name n t0 load item
-  cpus="$((2 * i % cores)),$(((2 * i + 1) % cores))"
+  cpus="${cpu_list[$((2 * i % cores))]},${cpu_list[$(((2 * i + 1) % cores))]}"
   taskset -c "$cpus" "$R/load" "$THREADS" &
   load=$!
   while item=$(take) && [ -n "$item" ]; do
