@@ -181,6 +181,11 @@ static int compute_enter(struct cuaudit_call *c, void *ctx)
 	if (CUA_LIKELY(now < __atomic_load_n(&next_check, __ATOMIC_RELAXED) &&
 		       !__atomic_load_n(&holding, __ATOMIC_RELAXED)))
 		return CUAUDIT_CALL_REAL;
+	/* Into a capturing stream the call only adds a node to a graph: no GPU work to hold
+	   back or to charge (the graph's launch is both). Asked as GPU timing asks, never with
+	   a call a capture forbids; before any look at the file or poll of events. */
+	if (cua_gpu_call_captures(c))
+		return CUAUDIT_CALL_REAL;
 	hold(now);
 	return CUAUDIT_CALL_REAL;
 }

@@ -279,5 +279,23 @@ compute_a_stopped_turn_holder_holds_the_other_group_at_most_a_turn_and_a_drain)
   ge "$n" 100 && pass "a ran on after each stop: $n launches" || fail "a after the stops: $n $(cat a.err)"
   [ ! -s b.err ] && pass "b said nothing" || fail "b: $(cat b.err)"
   ;;
+compute_launches_into_a_capturing_stream_are_neither_held_nor_charged)
+  # Over a 30% cap (600 ms of work just done), 50 launches into a stream that captures a
+  # graph: they put nothing on the GPU, so none waits (before: the first held some 700 ms,
+  # until the window forgot the work), and the capture is not broken (no event query or
+  # other forbidden call in its mode). The plain launch after them is held: the group was
+  # over. Nothing of the capture is on the timeline: it ran nothing, so nothing is charged.
+  CUAUDIT_COMPUTE_LIMIT=30 MOCK_GPU_TIMELINE=cap.txt run "$BIN/compute_edges" capture >cap.out 2>cap.err ||
+    fail "capture: $(cat cap.out cap.err)"
+  cat cap.out
+  grep -qx 'capture_end 0' cap.out && pass "the capture ended whole" || fail "capture: $(cat cap.out)"
+  t=$(sed -n 's/^capture_total_ms //p' cap.out)
+  le "$t" 100 && pass "50 captured launches over the cap took $t ms" || fail "captured launches held: $t ms"
+  p=$(sed -n 's/^plain_after_ms //p' cap.out)
+  ge "$p" 100 && pass "the plain launch after them held $p ms" || fail "the group was not over: $p ms"
+  n=$(grep -c . cap.txt)
+  [ "$n" = 2 ] && pass "the timeline holds the two plain launches only" || fail "timeline: $(cat cap.txt)"
+  [ ! -s cap.err ] && pass "nothing said" || fail "$(cat cap.err)"
+  ;;
 esac
 finish
