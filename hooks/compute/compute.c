@@ -38,7 +38,10 @@ static struct {
 } cfg;
 
 static uint64_t next_check; /* cuaudit clock before which launches pass unlooked */
-static unsigned holding;    /* threads held back now: every launch looks meanwhile */
+/* While a thread naps, the end of its nap: every launch looks meanwhile. A time, not a
+   count: a thread that never comes back from its nap (cancelled, or jumped out by a signal
+   handler's siglongjmp) leaves nothing behind past that nap's end. */
+static uint64_t held_until;
 static int attached;        /* 0 not yet, 1 on, -1 failed (the feature is off) */
 static uint64_t attach_lock, rule_lock;
 static int last_verdict[CUA_COMPUTE_DEVICES];
@@ -120,6 +123,16 @@ static int judge(unsigned dev, uint64_t now, int pending, uint64_t *until)
 	return v;
 }
 
+/* Raises held_until to t (never lowers it: another thread may nap longer). */
+static void held_till(uint64_t t)
+{
+	uint64_t h = __atomic_load_n(&held_until, __ATOMIC_RELAXED);
+
+	while (h < t && !__atomic_compare_exchange_n(&held_until, &h, t, 1, __ATOMIC_RELAXED,
+						     __ATOMIC_RELAXED))
+		;
+}
+
 /* The slow path: looks at the file and, while the group is over its share of the device
    the launch goes to or another group has its turn, sleeps (no lock held) at most
    MAX_HOLD_NS in all. */
@@ -127,7 +140,7 @@ static void hold(uint64_t now)
 {
 	int *err = cua_program_errno ? cua_program_errno() : NULL, saved = err ? *err : 0;
 	uint64_t deadline = now + MAX_HOLD_NS, until = now + CHECK_NS;
-	int dev, held = 0;
+	int dev;
 
 	attach();
 	if (__atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1)
@@ -152,15 +165,12 @@ static void hold(uint64_t now)
 		/* Waiting for a turn: look again when it may come, within a nap. */
 		if (v == CUA_CS_WAIT && until > now && until - now < NAP_NS)
 			nap.tv_nsec = (long)(until - now > MIN_NAP_NS ? until - now : MIN_NAP_NS);
-		if (!held++)
-			__atomic_add_fetch(&holding, 1, __ATOMIC_RELAXED);
+		held_till(now + (uint64_t)nap.tv_nsec);
 		nanosleep(&nap, NULL);
 		t = cua_clock_ns();
 		cua_cs_want((unsigned)dev, t, t > now ? t - now : 0);
 		now = t;
 	}
-	if (held)
-		__atomic_sub_fetch(&holding, 1, __ATOMIC_RELAXED);
 	/* Launches pass unlooked until the next check or the end of the group's turn. */
 	__atomic_store_n(&next_check, until > now && until < now + CHECK_NS ? until : now + CHECK_NS,
 			 __ATOMIC_RELAXED);
@@ -179,7 +189,7 @@ static int compute_enter(struct cuaudit_call *c, void *ctx)
 		return CUAUDIT_CALL_REAL;
 	now = cua_clock_ns();
 	if (CUA_LIKELY(now < __atomic_load_n(&next_check, __ATOMIC_RELAXED) &&
-		       !__atomic_load_n(&holding, __ATOMIC_RELAXED)))
+		       now >= __atomic_load_n(&held_until, __ATOMIC_RELAXED)))
 		return CUAUDIT_CALL_REAL;
 	/* Into a capturing stream the call only adds a node to a graph: no GPU work to hold
 	   back or to charge (the graph's launch is both). Asked as GPU timing asks, never with

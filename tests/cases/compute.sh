@@ -297,5 +297,19 @@ compute_launches_into_a_capturing_stream_are_neither_held_nor_charged)
   [ "$n" = 2 ] && pass "the timeline holds the two plain launches only" || fail "timeline: $(cat cap.txt)"
   [ ! -s cap.err ] && pass "nothing said" || fail "$(cat cap.err)"
   ;;
+compute_a_thread_jumped_out_of_its_hold_leaves_no_slow_path_behind)
+  # A thread held over its cap leaves the hold by a signal handler's siglongjmp (as a
+  # cancelled thread leaves it, without returning). Once the group is under its cap, 2000
+  # quick launches take the slow path (a look at the file, one cuCtxGetDevice each) only
+  # about every 2 ms, as before the jump; before, a count of held threads never lowered made
+  # every later launch look: 2000 looks.
+  CUAUDIT_COMPUTE_LIMIT=30 MOCK_GPU_TIMELINE=j.txt run "$BIN/compute_edges" cancel >j.out 2>j.err ||
+    fail "cancel: $(cat j.out j.err)"
+  cat j.out
+  grep -qx 'jumped 1' j.out && pass "the held thread jumped out" || fail "not held: $(cat j.out)"
+  n=$(sed -n 's/^looks //p' j.out)
+  le "$n" 500 && pass "2000 launches after the jump: $n looks" || fail "every launch looks: $n"
+  [ ! -s j.err ] && pass "nothing said" || fail "$(cat j.err)"
+  ;;
 esac
 finish
