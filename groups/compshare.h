@@ -22,7 +22,9 @@
 #define CUA_CS_DEVICES 16u
 #define CUA_CS_NAME_MAX 128u
 #define CUA_CS_FILE_PREFIX "cuaudit-compute-"
-/* Time is cut in buckets of 10 ms (cuaudit's clock: CLOCK_MONOTONIC, TSC-read); each slot
+/* Every time in the file is CLOCK_MONOTONIC, read with clock_gettime: the one clock all
+   processes share (each one's cuaudit clock is its own calibrated TSC, which drifts against
+   another's). Time is cut in buckets of 10 ms; each slot
    keeps the last 128 per device. The window is the last 100: a group's share is its GPU
    time over the last second. */
 #define CUA_CS_BUCKET_NS 10000000ull
@@ -68,7 +70,7 @@ struct cua_cs_slot {
 	uint64_t start_ticks; /* /proc/PID/stat field 22 */
 	uint64_t pidns;
 	uint32_t limit[CUA_CS_DEVICES];
-	uint64_t wants[CUA_CS_DEVICES];   /* cuaudit clock of its last launch seen, per device */
+	uint64_t wants[CUA_CS_DEVICES];   /* time of its last launch seen, per device */
 	uint64_t held[CUA_CS_DEVICES];    /* ns its launches were held back, in all */
 	char group[CUA_CS_NAME_MAX];      /* "" : the process is its own group */
 	uint64_t idle[CUA_CS_DEVICES];    /* its last look that found none of its work unfinished */

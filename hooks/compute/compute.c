@@ -135,11 +135,14 @@ static void held_till(uint64_t t)
 
 /* The slow path: looks at the file and, while the group is over its share of the device
    the launch goes to or another group has its turn, sleeps (no lock held) at most
-   MAX_HOLD_NS in all. */
+   MAX_HOLD_NS in all. Every time it gives or compares with the file is CLOCK_MONOTONIC
+   (mono), the same in every process; the fast path's words are on this process's own
+   clock (now, cuaudit's TSC clock), so the turn's end comes back to it as a distance. */
 static void hold(uint64_t now)
 {
 	int *err = cua_program_errno ? cua_program_errno() : NULL, saved = err ? *err : 0;
-	uint64_t deadline = now + MAX_HOLD_NS, until = now + CHECK_NS;
+	uint64_t mono = cua_clock_mono_ns(), deadline = mono + MAX_HOLD_NS;
+	uint64_t until = mono + CHECK_NS, left;
 	int dev;
 
 	attach();
@@ -150,7 +153,7 @@ static void hold(uint64_t now)
 		__atomic_store_n(&next_check, now + CHECK_NS, __ATOMIC_RELAXED);
 		goto out;
 	}
-	cua_cs_want((unsigned)dev, now, 0);
+	cua_cs_want((unsigned)dev, mono, 0);
 	for (;;) {
 		struct timespec nap = { 0, (long)NAP_NS };
 		uint64_t t, pending;
@@ -159,21 +162,21 @@ static void hold(uint64_t now)
 		/* What finished since the last look counts now, not at the next launch; what
 		   has not tells the next group whether this one's work still runs. */
 		pending = cua_gpu_poll();
-		v = judge((unsigned)dev, now, (int)(pending >> dev & 1), &until);
-		if (v == CUA_CS_GO || now >= deadline)
+		v = judge((unsigned)dev, mono, (int)(pending >> dev & 1), &until);
+		if (v == CUA_CS_GO || mono >= deadline)
 			break;
 		/* Waiting for a turn: look again when it may come, within a nap. */
-		if (v == CUA_CS_WAIT && until > now && until - now < NAP_NS)
-			nap.tv_nsec = (long)(until - now > MIN_NAP_NS ? until - now : MIN_NAP_NS);
-		held_till(now + (uint64_t)nap.tv_nsec);
+		if (v == CUA_CS_WAIT && until > mono && until - mono < NAP_NS)
+			nap.tv_nsec = (long)(until - mono > MIN_NAP_NS ? until - mono : MIN_NAP_NS);
+		held_till(cua_clock_ns() + (uint64_t)nap.tv_nsec);
 		nanosleep(&nap, NULL);
-		t = cua_clock_ns();
-		cua_cs_want((unsigned)dev, t, t > now ? t - now : 0);
-		now = t;
+		t = cua_clock_mono_ns();
+		cua_cs_want((unsigned)dev, t, t > mono ? t - mono : 0);
+		mono = t;
 	}
 	/* Launches pass unlooked until the next check or the end of the group's turn. */
-	__atomic_store_n(&next_check, until > now && until < now + CHECK_NS ? until : now + CHECK_NS,
-			 __ATOMIC_RELAXED);
+	left = until > mono && until < mono + CHECK_NS ? until - mono : CHECK_NS;
+	__atomic_store_n(&next_check, cua_clock_ns() + left, __ATOMIC_RELAXED);
 out:
 	if (err)
 		*err = saved;
@@ -206,7 +209,7 @@ static int compute_enter(struct cuaudit_call *c, void *ctx)
    their union per device: work of two streams at once is charged once. */
 static void charge(const struct cua_gpu_record *r, void *ctx)
 {
-	uint64_t start, end = r->end_ns;
+	uint64_t start, end = r->end_ns, shift;
 
 	(void)ctx;
 	if (r->op == CUA_GPU_HTOH || r->device >= CUA_COMPUTE_DEVICES ||
@@ -218,7 +221,10 @@ static void charge(const struct cua_gpu_record *r, void *ctx)
 	if (start < covered[r->device])
 		start = covered[r->device];
 	covered[r->device] = end;
-	cua_cs_charge(r->device, start, end);
+	/* Onto CLOCK_MONOTONIC, the file's clock: the interval's distance from now on this
+	   process's clock (drift over a record's age: nanoseconds) from the monotonic now. */
+	shift = cua_clock_mono_ns() - cua_clock_ns();
+	cua_cs_charge(r->device, start + shift, end + shift);
 }
 
 int cua_compute_on(void)
@@ -229,7 +235,7 @@ int cua_compute_on(void)
 int cua_compute_view(unsigned dev, uint32_t *limit, uint64_t *achieved, const char **group)
 {
 	struct cua_cs_group g;
-	uint64_t now = cua_clock_ns();
+	uint64_t now = cua_clock_mono_ns();
 
 	if (!cfg.on || dev >= CUA_COMPUTE_DEVICES || !cfg.limit[dev] ||
 	    __atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1 || !try_take(&rule_lock))
@@ -287,6 +293,8 @@ void cua_compute_start(const struct cua_config *all, struct cua_hook_configs *cf
 		    " message): no compute limit is applied.\n");
 		cfg->compute.on = 0;
 	}
+	if (cfg->compute.on && cfg->compute.test_clock_offset_ns)
+		cua_clock_set_test_offset(cfg->compute.test_clock_offset_ns);
 	cua_compute_init(&cfg->compute, cfg->memlimit.group, cfg->memlimit.share_dir);
 	/* The share charges GPU intervals: every launch, copy and memset is timed. */
 	if (cua_compute_on() && cfg->gpu.gpu_time != 1) {

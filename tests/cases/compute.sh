@@ -311,5 +311,32 @@ compute_a_thread_jumped_out_of_its_hold_leaves_no_slow_path_behind)
   le "$n" 500 && pass "2000 launches after the jump: $n looks" || fail "every launch looks: $n"
   [ ! -s j.err ] && pass "nothing said" || fail "$(cat j.err)"
   ;;
+compute_two_processes_whose_clocks_disagree_still_take_turns_and_keep_caps)
+  # Each process's cuaudit clock is its own calibrated TSC; two long-lived ones drift apart
+  # (some 10 ms an hour). Here a's is put 500 ms ahead (the test-only
+  # CUAUDIT_TEST_CLOCK_OFFSET_MS: days of drift at once). Every time in the share file is
+  # CLOCK_MONOTONIC, so the two still agree on turns, buckets and the window. Before (the
+  # file on each process's own clock): a's turns ended 500 ms late for b, b's had ended
+  # before they began for a: b held 0.4 to 0.5 s a change and both groups' work at once.
+  rm -f a.txt b.txt
+  CUAUDIT_TEST_CLOCK_OFFSET_MS=500 CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=50 MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 4 2 >a.out 2>a.err &
+  ap=$!
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=50 MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 4 2 >b.out 2>b.err &
+  bp=$!
+  wait $ap; wait $bp
+  "$PYTHON" "$CASES_DIR/compute_overlap.py" a.txt b.txt >ov.txt || fail "$(cat ov.txt)"
+  ov=$(sed -n 's/^overlap //p' ov.txt)
+  le "$ov" 0.05 && pass "both groups' work at once $ov of the time" || fail "overlap $ov"
+  for g in a b; do
+    mx=$(stat_of max $g.txt); mn=$(stat_of mean $g.txt 1 3.8)
+    le "$mx" 0.54 && pass "$g within its cap: $mx" || fail "$g's busiest window $mx"
+    ge "$mn" 0.25 && pass "$g runs: $mn" || fail "$g held too much: $mn"
+    l=$(sed -n 's/^longest_call_ms //p' $g.out)
+    le "$l" 300 && pass "$g's longest call $l ms" || fail "$g held $l ms"
+    [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"
+  done
+  CUAUDIT_TEST_CLOCK_OFFSET_MS=x CUAUDIT_COMPUTE_LIMIT=50 run "$PROG" 0.1 2 >x.out 2>x.err
+  grep -q 'CUAUDIT_TEST_CLOCK_OFFSET_MS="x" is not valid' x.err && pass "a bad offset: one message" || fail "bad offset: $(cat x.err)"
+  ;;
 esac
 finish
