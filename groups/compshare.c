@@ -363,6 +363,16 @@ void cua_cs_want(unsigned dev, uint64_t now, uint64_t held_ns)
 		__atomic_add_fetch(&s->held[dev], held_ns, __ATOMIC_RELAXED);
 }
 
+void cua_cs_idle(unsigned dev, uint64_t now)
+{
+	struct cua_cs_slot *s;
+
+	if (dev >= CUA_CS_DEVICES || !(s = my_slot()))
+		return;
+	if (__atomic_load_n(&s->idle[dev], __ATOMIC_RELAXED) < now)
+		__atomic_store_n(&s->idle[dev], now, __ATOMIC_RELEASE);
+}
+
 /* ---------------------------------------------------------------- the rule */
 
 /* Per group and bucket of the window: its processes' busy time (the rule's scratch; one

@@ -18,6 +18,7 @@
 #include "log.h"
 #include "out.h"
 #include "process.h"
+#include "table.h"
 
 #define REAL(elf) ((__typeof__(&elf))cua_index_real(CUAUDIT_ID_##elf))
 
@@ -227,6 +228,30 @@ static void charge(const struct cua_gpu_record *r, void *ctx)
 	cua_cs_charge(r->device, start + shift, end + shift);
 }
 
+/* A synchronise of the program's that returned: its work may all have finished. Published
+   now (GPU timing's poll says so, without waiting), not at the process's next look: a
+   process that synchronises and then stops launching would otherwise be waited for up to
+   CUA_CS_DRAIN_MAX_NS at every turn's change. */
+static void compute_sync_exit(const struct cuaudit_call *c, void *ctx)
+{
+	int *err, saved;
+	uint64_t pending, mono;
+
+	(void)ctx;
+	if (c->depth || c->skipped || !cua_table_succeeded(c) ||
+	    __atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1)
+		return;
+	err = cua_program_errno ? cua_program_errno() : NULL;
+	saved = err ? *err : 0;
+	pending = cua_gpu_poll();
+	mono = cua_clock_mono_ns();
+	for (unsigned dev = 0; dev < CUA_COMPUTE_DEVICES; dev++)
+		if (cfg.limit[dev] && !(pending >> dev & 1))
+			cua_cs_idle(dev, mono);
+	if (err)
+		*err = saved;
+}
+
 int cua_compute_on(void)
 {
 	return cfg.on;
@@ -251,11 +276,11 @@ int cua_compute_view(unsigned dev, uint32_t *limit, uint64_t *achieved, const ch
 	return 1;
 }
 
-static unsigned ids[CUAUDIT_ID_COUNT];
+static unsigned ids[CUAUDIT_ID_COUNT], sync_ids[CUAUDIT_ID_COUNT];
 
 int cua_compute_init(const struct cua_compute_config *own, const char *group, const char *dir)
 {
-	unsigned n = 0;
+	unsigned n = 0, nsync = 0;
 
 	if (!own->on)
 		return 0;
@@ -270,11 +295,17 @@ int cua_compute_init(const struct cua_compute_config *own, const char *group, co
 		if (r == CUAUDIT_ROLE_LAUNCH || r == CUAUDIT_ROLE_COPY || r == CUAUDIT_ROLE_MEMSET ||
 		    r == CUAUDIT_ROLE_GRAPH_LAUNCH)
 			ids[n++] = id;
+		else if (r == CUAUDIT_ROLE_SYNC)
+			sync_ids[nsync++] = id;
 	}
 	if (cua_gpu_add_sink(charge, NULL) != 0)
 		return -1;
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = compute_enter, .ids = ids, .nids = n);
-	return cua_dispatch_subscribe(&sub);
+	CUAUDIT_OPTS(cuaudit_subscription, syncs, .exit = compute_sync_exit, .ids = sync_ids,
+		     .nids = nsync);
+	if (cua_dispatch_subscribe(&sub) != 0)
+		return -1;
+	return nsync ? cua_dispatch_subscribe(&syncs) : 0;
 }
 
 static void say(const char *message)
