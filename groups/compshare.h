@@ -128,8 +128,9 @@ struct cua_cs_group {
 unsigned cua_cs_groups(const struct cua_cs_slot *slots, uint32_t hwm, unsigned dev,
 		       uint64_t now, struct cua_cs_group *out, unsigned max);
 /* Whether group g of out[0..n) is over its share: a cap, over its percent of the window; a
-   weight, over its part of the active groups' weights while another active group has less
-   than its own part (time nobody else wants is anyone's). */
+   weight, over its part by weight (among the active groups' weights) of what the active cap
+   groups leave unused (each the lesser of its cap and its charge), while another active
+   group has less than its own part (time nobody else wants is anyone's). */
 int cua_cs_over(const struct cua_cs_group *out, unsigned n, unsigned g);
 
 /* ---------------------------------------------------------------- this process */
