@@ -204,6 +204,25 @@ static int compute_enter(struct cuaudit_call *c, void *ctx)
 	return CUAUDIT_CALL_REAL;
 }
 
+/* What to add to a time of this process's clock to put it on CLOCK_MONOTONIC, the file's
+   clock: measured again every SHIFT_EVERY_NS (the TSC's drift meanwhile: some 0.3 us), so a
+   charge costs a TSC read, not a clock_gettime per record. Two harvesting threads may both
+   measure; either value is right. */
+#define SHIFT_EVERY_NS (100ull * 1000 * 1000)
+static uint64_t shift_value, shift_at;
+
+static uint64_t mono_shift(void)
+{
+	uint64_t local = cua_clock_ns(), at = __atomic_load_n(&shift_at, __ATOMIC_ACQUIRE), v;
+
+	if (at && local - at < SHIFT_EVERY_NS)
+		return __atomic_load_n(&shift_value, __ATOMIC_RELAXED);
+	v = cua_clock_mono_ns() - local;
+	__atomic_store_n(&shift_value, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&shift_at, local, __ATOMIC_RELEASE);
+	return v;
+}
+
 /* Each finished interval, from GPU timing's harvest (one thread at a time, under its lock):
    exact ones as they are; a bounded one from the middle of its possible starts (error: at
    most half the bound's width, docs/hooks.md). The process's own intervals are charged as
@@ -222,9 +241,7 @@ static void charge(const struct cua_gpu_record *r, void *ctx)
 	if (start < covered[r->device])
 		start = covered[r->device];
 	covered[r->device] = end;
-	/* Onto CLOCK_MONOTONIC, the file's clock: the interval's distance from now on this
-	   process's clock (drift over a record's age: nanoseconds) from the monotonic now. */
-	shift = cua_clock_mono_ns() - cua_clock_ns();
+	shift = mono_shift();
 	cua_cs_charge(r->device, start + shift, end + shift);
 }
 
