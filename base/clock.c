@@ -68,11 +68,11 @@ void cua_clock_calibrate(void)
 		return;
 	tsc.mult = (uint64_t)(((unsigned __int128)(m1 - m0) << 32) / (t1 - t0));
 	tsc.tsc_base = t1;
-	tsc.ns_base = m1;
+	tsc.ns_base = m1 + tsc.test_offset;
 	__atomic_store_n(&tsc.on, 1, __ATOMIC_RELEASE);
 }
 
-uint64_t cua_clock_slow_ns(void)
+uint64_t cua_clock_mono_ns(void)
 {
 	return monotonic_ns();
 }
@@ -81,8 +81,13 @@ void cua_clock_calibrate(void)
 {
 }
 
-uint64_t cua_clock_slow_ns(void)
+uint64_t cua_clock_mono_ns(void)
 {
 	return monotonic_ns();
 }
 #endif
+
+void cua_clock_set_test_offset(uint64_t ns)
+{
+	tsc.test_offset = ns;
+}

@@ -363,6 +363,16 @@ void cua_cs_want(unsigned dev, uint64_t now, uint64_t held_ns)
 		__atomic_add_fetch(&s->held[dev], held_ns, __ATOMIC_RELAXED);
 }
 
+void cua_cs_idle(unsigned dev, uint64_t now)
+{
+	struct cua_cs_slot *s;
+
+	if (dev >= CUA_CS_DEVICES || !(s = my_slot()))
+		return;
+	if (__atomic_load_n(&s->idle[dev], __ATOMIC_RELAXED) < now)
+		__atomic_store_n(&s->idle[dev], now, __ATOMIC_RELEASE);
+}
+
 /* ---------------------------------------------------------------- the rule */
 
 /* Per group and bucket of the window: its processes' busy time (the rule's scratch; one
@@ -497,7 +507,10 @@ static uint64_t window_at(uint64_t now)
 	return (CUA_CS_WINDOW_BUCKETS - 1) * CUA_CS_BUCKET_NS + now % CUA_CS_BUCKET_NS;
 }
 
-/* What group g may use of a window of w ns. */
+/* What group g may use of a window of w ns: a cap, its percent; a weight, its part by
+   weight of what the active capped groups leave unused, each of them counting for the
+   lesser of its cap and its charge (so caps that sum to 100 or more still leave the
+   weights the time they do not use). */
 static uint64_t allowed(const struct cua_cs_group *out, unsigned n, unsigned g, uint64_t w)
 {
 	uint64_t weights = 0, capped = 0;
@@ -505,16 +518,20 @@ static uint64_t allowed(const struct cua_cs_group *out, unsigned n, unsigned g, 
 	if (!(out[g].limit & CUA_CS_SHARE))
 		return w / 100 * CUA_CS_PCT(out[g].limit);
 	for (unsigned h = 0; h < n; h++) {
+		uint64_t cap;
+
 		if (!out[h].active && h != g)
 			continue;
-		if (out[h].limit & CUA_CS_SHARE)
+		if (out[h].limit & CUA_CS_SHARE) {
 			weights += CUA_CS_PCT(out[h].limit);
-		else
-			capped += CUA_CS_PCT(out[h].limit);
+			continue;
+		}
+		cap = w / 100 * CUA_CS_PCT(out[h].limit);
+		capped += out[h].charge_ns < cap ? out[h].charge_ns : cap;
 	}
-	if (capped >= 100 || !weights)
+	if (capped >= w || !weights)
 		return 0;
-	return w / 100 * (100 - capped) / weights * CUA_CS_PCT(out[g].limit);
+	return (w - capped) / weights * CUA_CS_PCT(out[g].limit);
 }
 
 int cua_cs_over(const struct cua_cs_group *out, unsigned n, unsigned g)

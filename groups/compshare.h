@@ -22,7 +22,9 @@
 #define CUA_CS_DEVICES 16u
 #define CUA_CS_NAME_MAX 128u
 #define CUA_CS_FILE_PREFIX "cuaudit-compute-"
-/* Time is cut in buckets of 10 ms (cuaudit's clock: CLOCK_MONOTONIC, TSC-read); each slot
+/* Every time in the file is CLOCK_MONOTONIC, read with clock_gettime: the one clock all
+   processes share (each one's cuaudit clock is its own calibrated TSC, which drifts against
+   another's). Time is cut in buckets of 10 ms; each slot
    keeps the last 128 per device. The window is the last 100: a group's share is its GPU
    time over the last second. */
 #define CUA_CS_BUCKET_NS 10000000ull
@@ -68,7 +70,7 @@ struct cua_cs_slot {
 	uint64_t start_ticks; /* /proc/PID/stat field 22 */
 	uint64_t pidns;
 	uint32_t limit[CUA_CS_DEVICES];
-	uint64_t wants[CUA_CS_DEVICES];   /* cuaudit clock of its last launch seen, per device */
+	uint64_t wants[CUA_CS_DEVICES];   /* time of its last launch seen, per device */
 	uint64_t held[CUA_CS_DEVICES];    /* ns its launches were held back, in all */
 	char group[CUA_CS_NAME_MAX];      /* "" : the process is its own group */
 	uint64_t idle[CUA_CS_DEVICES];    /* its last look that found none of its work unfinished */
@@ -126,8 +128,9 @@ struct cua_cs_group {
 unsigned cua_cs_groups(const struct cua_cs_slot *slots, uint32_t hwm, unsigned dev,
 		       uint64_t now, struct cua_cs_group *out, unsigned max);
 /* Whether group g of out[0..n) is over its share: a cap, over its percent of the window; a
-   weight, over its part of the active groups' weights while another active group has less
-   than its own part (time nobody else wants is anyone's). */
+   weight, over its part by weight (among the active groups' weights) of what the active cap
+   groups leave unused (each the lesser of its cap and its charge), while another active
+   group has less than its own part (time nobody else wants is anyone's). */
 int cua_cs_over(const struct cua_cs_group *out, unsigned n, unsigned g);
 
 /* ---------------------------------------------------------------- this process */
@@ -143,6 +146,9 @@ int cua_cs_on(void);
 void cua_cs_charge(unsigned dev, uint64_t start, uint64_t end);
 /* Marks that this process wants dev now, and adds ns it was held back. */
 void cua_cs_want(unsigned dev, uint64_t now, uint64_t held_ns);
+/* Publishes that this process has none of its work on dev unfinished at now (its idle):
+   what a look with pending 0 publishes, for a synchronise that returned. */
+void cua_cs_idle(unsigned dev, uint64_t now);
 /* This process's group on dev over the window ending at now: 1 over, 0 not; *g filled. */
 int cua_cs_assess(unsigned dev, uint64_t now, struct cua_cs_group *g);
 /* Whether this process may submit to dev now. pending: it has work on dev not seen finished

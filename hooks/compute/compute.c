@@ -18,6 +18,7 @@
 #include "log.h"
 #include "out.h"
 #include "process.h"
+#include "table.h"
 
 #define REAL(elf) ((__typeof__(&elf))cua_index_real(CUAUDIT_ID_##elf))
 
@@ -38,7 +39,10 @@ static struct {
 } cfg;
 
 static uint64_t next_check; /* cuaudit clock before which launches pass unlooked */
-static unsigned holding;    /* threads held back now: every launch looks meanwhile */
+/* While a thread naps, the end of its nap: every launch looks meanwhile. A time, not a
+   count: a thread that never comes back from its nap (cancelled, or jumped out by a signal
+   handler's siglongjmp) leaves nothing behind past that nap's end. */
+static uint64_t held_until;
 static int attached;        /* 0 not yet, 1 on, -1 failed (the feature is off) */
 static uint64_t attach_lock, rule_lock;
 static int last_verdict[CUA_COMPUTE_DEVICES];
@@ -120,14 +124,27 @@ static int judge(unsigned dev, uint64_t now, int pending, uint64_t *until)
 	return v;
 }
 
+/* Raises held_until to t (never lowers it: another thread may nap longer). */
+static void held_till(uint64_t t)
+{
+	uint64_t h = __atomic_load_n(&held_until, __ATOMIC_RELAXED);
+
+	while (h < t && !__atomic_compare_exchange_n(&held_until, &h, t, 1, __ATOMIC_RELAXED,
+						     __ATOMIC_RELAXED))
+		;
+}
+
 /* The slow path: looks at the file and, while the group is over its share of the device
    the launch goes to or another group has its turn, sleeps (no lock held) at most
-   MAX_HOLD_NS in all. */
+   MAX_HOLD_NS in all. Every time it gives or compares with the file is CLOCK_MONOTONIC
+   (mono), the same in every process; the fast path's words are on this process's own
+   clock (now, cuaudit's TSC clock), so the turn's end comes back to it as a distance. */
 static void hold(uint64_t now)
 {
 	int *err = cua_program_errno ? cua_program_errno() : NULL, saved = err ? *err : 0;
-	uint64_t deadline = now + MAX_HOLD_NS, until = now + CHECK_NS;
-	int dev, held = 0;
+	uint64_t mono = cua_clock_mono_ns(), deadline = mono + MAX_HOLD_NS;
+	uint64_t until = mono + CHECK_NS, left;
+	int dev;
 
 	attach();
 	if (__atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1)
@@ -137,7 +154,7 @@ static void hold(uint64_t now)
 		__atomic_store_n(&next_check, now + CHECK_NS, __ATOMIC_RELAXED);
 		goto out;
 	}
-	cua_cs_want((unsigned)dev, now, 0);
+	cua_cs_want((unsigned)dev, mono, 0);
 	for (;;) {
 		struct timespec nap = { 0, (long)NAP_NS };
 		uint64_t t, pending;
@@ -146,24 +163,21 @@ static void hold(uint64_t now)
 		/* What finished since the last look counts now, not at the next launch; what
 		   has not tells the next group whether this one's work still runs. */
 		pending = cua_gpu_poll();
-		v = judge((unsigned)dev, now, (int)(pending >> dev & 1), &until);
-		if (v == CUA_CS_GO || now >= deadline)
+		v = judge((unsigned)dev, mono, (int)(pending >> dev & 1), &until);
+		if (v == CUA_CS_GO || mono >= deadline)
 			break;
 		/* Waiting for a turn: look again when it may come, within a nap. */
-		if (v == CUA_CS_WAIT && until > now && until - now < NAP_NS)
-			nap.tv_nsec = (long)(until - now > MIN_NAP_NS ? until - now : MIN_NAP_NS);
-		if (!held++)
-			__atomic_add_fetch(&holding, 1, __ATOMIC_RELAXED);
+		if (v == CUA_CS_WAIT && until > mono && until - mono < NAP_NS)
+			nap.tv_nsec = (long)(until - mono > MIN_NAP_NS ? until - mono : MIN_NAP_NS);
+		held_till(cua_clock_ns() + (uint64_t)nap.tv_nsec);
 		nanosleep(&nap, NULL);
-		t = cua_clock_ns();
-		cua_cs_want((unsigned)dev, t, t > now ? t - now : 0);
-		now = t;
+		t = cua_clock_mono_ns();
+		cua_cs_want((unsigned)dev, t, t > mono ? t - mono : 0);
+		mono = t;
 	}
-	if (held)
-		__atomic_sub_fetch(&holding, 1, __ATOMIC_RELAXED);
 	/* Launches pass unlooked until the next check or the end of the group's turn. */
-	__atomic_store_n(&next_check, until > now && until < now + CHECK_NS ? until : now + CHECK_NS,
-			 __ATOMIC_RELAXED);
+	left = until > mono && until < mono + CHECK_NS ? until - mono : CHECK_NS;
+	__atomic_store_n(&next_check, cua_clock_ns() + left, __ATOMIC_RELAXED);
 out:
 	if (err)
 		*err = saved;
@@ -179,10 +193,34 @@ static int compute_enter(struct cuaudit_call *c, void *ctx)
 		return CUAUDIT_CALL_REAL;
 	now = cua_clock_ns();
 	if (CUA_LIKELY(now < __atomic_load_n(&next_check, __ATOMIC_RELAXED) &&
-		       !__atomic_load_n(&holding, __ATOMIC_RELAXED)))
+		       now >= __atomic_load_n(&held_until, __ATOMIC_RELAXED)))
+		return CUAUDIT_CALL_REAL;
+	/* Into a capturing stream the call only adds a node to a graph: no GPU work to hold
+	   back or to charge (the graph's launch is both). Asked as GPU timing asks, never with
+	   a call a capture forbids; before any look at the file or poll of events. */
+	if (cua_gpu_call_captures(c))
 		return CUAUDIT_CALL_REAL;
 	hold(now);
 	return CUAUDIT_CALL_REAL;
+}
+
+/* What to add to a time of this process's clock to put it on CLOCK_MONOTONIC, the file's
+   clock: measured again every SHIFT_EVERY_NS (the TSC's drift meanwhile: some 0.3 us), so a
+   charge costs a TSC read, not a clock_gettime per record. Two harvesting threads may both
+   measure; either value is right. */
+#define SHIFT_EVERY_NS (100ull * 1000 * 1000)
+static uint64_t shift_value, shift_at;
+
+static uint64_t mono_shift(void)
+{
+	uint64_t local = cua_clock_ns(), at = __atomic_load_n(&shift_at, __ATOMIC_ACQUIRE), v;
+
+	if (at && local - at < SHIFT_EVERY_NS)
+		return __atomic_load_n(&shift_value, __ATOMIC_RELAXED);
+	v = cua_clock_mono_ns() - local;
+	__atomic_store_n(&shift_value, v, __ATOMIC_RELAXED);
+	__atomic_store_n(&shift_at, local, __ATOMIC_RELEASE);
+	return v;
 }
 
 /* Each finished interval, from GPU timing's harvest (one thread at a time, under its lock):
@@ -191,7 +229,7 @@ static int compute_enter(struct cuaudit_call *c, void *ctx)
    their union per device: work of two streams at once is charged once. */
 static void charge(const struct cua_gpu_record *r, void *ctx)
 {
-	uint64_t start, end = r->end_ns;
+	uint64_t start, end = r->end_ns, shift;
 
 	(void)ctx;
 	if (r->op == CUA_GPU_HTOH || r->device >= CUA_COMPUTE_DEVICES ||
@@ -203,7 +241,32 @@ static void charge(const struct cua_gpu_record *r, void *ctx)
 	if (start < covered[r->device])
 		start = covered[r->device];
 	covered[r->device] = end;
-	cua_cs_charge(r->device, start, end);
+	shift = mono_shift();
+	cua_cs_charge(r->device, start + shift, end + shift);
+}
+
+/* A synchronise of the program's that returned: its work may all have finished. Published
+   now (GPU timing's poll says so, without waiting), not at the process's next look: a
+   process that synchronises and then stops launching would otherwise be waited for up to
+   CUA_CS_DRAIN_MAX_NS at every turn's change. */
+static void compute_sync_exit(const struct cuaudit_call *c, void *ctx)
+{
+	int *err, saved;
+	uint64_t pending, mono;
+
+	(void)ctx;
+	if (c->depth || c->skipped || !cua_table_succeeded(c) ||
+	    __atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1)
+		return;
+	err = cua_program_errno ? cua_program_errno() : NULL;
+	saved = err ? *err : 0;
+	pending = cua_gpu_poll();
+	mono = cua_clock_mono_ns();
+	for (unsigned dev = 0; dev < CUA_COMPUTE_DEVICES; dev++)
+		if (cfg.limit[dev] && !(pending >> dev & 1))
+			cua_cs_idle(dev, mono);
+	if (err)
+		*err = saved;
 }
 
 int cua_compute_on(void)
@@ -214,7 +277,7 @@ int cua_compute_on(void)
 int cua_compute_view(unsigned dev, uint32_t *limit, uint64_t *achieved, const char **group)
 {
 	struct cua_cs_group g;
-	uint64_t now = cua_clock_ns();
+	uint64_t now = cua_clock_mono_ns();
 
 	if (!cfg.on || dev >= CUA_COMPUTE_DEVICES || !cfg.limit[dev] ||
 	    __atomic_load_n(&attached, __ATOMIC_ACQUIRE) != 1 || !try_take(&rule_lock))
@@ -230,11 +293,11 @@ int cua_compute_view(unsigned dev, uint32_t *limit, uint64_t *achieved, const ch
 	return 1;
 }
 
-static unsigned ids[CUAUDIT_ID_COUNT];
+static unsigned ids[CUAUDIT_ID_COUNT], sync_ids[CUAUDIT_ID_COUNT];
 
 int cua_compute_init(const struct cua_compute_config *own, const char *group, const char *dir)
 {
-	unsigned n = 0;
+	unsigned n = 0, nsync = 0;
 
 	if (!own->on)
 		return 0;
@@ -249,11 +312,17 @@ int cua_compute_init(const struct cua_compute_config *own, const char *group, co
 		if (r == CUAUDIT_ROLE_LAUNCH || r == CUAUDIT_ROLE_COPY || r == CUAUDIT_ROLE_MEMSET ||
 		    r == CUAUDIT_ROLE_GRAPH_LAUNCH)
 			ids[n++] = id;
+		else if (r == CUAUDIT_ROLE_SYNC)
+			sync_ids[nsync++] = id;
 	}
 	if (cua_gpu_add_sink(charge, NULL) != 0)
 		return -1;
 	CUAUDIT_OPTS(cuaudit_subscription, sub, .enter = compute_enter, .ids = ids, .nids = n);
-	return cua_dispatch_subscribe(&sub);
+	CUAUDIT_OPTS(cuaudit_subscription, syncs, .exit = compute_sync_exit, .ids = sync_ids,
+		     .nids = nsync);
+	if (cua_dispatch_subscribe(&sub) != 0)
+		return -1;
+	return nsync ? cua_dispatch_subscribe(&syncs) : 0;
 }
 
 static void say(const char *message)
@@ -272,6 +341,8 @@ void cua_compute_start(const struct cua_config *all, struct cua_hook_configs *cf
 		    " message): no compute limit is applied.\n");
 		cfg->compute.on = 0;
 	}
+	if (cfg->compute.on && cfg->compute.test_clock_offset_ns)
+		cua_clock_set_test_offset(cfg->compute.test_clock_offset_ns);
 	cua_compute_init(&cfg->compute, cfg->memlimit.group, cfg->memlimit.share_dir);
 	/* The share charges GPU intervals: every launch, copy and memset is timed. */
 	if (cua_compute_on() && cfg->gpu.gpu_time != 1) {

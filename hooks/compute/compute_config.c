@@ -88,6 +88,19 @@ void cua_compute_config_load(struct cua_compute_config *cfg, cua_getenv_fn get, 
 				     " cap)",
 				     "No compute limit is applied.");
 	}
+	/* Test only: a process whose own clock runs ahead of the others', as after hours of
+	   drift, to show that the share's times do not depend on it (tests/cases/compute.sh). */
+	if (cfg->on && (v = get("CUAUDIT_TEST_CLOCK_OFFSET_MS"))) {
+		const char *p = v;
+		uint64_t ms;
+
+		if (cua_config_parse_u64(&p, &ms) == 0 && *p == '\0' && ms <= 3600u * 1000)
+			cfg->test_clock_offset_ns = ms * 1000000u;
+		else
+			cua_config_bad_value(diag, "CUAUDIT_TEST_CLOCK_OFFSET_MS", v,
+					     "an integer from 0 to 3600000 (milliseconds; for tests only)",
+					     "The clock is left as it is.");
+	}
 	/* Only observe in a secure process. */
 	if (secure)
 		memset(cfg, 0, sizeof(*cfg));

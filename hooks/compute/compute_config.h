@@ -14,6 +14,9 @@ struct cua_compute_config {
 	   a weight (PCT:share) rather than a cap. */
 	uint32_t limit[CUA_COMPUTE_DEVICES];
 	int on;
+	/* Test only: CUAUDIT_TEST_CLOCK_OFFSET_MS in ns (cuaudit's clock set that far ahead of
+	   CLOCK_MONOTONIC, as hours of TSC drift would), 0 without it. */
+	uint64_t test_clock_offset_ns;
 };
 
 /* CUAUDIT_COMPUTE_LIMIT: comma-separated items [DEVICE:]PCT[:share], PCT an integer from 1
@@ -21,7 +24,7 @@ struct cua_compute_config {
    item caps or every item is a weight, never both; each device and the default at most once.
    Returns 0 or -1. */
 int cua_compute_config_parse(const char *s, struct cua_compute_config *cfg);
-/* Reads CUAUDIT_COMPUTE_LIMIT through get. A bad value: one message through diag, naming the
+/* Reads CUAUDIT_COMPUTE_LIMIT, and the test-only CUAUDIT_TEST_CLOCK_OFFSET_MS, through get. A bad value: one message through diag, naming the
    variable and the accepted values, and no compute limit. In a secure process none either. */
 void cua_compute_config_load(struct cua_compute_config *cfg, cua_getenv_fn get, cua_diag_fn diag,
 			     int secure);

@@ -908,6 +908,19 @@ static int capturing(void *stream, int flavour)
 	return r != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+int cua_gpu_call_captures(const struct cuaudit_call *c)
+{
+	int *err = program_errno_slot(), saved = err ? *err : 0, r;
+	struct what w;
+
+	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE) || classify(c, &w) != 0)
+		return 0;
+	r = capturing(w.stream, w.flavour);
+	if (err)
+		*err = saved;
+	return r;
+}
+
 /* CUAUDIT_GPU_TIME_START=event: whether the stream's last timed work (record last) may have
    finished, so that the stream is idle and a start event recorded before the call bounds
    the work's start on the GPU's clock. Asks the driver without waiting (its end event's

@@ -86,6 +86,14 @@ void cua_gpu_drain(void);
    finished, or whose records another thread was harvesting. */
 uint64_t cua_gpu_poll(void);
 
+/* Whether the program's call c (a launch, copy, memset or graph launch) goes into a stream
+   that is capturing a graph: it then puts no work on the GPU (the graph's launch does) and
+   is not timed. Asks the driver (cuStreamIsCapturing, in the call's stream flavour, which
+   no capture mode forbids) only while a capture may be open; 0 for any other call. Keeps
+   the program's errno. */
+struct cuaudit_call;
+int cua_gpu_call_captures(const struct cuaudit_call *c);
+
 /* One completed piece of GPU work, as the trace and the plugins get it. Times are on
    cuaudit's clock (cuaudit_host.now_ns), placed with an anchor event. */
 struct cua_gpu_record {

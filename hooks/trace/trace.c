@@ -937,7 +937,7 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 			has_string[id] |= cua_api[id].args[i].fmt == CUA_FMT_STRING;
 		}
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
-		nonce = cua_clock_slow_ns();
+		nonce = cua_clock_mono_ns();
 	cua_nvtx_set_trace(trace_nvtx);
 	/* Once: its raw file is converted and removed at the first finish. */
 	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE | CUA_FINISH_OWN_CALLS);

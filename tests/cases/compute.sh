@@ -279,5 +279,87 @@ compute_a_stopped_turn_holder_holds_the_other_group_at_most_a_turn_and_a_drain)
   ge "$n" 100 && pass "a ran on after each stop: $n launches" || fail "a after the stops: $n $(cat a.err)"
   [ ! -s b.err ] && pass "b said nothing" || fail "b: $(cat b.err)"
   ;;
+compute_launches_into_a_capturing_stream_are_neither_held_nor_charged)
+  # Over a 30% cap (600 ms of work just done), 50 launches into a stream that captures a
+  # graph: they put nothing on the GPU, so none waits (before: the first held some 700 ms,
+  # until the window forgot the work), and the capture is not broken (no event query or
+  # other forbidden call in its mode). The plain launch after them is held: the group was
+  # over. Nothing of the capture is on the timeline: it ran nothing, so nothing is charged.
+  CUAUDIT_COMPUTE_LIMIT=30 MOCK_GPU_TIMELINE=cap.txt run "$BIN/compute_edges" capture >cap.out 2>cap.err ||
+    fail "capture: $(cat cap.out cap.err)"
+  cat cap.out
+  grep -qx 'capture_end 0' cap.out && pass "the capture ended whole" || fail "capture: $(cat cap.out)"
+  t=$(sed -n 's/^capture_total_ms //p' cap.out)
+  le "$t" 100 && pass "50 captured launches over the cap took $t ms" || fail "captured launches held: $t ms"
+  p=$(sed -n 's/^plain_after_ms //p' cap.out)
+  ge "$p" 100 && pass "the plain launch after them held $p ms" || fail "the group was not over: $p ms"
+  n=$(grep -c . cap.txt)
+  [ "$n" = 2 ] && pass "the timeline holds the two plain launches only" || fail "timeline: $(cat cap.txt)"
+  [ ! -s cap.err ] && pass "nothing said" || fail "$(cat cap.err)"
+  ;;
+compute_a_thread_jumped_out_of_its_hold_leaves_no_slow_path_behind)
+  # A thread held over its cap leaves the hold by a signal handler's siglongjmp (as a
+  # cancelled thread leaves it, without returning). Once the group is under its cap, 2000
+  # quick launches take the slow path (a look at the file, one cuCtxGetDevice each) only
+  # about every 2 ms, as before the jump; before, a count of held threads never lowered made
+  # every later launch look: 2000 looks.
+  CUAUDIT_COMPUTE_LIMIT=30 MOCK_GPU_TIMELINE=j.txt run "$BIN/compute_edges" cancel >j.out 2>j.err ||
+    fail "cancel: $(cat j.out j.err)"
+  cat j.out
+  grep -qx 'jumped 1' j.out && pass "the held thread jumped out" || fail "not held: $(cat j.out)"
+  n=$(sed -n 's/^looks //p' j.out)
+  le "$n" 500 && pass "2000 launches after the jump: $n looks" || fail "every launch looks: $n"
+  [ ! -s j.err ] && pass "nothing said" || fail "$(cat j.err)"
+  ;;
+compute_two_processes_whose_clocks_disagree_still_take_turns_and_keep_caps)
+  # Each process's cuaudit clock is its own calibrated TSC; two long-lived ones drift apart
+  # (some 10 ms an hour). Here a's is put 500 ms ahead (the test-only
+  # CUAUDIT_TEST_CLOCK_OFFSET_MS: days of drift at once). Every time in the share file is
+  # CLOCK_MONOTONIC, so the two still agree on turns, buckets and the window. Before (the
+  # file on each process's own clock): a's turns ended 500 ms late for b, b's had ended
+  # before they began for a: b held 0.4 to 0.5 s a change and both groups' work at once.
+  rm -f a.txt b.txt
+  CUAUDIT_TEST_CLOCK_OFFSET_MS=500 CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=50 MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 4 2 >a.out 2>a.err &
+  ap=$!
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=50 MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 4 2 >b.out 2>b.err &
+  bp=$!
+  wait $ap; wait $bp
+  "$PYTHON" "$CASES_DIR/compute_overlap.py" a.txt b.txt >ov.txt || fail "$(cat ov.txt)"
+  ov=$(sed -n 's/^overlap //p' ov.txt)
+  le "$ov" 0.05 && pass "both groups' work at once $ov of the time" || fail "overlap $ov"
+  for g in a b; do
+    mx=$(stat_of max $g.txt); mn=$(stat_of mean $g.txt 1 3.8)
+    le "$mx" 0.54 && pass "$g within its cap: $mx" || fail "$g's busiest window $mx"
+    ge "$mn" 0.25 && pass "$g runs: $mn" || fail "$g held too much: $mn"
+    l=$(sed -n 's/^longest_call_ms //p' $g.out)
+    le "$l" 300 && pass "$g's longest call $l ms" || fail "$g held $l ms"
+    [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"
+  done
+  CUAUDIT_TEST_CLOCK_OFFSET_MS=x CUAUDIT_COMPUTE_LIMIT=50 run "$PROG" 0.1 2 >x.out 2>x.err
+  grep -q 'CUAUDIT_TEST_CLOCK_OFFSET_MS="x" is not valid' x.err && pass "a bad offset: one message" || fail "bad offset: $(cat x.err)"
+  ;;
+compute_a_group_that_synchronised_is_not_waited_for_at_the_turn_s_change)
+  # a: a piece of 2 ms, a stream synchronise once it has run, then 100 ms without a launch;
+  # b: busy. At the end of a's turn its work has long finished, and its synchronise said so
+  # (published as its idle): b takes the turn at once, held about a turn (40 ms) a change.
+  # Before, a's idle was published only at its next look (its next launch, 100 ms on): b
+  # waited the drain's bound too, 50 ms after a's turn, some 90 ms held at every change.
+  rm -f a.txt b.txt
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=100 MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 4 2 kernel 100 >a.out 2>a.err &
+  ap=$!
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=100 MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 4 2 >b.out 2>b.err &
+  bp=$!
+  wait $ap; wait $bp
+  cat a.out b.out
+  n=$(sed -n 's/^launches //p' a.out)
+  ge "$n" 15 && pass "a ran $n pieces" || fail "a ran $n pieces: $(cat a.err)"
+  o=$(sed -n 's/^calls_over_60ms //p' b.out)
+  # A change in four may meet a late wake-up on a loaded machine; before, every one did.
+  le "$o" "$((n / 4))" && pass "b held over 60 ms $o times in $n of a's turns" || fail "b waited out the drain: $o times in $n"
+  "$PYTHON" "$CASES_DIR/compute_overlap.py" a.txt b.txt >ov.txt || fail "$(cat ov.txt)"
+  ov=$(sed -n 's/^overlap //p' ov.txt)
+  le "$ov" 0.05 && pass "both groups' work at once $ov of the time" || fail "overlap $ov"
+  for g in a b; do [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"; done
+  ;;
 esac
 finish

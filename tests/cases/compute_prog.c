@@ -28,20 +28,23 @@ static void until(uint64_t t)
 	}
 }
 
-/* usage: compute_prog SECONDS MS [kernel|graph|memset]: for SECONDS, one piece of work of
-   MS ms of mock GPU time at a time; prints how many ran and the longest launch call. */
+/* usage: compute_prog SECONDS MS [kernel|graph|memset [IDLE_MS]]: for SECONDS, one piece of
+   work of MS ms of mock GPU time at a time; with IDLE_MS, after each piece has run, a
+   cuStreamSynchronize and IDLE_MS ms without a launch. Prints how many ran, the longest
+   launch call and how many calls took over 60 ms. */
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1;
 	unsigned ms = argc > 2 ? (unsigned)atoi(argv[2]) : 2;
 	const char *kind = argc > 3 ? argv[3] : "kernel";
+	unsigned idle_ms = argc > 4 ? (unsigned)atoi(argv[4]) : 0;
 	CUcontext ctx;
 	CUdevice d;
 	CUfunction f;
 	CUdeviceptr dev;
 	CUstream s;
 	CUgraphExec ex = NULL;
-	uint64_t end, longest = 0, n = 0, gpu_end = 0, work_ns;
+	uint64_t end, longest = 0, n = 0, over60 = 0, gpu_end = 0, work_ns;
 	int count = 64;
 	void *params[] = { &dev, &count };
 
@@ -80,13 +83,19 @@ int main(int argc, char **argv)
 		CHECK(r == CUDA_SUCCESS);
 		if (t1 - t0 > longest)
 			longest = t1 - t0;
+		over60 += t1 - t0 > 60000000ull;
 		n++;
 		/* The stream's work ends at most ms after the launch returned, or after the last. */
 		gpu_end = (gpu_end > t0 ? gpu_end : t0) + work_ns;
 		until(gpu_end);
+		if (idle_ms) {
+			CHECK(cuStreamSynchronize(s) == CUDA_SUCCESS);
+			until(now_ns() + (uint64_t)idle_ms * 1000000ull);
+		}
 	}
 	printf("launches %llu\n", (unsigned long long)n);
 	printf("longest_call_ms %.3f\n", (double)longest / 1e6);
+	printf("calls_over_60ms %llu\n", (unsigned long long)over60);
 	fflush(stdout);
 	return 0;
 }

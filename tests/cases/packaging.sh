@@ -265,8 +265,8 @@ cli_run_has_an_option_for_every_CUAUDIT_variable)
   "$CLI" run --help | awk '/^ +(-., )?--/ { o = $0; getline; print o " " $0; next } { print }' >help.txt || fail "run --help"
   # Every variable the module's configuration reads (the shared one, the live view's and each
   # hook's own), except what the command itself sets (the error counter and its token, the
-  # session start).
-  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/out/config.c "$SRC"/out/liveconfig.c "$SRC"/hooks/*/*_config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vxE 'CUAUDIT_(ERROR_COUNT|ERROR_COUNT_TOKEN|SESSION_START)')
+  # session start) and the test-only knobs (CUAUDIT_TEST_*: documented as never to be set).
+  vars=$(grep -ohE '"CUAUDIT_[A-Z_]+"' "$SRC"/out/config.c "$SRC"/out/liveconfig.c "$SRC"/hooks/*/*_config.c "$SRC"/audit/*.c | tr -d '"' | sort -u | grep -vxE 'CUAUDIT_(ERROR_COUNT|ERROR_COUNT_TOKEN|SESSION_START|TEST_[A-Z_]+)')
   [ -n "$vars" ] || fail "no CUAUDIT_ variable found in the configuration"
   for v in $vars; do
     grep -qE "^ +(-., )?--[a-z-]+.* $v:" help.txt && pass "$v has an option" || fail "$v has no option in run --help"

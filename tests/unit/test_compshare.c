@@ -154,6 +154,43 @@ static void a_weight_yields_only_to_an_active_group_under_its_part(void **state)
 	assert_false(cua_cs_over(out, 2, 0));
 }
 
+/* Caps that sum to 100 or more beside a weight: the weight's part is what the active caps
+   leave unused (each cap's group counts for the lesser of its cap and its charge), so it
+   still runs in the time they leave idle, and still yields while a capped group is short
+   of its cap and the weight is past that part. */
+static void a_weight_beside_full_caps_has_the_time_they_leave(void **state)
+{
+	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
+
+	(void)state;
+	memset(out, 0, sizeof(out));
+	out[0].limit = 60;
+	out[1].limit = 50;
+	out[2].limit = 10 | CUA_CS_SHARE;
+	out[0].active = out[1].active = out[2].active = 1;
+	out[0].charge_ns = CUA_CS_WINDOW_NS / 100 * 30;
+	out[1].charge_ns = CUA_CS_WINDOW_NS / 100 * 20;
+	out[2].charge_ns = CUA_CS_WINDOW_NS / 100 * 45;
+	assert_false(cua_cs_over(out, 3, 2)); /* 45% of the 50% the caps leave */
+	out[2].charge_ns = CUA_CS_WINDOW_NS / 100 * 51;
+	assert_true(cua_cs_over(out, 3, 2));  /* past it, while a and b are under their caps */
+	/* One cap of 100 that uses a fifth: the weight has the other four fifths. */
+	memset(out, 0, sizeof(out));
+	out[0].limit = 100;
+	out[1].limit = 50 | CUA_CS_SHARE;
+	out[0].active = out[1].active = 1;
+	out[0].charge_ns = CUA_CS_WINDOW_NS / 100 * 20;
+	out[1].charge_ns = CUA_CS_WINDOW_NS / 100 * 70;
+	assert_false(cua_cs_over(out, 2, 1));
+	out[1].charge_ns = CUA_CS_WINDOW_NS / 100 * 81;
+	assert_true(cua_cs_over(out, 2, 1));
+	/* The cap's group at its cap leaves nothing, but is short of nothing either: the weight
+	   is not held (time nobody else may take is anyone's). */
+	out[0].charge_ns = CUA_CS_WINDOW_NS;
+	out[1].charge_ns = CUA_CS_WINDOW_NS / 100 * 5;
+	assert_false(cua_cs_over(out, 2, 1));
+}
+
 static void a_quiet_slot_leaves_the_view(void **state)
 {
 	struct cua_cs_group out[CUA_CS_MAX_GROUPS];
@@ -485,6 +522,7 @@ int main(void)
 		cmocka_unit_test(a_groups_processes_add_up_to_one_bucket_at_most),
 		cmocka_unit_test(a_cap_is_over_past_its_percent_of_the_window),
 		cmocka_unit_test(a_weight_yields_only_to_an_active_group_under_its_part),
+		cmocka_unit_test(a_weight_beside_full_caps_has_the_time_they_leave),
 		cmocka_unit_test(a_quiet_slot_leaves_the_view),
 		cmocka_unit_test(a_zero_head_is_refused),
 		cmocka_unit_test(the_limit_parser_takes_caps_or_weights_never_both),
