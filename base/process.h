@@ -29,6 +29,8 @@ uint64_t cua_process_id(void);
    in a vfork child, which shares its parent's memory (the cache holds the parent's pid), and
    in an image or a forked child that has made no such call yet. */
 int cua_process_image_is_own(void);
+/* Signal-handler levels of a thread's per-level records (base/threads.h). */
+#define CUA_LEVELS 4
 /* Depth of cua_thread.entry_stack: a power of two, more than the signal handlers that can
    nest inside the few instructions between an island's push and its wrapper's pop. */
 #define CUA_ENTRY_STACK 16
@@ -55,10 +57,34 @@ struct cua_thread {
 	   inside other intercepted calls (the part of each outside its own two clock reads): a
 	   call subtracts what was added while it ran (docs/design.md, "A call's time"). */
 	uint64_t hook_ns;
+	/* How many updates of a per-level record (the summary's statistics, the trace's
+	   buffer) are in progress on this thread: the one level every keeper reads
+	   (cua_level_enter, base/threads.h). */
+	uint32_t level;
+	/* The thread's record at each level of the keeper that counts calls in place (the
+	   summary's statistics): beside the level, so that the counter path finds both from one
+	   offset. */
+	void *level_rec[CUA_LEVELS];
 };
 /* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
    bytes come from the static TLS surplus the loader keeps for modules like this one. */
 extern __thread struct cua_thread cua_self __attribute__((tls_model("initial-exec")));
+
+/* An update of a per-level record begins (base/threads.h, "Signal handlers"): returns its level (CUA_LEVELS or more: none). */
+CUA_HOT_INLINE unsigned cua_level_enter(void)
+{
+	unsigned l = cua_self.level++;
+
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return l;
+}
+
+/* The update that cua_level_enter began at level l ends. */
+CUA_HOT_INLINE void cua_level_leave(unsigned l)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	cua_self.level = l;
+}
 
 /* A new thread's serial (1, 2, ...), for correlation ids: once per thread, at its first call. */
 uint64_t cua_process_new_thread(void);

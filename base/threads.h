@@ -16,14 +16,14 @@ struct cua_tslot {
 	uint32_t level; /* the reentrancy level it serves (CUA_LEVELS) */
 };
 
-/* Signal handlers: a CUDA call made from a handler that interrupted a
-   hook's update of its per-thread record must not touch that record, whose update is half
-   done. Each hook counts, per thread, how many of its updates are in progress (the level:
-   0 normally, 1 in a handler that interrupted one, ...), and each level has a record of its
-   own; the report merges them all. A handler restores the count before it returns, so the
+/* Signal handlers: a CUDA call made from a handler that interrupted a hook's update of its
+   per-thread record must not touch that record, whose update is half done. The thread
+   counts how many such updates are in progress (cua_self.level, one count for every keeper:
+   0 normally, 1 in a handler that interrupted one, ...), and each keeper has a record per
+   level; the report merges them all. A handler restores the count before it returns, so the
    interrupted thread's plain increment and decrement stay right. Past CUA_LEVELS levels
-   (handlers interrupting handlers interrupting handlers) a call is counted as lost. */
-#define CUA_LEVELS 4
+   (handlers interrupting handlers interrupting handlers) a call is counted as lost
+   (CUA_LEVELS, cua_level_enter: base/process.h). */
 
 /* The calling thread's record in the list at *head: a record whose owner thread no longer
    exists (tgkill reports ESRCH, or its thread id is the caller's own) is adopted as it is,

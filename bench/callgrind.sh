@@ -23,12 +23,14 @@ declare -A env_of=(
   [summary]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0"
   [sampled]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=64"
   [summary_metrics]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_METRICS=$W/metrics.%p.prom"
-  [trace]="$A CUAUDIT_TRACE=$W/trace.%p.json"
+  [trace]="$A CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_TRACE_EXIT_TIME=3600"
   [live]="$A CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
   [summary_live]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
   [gpu_time]="$A CUAUDIT_GPU_TIME=1 CUAUDIT_SUMMARY=$W/summary.%p.json"
-  [all]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_METRICS=$W/metrics.%p.prom CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live CUAUDIT_GPU_TIME=1"
+  [all]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_METRICS=$W/metrics.%p.prom CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live CUAUDIT_GPU_TIME=1 CUAUDIT_TRACE_EXIT_TIME=3600"
 )
+# The trace's conversion at exit always runs to its end: under valgrind on a loaded machine
+# the default 5 s deadline can cut it partway, and the count then measures the deadline.
 configs=${CONFIGS:-"native no_hook dispatch dispatch_timed memlimit metrics summary sampled summary_metrics trace live summary_live gpu_time all"}
 N=${N:-1000}
 ir() { # CONFIG MODE CALLS

@@ -53,11 +53,13 @@ enum { OP_ANCHOR = CUA_GPU_OPS };
 
 /* Host times of a record: t_submit when the hook began (before the call into the driver),
    t_after when it saw the call return, t_end_rec when its end event's record call returned;
-   an anchor's record call ran between t_submit and t_after. */
+   an anchor's record call ran between t_submit and t_after. At the call's exit t_submit and
+   t_after become the call's own two times (the dispatch's, which lie between the hook's
+   reads): the record keeps no other copy of them. */
 struct rec {
 	uint64_t seq;      /* position in the ring, from 1 */
 	uint64_t prev_seq; /* shared start: the end of this record on the same stream; 0: own */
-	uint64_t corr, tid, t_submit, t_call, t_after, t_end_rec, bytes;
+	uint64_t corr, tid, t_submit, t_after, t_end_rec, bytes;
 	const char *name;
 	void *stream_key;
 	uint32_t id;
@@ -502,7 +504,10 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 		    uint64_t end, int exact)
 {
 	struct cua_gpu_record out = {
-		.correlation_id = r->corr, .thread_id = r->tid, .call_ns = r->t_call,
+		.correlation_id = r->corr, .thread_id = r->tid,
+		/* Inside the call's slice on the trace, for the flow arrow's start: the middle
+		   of the call's own two times, which the record's bounds are (gpu_exit). */
+		.call_ns = r->t_submit + (r->t_after - r->t_submit) / 2,
 		.start_ns = start, .start_max_ns = start_max, .end_ns = end, .exact = exact,
 		.bytes = r->bytes, .name = r->name, .stream = r->stream_key, .api_id = r->id,
 		.device = g->device, .op = (enum cua_gpu_op)r->op,
@@ -1114,7 +1119,8 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	/* The call's own times bound when its work reached the GPU: the dispatch's start read
 	   is the last moment before the call into the driver (after every enter callback and
 	   the start event: a thread preempted in between adds nothing to the bound), its end
-	   read the first after it. */
+	   read the first after it. They lie between the hook's own reads (the subscription
+	   asks for times), so the record's bounds become the call's two times. */
 	if (c->t_enter_ns > r->t_submit && c->t_enter_ns <= r->t_after)
 		r->t_submit = c->t_enter_ns;
 	if (c->t_exit_ns >= r->t_submit && c->t_exit_ns <= r->t_after)
@@ -1135,9 +1141,6 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		r->corr = c->correlation_id;
 		r->tid = c->thread_id;
 		r->id = c->id;
-		/* Inside the call's slice on the trace, for the flow arrow's start. */
-		r->t_call = c->t_exit_ns ? c->t_enter_ns + (c->t_exit_ns - c->t_enter_ns) / 2
-					 : r->t_submit;
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
 	} else {
 		/* Work that ran untimed is counted; where nothing ran, the next call on the

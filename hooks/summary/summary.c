@@ -72,30 +72,11 @@ static struct {
 } cfg;
 
 static uint64_t next_snapshot; /* clock time of the next live snapshot; UINT64_MAX: none */
-/* The thread's records, one per level, and how many of its updates are in progress: a signal
-   handler's calls that interrupted one use the next level's record (base/threads.h).
-   One TLS block, so that the hot path finds both from one offset. */
-static __thread struct {
-	unsigned updating;
-	struct tstats *mine[CUA_LEVELS];
-} me __attribute__((tls_model("initial-exec")));
-#define updating me.updating
-#define mine me.mine
+/* The thread's records, one per level (cua_self.level, base/threads.h): a signal handler's
+   calls that interrupted an update use the next level's record. They live in the thread's
+   home beside the level (cua_self.level_rec). */
+#define mine(l) ((struct tstats *)cua_self.level_rec[l])
 static uint64_t lost; /* calls past CUA_LEVELS nested handlers: not counted, reported */
-
-CUA_HOT_INLINE unsigned level_enter(void)
-{
-	unsigned l = updating++;
-
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	return l;
-}
-
-CUA_HOT_INLINE void level_leave(unsigned l)
-{
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	updating = l;
-}
 
 static void *map_zeroed(size_t size)
 {
@@ -107,7 +88,7 @@ static void *map_zeroed(size_t size)
 static struct tstats *thread_stats(unsigned l)
 {
 	uint64_t pid;
-	struct tstats *t = mine[l];
+	struct tstats *t = mine(l);
 
 	/* A forked child starts its own: the parent's calls are the parent's to report. */
 	if (CUA_LIKELY(t && t->head.pid == cua_process_id_fast()))
@@ -119,7 +100,7 @@ static struct tstats *thread_stats(unsigned l)
 					       (uint32_t)cua_thread_id(), l);
 	if (!t)
 		return NULL;
-	mine[l] = t;
+	cua_self.level_rec[l] = t;
 	/* The counter path reads this thread's choices from here (level 0: the calls the
 	   thread makes outside a signal handler's). */
 	if (cfg.sample && l == 0)
@@ -251,14 +232,14 @@ static void summary_update(const struct cuaudit_call *c, unsigned l)
 
 static void summary_exit(const struct cuaudit_call *c, void *ctx)
 {
-	unsigned l = level_enter();
+	unsigned l = cua_level_enter();
 
 	(void)ctx;
 	if (CUA_LIKELY(l < CUA_LEVELS))
 		summary_update(c, l);
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-	level_leave(l);
+	cua_level_leave(l);
 }
 
 /* The counter's rare cases through the general update: the thread's first call at this
@@ -290,7 +271,7 @@ CUA_HOT_INLINE struct cua_stat *fast_row(unsigned l, unsigned id, unsigned depth
 {
 	struct tstats *t;
 
-	if (CUA_LIKELY(l < CUA_LEVELS) && CUA_LIKELY((t = mine[l]) != NULL) &&
+	if (CUA_LIKELY(l < CUA_LEVELS) && CUA_LIKELY((t = mine(l)) != NULL) &&
 	    CUA_LIKELY(t->head.pid == *cua_pid_cache)) {
 		*tp = t;
 		return t->slot[id][depth != 0];
@@ -301,7 +282,7 @@ CUA_HOT_INLINE struct cua_stat *fast_row(unsigned l, unsigned id, unsigned depth
 static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
 			  uint64_t t_exit, uint64_t result)
 {
-	unsigned l = level_enter();
+	unsigned l = cua_level_enter();
 	struct tstats *t;
 	struct cua_stat *s;
 
@@ -313,10 +294,10 @@ static CUA_SCALAR void summary_count(unsigned id, unsigned depth, unsigned bindi
 			cua_provenance_poll();
 		if (CUA_UNLIKELY(t_exit >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
 			snapshot_due(t_exit);
-		level_leave(l);
+		cua_level_leave(l);
 		return;
 	}
-	level_leave(l);
+	cua_level_leave(l);
 	count_slow(id, depth, binding, ns, t_exit, result);
 }
 
@@ -339,7 +320,7 @@ static inline int sample_this(struct cua_stat *s)
 static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
 					uint64_t t_exit, uint64_t result)
 {
-	unsigned l = level_enter();
+	unsigned l = cua_level_enter();
 	struct tstats *t;
 	struct cua_stat *s;
 	int err = cua_failed(id, (int)result);
@@ -361,13 +342,13 @@ static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned bi
 		cua_provenance_poll();
 	if (t_exit && CUA_UNLIKELY(t_exit >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
 		snapshot_due(t_exit);
-	level_leave(l);
+	cua_level_leave(l);
 }
 
 static CUA_SCALAR void sampled_count(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
 				     uint64_t t_exit, uint64_t result)
 {
-	unsigned l = level_enter();
+	unsigned l = cua_level_enter();
 	struct tstats *t;
 	struct cua_stat *s;
 
@@ -388,10 +369,10 @@ static CUA_SCALAR void sampled_count(unsigned id, unsigned depth, unsigned bindi
 			cua_nvtx_call(ns, t_exit != 0);
 		if (l == 0)
 			t->skip[id][depth != 0] = !sample_this(s);
-		level_leave(l);
+		cua_level_leave(l);
 		return;
 	}
-	level_leave(l);
+	cua_level_leave(l);
 	sampled_count_slow(id, depth, binding, ns, t_exit, result);
 }
 

@@ -65,9 +65,6 @@ static struct {
 
 static struct cua_tslot *all_buffers;
 static __thread struct tbuf *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
-/* How many of this thread's record appends are in progress: a signal handler's calls that
-   interrupted one go to the next level's buffer (base/threads.h), whole. */
-static __thread unsigned updating __attribute__((tls_model("initial-exec")));
 static uint64_t lost; /* records past CUA_LEVELS nested handlers: dropped, reported */
 
 /* The raw file, one per process image: pid plus a nonce taken at load, since exec keeps
@@ -642,16 +639,16 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 
 static void trace_exit(const struct cuaudit_call *c, void *ctx)
 {
-	unsigned l = updating++;
+	/* A signal handler's calls that interrupted an append go to the next level's buffer
+	   (base/threads.h), whole. */
+	unsigned l = cua_level_enter();
 
 	(void)ctx;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (CUA_LIKELY(l < CUA_LEVELS))
 		trace_append(c, l);
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	updating = l;
+	cua_level_leave(l);
 }
 
 /* An NVTX range ended on this thread (hooks/nvtx/nvtx.c): one record on the thread's track. */
@@ -690,15 +687,13 @@ static void nvtx_append(uint64_t t0, uint64_t t1, int level, const char *name, c
 
 static void trace_nvtx(uint64_t t0, uint64_t t1, int level, const char *name, const char *domain)
 {
-	unsigned l = updating++;
+	unsigned l = cua_level_enter();
 
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (CUA_LIKELY(l < CUA_LEVELS))
 		nvtx_append(t0, t1, level, name, domain, l);
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	updating = l;
+	cua_level_leave(l);
 }
 
 /* ---------------------------------------------------------------- at exit */
