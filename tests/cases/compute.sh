@@ -361,5 +361,27 @@ compute_a_group_that_synchronised_is_not_waited_for_at_the_turn_s_change)
   le "$ov" 0.05 && pass "both groups' work at once $ov of the time" || fail "overlap $ov"
   for g in a b; do [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"; done
   ;;
+compute_work_launched_after_a_synchronise_is_waited_for_at_the_turn_s_change)
+  # a: in its turn a 1 ms kernel, a synchronise once it ran (a's idle published), then at
+  # once, within 2 ms of its look, a 60 ms kernel, and 100 ms with no launch or synchronise;
+  # b: busy. a's turn (40 ms) ends with its 60 ms kernel still running: b must wait for it
+  # (a's next look, or the 50 ms drain bound), never start beside it. Before, the launch
+  # after the synchronise passed on the fast path without marking a as launched, so the
+  # idle the synchronise published still said "nothing of a's unfinished": b took the turn
+  # at once and ran beside a's kernel some 20 ms of every 140.
+  rm -f a.txt b.txt
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=100 MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 4 60 aftersync 100 >a.out 2>a.err &
+  ap=$!
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=100 MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 4 2 >b.out 2>b.err &
+  bp=$!
+  wait $ap; wait $bp
+  cat a.out b.out
+  n=$(sed -n 's/^launches //p' a.out)
+  ge "$n" 10 && pass "a ran $n long kernels" || fail "a ran $n: $(cat a.err)"
+  "$PYTHON" "$CASES_DIR/compute_overlap.py" a.txt b.txt >ov.txt || fail "$(cat ov.txt)"
+  ov=$(sed -n 's/^overlap //p' ov.txt)
+  le "$ov" 0.05 && pass "both groups' work at once $ov of the time" || fail "b ran beside a's kernel: overlap $ov"
+  for g in a b; do [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"; done
+  ;;
 esac
 finish
