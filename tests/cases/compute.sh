@@ -383,5 +383,20 @@ compute_work_launched_after_a_synchronise_is_waited_for_at_the_turn_s_change)
   le "$ov" 0.05 && pass "both groups' work at once $ov of the time" || fail "b ran beside a's kernel: overlap $ov"
   for g in a b; do [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"; done
   ;;
+compute_a_clock_offset_moves_no_summary_snapshot)
+  # The test-only clock offset (cuaudit's clock 20 s ahead of CLOCK_MONOTONIC) must leave
+  # the summary's snapshots every 3 s as they are: the first one 3 s in, not at the first
+  # call. The first snapshot's time was read on CLOCK_MONOTONIC and compared with calls'
+  # exits on cuaudit's clock, so the offset wrote it at once.
+  CUAUDIT_TEST_CLOCK_OFFSET_MS=20000 CUAUDIT_COMPUTE_LIMIT=100 CUAUDIT_SUMMARY="$dir/s.json" \
+    CUAUDIT_FLUSH_INTERVAL=3 run "$BIN/output_prog" service 100 >svc.out 2>svc.err &
+  svc=$!
+  for i in $(seq 250); do grep -q "burst 100 done" svc.out && break; sleep 0.02; done
+  sleep 0.5
+  [ ! -e s.json ] && pass "no snapshot within the first interval" || fail "a snapshot at once: $(ls -l s.json)"
+  for i in $(seq 400); do [ -s s.json ] && break; sleep 0.02; done
+  [ -s s.json ] && pass "a snapshot after the interval" || fail "no snapshot: $(cat svc.err)"
+  kill $svc; wait $svc 2>/dev/null
+  ;;
 esac
 finish
