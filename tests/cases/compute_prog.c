@@ -79,9 +79,13 @@ int main(int argc, char **argv)
 			CHECK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, s, params, NULL) == CUDA_SUCCESS);
 			until(now_ns() + 1000000ull);
 			CHECK(cuStreamSynchronize(s) == CUDA_SUCCESS);
+			t0 = now_ns();
 			r = cuLaunchKernel(f, ms, 1, 1, 64, 1, 1, 0, s, params, NULL);
 			t1 = now_ns();
 			CHECK(r == CUDA_SUCCESS);
+			if (t1 - t0 > longest)
+				longest = t1 - t0;
+			over60 += t1 - t0 > 60000000ull;
 			n++;
 			until(t1 + (uint64_t)idle_ms * 1000000ull);
 			continue;
