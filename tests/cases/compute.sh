@@ -389,7 +389,7 @@ compute_a_clock_offset_moves_no_summary_snapshot)
   # call. The first snapshot's time was read on CLOCK_MONOTONIC and compared with calls'
   # exits on cuaudit's clock, so the offset wrote it at once.
   CUAUDIT_TEST_CLOCK_OFFSET_MS=20000 CUAUDIT_COMPUTE_LIMIT=100 CUAUDIT_SUMMARY="$dir/s.json" \
-    CUAUDIT_FLUSH_INTERVAL=3 run "$BIN/output_prog" service 100 >svc.out 2>svc.err &
+    CUAUDIT_FLUSH_INTERVAL=3 "${R[@]}" "$BIN/output_prog" service 100 >svc.out 2>svc.err &
   svc=$!
   for i in $(seq 250); do grep -q "burst 100 done" svc.out && break; sleep 0.02; done
   sleep 0.5
