@@ -21,7 +21,8 @@ ge() { le "$2" "$1"; }
 # rule's CUA_CS_ACTIVE_NS and window age removed: a after the kill 25%); the late-anchor
 # case fails with GPU timing's mapping taken from the most certain anchor alone (453 of 456
 # slices wrong).
-# Through env, which execs the program: `VAR=... run PROG &` gives PROG's own pid in $!.
+# Through env, which execs the program: `VAR=... "${R[@]}" PROG &` gives PROG's own pid in $!;
+# `VAR=... run PROG &` (a function) gives a subshell's pid: killing it leaves the program running.
 run() { env LD_AUDIT="$AUDIT" "$@"; }
 R=(env LD_AUDIT="$AUDIT")
 
