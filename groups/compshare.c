@@ -373,6 +373,20 @@ void cua_cs_idle(unsigned dev, uint64_t now)
 		__atomic_store_n(&s->idle[dev], now, __ATOMIC_RELEASE);
 }
 
+void cua_cs_launching(uint64_t now)
+{
+	struct cua_cs_slot *s = my_slot();
+	uint64_t l;
+
+	if (!s)
+		return;
+	/* Raised, never lowered: another thread's go may have stored a later time. */
+	l = __atomic_load_n(&s->launched, __ATOMIC_RELAXED);
+	while (l <= now && !__atomic_compare_exchange_n(&s->launched, &l, now + 1, 1,
+							__ATOMIC_RELEASE, __ATOMIC_RELAXED))
+		;
+}
+
 /* ---------------------------------------------------------------- the rule */
 
 /* Per group and bucket of the window: its processes' busy time (the rule's scratch; one

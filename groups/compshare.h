@@ -149,6 +149,9 @@ void cua_cs_want(unsigned dev, uint64_t now, uint64_t held_ns);
 /* Publishes that this process has none of its work on dev unfinished at now (its idle):
    what a look with pending 0 publishes, for a synchronise that returned. */
 void cua_cs_idle(unsigned dev, uint64_t now);
+/* Marks that work of this process's goes to the GPU at now, after an idle it published
+   (launched past it), so that no one takes that idle for this work's end. */
+void cua_cs_launching(uint64_t now);
 /* This process's group on dev over the window ending at now: 1 over, 0 not; *g filled. */
 int cua_cs_assess(unsigned dev, uint64_t now, struct cua_cs_group *g);
 /* Whether this process may submit to dev now. pending: it has work on dev not seen finished

@@ -43,6 +43,10 @@ static uint64_t next_check; /* cuaudit clock before which launches pass unlooked
    count: a thread that never comes back from its nap (cancelled, or jumped out by a signal
    handler's siglongjmp) leaves nothing behind past that nap's end. */
 static uint64_t held_until;
+/* After a synchronise published the process's idle: the fast path's next_check it took away
+   (0: none). Work the next launch puts on the GPU is after that idle, so the launch marks
+   the process launched (cua_cs_launching) before it gets next_check back and goes on. */
+static uint64_t relaunch;
 static int attached;        /* 0 not yet, 1 on, -1 failed (the feature is off) */
 static uint64_t attach_lock, rule_lock;
 static int last_verdict[CUA_COMPUTE_DEVICES];
@@ -124,12 +128,12 @@ static int judge(unsigned dev, uint64_t now, int pending, uint64_t *until)
 	return v;
 }
 
-/* Raises held_until to t (never lowers it: another thread may nap longer). */
-static void held_till(uint64_t t)
+/* Raises *w to t, never lowers it (another thread may nap longer, or have looked later). */
+static void raise_to(uint64_t *w, uint64_t t)
 {
-	uint64_t h = __atomic_load_n(&held_until, __ATOMIC_RELAXED);
+	uint64_t h = __atomic_load_n(w, __ATOMIC_RELAXED);
 
-	while (h < t && !__atomic_compare_exchange_n(&held_until, &h, t, 1, __ATOMIC_RELAXED,
+	while (h < t && !__atomic_compare_exchange_n(w, &h, t, 1, __ATOMIC_RELAXED,
 						     __ATOMIC_RELAXED))
 		;
 }
@@ -169,7 +173,7 @@ static void hold(uint64_t now)
 		/* Waiting for a turn: look again when it may come, within a nap. */
 		if (v == CUA_CS_WAIT && until > mono && until - mono < NAP_NS)
 			nap.tv_nsec = (long)(until - mono > MIN_NAP_NS ? until - mono : MIN_NAP_NS);
-		held_till(cua_clock_ns() + (uint64_t)nap.tv_nsec);
+		raise_to(&held_until, cua_clock_ns() + (uint64_t)nap.tv_nsec);
 		nanosleep(&nap, NULL);
 		t = cua_clock_mono_ns();
 		cua_cs_want((unsigned)dev, t, t > mono ? t - mono : 0);
@@ -200,6 +204,20 @@ static int compute_enter(struct cuaudit_call *c, void *ctx)
 	   a call a capture forbids; before any look at the file or poll of events. */
 	if (cua_gpu_call_captures(c))
 		return CUAUDIT_CALL_REAL;
+	/* The first launch after a synchronise published idle, within the last look's leave. */
+	if (__atomic_load_n(&relaunch, __ATOMIC_RELAXED)) {
+		uint64_t r = __atomic_exchange_n(&relaunch, 0, __ATOMIC_RELAXED);
+
+		if (now < r && now >= __atomic_load_n(&held_until, __ATOMIC_RELAXED)) {
+			int *err = cua_program_errno ? cua_program_errno() : NULL, saved = err ? *err : 0;
+
+			cua_cs_launching(cua_clock_mono_ns());
+			raise_to(&next_check, r);
+			if (err)
+				*err = saved;
+			return CUAUDIT_CALL_REAL;
+		}
+	}
 	hold(now);
 	return CUAUDIT_CALL_REAL;
 }
@@ -251,8 +269,8 @@ static void charge(const struct cua_gpu_record *r, void *ctx)
    CUA_CS_DRAIN_MAX_NS at every turn's change. */
 static void compute_sync_exit(const struct cuaudit_call *c, void *ctx)
 {
-	int *err, saved;
-	uint64_t pending, mono;
+	int *err, saved, published = 0;
+	uint64_t pending, mono, leave;
 
 	(void)ctx;
 	if (c->depth || c->skipped || !cua_table_succeeded(c) ||
@@ -260,11 +278,18 @@ static void compute_sync_exit(const struct cuaudit_call *c, void *ctx)
 		return;
 	err = cua_program_errno ? cua_program_errno() : NULL;
 	saved = err ? *err : 0;
-	pending = cua_gpu_poll();
+	/* The idle is the time before the poll: a launch after it may not be in what the poll
+	   saw. */
 	mono = cua_clock_mono_ns();
+	pending = cua_gpu_poll();
 	for (unsigned dev = 0; dev < CUA_COMPUTE_DEVICES; dev++)
-		if (cfg.limit[dev] && !(pending >> dev & 1))
+		if (cfg.limit[dev] && !(pending >> dev & 1)) {
 			cua_cs_idle(dev, mono);
+			published = 1;
+		}
+	/* The next launch takes the slow path, to mark its work as after this idle. */
+	if (published && (leave = __atomic_exchange_n(&next_check, 0, __ATOMIC_RELAXED)))
+		raise_to(&relaunch, leave);
 	if (err)
 		*err = saved;
 }

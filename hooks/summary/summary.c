@@ -761,7 +761,7 @@ int cua_summary_init(const struct cua_config *all, const struct cua_summary_conf
 		cua_metrics_setup(metrics);
 	next_snapshot = cfg.flush_interval_ns &&
 				(strcmp(cfg.path, "stderr") != 0 || cfg.metrics)
-				? cua_clock_mono_ns() + cfg.flush_interval_ns
+				? cua_clock_ns() + cfg.flush_interval_ns
 				: UINT64_MAX;
 	cua_finish_add(summary_finish, summary_resume, CUA_FINISH_AT_EXEC | CUA_FINISH_OWN_CALLS);
 	rc = cua_dispatch_subscribe(cfg.sample ? &sampled : &sub);

@@ -21,7 +21,8 @@ ge() { le "$2" "$1"; }
 # rule's CUA_CS_ACTIVE_NS and window age removed: a after the kill 25%); the late-anchor
 # case fails with GPU timing's mapping taken from the most certain anchor alone (453 of 456
 # slices wrong).
-# Through env, which execs the program: `VAR=... run PROG &` gives PROG's own pid in $!.
+# Through env, which execs the program: `VAR=... "${R[@]}" PROG &` gives PROG's own pid in $!;
+# `VAR=... run PROG &` (a function) gives a subshell's pid: killing it leaves the program running.
 run() { env LD_AUDIT="$AUDIT" "$@"; }
 R=(env LD_AUDIT="$AUDIT")
 
@@ -360,6 +361,43 @@ compute_a_group_that_synchronised_is_not_waited_for_at_the_turn_s_change)
   ov=$(sed -n 's/^overlap //p' ov.txt)
   le "$ov" 0.05 && pass "both groups' work at once $ov of the time" || fail "overlap $ov"
   for g in a b; do [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"; done
+  ;;
+compute_work_launched_after_a_synchronise_is_waited_for_at_the_turn_s_change)
+  # a: in its turn a 1 ms kernel, a synchronise once it ran (a's idle published), then at
+  # once, within 2 ms of its look, a 60 ms kernel, and 100 ms with no launch or synchronise;
+  # b: busy. a's turn (40 ms) ends with its 60 ms kernel still running: b must wait for it
+  # (a's next look, or the 50 ms drain bound), never start beside it. Before, the launch
+  # after the synchronise passed on the fast path without marking a as launched, so the
+  # idle the synchronise published still said "nothing of a's unfinished": b took the turn
+  # at once and ran beside a's kernel some 20 ms of every 140.
+  rm -f a.txt b.txt
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=100 MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 4 60 aftersync 100 >a.out 2>a.err &
+  ap=$!
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=100 MOCK_GPU_TIMELINE=b.txt "${R[@]}" "$PROG" 4 2 >b.out 2>b.err &
+  bp=$!
+  wait $ap; wait $bp
+  cat a.out b.out
+  n=$(sed -n 's/^launches //p' a.out)
+  ge "$n" 10 && pass "a ran $n long kernels" || fail "a ran $n: $(cat a.err)"
+  "$PYTHON" "$CASES_DIR/compute_overlap.py" a.txt b.txt >ov.txt || fail "$(cat ov.txt)"
+  ov=$(sed -n 's/^overlap //p' ov.txt)
+  le "$ov" 0.05 && pass "both groups' work at once $ov of the time" || fail "b ran beside a's kernel: overlap $ov"
+  for g in a b; do [ ! -s $g.err ] && pass "$g said nothing" || fail "$g: $(cat $g.err)"; done
+  ;;
+compute_a_clock_offset_moves_no_summary_snapshot)
+  # The test-only clock offset (cuaudit's clock 20 s ahead of CLOCK_MONOTONIC) must leave
+  # the summary's snapshots every 3 s as they are: the first one 3 s in, not at the first
+  # call. The first snapshot's time was read on CLOCK_MONOTONIC and compared with calls'
+  # exits on cuaudit's clock, so the offset wrote it at once.
+  CUAUDIT_TEST_CLOCK_OFFSET_MS=20000 CUAUDIT_COMPUTE_LIMIT=100 CUAUDIT_SUMMARY="$dir/s.json" \
+    CUAUDIT_FLUSH_INTERVAL=3 "${R[@]}" "$BIN/output_prog" service 100 >svc.out 2>svc.err &
+  svc=$!
+  for i in $(seq 250); do grep -q "burst 100 done" svc.out && break; sleep 0.02; done
+  sleep 0.5
+  [ ! -e s.json ] && pass "no snapshot within the first interval" || fail "a snapshot at once: $(ls -l s.json)"
+  for i in $(seq 400); do [ -s s.json ] && break; sleep 0.02; done
+  [ -s s.json ] && pass "a snapshot after the interval" || fail "no snapshot: $(cat svc.err)"
+  kill $svc; wait $svc 2>/dev/null
   ;;
 esac
 finish

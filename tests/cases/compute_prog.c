@@ -28,10 +28,12 @@ static void until(uint64_t t)
 	}
 }
 
-/* usage: compute_prog SECONDS MS [kernel|graph|memset [IDLE_MS]]: for SECONDS, one piece of
-   work of MS ms of mock GPU time at a time; with IDLE_MS, after each piece has run, a
-   cuStreamSynchronize and IDLE_MS ms without a launch. Prints how many ran, the longest
-   launch call and how many calls took over 60 ms. */
+/* usage: compute_prog SECONDS MS [kernel|graph|memset|aftersync [IDLE_MS]]: for SECONDS, one
+   piece of work of MS ms of mock GPU time at a time; with IDLE_MS, after each piece has run, a
+   cuStreamSynchronize and IDLE_MS ms without a launch. aftersync: each piece is a 1 ms
+   kernel, waited for, a cuStreamSynchronize, then at once the MS ms kernel, and IDLE_MS ms
+   without a launch or a synchronise (the MS ms run meanwhile). Prints how many ran, the
+   longest launch call and how many calls took over 60 ms. */
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1;
@@ -73,6 +75,21 @@ int main(int argc, char **argv)
 		uint64_t t0 = now_ns(), t1;
 		CUresult r;
 
+		if (strcmp(kind, "aftersync") == 0) {
+			CHECK(cuLaunchKernel(f, 1, 1, 1, 64, 1, 1, 0, s, params, NULL) == CUDA_SUCCESS);
+			until(now_ns() + 1000000ull);
+			CHECK(cuStreamSynchronize(s) == CUDA_SUCCESS);
+			t0 = now_ns();
+			r = cuLaunchKernel(f, ms, 1, 1, 64, 1, 1, 0, s, params, NULL);
+			t1 = now_ns();
+			CHECK(r == CUDA_SUCCESS);
+			if (t1 - t0 > longest)
+				longest = t1 - t0;
+			over60 += t1 - t0 > 60000000ull;
+			n++;
+			until(t1 + (uint64_t)idle_ms * 1000000ull);
+			continue;
+		}
 		if (ex)
 			r = cuGraphLaunch(ex, s);
 		else if (strcmp(kind, "memset") == 0)

@@ -514,6 +514,25 @@ static void an_exec_takes_back_the_slots_of_the_process_s_past_images(void **sta
 	rmdir(dir);
 }
 
+/* A launch after a published idle marks launched past it (so a drain waits for its work),
+   and never lowers a later launched another thread's go stored. */
+static void a_launch_after_a_published_idle_is_not_taken_as_finished(void **state)
+{
+	struct cua_cs_slot *me;
+	uint64_t now = NOW;
+
+	(void)state;
+	me = &share_file()[0];
+	me->launched = now + 1;
+	cua_cs_idle(0, now + 5 * MS);
+	assert_true(me->idle[0] >= me->launched);
+	cua_cs_launching(now + 6 * MS);
+	assert_int_equal(me->launched, now + 6 * MS + 1);
+	assert_true(me->idle[0] < me->launched);
+	cua_cs_launching(now + 2 * MS);
+	assert_int_equal(me->launched, now + 6 * MS + 1);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -531,6 +550,7 @@ int main(void)
 		cmocka_unit_test(a_slot_with_another_boots_times_neither_wants_nor_waits),
 		cmocka_unit_test(a_drain_waits_for_no_slot_with_another_boots_times),
 		cmocka_unit_test(an_exec_takes_back_the_slots_of_the_process_s_past_images),
+		cmocka_unit_test(a_launch_after_a_published_idle_is_not_taken_as_finished),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
