@@ -46,6 +46,27 @@ compute_a_cap_holds_the_group_within_it_over_every_window)
     le "$l" 1500 && pass "$kind: the longest call $l ms" || fail "$kind: a call held $l ms"
   done
   ;;
+compute_a_device_s_limit_holds_on_that_device_and_no_other)
+  # A limit for device 1 alone (CUAUDIT_COMPUTE_LIMIT=1:30): the same loop on device 0 runs
+  # unheld, on device 1 within 30%; and 0:30,1:80 gives each device its own cap.
+  export MOCK_DEVICE_COUNT=2
+  for c in "1:30 0 dev0" "1:30 1 dev1" "0:80,1:30 1 both1" "0:30,1:80 0 both0"; do
+    set -- $c
+    CUAUDIT_COMPUTE_LIMIT=$1 COMPUTE_DEVICE=$2 MOCK_GPU_TIMELINE=$3.txt run "$PROG" 3 2 >$3.out 2>$3.err ||
+      fail "$3: the program failed: $(cat $3.err)"
+    [ ! -s $3.err ] || fail "$3: $(cat $3.err)"
+  done
+  m=$(stat_of mean dev0.txt)
+  ge "$m" 0.6 && pass "1:30, run on device 0: unheld, the GPU busy $m of each window" ||
+    fail "1:30 held device 0: $m"
+  for t in dev1 both1 both0; do
+    mx=$(stat_of max $t.txt); mn=$(stat_of mean $t.txt 1)
+    le "$mx" 0.33 && pass "$t: a 30% cap on the device run on: the busiest window $mx" ||
+      fail "$t: busiest window $mx"
+    ge "$mn" 0.15 && pass "$t: the group still runs: $mn of each window after the first second" ||
+      fail "$t: held too much: $mn"
+  done
+  ;;
 compute_share_mode_alone_takes_all_and_two_groups_follow_their_weights)
   CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=25:share MOCK_GPU_TIMELINE=a.txt "${R[@]}" "$PROG" 7 2 >a.out 2>a.err &
   ap=$!

@@ -33,7 +33,7 @@ static void until(uint64_t t)
    cuStreamSynchronize and IDLE_MS ms without a launch. aftersync: each piece is a 1 ms
    kernel, waited for, a cuStreamSynchronize, then at once the MS ms kernel, and IDLE_MS ms
    without a launch or a synchronise (the MS ms run meanwhile). Prints how many ran, the
-   longest launch call and how many calls took over 60 ms. */
+   longest launch call and how many calls took over 60 ms. The device: COMPUTE_DEVICE. */
 int main(int argc, char **argv)
 {
 	double secs = argc > 1 ? atof(argv[1]) : 1;
@@ -51,7 +51,10 @@ int main(int argc, char **argv)
 	void *params[] = { &dev, &count };
 
 	CHECK(cuInit(0) == CUDA_SUCCESS);
-	CHECK(cuDeviceGet(&d, 0) == CUDA_SUCCESS);
+	/* COMPUTE_DEVICE: the ordinal to run on (0 by default; the mock has 2 with
+	   MOCK_DEVICE_COUNT=2). */
+	CHECK(cuDeviceGet(&d, getenv("COMPUTE_DEVICE") ? atoi(getenv("COMPUTE_DEVICE")) : 0) ==
+	      CUDA_SUCCESS);
 	CHECK(cuDevicePrimaryCtxRetain(&ctx, d) == CUDA_SUCCESS);
 	CHECK(cuCtxSetCurrent(ctx) == CUDA_SUCCESS);
 	CHECK(cuModuleGetFunction(&f, NULL, "_Z7add_onePii") == CUDA_SUCCESS);
