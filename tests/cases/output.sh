@@ -258,6 +258,50 @@ PY
     rm -f s.json t.json
   done
   ;;
+handler_calls_at_every_instruction_of_a_call_and_of_a_handlers_call_are_each_counted_once)
+  # The summary and the trace share one signal level per thread (cua_self.level): a handler's
+  # call made after any instruction of a call's wrapper, dispatch or hook update, or of a
+  # handler's own call (a handler inside a handler), must land on a record no update in
+  # progress holds. Single-stepped with the trap flag, so every boundary is hit, not a few
+  # random ones: each configuration's counts are exact and no call is lost.
+  [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
+  n=3
+  native "$BIN/signal_step" $n "$dir/native.runs"
+  for conf in exact sampled both; do
+    rm -f s.json t.json
+    case $conf in
+    exact) vars=(CUAUDIT_SUMMARY="$dir/s.json") ;;
+    sampled) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_SUMMARY_SAMPLE=4) ;;
+    both) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json") ;;
+    esac
+    # Bound at load: no lazy binding (the loader's own code) stepped through.
+    (export "${vars[@]}" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_step" $n "$dir/audited.runs")
+    same_results
+    read -r made runs <audited.runs
+    "$PYTHON" - s.json t.json "$made" "$runs" >counts.txt 2>&1 <<'PY'
+import json, os, sys
+s, t, n, runs = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rows = {(a["name"], a["nested"]): (a["calls"], a["errors"]) for a in json.load(open(s))["apis"]}
+print("summary outer cuDeviceGetCount", rows.get(("cuDeviceGetCount", False)), "want", (n + runs, 0))
+print("summary outer cuDeviceGet", rows.get(("cuDeviceGet", False)), "want", (runs, runs))
+ok = (rows.get(("cuDeviceGetCount", False)) == (n + runs, 0) and
+      rows.get(("cuDeviceGet", False)) == (runs, runs) and not any(k[1] for k in rows))
+if os.path.exists(t):
+    events = {}
+    for e in json.load(open(t))["traceEvents"]:
+        if e.get("ph") == "X":
+            events[e["name"]] = events.get(e["name"], 0) + 1
+    print("trace", events.get("cuDeviceGetCount", 0), events.get("cuDeviceGet", 0), "want", n + runs, runs)
+    ok = ok and events.get("cuDeviceGetCount", 0) == n + runs and events.get("cuDeviceGet", 0) == runs
+sys.exit(0 if ok else 1)
+PY
+    [ $? = 0 ] && pass "$conf: $runs handler runs, every call once: $(tr '\n' ';' <counts.txt)" ||
+      fail "$conf: $runs handler runs: $(tr '\n' ';' <counts.txt)"
+    # Every instruction of 3 calls, and of a handler's call every 256 runs: thousands.
+    [ "$runs" -ge 1000 ] && pass "$conf: the handler ran $runs times" || fail "$conf: the handler ran only $runs times"
+    [ -s audited.err ] && fail "$conf: messages: $(head -3 audited.err)"
+  done
+  ;;
 failed_exec_then_forked_children_write_their_own_traces)
   # Issue 19, defect 4: the trace's "finished" mark of the failed exec was inherited by
   # every child forked afterwards, whose traces were then never written.
