@@ -18,10 +18,16 @@ static volatile sig_atomic_t runs, inside;
 
 static inline void trap_flag(int on)
 {
+#if !defined(__x86_64__)
+	(void)on;
+	fprintf(stderr, "signal_step: x86-64 only\n");
+	exit(2);
+#else
 	if (on)
 		__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(TF) : "memory", "cc");
 	else
 		__asm__ volatile("pushfq; andq %0, (%%rsp); popfq" : : "i"(~TF) : "memory", "cc");
+#endif
 }
 
 static void handler(int sig)
