@@ -62,9 +62,11 @@ static void *blocker(void *a)
 
 static pthread_barrier_t bar;
 static long burst_every;
+static int burst_ended; /* set by main once it joined every thread that ends */
 
 /* burst: every thread makes its first call while all are alive; then all but every
-   burst_every-th end, and those block in a call. */
+   burst_every-th end, and those block in a call once the others are joined (their slots
+   free whatever the load) and more than the 100 ms between two tries has passed. */
 static void *burster(void *a)
 {
 	long i = (long)a;
@@ -73,7 +75,9 @@ static void *burster(void *a)
 	pthread_barrier_wait(&bar);
 	if (i % burst_every != 0)
 		return NULL;
-	usleep(300000);
+	while (!__atomic_load_n(&burst_ended, __ATOMIC_ACQUIRE))
+		usleep(2000);
+	usleep(150000);
 	block_in_sync();
 	return NULL;
 }
@@ -161,7 +165,10 @@ int main(int argc, char **argv)
 		pthread_barrier_init(&bar, NULL, (unsigned)n);
 		for (long i = 0; i < n; i++)
 			pthread_create(&ts[i], NULL, burster, (void *)i);
-		sleep(1);
+		for (long i = 0; i < n; i++)
+			if (i % burst_every != 0)
+				pthread_join(ts[i], NULL);
+		__atomic_store_n(&burst_ended, 1, __ATOMIC_RELEASE);
 		say("ready");
 		wait_file(argv[4]);
 		return 0;
