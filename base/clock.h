@@ -14,10 +14,11 @@ struct cua_tsc {
 };
 extern struct cua_tsc cua_tsc_scale;
 /* CLOCK_MONOTONIC itself (clock_gettime, a vDSO read): the same clock in every process of
-   the machine. Every time that another process reads or compares (the compute share's
-   file) is on it: cuaudit's clock below is the process's own, its TSC's rate calibrated
-   once against this clock in 2 ms, so two processes' clocks drift apart (some 10 ms an
-   hour) while each stays right for the intervals it measures. */
+   the machine. Every time that another process compares with its own (the compute share's
+   file) is on it, or carries the definition of the clock it is on (the live view's calls,
+   stamped on the hot path: rt/livefmt.h, clock_*): cuaudit's clock below is the process's
+   own, its TSC's rate calibrated once against this clock in 2 ms, so two processes' clocks
+   drift apart (some 10 ms an hour) while each stays right for the intervals it measures. */
 uint64_t cua_clock_mono_ns(void);
 
 /* Monotonic nanoseconds: the TSC once calibrated, clock_gettime before or without one. */

@@ -9,6 +9,8 @@
 #include <x86intrin.h>
 
 typedef CUresult (*ctx_get_current_fn)(CUcontext *);
+/* The mock's own (not in any header): what one block of a kernel lasts on this thread. */
+CUresult cuMockKernelUnitNs(unsigned long long ns);
 
 static void empty_kernel(void **params, unsigned threads)
 {
@@ -83,13 +85,22 @@ int main(int argc, char **argv)
 		MEDIAN_NS(ns, n, 9,
 			  cuLaunchKernel((CUfunction)(void *)empty_kernel, 1, 1, 1, 1, 1, 1, 0, NULL,
 					 NULL, NULL));
+	} else if (!strcmp(mode, "sync")) {
+		/* A launch whose work ends at once on the mock, then a context synchronise: the
+		   synchronise's exit finds one finished record, as after a real one. */
+		if (cuMockKernelUnitNs(0) != CUDA_SUCCESS)
+			return 1;
+		MEDIAN_NS(ns, n, 9,
+			  cuLaunchKernel((CUfunction)(void *)empty_kernel, 1, 1, 1, 1, 1, 1, 0, NULL,
+					 NULL, NULL);
+			  cuCtxSynchronize());
 	} else if (!strcmp(mode, "tsc")) {
 		volatile unsigned long long sink;
 
 		MEDIAN_NS(ns, n, 9, sink = __rdtsc());
 		(void)sink;
 	} else {
-		fprintf(stderr, "usage: mock_calls plt|procaddress|cudart|launch|tsc [CALLS]\n");
+		fprintf(stderr, "usage: mock_calls plt|procaddress|cudart|launch|sync|tsc [CALLS]\n");
 		return 2;
 	}
 	printf("%s %.2f\n", mode, ns);

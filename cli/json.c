@@ -540,26 +540,32 @@ const struct json *json_get(const struct json *obj, const char *key)
 	return NULL;
 }
 
-struct file_buf {
-	struct cua_buf b;
-	FILE *f;
-};
-
 static void spill_to_file(struct cua_buf *b)
 {
-	fwrite(b->p, 1, b->len, ((struct file_buf *)b)->f);
+	fwrite(b->p, 1, b->len, ((struct json_file *)b)->f);
 	b->len = 0;
+}
+
+void json_file_begin(struct json_file *j, FILE *f)
+{
+	j->b = (struct cua_buf){ j->mem, 0, sizeof(j->mem), 0, spill_to_file, 0 };
+	j->f = f;
+}
+
+void json_file_end(struct json_file *j)
+{
+	spill_to_file(&j->b);
 }
 
 void json_put_string(FILE *f, const char *s)
 {
-	char mem[512];
-	struct file_buf fb = { { mem, 0, sizeof(mem), 0, spill_to_file, 0 }, f };
+	struct json_file j;
 
-	cua_buf_char(&fb.b, '"');
-	cua_buf_text(&fb.b, s, strlen(s), CUA_TEXT_JSON);
-	cua_buf_char(&fb.b, '"');
-	spill_to_file(&fb.b);
+	json_file_begin(&j, f);
+	cua_buf_char(&j.b, '"');
+	cua_buf_text(&j.b, s, strlen(s), CUA_TEXT_JSON);
+	cua_buf_char(&j.b, '"');
+	json_file_end(&j);
 }
 
 const char *cli_term(const char *s)

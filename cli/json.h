@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdio.h>
+#include "fmt.h"
 
 /* Containers nest at most this deep; summaries need 4. */
 #define JSON_MAX_DEPTH 64
@@ -34,6 +35,16 @@ struct json *json_parse(const char *text, size_t len, char *err, size_t errcap);
 void json_free(struct json *j);
 /* The member of an object named key, or NULL (also when obj is NULL or not an object). */
 const struct json *json_get(const struct json *obj, const char *key);
+/* A buffer whose appends go on to f (cua_buf's spill), so that the command writes JSON with
+   the module's own formatting and escaping (record/nvtxjson.c's writers, for one);
+   json_file_end writes what is left. */
+struct json_file {
+	struct cua_buf b; /* first: the spill finds f from it */
+	FILE *f;
+	char mem[1024];
+};
+void json_file_begin(struct json_file *j, FILE *f);
+void json_file_end(struct json_file *j);
 /* Writes s as a JSON string literal, escaped by the module's own routine (cua_buf_text,
    CUA_TEXT_JSON): valid UTF-8 whatever the bytes, control characters escaped. */
 void json_put_string(FILE *f, const char *s);

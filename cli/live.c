@@ -51,6 +51,9 @@ struct region {
 	uint64_t now_ns;
 	/* CLOCK_REALTIME less CLOCK_MONOTONIC when read: a recorded time in wall-clock time. */
 	int64_t wall_minus_mono;
+	/* The writer's clock (the calls' times) less CLOCK_MONOTONIC when read, wrapping: a
+	   call's time on this reader's clock (on_mono). */
+	uint64_t calls_ahead;
 	/* A process that is not running: the latest time recorded in its region (a call's
 	   start or end, the region's making), its last sign of life. */
 	uint64_t last_sign_ns;
@@ -73,6 +76,28 @@ static uint64_t monotonic_ns(void)
 
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+/* The writer's clock at mono, a CLOCK_MONOTONIC time read now, from its definition in the
+   head (rt/livefmt.h, clock_*): its TSC scale read against this machine's TSC, or
+   CLOCK_MONOTONIC and an offset. A long-lived writer's clock has drifted from
+   CLOCK_MONOTONIC (some 10 ms an hour): its times are compared on its own clock. */
+static uint64_t writer_clock(const struct cua_live_head *h, uint64_t mono)
+{
+#if defined(__x86_64__)
+	if (h->clock_tsc)
+		return h->clock_ns_base +
+		       (uint64_t)(((unsigned __int128)(__builtin_ia32_rdtsc() - h->clock_tsc_base) *
+				   h->clock_mult) >> 32);
+#endif
+	return mono + h->clock_offset_ns;
+}
+
+/* A call's time (the writer's clock) on CLOCK_MONOTONIC, wrapping: a damaged file's time
+   is clamped where it is compared with now. */
+static uint64_t on_mono(const struct region *r, uint64_t t)
+{
+	return t - r->calls_ahead;
 }
 
 static void choose_dir(const char *opt)
@@ -202,10 +227,10 @@ static uint64_t last_sign(const struct region *r)
 		for (uint32_t k = 0; k < r->head.ncalls; k++) {
 			if (!ring[k].seq)
 				continue;
-			if (ring[k].t_start > t)
-				t = ring[k].t_start;
-			if (!cua_live_busy(ring[k].seq) && ring[k].t_end > t)
-				t = ring[k].t_end;
+			if (on_mono(r, ring[k].t_start) > t)
+				t = on_mono(r, ring[k].t_start);
+			if (!cua_live_busy(ring[k].seq) && on_mono(r, ring[k].t_end) > t)
+				t = on_mono(r, ring[k].t_end);
 		}
 	}
 	/* Never after the reading (a damaged file's times are not believed). */
@@ -270,6 +295,7 @@ static int load(struct region *r, const char *path, const char **why)
 	r->fd = fd;
 	r->head.program[CUA_LIVE_PROGRAM - 1] = '\0';
 	r->now_ns = monotonic_ns();
+	r->calls_ahead = writer_clock(&r->head, r->now_ns) - r->now_ns;
 	{
 		struct timespec wall;
 
@@ -438,8 +464,10 @@ static void put_duration(FILE *f, uint64_t ns)
 		fprintf(f, "%lluns", (unsigned long long)ns);
 }
 
+/* How long ago a call's time t was. */
 static uint64_t since(const struct region *r, uint64_t t)
 {
+	t = on_mono(r, t);
 	return r->now_ns > t ? r->now_ns - t : 0;
 }
 
@@ -456,10 +484,11 @@ static uint64_t flight_ns(const struct region *r, uint64_t t_start)
 {
 	uint64_t until = gone(r) ? r->last_sign_ns : r->now_ns;
 
+	t_start = on_mono(r, t_start);
 	return until > t_start ? until - t_start : 0;
 }
 
-/* A recorded (monotonic) time as nanoseconds since the epoch. In unsigned arithmetic, which
+/* A CLOCK_MONOTONIC time (a call's: on_mono) as nanoseconds since the epoch. In unsigned arithmetic, which
    wraps: t comes from the file, and a damaged one's (8e18) overflowed the signed sum. */
 static uint64_t wall_ns(const struct region *r, uint64_t t)
 {
@@ -899,7 +928,7 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 		if (gone(r)) {
 			/* It stopped at the death, which came after the last sign of life. */
 			fputs("since ", stdout);
-			put_wall(stdout, r, f[d].t_start);
+			put_wall(stdout, r, on_mono(r, f[d].t_start));
 			fputs(" until the process died: at least ", stdout);
 			put_duration(stdout, flight_ns(r, f[d].t_start));
 			putchar('\n');
@@ -988,7 +1017,7 @@ static void print_json(const struct region *r, unsigned last)
 			       "\"started_unix_ns\":%llu,\"args\":",
 			       d, f[d].depth, binding_name(f[d].binding),
 			       (unsigned long long)flight_ns(r, f[d].t_start),
-			       (unsigned long long)wall_ns(r, f[d].t_start));
+			       (unsigned long long)wall_ns(r, on_mono(r, f[d].t_start)));
 			json_str(args);
 			if (kernel_of(r, &f[d])) {
 				printf(",\"kernel\":");

@@ -5,10 +5,6 @@
 #include "json.h"
 #include "nvtx_report.h"
 
-const char *const cua_nvtx_report_drop_names[CUA_NVTX_REPORT_DROPS] = {
-	"names", "depth", "unbalanced", "started", "reentered", "paths", "gpu"
-};
-
 static int u64_of(const struct json *obj, const char *key, uint64_t *out)
 {
 	const struct json *v = json_get(obj, key);
@@ -61,11 +57,8 @@ static struct cua_nvtx_rrow *row_of(struct cua_nvtx_report *r, const char *name,
    added. A record from a cuaudit before the per-range calls has none: 0. */
 static int add_range(struct cua_nvtx_report *r, const struct json *o, char *err, size_t errcap)
 {
-	static const char *const keys[] = { "ranges", "total_ns", "min_ns", "max_ns", "marks",
-					    "calls", "calls_timed", "calls_ns" };
-	static const char *const gkeys[] = { "instances", "exact_instances", "exact_ns",
-					     "total_min_ns", "total_max_ns" };
-	uint64_t v[8] = { 0 }, g[5] = { 0 }, procs = 1;
+	const char *const *keys = cua_nvtx_json_range_keys, *const *gkeys = cua_nvtx_json_gpu_keys;
+	uint64_t v[CUA_NVTX_JSON_RANGE_N] = { 0 }, g[CUA_NVTX_JSON_GPU_N] = { 0 }, procs = 1;
 	const char *name = str_of(o, "name"), *domain = str_of(o, "domain");
 	const struct json *gpu = json_get(o, "gpu");
 	struct cua_nvtx_rrow *x;
@@ -74,8 +67,8 @@ static int add_range(struct cua_nvtx_report *r, const struct json *o, char *err,
 		snprintf(err, errcap, "an nvtx range without a name or domain");
 		return -1;
 	}
-	for (unsigned i = 0; i < 8; i++)
-		if ((i < 5 && !json_get(o, keys[i])) || u64_of(o, keys[i], &v[i])) {
+	for (unsigned i = 0; i < CUA_NVTX_JSON_RANGE_N; i++)
+		if ((i < CUA_NVTX_JSON_calls && !json_get(o, keys[i])) || u64_of(o, keys[i], &v[i])) {
 			snprintf(err, errcap, "nvtx range: bad or missing \"%s\"", keys[i]);
 			return -1;
 		}
@@ -86,7 +79,7 @@ static int add_range(struct cua_nvtx_report *r, const struct json *o, char *err,
 	}
 	if (gpu && gpu->type != JSON_OBJECT)
 		gpu = NULL;
-	for (unsigned i = 0; gpu && i < 5; i++)
+	for (unsigned i = 0; gpu && i < CUA_NVTX_JSON_GPU_N; i++)
 		if (!json_get(gpu, gkeys[i]) || u64_of(gpu, gkeys[i], &g[i])) {
 			snprintf(err, errcap, "nvtx range: bad or missing gpu \"%s\"", gkeys[i]);
 			return -1;
@@ -95,23 +88,22 @@ static int add_range(struct cua_nvtx_report *r, const struct json *o, char *err,
 		snprintf(err, errcap, "out of memory");
 		return -1;
 	}
-	if (v[0] && (!x->ranges || v[2] < x->min_ns))
-		x->min_ns = v[2];
-	if (v[3] > x->max_ns)
-		x->max_ns = v[3];
-	x->ranges += v[0];
-	x->total_ns += v[1];
-	x->marks += v[4];
-	x->calls += v[5];
-	x->calls_timed += v[6];
-	x->calls_ns += v[7];
+	if (v[CUA_NVTX_JSON_ranges] && (!x->ranges || v[CUA_NVTX_JSON_min_ns] < x->min_ns))
+		x->min_ns = v[CUA_NVTX_JSON_min_ns];
+	if (v[CUA_NVTX_JSON_max_ns] > x->max_ns)
+		x->max_ns = v[CUA_NVTX_JSON_max_ns];
+	x->ranges += v[CUA_NVTX_JSON_ranges];
+	x->total_ns += v[CUA_NVTX_JSON_total_ns];
+	x->marks += v[CUA_NVTX_JSON_marks];
+	x->calls += v[CUA_NVTX_JSON_calls];
+	x->calls_timed += v[CUA_NVTX_JSON_calls_timed];
+	x->calls_ns += v[CUA_NVTX_JSON_calls_ns];
 	if (gpu) {
+		/* Every GPU number is a sum (the totals are bounds, summed). */
 		x->has_gpu = 1;
-		x->gpu_n += g[0];
-		x->gpu_exact_n += g[1];
-		x->gpu_exact_ns += g[2];
-		x->gpu_min_ns += g[3];
-		x->gpu_max_ns += g[4];
+#define ADD(key, member) x->member += g[CUA_NVTX_JSON_##key];
+		CUA_NVTX_JSON_GPU(ADD)
+#undef ADD
 	}
 	x->processes += (unsigned)procs;
 	return 0;
@@ -151,11 +143,11 @@ int cua_nvtx_report_add(struct cua_nvtx_report *r, const char *text, size_t len,
 		memcpy(copy.rows, r->rows, r->n * sizeof(*copy.rows));
 	for (const struct json *o = ranges->child; o && !rc; o = o->next)
 		rc = add_range(r, o, err, errcap);
-	for (unsigned i = 0; i < CUA_NVTX_REPORT_DROPS && !rc; i++) {
+	for (unsigned i = 0; i < CUA_NVTX_JSON_DROPS_N && !rc; i++) {
 		uint64_t v = 0;
 
-		if (u64_of(dropped, cua_nvtx_report_drop_names[i], &v)) {
-			snprintf(err, errcap, "nvtx: bad dropped \"%s\"", cua_nvtx_report_drop_names[i]);
+		if (u64_of(dropped, cua_nvtx_json_drop_keys[i], &v)) {
+			snprintf(err, errcap, "nvtx: bad dropped \"%s\"", cua_nvtx_json_drop_keys[i]);
 			rc = -1;
 		}
 		r->dropped[i] += v;
@@ -250,56 +242,41 @@ void cua_nvtx_report_text(const struct cua_nvtx_report *r, size_t top)
 	if (top && r->n > top)
 		printf("  (%zu more names)\n", r->n - top);
 	printf("  dropped:");
-	for (unsigned i = 0; i < CUA_NVTX_REPORT_DROPS; i++)
-		printf("%s %s %llu", i ? "," : "", cua_nvtx_report_drop_names[i],
+	for (unsigned i = 0; i < CUA_NVTX_JSON_DROPS_N; i++)
+		printf("%s %s %llu", i ? "," : "", cua_nvtx_json_drop_keys[i],
 		       (unsigned long long)r->dropped[i]);
 	putchar('\n');
 	if (sampled)
 		printf("  *: the time of the calls the sampled summaries timed only (calls_timed in JSON)\n");
 }
 
-static void put_u64(FILE *f, const char *key, uint64_t v)
-{
-	fprintf(f, ",\"%s\":%llu", key, (unsigned long long)v);
-}
-
 void cua_nvtx_report_json(FILE *f, const struct cua_nvtx_report *r)
 {
+	struct json_file j;
+
 	if (!r->inputs)
 		return;
-	fprintf(f, ",\"nvtx\":{\"processes\":%u,\"dropped\":{", r->processes);
-	for (unsigned i = 0; i < CUA_NVTX_REPORT_DROPS; i++)
-		fprintf(f, "%s\"%s\":%llu", i ? "," : "", cua_nvtx_report_drop_names[i],
-			(unsigned long long)r->dropped[i]);
-	fputs("},\"ranges\":[", f);
+	json_file_begin(&j, f);
+	cua_buf_str(&j.b, ",\"nvtx\":{\"processes\":");
+	cua_buf_u64(&j.b, r->processes);
+	cua_buf_char(&j.b, ',');
+	cua_nvtx_json_drops(&j.b, r->dropped);
+	cua_buf_str(&j.b, ",\"ranges\":[");
 	for (size_t i = 0; i < r->n; i++) {
 		const struct cua_nvtx_rrow *x = &r->rows[i];
+#define OF(key, member) x->member,
+		const uint64_t v[CUA_NVTX_JSON_RANGE_N] = { CUA_NVTX_JSON_RANGE(OF) };
+		const uint64_t g[CUA_NVTX_JSON_GPU_N] = { CUA_NVTX_JSON_GPU(OF) };
+#undef OF
 
-		fputs(i ? ",\n  {\"name\":" : "\n  {\"name\":", f);
-		json_put_string(f, x->name);
-		fputs(",\"domain\":", f);
-		json_put_string(f, x->domain);
-		put_u64(f, "ranges", x->ranges);
-		put_u64(f, "total_ns", x->total_ns);
-		put_u64(f, "min_ns", x->min_ns);
-		put_u64(f, "max_ns", x->max_ns);
-		put_u64(f, "marks", x->marks);
-		put_u64(f, "calls", x->calls);
-		put_u64(f, "calls_timed", x->calls_timed);
-		put_u64(f, "calls_ns", x->calls_ns);
-		if (x->has_gpu) {
-			fprintf(f, ",\"gpu\":{\"instances\":%llu", (unsigned long long)x->gpu_n);
-			put_u64(f, "exact_instances", x->gpu_exact_n);
-			put_u64(f, "exact_ns", x->gpu_exact_ns);
-			put_u64(f, "total_min_ns", x->gpu_min_ns);
-			put_u64(f, "total_max_ns", x->gpu_max_ns);
-			if (x->gpu_exact_n == x->gpu_n)
-				put_u64(f, "total_ns", x->gpu_min_ns);
-			fputc('}', f);
-		}
-		fprintf(f, ",\"processes\":%u}", x->processes);
+		cua_buf_str(&j.b, i ? ",\n  " : "\n  ");
+		cua_nvtx_json_range(&j.b, x->name, x->domain, v, x->has_gpu ? g : NULL);
+		cua_buf_str(&j.b, ",\"processes\":");
+		cua_buf_u64(&j.b, x->processes);
+		cua_buf_char(&j.b, '}');
 	}
-	fputs("]}", f);
+	cua_buf_str(&j.b, "]}");
+	json_file_end(&j);
 }
 
 void cua_nvtx_report_free(struct cua_nvtx_report *r)

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#include "nvtxjson.h"
 
 /* One (name, domain), merged: counts and totals summed, min and max as extremes over the
    inputs that ended such a range; the GPU totals are bounds, summed (docs/hooks.md, "NVTX
@@ -18,13 +19,10 @@ struct cua_nvtx_rrow {
 	unsigned processes;
 };
 
-#define CUA_NVTX_REPORT_DROPS 7
-extern const char *const cua_nvtx_report_drop_names[CUA_NVTX_REPORT_DROPS];
-
 struct cua_nvtx_report {
 	struct cua_nvtx_rrow *rows;
 	size_t n, cap;
-	uint64_t dropped[CUA_NVTX_REPORT_DROPS];
+	uint64_t dropped[CUA_NVTX_JSON_DROPS_N]; /* in CUA_NVTX_JSON_DROPS's order */
 	unsigned inputs;    /* summaries that had an "nvtx" section */
 	unsigned processes; /* the processes they describe (a merged summary counts several) */
 };

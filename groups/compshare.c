@@ -387,6 +387,28 @@ void cua_cs_launching(uint64_t now)
 		;
 }
 
+int cua_cs_drain_watched(uint64_t (*clock)(void), uint64_t *now)
+{
+	if (!head)
+		return 0;
+	for (unsigned dev = 0; dev < CUA_CS_DEVICES; dev++) {
+		uint64_t t, end;
+
+		if (!my_limit[dev] || !(t = __atomic_load_n(&head->turn[dev], __ATOMIC_ACQUIRE)))
+			continue;
+		/* A word no live process can have written (no slot, an end past any turn's length
+		   ahead): no turn, as the judge takes it. */
+		end = CUA_CS_TURN_END(t);
+		if (!CUA_CS_TURN_SLOT(t) || CUA_CS_TURN_SLOT(t) > CUA_CS_SLOTS)
+			continue;
+		if (!*now)
+			*now = clock();
+		if (*now < end + CUA_CS_DRAIN_MAX_NS && end <= *now + CUA_CS_AHEAD_NS)
+			return 1;
+	}
+	return 0;
+}
+
 /* ---------------------------------------------------------------- the rule */
 
 /* Per group and bucket of the window: its processes' busy time (the rule's scratch; one

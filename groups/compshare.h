@@ -152,6 +152,12 @@ void cua_cs_idle(unsigned dev, uint64_t now);
 /* Marks that work of this process's goes to the GPU at now, after an idle it published
    (launched past it), so that no one takes that idle for this work's end. */
 void cua_cs_launching(uint64_t now);
+/* Whether another group may be waiting for this process's work to be seen finished (its
+   idle) on a device it has a limit on: a turn was taken there and is running, or ended at
+   most CUA_CS_DRAIN_MAX_NS ago (the judge's drain waits for the last turn's group within
+   that, and for no one else). *now: CLOCK_MONOTONIC; where 0, read with clock only once a
+   turn word is set, so that a group alone (which takes no turn) pays a load per device. */
+int cua_cs_drain_watched(uint64_t (*clock)(void), uint64_t *now);
 /* This process's group on dev over the window ending at now: 1 over, 0 not; *g filled. */
 int cua_cs_assess(unsigned dev, uint64_t now, struct cua_cs_group *g);
 /* Whether this process may submit to dev now. pending: it has work on dev not seen finished

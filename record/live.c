@@ -211,6 +211,24 @@ static int open_dir(void)
 	return -1;
 }
 
+/* The definition of cuaudit's clock (rt/livefmt.h, clock_*), at the region's making, at
+   each CUDA library's load and at each thread's attach (off the hot path): the TSC is
+   calibrated at the first CUDA library, which may load after a linked-in runtime's object
+   made the region. */
+static void publish_clock(struct cua_live_head *h)
+{
+	if (__atomic_load_n(&h->clock_tsc, __ATOMIC_ACQUIRE))
+		return;
+	if (!__atomic_load_n(&cua_tsc_scale.on, __ATOMIC_ACQUIRE)) {
+		h->clock_offset_ns = cua_tsc_scale.test_offset;
+		return;
+	}
+	h->clock_tsc_base = cua_tsc_scale.tsc_base;
+	h->clock_ns_base = cua_tsc_scale.ns_base;
+	h->clock_mult = cua_tsc_scale.mult;
+	__atomic_store_n(&h->clock_tsc, 1, __ATOMIC_RELEASE);
+}
+
 static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
 {
 	char cmd[CUA_LIVE_PROGRAM];
@@ -236,6 +254,7 @@ static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
 	h->start_ticks = start;
 	clock_gettime(CLOCK_MONOTONIC, &ts);
 	h->created_ns = (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+	publish_clock(h);
 	h->uid = geteuid();
 	h->pidns = cua_live_pidns();
 	h->caps = cfg.caps;
@@ -476,13 +495,24 @@ static void pending_give(struct cua_live_slot *s, uint64_t pid)
 	__atomic_store_n(&p->owner, 0, __ATOMIC_RELEASE);
 }
 
+static struct cua_live_head *own_region(void);
+
 void cua_live_prepare(void)
 {
 	int saved = errno, retry;
 	sigset_t all, old;
 
-	if (!cua_live_on || __atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) == cua_process_id())
+	if (!cua_live_on)
 		return;
+	/* Made already (by a linked-in runtime's object): a driver loaded since may have
+	   calibrated the TSC the calls are now stamped with. */
+	if (__atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) == cua_process_id()) {
+		struct cua_live_head *h = own_region();
+
+		if (h)
+			publish_clock(h);
+		return;
+	}
 	/* As an attach: no handler's call races the claim. */
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
@@ -514,8 +544,10 @@ struct cua_live_slot *cua_live_attach(uint64_t *pidp)
 	sigfillset(&all);
 	sigprocmask(SIG_BLOCK, &all, &old);
 	h = region_of(pid, &retry);
-	if (h)
+	if (h) {
+		publish_clock(h);
 		s = take_slot(h, pid, (uint32_t)cua_thread_id());
+	}
 	/* A mark copied from a parent by fork is not this process's: cleared, so that a process
 	   that got the pid of an ancestor (pid reuse down a chain of forks) never takes one
 	   off a count it never added (the head's count would wrap to 4294967295). */

@@ -69,7 +69,7 @@ struct cua_live_head {
 	uint64_t table_sig;      /* which build's ids and argument structs (cua_tracefmt_table_sig) */
 	uint64_t pid;
 	uint64_t start_ticks;    /* /proc/PID/stat field 22: a reused pid has another */
-	uint64_t created_ns;     /* CLOCK_MONOTONIC, the clock of every time below */
+	uint64_t created_ns;     /* CLOCK_MONOTONIC (the calls' times: clock_* below) */
 	uint64_t uid;
 	uint32_t state;          /* CUA_LIVE_RUNNING, CUA_LIVE_EXITED */
 	uint32_t caps;           /* CUA_LIVE_CAP_* */
@@ -86,6 +86,17 @@ struct cua_live_head {
 	uint64_t names_off;      /* from the file's start */
 	uint32_t names_max;      /* CUA_LIVE_NAMES */
 	uint32_t names_lost;     /* names that found no entry free within CUA_LIVE_NAME_PROBES */
+	/* The clock of the calls' times: cuaudit's own (base/clock.h), read once per call on
+	   the hot path, which drifts against CLOCK_MONOTONIC (some 10 ms an hour). So that a
+	   reader compares them with its own CLOCK_MONOTONIC, the writer publishes the clock's
+	   definition, off the hot path: where clock_tsc is 1, ns = clock_ns_base +
+	   ((TSC - clock_tsc_base) * clock_mult >> 32), the TSC being the machine's, which any
+	   process reads alike; where 0, CLOCK_MONOTONIC + clock_offset_ns (all 0 in a file of a
+	   writer before these fields: CLOCK_MONOTONIC). clock_tsc goes from 0 to 1 once, after
+	   the rest, and nothing changes after. */
+	uint32_t clock_tsc;
+	uint32_t clock_pad;
+	uint64_t clock_tsc_base, clock_ns_base, clock_mult, clock_offset_ns;
 };
 _Static_assert(sizeof(struct cua_live_head) <= CUA_LIVE_HEAD_SIZE, "the head fits its page");
 

@@ -4,6 +4,7 @@
 #include "fmt.h"
 #include "gpu.h"
 #include "nvtx.h"
+#include "nvtxjson.h"
 #include "nvtx_render.h"
 #include "writer.h"
 
@@ -15,14 +16,6 @@ static void put_col(struct cua_buf *b, uint64_t v, unsigned width)
 	for (size_t i = n; i < width; i++)
 		cua_buf_char(b, ' ');
 	cua_buf_mem(b, tmp, n);
-}
-
-static void put_json_u64(struct cua_buf *b, const char *key, uint64_t v)
-{
-	cua_buf_str(b, ",\"");
-	cua_buf_str(b, key);
-	cua_buf_str(b, "\":");
-	cua_buf_u64(b, v);
 }
 
 static void put_drops_text(struct cua_writer *w, const struct cua_nvtx_drops *d)
@@ -130,42 +123,24 @@ void cua_nvtx_write_json(struct cua_writer *w)
 	if (!cua_nvtx_connected())
 		return;
 	b = cua_writer_room(w, 512);
-	cua_buf_str(b, ",\"nvtx\":{\"dropped\":{\"names\":");
-	cua_buf_u64(b, d.names);
-	put_json_u64(b, "depth", d.depth);
-	put_json_u64(b, "unbalanced", d.unbalanced);
-	put_json_u64(b, "started", d.started);
-	put_json_u64(b, "reentered", d.reentered);
-	put_json_u64(b, "paths", d.paths);
-	put_json_u64(b, "gpu", d.gpu);
-	cua_buf_str(b, "},\"ranges\":[");
+	cua_buf_str(b, ",\"nvtx\":{");
+	{
+#define OF(key, member) d.member,
+		const uint64_t dv[CUA_NVTX_JSON_DROPS_N] = { CUA_NVTX_JSON_DROPS(OF) };
+#undef OF
+
+		cua_nvtx_json_drops(b, dv);
+	}
+	cua_buf_str(b, ",\"ranges\":[");
 	for (unsigned i = 0; i < n; i++) {
-		const struct cua_nvtx_row *r = &rows[i];
+#define OF(key, member) rows[i].member,
+		const uint64_t v[CUA_NVTX_JSON_RANGE_N] = { CUA_NVTX_JSON_RANGE(OF) };
+		const uint64_t g[CUA_NVTX_JSON_GPU_N] = { CUA_NVTX_JSON_GPU(OF) };
+#undef OF
 
 		b = cua_writer_room(w, 2 * CUA_NVTX_NAME_BYTES * 6 + 256);
-		cua_buf_str(b, i ? ",\n  {\"name\":" : "\n  {\"name\":");
-		cua_buf_json_string(b, r->name);
-		cua_buf_str(b, ",\"domain\":");
-		cua_buf_json_string(b, r->domain);
-		put_json_u64(b, "ranges", r->ranges);
-		put_json_u64(b, "total_ns", r->total_ns);
-		put_json_u64(b, "min_ns", r->min_ns);
-		put_json_u64(b, "max_ns", r->max_ns);
-		put_json_u64(b, "marks", r->marks);
-		put_json_u64(b, "calls", r->calls);
-		put_json_u64(b, "calls_timed", r->calls_timed);
-		put_json_u64(b, "calls_ns", r->calls_ns);
-		if (cua_gpu_on()) {
-			cua_buf_str(b, ",\"gpu\":{\"instances\":");
-			cua_buf_u64(b, r->gpu_n);
-			put_json_u64(b, "exact_instances", r->gpu_exact_n);
-			put_json_u64(b, "exact_ns", r->gpu_exact_ns);
-			put_json_u64(b, "total_min_ns", r->gpu_min_ns);
-			put_json_u64(b, "total_max_ns", r->gpu_max_ns);
-			if (r->gpu_exact_n == r->gpu_n)
-				put_json_u64(b, "total_ns", r->gpu_min_ns);
-			cua_buf_char(b, '}');
-		}
+		cua_buf_str(b, i ? ",\n  " : "\n  ");
+		cua_nvtx_json_range(b, rows[i].name, rows[i].domain, v, cua_gpu_on() ? g : NULL);
 		cua_buf_char(b, '}');
 	}
 	cua_buf_str(cua_writer_room(w, 8), "]}");

@@ -420,5 +420,36 @@ compute_a_clock_offset_moves_no_summary_snapshot)
   [ -s s.json ] && pass "a snapshot after the interval" || fail "no snapshot: $(cat svc.err)"
   kill $svc; wait $svc 2>/dev/null
   ;;
+compute_a_synchronise_polls_gpu_timing_only_while_a_turn_is_in_effect)
+  # A returned synchronise polls GPU timing (event calls) to publish idle at once, for a
+  # group that waits for this one's work at a turn's change. A group alone takes no turn and
+  # no one waits for it: its synchronises make no event call (before: each one, some 2,000
+  # to 6,500 instructions). Beside a busy group, turns: a's synchronises poll again (what
+  # the poll publishes spares b the drain's wait:
+  # compute_a_group_that_synchronised_is_not_waited_for_at_the_turn_s_change). Alone once
+  # more, with the last turn's word left in the file long over: no poll.
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=100 run "$BIN/compute_edges" syncs 1 >alone.out 2>alone.err ||
+    fail "alone: $(cat alone.out alone.err)"
+  n=$(sed -n 's/^syncs //p' alone.out); p=$(sed -n 's/^polled //p' alone.out)
+  ge "${n:-0}" 50 && [ "$p" = 0 ] && pass "alone: $p of $n synchronises polled" || fail "alone: $p of $n polled"
+  CUAUDIT_MEM_GROUP=b CUAUDIT_COMPUTE_LIMIT=100 "${R[@]}" "$PROG" 3.5 2 >b.out 2>b.err &
+  bp=$!
+  sleep 0.5
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=100 run "$BIN/compute_edges" syncs 2 >two.out 2>two.err ||
+    fail "beside b: $(cat two.out two.err)"
+  wait $bp
+  n=$(sed -n 's/^syncs //p' two.out); p=$(sed -n 's/^polled //p' two.out)
+  # a synchronises in its turns (a launch goes only then) or within the drain's 50 ms after.
+  ge "${n:-0}" 20 && ge "${p:-0}" "$((n / 2))" && pass "beside b: $p of $n synchronises polled" ||
+    fail "beside b: $p of $n polled"
+  # b's want ages out of the rule within 200 ms of its last launch.
+  sleep 0.5
+  CUAUDIT_MEM_GROUP=a CUAUDIT_COMPUTE_LIMIT=100 run "$BIN/compute_edges" syncs 1 >after.out 2>after.err ||
+    fail "after: $(cat after.out after.err)"
+  n=$(sed -n 's/^syncs //p' after.out); p=$(sed -n 's/^polled //p' after.out)
+  ge "${n:-0}" 50 && [ "$p" = 0 ] && pass "alone after the turns: $p of $n synchronises polled" ||
+    fail "alone after the turns: $p of $n polled"
+  for f in alone.err two.err after.err b.err; do [ ! -s $f ] && pass "$f empty" || fail "$f: $(cat $f)"; done
+  ;;
 esac
 finish

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/compute_edges.c: the compute share's edges on the mock (issue 40): launches into a capturing stream while the group is over its cap, and a thread jumped out of its hold. */
+/* tests/cases/compute_edges.c: the compute share's edges on the mock (issue 40): launches into a capturing stream while the group is over its cap, a thread jumped out of its hold, and what a synchronise asks of the driver. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <pthread.h>
@@ -7,6 +7,7 @@
 #include <signal.h>
 #include <stdint.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include "common.h"
@@ -138,7 +139,40 @@ static void cancel(CUstream s)
 	printf("launches_ms %.3f\n", (double)(t1 - t0) / 1e6);
 }
 
-/* usage: compute_edges capture|cancel */
+/* The mock's event calls so far, by anyone in the process: GPU timing's poll asks these
+   (an elapsed time per finished record, a query for an anchor), the program none. */
+static long event_calls(void)
+{
+	return mock_calls("cuEventQuery") + mock_calls("cuEventElapsedTime") +
+	       mock_calls("cuEventElapsedTime_v2");
+}
+
+/* For secs seconds: a 1 ms kernel, waited out, then a stream synchronise; how many
+   synchronises made an event call of cuaudit's inside them (a poll of GPU timing that found
+   the kernel's record to harvest). */
+static void syncs(CUstream s, double secs)
+{
+	uint64_t stop = now_ns() + (uint64_t)(secs * 1e9);
+	long n = 0, polled = 0;
+
+	while (now_ns() < stop) {
+		unsigned long long end;
+		long before;
+
+		CHECK(launch(s, 1) == CUDA_SUCCESS);
+		CHECK(cuMockStreamEnd(s, &end) == CUDA_SUCCESS);
+		while (now_ns() < end)
+			sleep_ns(200000);
+		before = event_calls();
+		CHECK(cuStreamSynchronize(s) == CUDA_SUCCESS);
+		polled += event_calls() > before;
+		n++;
+	}
+	printf("syncs %ld\n", n);
+	printf("polled %ld\n", polled);
+}
+
+/* usage: compute_edges capture|cancel|syncs [SECONDS] */
 int main(int argc, char **argv)
 {
 	CUcontext ctx;
@@ -157,6 +191,8 @@ int main(int argc, char **argv)
 		capture(s);
 	else if (strcmp(argv[1], "cancel") == 0)
 		cancel(s);
+	else if (strcmp(argv[1], "syncs") == 0)
+		syncs(s, argc > 2 ? atof(argv[2]) : 1);
 	else
 		return 2;
 	fflush(stdout);

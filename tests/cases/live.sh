@@ -989,6 +989,36 @@ exec_gives_the_new_image_a_fresh_region_under_the_same_pid)
     [ -z "$(ls "$L")" ] && pass "$extra: no file left" || fail "$extra: left $(ls "$L")"
   done
   ;;
+a_call_in_flight_is_timed_on_its_writers_clock_however_far_that_drifted)
+  # Calls are stamped on the writer's own clock (its TSC, calibrated once), which drifts from
+  # CLOCK_MONOTONIC (some 10 ms an hour), and the reader compares with its own
+  # CLOCK_MONOTONIC. The writer publishes its clock's definition in the head: the reader
+  # reads the call's elapsed time and start on that clock. Here the writer's clock is put
+  # 20 s ahead (the test-only CUAUDIT_TEST_CLOCK_OFFSET_MS, days of drift at once; it needs
+  # the compute limit that reads it). Before, the call 0.5 s in flight showed 0 ns elapsed
+  # (its start was after the reader's now) and a start 20 s in the future.
+  mkdir -p share
+  start_blocked block CUAUDIT_TEST_CLOCK_OFFSET_MS=20000 CUAUDIT_COMPUTE_LIMIT=100 CUAUDIT_SHARE_DIR="$dir/share"
+  sleep 0.5
+  t0=$(date +%s%N)
+  timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err || fail "ps: $(cat psj.err)"
+  t1=$(date +%s%N)
+  "$PYTHON" - psj.txt "$t0" "$t1" <<'PY' >chk.txt 2>&1 && pass "$(cat chk.txt)" || fail "$(cat chk.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+t0, t1 = int(sys.argv[2]), int(sys.argv[3])
+f = [f for t in d["threads"] for f in t["in_flight"] if f["name"] == "cuStreamSynchronize"]
+assert len(f) == 1, d["threads"]
+e, s = f[0]["elapsed_ns"], f[0]["started_unix_ns"]
+# In flight 0.5 s and more (a loaded machine's delays add, never take away), far below 20 s.
+assert 400_000_000 <= e <= 15_000_000_000, f"elapsed {e} ns"
+# Its start: before the reading, and its elapsed time before the reading's end.
+assert s <= t1 and abs((t0 - e) - s) <= 2_000_000_000, f"started {s}, read {t0}..{t1}, elapsed {e}"
+print(f"elapsed {e / 1e9:.3f} s, started {(t0 - s) / 1e9:.3f} s before the reading")
+PY
+  rm -f "$BLOCK"; wait $pid
+  [ ! -s err.txt ] && pass "nothing said" || fail "$(cat err.txt)"
+  ;;
 *)
   fail "unknown case $name"
   ;;

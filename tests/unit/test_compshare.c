@@ -533,6 +533,55 @@ static void a_launch_after_a_published_idle_is_not_taken_as_finished(void **stat
 	assert_int_equal(me->launched, now + 6 * MS + 1);
 }
 
+/* The clock the drain question reads, and how often it was read. */
+static uint64_t fake_now;
+static unsigned clock_reads;
+
+static uint64_t fake_clock(void)
+{
+	clock_reads++;
+	return fake_now;
+}
+
+static int watched_at(uint64_t now)
+{
+	uint64_t t = 0;
+
+	fake_now = now;
+	return cua_cs_drain_watched(fake_clock, &t);
+}
+
+/* A synchronise publishes idle only while another group may wait for it: a turn on a device
+   of its limit, running or ended within the drain's bound. No turn ever: no clock read. A
+   word of no slot, or ending past any turn's length ahead: no turn. */
+static void a_drain_is_watched_only_within_a_turn_and_its_bound(void **state)
+{
+	uint64_t now = NOW, end = ((now + 20 * MS + 1023) >> 10) << 10;
+
+	(void)state;
+	share_file();
+	clock_reads = 0;
+	assert_false(watched_at(now));
+	assert_int_equal(clock_reads, 0);
+	h->turn[0] = (end >> 10) << 12 | 2;
+	assert_true(watched_at(now));
+	assert_int_equal(clock_reads, 1);
+	assert_true(watched_at(end + CUA_CS_DRAIN_MAX_NS - 1));
+	assert_false(watched_at(end + CUA_CS_DRAIN_MAX_NS));
+	assert_false(watched_at(end - CUA_CS_AHEAD_NS - 1));
+	h->turn[0] = (end >> 10) << 12;
+	assert_false(watched_at(now));
+	h->turn[0] = (end >> 10) << 12 | (CUA_CS_SLOTS + 1);
+	assert_false(watched_at(now));
+	/* A device without a limit of this process's (the unit's limit is on device 0 only). */
+	h->turn[0] = 0;
+	h->turn[1] = (end >> 10) << 12 | 2;
+	clock_reads = 0;
+	assert_false(watched_at(now));
+	assert_int_equal(clock_reads, 0);
+	h->turn[1] = 0;
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -551,6 +600,7 @@ int main(void)
 		cmocka_unit_test(a_drain_waits_for_no_slot_with_another_boots_times),
 		cmocka_unit_test(an_exec_takes_back_the_slots_of_the_process_s_past_images),
 		cmocka_unit_test(a_launch_after_a_published_idle_is_not_taken_as_finished),
+		cmocka_unit_test(a_drain_is_watched_only_within_a_turn_and_its_bound),
 	};
 
 	return cmocka_run_group_tests(tests, setup, teardown);
