@@ -302,6 +302,52 @@ PY
     [ -s audited.err ] && fail "$conf: messages: $(head -3 audited.err)"
   done
   ;;
+handler_that_jumps_out_of_any_instruction_of_a_call_leaves_the_threads_later_calls_counted)
+  # A handler that leaves by siglongjmp never gives back what it found on its thread: an
+  # update of the summary's or the trace's per-level records it interrupted kept the
+  # thread's level one higher for good, and after 4 such jumps every later call of the
+  # thread was counted as lost. Jumped out at one instruction boundary after another
+  # (single-stepped), on the thread's stack and on an alternate stack below and above it:
+  # the calls made after each jump and the handler's own calls are each counted once.
+  [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
+  for conf in stack:both stack:sampled altlow:both althigh:both; do
+    mode=${conf%%:*}
+    rm -f s.json t.json
+    case ${conf#*:} in
+    both) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json") ;;
+    sampled) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_SUMMARY_SAMPLE=4) ;;
+    esac
+    native "$BIN/signal_jump" $mode 3 "$dir/native.runs"
+    # Bound at load: no lazy binding (the loader's own code) stepped through.
+    (export "${vars[@]}" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_jump" $mode 3 "$dir/audited.runs")
+    same_results
+    read -r rounds jumps <audited.runs
+    "$PYTHON" - s.json t.json "$rounds" "$jumps" >counts.txt 2>&1 <<'PY'
+import json, os, sys
+s, t, rounds, jumps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rows = {(a["name"], a["nested"]): (a["calls"], a["errors"]) for a in json.load(open(s))["apis"]}
+print("summary cuDriverGetVersion", rows.get(("cuDriverGetVersion", False)), "want", (rounds, 0))
+print("summary cuDeviceGet", rows.get(("cuDeviceGet", False)), "want", (jumps, jumps))
+ok = (rows.get(("cuDriverGetVersion", False)) == (rounds, 0) and
+      rows.get(("cuDeviceGet", False)) == (jumps, jumps))
+if os.path.exists(t):
+    events = {}
+    for e in json.load(open(t))["traceEvents"]:
+        if e.get("ph") == "X":
+            events[e["name"]] = events.get(e["name"], 0) + 1
+    print("trace", events.get("cuDriverGetVersion", 0), events.get("cuDeviceGet", 0), "want", rounds, jumps)
+    ok = ok and events.get("cuDriverGetVersion", 0) == rounds and events.get("cuDeviceGet", 0) == jumps
+sys.exit(0 if ok else 1)
+PY
+    [ $? = 0 ] && pass "$conf: $jumps jumps, every later call once: $(tr '\n' ';' <counts.txt)" ||
+      fail "$conf: $jumps jumps: $(tr '\n' ';' <counts.txt)"
+    # A call of several hundred instructions, a jump every third.
+    [ "$jumps" -ge 100 ] && pass "$conf: jumped out $jumps times" || fail "$conf: jumped out only $jumps times"
+    [ -s audited.err ] && fail "$conf: messages: $(head -3 audited.err)"
+    grep -E 'summary:|trace:' log.txt 2>/dev/null && fail "$conf: calls reported lost: $(grep -E 'summary:|trace:' log.txt | head -2)"
+    rm -f log.txt
+  done
+  ;;
 failed_exec_then_forked_children_write_their_own_traces)
   # Issue 19, defect 4: the trace's "finished" mark of the failed exec was inherited by
   # every child forked afterwards, whose traces were then never written.
