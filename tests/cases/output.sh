@@ -263,19 +263,23 @@ handler_calls_at_every_instruction_of_a_call_and_of_a_handlers_call_are_each_cou
   # call made after any instruction of a call's wrapper, dispatch or hook update, or of a
   # handler's own call (a handler inside a handler), must land on a record no update in
   # progress holds. Single-stepped with the trap flag, so every boundary is hit, not a few
-  # random ones: each configuration's counts are exact and no call is lost.
+  # random ones: each configuration's counts are exact and no call is lost. althigh: the
+  # handler on an alternate stack above the thread's, where its calls lie above the code
+  # it interrupted: a handler still running must never be taken for one a jump left.
   [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
   n=3
   native "$BIN/signal_step" $n "$dir/native.runs"
-  for conf in exact sampled both; do
+  for conf in exact sampled both althigh; do
     rm -f s.json t.json
+    where=()
     case $conf in
     exact) vars=(CUAUDIT_SUMMARY="$dir/s.json") ;;
     sampled) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_SUMMARY_SAMPLE=4) ;;
     both) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json") ;;
+    althigh) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json") where=(althigh) ;;
     esac
     # Bound at load: no lazy binding (the loader's own code) stepped through.
-    (export "${vars[@]}" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_step" $n "$dir/audited.runs")
+    (export "${vars[@]}" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_step" $n "$dir/audited.runs" "${where[@]}")
     same_results
     read -r made runs <audited.runs
     "$PYTHON" - s.json t.json "$made" "$runs" >counts.txt 2>&1 <<'PY'
