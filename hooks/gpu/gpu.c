@@ -63,9 +63,10 @@ struct rec {
 	const char *name;
 	void *stream_key;
 	/* The call that took it, for its own thread to tell whether a signal handler jumped out
-	   of it (left_call): where its record lay on that thread's stack, and how many
-	   handlers the thread had begun by then. 0: an anchor. */
-	uintptr_t frame;
+	   of it (left_call): where its record lay on that thread's stack (the address's low 32
+	   bits: a thread's stack spans less than 2 GiB, and the record stays 96 bytes), and how
+	   many handlers the thread had begun by then. An anchor has tid 0. */
+	uint32_t frame;
 	uint32_t sig_serial;
 	uint32_t id;
 	uint8_t op, state;
@@ -731,21 +732,40 @@ static int left_call(const struct rec *r, uintptr_t here)
 {
 	unsigned n;
 
-	if (!here || !r->frame || r->tid != cua_thread_id_fast())
+	if (!here || !r->tid || r->tid != cua_thread_id_fast())
 		return 0;
 	n = cua_sig_settle(here);
 	if (n > CUA_SIG_FRAMES || (n && (int32_t)(cua_self.sig[n - 1].serial - r->sig_serial) > 0))
 		return 0;
-	return here + CALL_FRAME_SLACK >= r->frame;
+	return (int32_t)((uint32_t)here - r->frame) + (int32_t)CALL_FRAME_SLACK >= 0;
+}
+
+/* The record at the tail, still in its call, when its call was abandoned (left_call):
+   counted untimed, since whether its work ran is not known, and the next call on its
+   stream does not start where it ends. 1: it was, and the harvest moves on. Lock held. */
+static CUA_COLD int give_up_tail(struct gctx *g, uintptr_t here)
+{
+	struct rec *r = &g->ring[g->tail % POOL];
+	struct stream_slot *s;
+
+	if (r->seq != g->tail || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != R_IN_CALL ||
+	    !left_call(r, here))
+		return 0;
+	count_untimed(CUA_GPU_LOST);
+	s = stream_of(g, r->stream_key);
+	if (s && s->last_seq == r->seq)
+		s->last_seq = 0;
+	r->state = R_FREE;
+	g->tail++;
+	return 1;
 }
 
 /* One record at the tail: 1 harvested (or dropped), 0 not done yet, -1 the pool's context
-   is gone (the record stays, for drop to count). Lock held; here: the calling thread's
-   own timed call, whose record lies there on its stack (0: none). A timed
+   is gone (the record stays, for drop to count). Lock held. A timed
    record costs one driver call when done (its end's elapsed time from the reference, which
    says "not ready" where a query would), and one while not done: the elapsed-time call is
    the query (a query and an elapsed time per record would cost two). */
-static int harvest_one(struct gctx *g, CUresult (*query)(CUevent), uintptr_t here)
+static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 {
 	struct rec *r = &g->ring[g->tail % POOL];
 	unsigned slot = (unsigned)(g->tail % POOL);
@@ -757,17 +777,6 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent), uintptr_t her
 	/* Written by the call's exit without the lock: its fields before its state. */
 	uint8_t st = r->seq == g->tail ? __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) : R_IN_CALL;
 
-	if (st == R_IN_CALL && r->seq == g->tail && left_call(r, here)) {
-		/* Whether its work ran is not known: counted untimed, and the next call on its
-		   stream does not start where it ends. */
-		count_untimed(CUA_GPU_LOST);
-		s = stream_of(g, r->stream_key);
-		if (s && s->last_seq == r->seq)
-			s->last_seq = 0;
-		r->state = R_FREE;
-		g->tail++;
-		return 1;
-	}
 	if (st == R_IN_CALL)
 		return 0;
 	if (st == R_VOID) {
@@ -818,8 +827,9 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent), uintptr_t her
 	return 1;
 }
 
-/* Harvests up to max completed records in order; never waits. Lock held; here as for
-   harvest_one. */
+/* Harvests up to max completed records in order; never waits. Lock held; here: the
+   calling thread's own timed call, whose record lies there on its stack (0: none), to
+   give up a record of its thread at the tail whose call it has left (give_up_tail). */
 static void harvest(struct gctx *g, unsigned max, uintptr_t here)
 {
 	CUresult (*query)(CUevent) = REAL(cuEventQuery);
@@ -834,7 +844,7 @@ static void harvest(struct gctx *g, unsigned max, uintptr_t here)
 	if (!query || (relaxed = relax(&mode)) < 0)
 		return;
 	for (unsigned i = 0; i < max && g->tail < g->head; i++)
-		if ((r = harvest_one(g, query, here)) <= 0)
+		if ((r = harvest_one(g, query)) <= 0 && (r < 0 || !here || !give_up_tail(g, here)))
 			break;
 	unrelax(relaxed, &mode);
 	if (r < 0) {
@@ -846,7 +856,7 @@ static void harvest(struct gctx *g, unsigned max, uintptr_t here)
 /* A free slot, or 0 when the pool is full; the reference event's slot stays in use.
    frame: where the call's record lies on its thread's stack (left_call); 0 for an
    anchor. */
-static uint64_t take_slot(struct gctx *g, uintptr_t frame)
+static uint64_t take_slot(struct gctx *g, uintptr_t frame, uint64_t tid)
 {
 	uint64_t seq;
 
@@ -855,8 +865,8 @@ static uint64_t take_slot(struct gctx *g, uintptr_t frame)
 	seq = g->head++;
 	g->ring[seq % POOL] = (struct rec){ .seq = seq, .state = R_IN_CALL };
 	if (frame) {
-		g->ring[seq % POOL].frame = frame;
-		g->ring[seq % POOL].tid = cua_thread_id_fast();
+		g->ring[seq % POOL].frame = (uint32_t)frame;
+		g->ring[seq % POOL].tid = tid;
 		g->ring[seq % POOL].sig_serial = cua_self.sig_serial;
 	}
 	return seq;
@@ -873,7 +883,7 @@ static void anchor(struct gctx *g, uint64_t now)
 
 	if (!g->head)
 		g->head = g->tail = 1;
-	seq = take_slot(g, 0);
+	seq = take_slot(g, 0, 0);
 	if (!seq)
 		return;
 	r = &g->ring[seq % POOL];
@@ -1069,7 +1079,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		}
 	}
 	s = stream_of(g, stream_key(w.stream, w.flavour, &handle));
-	seq = s ? take_slot(g, (uintptr_t)c) : 0;
+	seq = s ? take_slot(g, (uintptr_t)c, c->thread_id) : 0;
 	if (!seq) {
 		/* Untimed work goes on the stream: the next record cannot start where the last
 		   timed one ended. */
@@ -1166,14 +1176,6 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	g = &ctxs[(u >> USER_CTX_SHIFT) - 1];
 	seq = u & ((1ull << USER_CTX_SHIFT) - 1);
 	r = &g->ring[seq % POOL];
-	/* Taken for abandoned by its own thread (left_call), and counted: only a handler
-	   that left its thread's stack without returning makes that happen to a call that
-	   then ends. */
-	if (CUA_UNLIKELY(r->seq != seq || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != R_IN_CALL)) {
-		if (err)
-			*err = saved;
-		return;
-	}
 	r->t_after = cua_clock_ns();
 	/* The call's own times bound when its work reached the GPU: the dispatch's start read
 	   is the last moment before the call into the driver (after every enter callback and
@@ -1198,7 +1200,6 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	}
 	if (ok) {
 		r->corr = c->correlation_id;
-		r->tid = c->thread_id;
 		r->id = c->id;
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
 	} else {
