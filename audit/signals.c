@@ -53,8 +53,8 @@ int cua_signals_open_libc(struct link_map *map)
 
 /* What a handler finds on its thread it puts back when it returns: the call depth, the
    level word, the handlers running. One that never returns (siglongjmp) is told apart by
-   its frame (cua_sig_settle): the thread's next update below the levels' fast test, or
-   GPU timing's look at a call it left, forgets it then. While it runs the level word
+   its frame (cua_sig_settle): the thread's next update from above that frame, or GPU
+   timing's look at a call it left, forgets it then. While it runs the level word
    carries CUA_LEVEL_HANDLER, so that its updates, and the thread's after a jump out of it,
    ask where they stand (cua_level_resolve); the calls of a thread that runs no handler
    pay nothing. */
