@@ -2,6 +2,7 @@
 /* audit/signals.c: signal handlers the program installs run as calls of their own, not nested in the call they interrupt. */
 #include <signal.h>
 #include <string.h>
+#include <ucontext.h>
 #include "dispatch.h"
 #include "signals.h"
 #include "symtab.h"
@@ -11,9 +12,10 @@
    not the program's own call for the summary's outer rows, for
    `--error-exitcode`, for the kernel table. So the handlers the program installs through its
    C library's sigaction and signal are run by a trampoline that saves the depth, sets it to
-   0 for the handler, and puts it back. Bindings are redirected only when they resolved to
-   the C library's own function (as for exec). Handlers installed by raw system calls, or by
-   code bound before the module saw the binding, stay as they are. */
+   0 for the handler, and puts it back (with the level word, and what a handler that
+   jumps out instead leaves behind: run_handler). Bindings are redirected only when they
+   resolved to the C library's own function (as for exec). Handlers installed by raw system
+   calls, or by code bound before the module saw the binding, stay as they are. */
 #define MAX_SIG 65
 
 typedef int (*sigaction_fn)(int, const struct sigaction *, struct sigaction *);
@@ -49,21 +51,62 @@ int cua_signals_open_libc(struct link_map *map)
 	return real_sigaction && real_signal;
 }
 
-static void trampoline(int sig, siginfo_t *info, void *uc)
+/* What a handler finds on its thread it puts back when it returns: the call depth, the
+   level word, the handlers running. One that never returns (siglongjmp) is told apart by
+   its frame (cua_sig_settle): the thread's next update from above that frame, or GPU
+   timing's look at a call it left, forgets it then. While it runs the level word
+   carries CUA_LEVEL_HANDLER, so that its updates, and the thread's after a jump out of it,
+   ask where they stand (cua_level_resolve); the calls of a thread that runs no handler
+   pay nothing. */
+static void run_handler(int sig, siginfo_t *info, void *uc, uintptr_t frame)
 {
 	uint16_t depth = cua_self.depth;
+	uint32_t level = cua_self.level, n = cua_self.sig_n;
 	handler_fn h = (handler_fn)__atomic_load_n(&handler[sig], __ATOMIC_ACQUIRE);
 
+	if (n < CUA_SIG_FRAMES) {
+		struct cua_sig_frame *f = &cua_self.sig[n];
+		const stack_t *alt = uc ? &((const ucontext_t *)uc)->uc_stack : NULL;
+
+		/* Taken before it is filled: a handler landing in between takes the next one. */
+		cua_self.sig_n = n + 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		f->frame = frame;
+		f->lo = 0;
+		f->hi = UINTPTR_MAX;
+		/* The kernel saved the thread's alternate stack in the context: a handler
+		   running on it has its frames there. */
+		if (alt && !(alt->ss_flags & SS_DISABLE) && frame >= (uintptr_t)alt->ss_sp &&
+		    frame - (uintptr_t)alt->ss_sp < alt->ss_size) {
+			f->lo = (uintptr_t)alt->ss_sp;
+			f->hi = f->lo + alt->ss_size;
+		}
+		f->level = level;
+		f->serial = ++cua_self.sig_serial;
+	} else {
+		cua_self.sig_n = CUA_SIG_FRAMES + 1;
+	}
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	cua_self.level = level | CUA_LEVEL_HANDLER;
 	cua_self.depth = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	h(sig, info, uc);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	cua_self.depth = depth;
+	cua_self.level = level;
+	cua_self.sig_n = n;
 }
 
+static void trampoline(int sig, siginfo_t *info, void *uc)
+{
+	run_handler(sig, info, uc, (uintptr_t)__builtin_frame_address(0));
+}
+
+/* Without SA_SIGINFO no context is promised: where the handler runs on the alternate
+   stack it is still found left once code runs above its frame. */
 static void trampoline_plain(int sig)
 {
-	trampoline(sig, NULL, NULL);
+	run_handler(sig, NULL, NULL, (uintptr_t)__builtin_frame_address(0));
 }
 
 static int is_function(uintptr_t h)

@@ -90,3 +90,57 @@ const char *cua_process_host(void)
 		memcpy(host, "unknown", 8);
 	return host;
 }
+
+/* A handler is left when code runs above its trampoline's frame, or off the stack it runs
+   on: its own frames, and those of handlers inside it on the same stack, are all below
+   that frame on that stack (a handler on the alternate stack may lie above the code it
+   interrupted, so the interrupted code's place would not do). A handler still running is
+   never taken for left; one left by a jump to code deeper in the stack than its frame is
+   taken for running until the thread's code passes above it. */
+static int left(const struct cua_sig_frame *f, uintptr_t here)
+{
+	return here > f->frame || here < f->lo || here >= f->hi;
+}
+
+/* Drops the handlers code at here has left, newest first (an older one still running
+   keeps every newer one's state apart). 1, and *base the level word at here, when some
+   were dropped: the one the newest still running set for its own code (none: 0), since
+   an update in progress below here would be one a handler still running interrupted. */
+static int drop_left(uintptr_t here, unsigned *base)
+{
+	unsigned n = cua_self.sig_n, k = n;
+
+	if (n > CUA_SIG_FRAMES)
+		return 0;
+	while (k > 0 && left(&cua_self.sig[k - 1], here))
+		k--;
+	if (k == n)
+		return 0;
+	*base = k ? cua_self.sig[k - 1].level | CUA_LEVEL_HANDLER : 0;
+	cua_self.sig_n = k;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	return 1;
+}
+
+unsigned cua_sig_settle(uintptr_t here)
+{
+	unsigned base;
+
+	if (drop_left(here, &base)) {
+		cua_self.level = base;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	return cua_self.sig_n;
+}
+
+CUA_COLD unsigned cua_level_resolve(unsigned *l)
+{
+	unsigned base;
+
+	if (drop_left((uintptr_t)__builtin_frame_address(0), &base)) {
+		*l = base;
+		cua_self.level = base + 1;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	return *l & ~CUA_LEVEL_HANDLER;
+}

@@ -34,6 +34,21 @@ int cua_process_image_is_own(void);
 /* Depth of cua_thread.entry_stack: a power of two, more than the signal handlers that can
    nest inside the few instructions between an island's push and its wrapper's pop. */
 #define CUA_ENTRY_STACK 16
+/* Handlers kept per thread (cua_thread.sig). */
+#define CUA_SIG_FRAMES 4
+/* Set in the level word while a handler the trampoline ran is on the thread, or was left
+   by a jump not yet seen: every update then misses the levels' fast test and asks
+   cua_level_resolve for its level. Far above any real level. */
+#define CUA_LEVEL_HANDLER (1u << 16)
+/* A signal handler running on the thread: its frames all lie below the trampoline's frame
+   and on the stack it runs on, so code found above that frame or off that stack has left
+   it (docs/design.md, "Signal handlers"). */
+struct cua_sig_frame {
+	uintptr_t frame;  /* the trampoline's frame */
+	uintptr_t lo, hi; /* its stack: the alternate signal stack, or the whole address space */
+	uint32_t level;   /* the level word it found, and puts back when it returns */
+	uint32_t serial;  /* cua_thread.sig_serial when it began */
+};
 /* The calling thread's identity: its serial, call counter and depth, and its kernel id
    cached with the pid it was read in. */
 struct cua_thread {
@@ -65,6 +80,12 @@ struct cua_thread {
 	   summary's statistics): beside the level, so that the counter path finds both from one
 	   offset. */
 	void *level_rec[CUA_LEVELS];
+	/* The signal handlers the trampoline ran on this thread that have not returned
+	   (audit/signals.c), oldest first: sig_n of them, or CUA_SIG_FRAMES + 1 when more were
+	   running than sig[] holds (then none is forgotten until they return). sig_serial
+	   counts the handlers run, to tell one begun after a given moment. */
+	uint32_t sig_n, sig_serial;
+	struct cua_sig_frame sig[CUA_SIG_FRAMES];
 };
 /* Initial-exec: one %fs-relative access instead of a __tls_get_addr call per use. The few
    bytes come from the static TLS surplus the loader keeps for modules like this one. */
@@ -85,6 +106,16 @@ CUA_HOT_INLINE void cua_level_leave(unsigned l)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	cua_self.level = l;
 }
+
+/* An update whose level word l (from cua_level_enter) was past the levels: forgets the
+   handlers a jump has left (cua_sig_settle), rewrites *l to the level word this update
+   runs at (for cua_level_leave) and returns its level (CUA_LEVELS or more: none).
+   Not on the hot path: only in a handler, or after a jump out of one. */
+unsigned cua_level_resolve(unsigned *l);
+/* Forgets the handlers of this thread that code at stack address here has left (a
+   siglongjmp out of them), and puts the level word back to what they found. Returns the
+   handlers still running: sig_n, or more than CUA_SIG_FRAMES when not all are known. */
+unsigned cua_sig_settle(uintptr_t here);
 
 /* A new thread's serial (1, 2, ...), for correlation ids: once per thread, at its first call. */
 uint64_t cua_process_new_thread(void);

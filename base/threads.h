@@ -21,7 +21,9 @@ struct cua_tslot {
    counts how many such updates are in progress (cua_self.level, one count for every keeper:
    0 normally, 1 in a handler that interrupted one, ...), and each keeper has a record per
    level; the report merges them all. A handler restores the count before it returns, so the
-   interrupted thread's plain increment and decrement stay right. Past CUA_LEVELS levels
+   interrupted thread's plain increment and decrement stay right; one that jumps out
+   (siglongjmp) is forgotten at the thread's next update above its frame
+   (cua_level_resolve). Past CUA_LEVELS levels
    (handlers interrupting handlers interrupting handlers) a call is counted as lost
    (CUA_LEVELS, cua_level_enter: base/process.h). */
 

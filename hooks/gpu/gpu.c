@@ -62,6 +62,12 @@ struct rec {
 	uint64_t corr, tid, t_submit, t_after, t_end_rec, bytes;
 	const char *name;
 	void *stream_key;
+	/* The call that took it, for its own thread to tell whether a signal handler jumped out
+	   of it (left_call): where its record lay on that thread's stack (the address's low 32
+	   bits: a thread's stack spans less than 2 GiB, and the record stays 96 bytes), and how
+	   many handlers the thread had begun by then. An anchor has tid 0. */
+	uint32_t frame;
+	uint32_t sig_serial;
 	uint32_t id;
 	uint8_t op, state;
 };
@@ -708,6 +714,52 @@ static int bound(const struct gctx *g, const struct rec *r, int64_t end, int64_t
 	return 0;
 }
 
+/* Where a call record may lie above another of the same thread's calls made from the same
+   place in the program: wrappers' frames differ by less than this. A signal handler's
+   calls lie below the signal frame the kernel pushed, more than 1 KiB on x86-64 and
+   AArch64. */
+#define CALL_FRAME_SLACK 256u
+
+/* A record still in its call whose thread has left that call: a signal handler jumped
+   out of it (siglongjmp) between its enter and exit callbacks, which no exit will now
+   mark. Only its own thread can tell, at a later timed call whose record lies at here:
+   no handler begun since the call began is still running (cua_sig_settle first forgets
+   those a jump has left), and here lies at or above the call's record, so that call's
+   frame is gone. A call still in progress is never taken for left: a handler the
+   trampoline runs inside it is counted, and any other handler's calls lie below it on the
+   same stack; one left for code deeper in the stack waits for a call from higher up. */
+static int left_call(const struct rec *r, uintptr_t here)
+{
+	unsigned n;
+
+	if (!here || !r->tid || r->tid != cua_thread_id_fast())
+		return 0;
+	n = cua_sig_settle(here);
+	if (n > CUA_SIG_FRAMES || (n && (int32_t)(cua_self.sig[n - 1].serial - r->sig_serial) > 0))
+		return 0;
+	return (int32_t)((uint32_t)here - r->frame) + (int32_t)CALL_FRAME_SLACK >= 0;
+}
+
+/* The record at the tail, still in its call, when its call was abandoned (left_call):
+   counted untimed, since whether its work ran is not known, and the next call on its
+   stream does not start where it ends. 1: it was, and the harvest moves on. Lock held. */
+static CUA_COLD int give_up_tail(struct gctx *g, uintptr_t here)
+{
+	struct rec *r = &g->ring[g->tail % POOL];
+	struct stream_slot *s;
+
+	if (r->seq != g->tail || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != R_IN_CALL ||
+	    !left_call(r, here))
+		return 0;
+	count_untimed(CUA_GPU_LOST);
+	s = stream_of(g, r->stream_key);
+	if (s && s->last_seq == r->seq)
+		s->last_seq = 0;
+	r->state = R_FREE;
+	g->tail++;
+	return 1;
+}
+
 /* One record at the tail: 1 harvested (or dropped), 0 not done yet, -1 the pool's context
    is gone (the record stays, for drop to count). Lock held. A timed
    record costs one driver call when done (its end's elapsed time from the reference, which
@@ -775,8 +827,10 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 	return 1;
 }
 
-/* Harvests up to max completed records in order; never waits. Lock held. */
-static void harvest(struct gctx *g, unsigned max)
+/* Harvests up to max completed records in order; never waits. Lock held; here: the
+   calling thread's own timed call, whose record lies there on its stack (0: none), to
+   give up a record of its thread at the tail whose call it has left (give_up_tail). */
+static void harvest(struct gctx *g, unsigned max, uintptr_t here)
 {
 	CUresult (*query)(CUevent) = REAL(cuEventQuery);
 	CUstreamCaptureMode mode;
@@ -790,7 +844,7 @@ static void harvest(struct gctx *g, unsigned max)
 	if (!query || (relaxed = relax(&mode)) < 0)
 		return;
 	for (unsigned i = 0; i < max && g->tail < g->head; i++)
-		if ((r = harvest_one(g, query)) <= 0)
+		if ((r = harvest_one(g, query)) <= 0 && (r < 0 || !here || !give_up_tail(g, here)))
 			break;
 	unrelax(relaxed, &mode);
 	if (r < 0) {
@@ -799,8 +853,10 @@ static void harvest(struct gctx *g, unsigned max)
 	}
 }
 
-/* A free slot, or 0 when the pool is full; the reference event's slot stays in use. */
-static uint64_t take_slot(struct gctx *g)
+/* A free slot, or 0 when the pool is full; the reference event's slot stays in use.
+   frame: where the call's record lies on its thread's stack (left_call); 0 for an
+   anchor. */
+static uint64_t take_slot(struct gctx *g, uintptr_t frame, uint64_t tid)
 {
 	uint64_t seq;
 
@@ -808,6 +864,11 @@ static uint64_t take_slot(struct gctx *g)
 		return 0;
 	seq = g->head++;
 	g->ring[seq % POOL] = (struct rec){ .seq = seq, .state = R_IN_CALL };
+	if (frame) {
+		g->ring[seq % POOL].frame = (uint32_t)frame;
+		g->ring[seq % POOL].tid = tid;
+		g->ring[seq % POOL].sig_serial = cua_self.sig_serial;
+	}
 	return seq;
 }
 
@@ -822,7 +883,7 @@ static void anchor(struct gctx *g, uint64_t now)
 
 	if (!g->head)
 		g->head = g->tail = 1;
-	seq = take_slot(g);
+	seq = take_slot(g, 0, 0);
 	if (!seq)
 		return;
 	r = &g->ring[seq % POOL];
@@ -999,7 +1060,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 				for (unsigned i = 0; i < STREAMS; i++)
 					g->streams[i].last_seq = 0;
 			if (++g->calls % HARVEST_EVERY == 0 || g->head - g->tail > POOL / 2)
-				harvest(g, HARVEST_PER_CALL);
+				harvest(g, HARVEST_PER_CALL, (uintptr_t)c);
 			if (now - g->last_anchor > ANCHOR_EVERY_NS) {
 				CUstreamCaptureMode mode;
 				int relaxed = relax(&mode);
@@ -1018,7 +1079,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		}
 	}
 	s = stream_of(g, stream_key(w.stream, w.flavour, &handle));
-	seq = s ? take_slot(g) : 0;
+	seq = s ? take_slot(g, (uintptr_t)c, c->thread_id) : 0;
 	if (!seq) {
 		/* Untimed work goes on the stream: the next record cannot start where the last
 		   timed one ended. */
@@ -1139,7 +1200,6 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 	}
 	if (ok) {
 		r->corr = c->correlation_id;
-		r->tid = c->thread_id;
 		r->id = c->id;
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
 	} else {
@@ -1208,7 +1268,7 @@ void cua_gpu_drain(void)
 			now = cua_clock_ns();
 			if (drained(g) || !lock_within(&g->lock, deadline > now ? deadline - now : 0))
 				continue;
-			harvest(g, POOL);
+			harvest(g, POOL, 0);
 			pending |= g->tail < g->head;
 			unlock(&g->lock);
 		}
@@ -1240,7 +1300,7 @@ uint64_t cua_gpu_poll(void)
 			pending |= bit;
 			continue;
 		}
-		harvest(g, HARVEST_PER_CALL);
+		harvest(g, HARVEST_PER_CALL, 0);
 		if (g->tail < g->head)
 			pending |= bit;
 		unlock(&g->lock);

@@ -31,7 +31,8 @@ enum cua_gpu_untimed {
 	CUA_GPU_POOL_FULL = 0, /* every event of its context's pool was in flight */
 	CUA_GPU_CAPTURING,     /* its stream was capturing a graph: the graph launch is timed */
 	CUA_GPU_NO_CONTEXT,    /* no current context when it was made */
-	CUA_GPU_LOST,          /* the driver refused an event call (a destroyed context, a fault) */
+	CUA_GPU_LOST,          /* the driver refused an event call (a destroyed context, a fault),
+				  or a signal handler jumped out of the call */
 	CUA_GPU_UNFINISHED,    /* still running at exit, after the bounded wait */
 	CUA_GPU_BUSY,          /* the timing's lock was held by its own thread (a signal handler's
 				  call, or exit, inside the hook) or by another one too long */

@@ -232,11 +232,14 @@ static void summary_update(const struct cuaudit_call *c, unsigned l)
 
 static void summary_exit(const struct cuaudit_call *c, void *ctx)
 {
-	unsigned l = cua_level_enter();
+	unsigned l = cua_level_enter(), r = l;
 
 	(void)ctx;
-	if (CUA_LIKELY(l < CUA_LEVELS))
-		summary_update(c, l);
+	/* In a signal handler, or after a jump out of one: the level it stands at. */
+	if (CUA_UNLIKELY(l >= CUA_LEVELS))
+		r = cua_level_resolve(&l);
+	if (CUA_LIKELY(r < CUA_LEVELS))
+		summary_update(c, r);
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 	cua_level_leave(l);
@@ -320,12 +323,14 @@ static inline int sample_this(struct cua_stat *s)
 static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
 					uint64_t t_exit, uint64_t result)
 {
-	unsigned l = cua_level_enter();
+	unsigned l = cua_level_enter(), r = l;
 	struct tstats *t;
 	struct cua_stat *s;
 	int err = cua_failed(id, (int)result);
 
-	if (l < CUA_LEVELS && (t = thread_stats(l)) != NULL && (s = stat_of(t, depth != 0, id)) != NULL) {
+	if (l >= CUA_LEVELS)
+		r = cua_level_resolve(&l);
+	if (r < CUA_LEVELS && (t = thread_stats(r)) != NULL && (s = stat_of(t, depth != 0, id)) != NULL) {
 		if (t_exit) {
 			cua_sampler_note(s, ns);
 			cua_stats_add(s, ns, err, binding);
@@ -333,12 +338,12 @@ static CUA_COLD void sampled_count_slow(unsigned id, unsigned depth, unsigned bi
 			cua_stats_count(s, err, binding);
 		if (CUA_UNLIKELY(cua_nvtx_calls_on) && depth == 0)
 			cua_nvtx_call(ns, t_exit != 0);
-		if (l == 0)
+		if (r == 0)
 			t->skip[id][depth != 0] = !sample_this(s);
-	} else if (l >= CUA_LEVELS) {
+	} else if (r >= CUA_LEVELS) {
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 	}
-	if (CUA_UNLIKELY(!cua_provenance_known) && depth == 0 && l < CUA_LEVELS)
+	if (CUA_UNLIKELY(!cua_provenance_known) && depth == 0 && r < CUA_LEVELS)
 		cua_provenance_poll();
 	if (t_exit && CUA_UNLIKELY(t_exit >= __atomic_load_n(&next_snapshot, __ATOMIC_RELAXED)))
 		snapshot_due(t_exit);

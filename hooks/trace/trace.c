@@ -641,11 +641,14 @@ static void trace_exit(const struct cuaudit_call *c, void *ctx)
 {
 	/* A signal handler's calls that interrupted an append go to the next level's buffer
 	   (base/threads.h), whole. */
-	unsigned l = cua_level_enter();
+	unsigned l = cua_level_enter(), r = l;
 
 	(void)ctx;
-	if (CUA_LIKELY(l < CUA_LEVELS))
-		trace_append(c, l);
+	/* In a signal handler, or after a jump out of one: the level it stands at. */
+	if (CUA_UNLIKELY(l >= CUA_LEVELS))
+		r = cua_level_resolve(&l);
+	if (CUA_LIKELY(r < CUA_LEVELS))
+		trace_append(c, r);
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 	cua_level_leave(l);
@@ -687,10 +690,12 @@ static void nvtx_append(uint64_t t0, uint64_t t1, int level, const char *name, c
 
 static void trace_nvtx(uint64_t t0, uint64_t t1, int level, const char *name, const char *domain)
 {
-	unsigned l = cua_level_enter();
+	unsigned l = cua_level_enter(), r = l;
 
-	if (CUA_LIKELY(l < CUA_LEVELS))
-		nvtx_append(t0, t1, level, name, domain, l);
+	if (CUA_UNLIKELY(l >= CUA_LEVELS))
+		r = cua_level_resolve(&l);
+	if (CUA_LIKELY(r < CUA_LEVELS))
+		nvtx_append(t0, t1, level, name, domain, r);
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 	cua_level_leave(l);

@@ -3,8 +3,10 @@
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <pthread.h>
+#include <setjmp.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -43,6 +45,64 @@ static void copy_handler(int sig)
 	(void)sig;
 	say(cuMemcpyHtoDAsync_v2(dev, host, sizeof(host), NULL) == CUDA_SUCCESS ? "handler: copy 0\n"
 										  : "handler: copy failed\n");
+}
+
+/* jump: the handler jumps out of whatever call its thread was in. */
+static sigjmp_buf jump_env;
+
+static void jump_handler(int sig)
+{
+	(void)sig;
+	siglongjmp(jump_env, 1);
+}
+
+/* Not in any header: what one block of a kernel's grid lasts on the mock GPU. */
+CUresult cuMockKernelUnitNs(unsigned long long ns);
+
+static void launch_or_jump(int i)
+{
+	if (sigsetjmp(jump_env, 1) == 0)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	else
+		printf("launch %d: jumped out\n", i);
+}
+
+/* nest: the handler makes 20 launches inside the launch it interrupted, on an alternate
+   stack above the thread's own (a thread whose stack is in the program's data), and
+   returns. */
+static char low_stack[1 << 20] __attribute__((aligned(4096)));
+static CUcontext nest_ctx;
+
+static void launches_handler(int sig)
+{
+	(void)sig;
+	for (int i = 0; i < 20; i++)
+		if (launch(NULL, 1) != CUDA_SUCCESS)
+			_exit(6);
+	say("handler: 20 launches\n");
+}
+
+static void *nest_thread(void *arg)
+{
+	struct sigaction sa;
+	stack_t alt = { .ss_size = 1 << 18 };
+
+	(void)arg;
+	alt.ss_sp = mmap(NULL, alt.ss_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+			 0);
+	CHECK(alt.ss_sp != MAP_FAILED);
+	CHECK((uintptr_t)alt.ss_sp > (uintptr_t)low_stack);
+	CHECK(sigaltstack(&alt, NULL) == 0);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = launches_handler;
+	sa.sa_flags = SA_ONSTACK;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR2, &sa, NULL) == 0);
+	CHECK(cuCtxSetCurrent(nest_ctx) == CUDA_SUCCESS);
+	CHECK(cuMockKernelUnitNs(1000) == CUDA_SUCCESS);
+	for (int i = 0; i < 101; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	return NULL;
 }
 
 static void sleep_ms(long ms)
@@ -173,6 +233,22 @@ int main(int argc, char **argv)
 		signal(SIGUSR1, copy_handler);
 		for (int i = 0; i < 3; i++)
 			CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	} else if (strcmp(mode, "jump") == 0) {
+		/* The first launch raises SIGUSR2 inside the driver (MOCK_TRIP), whose handler
+		   jumps out of it; 2000 launches of 1 us follow, from the same place. */
+		signal(SIGUSR2, jump_handler);
+		CHECK(cuMockKernelUnitNs(1000) == CUDA_SUCCESS);
+		for (int i = 0; i < 2001; i++)
+			launch_or_jump(i);
+	} else if (strcmp(mode, "nest") == 0) {
+		pthread_attr_t a;
+		pthread_t t;
+
+		nest_ctx = ctx;
+		CHECK(pthread_attr_init(&a) == 0);
+		CHECK(pthread_attr_setstack(&a, low_stack, sizeof(low_stack)) == 0);
+		CHECK(pthread_create(&t, &a, nest_thread, NULL) == 0);
+		CHECK(pthread_join(t, NULL) == 0);
 	} else if (strcmp(mode, "fork") == 0) {
 		rc = fork_inside();
 	} else if (strcmp(mode, "reset") == 0) {

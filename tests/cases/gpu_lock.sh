@@ -100,6 +100,33 @@ gpu_time_launches_during_and_after_an_abandoned_capture_are_timed)
   expect_out '^end capture -> 0$'
   gpu_check s.json 'timed == 20 and not untimed'
   ;;
+gpu_time_launches_after_one_a_signal_handler_jumped_out_of_are_timed)
+  # A handler jumps out of the first launch (siglongjmp) after the hook took its record:
+  # no exit callback marks it, and the in-order harvest stopped there for good (every
+  # later launch pool_full or unfinished). The thread's next harvest finds the record's
+  # call left: it is counted lost and the 2000 launches after it are timed.
+  timeout -s KILL 20 env MOCK_TRIP=cuLaunchKernel:1:raise=12 "$BIN/gpu_lock" jump >native.out 2>native.err; echo $? >native.rc
+  run_gpu 20 jump MOCK_TRIP=cuLaunchKernel:1:raise=12
+  echo $rc >audited.rc
+  same_results
+  expect_rc 0
+  expect_out '^launch 0: jumped out$'
+  gpu_check s.json 'timed == 2000 and untimed == {"lost": 1}'
+  ;;
+gpu_time_a_launch_a_signal_handler_interrupted_and_returned_to_is_timed)
+  # The other side of the rule above: a launch a handler interrupts is still in its call,
+  # and the handler's own 20 launches harvest the pool with its record at the tail. The
+  # handler runs on an alternate stack above the thread's, so its calls lie above the
+  # interrupted one: only the count of handlers begun tells that the call is not left.
+  # Every launch is timed, none counted lost.
+  timeout -s KILL 20 env MOCK_TRIP=cuLaunchKernel:1:raise=12 "$BIN/gpu_lock" nest >native.out 2>native.err; echo $? >native.rc
+  run_gpu 20 nest MOCK_TRIP=cuLaunchKernel:1:raise=12
+  echo $rc >audited.rc
+  same_results
+  expect_rc 0
+  expect_out '^handler: 20 launches$'
+  gpu_check s.json 'timed == 121 and not untimed'
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]

@@ -263,19 +263,23 @@ handler_calls_at_every_instruction_of_a_call_and_of_a_handlers_call_are_each_cou
   # call made after any instruction of a call's wrapper, dispatch or hook update, or of a
   # handler's own call (a handler inside a handler), must land on a record no update in
   # progress holds. Single-stepped with the trap flag, so every boundary is hit, not a few
-  # random ones: each configuration's counts are exact and no call is lost.
+  # random ones: each configuration's counts are exact and no call is lost. althigh: the
+  # handler on an alternate stack above the thread's, where its calls lie above the code
+  # it interrupted: a handler still running must never be taken for one a jump left.
   [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
   n=3
   native "$BIN/signal_step" $n "$dir/native.runs"
-  for conf in exact sampled both; do
+  for conf in exact sampled both althigh; do
     rm -f s.json t.json
+    where=()
     case $conf in
     exact) vars=(CUAUDIT_SUMMARY="$dir/s.json") ;;
     sampled) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_SUMMARY_SAMPLE=4) ;;
     both) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json") ;;
+    althigh) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json") where=(althigh) ;;
     esac
     # Bound at load: no lazy binding (the loader's own code) stepped through.
-    (export "${vars[@]}" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_step" $n "$dir/audited.runs")
+    (export "${vars[@]}" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_step" $n "$dir/audited.runs" "${where[@]}")
     same_results
     read -r made runs <audited.runs
     "$PYTHON" - s.json t.json "$made" "$runs" >counts.txt 2>&1 <<'PY'
@@ -300,6 +304,52 @@ PY
     # Every instruction of 3 calls, and of a handler's call every 256 runs: thousands.
     [ "$runs" -ge 1000 ] && pass "$conf: the handler ran $runs times" || fail "$conf: the handler ran only $runs times"
     [ -s audited.err ] && fail "$conf: messages: $(head -3 audited.err)"
+  done
+  ;;
+handler_that_jumps_out_of_any_instruction_of_a_call_leaves_the_threads_later_calls_counted)
+  # A handler that leaves by siglongjmp never gives back what it found on its thread: an
+  # update of the summary's or the trace's per-level records it interrupted kept the
+  # thread's level one higher for good, and after 4 such jumps every later call of the
+  # thread was counted as lost. Jumped out at one instruction boundary after another
+  # (single-stepped), on the thread's stack and on an alternate stack below and above it:
+  # the calls made after each jump and the handler's own calls are each counted once.
+  [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
+  for conf in stack:both stack:sampled altlow:both althigh:both; do
+    mode=${conf%%:*}
+    rm -f s.json t.json
+    case ${conf#*:} in
+    both) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_TRACE="$dir/t.json") ;;
+    sampled) vars=(CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_SUMMARY_SAMPLE=4) ;;
+    esac
+    native "$BIN/signal_jump" $mode 3 "$dir/native.runs"
+    # Bound at load: no lazy binding (the loader's own code) stepped through.
+    (export "${vars[@]}" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_jump" $mode 3 "$dir/audited.runs")
+    same_results
+    read -r rounds jumps <audited.runs
+    "$PYTHON" - s.json t.json "$rounds" "$jumps" >counts.txt 2>&1 <<'PY'
+import json, os, sys
+s, t, rounds, jumps = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+rows = {(a["name"], a["nested"]): (a["calls"], a["errors"]) for a in json.load(open(s))["apis"]}
+print("summary cuDriverGetVersion", rows.get(("cuDriverGetVersion", False)), "want", (rounds, 0))
+print("summary cuDeviceGet", rows.get(("cuDeviceGet", False)), "want", (jumps, jumps))
+ok = (rows.get(("cuDriverGetVersion", False)) == (rounds, 0) and
+      rows.get(("cuDeviceGet", False)) == (jumps, jumps))
+if os.path.exists(t):
+    events = {}
+    for e in json.load(open(t))["traceEvents"]:
+        if e.get("ph") == "X":
+            events[e["name"]] = events.get(e["name"], 0) + 1
+    print("trace", events.get("cuDriverGetVersion", 0), events.get("cuDeviceGet", 0), "want", rounds, jumps)
+    ok = ok and events.get("cuDriverGetVersion", 0) == rounds and events.get("cuDeviceGet", 0) == jumps
+sys.exit(0 if ok else 1)
+PY
+    [ $? = 0 ] && pass "$conf: $jumps jumps, every later call once: $(tr '\n' ';' <counts.txt)" ||
+      fail "$conf: $jumps jumps: $(tr '\n' ';' <counts.txt)"
+    # A call of several hundred instructions, a jump every third.
+    [ "$jumps" -ge 100 ] && pass "$conf: jumped out $jumps times" || fail "$conf: jumped out only $jumps times"
+    [ -s audited.err ] && fail "$conf: messages: $(head -3 audited.err)"
+    grep -E 'summary:|trace:' log.txt 2>/dev/null && fail "$conf: calls reported lost: $(grep -E 'summary:|trace:' log.txt | head -2)"
+    rm -f log.txt
   done
   ;;
 failed_exec_then_forked_children_write_their_own_traces)
