@@ -35,7 +35,7 @@ int cua_process_image_is_own(void);
    nest inside the few instructions between an island's push and its wrapper's pop. */
 #define CUA_ENTRY_STACK 16
 /* Handlers kept per thread (cua_thread.sig). */
-#define CUA_SIG_FRAMES 4
+#define CUA_SIG_FRAMES 2
 /* Set in the level word while a handler the trampoline ran is on the thread, or was left
    by a jump not yet seen: every update then misses the levels' fast test and asks
    cua_level_resolve for its level. Far above any real level. */

@@ -551,6 +551,20 @@ no_locale_dependent_libc_in_module)
   [ -z "$bad" ] && pass "no locale-dependent, stdio or heap libc calls in libcuaudit.so" || fail "libcuaudit.so calls: $bad"
   [ -s undefined.txt ] && pass "the check saw $(wc -l <undefined.txt) undefined symbols" || fail "nm found nothing"
   ;;
+module_leaves_a_program_room_to_dlopen_a_library_with_1_KiB_of_initial_exec_TLS)
+  # An audit module's initial-exec TLS comes out of the static TLS surplus, the same room a
+  # program's dlopen of a library with initial-exec TLS needs (glibc 2.36 gives about 1.7
+  # KiB; it promises 1152 bytes to such dlopens). Each byte cuaudit takes there is a byte a
+  # working program loses: a dlopen that works natively must still work under cuaudit.
+  memsz=$(readelf -lW "$AUDIT" | awk '$1 == "TLS" { print $6 }')
+  [ -n "$memsz" ] && memsz=$((memsz))
+  [ -n "$memsz" ] && [ "$memsz" -le 384 ] && pass "libcuaudit.so's TLS: $memsz bytes, within its 384" ||
+    fail "libcuaudit.so's TLS is ${memsz:-unknown} bytes: more than the 384 it may take of the surplus"
+  "$BIN/tls_dlopen" "$BIN/libtls_ie_lib.so" >native.txt 2>&1 && pass "natively: $(cat native.txt)" ||
+    fail "natively: $(cat native.txt)"
+  env LD_AUDIT="$AUDIT" CUAUDIT_SUMMARY=stderr "$BIN/tls_dlopen" "$BIN/libtls_ie_lib.so" >audited.txt 2>audited.err &&
+    pass "under cuaudit: $(cat audited.txt)" || fail "under cuaudit: $(cat audited.txt)"
+  ;;
 *)
   fail "unknown case $name"
   ;;
