@@ -215,6 +215,15 @@ static const char *check_head(const struct cua_live_head *h, size_t size, uint64
    alive. A process killed by a signal with its default action (SIGTERM, SIGKILL) runs no
    code at its death: cuaudit installs no handler (that would change the program's own
    behaviour), so the moment of death itself is not recorded; it lies after this. */
+/* Whether call time c (the writer's clock) put on CLOCK_MONOTONIC is after t, as a
+   difference: a time never written (0, a record's first lap: a call given up before its end,
+   or one killed between its number and its start) less a writer's clock ahead wraps to the
+   top, and is before the region's making, never after the reading. */
+static int later(const struct region *r, uint64_t c, uint64_t t)
+{
+	return (int64_t)(on_mono(r, c) - t) > 0;
+}
+
 static uint64_t last_sign(const struct region *r)
 {
 	uint64_t t = r->head.created_ns;
@@ -227,9 +236,9 @@ static uint64_t last_sign(const struct region *r)
 		for (uint32_t k = 0; k < r->head.ncalls; k++) {
 			if (!ring[k].seq)
 				continue;
-			if (on_mono(r, ring[k].t_start) > t)
+			if (later(r, ring[k].t_start, t))
 				t = on_mono(r, ring[k].t_start);
-			if (!cua_live_busy(ring[k].seq) && on_mono(r, ring[k].t_end) > t)
+			if (!cua_live_busy(ring[k].seq) && later(r, ring[k].t_end, t))
 				t = on_mono(r, ring[k].t_end);
 		}
 	}

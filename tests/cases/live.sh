@@ -1019,6 +1019,73 @@ PY
   rm -f "$BLOCK"; wait $pid
   [ ! -s err.txt ] && pass "nothing said" || fail "$(cat err.txt)"
   ;;
+a_dead_process_s_call_stops_at_its_last_sign_of_life_whatever_its_writers_clock)
+  # A dead process's call in flight lasted until its last sign of life (the latest time its
+  # records hold), the same at every reading. Its writer's clock here is 20 s ahead of
+  # CLOCK_MONOTONIC (the test offset; a real TSC clock is ahead or behind by its drift). A
+  # record may hold a time never written (0): the ring's first lap of a call given up (its
+  # thread cancelled in it and its slot taken again: no end) or of a call killed between its
+  # number and its start. Put on the reader's clock, 0 less the writer's lead wrapped to the
+  # top, was taken for the latest sign, and clamped to each reading's now: the dead call's
+  # time grew with every reading, and its death moved on.
+  mkdir -p share
+  start_blocked block CUAUDIT_TEST_CLOCK_OFFSET_MS=20000 CUAUDIT_COMPUTE_LIMIT=100 CUAUDIT_SHARE_DIR="$dir/share"
+  kill -KILL $pid; wait $pid 2>/dev/null; rm -f "$BLOCK"
+  killed=$(date +%s%N)
+  real=$(ls "$L"/$pid-*.live)
+  # read_twice TAG: two readings 1.5 s apart; the elapsed time and the last sign must agree.
+  read_twice() {
+    timeout 20 "$CLI" ps --dir "$L" --json "$pid" >"$1.1" 2>&1; sleep 1.5
+    timeout 20 "$CLI" ps --dir "$L" --json "$pid" >"$1.2" 2>&1
+    "$PYTHON" - "$1.1" "$1.2" "$killed" <<'PY' >chk.txt 2>&1 && pass "$1: $(cat chk.txt)" || fail "$1: $(cat chk.txt)"
+import json, sys
+got = []
+for p in sys.argv[1:3]:
+    d = json.load(open(p))
+    assert d["state"] == "dead", d["state"]
+    f = [f for t in d["threads"] for f in t["in_flight"] if f["name"] == "cuStreamSynchronize"]
+    assert len(f) == 1, d["threads"]
+    got.append((f[0]["elapsed_ns"], d["last_sign_of_life_unix_ns"]))
+(e1, s1), (e2, s2) = got
+# The call's time: a difference of two times on one clock, the same at every reading. The
+# last sign on the wall clock: up to each reading's own clock reads (microseconds, or a
+# preemption between them on a loaded machine), where the defect moved it by the 1.5 s.
+assert abs(e2 - e1) < 1_000_000 and abs(s2 - s1) < 300_000_000, \
+    f"the dead call's time grew: {e1} -> {e2} ns, last sign {s1} -> {s2}"
+assert s1 <= int(sys.argv[3]) + 300_000_000, f"last sign {s1} after the kill {sys.argv[3]}"
+assert e1 < 15_000_000_000, f"elapsed {e1} ns"
+print(f"at least {e1 / 1e9:.3f} s at both readings, last sign before the kill")
+PY
+  }
+  read_twice "as it died"
+  # A record of the blocked call's slot not yet used (the ring's first lap) made a call
+  # given up with no end: its number, the blocked call's start, t_end 0.
+  "$PYTHON" - "$real" <<'PY' >patch.txt 2>&1 || fail "patch: $(cat patch.txt)"
+import struct, sys
+p = sys.argv[1]
+b = bytearray(open(p, "rb").read())
+slot_size, = struct.unpack_from("<Q", b, 32)
+ncalls, = struct.unpack_from("<I", b, 44)
+done = False
+for i in range(128):
+    base = 4096 + i * slot_size + 64
+    if base + ncalls * 144 > len(b):
+        break
+    recs = [base + k * 144 for k in range(ncalls)]
+    busy = [r for r in recs if struct.unpack_from("<I", b, r)[0] & 3 == 2]
+    free = [k for k, r in enumerate(recs) if struct.unpack_from("<I", b, r)[0] == 0]
+    if busy and free:
+        r = recs[free[0]]
+        b[r:r + 144] = b[busy[0]:busy[0] + 144]
+        struct.pack_into("<I", b, r, 4 * free[0] + 3)   # given up
+        struct.pack_into("<Q", b, r + 24, 0)            # t_end: never written
+        done = True
+        break
+assert done, "no slot with a call in flight and a free record"
+open(p, "wb").write(b)
+PY
+  read_twice "with a call given up before its end"
+  ;;
 *)
   fail "unknown case $name"
   ;;
