@@ -554,7 +554,7 @@ no_locale_dependent_libc_in_module)
 module_leaves_a_program_room_to_dlopen_a_library_with_1_KiB_of_initial_exec_TLS)
   # An audit module's initial-exec TLS comes out of the static TLS surplus, the same room a
   # program's dlopen of a library with initial-exec TLS needs (glibc 2.36 gives about 1.7
-  # KiB; it promises 1152 bytes to such dlopens). Each byte cuaudit takes there is a byte a
+  # KiB; its own test of such dlopens counts on 1152 bytes). Each byte cuaudit takes there is a byte a
   # working program loses: a dlopen that works natively must still work under cuaudit.
   memsz=$(readelf -lW "$AUDIT" | awk '$1 == "TLS" { print $6 }')
   [ -n "$memsz" ] && memsz=$((memsz))
