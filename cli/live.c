@@ -473,6 +473,24 @@ static void put_duration(FILE *f, uint64_t ns)
 		fprintf(f, "%lluns", (unsigned long long)ns);
 }
 
+/* A call's GPU time in the history, where GPU timing attached one: " gpu 12.000us", or
+   " gpu <=12.000us" where it is only bounded (the work began on an idle stream). */
+static void put_gpu(const struct cua_live_call *e)
+{
+	uint64_t ns;
+
+	switch (cua_live_gpu_of(e, &ns)) {
+	case 1:
+		fputs(" gpu ", stdout);
+		put_duration(stdout, ns);
+		break;
+	case 2:
+		fputs(" gpu <=", stdout);
+		put_duration(stdout, ns);
+		break;
+	}
+}
+
 /* How long ago a call's time t was. */
 static uint64_t since(const struct region *r, uint64_t t)
 {
@@ -967,6 +985,7 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 			put_duration(stdout, e.t_end >= e.t_start ? e.t_end - e.t_start : 0);
 		else
 			fputs("-", stdout); /* not timed (a region of format 4) */
+		put_gpu(&e);
 		printf(" [%s] %s ", binding_name(e.binding), e.t_end ? "ended" : "started");
 		put_duration(stdout, since(r, e.t_end ? e.t_end : e.t_start));
 		printf(" ago%s\n", e.tid != s->tid ? " (an earlier thread of this slot)" : "");
@@ -1040,6 +1059,7 @@ static void print_json(const struct region *r, unsigned last)
 		done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 		for (unsigned k = 0, shown = 0; shown < last && k < 2ull * r->head.ncalls && k < done; k++) {
 			struct cua_live_call e;
+			uint64_t gpu_ns;
 
 			if (!history_entry(r, s, done - 1 - k, &e))
 				continue;
@@ -1057,6 +1077,16 @@ static void print_json(const struct region *r, unsigned last)
 			printf(",\"tid\":%u,\"depth\":%u,\"binding\":\"%s\",\"result\":", e.tid, e.depth,
 			       binding_name(e.binding));
 			json_str(res);
+			/* GPU timing's measure of its work, where harvested while the record
+			   still held the call: exact, or only its greatest possible value. */
+			switch (cua_live_gpu_of(&e, &gpu_ns)) {
+			case 1:
+				printf(",\"gpu_ns\":%llu", (unsigned long long)gpu_ns);
+				break;
+			case 2:
+				printf(",\"gpu_ns_max\":%llu", (unsigned long long)gpu_ns);
+				break;
+			}
 			if (e.t_end)
 				printf(",\"duration_ns\":%llu,\"ended_ns_ago\":%llu}",
 				       (unsigned long long)(e.t_end >= e.t_start ? e.t_end - e.t_start : 0),

@@ -135,7 +135,9 @@ struct cua_live_call {
 				    it, as every output's) */
 	uint64_t result;         /* once ended */
 	_Alignas(8) unsigned char args[CUA_LIVE_ARGS]; /* the argument struct's first bytes */
-	unsigned char reserved1[8]; /* to 144 bytes */
+	/* GPU timing's measure of the call's work (cua_live_put_gpu), one word: 0, or a writer's
+	   before this field (nothing), or the check of the call it belongs to with the time. */
+	uint64_t gpu;
 };
 
 struct cua_live_slot {
@@ -176,6 +178,41 @@ static inline uint32_t cua_live_seq(uint64_t index, unsigned st)
 static inline int cua_live_busy(uint32_t seq)
 {
 	return ((seq - 1u) & 3u) < 2u;
+}
+
+/* The GPU time of a call's work, attached to its record by GPU timing (hooks/gpu) when it
+   harvests the work, which is after the call returned, on whichever thread harvests: one
+   word, stored at once, so that no reader and no second writer can see half of it. Bits
+   0-39: the duration (ns), exact where bit 63 is set, else its greatest possible value (the
+   work ran on an idle stream and started somewhere inside the call: a bound). Bits 40-62:
+   a check of the record's number when the call ended. A record taken again by a newer call
+   keeps the word, whose check then belongs to another number: the reader shows no GPU time
+   for it. Work longer than 2^40 ns (18 minutes) is attached nowhere. */
+#define CUA_LIVE_GPU_EXACT (1ull << 63)
+#define CUA_LIVE_GPU_NS_MAX ((1ull << 40) - 1)
+static inline uint64_t cua_live_gpu_check(uint32_t seq)
+{
+	return (uint64_t)((seq * 0x9e3779b1u) >> 9) << 40;
+}
+
+/* Attaches a duration to the record that held call 'seq' (its ended number); nothing when
+   the record has been taken again since or the duration does not fit. */
+static inline void cua_live_put_gpu(struct cua_live_call *r, uint32_t seq, uint64_t ns, int exact)
+{
+	if (ns > CUA_LIVE_GPU_NS_MAX || __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) != seq)
+		return;
+	__atomic_store_n(&r->gpu, (exact ? CUA_LIVE_GPU_EXACT : 0) | cua_live_gpu_check(seq) | ns,
+			 __ATOMIC_RELEASE);
+}
+
+/* A record read whole (the reader's copy): 0 without a GPU time of its own call, 1 with an
+   exact one, 2 with a bound (*ns the greatest possible duration). */
+static inline int cua_live_gpu_of(const struct cua_live_call *e, uint64_t *ns)
+{
+	if (!e->gpu || (e->gpu & ~CUA_LIVE_GPU_EXACT & ~CUA_LIVE_GPU_NS_MAX) != cua_live_gpu_check(e->seq))
+		return 0;
+	*ns = e->gpu & CUA_LIVE_GPU_NS_MAX;
+	return e->gpu & CUA_LIVE_GPU_EXACT ? 1 : 2;
 }
 
 /* Pieces of a slot, for writer and reader alike. */
@@ -439,6 +476,33 @@ static inline __attribute__((always_inline)) uint64_t cua_live_begin(unsigned id
 	took->t_start = t_start;
 	__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELEASE);
 	return t_start;
+}
+
+/* The record of this thread's call of 'id' that began at t_start (the time cua_live_begin
+   returned) and has ended, with its ended number in *seq; NULL when there is none any more.
+   Searched back from the slot's newest record over the calls a call makes inside it
+   (a runtime launch makes a few driver calls): for a hook's exit, off the dispatch's path. */
+#define CUA_LIVE_FIND_BACK 16u
+static inline struct cua_live_call *cua_live_find_ended(unsigned id, uint64_t t_start, uint64_t pid,
+							uint32_t *seq)
+{
+	struct cua_live_slot *s = cua_live_me.slot;
+	uint64_t done;
+
+	if (!cua_live_on || !s || cua_live_me.pid != pid)
+		return NULL;
+	done = __atomic_load_n(&s->done, __ATOMIC_RELAXED);
+	for (uint64_t k = 1; k <= CUA_LIVE_FIND_BACK && k <= done; k++) {
+		struct cua_live_call *r = cua_live_record(s, done - k);
+		uint32_t want = cua_live_seq(done - k, CUA_LIVE_ENDED);
+
+		if (__atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) == want && r->id == id &&
+		    r->t_start == t_start) {
+			*seq = want;
+			return r;
+		}
+	}
+	return NULL;
 }
 
 #endif

@@ -64,13 +64,18 @@ struct rec {
 	void *stream_key;
 	/* The call that took it, for its own thread to tell whether a signal handler jumped out
 	   of it (left_call): where its record lay on that thread's stack (the address's low 32
-	   bits: a thread's stack spans less than 2 GiB, and the record stays 96 bytes), and how
+	   bits: a thread's stack spans less than 2 GiB), and how
 	   many handlers the thread had begun by then. An anchor has tid 0. */
 	uint32_t frame;
 	uint32_t sig_serial;
 	uint32_t id;
 	uint8_t op, state;
-};
+	/* The live view's record of the call, while the view is on: the harvest attaches the
+	   work's time to it if it still holds the call (live_seq, its ended number). */
+	uint32_t live_seq;
+	struct cua_live_call *live;
+	/* 128 bytes a record: the pool's index arithmetic is a shift (docs/performance.md). */
+} __attribute__((aligned(128)));
 
 /* GPU times are kept in "GPU nanoseconds", a sum of the driver's elapsed times between
    events: durations taken from them never carry an anchor's error. host = gpu + off. */
@@ -554,6 +559,9 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 	}
 	add_busy(&tot->busy_min_ns[g->device], &covered_min[g->device], start_max, end);
 	add_busy(&tot->busy_max_ns[g->device], &covered_max[g->device], start, end);
+	/* r->live is set only while the view is on (fixed before the first call). */
+	if (CUA_UNLIKELY(cua_live_on) && r->live)
+		cua_live_put_gpu(r->live, r->live_seq, dmax, exact);
 	for (unsigned i = 0; i < nsinks; i++)
 		sinks[i].fn(&out, sinks[i].ctx);
 	unlock(&totals_lock);
@@ -1202,6 +1210,9 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		r->corr = c->correlation_id;
 		r->id = c->id;
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
+		/* The view's record of the call: its start is the call's (the dispatch's read). */
+		if (CUA_UNLIKELY(cua_live_on))
+			r->live = cua_live_find_ended(c->id, c->t_enter_ns, *cua_pid_cache, &r->live_seq);
 	} else {
 		/* Work that ran untimed is counted; where nothing ran, the next call on the
 		   stream must not start where this one ends either. */

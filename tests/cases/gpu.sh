@@ -424,6 +424,47 @@ gpu_time_start_event_option_bounds_contain_the_truth_and_call_changes_nothing)
   [ "$(grep -c 'CUAUDIT_GPU_TIME_START' bad.err)" = 1 ] && grep -q 'call (' bad.err && grep -q 'event (' bad.err &&
     pass "bad value: $(grep CUAUDIT_GPU_TIME_START bad.err | head -c 160)" || fail "bad value: $(cat bad.err)"
   ;;
+gpu_time_live_view_shows_each_recent_launchs_gpu_time_as_the_mock_ran_it)
+  # GPU timing attaches each launch's GPU time to the live view's record of the call, when it
+  # harvests the work (after the call returned). The truth is the mock's timeline: an exact
+  # time is what the mock ran to within 10 ns, a bound is at least that.
+  L="$dir/live"; rm -rf "$L" timeline.txt ready; mkdir -m 700 "$L"
+  MOCK_GPU_TIMELINE="$dir/timeline.txt" LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LIVE=1 \
+    CUAUDIT_LIVE_DIR="$L" CUAUDIT_GPU_TIME=on "$BIN/gpu_time" live "$dir/ready" >audited.out 2>audited.err &
+  pid=$!
+  for _ in $(seq 3000); do [ -e ready ] && break; sleep 0.02; done
+  [ -e ready ] || fail "the program did not get ready: $(cat audited.err)"
+  timeout 20 "$CLI" ps --dir "$L" --json --last 64 "$pid" >ps.json 2>ps.err || fail "ps --json: $(cat ps.err)"
+  timeout 20 "$CLI" ps --dir "$L" --last 64 "$pid" >ps.txt 2>&1 || fail "ps: $(cat ps.txt)"
+  rm -f ready
+  wait $pid && pass "the program exits 0" || fail "the program failed: $(head -3 audited.err)"
+  "$PYTHON" - ps.json timeline.txt <<'PY' >check.txt 2>&1
+import json, sys
+p = json.load(open(sys.argv[1]))
+truth = [int(e) - int(s) for n, st, s, e in (l.split() for l in open(sys.argv[2])) if n == "kernel"]
+calls = [c for th in p["threads"] for c in reversed(th["last_calls"])]
+launches = [c for c in calls if c["name"] == "cuLaunchKernel"]
+assert len(launches) == 20 == len(truth), (len(launches), len(truth))
+exact = bounded = 0
+for i, (c, t) in enumerate(zip(launches, truth)):
+    if "gpu_ns" in c:
+        assert abs(c["gpu_ns"] - t) <= 10, (i, c["gpu_ns"], t)
+        exact += 1
+    if "gpu_ns_max" in c:
+        assert c["gpu_ns_max"] >= t - 10, (i, c["gpu_ns_max"], t)
+        bounded += 1
+assert "gpu_ns" not in launches[0], "the first launch, on an idle stream, is only bounded"
+# The first 12 had ended before the 16th timed call harvested them.
+assert exact + bounded >= 12 and exact >= 1, (exact, bounded)
+assert not any("gpu_ns" in c or "gpu_ns_max" in c for c in calls if c["name"] != "cuLaunchKernel")
+print(f"{exact} exact and {bounded} bounded GPU times of 20 launches, each true")
+PY
+  [ $? = 0 ] && pass "$(cat check.txt)" || fail "live GPU times: $(cat check.txt)"
+  grep -qE '^    cuLaunchKernel\(.*\) -> CUDA_SUCCESS [0-9.]+(ns|us|ms) gpu [0-9.]+ms \[' ps.txt &&
+    grep -qE '^    cuLaunchKernel\(.*\) -> CUDA_SUCCESS [0-9.]+(ns|us|ms) gpu <=[0-9.]+ms \[' ps.txt &&
+    pass "the text history shows exact and bounded GPU times" ||
+    fail "text history: $(grep cuLaunchKernel ps.txt | head -3)"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]

@@ -105,6 +105,31 @@ static void queued(long lead_us, long delay_us)
 	CHECK(cuStreamDestroy_v2(s) == CUDA_SUCCESS);
 }
 
+/* live READY: 12 launches of 1, 2 and 3 ms on the legacy stream, a wait until the stream
+   has run them, then 8 launches of 1 ms (the 16th timed call harvests the first 12, which
+   have ended); then READY is made and the program waits, at most a minute, until it is
+   removed: the live view is read meanwhile. */
+static void live(const char *ready)
+{
+	unsigned long long end;
+	FILE *f;
+
+	for (int i = 0; i < 12; i++)
+		launch(NULL, 1 + i % 3, 0);
+	CHECK(cuMockStreamEnd(NULL, &end) == CUDA_SUCCESS);
+	while (mono_ns() < end + 1000000)
+		;
+	for (int i = 0; i < 8; i++)
+		launch(NULL, 1, 0);
+	CHECK((f = fopen(ready, "w")) != NULL);
+	fclose(f);
+	for (int i = 0; i < 6000 && access(ready, F_OK) == 0; i++) {
+		struct timespec ts = { 0, 10000000 };
+
+		nanosleep(&ts, NULL);
+	}
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "all";
@@ -162,6 +187,8 @@ int main(int argc, char **argv)
 	}
 	if (strcmp(mode, "queued") == 0)
 		queued(argc > 2 ? atol(argv[2]) : 15, argc > 3 ? atol(argv[3]) : 0);
+	if (strcmp(mode, "live") == 0 && argc > 2)
+		live(argv[2]);
 	if (strcmp(mode, "many") == 0)
 		for (int i = 0; i < 2000; i++)
 			launch(NULL, 1, 0);

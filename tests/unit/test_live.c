@@ -128,6 +128,42 @@ static void file_name_carries_pid_and_start_time(void **state)
 	assert_string_equal(name, "4242-1234567.live");
 }
 
+/* GPU timing's time is read only on the record of the call it measured: a record taken
+   again keeps the word, whose check then names another call; a late writer whose call's
+   record was taken again writes nothing; a time too long for the word is attached nowhere. */
+static void gpu_time_is_read_only_on_the_call_it_measured(void **state)
+{
+	struct cua_live_call r;
+	uint64_t ns = 0;
+	uint32_t a = cua_live_seq(5, CUA_LIVE_ENDED);
+
+	(void)state;
+	memset(&r, 0, sizeof(r));
+	r.seq = a;
+	assert_int_equal(cua_live_gpu_of(&r, &ns), 0);
+	cua_live_put_gpu(&r, a, 1234, 1);
+	assert_int_equal(cua_live_gpu_of(&r, &ns), 1);
+	assert_true(ns == 1234);
+	cua_live_put_gpu(&r, a, 999, 0);
+	assert_int_equal(cua_live_gpu_of(&r, &ns), 2);
+	assert_true(ns == 999);
+	/* The same record, any later call of a ring of 64 in the next 4 million: no time. */
+	for (uint64_t k = 1; k < 65536; k++) {
+		r.seq = cua_live_seq(5 + 64 * k, CUA_LIVE_ENDED);
+		assert_int_equal(cua_live_gpu_of(&r, &ns), 0);
+	}
+	/* In flight again: the late writer leaves it alone. */
+	r.seq = cua_live_seq(5 + 64, CUA_LIVE_IN_FLIGHT);
+	cua_live_put_gpu(&r, a, 777, 1);
+	r.seq = a;
+	assert_int_equal(cua_live_gpu_of(&r, &ns), 2);
+	assert_true(ns == 999);
+	cua_live_put_gpu(&r, a, CUA_LIVE_GPU_NS_MAX + 1, 1);
+	assert_true(cua_live_gpu_of(&r, &ns) == 2 && ns == 999);
+	cua_live_put_gpu(&r, a, CUA_LIVE_GPU_NS_MAX, 1);
+	assert_true(cua_live_gpu_of(&r, &ns) == 1 && ns == CUA_LIVE_GPU_NS_MAX);
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -135,6 +171,7 @@ int main(void)
 		cmocka_unit_test(region_layout_is_aligned_and_bounded),
 		cmocka_unit_test(start_time_is_read_past_a_hostile_command_name),
 		cmocka_unit_test(file_name_carries_pid_and_start_time),
+		cmocka_unit_test(gpu_time_is_read_only_on_the_call_it_measured),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
