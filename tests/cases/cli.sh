@@ -83,7 +83,7 @@ cli_run_every_value_option_takes_all_four_getopt_forms)
   grep -q "is an executable, not an output file" cmd.err && pass "an executable as an output is refused" || fail "$(cat cmd.err)"
   ;;
 cli_run_gpu_time_without_an_output_says_what_to_add)
-  # Issue 39: `run --gpu-time on` with no summary, trace, metrics or plugin timed every
+  # Before: `run --gpu-time on` with no summary, trace, metrics or plugin timed every
   # launch and showed it nowhere, silently. It now warns, naming what to add, and runs.
   warned() { grep -q "no output shows GPU times; add --summary stderr (or FILE), --trace FILE or --metrics FILE" err.txt; }
   for how in "--gpu-time on" "--gpu-time=5" "env CUAUDIT_GPU_TIME=on"; do
@@ -197,7 +197,7 @@ cli_trace_has_help_getopt_a_default_name_and_the_process_name)
   [ -s "$raw" ] && pass "-o naming the input refuses and keeps it" || fail "the input was damaged"
   ;;
 cli_export_calls_have_depth_and_processes_a_wall_clock_anchor)
-  # Issue 39: SUM(duration_ns) over calls counted a runtime call and its driver call twice
+  # Before: SUM(duration_ns) over calls counted a runtime call and its driver call twice
   # (no nesting column), and the calls' monotonic times had no wall-clock anchor; process
   # start and end had 1 s resolution. Each cudaLaunchKernel makes its cuLaunchKernel inside.
   read -r rt0 mono0 < <("$PYTHON" -c 'import time; print(time.time_ns(), time.monotonic_ns())')
@@ -297,7 +297,7 @@ PY
   expect_status 2 "$CLI" export "$s"
   ;;
 cli_export_replaces_an_existing_output_only_with_force)
-  # Issue 39: a second export to the same name had no --force. Without it each type
+  # Before: a second export to the same name had no --force. Without it each type
   # refuses an existing output, saying how to replace it; with it the output is replaced
   # once the new one is whole, and nothing is left beside it.
   "$CLI" run -s "$dir/s.%p.json" "$BIN/kernels" >/dev/null 2>&1 || fail "kernels under cuaudit run"

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/compute.sh: a compute share per group (issue 40): the scheduler's rules against the mock GPU's timeline.
+# tests/cases/compute.sh: a compute share per group: the scheduler's rules against the mock GPU's timeline.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 
 mkdir share

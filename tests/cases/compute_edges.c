@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/compute_edges.c: the compute share's edges on the mock (issue 40): launches into a capturing stream while the group is over its cap, a thread jumped out of its hold, and what a synchronise asks of the driver. */
+/* tests/cases/compute_edges.c: the compute share's edges on the mock: launches into a capturing stream while the group is over its cap, a thread jumped out of its hold, and what a synchronise asks of the driver. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <pthread.h>

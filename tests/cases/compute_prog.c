@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/compute_prog.c: a GPU-bound loop on the mock for the compute share (issue 40): each launch is followed by a wait as long as its mock GPU time, as a synchronising program on a real GPU waits. */
+/* tests/cases/compute_prog.c: a GPU-bound loop on the mock for the compute share: each launch is followed by a wait as long as its mock GPU time, as a synchronising program on a real GPU waits. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <stdint.h>

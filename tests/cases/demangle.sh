@@ -29,7 +29,7 @@ demangler_reads_libstdcxx_exports_as_cxa_demangle_does)
   differ 95 names.txt
   ;;
 kernel_names_nested_deep_keep_a_32KiB_thread_running)
-  # Issue 35: the module's demangler overflowed a 32 KiB thread stack on a name nested 20
+  # Before: the module's demangler overflowed a 32 KiB thread stack on a name nested 20
   # levels (SIGSEGV). The program registers and launches kernels named 20, 100 and 1000
   # levels deep, and names whose substitutions triple, from a thread with a 32 KiB stack that
   # then calls exit: the verbose log demangles each name at its launch, the summary at exit,

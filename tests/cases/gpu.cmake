@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/cases/gpu.cmake: GPU timing (CUAUDIT_GPU_TIME, issue 21) on the mock driver's deterministic events.
+# tests/cases/gpu.cmake: GPU timing (CUAUDIT_GPU_TIME) on the mock driver's deterministic events.
 case_program(gpu_time SOURCES cases/gpu_time.c LINK mock_cuda mockstate)
 case_program(gpu_runtime SOURCES cases/gpu_runtime.c LINK mock_cudart mockstate)
 case_script(gpu.sh)

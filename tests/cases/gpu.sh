@@ -310,7 +310,7 @@ gpu_time_runtime_launches_are_timed_once_and_leave_the_last_error)
   expect_gpu s.json '(unknown)=3x12000000' HtoD=1x5000400 DtoH=1x5000400
   ;;
 gpu_tables_print_human_sizes_rows_left_out_and_what_to_enable)
-  # Issue 39: the summary's GPU size table was in MB and the report's in bytes; --top said
+  # Before: the summary's GPU size table was in MB and the report's in bytes; --top said
   # nothing of the GPU rows it left out; "(none recorded)" gave no hint. The program copies
   # 4096 and 2048 bytes host to device, 4096 back, and sets 1000 bytes (gpu_time.c).
   gpu_run all

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/gpu_lock.c: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset, captures kept open and abandoned. */
+/* tests/cases/gpu_lock.c: GPU timing under hostile timing: exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset, captures kept open and abandoned. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <pthread.h>

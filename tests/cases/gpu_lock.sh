@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/gpu_lock.sh: GPU timing under hostile timing (issue 35): exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset, captures kept open and abandoned; each run bounded in time.
+# tests/cases/gpu_lock.sh: GPU timing under hostile timing: exit and CUDA calls from signal handlers inside the hook, a fork while another thread is inside it, a device reset, captures kept open and abandoned; each run bounded in time.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1"
 
 # run_gpu LIMIT MODE [VAR=VALUE...]: gpu_lock MODE under cuaudit with GPU timing and a JSON

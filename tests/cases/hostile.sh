@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/hostile.sh: issue 19's hostile uses of the outputs and their readers: damaged raw traces, files cuaudit did not write, long and non-ASCII text, exec chains, repeated and hostile report inputs.
+# tests/cases/hostile.sh: hostile uses of the outputs and their readers: damaged raw traces, files cuaudit did not write, long and non-ASCII text, exec chains, repeated and hostile report inputs.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 PROG="$BIN/output_prog"
 
@@ -36,7 +36,7 @@ utf8_ok() {
 
 case $name in
 raw_trace_with_a_huge_block_length_converts_and_ends)
-  # Issue 19, defect 1: a block whose length is 2^64-16 sent the reader round forever (the
+  # Before: a block whose length is 2^64-16 sent the reader round forever (the
   # module runs the same reader on its own raw file at exit).
   raw_file
   cp first.raw huge.raw
@@ -91,7 +91,7 @@ PY
 raw_trace_thread_without_a_recorded_name_is_main_or_thread_tid)
   # A thread's first record carries its name; a block without it (a damaged record, a raw
   # file of an older layout rewritten) names the thread whose id is the pid "main", others
-  # "thread TID" (issue 39).
+  # "thread TID".
   raw_file
   "$PYTHON" - >want.txt <<'PY'
 import struct
@@ -120,7 +120,7 @@ PY
   [ "$got" = trace_exit ] && pass "with its record: '$got'" || fail "with its record: '$got'"
   ;;
 no_output_replaces_or_appends_to_a_file_cuaudit_did_not_write)
-  # Issue 19, defect 2: CUAUDIT_METRICS replaced a file it did not write; the log appended to
+  # Before: CUAUDIT_METRICS replaced a file it did not write; the log appended to
   # one. One rule for every output: left alone, said once, written to NAME.1.ext.
   for f in log.txt s.json t.json m.prom; do printf 'not cuaudit\x27s %s\n' "$f" >"$f"; cp "$f" "$f.orig"; done
   native "$PROG" calls 100
@@ -148,7 +148,7 @@ no_output_replaces_or_appends_to_a_file_cuaudit_did_not_write)
   [ ! -e log.2.txt ] && pass "the log of cuaudit's is appended to" || fail "log.2.txt made"
   ;;
 long_metrics_labels_give_whole_rows_promtool_accepts)
-  # Issue 19, defect 6: 8 accepted labels of 120 characters cut each row at 1 KiB.
+  # Before: 8 accepted labels of 120 characters cut each row at 1 KiB.
   v=$(printf 'v%.0s' $(seq 120))
   labels=""
   for i in 1 2 3 4 5 6 7 8; do labels+="${labels:+,}label$i=$i$v"; done
@@ -168,7 +168,7 @@ long_metrics_labels_give_whole_rows_promtool_accepts)
   fi
   ;;
 utf8_command_line_of_any_length_stays_valid_json_and_text)
-  # Issue 19, defect 7: 1,600 CJK characters cut the summary at 16 KiB (each byte became a
+  # Before: 1,600 CJK characters cut the summary at 16 KiB (each byte became a
   # 6-byte escape); café read back as cafÃ©. A program name the kernel cuts inside a character
   # (comm keeps 15 bytes) must not turn into U+FFFD either.
   prog="$dir/aaaaaaaaaaaaaaé"
@@ -202,7 +202,7 @@ PY
   utf8_ok s.txt && grep -q '中中中"\.\.\.' s.txt && pass "text summary: the command cut between characters" || fail "text summary: $(head -c 300 s.txt)"
   ;;
 exec_of_itself_110_times_keeps_every_image_summary)
-  # Issue 19, defect 8: names stopped at NAME.99.json; images 101 and later were lost.
+  # Before: names stopped at NAME.99.json; images 101 and later were lost.
   args=()
   for i in $(seq 110); do args+=(launch 1 "$PROG"); done
   native "$PROG" "${args[@]}" calls 1
@@ -225,7 +225,7 @@ PY
   [ ! -s r.err ] && pass "report: nothing said" || fail "report: $(head -2 r.err)"
   ;;
 report_counts_one_process_once_and_escapes_terminal_controls)
-  # Issue 19, defect 9: the same file twice was merged twice; names with escape sequences
+  # Before: the same file twice was merged twice; names with escape sequences
   # reached the terminal raw.
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY="$dir/s.json" audited "$PROG" calls 1000
   cp s.json copy.json

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/cases/live.cmake: the live view (issue 22): hung calls seen while running, stopped and after a kill; churn, fork, hostile files, reused pids, capture on demand.
+# tests/cases/live.cmake: the live view: hung calls seen while running, stopped and after a kill; churn, fork, hostile files, reused pids, capture on demand.
 case_program(live_prog SOURCES cases/live_prog.c LINK mock_cuda mock_cudart Threads::Threads)
 # The storm mode reads its own region with the format's header, as `cuaudit ps` does.
 target_include_directories(live_prog PRIVATE ${CUAUDIT_INCLUDES})
@@ -15,5 +15,5 @@ target_include_directories(live_rt_static PRIVATE mock)
 case_program(live_adv_prog SOURCES cases/live_adv_prog.c LINK mock_cuda Threads::Threads)
 case_script(live_adv.sh)
 # The history read like the log, a killed process's death, `run` checking the directory,
-# `top` on a terminal and in batch (issue 39); truth_prog is the truth area's program.
+# `top` on a terminal and in batch; truth_prog is the truth area's program.
 case_script(live_history.sh)

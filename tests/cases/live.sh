@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/live.sh: the live view (issue 22): `cuaudit ps`, `top` and `ctl` against processes on the mock that run, hang, stop, die, fork and churn threads.
+# tests/cases/live.sh: the live view: `cuaudit ps`, `top` and `ctl` against processes on the mock that run, hang, stop, die, fork and churn threads.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh"
 PROG="$BIN/live_prog"
@@ -133,7 +133,7 @@ PY
     pass "the runtime call: depth 0, PLT, its result, its thread and duration" || fail "cudaMalloc: $j"
   grep -qx 'last cuMemAlloc_v2 1 procaddress CUDA_SUCCESS True True' <<<"$j" &&
     pass "its driver call: depth 1, through cuGetProcAddress" || fail "nested call: $j"
-  # The view alone times every call (issue 39: it read one clock, and showed no duration).
+  # The view alone times every call (it once read one clock, and showed no duration).
   grep -qx 'last cuDeviceGet 0 plt CUDA_ERROR_INVALID_DEVICE True True' <<<"$j" &&
     grep -qx 'errors 1 0 0' <<<"$j" && pass "the failed call: its result, and one error counted" || fail "error: $j"
   rm -f "$BLOCK"; wait $pid; rc=$?
@@ -737,7 +737,7 @@ ctl_starts_and_stops_trace_and_log_within_one_call)
   [ $rc = 0 ] && pass "the program ended normally" || fail "status $rc: $(cat err.txt)"
   "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
   expect_log 1 '^cuDeviceGetCount events=2000$' check.txt
-  # Issue 39: a mark where the trace started (the first recorded call's own start) and where
+  # Before: a mark where the trace started (the first recorded call's own start) and where
   # it stopped (after every recorded call), so the stopped phase is not read as idle time.
   "$PYTHON" - t.json >marks.txt 2>&1 <<'PY' && pass "ctl marks: $(tail -1 marks.txt)" || fail "ctl marks: $(cat marks.txt)"
 import json, sys
@@ -820,7 +820,7 @@ readers_take_options_after_the_pid_and_refuse_clean_with_a_pid)
   touch "$dir/go"; wait $pid
   ;;
 readers_do_what_their_usage_says_or_refuse)
-  # Issue 39: `ps --json` without a pid printed the text table with status 0; `top` of a
+  # Before: `ps --json` without a pid printed the text table with status 0; `top` of a
   # pid with no region refreshed empty tables for ever with status 0; options a form cannot
   # honour were dropped in silence. Each form now does what its usage line says or refuses
   # with a message and a non-zero status.
@@ -866,7 +866,7 @@ PY
   [ $rc = 0 ] && [ "$(cat e.json)" = "[]" ] && pass "no process: []" || fail "empty: status $rc: $(cat e.json e.txt)"
   ;;
 man_page_examples_of_the_live_view_work_as_written)
-  # Issue 39: the man page's examples started programs with CUAUDIT_LIVE=1 or
+  # Before: the man page's examples started programs with CUAUDIT_LIVE=1 or
   # CUAUDIT_CAPTURE=ctl and no LD_AUDIT: nothing was audited and `cuaudit ps`/`ctl` found
   # no process. Every line of cuaudit(1)'s and the README's examples that starts a program
   # in the background starts it audited: with `cuaudit run` or with LD_AUDIT.
@@ -918,7 +918,7 @@ assert t["in_flight"] == [], t["in_flight"]
 assert len(t["last_calls"]) == 16 and t["last_calls"][0]["name"] == "cuDeviceGetCount"
 assert t["last_calls"][0]["result"] == "CUDA_SUCCESS"
 assert d["memory"] == [{"device": 0, "bytes": 4 << 20}], d["memory"]
-# The view alone times every call too (issue 39: its history showed '-').
+# The view alone times every call too (its history once showed '-').
 assert isinstance(t["last_calls"][0]["duration_ns"], int) and t["last_calls"][0]["ended_ns_ago"] > 0
 assert apis["cuDeviceGetCount"]["total_ns"] >= sum(e["duration_ns"] for e in t["last_calls"] if e["name"] == "cuDeviceGetCount")
 print("3000 calls, 16 last calls, nothing in flight, 4 MiB held on device 0")

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/live_history.sh: the live view read like the log and like top (issue 39): each past call's time, kernel names, memory in units, a killed process's death, `run` refusing an unusable directory, `top` on a terminal and in batch.
+# tests/cases/live_history.sh: the live view read like the log and like top: each past call's time, kernel names, memory in units, a killed process's death, `run` refusing an unusable directory, `top` on a terminal and in batch.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 source "$(dirname "${BASH_SOURCE[0]}")/live_lib.sh"
 TRUTH_PROG="$BIN/truth_prog"
@@ -26,7 +26,7 @@ start_hang() {
 
 case $name in
 live_history_times_each_call_names_kernels_and_shows_memory_in_units)
-  # Issue 39: with the view alone every past call's time was '-', a launch had no kernel
+  # Before: with the view alone every past call's time was '-', a launch had no kernel
   # name and memory was in bytes. The true times are the mock's (MOCK_TRUTH).
   start_hang CUAUDIT_LIVE_CALLS=256
   timeout 20 "$CLI" ps --dir "$L" --json --last 256 "$pid" >ps.json 2>ps.err || fail "ps --json: $(cat ps.err)"
@@ -114,7 +114,7 @@ PY
     fail "memory: $(grep memory ps.txt)"
   ;;
 a_killed_process_shows_when_it_died_and_its_call_stops_growing)
-  # Issue 39: after `kill PID` (SIGTERM, the default action: no code of the process runs)
+  # Before: after `kill PID` (SIGTERM, the default action: no code of the process runs)
   # the call in flight kept growing as if the process still waited, and no time of death
   # was shown. The file stays for the post-mortem until `ps --clean`.
   t0=$(date +%s%N)
@@ -157,7 +157,7 @@ PY
   [ $rc = 0 ] && [ -z "$(ls "$L")" ] && grep -q "^1 file(s) removed" c.txt && pass "ps --clean removes it" || fail "clean: $rc $(cat c.txt; ls "$L")"
   ;;
 run_refuses_an_unusable_live_dir_before_the_program_starts)
-  # Issue 39: `run --live on --live-dir DIR` with a DIR the module refuses started the
+  # Before: `run --live on --live-dir DIR` with a DIR the module refuses started the
   # program, whose view then turned itself off. `run` checks every value first.
   refused_run() { # TEXT ARGS...: refused with status 2, TEXT in the message, the program not started
     local text=$1; shift
@@ -192,7 +192,7 @@ run_refuses_an_unusable_live_dir_before_the_program_starts)
   refused_run "is not a file" --libcuda "$dir/real"
   ;;
 top_fits_the_terminal_and_answers_its_keys)
-  # Issue 39: `top` printed 40 rows whatever the terminal, had no keys. On a pseudo-terminal
+  # Before: `top` printed 40 rows whatever the terminal, had no keys. On a pseudo-terminal
   # of 20 rows and 80 columns (then 8 rows), every frame fits; keys sort, switch the view
   # and quit.
   rm -f "$dir/go"

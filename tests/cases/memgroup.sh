@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/memgroup.sh: a memory quota shared by a group of processes: exact across processes, crash-safe, seen by the driver's and NVML's reports and by `cuaudit ps --groups` (issue 37).
+# tests/cases/memgroup.sh: a memory quota shared by a group of processes: exact across processes, crash-safe, seen by the driver's and NVML's reports and by `cuaudit ps --groups`.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 
 mkdir share

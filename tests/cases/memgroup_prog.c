@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/memgroup_prog.c: processes of one memory group (issue 37): filling the quota in rounds, churning, holding, and the memory reports of the driver and NVML. */
+/* tests/cases/memgroup_prog.c: processes of one memory group: filling the quota in rounds, churning, holding, and the memory reports of the driver and NVML. */
 #define __CUDA_API_VERSION_INTERNAL
 #include <cuda.h>
 #include <dlfcn.h>

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/cases/memory.cmake: the memory limit and fault injection on every allocation path (issue 10).
+# tests/cases/memory.cmake: the memory limit and fault injection on every allocation path.
 case_program(memory_paths SOURCES cases/memory_paths.c LINK mock_cuda)
 case_script(memory.sh)
 # Names its libraries in the file (DT_RPATH, which dependencies inherit): a setuid copy finds

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/memory.sh: the memory limit and faults, exact on every path and under every combination of hooks (issue 10).
+# tests/cases/memory.sh: the memory limit and faults, exact on every path and under every combination of hooks.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 
 # want FILE: audited.out must equal FILE exactly.

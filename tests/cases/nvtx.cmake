@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/cases/nvtx.cmake: the program's NVTX ranges (issue 38): a program on the toolkit's header-only NVTX v3, a second injection library to chain to.
+# tests/cases/nvtx.cmake: the program's NVTX ranges: a program on the toolkit's header-only NVTX v3, a second injection library to chain to.
 case_program(nvtx_prog SOURCES cases/nvtx_prog.c LINK mock_cuda Threads::Threads ${CMAKE_DL_LIBS})
 add_library(nvtx_fake_tool SHARED cases/nvtx_fake_tool.c)
 set_target_properties(nvtx_fake_tool PROPERTIES LIBRARY_OUTPUT_DIRECTORY ${CASE_BIN}

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/nvtx.sh: the program's NVTX ranges (issue 38): the summary's table, chaining to a second tool, hostile use, the live view.
+# tests/cases/nvtx.sh: the program's NVTX ranges: the summary's table, chaining to a second tool, hostile use, the live view.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 PROG="$BIN/nvtx_prog"
 NVTXLIB="$BUILD/libcuaudit-nvtx.so"

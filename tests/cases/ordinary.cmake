@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/cases/ordinary.cmake: ordinary CUDA programs on the mock (issue 39): linked against the toolkit's libcudart.so as nvcc -cudart shared links them, run on the mock runtime.
+# tests/cases/ordinary.cmake: ordinary CUDA programs on the mock: linked against the toolkit's libcudart.so as nvcc -cudart shared links them, run on the mock runtime.
 # Linked against the real runtime's file, so its exports are what the loader must find in the
 # mock's: a function the mock lacked was "undefined symbol" at start-up.
 case_program(ordinary_rt SOURCES cases/ordinary_rt.c LINK ${CUAUDIT_LIBCUDART})

@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/cases/output.cmake: the output-survival cases (issue 15): services, kills, reused descriptors, full disks, exec, thread churn.
+# tests/cases/output.cmake: the output-survival cases: services, kills, reused descriptors, full disks, exec, thread churn.
 case_program(output_prog SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
 case_program(exit_load SOURCES cases/exit_load.c LINK mock_cuda Threads::Threads)
 case_program(signal_calls SOURCES cases/signal_calls.c LINK mock_cuda Threads::Threads)

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/output.sh: output survival (issue 15): services killed, reused descriptors, FIFOs, full disks, exec, thread churn, limits.
+# tests/cases/output.sh: output survival: services killed, reused descriptors, FIFOs, full disks, exec, thread churn, limits.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 PROG="$BIN/output_prog"
 ENGINE="$BUILD/node_modules/@paulirish/trace_engine"
@@ -35,7 +35,7 @@ PY
 
 case $name in
 raw_trace_of_a_running_process_says_so_and_names_threads_after_the_kill)
-  # Issue 39: `cuaudit trace` on the raw file of a process still running said "process ended
+  # Before: `cuaudit trace` on the raw file of a process still running said "process ended
   # without exit" and took the name the process writes at its exit; after a kill, a thread
   # that had ended was named "thread TID".
   env LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_TRACE="$dir/t.json" \
@@ -152,7 +152,7 @@ exit_during_cut_short_trace_flush_never_hangs)
   # A whole trace ends with "]}"; every tenth run is also parsed in full.
   whole() { [ "$(tail -c 3 t.json 2>/dev/null)" = "]}" ] && { [ $(($1 % 10)) != 0 ] || "$PYTHON" "$CHECK_JSON" trace t.json cuInit >check.txt 2>&1; }; }
   runs=25 modes="cancel sigterm" budget=0
-  # Under load (issue 19, defect 11): two busy loops keep both cores taken, as a loaded CI
+  # Under load: two busy loops keep both cores taken, as a loaded CI
   # machine does; a wait counted in sleeps rather than in time then lasted past the timeout.
   # Bounded: at most RUNS runs or 40 seconds, whichever comes first (at least 10 runs).
   if [ "$name" = exit_during_cut_short_trace_flush_never_hangs_under_load ]; then
@@ -189,7 +189,7 @@ exit_during_cut_short_trace_flush_never_hangs)
   done
   ;;
 exit_from_a_sigterm_handler_under_load_with_trace_and_summary_never_hangs)
-  # Issue 35: SIGTERM's handler calls exit() on a thread that calls the driver in a loop (or
+  # Before: SIGTERM's handler calls exit() on a thread that calls the driver in a loop (or
   # on main while that thread calls), trace and summary on, two busy loops on the cores.
   # Each run must end within 8 s of its start with a whole trace and summary and no raw file
   # left. Bounded: at most RUNS runs or 20 seconds, whichever comes first (at least 10).
@@ -218,7 +218,7 @@ exit_from_a_sigterm_handler_under_load_with_trace_and_summary_never_hangs)
   [ $bad = 0 ] && pass "$((done_runs - hung)) ended runs: whole traces and summaries" || fail "$bad of $((done_runs - hung)) ended runs without whole outputs"
   ;;
 calls_from_signal_handlers_are_counted_traced_and_error_counted_as_their_own)
-  # Issue 19, defect 5: a handler's calls were counted as nested in the call they interrupted,
+  # Before: a handler's calls were counted as nested in the call they interrupted,
   # some of their summary updates and trace records were lost, and their errors did not
   # reach --error-exitcode. Exact counts: the loop's N, plus the handler's runs.
   token=00112233445566778899aabbccddeeff
@@ -353,7 +353,7 @@ PY
   done
   ;;
 failed_exec_then_forked_children_write_their_own_traces)
-  # Issue 19, defect 4: the trace's "finished" mark of the failed exec was inherited by
+  # Before: the trace's "finished" mark of the failed exec was inherited by
   # every child forked afterwards, whose traces were then never written.
   native "$PROG" failfork 2000
   CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.%p.json" CUAUDIT_SUMMARY="$dir/s.%p.json" audited "$PROG" failfork 2000
@@ -465,7 +465,7 @@ full_disk_and_file_size_limit_are_reported_never_called_written)
   expect_log 1 . audited.err
   ;;
 outputs_past_ulimit_f_never_kill_the_program_with_SIGXFSZ)
-  # Issue 35: under `ulimit -f` the program ran natively and was killed by SIGXFSZ when the
+  # Before: under `ulimit -f` the program ran natively and was killed by SIGXFSZ when the
   # log, the trace or the live view reached the limit. Here SIGXFSZ keeps its default action,
   # as a login shell leaves it (the cases above ignore it first): cuaudit's writes past the
   # limit fail with EFBIG, that output stops with one message, the program's status is its

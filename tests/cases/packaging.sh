@@ -170,7 +170,7 @@ install_prefix_pkg_config_find_package_and_drop_in_name_the_module)
   "$CMAKE" --install "$BUILD" --prefix "$prefix" >install.txt 2>&1 || fail "install: $(tail -3 install.txt)"
   module=$prefix/lib/cuaudit/libcuaudit.so
   [ -f "$module" ] && pass "module at <prefix>/lib/cuaudit/libcuaudit.so" || fail "no $module"
-  # The NVTX injection library beside it, and the installed command sets it (issue 38).
+  # The NVTX injection library beside it, and the installed command sets it.
   [ -f "$prefix/lib/cuaudit/libcuaudit-nvtx.so" ] && pass "NVTX injection library beside the module" || fail "no libcuaudit-nvtx.so"
   "$prefix/bin/cuaudit" run --log warn --summary "$dir/nvtx.json" -- "$BIN/nvtx_prog" >/dev/null 2>&1
   grep -q '"name":"forward"' nvtx.json && pass "the installed command keeps NVTX ranges" || fail "installed run: no NVTX table"
@@ -284,7 +284,7 @@ cli_run_has_an_option_for_every_CUAUDIT_variable)
   done < <(sed -nE 's/^ +(-., )?--([a-z-]+)[ =\[].* (CUAUDIT_[A-Z_]+):.*/\2 \3/p' help.txt)
   ;;
 error_counter_of_an_ended_run_is_never_written_in_another_process)
-  # Issue 19, defect 3: `cuaudit run -e` ends, a grandchild starts later, and the pid of the
+  # Before: `cuaudit run -e` ends, a grandchild starts later, and the pid of the
   # run now belongs to another process: CUAUDIT_ERROR_COUNT=/proc/PID/fd/3 names that
   # process's own file. Here PID is such a process, holding its data file at descriptor 3.
   printf 'foreign data: 0123456789abcdef0123456789abcdef\n' >foreign.dat
@@ -336,7 +336,7 @@ cli_error_exitcode_is_returned_when_a_call_failed)
   expect_status 9 "$CLI" run -e 9 -f "$fault" --summary stderr "$BIN/driver_lazy"
   grep -qE 'cuDeviceGetAttribute' cmd.err && pass "summary still printed" || fail "no summary"
   # A failure in a child process counts, and survives the program being killed with SIGKILL;
-  # the kill, not N, is the status (issue 35: -e hid a crash, and -e 0 called it success).
+  # the kill, not N, is the status (-e once hid a crash, and -e 0 called it success).
   expect_status 137 "$CLI" run -e 5 -f "$fault" -- bash -c '"$0" >/dev/null; kill -KILL $$' "$BIN/driver_lazy"
   grep -qE '^cuaudit run: [1-9][0-9]* CUDA call\(s\) failed; the program was killed by signal 9$' cmd.err &&
     pass "the failures are still counted and said" || fail "count: $(cat cmd.err)"
@@ -403,7 +403,7 @@ bash_completion_completes_commands_options_and_values)
   got=$(cd "$dir" && complete_words cuaudit report summ)
   [ "$got" = "summary.1.json" ] && pass "report completes summaries" || fail "report: '$got'"
   # ps, top and ctl complete the pids that have a live file, in the directory the command
-  # will read: --dir on the line, else CUAUDIT_LIVE_DIR (issue 39).
+  # will read: --dir on the line, else CUAUDIT_LIVE_DIR.
   mkdir -p "$dir/lv" "$dir/lv2"
   touch "$dir/lv/4242-777.live" "$dir/lv/4243-778.live" "$dir/lv/notes.txt" "$dir/lv2/5151-9.live"
   got=$(CUAUDIT_LIVE_DIR="$dir/lv" complete_words cuaudit ps "" | tr '\n' ' ')

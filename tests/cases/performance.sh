@@ -93,7 +93,7 @@ PY
   expect_log 1 "CUAUDIT_SUMMARY_SAMPLE" audited.err
   ;;
 sampled_counter_path_counts_exactly_under_signals_nesting_and_the_live_view)
-  # Issue 25: the sampled summary alone takes the counter path, which reads no clock for a
+  # Before: the sampled summary alone takes the counter path, which reads no clock for a
   # call its thread chose to leave untimed. Counts stay exact where a signal handler's calls
   # interrupt the loop's (their own level), for nested driver calls, and beside the live view
   # (which reads the clock itself for the in-flight start of an untimed call).
@@ -137,7 +137,7 @@ PY
   ;;
 metrics_alone_count_exactly_and_mark_sampled_seconds)
   # CUAUDIT_METRICS without CUAUDIT_SUMMARY: counts exact, seconds estimated from 1 call in 64
-  # of a sub-microsecond function, and the file says so (issue 25).
+  # of a sub-microsecond function, and the file says so.
   native "$BIN/mock_calls" plt 20000
   CUAUDIT_LOG=warn CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 20000
   [ "$(cat audited.rc)" = 0 ] && pass "ran" || fail "status $(cat audited.rc)"

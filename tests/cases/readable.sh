@@ -183,7 +183,7 @@ PY
   expect_log 1 '  _ZN7cutlass6KernelINS_4gemm6kernel9GemmArray.*NT_6ParamsE$' r.txt
   ;;
 report_and_export_demangle_in_bounded_time)
-  # Issue 35: the command fell back to libstdc++'s __cxa_demangle, which has no bound on time
+  # Before: the command fell back to libstdc++'s __cxa_demangle, which has no bound on time
   # or memory. Each template here names the one before three times through a substitution
   # (A<S0_,S0_,S0_>, then A<S2_,S2_,S2_>, ...): 16 steps, 217 bytes, a text of 3^16 copies
   # that __cxa_demangle takes seconds and hundreds of MB to build (more with each step). The

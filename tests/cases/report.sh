@@ -106,7 +106,7 @@ report_options_follow_getopt_conventions)
   done
   ;;
 report_bad_inputs_exit_1_with_a_clear_message)
-  # Each of issue 11's reader bugs, then what RFC 8259 and the schema reject.
+  # Each reader bug found before, then what RFC 8259 and the schema reject.
   printf '{"schema":"cuaudit-summary/1","apis":[{"name":"x\\u' >trailing_u.json
   bad trailing_u.json 'trailing_u.json is not a cuaudit JSON summary: line 1, column 51: \u needs four hex digits'
   sed 's/"total_ns":850,/"total_ns":NaN,/' plain.json >nan.json

@@ -22,7 +22,7 @@ target_compile_definitions(static_rt_dso PRIVATE MOCK_STATIC_CUDART MOCK_DEVICE_
 target_link_libraries(static_rt_dso PRIVATE mockstate Threads::Threads ${CMAKE_DL_LIBS})
 case_program(static_rt_dlopen SOURCES cases/static_rt_dlopen.c
   LINK mock_cudart mockstate ${CMAKE_DL_LIBS})
-# Several runtime copies in one process (issue 23): the executable's own, two objects linked
+# Several runtime copies in one process: the executable's own, two objects linked
 # at start, one dlopened, closed and reopened. Each copy reports devices from its own offset.
 foreach(copy a b c)
   add_library(static_rt_${copy} SHARED cases/static_rt_copy.c mock/libcudart.c)
@@ -43,10 +43,10 @@ case_program(static_rt_race SOURCES cases/static_rt_race.c
   LINK static_rt_a static_rt_b mock_cuda Threads::Threads ${CMAKE_DL_LIBS})
 case_program(static_rt_many SOURCES cases/static_rt_many.c LINK ${CMAKE_DL_LIBS})
 # A signal handler calling through one copy while the interrupted call is between the
-# patched entry and its wrapper in another (issue 35).
+# patched entry and its wrapper in another.
 case_program(static_rt_signal SOURCES cases/static_rt_signal.c
   LINK static_rt_a static_rt_b Threads::Threads)
-# One object with its own runtime opened and closed hundreds of times (issue 35).
+# One object with its own runtime opened and closed hundreds of times.
 case_program(static_rt_cycle SOURCES cases/static_rt_cycle.c LINK ${CMAKE_DL_LIBS})
 # Runtime functions that are forwarding stubs to the shared libcudart (JAX's plugins).
 add_library(static_stubs SHARED cases/static_stubs.c cases/static_stubs.S)

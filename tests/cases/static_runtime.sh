@@ -1,10 +1,10 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/static_runtime.sh: entry patching of a statically linked runtime (CUAUDIT_STATIC_RUNTIME, issue 14), on the mock.
+# tests/cases/static_runtime.sh: entry patching of a statically linked runtime (CUAUDIT_STATIC_RUNTIME), on the mock.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 
 patched_line='\(static runtime, copy [0-9]+\): entries patched='
-# The binding kind and the object the call came through (issue 23).
+# The binding kind and the object the call came through.
 exe_entry='entry@\(executable\)'
 dso_entry='entry@.*/libstatic_rt_dso\.so'
 
@@ -51,7 +51,7 @@ PY
   expect_log 1 '^static.json entry=1$' kinds.txt
   ;;
 static_runtime_messages_obey_CUAUDIT_LOG_levels) # when: CUAUDIT_HAVE_ZYDIS
-  # Issue 19, defect 10: the patch line was printed at every level, off included.
+  # Before: the patch line was printed at every level, off included.
   native "$BIN/static_rt"
   for level in off error warn; do
     CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=$level CUAUDIT_LOG_FILE= audited "$BIN/static_rt"
@@ -264,7 +264,7 @@ PY
   # row, bench/), not bounded here: a loaded machine made a 20 ms bound fail 3 times in 20.
   ;;
 forwarding_stubs_are_recognised_and_seen_through_the_shared_runtime) # when: CUAUDIT_HAVE_ZYDIS
-  # Before issue 23 these were "too-short" (no size) and nothing said where the calls went.
+  # Before, these were "too-short" (no size) and nothing said where the calls went.
   native "$BIN/static_stubs_main"
   CUAUDIT_STATIC_RUNTIME=1 audited "$BIN/static_stubs_main"
   same_results
@@ -332,7 +332,7 @@ PY
   expect_log 1 '^libstatic_rt_c\.so 3000$' objects.txt
   ;;
 signal_handler_calls_through_another_copy_never_redirect_the_interrupted_call) # when: CUAUDIT_HAVE_ZYDIS
-  # Issue 35: the entry stored its copy in one per-thread word that the wrapper read after
+  # Before: the entry stored its copy in one per-thread word that the wrapper read after
   # it; a handler's call in between overwrote it and the interrupted call ran the other
   # copy's code (each call checks its device, exit 1 else). Bounded: 100,000 signals or 4 s.
   native "$BIN/static_rt_signal"
@@ -341,7 +341,7 @@ signal_handler_calls_through_another_copy_never_redirect_the_interrupted_call) #
   expect_out '^every call through copy a and every handler.s call through copy b reached its own copy'
   ;;
 object_with_own_runtime_opened_and_closed_1000_times_is_patched_each_time) # when: CUAUDIT_HAVE_ZYDIS
-  # Issue 35: the trampolines of a closed copy were never freed nor reused; after 128 loads
+  # Before: the trampolines of a closed copy were never freed nor reused; after 128 loads
   # no memory was left near the object: one warning per load, calls unseen, mappings leaked.
   for n in 300 1000; do
     native "$BIN/static_rt_cycle" $n "$BIN/libstatic_rt_c.so"
@@ -360,7 +360,7 @@ PY
   done
   ;;
 closing_an_object_forgets_that_object_whatever_was_opened_and_closed_before) # when: CUAUDIT_HAVE_ZYDIS
-  # Issue 35: closing a patched object moved the last record into its place, so the loader's
+  # Before: closing a patched object moved the last record into its place, so the loader's
   # cookie of the moved object came to name the next object opened: closing y forgot z, y
   # stayed recorded (its freed link_map read by the exit report), and y opened again could
   # not take its own slot back.

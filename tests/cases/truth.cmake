@@ -1,5 +1,5 @@
 # SPDX-License-Identifier: MIT
-# tests/cases/truth.cmake: every figure cuaudit prints against the mock's own measure of the calls (issue 34).
+# tests/cases/truth.cmake: every figure cuaudit prints against the mock's own measure of the calls.
 case_program(truth_prog SOURCES cases/truth_prog.c LINK mock_cudart mock_cuda mockstate)
 # A plugin built as a plugin author would: public headers only.
 add_library(spin_plugin MODULE cases/spin_plugin.c)

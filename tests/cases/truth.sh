@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/truth.sh: every figure of a call's time, in every output, against the mock's own measure of the call (MOCK_SPIN, MOCK_TRUTH; issue 34).
+# tests/cases/truth.sh: every figure of a call's time, in every output, against the mock's own measure of the call (MOCK_SPIN, MOCK_TRUTH).
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 CHECK="$CASES_DIR/truth_check.py"
 # The mock waits 300 us in each stream synchronisation and 200 us in each launch; the spin

@@ -445,8 +445,8 @@ static unsigned nregistered;
 static void *fatbin_handle[1];
 
 /* nvcc's generated constructors call this first. With the runtime linked in, its name in the
-   symbol table identifies a static runtime (issue 14); exported by a shared runtime, it and
-   cudaGetDriverEntryPoint identify a renamed libcudart-<hash>.so.13 (issue 9). */
+   symbol table identifies a static runtime; exported by a shared runtime, it and
+   cudaGetDriverEntryPoint identify a renamed libcudart-<hash>.so.13. */
 EXPORT void **__cudaRegisterFatBinary(void *fatCubin)
 {
 	mock_count(__func__);

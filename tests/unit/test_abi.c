@@ -54,7 +54,7 @@ static void opts_zero_the_padding_past_the_last_field(void **state)
 #define PLAN(id) (cua_plan[id] & (CUA_PLAN_HOOKED | CUA_PLAN_TIMED))
 #define LONE(id) (cua_plan[id] & CUA_PLAN_ONE ? (int)(cua_plan[id] >> CUA_PLAN_SUB_SHIFT) : -1)
 
-/* A function exactly one subscription covers is dispatched to it directly (issue 25): the
+/* A function exactly one subscription covers is dispatched to it directly: the
    plan names that subscription; a second one on the same function takes the mark away. */
 static void plan_names_the_lone_subscription_of_a_function(void **state)
 {
@@ -129,7 +129,7 @@ static void count_cb(unsigned id, unsigned depth, unsigned binding, uint64_t ns,
 	(void)id, (void)depth, (void)binding, (void)ns, (void)t_exit, (void)result;
 }
 
-/* The counter path (the exact summary, issue 25) is taken only where a lean, timed built-in
+/* The counter path (the exact summary) is taken only where a lean, timed built-in
    subscription with a counter form is alone on a function that is not a launch; a second
    subscription on the function, or none with a counter form, takes it away. */
 static void plan_gives_the_counter_only_to_a_lone_lean_subscription(void **state)

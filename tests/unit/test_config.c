@@ -277,7 +277,7 @@ static void secure_mode_loads_and_writes_nothing_the_environment_names(void **st
 	assert_string_equal(hooks.trace.path, "");
 	assert_string_equal(hooks.summary.path, "stderr");
 	assert_int_equal(hooks.plugins.nplugins, 0);
-	/* cuaudit only observes there (issue 10): no quota and no faults; the log level stays. */
+	/* cuaudit only observes there: no quota and no faults; the log level stays. */
 	assert_true(hooks.memlimit.mem_limit == 0);
 	assert_true(hooks.memlimit.mem_limit_dev[1] == 0);
 	assert_int_equal(hooks.fault.nfaults, 0);

@@ -453,7 +453,7 @@ static size_t stack_used(const char *name)
 	return (size_t)(stack_top - (stack + i));
 }
 
-/* Issue 35: a name nested 20 levels overflowed a 32 KiB thread stack. Every recursion now
+/* Before: a name nested 20 levels overflowed a 32 KiB thread stack. Every recursion now
    counts against a depth limit and no frame holds an array: the worst of the hostile names
    stays under CUA_DEMANGLE_STACK_MAX in an optimised build (instrumented or -O0 frames are
    larger: only a loose bound there). Each name also runs on a thread of 16 KiB of stack with

@@ -92,7 +92,7 @@ static void quoted_strings_escape_and_cut(void **state)
 	assert_string_equal(buf, "NULL");
 }
 
-/* Text from the program is valid UTF-8 in every output (issue 19, defect 7): well-formed
+/* Text from the program is valid UTF-8 in every output: well-formed
    UTF-8 unchanged, each bad byte U+FFFD, controls (C0, DEL, C1) escaped, nothing cut inside a
    character or an escape. */
 static void text_keeps_utf8_replaces_bad_bytes_and_escapes_controls(void **state)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/unit/test_memory.c: issue 10's configuration: exact sizes, faults that are errors, observe-only secure mode, %q{NAME} templates. */
+/* tests/unit/test_memory.c: the memory limit's configuration: exact sizes, faults that are errors, observe-only secure mode, %q{NAME} templates. */
 #include <setjmp.h>
 #include <stdarg.h>
 #include <stddef.h>
