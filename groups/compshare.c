@@ -1,14 +1,10 @@
 /* SPDX-License-Identifier: MIT */
 /* groups/compshare.c: the compute share file: making or checking it, this process's slot and busy buckets, and the rule that says whether a group is over its share. */
-#include <errno.h>
-#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <sys/stat.h>
 #include <unistd.h>
 #include "compshare.h"
-#include "fd.h"
 #include "fmt.h"
 #include "memgroup.h"
 #include "process.h"
@@ -66,44 +62,14 @@ const char *cua_cs_check_head(const struct cua_cs_head *h, uint64_t size, uint32
 
 static int fail(struct cua_buf *why, const char *what, int err)
 {
-	cua_buf_str(why, what);
-	if (err) {
-		cua_buf_str(why, ": ");
-		cua_buf_errno(why, err);
-	}
-	return -1;
+	return cua_groupfile_fail(why, what, err);
 }
 
-/* Made whole under a temporary name, then linked in place (as a memory group's file). */
-static int make(const char *path, struct cua_buf *why)
+static void init_head(void *head, const void *arg)
 {
-	char tmp[CUA_PATH_MAX_GROUP];
-	struct cua_buf t = CUA_BUF(tmp);
-	struct cua_cs_head *h;
-	int fd, err;
+	struct cua_cs_head *h = head;
 
-	cua_buf_str(&t, path);
-	cua_buf_str(&t, ".tmp.");
-	cua_buf_u64(&t, cua_process_id());
-	if (t.len >= sizeof(tmp))
-		return fail(why, "cannot be made: its name is too long", 0);
-	tmp[t.len] = '\0';
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-	if (fd < 0)
-		return fail(why, "cannot be made", errno);
-	if ((err = fchmod(fd, 0600) != 0 ? errno : 0) ||
-	    (err = cua_fd_grow(fd, (off_t)CUA_CS_FILE_SIZE, 1)) != 0) {
-		unlink(tmp);
-		close(fd);
-		return fail(why, "cannot be made", err);
-	}
-	h = mmap(NULL, CUA_CS_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED) {
-		err = errno;
-		unlink(tmp);
-		close(fd);
-		return fail(why, "cannot be made", err);
-	}
+	(void)arg;
 	memcpy(h->magic, CUA_CS_MAGIC, 8);
 	h->version = CUA_CS_VERSION;
 	h->head_size = CUA_CS_HEAD_SIZE;
@@ -115,36 +81,12 @@ static int make(const char *path, struct cua_buf *why)
 	h->bucket_ns = CUA_CS_BUCKET_NS;
 	h->buckets = CUA_CS_BUCKETS;
 	h->window_buckets = CUA_CS_WINDOW_BUCKETS;
-	munmap(h, CUA_CS_HEAD_SIZE);
-	err = link(tmp, path) == 0 ? 0 : errno;
-	unlink(tmp);
-	if (err) {
-		close(fd);
-		if (err == EEXIST) {
-			errno = EEXIST;
-			return -1;
-		}
-		return fail(why, "cannot be made", err);
-	}
-	return fd;
 }
 
-static int open_file(const char *path, struct cua_buf *why)
+static const char *check_head(const void *head, uint64_t size, uint32_t uid, const void *arg)
 {
-	for (int round = 0; round < 2; round++) {
-		int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
-
-		if (fd >= 0)
-			return fd;
-		if (errno == ELOOP)
-			return fail(why, "is a symbolic link (never followed)", 0);
-		if (errno != ENOENT)
-			return fail(why, "cannot be opened", errno);
-		fd = make(path, why);
-		if (fd >= 0 || errno != EEXIST || why->len)
-			return fd;
-	}
-	return fail(why, "cannot be opened: it keeps appearing and vanishing", 0);
+	(void)arg;
+	return cua_cs_check_head(head, size, uid);
 }
 
 /* ---------------------------------------------------------------- slots */
@@ -263,39 +205,14 @@ int cua_cs_on(void)
 
 int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, struct cua_buf *why)
 {
+	static const struct cua_groupfile f = { CUA_CS_FILE_SIZE, init_head, check_head, NULL };
 	char path[CUA_PATH_MAX_GROUP];
-	struct cua_cs_head h;
-	struct stat st;
-	const char *bad;
 	void *map;
-	uint32_t uid = (uint32_t)geteuid();
-	int fd;
 
-	if (cua_cs_path(path, sizeof(path), dir, uid) != 0)
+	if (cua_cs_path(path, sizeof(path), dir, (uint32_t)geteuid()) != 0)
 		return fail(why, "has too long a path", 0);
-	if ((fd = open_file(path, why)) < 0)
+	if (!(map = cua_groupfile_map(path, &f, why)))
 		return -1;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return fail(why, "cannot be read", errno);
-	}
-	if (!S_ISREG(st.st_mode) || st.st_uid != uid || (st.st_mode & 07777) != 0600) {
-		close(fd);
-		return fail(why, !S_ISREG(st.st_mode) ? "is not a regular file"
-			    : st.st_uid != uid	  ? "belongs to another user"
-						  : "has a mode other than 0600",
-			    0);
-	}
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		memset(&h, 0, sizeof(h));
-	if ((bad = cua_cs_check_head(&h, (uint64_t)st.st_size, uid))) {
-		close(fd);
-		return fail(why, bad, 0);
-	}
-	map = mmap(NULL, CUA_CS_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return fail(why, "cannot be mapped", errno);
 	memset(my_group, 0, sizeof(my_group));
 	if (group)
 		memcpy(my_group, group, strnlen(group, CUA_CS_NAME_MAX - 1));

@@ -9,7 +9,6 @@
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
-#include "fd.h"
 #include "fmt.h"
 #include "memgroup.h"
 #include "process.h"
@@ -529,47 +528,20 @@ uint64_t cua_memgroup_used(unsigned dev, int reclaim)
 
 static int fail(struct cua_buf *why, const char *what, int err)
 {
-	cua_buf_str(why, what);
-	if (err) {
-		cua_buf_str(why, ": ");
-		cua_buf_errno(why, err);
-	}
-	return -1;
+	return cua_groupfile_fail(why, what, err);
 }
 
-/* Makes the file under a temporary name, whole, then links it in place: a file under the
-   group's name is always complete. Returns its descriptor, or -1 (EEXIST: another process
-   made it first). */
-static int make(const char *path, const char *name, const uint64_t *q, struct cua_buf *why)
-{
-	char tmp[CUA_PATH_MAX_GROUP];
-	struct cua_buf t = CUA_BUF(tmp);
-	struct cua_group_head *h;
-	int fd, err;
+/* What a group's file is made with, and what every process of the group must give. */
+struct making {
+	const char *name;
+	const uint64_t *quota;
+};
 
-	cua_buf_str(&t, path);
-	cua_buf_str(&t, ".tmp.");
-	cua_buf_u64(&t, cua_process_id());
-	if (t.len >= sizeof(tmp))
-		return fail(why, "cannot be made: its name is too long", 0);
-	tmp[t.len] = '\0';
-	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
-	if (fd < 0)
-		return fail(why, "cannot be made", errno);
-	/* Blocks reserved now: a full /dev/shm fails here, never as SIGBUS at a later touch. */
-	if ((err = fchmod(fd, 0600) != 0 ? errno : 0) ||
-	    (err = cua_fd_grow(fd, (off_t)CUA_GROUP_FILE_SIZE, 1)) != 0) {
-		unlink(tmp);
-		close(fd);
-		return fail(why, "cannot be made", err);
-	}
-	h = mmap(NULL, CUA_GROUP_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	if (h == MAP_FAILED) {
-		err = errno;
-		unlink(tmp);
-		close(fd);
-		return fail(why, "cannot be made", err);
-	}
+static void init_head(void *head, const void *arg)
+{
+	const struct making *m = arg;
+	struct cua_group_head *h = head;
+
 	memcpy(h->magic, CUA_GROUP_MAGIC, 8);
 	h->version = CUA_GROUP_VERSION;
 	h->head_size = CUA_GROUP_HEAD_SIZE;
@@ -578,83 +550,35 @@ static int make(const char *path, const char *name, const uint64_t *q, struct cu
 	h->devices = CUA_GROUP_DEVICES;
 	h->slot_size = sizeof(struct cua_group_slot);
 	h->uid = (uint32_t)geteuid();
-	memcpy(h->quota, q, sizeof(h->quota));
-	memcpy(h->name, name, strlen(name) + 1);
-	munmap(h, CUA_GROUP_HEAD_SIZE);
-	err = link(tmp, path) == 0 ? 0 : errno;
-	unlink(tmp);
-	if (err) {
-		close(fd);
-		if (err == EEXIST) {
-			errno = EEXIST;
-			return -1;
-		}
-		return fail(why, "cannot be made", err);
-	}
-	return fd;
+	memcpy(h->quota, m->quota, sizeof(h->quota));
+	memcpy(h->name, m->name, strlen(m->name) + 1);
 }
 
-static int open_file(const char *path, const char *name, const uint64_t *q, struct cua_buf *why)
+static const char *check_head(const void *head, uint64_t size, uint32_t uid, const void *arg)
 {
-	for (int round = 0; round < 2; round++) {
-		int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	const struct making *m = arg;
+	const struct cua_group_head *h = head;
+	const char *bad = cua_memgroup_check_head(h, size, uid);
 
-		if (fd >= 0)
-			return fd;
-		if (errno == ELOOP)
-			return fail(why, "is a symbolic link (never followed)", 0);
-		if (errno != ENOENT)
-			return fail(why, "cannot be opened", errno);
-		fd = make(path, name, q, why);
-		if (fd >= 0 || errno != EEXIST || why->len)
-			return fd;
-	}
-	return fail(why, "cannot be opened: it keeps appearing and vanishing", 0);
+	if (bad)
+		return bad;
+	if (memcmp(h->quota, m->quota, sizeof(h->quota)) != 0)
+		return "was made with another CUAUDIT_MEM_LIMIT: every process of a group must give "
+		       "the same";
+	return NULL;
 }
 
 int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, struct cua_buf *why)
 {
 	char path[CUA_PATH_MAX_GROUP];
-	struct cua_group_head h;
-	struct stat st;
-	const char *bad;
+	const struct making m = { name, q };
+	const struct cua_groupfile f = { CUA_GROUP_FILE_SIZE, init_head, check_head, &m };
 	void *map;
-	int fd;
 
-	uint32_t uid = (uint32_t)geteuid();
-
-	if (cua_memgroup_path(path, sizeof(path), dir, uid, name) != 0)
+	if (cua_memgroup_path(path, sizeof(path), dir, (uint32_t)geteuid(), name) != 0)
 		return fail(why, "has too long a path", 0);
-	if ((fd = open_file(path, name, q, why)) < 0)
+	if (!(map = cua_groupfile_map(path, &f, why)))
 		return -1;
-	if (fstat(fd, &st) != 0) {
-		close(fd);
-		return fail(why, "cannot be read", errno);
-	}
-	/* Only a file of this user, readable by nobody else: another user's could lie about
-	   the group's use or read it. */
-	if (!S_ISREG(st.st_mode) || st.st_uid != uid || (st.st_mode & 07777) != 0600) {
-		close(fd);
-		return fail(why, !S_ISREG(st.st_mode) ? "is not a regular file"
-			    : st.st_uid != uid	  ? "belongs to another user"
-						  : "has a mode other than 0600",
-			    0);
-	}
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h))
-		memset(&h, 0, sizeof(h));
-	if ((bad = cua_memgroup_check_head(&h, (uint64_t)st.st_size, uid))) {
-		close(fd);
-		return fail(why, bad, 0);
-	}
-	if (memcmp(h.quota, q, sizeof(h.quota)) != 0) {
-		close(fd);
-		return fail(why, "was made with another CUAUDIT_MEM_LIMIT: every process of a group"
-			    " must give the same", 0);
-	}
-	map = mmap(NULL, CUA_GROUP_FILE_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
-	if (map == MAP_FAILED)
-		return fail(why, "cannot be mapped", errno);
 	head = map;
 	slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
 	memcpy(quota, q, sizeof(quota));

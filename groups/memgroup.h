@@ -5,6 +5,7 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "groupfile.h"
 
 /* The file, version 1 (docs/hooks.md, "A memory group"): a 4096-byte head, then
    CUA_GROUP_SLOTS slots of one process each. Every number is in the machine's byte order;
@@ -19,8 +20,6 @@
 /* The file's name in the share directory: this prefix, the owner's uid, '-', the group. Two
    users' groups of one name never meet: each opens only files named with its own uid. */
 #define CUA_GROUP_FILE_PREFIX "cuaudit-memgroup-"
-/* Room for a share directory of CUA_PATH_MAX bytes, the prefix, a uid and a name. */
-#define CUA_PATH_MAX_GROUP 1400u
 
 struct cua_buf;
 

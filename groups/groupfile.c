@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* groups/groupfile.c: the file a group of processes shares: found or made whole under a temporary name, checked (owner, mode, head, size) and mapped. */
+#include <errno.h>
+#include <fcntl.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/stat.h>
+#include <unistd.h>
+#include "fd.h"
+#include "groupfile.h"
+#include "process.h"
+
+int cua_groupfile_fail(struct cua_buf *why, const char *what, int err)
+{
+	cua_buf_str(why, what);
+	if (err) {
+		cua_buf_str(why, ": ");
+		cua_buf_errno(why, err);
+	}
+	return -1;
+}
+
+/* Makes the file under a temporary name, whole, then links it in place. Returns its
+   descriptor, or -1 (EEXIST with why empty: another process made it first). */
+static int make(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+{
+	char tmp[CUA_PATH_MAX_GROUP];
+	struct cua_buf t = CUA_BUF(tmp);
+	void *h;
+	int fd, err;
+
+	cua_buf_str(&t, path);
+	cua_buf_str(&t, ".tmp.");
+	cua_buf_u64(&t, cua_process_id());
+	if (t.len >= sizeof(tmp))
+		return cua_groupfile_fail(why, "cannot be made: its name is too long", 0);
+	tmp[t.len] = '\0';
+	fd = open(tmp, O_RDWR | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY, 0600);
+	if (fd < 0)
+		return cua_groupfile_fail(why, "cannot be made", errno);
+	/* Blocks reserved now: a full /dev/shm fails here, never as SIGBUS at a later touch. */
+	if ((err = fchmod(fd, 0600) != 0 ? errno : 0) ||
+	    (err = cua_fd_grow(fd, (off_t)f->file_size, 1)) != 0) {
+		unlink(tmp);
+		close(fd);
+		return cua_groupfile_fail(why, "cannot be made", err);
+	}
+	h = mmap(NULL, CUA_GROUPFILE_HEAD_SIZE, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	if (h == MAP_FAILED) {
+		err = errno;
+		unlink(tmp);
+		close(fd);
+		return cua_groupfile_fail(why, "cannot be made", err);
+	}
+	f->init(h, f->arg);
+	munmap(h, CUA_GROUPFILE_HEAD_SIZE);
+	err = link(tmp, path) == 0 ? 0 : errno;
+	unlink(tmp);
+	if (err) {
+		close(fd);
+		if (err == EEXIST) {
+			errno = EEXIST;
+			return -1;
+		}
+		return cua_groupfile_fail(why, "cannot be made", err);
+	}
+	return fd;
+}
+
+static int open_file(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+{
+	for (int round = 0; round < 2; round++) {
+		int fd = open(path, O_RDWR | O_NOFOLLOW | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+
+		if (fd >= 0)
+			return fd;
+		if (errno == ELOOP)
+			return cua_groupfile_fail(why, "is a symbolic link (never followed)", 0);
+		if (errno != ENOENT)
+			return cua_groupfile_fail(why, "cannot be opened", errno);
+		fd = make(path, f, why);
+		if (fd >= 0 || errno != EEXIST || why->len)
+			return fd;
+	}
+	return cua_groupfile_fail(why, "cannot be opened: it keeps appearing and vanishing", 0);
+}
+
+void *cua_groupfile_map(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+{
+	_Alignas(8) unsigned char copy[CUA_GROUPFILE_HEAD_SIZE];
+	uint32_t uid = (uint32_t)geteuid();
+	const char *bad;
+	struct stat st;
+	void *map;
+	int fd;
+
+	if ((fd = open_file(path, f, why)) < 0)
+		return NULL;
+	if (fstat(fd, &st) != 0) {
+		cua_groupfile_fail(why, "cannot be read", errno);
+		close(fd);
+		return NULL;
+	}
+	/* Only a file of this user, readable by nobody else: another user's could lie about
+	   the group's use or read it. */
+	if (!S_ISREG(st.st_mode) || st.st_uid != uid || (st.st_mode & 07777) != 0600) {
+		close(fd);
+		cua_groupfile_fail(why, !S_ISREG(st.st_mode) ? "is not a regular file"
+					: st.st_uid != uid	? "belongs to another user"
+								: "has a mode other than 0600",
+				   0);
+		return NULL;
+	}
+	if (pread(fd, copy, sizeof(copy), 0) != (ssize_t)sizeof(copy))
+		memset(copy, 0, sizeof(copy));
+	if ((bad = f->check(copy, (uint64_t)st.st_size, uid, f->arg))) {
+		close(fd);
+		cua_groupfile_fail(why, bad, 0);
+		return NULL;
+	}
+	map = mmap(NULL, f->file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
+	close(fd);
+	if (map == MAP_FAILED) {
+		cua_groupfile_fail(why, "cannot be mapped", errno);
+		return NULL;
+	}
+	return map;
+}

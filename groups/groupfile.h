@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/* groups/groupfile.h: the file a group of processes shares (a memory group's, the compute share's): found or made whole, checked, mapped. */
+#ifndef CUA_GROUPFILE_H
+#define CUA_GROUPFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+#include "fmt.h"
+
+/* Room for a share directory of CUA_PATH_MAX bytes, a file's prefix, a uid and a name. */
+#define CUA_PATH_MAX_GROUP 1400u
+/* A group file's head is one page: made by init, read back whole by check. */
+#define CUA_GROUPFILE_HEAD_SIZE 4096u
+
+/* What one kind of group file is. */
+struct cua_groupfile {
+	size_t file_size;
+	/* Writes the head of a new file (CUA_GROUPFILE_HEAD_SIZE bytes, zeroed). */
+	void (*init)(void *head, const void *arg);
+	/* NULL where the head (a copy) and the file's size are acceptable to a process of this
+	   user; else what is wrong, a phrase after "the file". */
+	const char *(*check)(const void *head, uint64_t size, uint32_t uid, const void *arg);
+	const void *arg;
+};
+
+/* Appends what went wrong (and the system's error where err is not 0) to why; returns -1. */
+int cua_groupfile_fail(struct cua_buf *why, const char *what, int err);
+
+/* Maps the group file at path, read and write, shared: an existing one only if it is a
+   regular file of this user, mode 0600, not a symbolic link, whose head f->check accepts;
+   a missing one is made first, whole, under a temporary name and linked in place, so that a
+   file under the group's name is always complete. NULL with why filled on failure. */
+void *cua_groupfile_map(const char *path, const struct cua_groupfile *f, struct cua_buf *why);
+
+#endif
