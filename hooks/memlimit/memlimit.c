@@ -298,6 +298,10 @@ static void allocated(const struct cuaudit_call *c, const struct cua_mem_desc *d
 		__atomic_add_fetch(&seen[dev].vmm_calls, 1, __ATOMIC_RELAXED);
 	}
 	key = d->key(c->args);
+	/* No address and nothing charged (the runtime's answer to 0 bytes): nothing will be
+	   freed, so nothing is tracked; the table is not full. */
+	if (key <= TOMBSTONE && charged == 0)
+		return;
 	/* Untracked, the charge stays: better a quota too full than one that leaks. */
 	if (key > TOMBSTONE && put(live, SLOTS, key, charged, dev, grouped) == 0)
 		return;

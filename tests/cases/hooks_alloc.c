@@ -39,6 +39,19 @@ int main(int argc, char **argv)
 		printf("cudaMalloc 1 -> %d\n", (int)cudaMalloc(&p[3], 1));
 		return 0;
 	}
+	if (strcmp(argv[1], "zero") == 0) {
+		/* Zero bytes through the runtime: success and no address (on an H200 the
+		   runtime wrote NULL; over the mock driver it leaves the pointer, NULL here);
+		   then the quota is whole: 1 MiB fits, once. */
+		p[0] = p[1] = NULL;
+		printf("cudaMalloc 0 -> %d %s\n", (int)cudaMalloc(&p[0], 0), p[0] ? "address" : "NULL");
+		printf("cudaMallocManaged 0 -> %d %s\n", (int)cudaMallocManaged(&p[1], 0, cudaMemAttachGlobal),
+		       p[1] ? "address" : "NULL");
+		printf("cudaMalloc 1MiB -> %d\n", (int)cudaMalloc(&p[2], 1 << 20));
+		info();
+		printf("cudaFree -> %d\n", (int)cudaFree(p[2]));
+		return 0;
+	}
 	/* "loop": nine driver and five runtime allocations, each freed at once. */
 	for (int i = 1; i <= 9; i++) {
 		CUresult r = cuMemAlloc(&d[0], 64);

@@ -373,6 +373,25 @@ WANT
   native "$BIN/hooks_alloc" limit
   grep -q 'cudaMalloc 1 -> 0' native.out && pass "without the limit the same allocations succeed" || fail "native run"
   ;;
+zero_byte_runtime_allocations_are_neither_charged_nor_taken_for_a_full_table)
+  # cudaMalloc(&p, 0) succeeds with no address (the runtime's answer, measured on an
+  # H200): there is nothing to free, so nothing to track. It was taken for a full table of
+  # live allocations: a false warning, after which a real overflow went unsaid.
+  native "$BIN/hooks_alloc" zero
+  rm -f log.txt
+  CUAUDIT_LOG=warn CUAUDIT_MEM_LIMIT=1MiB audited "$BIN/hooks_alloc" zero
+  cat >want.txt <<'WANT'
+cudaMalloc 0 -> 0 NULL
+cudaMallocManaged 0 -> 0 NULL
+cudaMalloc 1MiB -> 0
+driver info 0: free 0 total 1048576; runtime info 0: free 0 total 1048576
+cudaFree -> 0
+WANT
+  diff want.txt audited.out >/dev/null && pass "zero bytes succeed, uncharged; the quota stays whole" ||
+    { fail "zero-byte allocations"; diff want.txt audited.out; }
+  grep -q 'tracks at most' log.txt && fail "a false warning: $(grep 'tracks at most' log.txt)" ||
+    pass "no warning of a full allocation table"
+  ;;
 faults_are_injected_on_schedule)
   native "$BIN/hooks_alloc" loop
   CUAUDIT_LOG=warn CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3;cudaMalloc=cudaErrorMemoryAllocation@after:2' audited "$BIN/hooks_alloc" loop

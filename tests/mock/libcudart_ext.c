@@ -221,6 +221,11 @@ EXPORT cudaError_t cudaHostGetDevicePointer(void **dptr, void *ptr, unsigned int
 EXPORT cudaError_t cudaMallocManaged(void **ptr, size_t size, unsigned int flags)
 {
 	BEGIN();
+	/* 0 bytes: success with no address, as cudaMalloc (measured). */
+	if (size == 0 && ptr) {
+		*ptr = NULL;
+		return cudaSuccess;
+	}
 	return cu(D->alloc_managed((CUdeviceptr *)ptr, size, flags));
 }
 
