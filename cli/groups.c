@@ -9,6 +9,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 #include "fmt.h"
+#include "json.h"
 #include "groups.h"
 #include "memgroup.h"
 #include "compshare.h"
@@ -29,13 +30,18 @@ static void put_size(char *out, size_t cap, uint64_t v)
 		snprintf(out, cap, "%llu B", (unsigned long long)v);
 }
 
+/* Names and paths come from a directory every user may write to (/dev/shm) and from files
+   that may be damaged: JSON-escaped whole, and for a terminal with controls made visible
+   (cli_term). */
 static void json_str(const char *s)
 {
-	char buf[1024];
-	struct cua_buf b = CUA_BUF(buf);
+	json_put_string(stdout, s);
+}
 
-	cua_buf_json_string(&b, s);
-	fwrite(buf, 1, b.len < sizeof(buf) ? b.len : sizeof(buf), stdout);
+/* Adds as the module's sums do (groups/memgroup.c): saturating, never wrapping to a small use. */
+static uint64_t sat_add(uint64_t a, uint64_t b)
+{
+	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
 }
 
 /* The whole file, read (never mapped: a file cut short under the reader would raise SIGBUS)
@@ -106,7 +112,7 @@ static int show_compute(const char *dir, int json, int *first)
 		return 0;
 	if (!(data = load_sized(path, &why, CUA_CS_FILE_SIZE, 1))) {
 		fprintf(stderr, "cuaudit ps: %s: %s; its processes run without a compute limit\n",
-			path, why);
+			cli_term(path), why);
 		return -1;
 	}
 	slots = (const void *)(data + CUA_CS_HEAD_SIZE);
@@ -152,7 +158,7 @@ static int show_compute(const char *dir, int json, int *first)
 				 out[g].limit & CUA_CS_SHARE ? " share" : " cap");
 			put_permille(ach, sizeof(ach), pm);
 			if (out[g].name[0])
-				printf("%-24s", out[g].name);
+				printf("%-24s", cli_term(out[g].name));
 			else
 				printf("(pid %u)%*s", out[g].pid, 17 - snprintf(NULL, 0, "%u", out[g].pid), "");
 			printf(" %6u %11s %9s %7llums %9u\n", d, lim, ach,
@@ -181,7 +187,7 @@ static void show(const char *path, const char *data, int json, int *first, uint6
 			continue;
 		nproc++;
 		for (unsigned d = 0; d < CUA_GROUP_DEVICES; d++)
-			used[d] += slots[i].used[d];
+			used[d] = sat_add(used[d], slots[i].used[d]);
 	}
 	/* The devices with a quota that the group uses; the first with a quota when it uses
 	   none (CUAUDIT_MEM_LIMIT=SIZE gives all 64 one). */
@@ -211,7 +217,7 @@ static void show(const char *path, const char *data, int json, int *first, uint6
 			continue;
 		put_size(a, sizeof(a), h->quota[d]);
 		put_size(b, sizeof(b), used[d]);
-		printf("%-24s %6u %12s %12s %9u\n", h->name, d, a, b, nproc);
+		printf("%-24s %6u %12s %12s %9u\n", cli_term(h->name), d, a, b, nproc);
 	}
 	for (unsigned i = 0; i < hwm; i++) {
 		const struct cua_group_slot *s = &slots[i];
@@ -280,7 +286,7 @@ int cua_cli_groups(const char *dir, int json)
 		snprintf(path, sizeof(path), "%s/%s", dir, e->d_name);
 		if (!(data = load(path, &why))) {
 			fprintf(stderr, "cuaudit ps: %s: %s; the processes of that group keep their own"
-					" limits\n", path, why);
+					" limits\n", cli_term(path), why);
 			bad++;
 			continue;
 		}

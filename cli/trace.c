@@ -113,6 +113,7 @@ static int convert(const char *raw_path, const char *out_path)
 	struct stat ost, ist;
 	char out[4096], *window;
 	int fd = open(raw_path, O_RDONLY | O_CLOEXEC), ofd, limited = 0, running;
+	ssize_t got;
 	uint64_t last = 0;
 	unsigned skipped;
 
@@ -120,9 +121,22 @@ static int convert(const char *raw_path, const char *out_path)
 		fprintf(stderr, "cuaudit trace: cannot open %s\n", cli_term(raw_path));
 		return 1;
 	}
-	if (pread(fd, &h, sizeof(h), 0) != (ssize_t)sizeof(h) ||
+	memset(&h, 0, sizeof(h));
+	got = pread(fd, &h, sizeof(h), 0);
+	/* Cut inside the head (a full disk, a partial copy): said as such, not taken for
+	   another version, whose magic a cut one shares. Only bytes pread filled are compared. */
+	if (got > 0 && got < (ssize_t)sizeof(h) &&
+	    memcmp(h.magic, CUA_RAW_MAGIC,
+		   (size_t)got < sizeof(CUA_RAW_MAGIC) - 1 ? (size_t)got : sizeof(CUA_RAW_MAGIC) - 1) == 0) {
+		fprintf(stderr, "cuaudit trace: %s is cut short: its head has %zd of %zu bytes\n",
+			cli_term(raw_path), got, sizeof(h));
+		close(fd);
+		return 1;
+	}
+	if (got != (ssize_t)sizeof(h) ||
 	    memcmp(h.magic, CUA_RAW_MAGIC, sizeof(CUA_RAW_MAGIC) - 1) != 0) {
-		if (memcmp(h.magic, CUA_RAW_MAGIC_PREFIX, sizeof(CUA_RAW_MAGIC_PREFIX) - 1) == 0)
+		if (got >= (ssize_t)sizeof(CUA_RAW_MAGIC_PREFIX) - 1 &&
+		    memcmp(h.magic, CUA_RAW_MAGIC_PREFIX, sizeof(CUA_RAW_MAGIC_PREFIX) - 1) == 0)
 			fprintf(stderr, "cuaudit trace: %s was written by another version of cuaudit; "
 					"convert it with the cuaudit that wrote it\n", cli_term(raw_path));
 		else

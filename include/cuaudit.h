@@ -253,7 +253,8 @@ struct cuaudit_plugin_info {
 #define CUAUDIT_PLUGIN_INFO_SYMBOL "cuaudit_plugin_info"
 
 /* A plugin exports this; cuaudit calls it once, before the program runs. Return 0 to stay
-   loaded, or a negative errno value to be unloaded (its subscriptions are then dropped). */
+   loaded, or a negative errno value to be unloaded (its subscriptions, at_exit functions and
+   GPU record callbacks are then dropped). */
 typedef int (*cuaudit_plugin_init_fn)(const struct cuaudit_host *host);
 #define CUAUDIT_PLUGIN_INIT "cuaudit_plugin_init"
 

@@ -440,7 +440,9 @@ static int get_table(NvtxGetExportTableFunc_t get, NvtxCallbackModule module, st
 API int InitializeInjectionNvtx2(NvtxGetExportTableFunc_t get);
 
 /* The tool named by CUAUDIT_NVTX_CHAIN (`cuaudit run` puts there what NVTX_INJECTION64_PATH
-   named before): loaded once, never ourselves. */
+   named before): loaded once, never ourselves, nor another copy of this library (another
+   install's): the module connects every copy (it has the bridge symbol), so a chained copy
+   would report each event a second time. */
 static NvtxInitializeInjectionNvtxFunc_t chained(void)
 {
 	const char *path;
@@ -456,7 +458,8 @@ static NvtxInitializeInjectionNvtxFunc_t chained(void)
 	if (!h)
 		return NULL;
 	next_init = (NvtxInitializeInjectionNvtxFunc_t)dlsym(h, "InitializeInjectionNvtx2");
-	if (!next_init || next_init == InitializeInjectionNvtx2) {
+	if (!next_init || next_init == InitializeInjectionNvtx2 ||
+	    dlsym(h, CUA_NVTX_BRIDGE_SYMBOL)) {
 		next_init = NULL;
 		return NULL;
 	}

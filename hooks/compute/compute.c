@@ -365,11 +365,9 @@ static void say(const char *message)
 void cua_compute_start(const struct cua_config *all, struct cua_hook_configs *cfg)
 {
 	(void)all;
-	if (cfg->compute.on && !cfg->memlimit.share_dir[0]) {
-		say("cuaudit: CUAUDIT_COMPUTE_LIMIT needs a usable CUAUDIT_SHARE_DIR (see its"
-		    " message): no compute limit is applied.\n");
+	/* A bad CUAUDIT_SHARE_DIR: its one message says that no compute limit is applied. */
+	if (cfg->compute.on && !cfg->memlimit.share_dir[0])
 		cfg->compute.on = 0;
-	}
 	if (cfg->compute.on && cfg->compute.test_clock_offset_ns)
 		cua_clock_set_test_offset(cfg->compute.test_clock_offset_ns);
 	cua_compute_init(&cfg->compute, cfg->memlimit.group, cfg->memlimit.share_dir);

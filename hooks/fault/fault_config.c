@@ -36,6 +36,16 @@ static int parse_one_fault(const char *s, size_t len, struct cua_fault *f, char 
 	id = cua_table_find(name);
 	if (id < 0)
 		return cua_config_fail_why(why, cap, "unknown ELF name ", s, (size_t)(eq - s));
+	/* Only a status can say "failed": skipped, a function that returns a pointer, a count or
+	   nothing would hand the program the error number as its value (a string at address 1). */
+	if (cua_api[id].ret != CUA_RET_CURESULT && cua_api[id].ret != CUA_RET_CUDAERROR) {
+		char what[sizeof(name) + 64];
+		struct cua_buf b = CUA_BUF(what);
+
+		cua_buf_str(&b, name);
+		cua_buf_str(&b, " returns neither CUresult nor cudaError_t: it cannot fail");
+		return cua_config_fail_why(why, cap, "", what, b.len < sizeof(what) ? b.len : 0);
+	}
 	f->id = (unsigned)id;
 	if (parse_error_value(eq + 1, (size_t)(at - eq - 1), cua_api[id].layer, &f->error) != 0)
 		return cua_config_fail_why(why, cap, "unknown error for this layer: ", eq + 1,

@@ -85,13 +85,19 @@ static int any_limit(const struct cua_memlimit_config *cfg)
 static void load_group(struct cua_memlimit_config *cfg, cua_getenv_fn get, cua_diag_fn diag)
 {
 	const char *v = get("CUAUDIT_MEM_GROUP"), *dir = get("CUAUDIT_SHARE_DIR");
+	/* The compute share (hooks/compute) lives in the same directory and uses the same
+	   group: the one message says what becomes of it too. */
+	int compute = get("CUAUDIT_COMPUTE_LIMIT") != NULL;
 
 	/* Checked even without a group: a bad value is said where it is set. */
 	if (dir && (dir[0] != '/' || cua_config_copy_path(cfg->share_dir, dir) != 0)) {
 		cfg->share_dir[0] = '\0';
 		cua_config_bad_value(diag, "CUAUDIT_SHARE_DIR", dir,
 				     "an absolute path of a directory that the group's processes share",
-				     "There is no group: the memory limit, if any, is this process's own.");
+				     compute ? "There is no group and no compute limit is applied: the"
+					       " memory limit, if any, is this process's own."
+					     : "There is no group: the memory limit, if any, is this"
+					       " process's own.");
 		return;
 	}
 	if (!dir)
@@ -104,11 +110,14 @@ static void load_group(struct cua_memlimit_config *cfg, cua_getenv_fn get, cua_d
 				     "a group name of 1 to 127 characters A-Z a-z 0-9 . _ - not starting"
 				     " with a dot, once %q{NAME} (the value of environment variable"
 				     " NAME) is expanded, e.g. pod-%q{POD_UID}",
-				     "There is no group: the memory limit, if any, is this process's own.");
+				     compute ? "There is no group: the memory limit and the compute limit,"
+					       " if any, are this process's own."
+					     : "There is no group: the memory limit, if any, is this"
+					       " process's own.");
 		return;
 	}
 	/* A group for a compute share alone (CUAUDIT_COMPUTE_LIMIT) has no memory quota. */
-	if (!any_limit(cfg) && !get("CUAUDIT_COMPUTE_LIMIT")) {
+	if (!any_limit(cfg) && !compute) {
 		cfg->group[0] = '\0';
 		cua_config_bad_value(diag, "CUAUDIT_MEM_GROUP", v,
 				     "a group name together with CUAUDIT_MEM_LIMIT, the quota the"

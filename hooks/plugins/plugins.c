@@ -96,10 +96,13 @@ _Static_assert((int)CUA_GPU_KERNEL == CUAUDIT_GPU_KERNEL && (int)CUA_GPU_HTOD ==
 		       (int)CUA_GPU_GRAPH == CUAUDIT_GPU_GRAPH,
 	       "GPU ops");
 
+/* A refused plugin's entries keep their place with fn NULL: the GPU hook's sink cannot be
+   taken back, and the plugin's code is unloaded. */
 static struct {
 	cuaudit_gpu_fn fn;
 	void *ctx;
 } gpu_subs[MAX_PLUGINS];
+static unsigned n_gpu_subs;
 
 static void to_plugin(const struct cua_gpu_record *r, void *ctx)
 {
@@ -112,12 +115,13 @@ static void to_plugin(const struct cua_gpu_record *r, void *ctx)
 		.start_max_ns = r->start_max_ns, .exact = r->exact, .synthetic = cua_gpu_synthetic(),
 	};
 
-	gpu_subs[i].fn(&out, gpu_subs[i].ctx);
+	if (gpu_subs[i].fn)
+		gpu_subs[i].fn(&out, gpu_subs[i].ctx);
 }
 
 static int host_gpu_subscribe(const struct cuaudit_gpu_subscription *sub)
 {
-	static unsigned n;
+	unsigned n = n_gpu_subs;
 	int err;
 
 	if (!in_init)
@@ -131,9 +135,11 @@ static int host_gpu_subscribe(const struct cuaudit_gpu_subscription *sub)
 		return -ENOSPC;
 	gpu_subs[n].fn = sub->fn;
 	gpu_subs[n].ctx = sub->ctx;
-	if ((err = cua_gpu_add_sink(to_plugin, (void *)(uintptr_t)n)) != 0)
+	if ((err = cua_gpu_add_sink(to_plugin, (void *)(uintptr_t)n)) != 0) {
+		gpu_subs[n].fn = NULL;
 		return err;
-	n++;
+	}
+	n_gpu_subs = n + 1;
 	return 0;
 }
 
@@ -191,7 +197,7 @@ static void load_one(const char *path)
 	/* The plugin joins cuaudit's own namespace, with its private libc (docs/facts.md §2). */
 	void *h = dlopen(path, RTLD_NOW | RTLD_LOCAL);
 	cuaudit_plugin_init_fn init;
-	unsigned first = cua_dispatch_count(), first_exit = n_at_exit;
+	unsigned first = cua_dispatch_count(), first_exit = n_at_exit, first_gpu = n_gpu_subs;
 	struct cuaudit_plugin *p;
 	const char *why;
 	int rc;
@@ -227,8 +233,12 @@ static void load_one(const char *path)
 	current = NULL;
 	in_init = 0;
 	if (rc < 0) {
+		/* Everything it registered goes with it: dlclose unmaps its code, and a record
+		   handed to its GPU callback afterwards would jump into nothing. */
 		cua_dispatch_truncate(first);
 		n_at_exit = first_exit;
+		for (unsigned i = first_gpu; i < n_gpu_subs; i++)
+			__atomic_store_n(&gpu_subs[i].fn, NULL, __ATOMIC_RELEASE);
 		cua_log_msg(CUA_LOG_ERROR, "plugin ", path, " refused to start; unloaded", NULL);
 		dlclose(h);
 		return;

@@ -155,6 +155,19 @@ compute_late_stamped_anchors_neither_shorten_intervals_nor_loosen_a_cap)
   mx=$(stat_of max cap.txt)
   le "$mx" 0.33 && pass "a 30% cap with late anchors: the busiest window $mx" || fail "late anchors, busiest window $mx"
   ;;
+compute_a_bad_group_or_share_dir_says_what_becomes_of_the_compute_limit)
+  # A compute limit with a bad CUAUDIT_MEM_GROUP runs each process as its own group: its
+  # message must say so (it spoke of the memory limit alone, which may not even be set).
+  # A bad CUAUDIT_SHARE_DIR leaves no compute limit: one message, not two.
+  CUAUDIT_COMPUTE_LIMIT=30 CUAUDIT_MEM_GROUP='a/b' run "$PROG" 0.1 2 >g.out 2>g.err
+  [ "$(grep -c . g.err)" = 1 ] && grep -q 'CUAUDIT_MEM_GROUP="a/b" is not valid; accepted: ' g.err &&
+    grep -q "the compute limit, if any, are this process's own" g.err &&
+    pass "a bad group: one message, the compute limit is the process's own" || fail "bad group: $(cat g.err)"
+  CUAUDIT_COMPUTE_LIMIT=30 CUAUDIT_SHARE_DIR=relative run "$PROG" 0.1 2 >d.out 2>d.err
+  [ "$(grep -c . d.err)" = 1 ] && grep -q 'CUAUDIT_SHARE_DIR="relative" is not valid; accepted: ' d.err &&
+    grep -q "no compute limit is applied" d.err &&
+    pass "a bad share directory: one message, no compute limit" || fail "bad share dir: $(cat d.err)"
+  ;;
 compute_bad_values_are_refused_with_one_message_and_no_limit)
   for v in 0 101 abc 30:shar 0:30,30:share 16:30 30,40 0:30,0:40 "" 30%%; do
     CUAUDIT_COMPUTE_LIMIT=$v MOCK_GPU_TIMELINE=bad.txt run "$PROG" 0.3 2 >bad.out 2>bad.err

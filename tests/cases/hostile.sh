@@ -64,6 +64,20 @@ raw_trace_with_a_huge_block_length_converts_and_ends)
     [ $rc = 0 ] && pass "length $len: converted and ended" || fail "length $len: status $rc"
   done
   ;;
+raw_trace_cut_inside_its_head_is_said_to_be_cut_short)
+  # A copy cut inside the 96-byte head (a full disk, a partial transfer) was called the work
+  # of "another version of cuaudit", sending its owner after a version that does not exist;
+  # a cut before the magic's end read bytes pread never filled.
+  raw_file
+  for cut in 1 13 14 20 50 95; do
+    head -c $cut first.raw >cut.raw
+    "$CLI" trace -o "$dir/cut.json" cut.raw >conv.out 2>conv.err; rc=$?
+    [ $rc = 1 ] && grep -q "cut.raw is cut short: its head has $cut of 96 bytes" conv.err &&
+      ! grep -q 'another version' conv.err && pass "cut at $cut: refused, said to be cut short" ||
+      fail "cut at $cut: status $rc: $(cat conv.err)"
+    [ ! -e cut.json ] && pass "cut at $cut: no trace written" || fail "cut at $cut: a trace was written"
+  done
+  ;;
 raw_trace_records_with_lying_lengths_are_skipped_whole)
   # A record whose flag bits announce out-values and a kernel name it does not hold: the
   # formatter read them from the next records (and past the window at a block's end).

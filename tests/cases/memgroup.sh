@@ -293,5 +293,41 @@ memgroup_cli_run_mem_group_sets_the_group)
   env -u CUAUDIT_MEM_GROUP -u CUAUDIT_MEM_LIMIT "$CLI" run --mem-group cli-g "$PROG" fill 1024 >out.txt 2>err.txt
   [ $? = 2 ] && grep -q "CUAUDIT_MEM_LIMIT" err.txt && pass "--mem-group without a quota is refused" || fail "$(cat err.txt)"
   ;;
+memgroup_ps_groups_shows_hostile_files_safely_and_sums_without_wrapping)
+  # /dev/shm is writable by every user: a file under the group prefix may be anyone's, named
+  # anything, and a file of this user may be damaged. `cuaudit ps --groups` prints names and
+  # paths with their control bytes made visible, and adds the slots' use as the module
+  # does, saturating: two slots of 2^63 bytes were shown as a group using 0 B, while every
+  # allocation of the group was refused.
+  rm -f "$FILE"; granted_alone >/dev/null
+  fake_slot 0 $$ "$(start_ticks $$)" $((1 << 62))
+  fake_slot 1 $$ "$(start_ticks $$)" $((1 << 62))
+  fake_slot 2 $$ "$(start_ticks $$)" $((1 << 62))
+  fake_slot 3 $$ "$(start_ticks $$)" $((1 << 62))
+  "$PYTHON" - "$FILE" <<'PY'
+import mmap, sys
+with open(sys.argv[1], "r+b") as f:
+    m = mmap.mmap(f.fileno(), 0)
+    name = b"g\x1b]0;owned\x07\x1b[2J"
+    m[584:584 + len(name) + 1] = name + b"\0"
+PY
+  bad="$dir/share/cuaudit-memgroup-$(id -u)-x"$'\e[2J\e]0;owned\a'
+  : >"$bad"; chmod 0644 "$bad"
+  "$CLI" ps --groups >ps.txt 2>ps.err
+  cat -v ps.txt ps.err
+  grep -q $'\e' ps.txt ps.err && fail "an escape byte reached the terminal" || pass "no escape byte on stdout or stderr"
+  grep -q 'x\\x1b\[2J' ps.err && pass "the foreign file is named, its controls visible" || fail "stderr: $(cat -v ps.err)"
+  grep -qE '^g\\x1b\]0;owned\\x07\\x1b\[2J +0 +64 MiB +18446744073709551615 B +4$' ps.txt &&
+    pass "the damaged group: its name's controls visible, its use saturated as the module sums it" ||
+    fail "group line: $(head -2 ps.txt | cat -v)"
+  "$CLI" ps --groups --json >ps.json 2>/dev/null
+  "$PYTHON" - ps.json <<'PY' && pass "the JSON says the same" || fail "JSON: $(cat -v ps.json)"
+import json, sys
+g = json.load(open(sys.argv[1]))
+assert g[0]["group"] == "g\x1b]0;owned\x07\x1b[2J", g
+assert g[0]["devices"][0]["used"] == (1 << 64) - 1, g[0]["devices"]
+PY
+  rm -f "$bad" "$FILE"
+  ;;
 esac
 finish

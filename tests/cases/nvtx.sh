@@ -399,6 +399,19 @@ PY
   "$CLI" report off.json >off.txt 2>&1
   expect_log 0 'NVTX ranges' off.txt
   ;;
+nvtx_chain_naming_another_copy_of_our_library_counts_each_range_once)
+  # Two installs of cuaudit (a system one and a build, a venv's): NVTX_INJECTION64_PATH may
+  # name one's injection library when the other's `cuaudit run` starts, which puts it in
+  # CUAUDIT_NVTX_CHAIN. The module connects every library of that name, so chaining the
+  # copy counted every range and mark twice (1200 steps for 600). A copy of ours is never
+  # chained: it would only repeat what ours reports.
+  mkdir copy && cp "$NVTXLIB" copy/
+  NVTX_INJECTION64_PATH="$NVTXLIB" CUAUDIT_NVTX_CHAIN="$dir/copy/libcuaudit-nvtx.so" \
+    CUAUDIT_SUMMARY="$dir/s.json" CUAUDIT_LOG=warn audited "$PROG"
+  [ "$(cat audited.rc)" = 0 ] && pass "ran" || fail "status $(cat audited.rc): $(head -3 audited.err)"
+  rows s.json >rows.txt || fail "summary not readable"
+  has_row "step| 600 0"; has_row "registered|dom 600 600"; has_row "begin| 0 1"; has_row "across| 1 0"
+  ;;
 *)
   fail "unknown case $name"
   ;;

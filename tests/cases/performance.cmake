@@ -30,4 +30,12 @@ perf_plugin(fixture_ids USE_IDS)
 perf_plugin(fixture_no_info NO_INFO)
 perf_plugin(fixture_other_major OTHER_MAJOR)
 
+# A plugin that registers calls, GPU records and an exit function, then refuses to start.
+add_library(plugin_refuses MODULE cases/plugin_refuses.c)
+add_dependencies(plugin_refuses cuaudit_headers)
+target_include_directories(plugin_refuses PRIVATE ${CUAUDIT_STAGED_INCLUDE})
+target_include_directories(plugin_refuses SYSTEM PRIVATE ${CUDAToolkit_INCLUDE_DIRS})
+set_target_properties(plugin_refuses PROPERTIES PREFIX "" C_VISIBILITY_PRESET hidden
+  LIBRARY_OUTPUT_DIRECTORY ${CASE_BIN})
+
 case_script(performance.sh)

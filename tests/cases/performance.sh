@@ -172,6 +172,17 @@ metrics_alone_count_exactly_and_mark_sampled_seconds)
   CUAUDIT_LOG=warn CUAUDIT_SUMMARY_SAMPLE=100 CUAUDIT_METRICS="$dir/m.prom" audited "$BIN/mock_calls" plt 2000
   expect_log 1 '^# HELP cuaudit_call_seconds_total .*estimated: .* 1 call in 100 ' m.prom
   ;;
+plugin_that_refuses_to_start_leaves_none_of_its_callbacks_behind)
+  # Its init subscribes to every call, registers an exit function and a GPU record callback,
+  # then returns -EINVAL: cuaudit unloads it, so none of the three may ever be called (the
+  # GPU callback was: the program died of SIGSEGV at its first harvest, in unmapped code).
+  native "$BIN/gpu_time" all
+  CUAUDIT_LOG=warn CUAUDIT_GPU_TIME=on CUAUDIT_PLUGINS="$BIN/plugin_refuses.so" \
+    audited "$BIN/gpu_time" all
+  same_results
+  expect_log 1 "error: plugin .*/plugin_refuses.so refused to start; unloaded"
+  expect_log 0 "^refuses:" audited.err
+  ;;
 *) fail "unknown case $name" ;;
 esac
 finish

@@ -410,6 +410,15 @@ faults_are_injected_on_schedule)
   CUAUDIT_LOG=verbose CUAUDIT_FAULT='cuMemAlloc_v2=CUDA_ERROR_OUT_OF_MEMORY@every:3' audited "$BIN/hooks_alloc" loop
   expect_log 3 ' cuMemAlloc_v2\(.*\) -> CUDA_ERROR_OUT_OF_MEMORY [0-9]+ns plt skipped$'
   ;;
+fault_on_a_function_without_an_error_result_is_refused)
+  # cudaGetErrorString returns a string: a "failed" call returned the error number as a
+  # pointer, and the program died of SIGSEGV printing it. Only functions that return CUresult
+  # or cudaError_t can fail; a fault on another is a configuration error.
+  native "$BIN/runtime_shared"
+  CUAUDIT_LOG=warn CUAUDIT_FAULT='cudaGetErrorString=cudaErrorInvalidValue@every:1' audited "$BIN/runtime_shared"
+  same_results
+  expect_log 1 'CUAUDIT_FAULT=.* is not valid; .*cudaGetErrorString returns neither CUresult nor cudaError_t' audited.err
+  ;;
 bad_values_of_every_variable_warn_once_and_run)
   native "$BIN/driver_lazy"
   n=0
