@@ -129,7 +129,9 @@ struct cua_live_call {
 	uint8_t depth;           /* the dispatch's nesting depth (a signal handler's calls start
 				    again at 0) */
 	uint32_t tid;            /* the thread that made it: a slot outlives its threads */
-	uint32_t reserved0;
+	uint32_t gpu_set;        /* 1 once GPU timing attached a time to gpu below for this
+				    call (cua_live_put_gpu); 0 from the call's start (stored
+				    with tid), and in a writer's before it (then reserved) */
 	uint64_t t_start;
 	uint64_t t_end;          /* once ended (less the time of the hooks of calls nested in
 				    it, as every output's) */
@@ -160,7 +162,7 @@ struct cua_live_slot {
 /* cua_live_put_head writes the sequence number and the next three fields as one word. */
 _Static_assert(offsetof(struct cua_live_call, id) == 4 && offsetof(struct cua_live_call, binding) == 6 &&
 		       offsetof(struct cua_live_call, depth) == 7 && offsetof(struct cua_live_call, tid) == 8 &&
-		       offsetof(struct cua_live_call, reserved0) == 12 && offsetof(struct cua_live_call, t_start) == 16,
+		       offsetof(struct cua_live_call, gpu_set) == 12 && offsetof(struct cua_live_call, t_start) == 16,
 	       "a call record's first words");
 _Static_assert(sizeof(struct cua_live_call) == 144 && sizeof(struct cua_live_slot) == 64,
 	       "records of 144 bytes after a 64-byte slot head");
@@ -186,8 +188,13 @@ static inline int cua_live_busy(uint32_t seq)
    0-39: the duration (ns), exact where bit 63 is set, else its greatest possible value (the
    work ran on an idle stream and started somewhere inside the call: a bound). Bits 40-62:
    a check of the record's number when the call ended. A record taken again by a newer call
-   keeps the word, whose check then belongs to another number: the reader shows no GPU time
-   for it. Work longer than 2^40 ns (18 minutes) is attached nowhere. */
+   keeps the word but not gpu_set, which the call's start clears (with the thread id, no
+   store more): the reader shows a time only where gpu_set is 1 and the check is the record's
+   own. The check alone is not enough: 23 bits of a 32-bit number are the same again some
+   rounds of the ring later (583783488 calls with 64 records), and the number itself after
+   2^30 calls. gpu_set alone is not either: a harvest that read the record's number just
+   before the newer call took it stores after, and then the check is another call's. Work
+   longer than 2^40 ns (18 minutes) is attached nowhere. */
 #define CUA_LIVE_GPU_EXACT (1ull << 63)
 #define CUA_LIVE_GPU_NS_MAX ((1ull << 40) - 1)
 static inline uint64_t cua_live_gpu_check(uint32_t seq)
@@ -203,13 +210,15 @@ static inline void cua_live_put_gpu(struct cua_live_call *r, uint32_t seq, uint6
 		return;
 	__atomic_store_n(&r->gpu, (exact ? CUA_LIVE_GPU_EXACT : 0) | cua_live_gpu_check(seq) | ns,
 			 __ATOMIC_RELEASE);
+	__atomic_store_n(&r->gpu_set, 1, __ATOMIC_RELEASE);
 }
 
 /* A record read whole (the reader's copy): 0 without a GPU time of its own call, 1 with an
    exact one, 2 with a bound (*ns the greatest possible duration). */
 static inline int cua_live_gpu_of(const struct cua_live_call *e, uint64_t *ns)
 {
-	if (!e->gpu || (e->gpu & ~CUA_LIVE_GPU_EXACT & ~CUA_LIVE_GPU_NS_MAX) != cua_live_gpu_check(e->seq))
+	if (!e->gpu_set || !e->gpu ||
+	    (e->gpu & ~CUA_LIVE_GPU_EXACT & ~CUA_LIVE_GPU_NS_MAX) != cua_live_gpu_check(e->seq))
 		return 0;
 	*ns = e->gpu & CUA_LIVE_GPU_NS_MAX;
 	return e->gpu & CUA_LIVE_GPU_EXACT ? 1 : 2;
@@ -459,13 +468,14 @@ static inline __attribute__((always_inline)) uint64_t cua_live_begin(unsigned id
 	/* A plain compiler barrier on x86 (stores are not reordered there); a store fence
 	   elsewhere: the odd number is seen before the fields change. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	/* The thread and the reserved word, in one store where the byte order allows. */
+	/* The thread and gpu_set (0: no GPU time of this call yet), in one store where the byte
+	   order allows. */
 	tid = cua_live_me.tid;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
 	__builtin_memcpy(&r->tid, &tid, sizeof(tid));
 #else
 	r->tid = (uint32_t)tid;
-	r->reserved0 = 0;
+	r->gpu_set = 0;
 #endif
 	/* The argument struct's own bytes (its size is a constant where this is inlined: a few
 	   moves); the reader reads only these, by each argument's offset and size. */

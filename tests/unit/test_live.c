@@ -164,6 +164,45 @@ static void gpu_time_is_read_only_on_the_call_it_measured(void **state)
 	assert_true(cua_live_gpu_of(&r, &ns) == 1 && ns == CUA_LIVE_GPU_NS_MAX);
 }
 
+/* A record keeps its GPU word when a later call takes it; that call must not show the older
+   call's time, whatever its number. With a ring of 64 the check of the record's number is
+   the same again 9121617 rounds later (583783488 calls: minutes of a thread polling a
+   stream), and the 32-bit number itself comes round after 2^30 calls. Before: a call there
+   that GPU timing never timed (a query) showed the launch's time of long ago. */
+static void gpu_time_of_a_call_is_never_shown_on_a_later_call_of_its_record(void **state)
+{
+	static _Alignas(64) unsigned char
+		mem[sizeof(struct cua_live_slot) + 64 * sizeof(struct cua_live_call)];
+	static const uint64_t later[] = { 64ull * 9121617, 1ull << 30 };
+	struct cua_live_slot *s = (struct cua_live_slot *)mem;
+	struct cua_live_took took = { 0 };
+	struct cua_live_call e;
+	uint64_t ns = 0, pid = 4242;
+
+	(void)state;
+	cua_live_calls_mask = 63;
+	cua_live_me.slot = s;
+	cua_live_me.pid = pid;
+	cua_live_me.tid = 7;
+	for (unsigned i = 0; i < sizeof(later) / sizeof(later[0]); i++) {
+		memset(mem, 0, sizeof(mem));
+		s->done = 5;
+		cua_live_begin(1, 0, 0, NULL, 0, pid, &took);
+		assert_true(took.rec == cua_live_record(s, 5));
+		__atomic_store_n(&took.rec->seq, took.seq + 2, __ATOMIC_RELEASE);
+		cua_live_put_gpu(took.rec, took.seq + 2, 1234, 1);
+		memcpy(&e, took.rec, sizeof(e));
+		assert_int_equal(cua_live_gpu_of(&e, &ns), 1);
+		/* The ring has gone round: call 5 + later[i] takes the same record, and ends. */
+		s->done = 5 + later[i];
+		cua_live_begin(2, 0, 0, NULL, 0, pid, &took);
+		assert_true(took.rec == cua_live_record(s, 5));
+		__atomic_store_n(&took.rec->seq, took.seq + 2, __ATOMIC_RELEASE);
+		memcpy(&e, took.rec, sizeof(e));
+		assert_int_equal(cua_live_gpu_of(&e, &ns), 0);
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -172,6 +211,7 @@ int main(void)
 		cmocka_unit_test(start_time_is_read_past_a_hostile_command_name),
 		cmocka_unit_test(file_name_carries_pid_and_start_time),
 		cmocka_unit_test(gpu_time_is_read_only_on_the_call_it_measured),
+		cmocka_unit_test(gpu_time_of_a_call_is_never_shown_on_a_later_call_of_its_record),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
