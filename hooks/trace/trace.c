@@ -850,9 +850,11 @@ static void trace_nvtx(uint64_t t0, uint64_t t1, int level, const char *name, co
 /* ---------------------------------------------------------------- at exit */
 
 /* Takes a buffer from its thread. A flush in progress is waited for, but never forever:
-   a flush cut short on this very thread (exit() from a signal handler) or by a thread that
-   no longer exists left the records in memory whole; its block in the file stays marked
-   as being written, and the reader skips it. Returns 1 to format the buffer. */
+   a flush cut short on this very thread (exit() from a signal handler), by a thread that
+   no longer exists, or left by a jump and not yet taken over left the records in memory
+   whole; its block in the file is complete (then the records are taken from there), or
+   stays marked as being written or empty, and the reader skips it. Returns 1 to format
+   the buffer. */
 static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t deadline,
 		       unsigned *cut)
 {
@@ -864,18 +866,15 @@ static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t dea
 			return 1;
 		if (idle == CLOSED)
 			return 0;
-		if (FLUSHER(idle) == self || !cua_thread_alive(pid, FLUSHER(idle))) {
-			/* A flush that no longer runs: its block, if whole, holds the records. */
+		/* A flush that no longer runs, or past the deadline: cut, and its block, if it
+		   is whole, holds the records (taking them from memory too wrote them twice). */
+		if (FLUSHER(idle) == self || !cua_thread_alive(pid, FLUSHER(idle)) ||
+		    !cua_wait_more(deadline)) {
 			(*cut)++;
 			__atomic_store_n(&t->state, CLOSED, __ATOMIC_RELEASE);
 			return !(t->committed && t->block_at > TAKING && raw.fd >= 0 &&
 				 __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid &&
 				 raw_checked(raw.fd) >= 0 && block_complete(raw.fd, t->block_at));
-		}
-		if (!cua_wait_more(deadline)) {
-			(*cut)++;
-			__atomic_store_n(&t->state, CLOSED, __ATOMIC_RELEASE);
-			return 1;
 		}
 	}
 }
