@@ -393,6 +393,8 @@ PY
     fail "jumped out only ${jumps:-0} times"
   grep -E 'trace:|dropped|not recorded' log.txt 2>/dev/null && fail "calls reported lost: $(grep -E 'trace:|dropped' log.txt | head -2)"
   ls t.json.*.raw >/dev/null 2>&1 && fail "raw file left: $(ls t.json.*.raw)"
+  # About 300 MB of JSON: not left in the work directory.
+  rm -f t.json
   ;;
 failed_exec_then_forked_children_write_their_own_traces)
   # Issue 19, defect 4: the trace's "finished" mark of the failed exec was inherited by
