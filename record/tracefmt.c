@@ -510,6 +510,31 @@ unsigned cua_tracefmt_raw(struct cua_writer *w, int fd, char *window, size_t cap
 	return cua_tracefmt_raw_until(w, fd, window, cap, pid, end, last_ns, 0, NULL);
 }
 
+/* The offset of the first 8-byte word from at (a multiple of 8 from the file's start, as
+   every block is) that is not zero, or size; read through window. */
+static uint64_t past_zeros(int fd, uint64_t at, uint64_t size, char *window, size_t cap)
+{
+	cap &= ~(size_t)7;
+	while (at < size && cap) {
+		size_t n = size - at < cap ? (size_t)(size - at) : cap, i;
+		ssize_t got = pread(fd, window, n, (off_t)at);
+
+		if (got <= 0)
+			return at;
+		for (i = 0; i + 8 <= (size_t)got; i += 8) {
+			uint64_t w;
+
+			memcpy(&w, window + i, 8);
+			if (w)
+				return at + i;
+		}
+		if (i == 0)
+			return at;
+		at += i;
+	}
+	return at < size ? at : size;
+}
+
 unsigned cua_tracefmt_raw_until(struct cua_writer *w, int fd, char *window, size_t cap,
 				uint64_t pid, int *end, uint64_t *last_ns, uint64_t deadline_ns,
 				int *late)
@@ -527,11 +552,24 @@ unsigned cua_tracefmt_raw_until(struct cua_writer *w, int fd, char *window, size
 		return 0;
 	size = (uint64_t)st.st_size;
 	while (size - at >= sizeof(h) && at <= size &&
-	       pread(fd, &h, sizeof(h), (off_t)at) == (ssize_t)sizeof(h) && h.magic == CUA_BLOCK_MAGIC) {
+	       pread(fd, &h, sizeof(h), (off_t)at) == (ssize_t)sizeof(h)) {
 		/* The clock once a block (a block is at most a thread buffer, 1 MiB). */
 		if (deadline_ns && monotonic_ns() >= deadline_ns) {
 			*late = 1;
 			break;
+		}
+		if (h.magic != CUA_BLOCK_MAGIC) {
+			uint64_t next;
+
+			/* A place a writer took and never wrote (killed, or jumped out of by a
+			   signal handler, before the block's head) reads as zeros up to the next
+			   block's head: skipped, and counted. Anything else ends the reading. */
+			if (h.magic || h.state || h.len ||
+			    (next = past_zeros(fd, at, size, window, cap)) == at)
+				break;
+			skipped++;
+			at = next;
+			continue;
 		}
 		at += sizeof(h);
 		if (h.state == CUA_BLOCK_LIMIT || h.state == CUA_BLOCK_EXITED) {

@@ -44,11 +44,21 @@ enum { IDLE = 0, FLUSHING = 1, CLOSED = 2 };
 #define STATE(w) ((w) & 3u)
 #define FLUSHING_BY(tid) ((uint64_t)(tid) << 2 | FLUSHING)
 #define FLUSHER(w) ((uint32_t)((w) >> 2))
+/* Where the block of a flush in progress lies in the raw file (tbuf.block_at): not taken yet,
+   or being taken (the atomic add that takes it is done or not); else its offset, always
+   past the raw file's head. */
+#define NO_BLOCK 0u
+#define TAKING 1u
 
 struct tbuf {
 	struct cua_tslot slot; /* slot.busy: a flush is in progress */
 	uint64_t state;        /* IDLE, FLUSHING_BY(tid) (its thread writes it out), CLOSED (exit has) */
 	int taken;             /* closed by this finish, to be formatted */
+	/* What a flush that a signal handler's jump (siglongjmp) left needs to be finished by
+	   the thread's next update at its level (take_over): its block's place (NO_BLOCK,
+	   TAKING or the offset), and the thread's cancellation state before it (-1: unchanged). */
+	uint64_t block_at;
+	int cancel_old;
 	uint64_t flush_at;     /* write the buffer out at the first call after this time */
 	size_t committed;      /* bytes of whole records */
 	_Alignas(8) char data[];
@@ -66,6 +76,9 @@ static struct {
 static struct cua_tslot *all_buffers;
 static __thread struct tbuf *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
 static uint64_t lost; /* records past CUA_LEVELS nested handlers: dropped, reported */
+/* Records dropped because their thread's buffer was full and could not be written out then
+   (the raw file was being made by a thread that did not finish it in time): reported. */
+static uint64_t unwritten;
 
 /* The raw file, one per process image: pid plus a nonce taken at load, since exec keeps
    the pid and the new image must not collide with the old one's file. */
@@ -297,24 +310,12 @@ static int raw_checked(int fd)
 	return -1;
 }
 
-/* Appends one block to the raw file on fd; the block's state is written after its records. */
-static int append_block(int fd, const char *data, size_t len)
+/* Writes one block at offset at of the raw file on fd; its state is written after its records. */
+static int write_block_at(int fd, uint64_t at, const char *data, size_t len)
 {
 	struct cua_block_head h = { CUA_BLOCK_MAGIC, CUA_BLOCK_WRITING, len };
 	uint32_t done = CUA_BLOCK_COMPLETE;
-	uint64_t at;
 
-	at = __atomic_fetch_add(&raw.end, sizeof(h) + len, __ATOMIC_RELAXED);
-	if (cfg.max && at + sizeof(h) + len > cfg.max + sizeof(struct cua_raw_head)) {
-		struct cua_block_head m = { CUA_BLOCK_MAGIC, CUA_BLOCK_LIMIT, 0 };
-
-		if (!__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL)) {
-			raw.limited = 1;
-			cua_fd_write_all(fd, &m, sizeof(m), (off_t)at);
-			cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
-		}
-		return -1;
-	}
 	if (cua_fd_write_all(fd, &h, sizeof(h), (off_t)at) != 0 ||
 	    cua_fd_write_all(fd, data, len, (off_t)(at + sizeof(h))) != 0 ||
 	    cua_fd_write_all(fd, &done, sizeof(done), (off_t)(at + 4)) != 0) {
@@ -324,16 +325,69 @@ static int append_block(int fd, const char *data, size_t len)
 	return 0;
 }
 
-static int write_block(const char *data, size_t len)
+/* Does a block of len bytes of records at offset at pass CUAUDIT_TRACE_MAX? */
+static int past_max(uint64_t at, size_t len)
+{
+	return cfg.max && at + sizeof(struct cua_block_head) + len > cfg.max + sizeof(struct cua_raw_head);
+}
+
+/* Appends one block to the raw file on fd. *placed (NULL: not kept) says where, for a jump
+   out of the write (take_over): TAKING from just before its place is taken until the offset
+   is stored; a place taken and never written reads as zeros, which the reader skips. */
+static int append_block(int fd, const char *data, size_t len, uint64_t *placed)
+{
+	struct cua_block_head h;
+	uint64_t at;
+
+	if (placed) {
+		*placed = TAKING;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	at = __atomic_fetch_add(&raw.end, sizeof(h) + len, __ATOMIC_RELAXED);
+	if (placed) {
+		*placed = at;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	}
+	if (past_max(at, len)) {
+		struct cua_block_head m = { CUA_BLOCK_MAGIC, CUA_BLOCK_LIMIT, 0 };
+
+		if (!__atomic_exchange_n(&raw.dead, 1, __ATOMIC_ACQ_REL)) {
+			raw.limited = 1;
+			cua_fd_write_all(fd, &m, sizeof(m), (off_t)at);
+			cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
+		}
+		return -1;
+	}
+	return write_block_at(fd, at, data, len);
+}
+
+/* Is the block at offset at of the raw file on fd whole? */
+static int block_complete(int fd, uint64_t at)
+{
+	uint32_t state;
+
+	return pread(fd, &state, sizeof(state), (off_t)(at + 4)) == (ssize_t)sizeof(state) &&
+	       state == CUA_BLOCK_COMPLETE;
+}
+
+/* Writes the buffer's records out as one block. A flush a jump left had taken its place at
+   placed (an offset): the block there is whole already, or is written again there whole. */
+static int write_block(struct tbuf *t, uint64_t placed)
 {
 	int fd = raw_file();
 
 	if (fd < 0 || (fd = raw_checked(fd)) < 0)
 		return -1;
-	return append_block(fd, data, len);
+	if (placed > TAKING && !past_max(placed, t->committed)) {
+		t->block_at = placed;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		return block_complete(fd, placed) ? 0 : write_block_at(fd, placed, t->data, t->committed);
+	}
+	return append_block(fd, t->data, t->committed, &t->block_at);
 }
 
-static int flush_own(struct tbuf *t);
+static void take_over(struct tbuf *t, unsigned l);
+static int make_room(struct tbuf *t);
 
 /* Appends a record that is no call (tracefmt.h): the thread's name, or a mark. */
 static void append_text(struct tbuf *t, unsigned id, uint64_t ts, const char *text, size_t n)
@@ -343,7 +397,7 @@ static void append_text(struct tbuf *t, unsigned id, uint64_t ts, const char *te
 	char *p;
 
 	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE ||
-	    (t->committed + need > TBUF_SIZE && flush_own(t) != 0))
+	    (t->committed + need > TBUF_SIZE && make_room(t) != 0))
 		return;
 	at = t->committed;
 	r = (struct cua_trace_rec *)(t->data + at);
@@ -373,6 +427,19 @@ static void append_name(struct tbuf *t)
 		append_text(t, CUA_TRACE_ID_NAME, cua_clock_ns(), name, n);
 }
 
+/* This thread's buffer of level l that a flush holds, if any: found in the list, not in
+   mine[] (no more initial-exec TLS for it). Once per thread and level, and after a jump. */
+static CUA_COLD struct tbuf *left_flush(unsigned l, uint64_t pid)
+{
+	uint32_t self = (uint32_t)cua_thread_id();
+
+	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next)
+		if (s->pid == pid && s->level == l && __atomic_load_n(&s->tid, __ATOMIC_ACQUIRE) == self &&
+		    STATE(__atomic_load_n(&((struct tbuf *)s)->state, __ATOMIC_ACQUIRE)) == FLUSHING)
+			return (struct tbuf *)s;
+	return NULL;
+}
+
 static struct tbuf *thread_buffer(unsigned l)
 {
 	struct tbuf *t = mine[l];
@@ -380,10 +447,21 @@ static struct tbuf *thread_buffer(unsigned l)
 
 	if (CUA_LIKELY(t && t->slot.pid == pid))
 		return t;
+	/* Out of mine[] while a flush of it runs (flush_own): a flush a jump left. */
+	if (!t && (t = left_flush(l, pid)) != NULL) {
+		take_over(t, l);
+		return t;
+	}
 	t = (struct tbuf *)cua_tslot_acquire(&all_buffers, sizeof(*t) + TBUF_SIZE, pid,
 					     (uint32_t)cua_thread_id(), l);
 	if (!t)
 		return NULL;
+	/* Adopted from a thread that ended inside a flush: finished here, the cancellation
+	   state it had is its own. */
+	if (STATE(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE)) == FLUSHING) {
+		t->cancel_old = -1;
+		take_over(t, l);
+	}
 	t->flush_at = cfg.flush_interval_ns ? cua_clock_ns() + cfg.flush_interval_ns
 						: UINT64_MAX;
 	mine[l] = t;
@@ -392,29 +470,97 @@ static struct tbuf *thread_buffer(unsigned l)
 	return t;
 }
 
-/* Writes this thread's records out as one block. Returns 0 when the buffer may be reused:
-   written, or dropped because the file is gone (one message said so). */
-static int flush_own(struct tbuf *t)
+/* The buffer of level l is this thread's again for its updates (thread_buffer). */
+static void back_in_mine(struct tbuf *t, unsigned l)
 {
-	uint64_t idle = IDLE;
-	int old, rc = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	mine[l] = t;
+}
 
-	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(cua_thread_id()), 0,
-					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
-		return -1;
+/* The flush of a buffer this thread has marked FLUSHING_BY itself; placed: where a flush of
+   the same records that a jump left had put their block (NO_BLOCK or TAKING: nowhere known).
+   Every step can be left by a jump and taken over: the records stay counted in committed
+   until their block is whole, the block's place and the cancellation state are kept in the
+   buffer, and block_at is NO_BLOCK again before the buffer is IDLE. */
+static int flush_held(struct tbuf *t, unsigned l, uint64_t placed)
+{
+	int rc = 0;
+
 	__atomic_store_n(&t->slot.busy, 1, __ATOMIC_RELEASE);
-	old = nocancel_begin();
+	t->cancel_old = -1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* The old state straight into the buffer: libc stores it before it changes the state. */
+	pthread_setcancelstate(PTHREAD_CANCEL_DISABLE, &t->cancel_old);
 	/* Records are dropped only when the file is gone for good (one message said so). */
-	if (t->committed && write_block(t->data, t->committed) != 0 && !raw.dead)
+	if (t->committed && write_block(t, placed) != 0 && !raw.dead)
 		rc = -1;
-	nocancel_end(old);
+	nocancel_end(t->cancel_old);
+	t->cancel_old = -1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (rc == 0)
 		__atomic_store_n(&t->committed, 0, __ATOMIC_RELEASE);
+	t->block_at = NO_BLOCK;
 	if (cfg.flush_interval_ns)
 		t->flush_at = cua_clock_ns() + cfg.flush_interval_ns;
 	__atomic_store_n(&t->slot.busy, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&t->state, IDLE, __ATOMIC_RELEASE);
+	back_in_mine(t, l);
 	return rc;
+}
+
+/* Writes this thread's records out as one block. Returns 0 when the buffer may be reused:
+   written, or dropped because the file is gone (one message said so). */
+static int flush_own(struct tbuf *t)
+{
+	unsigned l = t->slot.level;
+	uint64_t idle = IDLE;
+
+	/* Out of mine[] before it is marked, back after it is IDLE (flush_held): a jump out of
+	   any instruction between leaves the thread's next update at this level without a
+	   buffer in mine[]; it finds this one in the list and takes the flush over, at no cost
+	   to the updates that find theirs. */
+	mine[l] = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(cua_thread_id()), 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		back_in_mine(t, l);
+		return -1;
+	}
+	return flush_held(t, l, NO_BLOCK);
+}
+
+/* The thread's update at level l found its buffer out of mine[] (flush_own): a flush of it
+   was left by a siglongjmp out of a signal handler that interrupted it. It is not running
+   below this update: at one level of a thread one update runs at a time, and a handler's go
+   to the next level (base/threads.h, cua_level_enter). Nor on another thread: only its
+   owner flushes a buffer (or a thread that ended inside the flush, for one adopted). So it
+   is finished here: its records are still counted in committed, and go to the place it had
+   taken (unless the block there is whole already) or to a new block (a place it may have
+   taken reads as zeros, which the reader skips); the cancellation state it had turned off is
+   put back. CLOSED: the trace is finished, and the thread's records go. */
+static CUA_COLD void take_over(struct tbuf *t, unsigned l)
+{
+	uint64_t w = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
+
+	if (STATE(w) != FLUSHING ||
+	    !__atomic_compare_exchange_n(&t->state, &w, FLUSHING_BY(cua_thread_id()), 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		back_in_mine(t, l);
+		return;
+	}
+	if (t->cancel_old >= 0)
+		pthread_setcancelstate(t->cancel_old, NULL);
+	flush_held(t, l, t->block_at);
+}
+
+/* A record does not fit: the buffer is written out. Returns 0 when it has room; else the
+   record is counted (unwritten) and goes. */
+static CUA_COLD int make_room(struct tbuf *t)
+{
+	if (flush_own(t) == 0)
+		return 0;
+	__atomic_add_fetch(&unwritten, 1, __ATOMIC_RELAXED);
+	return -1;
 }
 
 static size_t string_len(const char *s)
@@ -574,7 +720,7 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
-	if (CUA_UNLIKELY(t->committed + need > TBUF_SIZE) && flush_own(t) != 0)
+	if (CUA_UNLIKELY(t->committed + need > TBUF_SIZE) && make_room(t) != 0)
 		return;
 	at = t->committed;
 	r = (struct cua_trace_rec *)(t->data + at);
@@ -666,7 +812,7 @@ static void nvtx_append(uint64_t t0, uint64_t t1, int level, const char *name, c
 
 	if (!t || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE)
 		return;
-	if (t->committed + need > TBUF_SIZE && flush_own(t) != 0)
+	if (t->committed + need > TBUF_SIZE && make_room(t) != 0)
 		return;
 	at = t->committed;
 	r = (struct cua_trace_rec *)(t->data + at);
@@ -704,9 +850,11 @@ static void trace_nvtx(uint64_t t0, uint64_t t1, int level, const char *name, co
 /* ---------------------------------------------------------------- at exit */
 
 /* Takes a buffer from its thread. A flush in progress is waited for, but never forever:
-   a flush cut short on this very thread (exit() from a signal handler) or by a thread that
-   no longer exists left the records in memory whole; its block in the file stays marked
-   as being written, and the reader skips it. Returns 1 to format the buffer. */
+   a flush cut short on this very thread (exit() from a signal handler), by a thread that
+   no longer exists, or left by a jump and not yet taken over left the records in memory
+   whole; its block in the file is complete (then the records are taken from there), or
+   stays marked as being written or empty, and the reader skips it. Returns 1 to format
+   the buffer. */
 static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t deadline,
 		       unsigned *cut)
 {
@@ -718,11 +866,15 @@ static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t dea
 			return 1;
 		if (idle == CLOSED)
 			return 0;
+		/* A flush that no longer runs, or past the deadline: cut, and its block, if it
+		   is whole, holds the records (taking them from memory too wrote them twice). */
 		if (FLUSHER(idle) == self || !cua_thread_alive(pid, FLUSHER(idle)) ||
 		    !cua_wait_more(deadline)) {
 			(*cut)++;
 			__atomic_store_n(&t->state, CLOSED, __ATOMIC_RELEASE);
-			return 1;
+			return !(t->committed && t->block_at > TAKING && raw.fd >= 0 &&
+				 __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid &&
+				 raw_checked(raw.fd) >= 0 && block_complete(raw.fd, t->block_at));
 		}
 	}
 }
@@ -768,7 +920,7 @@ static void keep_raw(int rawfd, uint64_t pid)
 		struct tbuf *t = (struct tbuf *)s;
 		size_t n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
 
-		if (t->taken && n && !raw.limited && append_block(rawfd, t->data, n) != 0)
+		if (t->taken && n && !raw.limited && append_block(rawfd, t->data, n, NULL) != 0)
 			whole = 0;
 	}
 	if (!raw.limited && whole &&
@@ -875,9 +1027,14 @@ static void trace_finish(void)
 		cua_log_count(CUA_LOG_WARN, "trace: ", __atomic_load_n(&lost, __ATOMIC_RELAXED),
 			      " calls made from signal handlers nested more than 4 deep in one "
 			      "thread were not recorded");
+	if (__atomic_load_n(&unwritten, __ATOMIC_RELAXED))
+		cua_log_count(CUA_LOG_WARN, "trace: ", __atomic_load_n(&unwritten, __ATOMIC_RELAXED),
+			      " calls were not recorded: their thread's buffer was full and the "
+			      "trace's raw file could not be written then");
 	if (cut)
-		cua_log_msg(CUA_LOG_WARN, "a trace buffer flush was cut short (thread cancelled or "
-			    "exit from a signal handler); its records were taken from memory", NULL);
+		cua_log_msg(CUA_LOG_WARN, "a trace buffer flush was cut short (thread ended, or exit "
+			    "from a signal handler, or a jump out of one); its records were taken "
+			    "from the block it wrote or from memory", NULL);
 	if (skipped)
 		cua_log_msg(CUA_LOG_WARN, "blocks of the trace's raw file were cut short and skipped",
 			    NULL);

@@ -5,6 +5,7 @@ case_program(exit_load SOURCES cases/exit_load.c LINK mock_cuda Threads::Threads
 case_program(signal_calls SOURCES cases/signal_calls.c LINK mock_cuda Threads::Threads)
 case_program(signal_step SOURCES cases/signal_step.c LINK mock_cuda Threads::Threads)
 case_program(signal_jump SOURCES cases/signal_jump.c LINK mock_cuda Threads::Threads)
+case_program(signal_flush SOURCES cases/signal_flush.c LINK mock_cuda Threads::Threads)
 # -fno-plt, as Arch Linux builds everything: execv is called through a GOT slot.
 case_program(output_prog_noplt SOURCES cases/output_prog.c LINK mock_cuda Threads::Threads)
 target_compile_options(output_prog_noplt PRIVATE -fno-plt)

@@ -352,6 +352,50 @@ PY
     rm -f log.txt
   done
   ;;
+handler_that_jumps_out_of_a_trace_flush_leaves_every_later_call_in_the_trace_once)
+  # A handler that jumped out (siglongjmp) of the trace's flush of a full buffer left that
+  # buffer marked "being flushed by" its thread for good: every later call of the thread at
+  # that level was dropped without a word. Jumped out of every instruction of the flush
+  # (single-stepped, from before the raw file's fstat to after the block's last pwrite, at
+  # every instruction near them and near the atomic add that takes the block's place):
+  # the program checks that the thread writes blocks again, and every call made after a
+  # jump, and every handler's call, is in the trace once; a stepped call at most once.
+  [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
+  # Bound at load: no lazy binding (the loader's own code) stepped through.
+  (export CUAUDIT_TRACE="$dir/t.json" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_flush" "$dir" 40 32 "$dir/audited.runs")
+  [ "$(cat audited.rc)" = 0 ] && pass "the thread wrote blocks after every jump" ||
+    fail "status $(cat audited.rc): $(head -3 audited.err)"
+  read -r plain stepped jumps period sys <audited.runs || fail "no counts from the program"
+  "$PYTHON" - t.json "${plain:-0}" "${stepped:-0}" "${jumps:-0}" >counts.txt 2>&1 <<'PY'
+import json, sys
+t, plain, stepped, jumps = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+events, seen, twice = {}, set(), 0
+# One event a line (a whole file of them is hundreds of MB): parsed line by line.
+for line in open(t):
+    if not line.startswith('{"name"'):
+        continue
+    e = json.loads(line.rstrip().rstrip(","))
+    if e.get("ph") == "X":
+        events[e["name"]] = events.get(e["name"], 0) + 1
+        key = (e["name"], e["tid"], e["ts"], e.get("dur"))
+        twice += key in seen
+        seen.add(key)
+got = (events.get("cuDriverGetVersion", 0), events.get("cuDeviceGet", 0), events.get("cuDeviceGetCount", 0))
+print("trace cuDriverGetVersion, cuDeviceGet, cuDeviceGetCount", got, "want", (plain, jumps, "<= %d" % stepped),
+      "events seen twice", twice)
+sys.exit(0 if got[0] == plain and got[1] == jumps and got[2] <= stepped and twice == 0 else 1)
+PY
+  [ $? = 0 ] && pass "${jumps:-0} jumps out of the flush, every later call once: $(tr '\n' ';' <counts.txt)" ||
+    fail "${jumps:-0} jumps: $(tr '\n' ';' <counts.txt)"
+  # Every 32nd instruction of the flush and its 40 before and 120 after, and those near its
+  # fstat, pwrites and the atomic add that takes the block's place: about 60.
+  [ "${jumps:-0}" -ge 40 ] && pass "jumped out ${jumps} times (period ${period:-} calls, system calls at: ${sys:-})" ||
+    fail "jumped out only ${jumps:-0} times"
+  grep -E 'trace:|dropped|not recorded' log.txt 2>/dev/null && fail "calls reported lost: $(grep -E 'trace:|dropped' log.txt | head -2)"
+  ls t.json.*.raw >/dev/null 2>&1 && fail "raw file left: $(ls t.json.*.raw)"
+  # About 300 MB of JSON: not left in the work directory.
+  rm -f t.json
+  ;;
 failed_exec_then_forked_children_write_their_own_traces)
   # Before: the trace's "finished" mark of the failed exec was inherited by
   # every child forked afterwards, whose traces were then never written.

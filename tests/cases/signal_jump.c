@@ -7,6 +7,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "common.h"
+#include "trapflag.h"
 
 /* signal_jump stack|altlow|althigh STRIDE COUNTFILE: calls cuDeviceGetCount single-stepped
    (the x86 trap flag) again and again; the SIGTRAP handler counts the call's instructions
@@ -19,25 +20,10 @@
    stack above the thread's (a thread whose stack is in the program's data, the alternate
    stack mapped). What the program prints is the same every run; the rounds, the jumps and
    the failing calls go to COUNTFILE. x86-64 only (the caller skips elsewhere). */
-#define TF 0x100ul
 
 static sigjmp_buf env;
 static volatile long traps, target, jumps;
 static char low_stack[1 << 20] __attribute__((aligned(4096)));
-
-static inline void trap_flag(int on)
-{
-#if !defined(__x86_64__)
-	(void)on;
-	fprintf(stderr, "signal_jump: x86-64 only\n");
-	exit(2);
-#else
-	if (on)
-		__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(TF) : "memory", "cc");
-	else
-		__asm__ volatile("pushfq; andq %0, (%%rsp); popfq" : : "i"(~TF) : "memory", "cc");
-#endif
-}
 
 static void handler(int sig)
 {

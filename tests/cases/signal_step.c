@@ -6,6 +6,7 @@
 #include <string.h>
 #include <sys/mman.h>
 #include "common.h"
+#include "trapflag.h"
 
 /* signal_step N COUNTFILE: N calls on the main thread, each single-stepped (the x86 trap
    flag): after every instruction of the call (the wrapper, the dispatch, every hook's
@@ -17,22 +18,6 @@
    signal_step N COUNTFILE althigh: the same on a thread whose stack is in the program's
    data, with the handler on an alternate stack mapped above it. */
 static volatile sig_atomic_t runs, inside;
-
-#define TF 0x100ul
-
-static inline void trap_flag(int on)
-{
-#if !defined(__x86_64__)
-	(void)on;
-	fprintf(stderr, "signal_step: x86-64 only\n");
-	exit(2);
-#else
-	if (on)
-		__asm__ volatile("pushfq; orq %0, (%%rsp); popfq" : : "i"(TF) : "memory", "cc");
-	else
-		__asm__ volatile("pushfq; andq %0, (%%rsp); popfq" : : "i"(~TF) : "memory", "cc");
-#endif
-}
 
 static void handler(int sig)
 {
