@@ -77,7 +77,8 @@ struct rec {
    bits, bit 0 set: a mark) and how many handlers the thread had begun by then (above bit
    32); 0 while the holder is between taking the word and marking it, or between unmarking
    it and giving it back. stale: what a thread that waited LOCK_WAIT_NS in vain found
-   (key ^ mark), for the next waiters to give up at once. */
+   (key ^ mark), for the next waiters to give up at once while that hold stands (cleared
+   at each release). */
 struct glock {
 	uint64_t key, mark, stale;
 };
@@ -269,7 +270,9 @@ static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
 		if (!deadline) {
 			deadline = now + wait_ns;
 		} else if (now >= deadline) {
-			if (wait_ns >= LOCK_WAIT_NS)
+			if (wait_ns >= LOCK_WAIT_NS &&
+			    (__atomic_load_n(&l->key, __ATOMIC_RELAXED) ^
+			     __atomic_load_n(&l->mark, __ATOMIC_RELAXED)) == seen)
 				__atomic_store_n(&l->stale, seen, __ATOMIC_RELAXED);
 			return LOCK_NOT;
 		}
@@ -278,9 +281,12 @@ static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
 	}
 }
 
+/* The mark is cleared first; and stale: a later hold may carry the same key and mark (the
+   same thread, from the same place, with no handler run between). */
 static void unlock(struct glock *l)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&l->stale, 0, __ATOMIC_RELAXED);
 	__atomic_store_n(&l->mark, 0, __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&l->key, 0, __ATOMIC_RELEASE);
