@@ -54,6 +54,10 @@ struct region {
 	/* The writer's clock (the calls' times) less CLOCK_MONOTONIC when read, wrapping: a
 	   call's time on this reader's clock (on_mono). */
 	uint64_t calls_ahead;
+	/* 0: the writer's clock is unknown (its definition was being written at every look, or
+	   its writer was killed while writing it; or a TSC clock on a machine whose TSC this
+	   reader cannot read): no time of its calls is shown (NO_TIME). */
+	int clock_known;
 	/* A process that is not running: the latest time recorded in its region (a call's
 	   start or end, the region's making), its last sign of life. */
 	uint64_t last_sign_ns;
@@ -78,26 +82,42 @@ static uint64_t monotonic_ns(void)
 	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
 
-/* The writer's clock at mono, a CLOCK_MONOTONIC time read now, from its definition in the
-   head (rt/livefmt.h, clock_*): its TSC scale read against this machine's TSC, or
+/* A time that cannot be told: the writer's clock is unknown (region.clock_known). */
+#define NO_TIME UINT64_MAX
+
+/* The writer's clock at mono, a CLOCK_MONOTONIC time read now, from its definition c
+   (rt/livefmt.h, struct cua_live_clock): its TSC scale read against this machine's TSC, or
    CLOCK_MONOTONIC and an offset. A long-lived writer's clock has drifted from
-   CLOCK_MONOTONIC (some 10 ms an hour): its times are compared on its own clock. */
-static uint64_t writer_clock(const struct cua_live_head *h, uint64_t mono)
+   CLOCK_MONOTONIC (some 10 ms an hour): its times are compared on its own clock. 0 where
+   it is a TSC this reader cannot read. */
+static int writer_clock(const struct cua_live_clock *c, uint64_t mono, uint64_t *now)
 {
+	if (c->tsc) {
 #if defined(__x86_64__)
-	if (h->clock_tsc)
-		return h->clock_ns_base +
-		       (uint64_t)(((unsigned __int128)(__builtin_ia32_rdtsc() - h->clock_tsc_base) *
-				   h->clock_mult) >> 32);
+		*now = c->ns_base + (uint64_t)(((unsigned __int128)(__builtin_ia32_rdtsc() - c->tsc_base) *
+						c->mult) >> 32);
+		return 1;
+#else
+		return 0;
 #endif
-	return mono + h->clock_offset_ns;
+	}
+	*now = mono + c->offset_ns;
+	return 1;
+}
+
+static int pread_clock(void *ctx, struct cua_live_clock *c)
+{
+	return pread(*(const int *)ctx, c, sizeof(*c), offsetof(struct cua_live_head, clock)) ==
+			       (ssize_t)sizeof(*c)
+		       ? 0
+		       : -1;
 }
 
 /* A call's time (the writer's clock) on CLOCK_MONOTONIC, wrapping: a damaged file's time
-   is clamped where it is compared with now. */
+   is clamped where it is compared with now. NO_TIME where the writer's clock is unknown. */
 static uint64_t on_mono(const struct region *r, uint64_t t)
 {
-	return t - r->calls_ahead;
+	return r->clock_known ? t - r->calls_ahead : NO_TIME;
 }
 
 static void choose_dir(const char *opt)
@@ -228,6 +248,9 @@ static uint64_t last_sign(const struct region *r)
 {
 	uint64_t t = r->head.created_ns;
 
+	/* No call time can be told: the region's making (CLOCK_MONOTONIC) is the sign. */
+	if (!r->clock_known)
+		return t < r->now_ns ? t : r->now_ns;
 	for (uint32_t i = 0; i < r->head.slots_used; i++) {
 		const struct cua_live_slot *s = (const struct cua_live_slot *)(r->data + CUA_LIVE_HEAD_SIZE +
 									     i * r->head.slot_size);
@@ -303,8 +326,17 @@ static int load(struct region *r, const char *path, const char **why)
 	}
 	r->fd = fd;
 	r->head.program[CUA_LIVE_PROGRAM - 1] = '\0';
-	r->now_ns = monotonic_ns();
-	r->calls_ahead = writer_clock(&r->head, r->now_ns) - r->now_ns;
+	/* The clock's definition whole (a seqlock), read again from the file: the copy above
+	   may hold halves of two. */
+	{
+		struct cua_live_clock c = { 0 };
+		uint64_t wnow = 0;
+
+		r->clock_known = cua_live_clock_take(pread_clock, &fd, CUA_LIVE_CLOCK_TRIES, &c) == 1;
+		r->now_ns = monotonic_ns();
+		r->clock_known = r->clock_known && writer_clock(&c, r->now_ns, &wnow);
+		r->calls_ahead = wnow - r->now_ns;
+	}
 	{
 		struct timespec wall;
 
@@ -461,7 +493,9 @@ static const char *name_of(const struct region *r, unsigned id, char *buf, size_
 
 static void put_duration(FILE *f, uint64_t ns)
 {
-	if (ns >= 10000000000ull)
+	if (ns == NO_TIME)
+		fputs("?", f);
+	else if (ns >= 10000000000ull)
 		fprintf(f, "%.1fs", (double)ns / 1e9);
 	else if (ns >= 1000000000ull)
 		fprintf(f, "%.3fs", (double)ns / 1e9);
@@ -494,6 +528,8 @@ static void put_gpu(const struct cua_live_call *e)
 /* How long ago a call's time t was. */
 static uint64_t since(const struct region *r, uint64_t t)
 {
+	if (!r->clock_known)
+		return NO_TIME;
 	t = on_mono(r, t);
 	return r->now_ns > t ? r->now_ns - t : 0;
 }
@@ -511,6 +547,8 @@ static uint64_t flight_ns(const struct region *r, uint64_t t_start)
 {
 	uint64_t until = gone(r) ? r->last_sign_ns : r->now_ns;
 
+	if (!r->clock_known)
+		return NO_TIME;
 	t_start = on_mono(r, t_start);
 	return until > t_start ? until - t_start : 0;
 }
@@ -519,7 +557,16 @@ static uint64_t flight_ns(const struct region *r, uint64_t t_start)
    wraps: t comes from the file, and a damaged one's (8e18) overflowed the signed sum. */
 static uint64_t wall_ns(const struct region *r, uint64_t t)
 {
-	return t + (uint64_t)r->wall_minus_mono;
+	return t == NO_TIME ? NO_TIME : t + (uint64_t)r->wall_minus_mono;
+}
+
+/* A time in JSON: its nanoseconds, or null where it cannot be told. */
+static void json_ns(uint64_t ns)
+{
+	if (ns == NO_TIME)
+		fputs("null", stdout);
+	else
+		printf("%llu", (unsigned long long)ns);
 }
 
 /* A recorded time as local wall-clock time, to the millisecond. */
@@ -530,6 +577,10 @@ static void put_wall(FILE *f, const struct region *r, uint64_t t)
 	struct tm tm;
 	char buf[64];
 
+	if (w == NO_TIME) {
+		fputs("?", f);
+		return;
+	}
 	if (!localtime_r(&sec, &tm) || !strftime(buf, sizeof(buf), "%Y-%m-%d %H:%M:%S", &tm))
 		snprintf(buf, sizeof(buf), "%llu", (unsigned long long)sec);
 	fprintf(f, "%s.%03u", buf, (unsigned)(w % 1000000000u / 1000000u));
@@ -888,8 +939,9 @@ static int ps_one(struct region *r, void *vctx)
 		if (t.busy) {
 			printf("{\"name\":");
 			json_str(name_of(r, t.busy_id, nb, sizeof(nb)));
-			printf(",\"elapsed_ns\":%llu,\"tid\":%llu}", (unsigned long long)t.busy_ns,
-			       (unsigned long long)t.busy_tid);
+			fputs(",\"elapsed_ns\":", stdout);
+			json_ns(t.busy_ns);
+			printf(",\"tid\":%llu}", (unsigned long long)t.busy_tid);
 		} else {
 			fputs("null", stdout);
 		}
@@ -1041,11 +1093,12 @@ static void print_json(const struct region *r, unsigned last)
 			   again at 0). */
 			/* elapsed_ns: until now, or for a process that is gone, until its last
 			   sign of life (at least that long: the death is not recorded). */
-			printf(",\"level\":%u,\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":%llu,"
-			       "\"started_unix_ns\":%llu,\"args\":",
-			       d, f[d].depth, binding_name(f[d].binding),
-			       (unsigned long long)flight_ns(r, f[d].t_start),
-			       (unsigned long long)wall_ns(r, on_mono(r, f[d].t_start)));
+			printf(",\"level\":%u,\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":", d,
+			       f[d].depth, binding_name(f[d].binding));
+			json_ns(flight_ns(r, f[d].t_start));
+			fputs(",\"started_unix_ns\":", stdout);
+			json_ns(wall_ns(r, on_mono(r, f[d].t_start)));
+			fputs(",\"args\":", stdout);
 			json_str(args);
 			if (kernel_of(r, &f[d])) {
 				printf(",\"kernel\":");
@@ -1087,13 +1140,15 @@ static void print_json(const struct region *r, unsigned last)
 				printf(",\"gpu_ns_max\":%llu", (unsigned long long)gpu_ns);
 				break;
 			}
-			if (e.t_end)
-				printf(",\"duration_ns\":%llu,\"ended_ns_ago\":%llu}",
-				       (unsigned long long)(e.t_end >= e.t_start ? e.t_end - e.t_start : 0),
-				       (unsigned long long)since(r, e.t_end));
-			else
-				printf(",\"duration_ns\":null,\"started_ns_ago\":%llu}",
-				       (unsigned long long)since(r, e.t_start));
+			if (e.t_end) {
+				printf(",\"duration_ns\":%llu,\"ended_ns_ago\":",
+				       (unsigned long long)(e.t_end >= e.t_start ? e.t_end - e.t_start : 0));
+				json_ns(since(r, e.t_end));
+			} else {
+				fputs(",\"duration_ns\":null,\"started_ns_ago\":", stdout);
+				json_ns(since(r, e.t_start));
+			}
+			putchar('}');
 			fsep = ",";
 		}
 		printf("]}");
@@ -1126,7 +1181,9 @@ static void print_json(const struct region *r, unsigned last)
 		sep = ",";
 	}
 	/* Records that kept changing while read (or past the reader's budget): not shown. */
-	printf("],\"unverified_records\":%u}\n", unverified);
+	/* false: no time of its calls could be told (the writer's clock was unknown). */
+	printf("],\"clock_known\":%s,\"unverified_records\":%u}\n",
+	       r->clock_known ? "true" : "false", unverified);
 }
 
 static void ps_detail(const struct region *r, unsigned last, int json)
@@ -1145,6 +1202,12 @@ static void ps_detail(const struct region *r, unsigned last, int json)
 		       "recorded (a kill runs no code in the process). The file is kept for this "
 		       "post-mortem: 'cuaudit ps --clean' removes it.\n");
 	}
+	if (!r->clock_known)
+		printf("note: the writer's clock is unknown (its definition was being written at each "
+		       "of %u looks, its writer was killed writing it, or it is a TSC this reader "
+		       "cannot read): no time of its calls is shown ('?')%s\n",
+		       (unsigned)CUA_LIVE_CLOCK_TRIES,
+		       gone(r) ? "; its last sign of life is the region's making" : "");
 	if (!r->same_table)
 		printf("note: written by another cuaudit build: functions shown by id\n");
 	if (r->head.names_lost)
@@ -1570,6 +1633,10 @@ static const char *dur_str(char *buf, size_t cap, uint64_t ns)
 	double v = (double)ns;
 	int u = -1;
 
+	if (ns == NO_TIME) {
+		snprintf(buf, cap, "?");
+		return buf;
+	}
 	if (ns < 1000) {
 		snprintf(buf, cap, "%lluns", (unsigned long long)ns);
 		return buf;

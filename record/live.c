@@ -211,22 +211,36 @@ static int open_dir(void)
 	return -1;
 }
 
-/* The definition of cuaudit's clock (rt/livefmt.h, clock_*), at the region's making, at
-   each CUDA library's load and at each thread's attach (off the hot path): the TSC is
+/* The definition of cuaudit's clock (rt/livefmt.h, struct cua_live_clock), at the
+   region's making, at each CUDA library's load and at each thread's attach (off the hot
+   path, with the thread's signals blocked: no handler's jump leaves seq odd): the TSC is
    calibrated at the first CUDA library, which may load after a linked-in runtime's object
-   made the region. */
+   made the region. Written inside the seqlock, by one thread at a time (one that finds
+   another writing returns: they write the same definition), and only where it changes. */
 static void publish_clock(struct cua_live_head *h)
 {
-	if (__atomic_load_n(&h->clock_tsc, __ATOMIC_ACQUIRE))
+	struct cua_live_clock *c = &h->clock;
+	int on = __atomic_load_n(&cua_tsc_scale.on, __ATOMIC_ACQUIRE);
+	uint32_t seq;
+
+	if (__atomic_load_n(&c->tsc, __ATOMIC_ACQUIRE) ||
+	    (!on && __atomic_load_n(&c->offset_ns, __ATOMIC_RELAXED) == cua_tsc_scale.test_offset))
 		return;
-	if (!__atomic_load_n(&cua_tsc_scale.on, __ATOMIC_ACQUIRE)) {
-		h->clock_offset_ns = cua_tsc_scale.test_offset;
+	seq = __atomic_load_n(&c->seq, __ATOMIC_RELAXED);
+	if ((seq & 1) || !__atomic_compare_exchange_n(&c->seq, &seq, seq + 1, 0, __ATOMIC_RELAXED,
+						      __ATOMIC_RELAXED))
 		return;
+	/* seq odd before any of the definition changes. */
+	__atomic_thread_fence(__ATOMIC_RELEASE);
+	if (!on) {
+		__atomic_store_n(&c->offset_ns, cua_tsc_scale.test_offset, __ATOMIC_RELAXED);
+	} else {
+		__atomic_store_n(&c->tsc_base, cua_tsc_scale.tsc_base, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->ns_base, cua_tsc_scale.ns_base, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->mult, cua_tsc_scale.mult, __ATOMIC_RELAXED);
+		__atomic_store_n(&c->tsc, 1, __ATOMIC_RELAXED);
 	}
-	h->clock_tsc_base = cua_tsc_scale.tsc_base;
-	h->clock_ns_base = cua_tsc_scale.ns_base;
-	h->clock_mult = cua_tsc_scale.mult;
-	__atomic_store_n(&h->clock_tsc, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&c->seq, seq + 2, __ATOMIC_RELEASE);
 }
 
 static void fill_head(struct cua_live_head *h, uint64_t pid, uint64_t start)
@@ -509,8 +523,13 @@ void cua_live_prepare(void)
 	if (__atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) == cua_process_id()) {
 		struct cua_live_head *h = own_region();
 
-		if (h)
+		if (h) {
+			sigfillset(&all);
+			sigprocmask(SIG_BLOCK, &all, &old);
 			publish_clock(h);
+			sigprocmask(SIG_SETMASK, &old, NULL);
+		}
+		errno = saved;
 		return;
 	}
 	/* As an attach: no handler's call races the claim. */

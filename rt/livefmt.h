@@ -56,6 +56,23 @@
 /* head.state */
 enum { CUA_LIVE_RUNNING = 1, CUA_LIVE_EXITED = 2 };
 
+/* The clock of the calls' times: cuaudit's own (base/clock.h), read once per call on the
+   hot path, which drifts against CLOCK_MONOTONIC (some 10 ms an hour). So that a reader
+   compares them with its own CLOCK_MONOTONIC, the writer publishes the clock's definition,
+   off the hot path: where tsc is 1, ns = ns_base + ((TSC - tsc_base) * mult >> 32), the
+   TSC being the machine's, which any process reads alike; where 0, CLOCK_MONOTONIC +
+   offset_ns (all 0 in a file of a writer before these fields: CLOCK_MONOTONIC). tsc goes
+   from 0 to 1 once, and nothing changes after. seq is a seqlock: odd while the writer
+   writes the definition (it may publish it again at a CUDA library's load or a thread's
+   attach), even when whole; a reader takes a definition read between two even reads of the
+   same seq (cua_live_clock_take). 0 in a file of a writer before it (a padding word then),
+   whose definition is read as it lies. 40 bytes, at the head's offset 904 as before. */
+struct cua_live_clock {
+	uint32_t tsc;
+	uint32_t seq;
+	uint64_t tsc_base, ns_base, mult, offset_ns;
+};
+
 struct cua_live_head {
 	char magic[16];
 	uint32_t version;
@@ -86,19 +103,45 @@ struct cua_live_head {
 	uint64_t names_off;      /* from the file's start */
 	uint32_t names_max;      /* CUA_LIVE_NAMES */
 	uint32_t names_lost;     /* names that found no entry free within CUA_LIVE_NAME_PROBES */
-	/* The clock of the calls' times: cuaudit's own (base/clock.h), read once per call on
-	   the hot path, which drifts against CLOCK_MONOTONIC (some 10 ms an hour). So that a
-	   reader compares them with its own CLOCK_MONOTONIC, the writer publishes the clock's
-	   definition, off the hot path: where clock_tsc is 1, ns = clock_ns_base +
-	   ((TSC - clock_tsc_base) * clock_mult >> 32), the TSC being the machine's, which any
-	   process reads alike; where 0, CLOCK_MONOTONIC + clock_offset_ns (all 0 in a file of a
-	   writer before these fields: CLOCK_MONOTONIC). clock_tsc goes from 0 to 1 once, after
-	   the rest, and nothing changes after. */
-	uint32_t clock_tsc;
-	uint32_t clock_pad;
-	uint64_t clock_tsc_base, clock_ns_base, clock_mult, clock_offset_ns;
+	/* The clock of the calls' times (struct cua_live_clock). */
+	struct cua_live_clock clock;
 };
 _Static_assert(sizeof(struct cua_live_head) <= CUA_LIVE_HEAD_SIZE, "the head fits its page");
+_Static_assert(offsetof(struct cua_live_head, clock) == 904 && sizeof(struct cua_live_clock) == 40,
+	       "the clock's definition lies where writers before its seq put it");
+
+/* How many times a reader reads the clock's definition again while it finds it being
+   written, before it says the writer's clock is unknown. */
+#define CUA_LIVE_CLOCK_TRIES 100
+
+/* One whole definition of the writer's clock into *out. get copies the head's clock (0:
+   copied), each copy done before the next begins: the seq of one copy, the definition of
+   the next and the seq of a third must agree and be even, or it is read again, at most
+   tries times. 1: *out is whole; 0: none was (a writer in an update, or killed in one);
+   -1: a copy failed. */
+static inline int cua_live_clock_take(int (*get)(void *ctx, struct cua_live_clock *c), void *ctx,
+				      unsigned tries, struct cua_live_clock *out)
+{
+	struct cua_live_clock a, b, c;
+
+	if (get(ctx, &a))
+		return -1;
+	for (unsigned i = 0; i < tries; i++) {
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (get(ctx, &b))
+			return -1;
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (get(ctx, &c))
+			return -1;
+		if (!(a.seq & 1) && a.seq == c.seq) {
+			*out = b;
+			out->seq = a.seq;
+			return 1;
+		}
+		a = c;
+	}
+	return 0;
+}
 
 /* One kernel name: what a launch's function (its key: the first argument's handle, or a
    runtime launch's host function) is called, published when the program names it (a

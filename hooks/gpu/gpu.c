@@ -77,6 +77,17 @@ struct rec {
 	/* 128 bytes a record: the pool's index arithmetic is a shift (docs/performance.md). */
 } __attribute__((aligned(128)));
 
+/* A lock (see "The locks"): its holder's process and thread ids, and the holder's mark,
+   which only the holder's own thread reads: where the hold began on its stack (the low 32
+   bits, bit 0 set: a mark) and how many handlers the thread had begun by then (above bit
+   32); 0 while the holder is between taking the word and marking it, or between unmarking
+   it and giving it back. stale: what a thread that waited LOCK_WAIT_NS in vain found
+   (key ^ mark), for the next waiters to give up at once while that hold stands (cleared
+   at each release). */
+struct glock {
+	uint64_t key, mark, stale;
+};
+
 /* GPU times are kept in "GPU nanoseconds", a sum of the driver's elapsed times between
    events: durations taken from them never carry an anchor's error. host = gpu + off. */
 struct stream_slot {
@@ -95,7 +106,7 @@ struct gctx {
 	   again, and the context's calls start over on a new pool. */
 	int ready;
 	unsigned device;
-	uint64_t lock;
+	struct glock lock;
 	/* Set where untimed work went on a stream without the lock: the next holder forgets
 	   every stream's last record (none may share a start across that work). */
 	int dirty;
@@ -117,6 +128,9 @@ struct gctx {
 	int64_t lo_off, lo_mid_off;
 	uint64_t lo_at, lo_err, lo_mid_at;
 	uint64_t calls; /* timed calls, to harvest every HARVEST_EVERY */
+	/* The record whose harvest is being committed (its seq; 0: none): a holder that took
+	   the lock over from an abandoned one knows the time base may be half written. */
+	uint64_t commit;
 	CUevent end[POOL], start[POOL];
 	struct rec ring[POOL];
 	struct stream_slot streams[STREAMS];
@@ -131,7 +145,7 @@ static struct {
 static struct gctx *ctxs;           /* CTXS of them, mapped at the first timed call */
 static struct cua_gpu_totals *tot;  /* mapped with them */
 static uint64_t owner_pid;          /* the process the state belongs to */
-static uint64_t setup_lock, totals_lock;
+static struct glock setup_lock, totals_lock;
 /* Stream captures begun and not seen ended: a hint that one may be open, never a reason to
    stop timing (a program may abandon a capture). */
 static int captures;
@@ -161,54 +175,126 @@ static int *program_errno_slot(void)
 	return cua_program_errno ? cua_program_errno() : NULL;
 }
 
-/* The locks. No lock here may be met by a signal handler or exit on the thread
-   that holds it, and none may be held by a thread a forked child lacks: a lock word holds
-   its holder's process and thread ids; a thread that finds its own id there (a handler's
-   call, or exit, interrupting the hook) gives up at once, and a child takes over a lock a
-   thread of its parent held at the fork. Another thread's lock is waited for at most
-   LOCK_WAIT_NS. Whoever gives up counts the call untimed (busy) and never waits again. */
+/* Where a call record may lie above another of the same thread's calls made from the same
+   place in the program: wrappers' frames differ by less than this. A signal handler's
+   calls lie below the signal frame the kernel pushed, more than 1 KiB on x86-64 and
+   AArch64. */
+#define CALL_FRAME_SLACK 256u
+
+/* Whether something this thread began at stack address frame (its low 32 bits) when it
+   had begun serial handlers (a timed call's record, a hold of a lock) was left by a jump
+   out of a signal handler, seen from code of the same thread at here: no handler begun
+   since is still running (cua_sig_settle first forgets those a jump has left), and here
+   lies at or above frame, so that frame is gone. What is still in progress is never taken
+   for left: a handler the trampoline runs inside it is counted, and any other handler's
+   code lies below it on the same stack; one left for code deeper in the stack waits for
+   code from higher up. */
+static int left_since(uint32_t frame, uint32_t serial, uintptr_t here)
+{
+	unsigned n = cua_sig_settle(here);
+
+	if (n > CUA_SIG_FRAMES || (n && (int32_t)(cua_self.sig[n - 1].serial - serial) > 0))
+		return 0;
+	return (int32_t)((uint32_t)here - frame) + (int32_t)CALL_FRAME_SLACK >= 0;
+}
+
+/* The locks. No lock here may be met by a signal handler or exit on the thread that
+   holds it, and none may be held by a thread a forked child lacks: a lock word holds its
+   holder's process and thread ids, and a child takes over a lock a thread of its parent
+   held at the fork. A thread that finds its own id there asks the holder's mark, as a
+   timed record's own thread does (left_since): a holder still running below it (a
+   handler's call, or exit, interrupting the hook) is given up on at once; a hold a jump
+   out of a handler left (siglongjmp) is taken over, and its taker makes what it guarded
+   consistent (LOCK_TAKEN_OVER). A hold caught unmarked (the two stores at each end) is
+   taken for running. Another thread's lock is waited for at most LOCK_WAIT_NS; other
+   threads cannot see the holder's stack, so an abandoned hold stands until its own
+   thread's next call here takes it over, and the first waiter that waits in vain marks
+   the hold stale: later waiters give it up without waiting while the same hold stands.
+   Whoever gives up counts the call untimed (busy). */
 #define LOCK_WAIT_NS (20ull * 1000 * 1000)
+
+enum { LOCK_NOT = 0, LOCK_TAKEN = 1, LOCK_TAKEN_OVER = 2 };
 
 static uint64_t lock_key(void)
 {
-	return cua_process_id() << 32 | (cua_thread_id_fast() & 0xffffffffu);
+	return cua_process_id_fast() << 32 | (cua_thread_id_fast() & 0xffffffffu);
 }
 
-/* 1: taken; 0: held by this thread, or by another past wait_ns. */
-static int lock_within(uint64_t *l, uint64_t wait_ns)
+/* here: an address in the caller's frame (its call record where it has one). */
+static void mark(struct glock *l, uintptr_t here)
 {
-	uint64_t me = lock_key(), held, deadline = 0, now;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&l->mark, (uint64_t)cua_self.sig_serial << 32 | ((uint32_t)here | 1u),
+			 __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* A hold of this thread's, marked m, that a jump left. */
+static CUA_COLD int hold_left(uint64_t m, uintptr_t here)
+{
+	return (m & 1) && here && left_since((uint32_t)m & ~1u, (uint32_t)(m >> 32), here);
+}
+
+/* LOCK_TAKEN, LOCK_TAKEN_OVER (from an abandoned hold of this thread), or LOCK_NOT: held
+   by this thread below, or by another past wait_ns (or a hold already found stale). */
+static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
+{
+	uint64_t me = lock_key(), held, deadline = 0, now, seen = 0;
 
 	for (unsigned spins = 0;; spins++) {
 		held = 0;
-		if (__atomic_compare_exchange_n(l, &held, me, 0, __ATOMIC_ACQUIRE, __ATOMIC_RELAXED))
-			return 1;
-		if (held == me)
-			return 0;
+		if (__atomic_compare_exchange_n(&l->key, &held, me, 0, __ATOMIC_ACQUIRE,
+						__ATOMIC_RELAXED)) {
+			mark(l, here);
+			return LOCK_TAKEN;
+		}
+		if (held == me) {
+			/* Only this thread writes the mark while the word is its own. */
+			if (!hold_left(__atomic_load_n(&l->mark, __ATOMIC_RELAXED), here))
+				return LOCK_NOT;
+			mark(l, here);
+			return LOCK_TAKEN_OVER;
+		}
 		/* Held at a fork by a thread of the parent: it will never be released here. */
 		if (held >> 32 != me >> 32) {
-			if (__atomic_compare_exchange_n(l, &held, me, 0, __ATOMIC_ACQUIRE,
-							__ATOMIC_RELAXED))
-				return 1;
+			if (__atomic_compare_exchange_n(&l->key, &held, me, 0, __ATOMIC_ACQUIRE,
+							__ATOMIC_RELAXED)) {
+				mark(l, here);
+				return LOCK_TAKEN;
+			}
 			continue;
 		}
+		seen = held ^ __atomic_load_n(&l->mark, __ATOMIC_RELAXED);
+		if (!spins && seen == __atomic_load_n(&l->stale, __ATOMIC_RELAXED))
+			return LOCK_NOT;
 		if (spins < 100) {
 			__builtin_ia32_pause();
 			continue;
 		}
 		now = cua_clock_ns();
-		if (!deadline)
+		if (!deadline) {
 			deadline = now + wait_ns;
-		else if (now >= deadline)
-			return 0;
+		} else if (now >= deadline) {
+			if (wait_ns >= LOCK_WAIT_NS &&
+			    (__atomic_load_n(&l->key, __ATOMIC_RELAXED) ^
+			     __atomic_load_n(&l->mark, __ATOMIC_RELAXED)) == seen)
+				__atomic_store_n(&l->stale, seen, __ATOMIC_RELAXED);
+			return LOCK_NOT;
+		}
 		/* The holder may be preempted on a loaded machine: let it run. */
 		sched_yield();
 	}
 }
 
-static void unlock(uint64_t *l)
+/* The mark is cleared first; and stale: a later hold may carry the same key and mark (the
+   same thread, from the same place, with no handler run between). */
+static void unlock(struct glock *l)
 {
-	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&l->stale, 0, __ATOMIC_RELAXED);
+	__atomic_store_n(&l->mark, 0, __ATOMIC_RELAXED);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	__atomic_store_n(&l->key, 0, __ATOMIC_RELEASE);
 }
 
 static void *map_zeroed(size_t size)
@@ -223,14 +309,13 @@ static void *map_zeroed(size_t size)
 
 /* A forked child starts empty: its parent's events and records are not its own. The old
    mappings are kept (the parent's memory, copied), never reused. The setup lock may have
-   been held at the fork: the child takes it over (lock_within). */
-static int own_state(void)
+   been held at the fork: the child takes it over (lock_within); one a jump left half
+   done is done again (what was mapped before is left). */
+static CUA_COLD int make_state(uintptr_t here)
 {
 	uint64_t pid = cua_process_id();
 
-	if (__atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) == pid && ctxs)
-		return 1;
-	if (!lock_within(&setup_lock, LOCK_WAIT_NS))
+	if (!lock_within(&setup_lock, LOCK_WAIT_NS, here))
 		return 0;
 	if (owner_pid != pid || !ctxs) {
 		struct gctx *c = map_zeroed(CTXS * sizeof(*c));
@@ -246,7 +331,7 @@ static int own_state(void)
 		memset(name_cache, 0, sizeof(name_cache));
 		captures = 0;
 		/* A thread of the parent may have held it: this process's state is new. */
-		totals_lock = 0;
+		memset(&totals_lock, 0, sizeof(totals_lock));
 		tot = t;
 		__atomic_store_n(&ctxs, c, __ATOMIC_RELEASE);
 		__atomic_store_n(&owner_pid, pid, __ATOMIC_RELEASE);
@@ -255,10 +340,52 @@ static int own_state(void)
 	return 1;
 }
 
+CUA_HOT_INLINE int own_state(uintptr_t here)
+{
+	if (CUA_LIKELY(__atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) == cua_process_id_fast() &&
+		       ctxs))
+		return 1;
+	return make_state(here);
+}
+
 /* Without a lock: a handler or exit may count while its thread is inside the hook. */
 static void count_untimed(unsigned why)
 {
 	__atomic_add_fetch(&tot->untimed[why], 1, __ATOMIC_RELAXED);
+}
+
+/* A hold of the pool's lock that a jump out of a signal handler left (lock_within): what
+   it may have left half done is made consistent. Every stream's last record is forgotten
+   (the holder may have been forgetting them, or taking one). A harvest caught between a
+   record's first update of the time base and the record's leaving the ring leaves the time
+   base unknown: it starts over at an anchor recorded at once, and the records harvested
+   before that anchor are counted lost. An anchor still in its record call will never be
+   marked: it is void. Lock held. */
+static CUA_COLD void repair(struct gctx *g)
+{
+	__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
+	if (g->commit && g->commit == g->tail) {
+		g->have_ref = g->have_off = 0;
+		g->lo_at = 0;
+		g->last_anchor = 0;
+	}
+	g->commit = 0;
+	for (uint64_t q = g->tail; q < g->head; q++) {
+		struct rec *r = &g->ring[q % POOL];
+
+		if (r->seq == q && !r->tid && __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) == R_IN_CALL)
+			__atomic_store_n(&r->state, R_VOID, __ATOMIC_RELEASE);
+	}
+}
+
+/* The pool's lock (lock_within), made consistent where it was taken over. 1: held. */
+static int pool_lock(struct gctx *g, uint64_t wait_ns, uintptr_t here)
+{
+	int r = lock_within(&g->lock, wait_ns, here);
+
+	if (CUA_UNLIKELY(r == LOCK_TAKEN_OVER))
+		repair(g);
+	return r != LOCK_NOT;
 }
 
 static void anchor(struct gctx *g, uint64_t now);
@@ -368,25 +495,33 @@ static void drop(struct gctx *g)
 
 		if (r->seq != g->tail || st == R_IN_CALL)
 			break;
+		/* Out of the ring before it is counted: a jump in between loses a count, never
+		   makes two. */
+		g->tail++;
+		r->state = R_FREE;
 		if (st == R_RECORDED && r->op != OP_ANCHOR)
 			count_untimed(CUA_GPU_LOST);
-		r->state = R_FREE;
-		g->tail++;
 	}
 }
 
 /* A slot for a new pool: a free one, or a retired one with no call in flight, emptied.
-   Setup lock held. */
-static struct gctx *claim(void)
+   Setup lock held. A free slot is emptied too: a setup a jump left may have begun there. */
+static struct gctx *claim(uintptr_t here)
 {
 	for (unsigned i = 0; i < CTXS; i++)
-		if (!__atomic_load_n(&ctxs[i].ctx, __ATOMIC_ACQUIRE))
-			return &ctxs[i];
+		if (!__atomic_load_n(&ctxs[i].ctx, __ATOMIC_ACQUIRE)) {
+			struct gctx *g = &ctxs[i];
+
+			__atomic_store_n(&g->ready, G_UNSET, __ATOMIC_RELEASE);
+			g->dirty = g->abandoned = 0;
+			memset(&g->priv, 0, sizeof(*g) - offsetof(struct gctx, priv));
+			return g;
+		}
 	for (unsigned i = 0; i < CTXS; i++) {
 		struct gctx *g = &ctxs[i];
 
 		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) != G_RETIRED ||
-		    !lock_within(&g->lock, 0))
+		    !pool_lock(g, 0, here))
 			continue;
 		drop(g);
 		if (g->tail == g->head) {
@@ -406,7 +541,7 @@ static struct gctx *claim(void)
 
 /* The pool of the current context (*ctx_out), set up at its first timed call; NULL without
    one, and *why says why. */
-static struct gctx *context(void **ctx_out, unsigned *why)
+static struct gctx *context(void **ctx_out, unsigned *why, uintptr_t here)
 {
 	CUresult (*current)(CUcontext *) = REAL(cuCtxGetCurrent);
 	CUcontext ctx = NULL;
@@ -425,7 +560,7 @@ static struct gctx *context(void **ctx_out, unsigned *why)
 		if (c == (void *)ctx && ready != G_RETIRED)
 			return ready == G_READY ? &ctxs[i] : NULL;
 	}
-	if (!lock_within(&setup_lock, LOCK_WAIT_NS)) {
+	if (!lock_within(&setup_lock, LOCK_WAIT_NS, here)) {
 		*why = CUA_GPU_BUSY;
 		return NULL;
 	}
@@ -436,7 +571,7 @@ static struct gctx *context(void **ctx_out, unsigned *why)
 	/* A stream created while another thread captures in the global mode would end that
 	   capture: relaxed, or not at all. */
 	if (!g && (relaxed = relax(&mode)) >= 0) {
-		g = claim();
+		g = claim(here);
 		if (g) {
 			int ready = setup(g) == 0 ? G_READY : G_FAILED;
 
@@ -524,12 +659,16 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 		.device = g->device, .op = (enum cua_gpu_op)r->op,
 	};
 	uint64_t dmax = end - start, dmin = end - start_max;
+	int taken = lock_within(&totals_lock, LOCK_WAIT_NS, (uintptr_t)&out);
 
-	if (!lock_within(&totals_lock, LOCK_WAIT_NS)) {
+	if (!taken) {
 		count_untimed(CUA_GPU_BUSY);
 		return;
 	}
-	tot->timed++;
+	/* A jump out of a handler left a delivery here (this thread's): it was not counted
+	   timed (that comes last), and what it added may be half added. */
+	if (CUA_UNLIKELY(taken == LOCK_TAKEN_OVER))
+		count_untimed(CUA_GPU_LOST);
 	if (r->op == CUA_GPU_KERNEL || r->op == CUA_GPU_GRAPH) {
 		const char *name = r->op == CUA_GPU_GRAPH ? graph_name : r->name ? r->name : "(unknown)";
 		unsigned i;
@@ -564,6 +703,7 @@ static void deliver(struct gctx *g, const struct rec *r, uint64_t start, uint64_
 		cua_live_put_gpu(r->live, r->live_seq, dmax, exact);
 	for (unsigned i = 0; i < nsinks; i++)
 		sinks[i].fn(&out, sinks[i].ctx);
+	tot->timed++;
 	unlock(&totals_lock);
 }
 
@@ -722,30 +862,15 @@ static int bound(const struct gctx *g, const struct rec *r, int64_t end, int64_t
 	return 0;
 }
 
-/* Where a call record may lie above another of the same thread's calls made from the same
-   place in the program: wrappers' frames differ by less than this. A signal handler's
-   calls lie below the signal frame the kernel pushed, more than 1 KiB on x86-64 and
-   AArch64. */
-#define CALL_FRAME_SLACK 256u
-
 /* A record still in its call whose thread has left that call: a signal handler jumped
    out of it (siglongjmp) between its enter and exit callbacks, which no exit will now
-   mark. Only its own thread can tell, at a later timed call whose record lies at here:
-   no handler begun since the call began is still running (cua_sig_settle first forgets
-   those a jump has left), and here lies at or above the call's record, so that call's
-   frame is gone. A call still in progress is never taken for left: a handler the
-   trampoline runs inside it is counted, and any other handler's calls lie below it on the
-   same stack; one left for code deeper in the stack waits for a call from higher up. */
+   mark. Only its own thread can tell (left_since), at a later timed call whose record
+   lies at here. */
 static int left_call(const struct rec *r, uintptr_t here)
 {
-	unsigned n;
-
 	if (!here || !r->tid || r->tid != cua_thread_id_fast())
 		return 0;
-	n = cua_sig_settle(here);
-	if (n > CUA_SIG_FRAMES || (n && (int32_t)(cua_self.sig[n - 1].serial - r->sig_serial) > 0))
-		return 0;
-	return (int32_t)((uint32_t)here - r->frame) + (int32_t)CALL_FRAME_SLACK >= 0;
+	return left_since(r->frame, r->sig_serial, here);
 }
 
 /* The record at the tail, still in its call, when its call was abandoned (left_call):
@@ -759,12 +884,12 @@ static CUA_COLD int give_up_tail(struct gctx *g, uintptr_t here)
 	if (r->seq != g->tail || __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != R_IN_CALL ||
 	    !left_call(r, here))
 		return 0;
-	count_untimed(CUA_GPU_LOST);
 	s = stream_of(g, r->stream_key);
 	if (s && s->last_seq == r->seq)
 		s->last_seq = 0;
-	r->state = R_FREE;
 	g->tail++;
+	r->state = R_FREE;
+	count_untimed(CUA_GPU_LOST);
 	return 1;
 }
 
@@ -788,8 +913,8 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 	if (st == R_IN_CALL)
 		return 0;
 	if (st == R_VOID) {
-		r->state = R_FREE;
 		g->tail++;
+		r->state = R_FREE;
 		return 1;
 	}
 	/* The first anchor has no reference to be timed from: it is GPU time 0. */
@@ -799,16 +924,21 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 	if (pool_dead(q))
 		return -1;
 	if (q != CUDA_SUCCESS || (r->op != OP_ANCHOR && !g->have_off)) {
+		g->tail++;
+		r->state = R_FREE;
 		if (r->op != OP_ANCHOR)
 			count_untimed(CUA_GPU_LOST);
-		r->state = R_FREE;
-		g->tail++;
 		return 1;
 	}
 	if (r->op == OP_ANCHOR) {
+		/* The time base is updated from here until the record leaves the ring (repair). */
+		g->commit = g->tail;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		take_anchor(g, r, end);
-		r->state = R_FREE;
 		g->tail++;
+		r->state = R_FREE;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		g->commit = 0;
 		return 1;
 	}
 	if (!r->prev_seq) {
@@ -818,6 +948,8 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		p_known = s && s->done_seq == r->prev_seq;
 		p = p_known ? s->done_end_gpu : 0;
 	}
+	g->commit = g->tail;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	/* Its end event's record call began after the call returned (t_after). */
 	note_lo(g, r->t_after, r->t_end_rec > r->t_after ? r->t_end_rec : r->t_after, end);
 	exact = bound(g, r, end, p, p_known, &dmin, &dmax);
@@ -829,9 +961,15 @@ static int harvest_one(struct gctx *g, CUresult (*query)(CUevent))
 		s->done_end_gpu = end;
 	}
 	end_h = host_of(g, end);
+	/* Out of the ring before it is delivered: a jump in between loses it, never counts
+	   it twice; one inside the delivery is counted there (deliver). The slot is not taken
+	   again while the lock is held. */
+	g->tail++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	deliver(g, r, sub0(end_h, dmax), sub0(end_h, dmin), end_h, exact);
 	r->state = R_FREE;
-	g->tail++;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	g->commit = 0;
 	return 1;
 }
 
@@ -870,13 +1008,17 @@ static uint64_t take_slot(struct gctx *g, uintptr_t frame, uint64_t tid)
 
 	if (g->head - (g->ref_seq ? g->ref_seq : 1) + 1 >= POOL)
 		return 0;
-	seq = g->head++;
+	seq = g->head;
 	g->ring[seq % POOL] = (struct rec){ .seq = seq, .state = R_IN_CALL };
 	if (frame) {
 		g->ring[seq % POOL].frame = (uint32_t)frame;
 		g->ring[seq % POOL].tid = tid;
 		g->ring[seq % POOL].sig_serial = cua_self.sig_serial;
 	}
+	/* In the ring once whole (what it is for, tid 0 for an anchor, included): a jump
+	   never leaves a record a harvest cannot tell. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	g->head = seq + 1;
 	return seq;
 }
 
@@ -1035,7 +1177,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 	/* Only the call the program made: a runtime call's own driver calls are inside it. A
 	   call an earlier hook skipped (a fault, the memory limit) puts nothing on the GPU. */
 	if (c->depth || c->skipped || role == CUAUDIT_ROLE_CAPTURE_BEGIN ||
-	    role == CUAUDIT_ROLE_CAPTURE_END || !own_state())
+	    role == CUAUDIT_ROLE_CAPTURE_END || !own_state((uintptr_t)c))
 		return CUAUDIT_CALL_REAL;
 	if (cfg.sample > 1 && ++sample_tick % cfg.sample)
 		return CUAUDIT_CALL_REAL;
@@ -1051,13 +1193,13 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		void *cur = NULL;
 		unsigned why;
 
-		g = context(&cur, &why);
+		g = context(&cur, &why, (uintptr_t)c);
 		if (!g) {
 			*c->user = USER_UNTIMED | why;
 			goto out;
 		}
 		now = cua_clock_ns();
-		if (!lock_within(&g->lock, LOCK_WAIT_NS)) {
+		if (!pool_lock(g, LOCK_WAIT_NS, (uintptr_t)c)) {
 			/* Its untimed work goes on a stream the pool may know. */
 			__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
 			*c->user = USER_UNTIMED | CUA_GPU_BUSY;
@@ -1125,7 +1267,7 @@ out:
 
 static void capture_edge(const struct cuaudit_call *c, enum cuaudit_role role)
 {
-	if (c->depth || c->skipped || !own_state())
+	if (c->depth || c->skipped || !own_state((uintptr_t)c))
 		return;
 	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN && cua_table_succeeded(c))
 		__atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
@@ -1140,11 +1282,11 @@ static void capture_edge(const struct cuaudit_call *c, enum cuaudit_role role)
 
 /* A call that put untimed work on its stream: the next record there must not start where
    the last timed one ended. */
-static void forget_stream(struct gctx *g, void *key, uint64_t seq)
+static CUA_COLD void forget_stream(struct gctx *g, void *key, uint64_t seq, uintptr_t here)
 {
 	struct stream_slot *s;
 
-	if (!lock_within(&g->lock, LOCK_WAIT_NS)) {
+	if (!pool_lock(g, LOCK_WAIT_NS, here)) {
 		__atomic_store_n(&g->dirty, 1, __ATOMIC_RELEASE);
 		return;
 	}
@@ -1174,7 +1316,7 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		capture_edge(c, role);
 		return;
 	}
-	if (!u || !own_state())
+	if (!u || !own_state((uintptr_t)c))
 		return;
 	if (u & USER_UNTIMED) {
 		if (cua_table_succeeded(c))
@@ -1218,7 +1360,7 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		   stream must not start where this one ends either. */
 		if (ran)
 			count_untimed(CUA_GPU_LOST);
-		forget_stream(g, r->stream_key, seq);
+		forget_stream(g, r->stream_key, seq, (uintptr_t)c);
 	}
 	__atomic_store_n(&r->state, ok ? R_RECORDED : R_VOID, __ATOMIC_RELEASE);
 	if (err)
@@ -1238,9 +1380,9 @@ static int drained(const struct gctx *g)
 /* What is left at exit is counted unfinished. Where the lock cannot be had (this thread
    holds it: exit from a signal handler that interrupted the hook; or another thread, past
    the drain's time), the ring is read, not changed, and counted once. */
-static void count_unfinished(struct gctx *g)
+static void count_unfinished(struct gctx *g, uintptr_t here)
 {
-	if (lock_within(&g->lock, 0)) {
+	if (pool_lock(g, 0, here)) {
 		for (; g->tail < g->head; g->tail++) {
 			struct rec *r = &g->ring[g->tail % POOL];
 
@@ -1267,6 +1409,7 @@ void cua_gpu_drain(void)
 	uint64_t deadline = cua_clock_ns() + CUA_GPU_DRAIN_NS, now;
 	int *err = program_errno_slot(), saved = err ? *err : 0;
 	struct timespec nap = { 0, 100 * 1000 };
+	uintptr_t here = (uintptr_t)__builtin_frame_address(0);
 	int pending;
 
 	if (!cfg.on || !ctxs || __atomic_load_n(&owner_pid, __ATOMIC_ACQUIRE) != cua_process_id())
@@ -1277,7 +1420,7 @@ void cua_gpu_drain(void)
 			struct gctx *g = &ctxs[i];
 
 			now = cua_clock_ns();
-			if (drained(g) || !lock_within(&g->lock, deadline > now ? deadline - now : 0))
+			if (drained(g) || !pool_lock(g, deadline > now ? deadline - now : 0, here))
 				continue;
 			harvest(g, POOL, 0);
 			pending |= g->tail < g->head;
@@ -1288,7 +1431,7 @@ void cua_gpu_drain(void)
 	} while (pending && cua_clock_ns() < deadline);
 	for (unsigned i = 0; i < CTXS; i++)
 		if (!drained(&ctxs[i]))
-			count_unfinished(&ctxs[i]);
+			count_unfinished(&ctxs[i], here);
 	if (err)
 		*err = saved;
 }
@@ -1307,7 +1450,7 @@ uint64_t cua_gpu_poll(void)
 		if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) != G_READY)
 			continue;
 		/* Another thread harvests: what it holds is not known finished. */
-		if (!lock_within(&g->lock, 0)) {
+		if (!pool_lock(g, 0, (uintptr_t)__builtin_frame_address(0))) {
 			pending |= bit;
 			continue;
 		}

@@ -67,6 +67,35 @@ static void launch_or_jump(int i)
 		printf("launch %d: jumped out\n", i);
 }
 
+/* lockjump: a handler jumps out of cuaudit's own driver call made with one of its locks
+   held (MOCK_TRIP says which); launches follow from the same thread, then from another
+   thread on the same context, then from the first again. */
+static CUcontext lockjump_ctx;
+
+static void *other_launches(void *arg)
+{
+	struct timespec t0, t1;
+
+	(void)arg;
+	CHECK(cuCtxSetCurrent(lockjump_ctx) == CUDA_SUCCESS);
+	clock_gettime(CLOCK_MONOTONIC, &t0);
+	for (int i = 0; i < 50; i++)
+		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
+	clock_gettime(CLOCK_MONOTONIC, &t1);
+	printf("other thread: 50 launches\n");
+	fprintf(stderr, "other thread: 50 launches in %ld ms\n",
+		(long)((t1.tv_sec - t0.tv_sec) * 1000 + (t1.tv_nsec - t0.tv_nsec) / 1000000));
+	return NULL;
+}
+
+static void other_thread(void)
+{
+	pthread_t t;
+
+	CHECK(pthread_create(&t, NULL, other_launches, NULL) == 0);
+	CHECK(pthread_join(t, NULL) == 0);
+}
+
 /* nest: the handler makes 20 launches inside the launch it interrupted, on an alternate
    stack above the thread's own (a thread whose stack is in the program's data), and
    returns. */
@@ -240,6 +269,21 @@ int main(int argc, char **argv)
 		CHECK(cuMockKernelUnitNs(1000) == CUDA_SUCCESS);
 		for (int i = 0; i < 2001; i++)
 			launch_or_jump(i);
+	} else if (strcmp(mode, "lockjump") == 0 || strcmp(mode, "lockjump_first") == 0) {
+		/* lockjump: 116 launches, 50 from another thread, 10; lockjump_first: 8 (the last jumped out of), 50
+		   from another thread before the first thread's next call, 10, 50 again. */
+		int first = mode[8] == '_';
+
+		signal(SIGUSR2, jump_handler);
+		CHECK(cuMockKernelUnitNs(1000) == CUDA_SUCCESS);
+		lockjump_ctx = ctx;
+		for (int i = 0; i < (first ? 8 : 116); i++)
+			launch_or_jump(i);
+		other_thread();
+		for (int i = 116; i < 126; i++)
+			launch_or_jump(i);
+		if (first)
+			other_thread();
 	} else if (strcmp(mode, "nest") == 0) {
 		pthread_attr_t a;
 		pthread_t t;

@@ -127,6 +127,35 @@ gpu_time_a_launch_a_signal_handler_interrupted_and_returned_to_is_timed)
   expect_out '^handler: 20 launches$'
   gpu_check s.json 'timed == 121 and not untimed'
   ;;
+gpu_time_launches_after_a_jump_out_of_a_held_lock_are_timed_on_every_thread)
+  # A handler jumps out (siglongjmp) of cuaudit's own driver call made with one of its
+  # locks held: the pool's lock (the first elapsed-time call: the 8th launch's harvest),
+  # and the setup lock (the first event record: the first launch's context setup, whose
+  # anchor it is). The lock word stayed the thread's for good: every later launch of that
+  # thread was counted busy, and another thread's waited 20 ms each to be counted busy.
+  # The thread's next call finds its own hold left (no handler begun since still runs, and
+  # it is back above the hold's frame) and takes it over: the jumped-out launch never
+  # reached the driver, and the 175 others (115 + 50 from another thread + 10) are timed.
+  for trip in cuEventElapsedTime_v2:1:raise=12:7 cuEventRecord:1:raise=12:0; do
+    at=${trip##*:}
+    run_gpu 30 lockjump MOCK_TRIP=${trip%:*}
+    expect_rc 0
+    expect_out "^launch $at: jumped out\$"
+    expect_out '^other thread: 50 launches$'
+    [ "$(grep -c 'jumped out' audited.out)" = 1 ] && pass "one jump" || fail "$(grep -c 'jumped out' audited.out) jumps"
+    gpu_check s.json 'timed == 175 and not untimed and kernels[0][0] == 175'
+  done
+  # Another thread cannot see the holder's stack: its launches before the first thread's
+  # next call are counted busy, but only its first waits for the lock (20 ms; before, each
+  # of the 50 did: a second at least); its 50 after that call are timed.
+  run_gpu 30 lockjump_first MOCK_TRIP=cuEventElapsedTime_v2:1:raise=12
+  expect_rc 0
+  expect_out '^launch 7: jumped out$'
+  gpu_check s.json 'timed == 67 and untimed == {"busy": 50} and kernels[0][0] == 67'
+  ms=$(sed -n 's/^other thread: 50 launches in \([0-9]*\) ms$/\1/p' audited.err | head -1)
+  [ -n "$ms" ] && [ "$ms" -lt 600 ] && pass "50 busy launches in $ms ms" ||
+    fail "the other thread's 50 busy launches took ${ms:-?} ms (each waited: 1000 ms or more)"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]

@@ -1086,6 +1086,57 @@ open(p, "wb").write(b)
 PY
   read_twice "with a call given up before its end"
   ;;
+a_clock_definition_caught_in_an_update_gives_no_call_time)
+  # The writer publishes its clock's definition (the head's struct cua_live_clock) inside a
+  # seqlock: seq odd while written. A writer killed in an update leaves it odd, with halves
+  # of two definitions (here the TSC's flag with a scale never written whole): the reader
+  # must not put the calls' times on it. It says the clock is unknown and shows no call
+  # time ("?", JSON null); the last sign of life is the region's making. Before, the reader
+  # took the head as it lay, and showed the torn clock's times.
+  start_blocked block
+  kill -KILL $pid; wait $pid 2>/dev/null; rm -f "$BLOCK"
+  killed=$(date +%s%N)
+  real=$(ls "$L"/$pid-*.live)
+  # clock_patch TSC SEQ MULT: the head's clock (offset 904: tsc, seq, tsc_base, ns_base, mult,
+  # offset_ns).
+  clock_patch() {
+    "$PYTHON" - "$real" "$@" <<'PY' >patch.txt 2>&1 || fail "patch: $(cat patch.txt)"
+import struct, sys
+p, tsc, seq, mult = sys.argv[1], int(sys.argv[2]), int(sys.argv[3]), int(sys.argv[4])
+b = bytearray(open(p, "rb").read())
+struct.pack_into("<IIQQQQ", b, 904, tsc, seq, 0, 0, mult, 0)
+open(p, "wb").write(b)
+PY
+  }
+  clock_patch 1 7 $((1 << 40))
+  timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err || fail "ps --json: $(cat psj.err)"
+  "$PYTHON" - psj.txt "$killed" <<'PY' >chk.txt 2>&1 && pass "$(cat chk.txt)" || fail "$(cat chk.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["state"] == "dead", d["state"]
+f = [f for t in d["threads"] for f in t["in_flight"] if f["name"] == "cuStreamSynchronize"]
+assert len(f) == 1, d["threads"]
+assert f[0]["elapsed_ns"] is None and f[0]["started_unix_ns"] is None, \
+    f"a time on the torn clock: elapsed {f[0]['elapsed_ns']} ns, started {f[0]['started_unix_ns']}"
+assert d.get("clock_known") is False, f"clock_known {d.get('clock_known')}"
+assert d["last_sign_of_life_unix_ns"] <= int(sys.argv[2]) + 300_000_000, d["last_sign_of_life_unix_ns"]
+print("clock unknown: no elapsed time, no start, the last sign before the kill")
+PY
+  timeout 20 "$CLI" ps --dir "$L" "$pid" >ps.txt 2>ps.err || fail "ps: $(cat ps.err)"
+  grep -q "^note: the writer's clock is unknown" ps.txt && grep -q 'until the process died: at least ?$' ps.txt &&
+    pass "the text says so, and shows '?'" || fail "text: $(cat ps.txt)"
+  # The same definition whole (seq even, CLOCK_MONOTONIC): the call's time is shown again.
+  clock_patch 0 8 0
+  timeout 20 "$CLI" ps --dir "$L" --json "$pid" >psj.txt 2>psj.err || fail "ps --json: $(cat psj.err)"
+  "$PYTHON" - psj.txt <<'PY' >chk.txt 2>&1 && pass "$(cat chk.txt)" || fail "$(cat chk.txt)"
+import json, sys
+d = json.load(open(sys.argv[1]))
+assert d["clock_known"] is True, d["clock_known"]
+f = [f for t in d["threads"] for f in t["in_flight"] if f["name"] == "cuStreamSynchronize"]
+assert len(f) == 1 and isinstance(f[0]["elapsed_ns"], int), f
+print(f"a whole definition: elapsed {f[0]['elapsed_ns']} ns")
+PY
+  ;;
 *)
   fail "unknown case $name"
   ;;

@@ -203,6 +203,87 @@ static void gpu_time_of_a_call_is_never_shown_on_a_later_call_of_its_record(void
 	}
 }
 
+/* A head's clock as a reader's successive copies of it find it (the writer moving on
+   between them). */
+struct script {
+	const struct cua_live_clock *copies;
+	unsigned n, at;
+};
+
+static int scripted(void *ctx, struct cua_live_clock *c)
+{
+	struct script *s = ctx;
+
+	*c = s->copies[s->at < s->n ? s->at : s->n - 1];
+	s->at++;
+	return 0;
+}
+
+static void clock_reader_never_takes_a_definition_caught_in_an_update(void **state)
+{
+	/* Two definitions: the offset clock, then the TSC's; and halves of the two (the
+	   TSC's flag and base with the old scale), as a copy made while the writer wrote. */
+	const struct cua_live_clock mono = { .tsc = 0, .seq = 2, .offset_ns = 20000000000ull };
+	const struct cua_live_clock tsc = { .tsc = 1, .seq = 4, .tsc_base = 1000, .ns_base = 5,
+					    .mult = 3ull << 31 };
+	struct cua_live_clock torn = tsc, odd = mono, out;
+	struct script s;
+
+	(void)state;
+	torn.seq = 3;
+	torn.mult = 0;
+	odd.seq = 3;
+	/* Being written at every look (or its writer killed in an update): none taken. */
+	{
+		const struct cua_live_clock c[] = { odd };
+
+		s = (struct script){ c, 1, 0 };
+		memset(&out, 0x5a, sizeof(out));
+		assert_int_equal(cua_live_clock_take(scripted, &s, CUA_LIVE_CLOCK_TRIES, &out), 0);
+		assert_int_equal(s.at, 1 + 2 * CUA_LIVE_CLOCK_TRIES);
+	}
+	/* The torn copy lies between two even reads that differ: it is read again, and the
+	   whole new definition taken. */
+	{
+		const struct cua_live_clock c[] = { mono, torn, tsc, tsc, tsc };
+
+		s = (struct script){ c, 5, 0 };
+		assert_int_equal(cua_live_clock_take(scripted, &s, CUA_LIVE_CLOCK_TRIES, &out), 1);
+		assert_memory_equal(&out, &tsc, sizeof(out));
+	}
+	/* A whole definition read between even reads that differ (an update ran around it):
+	   not taken either, though it looks whole; the next look's is. */
+	{
+		const struct cua_live_clock c[] = { mono, mono, tsc, tsc, tsc };
+
+		s = (struct script){ c, 5, 0 };
+		assert_int_equal(cua_live_clock_take(scripted, &s, CUA_LIVE_CLOCK_TRIES, &out), 1);
+		assert_memory_equal(&out, &tsc, sizeof(out));
+		assert_int_equal(s.at, 5);
+	}
+	/* A writer that keeps updating past the tries: none taken. */
+	{
+		struct cua_live_clock c[1 + 2 * CUA_LIVE_CLOCK_TRIES];
+
+		for (unsigned i = 0; i < sizeof(c) / sizeof(c[0]); i++) {
+			c[i] = mono;
+			c[i].seq = 2 + 2 * i;
+		}
+		s = (struct script){ c, sizeof(c) / sizeof(c[0]), 0 };
+		assert_int_equal(cua_live_clock_take(scripted, &s, CUA_LIVE_CLOCK_TRIES, &out), 0);
+	}
+	/* An older writer's file: seq 0 at every look (its padding word), read as it lies. */
+	{
+		struct cua_live_clock old = mono;
+		const struct cua_live_clock *c = &old;
+
+		old.seq = 0;
+		s = (struct script){ c, 1, 0 };
+		assert_int_equal(cua_live_clock_take(scripted, &s, CUA_LIVE_CLOCK_TRIES, &out), 1);
+		assert_memory_equal(&out, &old, sizeof(out));
+	}
+}
+
 int main(void)
 {
 	const struct CMUnitTest tests[] = {
@@ -212,6 +293,7 @@ int main(void)
 		cmocka_unit_test(file_name_carries_pid_and_start_time),
 		cmocka_unit_test(gpu_time_is_read_only_on_the_call_it_measured),
 		cmocka_unit_test(gpu_time_of_a_call_is_never_shown_on_a_later_call_of_its_record),
+		cmocka_unit_test(clock_reader_never_takes_a_definition_caught_in_an_update),
 	};
 
 	return cmocka_run_group_tests(tests, NULL, NULL);
