@@ -5,7 +5,8 @@
    CUPTI_ACTIVITY_OUT unset it only records (the cost measurement); set, it writes
    "kind<TAB>name<TAB>count<TAB>total_ns" lines there at exit. With CUPTI_ACTIVITY_INSTANCES
    set, each kernel is also written there as "name<TAB>start_ns<TAB>end_ns<TAB>stream" (the instances
-   that cuaudit's exact records are compared with, one by one). */
+   that cuaudit's exact records are compared with, one by one), and each copy and memset as
+   "(memcpy KIND)" or "(memset)" the same way: a command a kernel may be queued behind. */
 #include <cupti.h>
 #include <stdint.h>
 #include <stdio.h>
@@ -81,10 +82,18 @@ static void CUPTIAPI completed(CUcontext ctx, uint32_t stream, uint8_t *buffer, 
 			const MEMCPY_T *m = (const MEMCPY_T *)rec;
 
 			add("memcpy", copy_kind(m->copyKind), m->end - m->start);
+			/* On the stream's timeline too: the command before a kernel may be a copy. */
+			if (instances)
+				fprintf(instances, "(memcpy %s)\t%llu\t%llu\t%u\n", copy_kind(m->copyKind),
+					(unsigned long long)m->start, (unsigned long long)m->end,
+					(unsigned)m->streamId);
 		} else if (rec->kind == CUPTI_ACTIVITY_KIND_MEMSET) {
 			const MEMSET_T *m = (const MEMSET_T *)rec;
 
 			add("memset", "memset", m->end - m->start);
+			if (instances)
+				fprintf(instances, "(memset)\t%llu\t%llu\t%u\n", (unsigned long long)m->start,
+					(unsigned long long)m->end, (unsigned)m->streamId);
 		}
 	}
 	free(buffer);

@@ -71,8 +71,8 @@ for line in open(sys.argv[2]):
     kind, name, n, t = line.rstrip("\n").split("\t")
     if kind == "kernel":
         cu[name] = (int(n), int(t))
-# Each CUPTI kernel with its time on the stream: from the previous kernel's end on the same
-# stream to its end where it was queued (it started within 50 us of that end), else from its
+# Each CUPTI kernel with its time on the stream: from the previous command's end (a kernel,
+# copy or memset) on the same stream to its end where it was queued (it started within 50 us of that end), else from its
 # own start; that is what an event-to-event interval measures: cuaudit's exact records are
 # compared with it, and the launch gap (stream time less kernel time) is shown beside.
 per_stream = {}
