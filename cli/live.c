@@ -257,12 +257,12 @@ static uint64_t last_sign(const struct region *r)
 		const struct cua_live_call *ring = (const struct cua_live_call *)(s + 1);
 
 		for (uint32_t k = 0; k < r->head.ncalls; k++) {
-			if (!ring[k].seq)
+			if (!ring[k].h.seq)
 				continue;
-			if (later(r, ring[k].t_start, t))
-				t = on_mono(r, ring[k].t_start);
-			if (!cua_live_busy(ring[k].seq) && later(r, ring[k].t_end, t))
-				t = on_mono(r, ring[k].t_end);
+			if (later(r, ring[k].h.t_start, t))
+				t = on_mono(r, ring[k].h.t_start);
+			if (!cua_live_busy(ring[k].h.seq) && later(r, ring[k].h.t_end, t))
+				t = on_mono(r, ring[k].h.t_end);
 		}
 	}
 	/* Never after the reading (a damaged file's times are not believed). */
@@ -420,9 +420,9 @@ static int older_first(const void *x, const void *y)
 {
 	const struct cua_live_call *a = x, *b = y;
 
-	if (a->t_start != b->t_start)
-		return a->t_start < b->t_start ? -1 : 1;
-	return a->seq < b->seq ? -1 : a->seq > b->seq;
+	if (a->h.t_start != b->h.t_start)
+		return a->h.t_start < b->h.t_start ? -1 : 1;
+	return a->h.seq < b->h.seq ? -1 : a->h.seq > b->h.seq;
 }
 
 /* A thread's calls in flight, outermost first: the records of slot s whose number says in
@@ -435,10 +435,10 @@ static unsigned in_flight(const struct region *r, struct cua_live_slot *s,
 	for (uint32_t k = 0; k < r->head.ncalls && n < CUA_LIVE_CALLS_MAX; k++) {
 		struct cua_live_call *c = &flight_buf[n];
 
-		if (!cua_live_busy(cua_live_ring(s)[k].seq))
+		if (!cua_live_busy(cua_live_ring(s)[k].h.seq))
 			continue; /* ended or unused when the region was read (it only moves on) */
 		if (stable(r, &cua_live_ring(s)[k], sizeof(*c), c, &flight_rereads) &&
-		    (c->seq & 3u) == CUA_LIVE_IN_FLIGHT)
+		    (c->h.seq & 3u) == CUA_LIVE_IN_FLIGHT)
 			n++;
 	}
 	qsort(flight_buf, n, sizeof(flight_buf[0]), older_first);
@@ -478,9 +478,9 @@ static int history_entry(const struct region *r, struct cua_live_slot *s, uint64
 	const struct cua_live_call *rec = &cua_live_ring(s)[at & (r->head.ncalls - 1)];
 
 	/* Read again only a record that held that call, ended, when the region was read. */
-	return rec->seq == cua_live_seq(at, CUA_LIVE_ENDED) &&
+	return rec->h.seq == cua_live_seq(at, CUA_LIVE_ENDED) &&
 	       stable(r, rec, sizeof(*e), e, &history_rereads) &&
-	       e->seq == cua_live_seq(at, CUA_LIVE_ENDED);
+	       e->h.seq == cua_live_seq(at, CUA_LIVE_ENDED);
 }
 
 static const char *name_of(const struct region *r, unsigned id, char *buf, size_t cap)
@@ -616,10 +616,10 @@ static const char *kernel_of(const struct region *r, const struct cua_live_call 
 	uint32_t space;
 	unsigned budget = 64;
 
-	if (!r->same_table || c->id >= CUAUDIT_ID_COUNT || !cua_role_is(c->id, CUAUDIT_ROLE_LAUNCH))
+	if (!r->same_table || c->h.id >= CUAUDIT_ID_COUNT || !cua_role_is(c->h.id, CUAUDIT_ROLE_LAUNCH))
 		return NULL;
 	memcpy(args, c->args, sizeof(args));
-	if (cua_roles_launch_func(c->id, args, &func, &kind) != 0 || !func)
+	if (cua_roles_launch_func(c->h.id, args, &func, &kind) != 0 || !func)
 		return NULL;
 	space = kind == CUAUDIT_FUNC_HOST ? CUA_KERNELNAMES_HOSTS : CUA_KERNELNAMES_HANDLES;
 	for (uint32_t j = 0, at = cua_live_name_hash(space, (uint64_t)(uintptr_t)func, r->head.names_max);
@@ -652,19 +652,19 @@ static void format_args(const struct region *r, const struct cua_live_call *f, c
 	struct cuaudit_call c;
 
 	out[0] = '\0';
-	if (!r->same_table || f->id >= CUAUDIT_ID_COUNT) {
+	if (!r->same_table || f->h.id >= CUAUDIT_ID_COUNT) {
 		snprintf(out, cap, "(arguments not shown: written by another cuaudit build)");
 		return;
 	}
-	d = &cua_api[f->id];
+	d = &cua_api[f->h.id];
 	memset(args, 0, sizeof(args));
 	memcpy(args, f->args, CUA_LIVE_ARGS);
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
-	c.id = f->id;
+	c.id = f->h.id;
 	c.elf_name = d->elf_name;
 	c.layer = (enum cuaudit_layer)d->layer;
-	c.binding = (enum cuaudit_binding)(f->binding < CUAUDIT_BIND_COUNT ? f->binding : 0);
+	c.binding = (enum cuaudit_binding)(f->h.binding < CUAUDIT_BIND_COUNT ? f->h.binding : 0);
 	c.args = args;
 	for (unsigned i = 0; i < d->nargs; i++) {
 		const struct cua_arg_desc *a = &d->args[i];
@@ -707,14 +707,14 @@ static void format_result(const struct region *r, const struct cua_live_call *e,
 	struct cua_buf b = { out, 0, cap, 0, NULL, 0 };
 	struct cuaudit_call c;
 
-	if (!r->same_table || e->id >= CUAUDIT_ID_COUNT) {
-		snprintf(out, cap, "0x%llx", (unsigned long long)e->result);
+	if (!r->same_table || e->h.id >= CUAUDIT_ID_COUNT) {
+		snprintf(out, cap, "0x%llx", (unsigned long long)e->h.result);
 		return;
 	}
 	memset(&c, 0, sizeof(c));
 	c.size = sizeof(c);
-	c.id = e->id;
-	c.result = e->result;
+	c.id = e->h.id;
+	c.result = e->h.result;
 	cua_callfmt_result(&b, &c);
 	out[b.len < cap ? b.len : cap - 1] = '\0';
 }
@@ -856,10 +856,10 @@ static void totals_of(const struct region *r, struct totals *t)
 			continue;
 		if (in_flight(r, s, &f)) {
 			/* The outermost call of the thread is what it waits in. */
-			if (!t->busy || flight_ns(r, f[0].t_start) > t->busy_ns) {
+			if (!t->busy || flight_ns(r, f[0].h.t_start) > t->busy_ns) {
 				t->busy = 1;
-				t->busy_ns = flight_ns(r, f[0].t_start);
-				t->busy_id = f[0].id;
+				t->busy_ns = flight_ns(r, f[0].h.t_start);
+				t->busy_id = f[0].h.id;
 				t->busy_tid = s->tid;
 			}
 		}
@@ -998,23 +998,23 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 	/* The program's own phases around the call in flight (NVTX ranges, outermost first). */
 	if (nvtx_path(r, s, path, sizeof(path))[0])
 		printf("  in ranges: %s%s%s\n", path, nf ? " > " : "",
-		       nf ? name_of(r, f[0].id, nb, sizeof(nb)) : "");
+		       nf ? name_of(r, f[0].h.id, nb, sizeof(nb)) : "");
 	for (unsigned d = 0; d < nf; d++) {
 		any = 1;
 		format_args(r, &f[d], args, sizeof(args));
 		printf("  %s %s(%s) [%s] ", d ? "  inside:" : "in flight:",
-		       name_of(r, f[d].id, nb, sizeof(nb)), args, binding_name(f[d].binding));
+		       name_of(r, f[d].h.id, nb, sizeof(nb)), args, binding_name(f[d].h.binding));
 		if (gone(r)) {
 			/* It stopped at the death, which came after the last sign of life. */
 			fputs("since ", stdout);
-			put_wall(stdout, r, on_mono(r, f[d].t_start));
+			put_wall(stdout, r, on_mono(r, f[d].h.t_start));
 			fputs(" until the process died: at least ", stdout);
-			put_duration(stdout, flight_ns(r, f[d].t_start));
+			put_duration(stdout, flight_ns(r, f[d].h.t_start));
 			putchar('\n');
 			continue;
 		}
 		fputs("for ", stdout);
-		put_duration(stdout, flight_ns(r, f[d].t_start));
+		put_duration(stdout, flight_ns(r, f[d].h.t_start));
 		putchar('\n');
 	}
 	if (!any)
@@ -1031,16 +1031,16 @@ static void print_thread(const struct region *r, struct cua_live_slot *s, unsign
 		shown++;
 		format_result(r, &e, res, sizeof(res));
 		format_args(r, &e, args, sizeof(args));
-		printf("    %*s%s(%s) -> %s ", 2 * (e.depth < 8 ? e.depth : 8), "",
-		       name_of(r, e.id, nb, sizeof(nb)), args, res);
-		if (e.t_end)
-			put_duration(stdout, e.t_end >= e.t_start ? e.t_end - e.t_start : 0);
+		printf("    %*s%s(%s) -> %s ", 2 * (e.h.depth < 8 ? e.h.depth : 8), "",
+		       name_of(r, e.h.id, nb, sizeof(nb)), args, res);
+		if (e.h.t_end)
+			put_duration(stdout, e.h.t_end >= e.h.t_start ? e.h.t_end - e.h.t_start : 0);
 		else
 			fputs("-", stdout); /* not timed (a region of format 4) */
 		put_gpu(&e);
-		printf(" [%s] %s ", binding_name(e.binding), e.t_end ? "ended" : "started");
-		put_duration(stdout, since(r, e.t_end ? e.t_end : e.t_start));
-		printf(" ago%s\n", e.tid != s->tid ? " (an earlier thread of this slot)" : "");
+		printf(" [%s] %s ", binding_name(e.h.binding), e.h.t_end ? "ended" : "started");
+		put_duration(stdout, since(r, e.h.t_end ? e.h.t_end : e.h.t_start));
+		printf(" ago%s\n", e.h.tid != s->tid ? " (an earlier thread of this slot)" : "");
 	}
 }
 
@@ -1087,17 +1087,17 @@ static void print_json(const struct region *r, unsigned last)
 		for (unsigned d = 0; d < nf; d++) {
 			format_args(r, &f[d], args, sizeof(args));
 			printf("%s{\"name\":", fsep);
-			json_str(name_of(r, f[d].id, nb, sizeof(nb)));
+			json_str(name_of(r, f[d].h.id, nb, sizeof(nb)));
 			/* level: its place among the thread's calls in flight, 0 the outermost;
 			   depth: the dispatch's, as in last_calls (a signal handler's calls start
 			   again at 0). */
 			/* elapsed_ns: until now, or for a process that is gone, until its last
 			   sign of life (at least that long: the death is not recorded). */
 			printf(",\"level\":%u,\"depth\":%u,\"binding\":\"%s\",\"elapsed_ns\":", d,
-			       f[d].depth, binding_name(f[d].binding));
-			json_ns(flight_ns(r, f[d].t_start));
+			       f[d].h.depth, binding_name(f[d].h.binding));
+			json_ns(flight_ns(r, f[d].h.t_start));
 			fputs(",\"started_unix_ns\":", stdout);
-			json_ns(wall_ns(r, on_mono(r, f[d].t_start)));
+			json_ns(wall_ns(r, on_mono(r, f[d].h.t_start)));
 			fputs(",\"args\":", stdout);
 			json_str(args);
 			if (kernel_of(r, &f[d])) {
@@ -1120,15 +1120,15 @@ static void print_json(const struct region *r, unsigned last)
 			format_result(r, &e, res, sizeof(res));
 			format_args(r, &e, args, sizeof(args));
 			printf("%s{\"name\":", fsep);
-			json_str(name_of(r, e.id, nb, sizeof(nb)));
+			json_str(name_of(r, e.h.id, nb, sizeof(nb)));
 			printf(",\"args\":");
 			json_str(args);
 			if (kernel_of(r, &e)) {
 				printf(",\"kernel\":");
 				json_str(kernel_of(r, &e));
 			}
-			printf(",\"tid\":%u,\"depth\":%u,\"binding\":\"%s\",\"result\":", e.tid, e.depth,
-			       binding_name(e.binding));
+			printf(",\"tid\":%u,\"depth\":%u,\"binding\":\"%s\",\"result\":", e.h.tid, e.h.depth,
+			       binding_name(e.h.binding));
 			json_str(res);
 			/* GPU timing's measure of its work, where harvested while the record
 			   still held the call: exact, or only its greatest possible value. */
@@ -1140,13 +1140,13 @@ static void print_json(const struct region *r, unsigned last)
 				printf(",\"gpu_ns_max\":%llu", (unsigned long long)gpu_ns);
 				break;
 			}
-			if (e.t_end) {
+			if (e.h.t_end) {
 				printf(",\"duration_ns\":%llu,\"ended_ns_ago\":",
-				       (unsigned long long)(e.t_end >= e.t_start ? e.t_end - e.t_start : 0));
-				json_ns(since(r, e.t_end));
+				       (unsigned long long)(e.h.t_end >= e.h.t_start ? e.h.t_end - e.h.t_start : 0));
+				json_ns(since(r, e.h.t_end));
 			} else {
 				fputs(",\"duration_ns\":null,\"started_ns_ago\":", stdout);
-				json_ns(since(r, e.t_start));
+				json_ns(since(r, e.h.t_start));
 			}
 			putchar('}');
 			fsep = ",";
@@ -1478,18 +1478,18 @@ static int top_add(struct region *r, void *vctx)
 
 			g->threads++;
 			for (unsigned d = 0; d < nf; d++) {
-				uint64_t ns = flight_ns(r, f[d].t_start);
+				uint64_t ns = flight_ns(r, f[d].h.t_start);
 
-				if (f[d].id >= CUAUDIT_ID_COUNT)
+				if (f[d].h.id >= CUAUDIT_ID_COUNT)
 					continue;
-				t->inflight[f[d].id]++;
+				t->inflight[f[d].h.id]++;
 				g->inflight++;
-				if (ns > t->longest[f[d].id])
-					t->longest[f[d].id] = ns;
+				if (ns > t->longest[f[d].h.id])
+					t->longest[f[d].h.id] = ns;
 				if (!g->has_longest || ns > g->longest_ns) {
 					g->has_longest = 1;
 					g->longest_ns = ns;
-					g->longest_id = f[d].id;
+					g->longest_id = f[d].h.id;
 				}
 			}
 		}

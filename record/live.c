@@ -178,7 +178,7 @@ int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 	cfg.scratch = p;
 	/* Its records all in flight: a call in it takes none (cua_live_next_free). */
 	for (uint32_t k = 0; k < ncalls; k++)
-		cua_live_record(cfg.scratch, k)->seq = CUA_LIVE_IN_FLIGHT;
+		cua_live_record(cfg.scratch, k)->h.seq = CUA_LIVE_IN_FLIGHT;
 	/* Pages are touched only where a thread's first calls meet another's making the
 	   region. No pool: such counts go to the scratch slot (and are lost from the totals). */
 	p = mmap(NULL, PENDING_MAX * sizeof(struct pending), PROT_READ | PROT_WRITE,
@@ -436,10 +436,10 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 			   takes them again. */
 			for (uint32_t k = 0; k < cfg.ncalls; k++) {
 				struct cua_live_call *r = cua_live_ring(s) + k;
-				uint32_t seq = __atomic_load_n(&r->seq, __ATOMIC_RELAXED);
+				uint32_t seq = __atomic_load_n(&r->h.seq, __ATOMIC_RELAXED);
 
 				if (cua_live_busy(seq))
-					__atomic_store_n(&r->seq, (seq & ~3u) | CUA_LIVE_GIVEN_UP,
+					__atomic_store_n(&r->h.seq, (seq & ~3u) | CUA_LIVE_GIVEN_UP,
 							 __ATOMIC_RELEASE);
 			}
 			/* The ended owner's open NVTX ranges went with it. */
@@ -643,12 +643,12 @@ uint64_t cua_live_next_free(struct cua_live_slot *s, uint64_t at)
 	for (uint32_t j = 1; j < CUA_LIVE_SCAN && j < cfg.ncalls; j++) {
 		uint64_t mine;
 
-		if (cua_live_busy(__atomic_load_n(&cua_live_record(s, at + j)->seq, __ATOMIC_RELAXED)))
+		if (cua_live_busy(__atomic_load_n(&cua_live_record(s, at + j)->h.seq, __ATOMIC_RELAXED)))
 			continue;
 		/* Takes at + 1 ... at + j in one instruction; a signal handler's call that took
 		   some in between moved them: then the record found may be another's. */
 		mine = cua_live_take_n(&s->done, j) + j - 1;
-		if (mine == at + j || !cua_live_busy(__atomic_load_n(&cua_live_record(s, mine)->seq,
+		if (mine == at + j || !cua_live_busy(__atomic_load_n(&cua_live_record(s, mine)->h.seq,
 								     __ATOMIC_RELAXED)))
 			return mine;
 		return CUA_LIVE_NONE;

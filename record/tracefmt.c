@@ -180,7 +180,7 @@ static size_t readable_kernel(const char *name, size_t n, const char **out)
    out-parameter shows the value the call wrote, where the record has it. 'extras' is where
    the record's extras begin; valid() has checked that every bit's bytes are inside it. */
 static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
-			     const struct cua_trace_rec *r, const char *extras)
+			     const struct cua_rec_head *r, const char *extras)
 {
 	const struct cua_api_desc *d = &cua_api[c->id];
 	char val[512];
@@ -192,7 +192,7 @@ static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
 		int number;
 
 		/* Consumed in argument order whatever the format, as the writer put them. */
-		if (i < 31 && (r->extras & (1u << i))) {
+		if (i < CUA_REC_OUT_ARGS && (r->flags & CUA_REC_OUT(i))) {
 			memcpy(copy, extras, sizeof(copy));
 			extras += CUA_TRACE_OUT_BYTES;
 			out = copy;
@@ -210,7 +210,7 @@ static void format_args_json(struct cua_buf *b, const struct cuaudit_call *c,
 			cua_buf_json(b, val, v.len);
 		cua_buf_str(b, number ? "," : "\",");
 	}
-	if (r->extras & CUA_TRACE_KERNEL_BIT) {
+	if (r->flags & CUA_REC_KERNEL) {
 		const char *readable = NULL;
 		size_t n = readable_kernel(extras + 1, (unsigned char)extras[0], &readable);
 
@@ -246,7 +246,7 @@ void cua_tracefmt_marker(struct cua_writer *w, uint64_t pid, uint64_t ts_ns, con
 }
 
 /* Rebuilds the call from a record: string arguments point at their copies. */
-static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_t pid)
+static void format_record(struct cua_writer *w, struct cua_rec_head *r, uint64_t pid)
 {
 	const struct cua_api_desc *d = &cua_api[r->id];
 	struct cuaudit_call c;
@@ -258,10 +258,10 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 	c.id = r->id;
 	c.elf_name = d->elf_name;
 	c.layer = (enum cuaudit_layer)d->layer;
-	c.binding = (enum cuaudit_binding)(r->binding & ((1u << CUA_TRACE_KIND_BITS) - 1));
+	c.binding = (enum cuaudit_binding)(r->binding & ((1u << CUA_REC_KIND_BITS) - 1));
 	c.args = cua_trace_args_size[r->id] ? args : NULL;
 	c.result = r->result;
-	c.skipped = r->skipped;
+	c.skipped = (r->flags & CUA_REC_SKIPPED) != 0;
 	for (unsigned i = 0; i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
 			/* Length byte, then the bytes: make them a C string in place of the length. */
@@ -279,9 +279,9 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 	cua_buf_str(b, d->elf_name);
 	cua_buf_str(b, d->layer == CUAUDIT_LAYER_DRIVER ? "\",\"cat\":\"driver\"" : "\",\"cat\":\"runtime\"");
 	cua_buf_str(b, ",\"ph\":\"X\",\"ts\":");
-	put_us(b, r->t_enter);
+	put_us(b, r->t_start);
 	cua_buf_str(b, ",\"dur\":");
-	put_us(b, r->t_exit - r->t_enter);
+	put_us(b, r->t_end - r->t_start);
 	cua_buf_str(b, ",\"pid\":");
 	cua_buf_u64(b, pid);
 	cua_buf_str(b, ",\"tid\":");
@@ -299,7 +299,7 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 	cua_buf_str(b, cua_binding_names[c.binding < CUAUDIT_BIND_COUNT ? c.binding : 0]);
 	if (c.binding == CUAUDIT_BIND_ENTRY) {
 		/* Which copy: its name when this process patched it, else its index. */
-		unsigned copy = r->binding >> CUA_TRACE_KIND_BITS;
+		unsigned copy = r->binding >> CUA_REC_KIND_BITS;
 
 		cua_buf_str(b, "\",\"object\":\"");
 		if (cua_entry_names[copy][0]) {
@@ -313,12 +313,12 @@ static void format_record(struct cua_writer *w, struct cua_trace_rec *r, uint64_
 	   times counts a runtime call's driver calls once. */
 	cua_buf_str(b, "\",\"depth\":");
 	cua_buf_u64(b, r->depth);
-	cua_buf_str(b, r->skipped ? ",\"skipped\":true}}" : "}}");
+	cua_buf_str(b, c.skipped ? ",\"skipped\":true}}" : "}}");
 	note_thread(r->tid);
 }
 
 /* A record that is no call (CUA_TRACE_ID_NAME, CUA_TRACE_ID_MARK): its text is in bounds. */
-static int text_record(const struct cua_trace_rec *r, const char **text, size_t *n)
+static int text_record(const struct cua_rec_head *r, const char **text, size_t *n)
 {
 	const char *p = (const char *)(r + 1);
 
@@ -329,7 +329,7 @@ static int text_record(const struct cua_trace_rec *r, const char **text, size_t 
 	return 1;
 }
 
-static void format_special(struct cua_writer *w, const struct cua_trace_rec *r, uint64_t pid)
+static void format_special(struct cua_writer *w, const struct cua_rec_head *r, uint64_t pid)
 {
 	const char *text;
 	size_t n;
@@ -350,7 +350,7 @@ static void format_special(struct cua_writer *w, const struct cua_trace_rec *r, 
 		cua_buf_str(b, ",\n{\"name\":\"cuaudit: ");
 		cua_buf_json(b, text, n);
 		cua_buf_str(b, "\",\"cat\":\"cuaudit\",\"ph\":\"i\",\"s\":\"p\",\"ts\":");
-		put_us(b, r->t_enter);
+		put_us(b, r->t_start);
 		cua_buf_str(b, ",\"pid\":");
 		cua_buf_u64(b, pid);
 		cua_buf_str(b, ",\"tid\":");
@@ -361,7 +361,7 @@ static void format_special(struct cua_writer *w, const struct cua_trace_rec *r, 
 
 /* An NVTX range (or mark) on its thread's track: nested X events; a start/end range as an
    async pair, since it need not nest with the thread's calls. */
-static void format_nvtx(struct cua_writer *w, const struct cua_trace_rec *r, uint64_t pid)
+static void format_nvtx(struct cua_writer *w, const struct cua_rec_head *r, uint64_t pid)
 {
 	const char *name = (const char *)(r + 1) + 1, *domain = name + (unsigned char)name[-1] + 1;
 	size_t nlen = (unsigned char)name[-1], dlen = (unsigned char)domain[-1];
@@ -374,14 +374,14 @@ static void format_nvtx(struct cua_writer *w, const struct cua_trace_rec *r, uin
 		cua_buf_str(b, "\",\"cat\":\"nvtx\",\"ph\":\"");
 		cua_buf_str(b, mark ? "i\",\"s\":\"t" : async ? (half ? "e" : "b") : "X");
 		cua_buf_str(b, "\",\"ts\":");
-		put_us(b, half ? r->t_exit : r->t_enter);
+		put_us(b, half ? r->t_end : r->t_start);
 		if (!mark && !async) {
 			cua_buf_str(b, ",\"dur\":");
-			put_us(b, r->t_exit - r->t_enter);
+			put_us(b, r->t_end - r->t_start);
 		}
 		if (async) {
 			cua_buf_str(b, ",\"id\":\"");
-			cua_buf_hex(b, r->t_enter);
+			cua_buf_hex(b, r->t_start);
 			cua_buf_char(b, '"');
 		}
 		cua_buf_str(b, ",\"pid\":");
@@ -401,7 +401,7 @@ static void format_nvtx(struct cua_writer *w, const struct cua_trace_rec *r, uin
 	note_thread(r->tid);
 }
 
-static int valid_nvtx(const struct cua_trace_rec *r)
+static int valid_nvtx(const struct cua_rec_head *r)
 {
 	const char *p = (const char *)(r + 1), *end = (const char *)r + r->size;
 
@@ -410,19 +410,19 @@ static int valid_nvtx(const struct cua_trace_rec *r)
 			return 0;
 		p += 1 + (unsigned char)p[0];
 	}
-	return r->t_exit >= r->t_enter;
+	return r->t_end >= r->t_start;
 }
 
 /* A record the reader can walk over: sized within the block. One it can trust (valid): a
    known id, room for its argument struct, and every length and flag inside it in bounds: each string's length byte, each
-   out-value its extras bit announces (only for out-parameters, at most CUA_TRACE_MAX_OUTS),
+   out-value its CUA_REC_OUT flag announces (only for out-parameters, at most CUA_TRACE_MAX_OUTS),
    the kernel name. The formatter then reads nothing outside [r, r + r->size). */
-static int sized(const struct cua_trace_rec *r, size_t left)
+static int sized(const struct cua_rec_head *r, size_t left)
 {
 	return r->size >= sizeof(*r) && r->size <= left && (r->size & 7) == 0;
 }
 
-static int valid(const struct cua_trace_rec *r)
+static int valid(const struct cua_rec_head *r)
 {
 	const struct cua_api_desc *d;
 	const char *end, *p;
@@ -443,8 +443,8 @@ static int valid(const struct cua_trace_rec *r)
 	if (round8((size_t)(p - (const char *)r)) > r->size)
 		return 0;
 	p = (const char *)r + round8((size_t)(p - (const char *)r));
-	for (unsigned i = 0; i < 31; i++) {
-		if (!(r->extras & (1u << i)))
+	for (unsigned i = 0; i < CUA_REC_OUT_ARGS; i++) {
+		if (!(r->flags & CUA_REC_OUT(i)))
 			continue;
 		if (i >= d->nargs || !d->args[i].out || ++outs > CUA_TRACE_MAX_OUTS)
 			return 0;
@@ -452,7 +452,7 @@ static int valid(const struct cua_trace_rec *r)
 	if ((size_t)(end - p) < (size_t)outs * CUA_TRACE_OUT_BYTES)
 		return 0;
 	p += (size_t)outs * CUA_TRACE_OUT_BYTES;
-	if (r->extras & CUA_TRACE_KERNEL_BIT)
+	if (r->flags & CUA_REC_KERNEL)
 		return p < end && (size_t)(end - p) >= 1 + (size_t)(unsigned char)p[0];
 	return 1;
 }
@@ -461,8 +461,8 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 {
 	size_t done = 0;
 
-	while (n - done >= sizeof(struct cua_trace_rec)) {
-		struct cua_trace_rec *r = (struct cua_trace_rec *)(p + done);
+	while (n - done >= sizeof(struct cua_rec_head)) {
+		struct cua_rec_head *r = (struct cua_rec_head *)(p + done);
 
 		if (!sized(r, n - done))
 			break;
@@ -484,13 +484,13 @@ static uint64_t last_time(const char *p, size_t n)
 {
 	uint64_t t = 0;
 
-	for (size_t at = 0; n - at >= sizeof(struct cua_trace_rec);) {
-		const struct cua_trace_rec *r = (const struct cua_trace_rec *)(p + at);
+	for (size_t at = 0; n - at >= sizeof(struct cua_rec_head);) {
+		const struct cua_rec_head *r = (const struct cua_rec_head *)(p + at);
 
 		if (!sized(r, n - at))
 			break;
 		if (valid(r))
-			t = r->t_exit > t ? r->t_exit : t;
+			t = r->t_end > t ? r->t_end : t;
 		at += r->size;
 	}
 	return t;

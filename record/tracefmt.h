@@ -5,36 +5,25 @@
 
 #include <stddef.h>
 #include <stdint.h>
+#include "callrec.h"
 #include "writer.h"
 
-/* One call. Followed by the argument struct, then each string argument as a length byte and
-   its bytes, then (8-aligned) the extras: 16 bytes per out-parameter value whose bit is set,
-   then, with CUA_TRACE_KERNEL_BIT, the kernel's name as a length byte and its bytes. The size
-   is a multiple of 8 so the next record's struct stays aligned. */
-struct cua_trace_rec {
-	uint16_t size;
-	uint16_t id;
-	uint8_t binding;
-	uint8_t skipped;
-	uint16_t depth;
-	uint32_t tid;
-	uint32_t extras; /* bit i: argument i's value after the call follows; KERNEL_BIT: a name */
-	uint64_t t_enter, t_exit, result;
-};
-
-#define CUA_TRACE_KERNEL_BIT (1u << 31)
-/* A record of the program's own NVTX range, not a call: id CUA_TRACE_NVTX_ID, t_enter and
-   t_exit its start and end, depth its nesting level plus CUA_TRACE_NVTX_LEVEL0 (0: a mark,
+/* One call: the head every stored call record has (rt/callrec.h: h.size is the record's
+   bytes, a multiple of 8 so that the next record's head stays aligned; h.flags says what the
+   variable part holds), then the argument struct (cua_trace_args_size bytes), then each
+   string argument as a length byte and its bytes, then (8-aligned) 16 bytes per
+   out-parameter value whose CUA_REC_OUT bit is set, then, with CUA_REC_KERNEL, the kernel's
+   name as a length byte and its bytes. */
+/* A record of the program's own NVTX range, not a call: id CUA_TRACE_NVTX_ID, t_start and
+   t_end its start and end, depth its nesting level plus CUA_TRACE_NVTX_LEVEL0 (0: a mark,
    1: a start/end range, which may end on another thread), then the name and the domain,
    each a length byte and its bytes. */
 #define CUA_TRACE_NVTX_ID 0xffffu
 #define CUA_TRACE_NVTX_LEVEL0 2
-/* struct cua_trace_rec.binding: the kind below, the copy of an entry call above. */
-#define CUA_TRACE_KIND_BITS 3
 #define CUA_TRACE_OUT_BYTES 16
 #define CUA_TRACE_MAX_OUTS 8
 
-/* Records that are no call: an id no function has, the thread id and t_enter as in a call,
+/* Records that are no call: an id no function has, the thread id and t_start as in a call,
    then a length byte and that many bytes of text. A thread's first record is its name (the
    kernel's name of the thread then, PR_GET_NAME), so that a raw file converted after the
    process ended names its threads; a mark is an instant event (`cuaudit ctl` started or
@@ -44,7 +33,7 @@ struct cua_trace_rec {
 
 /* The raw file (<trace>.<pid>.<nonce>.raw): this head, then blocks. Each block is one
    thread buffer written out: a block head, then whole records. */
-#define CUA_RAW_MAGIC "cuaudit-raw/2\n"
+#define CUA_RAW_MAGIC "cuaudit-raw/3\n" /* 3: records begin with struct cua_rec_head */
 #define CUA_RAW_MAGIC_PREFIX "cuaudit-raw/" /* an older one: the version differs */
 struct cua_raw_head {
 	char magic[16];

@@ -341,9 +341,9 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64
 		/* The record is this call's alone until it is marked ended (a call never
 		   takes a record in flight): no odd number is needed, a reader ignores the end
 		   fields of a record in flight. */
-		r->t_end = t_end;
-		r->result = result;
-		__atomic_store_n(&r->seq, fr->live.seq + (CUA_LIVE_ENDED - CUA_LIVE_IN_FLIGHT),
+		r->h.t_end = t_end;
+		r->h.result = result;
+		__atomic_store_n(&r->h.seq, fr->live.seq + (CUA_LIVE_ENDED - CUA_LIVE_IN_FLIGHT),
 				 __ATOMIC_RELEASE);
 	}
 	/* Per thread, summed by the reader: no shared atomic on the hot path. A thread that

@@ -6,6 +6,7 @@
 #include <stddef.h>
 #include <stdint.h>
 #include "cuaudit.h"
+#include "callrec.h"
 #include "clock.h"
 
 /* The region is one file per process, PID-STARTTICKS.live in the live directory, mapped
@@ -164,21 +165,13 @@ static inline uint32_t cua_live_name_hash(uint32_t space, uint64_t key, uint32_t
 	return (uint32_t)(h >> 40) & (names_max - 1);
 }
 
-/* One call: in flight from its start, then ended (the ring's records). 144 bytes. */
+/* One call: in flight from its start, then ended (the ring's records). The head
+   (rt/callrec.h): h.seq is cua_live_seq (4 * INDEX + 1, + 2, + 4); h.flags is 0 from the
+   call's start (stored with h.tid) and gets CUA_REC_GPU once GPU timing attached a time to
+   gpu below for this call (cua_live_put_gpu); h.t_end and h.result are whole once ended. 144
+   bytes. */
 struct cua_live_call {
-	uint32_t seq;            /* cua_live_seq: 4 * INDEX + 1, + 2, + 4 */
-	uint16_t id;
-	uint8_t binding;         /* enum cuaudit_binding */
-	uint8_t depth;           /* the dispatch's nesting depth (a signal handler's calls start
-				    again at 0) */
-	uint32_t tid;            /* the thread that made it: a slot outlives its threads */
-	uint32_t gpu_set;        /* 1 once GPU timing attached a time to gpu below for this
-				    call (cua_live_put_gpu); 0 from the call's start (stored
-				    with tid), and in a writer's before it (then reserved) */
-	uint64_t t_start;
-	uint64_t t_end;          /* once ended (less the time of the hooks of calls nested in
-				    it, as every output's) */
-	uint64_t result;         /* once ended */
+	struct cua_rec_head h;
 	_Alignas(8) unsigned char args[CUA_LIVE_ARGS]; /* the argument struct's first bytes */
 	/* GPU timing's measure of the call's work (cua_live_put_gpu), one word: 0, or a writer's
 	   before this field (nothing), or the check of the call it belongs to with the time. */
@@ -202,11 +195,10 @@ struct cua_live_slot {
 					no alignment of its reader's copy (8 bytes) */
 };
 
-/* cua_live_put_head writes the sequence number and the next three fields as one word. */
-_Static_assert(offsetof(struct cua_live_call, id) == 4 && offsetof(struct cua_live_call, binding) == 6 &&
-		       offsetof(struct cua_live_call, depth) == 7 && offsetof(struct cua_live_call, tid) == 8 &&
-		       offsetof(struct cua_live_call, gpu_set) == 12 && offsetof(struct cua_live_call, t_start) == 16,
-	       "a call record's first words");
+/* cua_live_put_head writes the sequence number and the next three fields as one word (the
+   head asserts their places); the arguments follow the head as in a version-5 writer's. */
+_Static_assert(offsetof(struct cua_live_call, h) == 0 && offsetof(struct cua_live_call, args) == 40,
+	       "a call record's head, then its arguments");
 _Static_assert(sizeof(struct cua_live_call) == 144 && sizeof(struct cua_live_slot) == 64,
 	       "records of 144 bytes after a 64-byte slot head");
 
@@ -229,15 +221,15 @@ static inline int cua_live_busy(uint32_t seq)
    harvests the work, which is after the call returned, on whichever thread harvests: one
    word, stored at once, so that no reader and no second writer can see half of it. Bits
    0-39: the duration (ns), exact where bit 63 is set, else its greatest possible value (the
-   work ran on an idle stream and started somewhere inside the call: a bound). Bits 40-62:
-   a check of the record's number when the call ended. A record taken again by a newer call
-   keeps the word but not gpu_set, which the call's start clears (with the thread id, no
-   store more): the reader shows a time only where gpu_set is 1 and the check is the record's
-   own. The check alone is not enough: 23 bits of a 32-bit number are the same again some
-   rounds of the ring later (583783488 calls with 64 records), and the number itself after
-   2^30 calls. gpu_set alone is not either: a harvest that read the record's number just
-   before the newer call took it stores after, and then the check is another call's. Work
-   longer than 2^40 ns (18 minutes) is attached nowhere. */
+   work ran on an idle stream and started somewhere inside the call: a bound). Bits 40-62: a
+   check of the record's number when the call ended. A record taken again by a newer call
+   keeps the word but not CUA_REC_GPU, whose flags the call's start clears (with the thread
+   id, no store more): the reader shows a time only where the flag is set and the check is
+   the record's own. The check alone is not enough: 23 bits of a 32-bit number are the same
+   again some rounds of the ring later (583783488 calls with 64 records), and the number
+   itself after 2^30 calls. The flag alone is not either: a harvest that read the record's
+   number just before the newer call took it stores after, and then the check is another
+   call's. Work longer than 2^40 ns (18 minutes) is attached nowhere. */
 #define CUA_LIVE_GPU_EXACT (1ull << 63)
 #define CUA_LIVE_GPU_NS_MAX ((1ull << 40) - 1)
 static inline uint64_t cua_live_gpu_check(uint32_t seq)
@@ -249,19 +241,19 @@ static inline uint64_t cua_live_gpu_check(uint32_t seq)
    the record has been taken again since or the duration does not fit. */
 static inline void cua_live_put_gpu(struct cua_live_call *r, uint32_t seq, uint64_t ns, int exact)
 {
-	if (ns > CUA_LIVE_GPU_NS_MAX || __atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) != seq)
+	if (ns > CUA_LIVE_GPU_NS_MAX || __atomic_load_n(&r->h.seq, __ATOMIC_ACQUIRE) != seq)
 		return;
 	__atomic_store_n(&r->gpu, (exact ? CUA_LIVE_GPU_EXACT : 0) | cua_live_gpu_check(seq) | ns,
 			 __ATOMIC_RELEASE);
-	__atomic_store_n(&r->gpu_set, 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->h.flags, CUA_REC_GPU, __ATOMIC_RELEASE);
 }
 
 /* A record read whole (the reader's copy): 0 without a GPU time of its own call, 1 with an
    exact one, 2 with a bound (*ns the greatest possible duration). */
 static inline int cua_live_gpu_of(const struct cua_live_call *e, uint64_t *ns)
 {
-	if (!e->gpu_set || !e->gpu ||
-	    (e->gpu & ~CUA_LIVE_GPU_EXACT & ~CUA_LIVE_GPU_NS_MAX) != cua_live_gpu_check(e->seq))
+	if (!(e->h.flags & CUA_REC_GPU) || !e->gpu ||
+	    (e->gpu & ~CUA_LIVE_GPU_EXACT & ~CUA_LIVE_GPU_NS_MAX) != cua_live_gpu_check(e->h.seq))
 		return 0;
 	*ns = e->gpu & CUA_LIVE_GPU_NS_MAX;
 	return e->gpu & CUA_LIVE_GPU_EXACT ? 1 : 2;
@@ -494,7 +486,7 @@ static inline __attribute__((always_inline)) uint64_t cua_live_begin(unsigned id
 	   same numbers. */
 	at = cua_live_take_n(&s->done, 1);
 	r = cua_live_record(s, at);
-	if (__builtin_expect(cua_live_busy(__atomic_load_n(&r->seq, __ATOMIC_RELAXED)), 0)) {
+	if (__builtin_expect(cua_live_busy(__atomic_load_n(&r->h.seq, __ATOMIC_RELAXED)), 0)) {
 		at = cua_live_next_free(s, at);
 		if (at == CUA_LIVE_NONE) {
 			took->rec = NULL;
@@ -507,27 +499,27 @@ static inline __attribute__((always_inline)) uint64_t cua_live_begin(unsigned id
 	seq = cua_live_seq(at, CUA_LIVE_STARTING);
 	took->seq = seq + 1;
 	/* The odd number with the id, the binding and the depth, in one store. */
-	cua_live_put_head(&r->seq, seq, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
+	cua_live_put_head(&r->h.seq, seq, (uint16_t)id, (uint8_t)binding, (uint8_t)depth);
 	/* A plain compiler barrier on x86 (stores are not reordered there); a store fence
 	   elsewhere: the odd number is seen before the fields change. */
 	__atomic_thread_fence(__ATOMIC_RELEASE);
-	/* The thread and gpu_set (0: no GPU time of this call yet), in one store where the byte
+	/* The thread and the flags (0: no GPU time of this call yet), in one store where the byte
 	   order allows. */
 	tid = cua_live_me.tid;
 #if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
-	__builtin_memcpy(&r->tid, &tid, sizeof(tid));
+	__builtin_memcpy(&r->h.tid, &tid, sizeof(tid));
 #else
-	r->tid = (uint32_t)tid;
-	r->gpu_set = 0;
+	r->h.tid = (uint32_t)tid;
+	r->h.flags = 0;
 #endif
 	/* The argument struct's own bytes (its size is a constant where this is inlined: a few
 	   moves); the reader reads only these, by each argument's offset and size. */
 	if (args_bytes) /* none for a function without arguments: args is NULL */
 		__builtin_memcpy(r->args, args, args_bytes < CUA_LIVE_ARGS ? args_bytes : CUA_LIVE_ARGS);
 	t_start = cua_clock_ns();
-	r->t_start = t_start;
+	r->h.t_start = t_start;
 	took->t_start = t_start;
-	__atomic_store_n(&r->seq, seq + 1, __ATOMIC_RELEASE);
+	__atomic_store_n(&r->h.seq, seq + 1, __ATOMIC_RELEASE);
 	return t_start;
 }
 
@@ -549,8 +541,8 @@ static inline struct cua_live_call *cua_live_find_ended(unsigned id, uint64_t t_
 		struct cua_live_call *r = cua_live_record(s, done - k);
 		uint32_t want = cua_live_seq(done - k, CUA_LIVE_ENDED);
 
-		if (__atomic_load_n(&r->seq, __ATOMIC_ACQUIRE) == want && r->id == id &&
-		    r->t_start == t_start) {
+		if (__atomic_load_n(&r->h.seq, __ATOMIC_ACQUIRE) == want && r->h.id == id &&
+		    r->h.t_start == t_start) {
 			*seq = want;
 			return r;
 		}

@@ -392,20 +392,20 @@ static int make_room(struct tbuf *t);
 /* Appends a record that is no call (tracefmt.h): the thread's name, or a mark. */
 static void append_text(struct tbuf *t, unsigned id, uint64_t ts, const char *text, size_t n)
 {
-	size_t need = round8(sizeof(struct cua_trace_rec) + 1 + n), at;
-	struct cua_trace_rec *r;
+	size_t need = round8(sizeof(struct cua_rec_head) + 1 + n), at;
+	struct cua_rec_head *r;
 	char *p;
 
 	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE ||
 	    (t->committed + need > TBUF_SIZE && make_room(t) != 0))
 		return;
 	at = t->committed;
-	r = (struct cua_trace_rec *)(t->data + at);
+	r = (struct cua_rec_head *)(t->data + at);
 	memset(r, 0, need);
-	r->size = (uint16_t)need;
+	r->size = (uint32_t)need;
 	r->id = (uint16_t)id;
 	r->tid = (uint32_t)cua_thread_id_fast();
-	r->t_enter = r->t_exit = ts;
+	r->t_start = r->t_end = ts;
 	p = (char *)(r + 1);
 	*p = (char)n;
 	memcpy(p + 1, text, n);
@@ -624,7 +624,7 @@ static int captured(unsigned id)
    out-parameters (read now, while the caller's memory is live) and the kernel's name, copied
    so that `cuaudit trace` can format a raw file in another process. */
 struct extras {
-	uint32_t bits;
+	uint32_t bits; /* the record's flags: CUA_REC_OUT(i), CUA_REC_KERNEL */
 	unsigned n;
 	uint64_t out[CUA_TRACE_MAX_OUTS][2];
 	const char *kernel;
@@ -656,7 +656,7 @@ static void capture_outs(const struct cuaudit_call *c, struct extras *ex)
 			memcpy(out, ptr, 4);
 		else
 			memcpy(out, ptr, args[i].out_size);
-		ex->bits |= 1u << i;
+		ex->bits |= CUA_REC_OUT(i);
 		ex->n++;
 	}
 }
@@ -673,7 +673,7 @@ static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 	if (ex->klen > 255)
 		ex->klen = cua_utf8_cut(ex->kernel, ex->klen, 255);
 	if (ex->kernel)
-		ex->bits |= CUA_TRACE_KERNEL_BIT;
+		ex->bits |= CUA_REC_KERNEL;
 	return ex->n * CUA_TRACE_OUT_BYTES + (ex->kernel ? 1 + ex->klen : 0);
 }
 
@@ -693,8 +693,8 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 {
 	const struct cua_api_desc *d = &cua_api[c->id];
 	struct tbuf *t = thread_buffer(l);
-	size_t need = sizeof(struct cua_trace_rec) + cua_trace_args_size[c->id], at;
-	struct cua_trace_rec *r;
+	size_t need = sizeof(struct cua_rec_head) + cua_trace_args_size[c->id], at;
+	struct cua_rec_head *r;
 	struct extras ex;
 	char *p;
 	int copy;
@@ -723,20 +723,20 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 	if (CUA_UNLIKELY(t->committed + need > TBUF_SIZE) && make_room(t) != 0)
 		return;
 	at = t->committed;
-	r = (struct cua_trace_rec *)(t->data + at);
-	r->size = (uint16_t)need;
+	r = (struct cua_rec_head *)(t->data + at);
+	r->size = (uint32_t)need;
 	r->id = (uint16_t)c->id;
 	/* The binding kind in the low 3 bits, an entry call's copy above them. */
 	copy = cua_entry_copy_of(c->object);
-	r->binding = (uint8_t)(c->binding | (copy > 0 ? (unsigned)copy << CUA_TRACE_KIND_BITS : 0));
-	r->skipped = (uint8_t)c->skipped;
-	r->depth = (uint16_t)c->depth;
+	r->binding = (uint8_t)(c->binding | (copy > 0 ? (unsigned)copy << CUA_REC_KIND_BITS : 0));
+	r->depth = (uint8_t)c->depth; /* its low 8 bits, as the ring keeps it (rt/callrec.h) */
 	/* The subscription is lean (no thread id in the record): the dispatch's cached one. */
 	r->tid = (uint32_t)cua_thread_id_fast();
-	r->t_enter = c->t_enter_ns;
-	r->t_exit = c->t_exit_ns;
+	/* The dispatch's skipped is 0 or 1 (rt/dispatch.h): CUA_REC_SKIPPED in one shift. */
+	r->flags = ex.bits | (uint32_t)c->skipped * CUA_REC_SKIPPED;
+	r->t_start = c->t_enter_ns;
+	r->t_end = c->t_exit_ns;
 	r->result = c->result;
-	r->extras = ex.bits;
 	p = (char *)(r + 1);
 	/* Whole words in a short inline loop, then the struct's last bytes (a struct of 4-byte
 	   members ends inside a word) into a zeroed word: nothing is read past the struct,
@@ -806,8 +806,8 @@ static void nvtx_append(uint64_t t0, uint64_t t1, int level, const char *name, c
 {
 	struct tbuf *t = thread_buffer(l);
 	size_t nlen = string_len(name), dlen = string_len(domain);
-	size_t need = round8(sizeof(struct cua_trace_rec) + 2 + nlen + dlen), at;
-	struct cua_trace_rec *r;
+	size_t need = round8(sizeof(struct cua_rec_head) + 2 + nlen + dlen), at;
+	struct cua_rec_head *r;
 	char *p;
 
 	if (!t || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE)
@@ -815,14 +815,14 @@ static void nvtx_append(uint64_t t0, uint64_t t1, int level, const char *name, c
 	if (t->committed + need > TBUF_SIZE && make_room(t) != 0)
 		return;
 	at = t->committed;
-	r = (struct cua_trace_rec *)(t->data + at);
+	r = (struct cua_rec_head *)(t->data + at);
 	memset(r, 0, need);
-	r->size = (uint16_t)need;
+	r->size = (uint32_t)need;
 	r->id = CUA_TRACE_NVTX_ID;
-	r->depth = (uint16_t)(level + CUA_TRACE_NVTX_LEVEL0);
+	r->depth = cua_rec_depth((unsigned)level + CUA_TRACE_NVTX_LEVEL0);
 	r->tid = (uint32_t)cua_thread_id_fast();
-	r->t_enter = t0;
-	r->t_exit = t1;
+	r->t_start = t0;
+	r->t_end = t1;
 	p = (char *)(r + 1);
 	*p++ = (char)nlen;
 	memcpy(p, name, nlen);
@@ -1087,7 +1087,7 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 		for (unsigned i = 0; i < cua_api[id].nargs; i++) {
 			unsigned end = (unsigned)cua_api[id].args[i].offset + cua_api[id].args[i].size;
 
-			if (i < 31 && cua_callfmt_out_kept(id, i))
+			if (i < CUA_REC_OUT_ARGS && cua_callfmt_out_kept(id, i))
 				out_mask[id] |= 1u << i;
 			if (end > args_end[id])
 				args_end[id] = (uint16_t)end;

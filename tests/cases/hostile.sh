@@ -15,13 +15,13 @@ raw_file() {
 import struct, sys
 H = 96  # struct cua_raw_head (record/tracefmt.h)
 d = open(sys.argv[1], "rb").read()
-assert d[:14] == b"cuaudit-raw/2\n", d[:16]
+assert d[:14] == b"cuaudit-raw/3\n", d[:16]
 magic, state, n = struct.unpack_from("<IIQ", d, H)
 assert magic == 0x4b4c4243 and state == 1, (magic, state)
 open("first.raw", "wb").write(d[:H + 16 + n])
 recs, at = 0, H + 16
 while at < H + 16 + n:
-    size, rid = struct.unpack_from("<HH", d, at)
+    size, rid = struct.unpack_from("<IH", d, at)  # struct cua_rec_head (rt/callrec.h)
     at += size
     recs += rid < 0xfff0  # calls only: a thread's name record is no event
 open("nrec.txt", "w").write(str(recs))
@@ -86,14 +86,15 @@ raw_trace_records_with_lying_lengths_are_skipped_whole)
 import struct
 d = bytearray(open("first.raw", "rb").read())
 H = 96  # struct cua_raw_head
-second = H + 16 + struct.unpack_from("<H", d, H + 16)[0]
-assert struct.unpack_from("<H", d, second + 2)[0] < 0xfff0, "the second record is a call"
-struct.pack_into("<I", d, second + 12, 0xffffffff)           # every extras bit
+second = H + 16 + struct.unpack_from("<I", d, H + 16)[0]  # struct cua_rec_head (rt/callrec.h)
+assert struct.unpack_from("<H", d, second + 4)[0] < 0xfff0, "the second record is a call"
+struct.pack_into("<I", d, second + 12, 0xffffffff)           # every flag
 # the last record: a kernel-name bit at the end of the block, nothing after it
 at, last = H + 16, None
 while at < len(d):
-    last, at = at, at + struct.unpack_from("<H", d, at)[0]
-struct.pack_into("<I", d, last + 12, 0x80000001)   # its out-value, then a name past its end
+    last, at = at, at + struct.unpack_from("<I", d, at)[0]
+# CUA_REC_OUT(0) | CUA_REC_KERNEL: its out-value, then a name past its end
+struct.pack_into("<I", d, last + 12, 0x104)
 open("lying.raw", "wb").write(d)
 PY
   timeout 30 "$CLI" trace -o "$dir/lying.json" lying.raw >conv.out 2>conv.err; rc=$?
@@ -112,10 +113,10 @@ import struct
 H = 96
 d = bytearray(open("first.raw", "rb").read())
 pid = struct.unpack_from("<Q", d, 24)[0]
-size, rid = struct.unpack_from("<HH", d, H + 16)
+size, rid = struct.unpack_from("<IH", d, H + 16)  # struct cua_rec_head (rt/callrec.h)
 assert rid == 0xfffe, hex(rid)  # the block's first record: its thread's name
 tid = struct.unpack_from("<I", d, H + 16 + 8)[0]
-struct.pack_into("<H", d, H + 16 + 2, 0xfff0)  # no longer a name: an unknown record, skipped
+struct.pack_into("<H", d, H + 16 + 4, 0xfff0)  # no longer a name: an unknown record, skipped
 open("noname.raw", "wb").write(d)
 print(tid, "main" if tid == pid else f"thread {tid}")
 struct.pack_into("<Q", d, 24, tid)  # the same block as the process's main thread's

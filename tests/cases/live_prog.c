@@ -250,10 +250,10 @@ static void scan_history(const struct cua_live_head *h, const struct cua_live_sl
 	for (uint64_t k = 0; k < h->ncalls && k < done; k++) {
 		const struct cua_live_call *e = &ring[(done - 1 - k) & (h->ncalls - 1)];
 
-		if (e->seq != cua_live_seq(done - 1 - k, CUA_LIVE_ENDED))
+		if (e->h.seq != cua_live_seq(done - 1 - k, CUA_LIVE_ENDED))
 			continue;
 		(*whole)++;
-		(e->result ? bad_ids : ok_ids)[e->id] = 1;
+		(e->h.result ? bad_ids : ok_ids)[e->h.id] = 1;
 	}
 }
 

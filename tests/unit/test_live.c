@@ -139,7 +139,7 @@ static void gpu_time_is_read_only_on_the_call_it_measured(void **state)
 
 	(void)state;
 	memset(&r, 0, sizeof(r));
-	r.seq = a;
+	r.h.seq = a;
 	assert_int_equal(cua_live_gpu_of(&r, &ns), 0);
 	cua_live_put_gpu(&r, a, 1234, 1);
 	assert_int_equal(cua_live_gpu_of(&r, &ns), 1);
@@ -149,13 +149,13 @@ static void gpu_time_is_read_only_on_the_call_it_measured(void **state)
 	assert_true(ns == 999);
 	/* The same record, any later call of a ring of 64 in the next 4 million: no time. */
 	for (uint64_t k = 1; k < 65536; k++) {
-		r.seq = cua_live_seq(5 + 64 * k, CUA_LIVE_ENDED);
+		r.h.seq = cua_live_seq(5 + 64 * k, CUA_LIVE_ENDED);
 		assert_int_equal(cua_live_gpu_of(&r, &ns), 0);
 	}
 	/* In flight again: the late writer leaves it alone. */
-	r.seq = cua_live_seq(5 + 64, CUA_LIVE_IN_FLIGHT);
+	r.h.seq = cua_live_seq(5 + 64, CUA_LIVE_IN_FLIGHT);
 	cua_live_put_gpu(&r, a, 777, 1);
-	r.seq = a;
+	r.h.seq = a;
 	assert_int_equal(cua_live_gpu_of(&r, &ns), 2);
 	assert_true(ns == 999);
 	cua_live_put_gpu(&r, a, CUA_LIVE_GPU_NS_MAX + 1, 1);
@@ -189,7 +189,7 @@ static void gpu_time_of_a_call_is_never_shown_on_a_later_call_of_its_record(void
 		s->done = 5;
 		cua_live_begin(1, 0, 0, NULL, 0, pid, &took);
 		assert_true(took.rec == cua_live_record(s, 5));
-		__atomic_store_n(&took.rec->seq, took.seq + 2, __ATOMIC_RELEASE);
+		__atomic_store_n(&took.rec->h.seq, took.seq + 2, __ATOMIC_RELEASE);
 		cua_live_put_gpu(took.rec, took.seq + 2, 1234, 1);
 		memcpy(&e, took.rec, sizeof(e));
 		assert_int_equal(cua_live_gpu_of(&e, &ns), 1);
@@ -197,7 +197,7 @@ static void gpu_time_of_a_call_is_never_shown_on_a_later_call_of_its_record(void
 		s->done = 5 + later[i];
 		cua_live_begin(2, 0, 0, NULL, 0, pid, &took);
 		assert_true(took.rec == cua_live_record(s, 5));
-		__atomic_store_n(&took.rec->seq, took.seq + 2, __ATOMIC_RELEASE);
+		__atomic_store_n(&took.rec->h.seq, took.seq + 2, __ATOMIC_RELEASE);
 		memcpy(&e, took.rec, sizeof(e));
 		assert_int_equal(cua_live_gpu_of(&e, &ns), 0);
 	}
