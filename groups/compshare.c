@@ -19,6 +19,42 @@ static uint64_t mine; /* pid << 32 | index + 1, as memgroup.c's */
 static char my_group[CUA_CS_NAME_MAX];
 static uint32_t my_limit[CUA_CS_DEVICES];
 static uint64_t my_ns;
+/* The file kept open (groupfile.h), and what became of it: SHARED, DROPPING (found cut
+   short: touch nothing) or ALONE (the mapping is private pages holding a file of this
+   process alone, so its limit still holds, counting its own time only). */
+static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
+enum { SHARED, DROPPING, ALONE };
+static int state;
+static void (*on_lost)(void);
+
+void cua_cs_set_on_lost(void (*fn)(void))
+{
+	on_lost = fn;
+}
+
+static void init_head(void *head, const void *arg);
+
+/* Whether the mapping may be touched now. The first look that finds the file cut short puts
+   a private file of this process alone in its place and says so, once. */
+static int usable(void)
+{
+	int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE), shared = SHARED;
+
+	if (!head || st == DROPPING)
+		return 0;
+	if (st == ALONE || cua_groupfile_whole(&kept))
+		return 1;
+	if (!__atomic_compare_exchange_n(&state, &shared, DROPPING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return shared == ALONE;
+	cua_groupfile_drop(head, CUA_CS_FILE_SIZE, &kept);
+	init_head(head, NULL);
+	__atomic_store_n(&mine, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&state, ALONE, __ATOMIC_RELEASE);
+	if (on_lost)
+		on_lost();
+	return 1;
+}
 
 /* ---------------------------------------------------------------- the file */
 
@@ -185,8 +221,9 @@ static struct cua_cs_slot *my_slot(void)
 	uint64_t m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE);
 	uint32_t pid = (uint32_t)cua_process_id();
 
-	if (!head)
+	if (!usable())
 		return NULL;
+	m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE);
 	if (m && m >> 32 == pid)
 		return &slots[(m & 0xffffffffu) - 1];
 	if (try_claim(pid, self_start()) < 0) {
@@ -200,7 +237,7 @@ static struct cua_cs_slot *my_slot(void)
 
 int cua_cs_on(void)
 {
-	return head != NULL;
+	return head != NULL && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == SHARED;
 }
 
 int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, struct cua_buf *why)
@@ -211,7 +248,7 @@ int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, str
 
 	if (cua_cs_path(path, sizeof(path), dir, (uint32_t)geteuid()) != 0)
 		return fail(why, "has too long a path", 0);
-	if (!(map = cua_groupfile_map(path, &f, why)))
+	if (!(map = cua_groupfile_map(path, &f, &kept, why)))
 		return -1;
 	memset(my_group, 0, sizeof(my_group));
 	if (group)
@@ -223,6 +260,8 @@ int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, str
 	drop_own_past((uint32_t)cua_process_id(), self_start());
 	if (!my_slot()) {
 		munmap(map, CUA_CS_FILE_SIZE);
+		close(kept.fd);
+		kept.fd = -1;
 		head = NULL;
 		slots = NULL;
 		return fail(why, "has every one of its 256 process slots taken by live processes", 0);
@@ -306,7 +345,7 @@ void cua_cs_launching(uint64_t now)
 
 int cua_cs_drain_watched(uint64_t (*clock)(void), uint64_t *now)
 {
-	if (!head)
+	if (!usable())
 		return 0;
 	for (unsigned dev = 0; dev < CUA_CS_DEVICES; dev++) {
 		uint64_t t, end;

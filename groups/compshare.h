@@ -140,7 +140,11 @@ int cua_cs_over(const struct cua_cs_group *out, unsigned n, unsigned g);
 struct cua_buf;
 int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit,
 		  struct cua_buf *why);
+/* Whether attached, to the shared file (not found cut short since). */
 int cua_cs_on(void);
+/* fn is called once, on the thread that first finds the share file cut short (truncated):
+   from then on the process counts alone, in a private copy of the file. */
+void cua_cs_set_on_lost(void (*fn)(void));
 /* Adds busy time [start, end) on device dev to this process's buckets. One thread at a
    time (the GPU timing's sink, under its lock). */
 void cua_cs_charge(unsigned dev, uint64_t start, uint64_t end);

@@ -85,7 +85,8 @@ static int open_file(const char *path, const struct cua_groupfile *f, struct cua
 	return cua_groupfile_fail(why, "cannot be opened: it keeps appearing and vanishing", 0);
 }
 
-void *cua_groupfile_map(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+void *cua_groupfile_map(const char *path, const struct cua_groupfile *f,
+			struct cua_groupfile_kept *k, struct cua_buf *why)
 {
 	_Alignas(8) unsigned char copy[CUA_GROUPFILE_HEAD_SIZE];
 	uint32_t uid = (uint32_t)geteuid();
@@ -119,10 +120,34 @@ void *cua_groupfile_map(const char *path, const struct cua_groupfile *f, struct 
 		return NULL;
 	}
 	map = mmap(NULL, f->file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
 	if (map == MAP_FAILED) {
 		cua_groupfile_fail(why, "cannot be mapped", errno);
+		close(fd);
 		return NULL;
 	}
+	k->fd = cua_fd_high(fd);
+	k->dev = (uint64_t)st.st_dev;
+	k->ino = (uint64_t)st.st_ino;
+	k->size = f->file_size;
 	return map;
+}
+
+int cua_groupfile_whole(const struct cua_groupfile_kept *k)
+{
+	struct stat st;
+
+	return k->fd >= 0 && fstat(k->fd, &st) == 0 && (uint64_t)st.st_dev == k->dev &&
+	       (uint64_t)st.st_ino == k->ino && st.st_size >= 0 && (uint64_t)st.st_size >= k->size;
+}
+
+void cua_groupfile_drop(void *map, size_t size, struct cua_groupfile_kept *k)
+{
+	struct stat st;
+	int fd = __atomic_exchange_n(&k->fd, -1, __ATOMIC_ACQ_REL);
+
+	/* Atomic for the other threads: each touch meets the file's page or a zero page. */
+	mmap(map, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == k->dev &&
+	    (uint64_t)st.st_ino == k->ino)
+		close(fd);
 }

@@ -33,6 +33,32 @@ static struct cua_group_slot *slots;
 static uint64_t mine;
 static uint64_t quota[CUA_GROUP_DEVICES];
 static uint64_t my_ns;
+/* The file kept open, and whether it was found cut short: then the mapping is private zero
+   pages and the process is in no group (groupfile.h). */
+static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
+static int lost;
+static void (*on_lost)(void);
+
+void cua_memgroup_set_on_lost(void (*fn)(void))
+{
+	on_lost = fn;
+}
+
+/* Whether the file may be touched now: it is still whole. The first look that finds it cut
+   short puts zero pages in its place and says so, once; the process is then in no group. */
+static int whole(void)
+{
+	if (!head || __atomic_load_n(&lost, __ATOMIC_ACQUIRE))
+		return 0;
+	if (cua_groupfile_whole(&kept))
+		return 1;
+	if (!__atomic_exchange_n(&lost, 1, __ATOMIC_ACQ_REL)) {
+		cua_groupfile_drop(head, CUA_GROUP_FILE_SIZE, &kept);
+		if (on_lost)
+			on_lost();
+	}
+	return 0;
+}
 
 /* ---------------------------------------------------------------- files and names */
 
@@ -267,11 +293,19 @@ unsigned cua_memgroup_reclaim(void)
 
 	if (!head)
 		return 0;
+	if (!whole())
+		return 0;
 	n = hwm();
 	me = my_index();
 	for (uint32_t i = 0; i < n; i++) {
-		struct cua_group_slot *s = &slots[i];
-		uint64_t w = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE), t = 0;
+		struct cua_group_slot *s;
+		uint64_t w, t = 0;
+
+		/* A look at /proc per slot is long: the file may be cut short meanwhile. */
+		if (!whole())
+			return count;
+		s = &slots[i];
+		w = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
 
 		if (!w || i + 1 == me)
 			continue;
@@ -305,7 +339,7 @@ static unsigned reclaim_gone(void)
 	uint32_t n = hwm(), me = my_index();
 	unsigned count = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && whole(); i++) {
 		uint64_t w = __atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE);
 		uint64_t ns = __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE);
 
@@ -321,7 +355,7 @@ unsigned cua_memgroup_reclaim_soon(void)
 {
 	uint64_t now, last;
 
-	if (!head)
+	if (!whole())
 		return 0;
 	now = now_ns();
 	last = __atomic_load_n(&head->scan_ns, __ATOMIC_RELAXED);
@@ -426,12 +460,12 @@ static struct cua_group_slot *my_slot(void)
 
 int cua_memgroup_on(void)
 {
-	return head != NULL;
+	return head != NULL && !__atomic_load_n(&lost, __ATOMIC_ACQUIRE);
 }
 
 uint64_t cua_memgroup_quota(unsigned dev)
 {
-	return head && dev < CUA_GROUP_DEVICES ? quota[dev] : 0;
+	return dev < CUA_GROUP_DEVICES && quota[dev] && whole() ? quota[dev] : 0;
 }
 
 /* Whether a slot before index i has a charge in flight on dev: of charges that meet, the
@@ -457,6 +491,9 @@ int cua_memgroup_charge(unsigned dev, uint64_t size)
 	if (size > q || !(s = my_slot()))
 		return -1;
 	for (unsigned tries = 0;; tries++) {
+		/* The file was cut short: no group any more, the process's own limit holds. */
+		if (tries && !whole())
+			return 0;
 		if (!in_flight) {
 			add_sat(&s->trying[dev], size);
 			in_flight = 1;
@@ -577,7 +614,7 @@ int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, st
 
 	if (cua_memgroup_path(path, sizeof(path), dir, (uint32_t)geteuid(), name) != 0)
 		return fail(why, "has too long a path", 0);
-	if (!(map = cua_groupfile_map(path, &f, why)))
+	if (!(map = cua_groupfile_map(path, &f, &kept, why)))
 		return -1;
 	head = map;
 	slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
@@ -586,6 +623,8 @@ int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, st
 	drop_own_past(self_start());
 	if (claim() != 0) {
 		munmap(map, CUA_GROUP_FILE_SIZE);
+		close(kept.fd);
+		kept.fd = -1;
 		head = NULL;
 		slots = NULL;
 		return fail(why, "has every one of its 1024 process slots taken by live processes", 0);

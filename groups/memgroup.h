@@ -81,9 +81,13 @@ int cua_memgroup_path(char *out, size_t cap, const char *dir, uint32_t uid, cons
    directory is full or unwritable, every slot is taken. From la_version. */
 int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *quota,
 			struct cua_buf *why);
-/* Whether attach succeeded in this image. */
+/* Whether attach succeeded in this image and the file has not been found cut short since. */
 int cua_memgroup_on(void);
-/* The group's quota of device dev (0: none). */
+/* fn is called once, on the thread that first finds the group's file cut short (truncated):
+   the process then leaves the group, and its quota calls return 0 from then on. */
+void cua_memgroup_set_on_lost(void (*fn)(void));
+/* The group's quota of device dev (0: none, or no group any more). Looks first that the
+   file is whole (one fstat). */
 uint64_t cua_memgroup_quota(unsigned dev);
 
 /* Charges size bytes on device dev to this process's slot, unless the group's use would pass

@@ -329,5 +329,36 @@ assert g[0]["devices"][0]["used"] == (1 << 64) - 1, g[0]["devices"]
 PY
   rm -f "$bad" "$FILE"
   ;;
+memgroup_a_file_cut_short_under_its_processes_kills_none)
+  # `: > FILE` (an operator, a script) while processes of the group hold memory: the next
+  # touch of the mapping past the file's new end raised SIGBUS and killed each of them at
+  # its next allocation. Now each looks first, finds it cut short, says so once and keeps
+  # CUAUDIT_MEM_LIMIT as its own limit: 10 MiB held, 54 more granted, never none.
+  rm -f go
+  "${G[@]}" "$PROG" later 1024 10 go >a.out 2>a.err &
+  ap=$!
+  "${G[@]}" "$PROG" later 1024 20 go >b.out 2>b.err &
+  bp=$!
+  wait_for a.out '^held 10$' && wait_for b.out '^held 20$' || fail "holders: $(cat a.out a.err b.out b.err)"
+  n=$(granted_alone)
+  [ "$n" = 34 ] && pass "beside the holders a process gets 34 of 64: one group" || fail "beside the holders: $n"
+  : >"$FILE"
+  touch go
+  wait $ap; ra=$?
+  wait $bp; rb=$?
+  [ $ra = 0 ] && [ $rb = 0 ] && pass "both holders ended well after the truncation" ||
+    fail "statuses $ra $rb (135: SIGBUS)"
+  grep -q '^more 54$' a.out && grep -q '^more 44$' b.out &&
+    pass "each then keeps its own 64 MiB limit: 54 and 44 more" || fail "after: $(cat a.out b.out)"
+  for f in a.err b.err; do
+    [ "$(grep -c . $f)" = 1 ] &&
+      grep -q "CUAUDIT_MEM_GROUP=g: the group's file $FILE was cut short (truncated) under this process. It leaves the group: CUAUDIT_MEM_LIMIT is its own limit from now on" $f &&
+      pass "$f: one message naming the file" || fail "$f: $(cat $f)"
+  done
+  # A process that comes later finds the file short: its own limit, one message.
+  : >alone.err
+  n=$(granted_alone)
+  [ "$n" = 64 ] && grep -q "truncated" alone.err && pass "a newcomer keeps its own 64 MiB limit" || fail "newcomer: $n $(cat alone.err)"
+  ;;
 esac
 finish
