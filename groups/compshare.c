@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* groups/compshare.c: the compute share file: making or checking it, this process's slot and busy buckets, and the rule that says whether a group is over its share. */
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -26,6 +27,8 @@ static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
 enum { SHARED, DROPPING, ALONE };
 static int state;
 static void (*on_lost)(void);
+/* As memgroup.c's: whose own open file description kept.fd is, and who reopens it. */
+static uint32_t ofd_pid, reopening;
 
 void cua_cs_set_on_lost(void (*fn)(void))
 {
@@ -141,6 +144,41 @@ static uint64_t self_start(void)
 	return cua_memgroup_proc_start((uint32_t)cua_process_id(), &t) == 1 ? t : 0;
 }
 
+/* Takes the lock of slot i (memgroup.c's lock_slot): 1 if held on a description of this
+   process's own. */
+static int lock_slot(uint32_t i)
+{
+	uint32_t pid = (uint32_t)cua_process_id(), r;
+
+	if (state != SHARED)
+		return 0;
+	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != pid) {
+		r = __atomic_load_n(&reopening, __ATOMIC_ACQUIRE);
+		if (r == pid || !__atomic_compare_exchange_n(&reopening, &r, pid, 0, __ATOMIC_ACQ_REL,
+							     __ATOMIC_ACQUIRE))
+			return 0;
+		if (cua_groupfile_reopen(&kept) != 0)
+			return 0;
+		__atomic_store_n(&ofd_pid, pid, __ATOMIC_RELEASE);
+	}
+	return cua_groupfile_lock(&kept, CUA_CS_SLOT_AT(i), F_WRLCK) == 0;
+}
+
+/* Whether slot i's process is gone: by /proc, or, where /proc here cannot tell (another pid
+   namespace), by its lock held by no one. */
+static int slot_gone(uint32_t i, uint64_t w)
+{
+	int a = cua_memgroup_slot_alive(w, __atomic_load_n(&slots[i].start_ticks, __ATOMIC_ACQUIRE),
+					__atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE), my_ns);
+
+	if (a >= 0)
+		return a == 0;
+	return (__atomic_load_n(&slots[i].flags, __ATOMIC_SEQ_CST) & CUA_CS_SLOT_LOCKED) &&
+	       state == SHARED &&
+	       __atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) == (uint32_t)cua_process_id() &&
+	       cua_groupfile_held(&kept, CUA_CS_SLOT_AT(i), 1) == 0;
+}
+
 /* Takes back the slots of processes that are gone: their buckets stop growing at their
    death and age out of the window anyway; this only makes room. */
 static void reclaim(void)
@@ -150,9 +188,7 @@ static void reclaim(void)
 
 		if (!w || (uint32_t)(mine & 0xffffffffu) == i + 1)
 			continue;
-		if (cua_memgroup_slot_alive(w, __atomic_load_n(&slots[i].start_ticks, __ATOMIC_ACQUIRE),
-					    __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE),
-					    my_ns) == 0 &&
+		if (slot_gone(i, w) &&
 		    __atomic_compare_exchange_n(&slots[i].owner, &w, 0, 0, __ATOMIC_SEQ_CST,
 						__ATOMIC_SEQ_CST))
 			__atomic_add_fetch(&head->reclaimed, 1, __ATOMIC_RELAXED);
@@ -203,6 +239,8 @@ static int try_claim(uint32_t pid, uint64_t start)
 		memcpy(s->group, my_group, sizeof(s->group));
 		__atomic_store_n(&s->start_ticks, start, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->pidns, my_ns, __ATOMIC_RELAXED);
+		/* Locked before it says so: a slot that says so and has no holder is dead. */
+		__atomic_store_n(&s->flags, lock_slot(i) ? CUA_CS_SLOT_LOCKED : 0, __ATOMIC_SEQ_CST);
 		h = __atomic_load_n(&head->hwm, __ATOMIC_SEQ_CST);
 		while (h < i + 1 && !__atomic_compare_exchange_n(&head->hwm, &h, i + 1, 0,
 								__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -257,6 +295,7 @@ int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, str
 	my_ns = cua_memgroup_pidns();
 	head = map;
 	slots = (struct cua_cs_slot *)((char *)map + CUA_CS_HEAD_SIZE);
+	ofd_pid = reopening = (uint32_t)cua_process_id();
 	drop_own_past((uint32_t)cua_process_id(), self_start());
 	if (!my_slot()) {
 		munmap(map, CUA_CS_FILE_SIZE);

@@ -151,3 +151,53 @@ void cua_groupfile_drop(void *map, size_t size, struct cua_groupfile_kept *k)
 	    (uint64_t)st.st_ino == k->ino)
 		close(fd);
 }
+
+int cua_groupfile_lock(const struct cua_groupfile_kept *k, uint64_t off, short type)
+{
+	struct flock l;
+
+	memset(&l, 0, sizeof(l));
+	l.l_type = type;
+	l.l_whence = SEEK_SET;
+	l.l_start = (off_t)off;
+	l.l_len = 1;
+	return fcntl(k->fd, F_OFD_SETLK, &l) == 0 ? 0 : -1;
+}
+
+int cua_groupfile_held(const struct cua_groupfile_kept *k, uint64_t off, uint64_t len)
+{
+	struct flock l;
+
+	memset(&l, 0, sizeof(l));
+	l.l_type = F_WRLCK;
+	l.l_whence = SEEK_SET;
+	l.l_start = (off_t)off;
+	l.l_len = (off_t)len;
+	if (k->fd < 0 || fcntl(k->fd, F_OFD_GETLK, &l) != 0)
+		return -1;
+	return l.l_type != F_UNLCK;
+}
+
+int cua_groupfile_reopen(struct cua_groupfile_kept *k)
+{
+	char path[64];
+	struct cua_buf b = CUA_BUF(path);
+	struct stat st;
+	int fd;
+
+	cua_buf_str(&b, "/proc/self/fd/");
+	cua_buf_u64(&b, (uint64_t)(k->fd < 0 ? 0 : k->fd));
+	if (k->fd < 0 || b.len >= sizeof(path))
+		return -1;
+	path[b.len] = '\0';
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != k->dev || (uint64_t)st.st_ino != k->ino ||
+	    dup3(fd, k->fd, O_CLOEXEC) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	return 0;
+}

@@ -48,6 +48,21 @@ void *cua_groupfile_map(const char *path, const struct cua_groupfile *f,
    One fstat; async-signal-safe. 1 whole, 0 not (cut short, or no longer to be told). */
 int cua_groupfile_whole(const struct cua_groupfile_kept *k);
 
+/* Slot locks: a process holds an open-file-description lock (F_OFD_SETLK, never waited for)
+   on one byte of its slot while it lives; the kernel drops it when the process ends or execs
+   (the descriptor is close-on-exec), in any pid namespace. So a slot of a process that no
+   /proc here can show (another pid namespace, one that is gone with its container) is known
+   dead when no one holds its byte. */
+/* Takes (type F_WRLCK or F_RDLCK) or drops (F_UNLCK) this description's lock on the byte at
+   off of k's file, without waiting. 0, or -1 (EAGAIN: another holds it). */
+int cua_groupfile_lock(const struct cua_groupfile_kept *k, uint64_t off, short type);
+/* Whether another open file description holds a lock on len bytes from off: 1 yes, 0 no,
+   -1 cannot be told. */
+int cua_groupfile_held(const struct cua_groupfile_kept *k, uint64_t off, uint64_t len);
+/* Gives k's descriptor an open file description of its own (a forked child shares its
+   parent's, and with it the parent's locks), through /proc/self/fd. 0, or -1. */
+int cua_groupfile_reopen(struct cua_groupfile_kept *k);
+
 /* Puts private zero pages in place of the mapping at map (size bytes, at the same address),
    so that no touch through it can fault from now on, and closes k's descriptor where it is
    still the file's. Async-signal-safe. */

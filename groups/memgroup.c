@@ -38,6 +38,9 @@ static uint64_t my_ns;
 static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
 static int lost;
 static void (*on_lost)(void);
+/* The process whose own open file description kept.fd is (a forked child shares its
+   parent's until it reopens), and the one reopening it now. */
+static uint32_t ofd_pid, reopening;
 
 void cua_memgroup_set_on_lost(void (*fn)(void))
 {
@@ -208,6 +211,34 @@ int cua_memgroup_slot_alive(uint64_t owner, uint64_t start_ticks, uint64_t slot_
 
 /* ---------------------------------------------------------------- slots */
 
+/* Takes the lock of slot i for this process: 1 if held on a description of its own (the slot
+   may then say so), 0 if not (the slot is judged as before: by /proc alone). */
+static int lock_slot(uint32_t i)
+{
+	uint32_t pid = (uint32_t)cua_process_id(), r;
+
+	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != pid) {
+		/* One thread of a forked child reopens; the others' slots go unlocked. */
+		r = __atomic_load_n(&reopening, __ATOMIC_ACQUIRE);
+		if (r == pid || !__atomic_compare_exchange_n(&reopening, &r, pid, 0, __ATOMIC_ACQ_REL,
+							     __ATOMIC_ACQUIRE))
+			return 0;
+		if (cua_groupfile_reopen(&kept) != 0)
+			return 0;
+		__atomic_store_n(&ofd_pid, pid, __ATOMIC_RELEASE);
+	}
+	return cua_groupfile_lock(&kept, CUA_GROUP_SLOT_AT(i), F_WRLCK) == 0;
+}
+
+/* Whether slot i, flagged locked, is held by a live process: 1, 0, -1 cannot be told (this
+   process's description may be shared with the slot's own: a fork before its reopen). */
+static int slot_held(uint32_t i)
+{
+	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != (uint32_t)cua_process_id())
+		return -1;
+	return cua_groupfile_held(&kept, CUA_GROUP_SLOT_AT(i), 1);
+}
+
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -316,10 +347,19 @@ unsigned cua_memgroup_reclaim(void)
 				count += (unsigned)take_back(i, w);
 			continue;
 		}
-		if (cua_memgroup_slot_alive(w, __atomic_load_n(&s->start_ticks, __ATOMIC_ACQUIRE),
-					    __atomic_load_n(&s->pidns, __ATOMIC_ACQUIRE),
-					    my_ns) == 0)
+		switch (cua_memgroup_slot_alive(w, __atomic_load_n(&s->start_ticks, __ATOMIC_ACQUIRE),
+						__atomic_load_n(&s->pidns, __ATOMIC_ACQUIRE), my_ns)) {
+		case 0:
 			count += (unsigned)take_back(i, w);
+			break;
+		case -1:
+			/* Not to be told from /proc here (another pid namespace, perhaps one gone
+			   with its container): dead when no one holds its lock. */
+			if ((__atomic_load_n(&s->flags, __ATOMIC_SEQ_CST) & CUA_GROUP_SLOT_LOCKED) &&
+			    slot_held(i) == 0)
+				count += (unsigned)take_back(i, w);
+			break;
+		}
 	}
 	return count;
 }
@@ -403,6 +443,9 @@ static int try_claim(uint32_t pid, uint64_t start, uint64_t *word)
 		}
 		__atomic_store_n(&s->start_ticks, start, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->pidns, my_ns, __ATOMIC_RELAXED);
+		/* Locked before it says so: a slot that says so and has no holder is dead. */
+		__atomic_store_n(&s->flags, lock_slot(i) ? CUA_GROUP_SLOT_LOCKED : 0,
+				 __ATOMIC_SEQ_CST);
 		/* The sums must read this slot before it counts (memgroup.h, hwm). */
 		h = __atomic_load_n(&head->hwm, __ATOMIC_SEQ_CST);
 		while (h < i + 1 && !__atomic_compare_exchange_n(&head->hwm, &h, i + 1,
@@ -438,6 +481,8 @@ static int claim(void)
 	while (!__atomic_compare_exchange_n(&mine, &seen, want, 0, __ATOMIC_ACQ_REL,
 					    __ATOMIC_ACQUIRE)) {
 		if (seen >> 32 == pid && (seen & 0xffffffffu)) {
+			__atomic_store_n(&slots[i].flags, 0, __ATOMIC_SEQ_CST);
+			cua_groupfile_lock(&kept, CUA_GROUP_SLOT_AT(i), F_UNLCK);
 			__atomic_compare_exchange_n(&slots[i].owner, &word, 0, 0, __ATOMIC_SEQ_CST,
 						    __ATOMIC_SEQ_CST);
 			return 0;
@@ -618,6 +663,7 @@ int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, st
 		return -1;
 	head = map;
 	slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
+	ofd_pid = reopening = (uint32_t)cua_process_id();
 	memcpy(quota, q, sizeof(quota));
 	my_ns = cua_memgroup_pidns();
 	drop_own_past(self_start());

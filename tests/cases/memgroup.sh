@@ -25,6 +25,7 @@ wait_for() {
 start_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $20 }'; }
 # fake_slot INDEX PID TICKS USED_BYTES: writes a ready slot of process PID (started at TICKS)
 # charged USED_BYTES on device 0, as a process that died just so would have left it.
+# FAKE_NS: its pid namespace's inode (this one's by default); FAKE_FLAGS: its flags (0).
 fake_slot() {
   "$PYTHON" - "$FILE" "$@" <<'PY'
 import mmap, os, struct, sys
@@ -35,9 +36,9 @@ with open(path, "r+b") as f:
     hwm = struct.unpack_from("<I", m, hwm_at)[0]
     struct.pack_into("<I", m, hwm_at, max(hwm, i + 1))
     at = 4096 + i * 1088
-    ns = os.stat("/proc/self/ns/pid").st_ino
+    ns = int(os.environ.get("FAKE_NS") or os.stat("/proc/self/ns/pid").st_ino)
     owner = pid | (12345 << 32) | (1 << 63)
-    struct.pack_into("<QQQ", m, at, owner, ticks, ns)
+    struct.pack_into("<QQQQ", m, at, owner, ticks, ns, int(os.environ.get("FAKE_FLAGS", "0")))
     struct.pack_into("<Q", m, at + 64 + 64 * 8, used)  # used[0]
     m.close()
 PY
@@ -359,6 +360,82 @@ memgroup_a_file_cut_short_under_its_processes_kills_none)
   : >alone.err
   n=$(granted_alone)
   [ "$n" = 64 ] && grep -q "truncated" alone.err && pass "a newcomer keeps its own 64 MiB limit" || fail "newcomer: $n $(cat alone.err)"
+  ;;
+memgroup_a_slot_of_a_pid_namespace_that_is_gone_is_taken_back)
+  # A container that shares /dev/shm but not its pid namespace, restarted: its processes'
+  # slots name pids no /proc here can show, and were never taken back: their charge stayed
+  # in the group for good. Each process now holds a lock on its slot while it lives
+  # (F_OFD_SETLK: the kernel drops it at exit, in any namespace); a slot of another
+  # namespace that says so and whose lock no one holds is dead.
+  rm -f "$FILE"
+  n=$(granted_alone)
+  [ "$n" = 64 ] && pass "the group's file made, 64 granted" || fail "first run: $n"
+  other=$(( $(stat -L -c %i /proc/self/ns/pid) + 1 ))
+  FAKE_NS=$other FAKE_FLAGS=1 fake_slot 7 4242 1 $((40 << 20))
+  "$CLI" ps --groups >ps.txt 2>&1
+  grep -qE "^  pid 4242 +dead +device 0 +40 MiB$" ps.txt && pass "ps --groups shows it dead" || fail "ps: $(cat ps.txt)"
+  n=$(granted_alone)
+  [ "$n" = 64 ] && pass "a slot of a gone namespace, its lock held by no one, is taken back (64 granted)" ||
+    fail "gone namespace: $n granted"
+  [ "$(slot_used 4242)" = none ] && pass "its slot is free" || fail "its slot: $(slot_used 4242)"
+  # The same slot with its lock held: a live process there, whose charge stands.
+  FAKE_NS=$other FAKE_FLAGS=1 fake_slot 7 4242 1 $((40 << 20))
+  "$PYTHON" - "$FILE" $((4096 + 7 * SLOT_SIZE)) >lock.out <<'PY' &
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, getattr(fcntl, "F_OFD_SETLK", 37), struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, int(sys.argv[2]), 1, 0))
+print("locked", flush=True)
+time.sleep(60)
+PY
+  lp=$!
+  wait_for lock.out '^locked$' || fail "the lock holder did not start"
+  "$CLI" ps --groups >ps.txt 2>&1
+  grep -qE "^  pid 4242 +alive +device 0 +40 MiB$" ps.txt && pass "ps --groups shows it alive" || fail "ps: $(cat ps.txt)"
+  n=$(granted_alone)
+  [ "$n" = 24 ] && pass "its lock held: its 40 MiB stand (24 granted)" || fail "live other namespace: $n granted"
+  kill $lp; wait $lp 2>/dev/null
+  n=$(granted_alone)
+  [ "$n" = 64 ] && pass "once its holder ends, its share is back (64)" || fail "after the holder: $n"
+  # A slot written by a cuaudit before slot locks says nothing: it cannot be told, it stays.
+  FAKE_NS=$other FAKE_FLAGS=0 fake_slot 7 4242 1 $((40 << 20))
+  n=$(granted_alone)
+  [ "$n" = 24 ] && pass "a slot without the lock flag is left (24 granted)" || fail "no flag: $n granted"
+  # Processes of this namespace keep their slots: a live holder's lock is held.
+  rm -f "$FILE"
+  "${G[@]}" "$PROG" hold 1024 10 60 >h.out 2>h.err &
+  hp=$!
+  wait_for h.out '^held 10$' || fail "holder: $(cat h.out h.err)"
+  n=$(granted_alone)
+  [ "$n" = 54 ] && pass "beside a live holder 54 are granted" || fail "beside the holder: $n"
+  "$PYTHON" - "$FILE" $hp <<'PY' && pass "the holder's slot says it is locked, and its lock is held" || fail "the holder's slot lock"
+import fcntl, os, struct, sys
+path, pid = sys.argv[1], int(sys.argv[2])
+m = open(path, "rb").read()
+hwm = struct.unpack_from("<I", m, 8 + 4 * 2 + 8 + 4 * 4 + 8 * 64 + 8)[0]
+for i in range(hwm):
+    at = 4096 + i * 1088
+    owner, _, _, flags = struct.unpack_from("<QQQQ", m, at)
+    if owner >> 63 and owner & 0xffffffff == pid:
+        assert flags == 1, flags
+        fd = os.open(path, os.O_RDWR)
+        r = fcntl.fcntl(fd, getattr(fcntl, "F_OFD_GETLK", 36), struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, at, 1, 0))
+        assert struct.unpack("hhqqi4x", r)[0] != fcntl.F_UNLCK, "not held"
+        sys.exit(0)
+sys.exit(1)
+PY
+  kill $hp; wait $hp 2>/dev/null
+  # Where this user may make a pid namespace (root): the same with a real one.
+  if unshare -pf --mount-proc true 2>/dev/null; then
+    rm -f "$FILE"
+    unshare -pf --mount-proc env LD_AUDIT="$AUDIT" "$PROG" hold 1024 40 60 >ns.out 2>ns.err &
+    up=$!
+    wait_for ns.out '^held 40$' || fail "holder in its own pid namespace: $(cat ns.out ns.err)"
+    n=$(granted_alone)
+    [ "$n" = 24 ] && pass "a live holder of another pid namespace keeps its 40 MiB (24 granted)" || fail "live, other namespace: $n"
+    kill -9 "$(pgrep -P $up)"; wait $up 2>/dev/null
+    n=$(granted_alone)
+    [ "$n" = 64 ] && pass "its namespace gone, its share is back (64)" || fail "namespace gone: $n"
+  fi
   ;;
 esac
 finish
