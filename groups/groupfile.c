@@ -2,6 +2,7 @@
 /* groups/groupfile.c: the file a group of processes shares: found or made whole under a temporary name, checked (owner, mode, head, size) and mapped. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h> /* rename(2) only: no stream is used */
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -20,9 +21,10 @@ int cua_groupfile_fail(struct cua_buf *why, const char *what, int err)
 	return -1;
 }
 
-/* Makes the file under a temporary name, whole, then links it in place. Returns its
-   descriptor, or -1 (EEXIST with why empty: another process made it first). */
-static int make(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+/* Makes the file under a temporary name, whole, then links it in place (or, with replace,
+   renames it over what is there). Returns its descriptor, or -1 (EEXIST with why empty:
+   another process made it first). */
+static int make(const char *path, const struct cua_groupfile *f, int replace, struct cua_buf *why)
 {
 	char tmp[CUA_PATH_MAX_GROUP];
 	struct cua_buf t = CUA_BUF(tmp);
@@ -54,7 +56,10 @@ static int make(const char *path, const struct cua_groupfile *f, struct cua_buf 
 	}
 	f->init(h, f->arg);
 	munmap(h, CUA_GROUPFILE_HEAD_SIZE);
-	err = link(tmp, path) == 0 ? 0 : errno;
+	if (replace)
+		err = rename(tmp, path) == 0 ? 0 : errno;
+	else
+		err = link(tmp, path) == 0 ? 0 : errno;
 	unlink(tmp);
 	if (err) {
 		close(fd);
@@ -78,7 +83,7 @@ static int open_file(const char *path, const struct cua_groupfile *f, struct cua
 			return cua_groupfile_fail(why, "is a symbolic link (never followed)", 0);
 		if (errno != ENOENT)
 			return cua_groupfile_fail(why, "cannot be opened", errno);
-		fd = make(path, f, why);
+		fd = make(path, f, 0, why);
 		if (fd >= 0 || errno != EEXIST || why->len)
 			return fd;
 	}
@@ -200,4 +205,22 @@ int cua_groupfile_reopen(struct cua_groupfile_kept *k)
 	}
 	close(fd);
 	return 0;
+}
+
+int cua_groupfile_replace(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+{
+	int fd = make(path, f, 1, why);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int cua_groupfile_named(const char *path, const struct cua_groupfile_kept *k)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && (uint64_t)st.st_dev == k->dev &&
+	       (uint64_t)st.st_ino == k->ino;
 }

@@ -63,6 +63,13 @@ int cua_groupfile_held(const struct cua_groupfile_kept *k, uint64_t off, uint64_
    parent's, and with it the parent's locks), through /proc/self/fd. 0, or -1. */
 int cua_groupfile_reopen(struct cua_groupfile_kept *k);
 
+/* Makes a new file at path as cua_groupfile_map would, whole under a temporary name, and
+   renames it over the one there: only for a file that no live process uses (its caller
+   holds the old file's byte 0 locked, so no process is joining it). 0, or -1 with why. */
+int cua_groupfile_replace(const char *path, const struct cua_groupfile *f, struct cua_buf *why);
+/* Whether path names k's file still (not removed or replaced since it was mapped). */
+int cua_groupfile_named(const char *path, const struct cua_groupfile_kept *k);
+
 /* Puts private zero pages in place of the mapping at map (size bytes, at the same address),
    so that no touch through it can fault from now on, and closes k's descriptor where it is
    still the file's. Async-signal-safe. */

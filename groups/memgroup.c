@@ -636,18 +636,47 @@ static void init_head(void *head, const void *arg)
 	memcpy(h->name, m->name, strlen(m->name) + 1);
 }
 
+/* Any quota is accepted here: attach decides what a file of another one means. */
 static const char *check_head(const void *head, uint64_t size, uint32_t uid, const void *arg)
 {
-	const struct making *m = arg;
-	const struct cua_group_head *h = head;
-	const char *bad = cua_memgroup_check_head(h, size, uid);
+	(void)arg;
+	return cua_memgroup_check_head(head, size, uid);
+}
 
-	if (bad)
-		return bad;
-	if (memcmp(h->quota, m->quota, sizeof(h->quota)) != 0)
-		return "was made with another CUAUDIT_MEM_LIMIT: every process of a group must give "
-		       "the same";
-	return NULL;
+/* Whether some process may still use the mapped file: a slot not known dead (by /proc, or,
+   where /proc here cannot tell, by its lock held by no one). */
+static int anyone_there(void)
+{
+	for (uint32_t i = 0, n = hwm(); i < n; i++) {
+		struct cua_group_slot *s = &slots[i];
+		uint64_t w = __atomic_load_n(&s->owner, __ATOMIC_SEQ_CST), t = 0;
+		int a;
+
+		if (!w)
+			continue;
+		if (!(w & CUA_GROUP_READY)) {
+			if (cua_memgroup_proc_start(CUA_GROUP_PID(w), &t) != 0)
+				return 1;
+			continue;
+		}
+		a = cua_memgroup_slot_alive(w, __atomic_load_n(&s->start_ticks, __ATOMIC_SEQ_CST),
+					    __atomic_load_n(&s->pidns, __ATOMIC_SEQ_CST), my_ns);
+		if (a == 0 || (a < 0 &&
+			       (__atomic_load_n(&s->flags, __ATOMIC_SEQ_CST) & CUA_GROUP_SLOT_LOCKED) &&
+			       slot_held(i) == 0))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+static void unmap_file(void)
+{
+	munmap(head, CUA_GROUP_FILE_SIZE);
+	close(kept.fd);
+	kept.fd = -1;
+	head = NULL;
+	slots = NULL;
 }
 
 int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, struct cua_buf *why)
@@ -655,25 +684,57 @@ int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, st
 	char path[CUA_PATH_MAX_GROUP];
 	const struct making m = { name, q };
 	const struct cua_groupfile f = { CUA_GROUP_FILE_SIZE, init_head, check_head, &m };
+	const struct timespec nap = { 0, 1000000 };
 	void *map;
+	int other;
 
 	if (cua_memgroup_path(path, sizeof(path), dir, (uint32_t)geteuid(), name) != 0)
 		return fail(why, "has too long a path", 0);
-	if (!(map = cua_groupfile_map(path, &f, &kept, why)))
-		return -1;
-	head = map;
-	slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
-	ofd_pid = reopening = (uint32_t)cua_process_id();
-	memcpy(quota, q, sizeof(quota));
 	my_ns = cua_memgroup_pidns();
-	drop_own_past(self_start());
-	if (claim() != 0) {
-		munmap(map, CUA_GROUP_FILE_SIZE);
-		close(kept.fd);
-		kept.fd = -1;
-		head = NULL;
-		slots = NULL;
-		return fail(why, "has every one of its 1024 process slots taken by live processes", 0);
+	for (unsigned round = 0; round < 50; round++) {
+		if (round)
+			nanosleep(&nap, NULL);
+		if (!(map = cua_groupfile_map(path, &f, &kept, why)))
+			return -1;
+		head = map;
+		slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
+		ofd_pid = reopening = (uint32_t)cua_process_id();
+		/* Joining holds byte 0 shared, making the file anew holds it alone: no process
+		   joins a file while it is replaced. The name is looked at under the lock. */
+		if (cua_groupfile_lock(&kept, 0, F_RDLCK) != 0 || !cua_groupfile_named(path, &kept)) {
+			unmap_file();
+			continue;
+		}
+		other = memcmp(head->quota, q, sizeof(quota)) != 0;
+		if (other && !anyone_there()) {
+			/* Made with another CUAUDIT_MEM_LIMIT, and none of its processes is left:
+			   made anew with this one, unless a process joins it meanwhile. */
+			if (cua_groupfile_lock(&kept, 0, F_WRLCK) == 0 && !anyone_there() &&
+			    cua_groupfile_named(path, &kept) && cua_groupfile_replace(path, &f, why) != 0) {
+				unmap_file();
+				return -1;
+			}
+			unmap_file();
+			continue;
+		}
+		/* Live processes use another quota: this one joins under the file's, and keeps its
+		   own limit too (the hook's), so the stricter of the two holds. */
+		memcpy(quota, other ? head->quota : q, sizeof(quota));
+		drop_own_past(self_start());
+		if (claim() != 0) {
+			unmap_file();
+			return fail(why, "has every one of its 1024 process slots taken by live processes",
+				    0);
+		}
+		cua_groupfile_lock(&kept, 0, F_UNLCK);
+		if (!other)
+			return 0;
+		cua_buf_str(why, "was made with another CUAUDIT_MEM_LIMIT, and live processes use it."
+			    " This process joins the group under the file's quota and keeps its own"
+			    " CUAUDIT_MEM_LIMIT as well, so the stricter of the two holds (every process"
+			    " of a group should give the same; once none of its processes is left, the"
+			    " next one makes the file anew with its own)");
+		return 1;
 	}
-	return 0;
+	return fail(why, "cannot be joined: it keeps being replaced", 0);
 }

@@ -81,9 +81,13 @@ int cua_memgroup_path(char *out, size_t cap, const char *dir, uint32_t uid, cons
 /* ---------------------------------------------------------------- a process in a group */
 
 /* Opens or makes group name's file in dir with quota[] (CUA_GROUP_DEVICES entries) and
-   takes a slot for this process. 0, or -1 with why (what is wrong with the file, in words) written: the file is
-   another user's, a link, not 0600, corrupt, truncated, of another version or quota, the
-   directory is full or unwritable, every slot is taken. From la_version. */
+   takes a slot for this process. 0; or 1 with why written: the file was made with another
+   quota and live processes use it, so this process joined under the file's quota (the
+   caller keeps its own limit too: the stricter holds); or -1 with why (what is wrong with
+   the file, in words) written: the file is another user's, a link, not 0600, corrupt,
+   truncated, of another version, the directory is full or unwritable, every slot is taken.
+   A file of another quota that no live process uses is made anew with quota. From
+   la_version. */
 int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *quota,
 			struct cua_buf *why);
 /* Whether attach succeeded in this image and the file has not been found cut short since. */

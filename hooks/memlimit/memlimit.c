@@ -403,6 +403,9 @@ int cua_memlimit_view(unsigned dev, uint64_t *quota, uint64_t *in_use)
 	if (dev >= CUA_MAX_DEVICES || !limit_of(dev))
 		return 0;
 	*quota = limit_of(dev);
+	/* In a group made with another quota, the stricter of the two. */
+	if (cua_memgroup_quota(dev) && cua_memgroup_quota(dev) < *quota)
+		*quota = cua_memgroup_quota(dev);
 	/* The group's use, its dead processes' charges taken back first: what a program sizes
 	   its caches from must not shrink for processes that are gone. */
 	*in_use = cua_memgroup_quota(dev) ? cua_memgroup_used(dev, 1)
@@ -454,16 +457,22 @@ static void join_group(const struct cua_memlimit_config *own)
 	uint64_t q[CUA_GROUP_DEVICES];
 	char why[1024], msg[2048];
 	struct cua_buf w = CUA_BUF(why), m = CUA_BUF(msg);
+	int r;
 
 	for (unsigned d = 0; d < CUA_GROUP_DEVICES; d++)
 		q[d] = limit_of(d);
 	cua_memgroup_set_on_lost(group_lost);
-	if (cua_memgroup_attach(own->share_dir, own->group, q, &w) == 0)
+	if ((r = cua_memgroup_attach(own->share_dir, own->group, q, &w)) == 0)
 		return;
 	why[w.len < sizeof(why) ? w.len : sizeof(why) - 1] = '\0';
 	name_file(&m, own);
 	cua_buf_char(&m, ' ');
 	cua_buf_str(&m, why);
+	if (r > 0) {
+		msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';
+		cua_log_msg(CUA_LOG_WARN, msg, NULL);
+		return;
+	}
 	cua_buf_str(&m, ". This process is in no group: CUAUDIT_MEM_LIMIT is its own limit"
 		    " (remove the file, or set CUAUDIT_SHARE_DIR, to make a new group)");
 	msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';

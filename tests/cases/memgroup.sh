@@ -44,6 +44,8 @@ with open(path, "r+b") as f:
 PY
 }
 
+# file_quota: the MiB of the file's quota on device 0.
+file_quota() { echo $(( $(od -An -t u8 -j 40 -N 8 "$FILE" | tr -d ' ') >> 20 )); }
 # slot_used PID: the MiB charged on device 0 in the ready slot of process PID, or "none".
 slot_used() {
   "$PYTHON" - "$FILE" "$1" <<'PY'
@@ -185,11 +187,7 @@ memgroup_a_bad_group_file_leaves_the_own_limit_and_one_message)
     chown 65534 "$FILE"
     expect_own "another user's" "belongs to another user"
   fi
-  reset
-  : >alone.err
-  n=$(CUAUDIT_MEM_LIMIT=32MiB granted_alone)
-  [ "$n" = 32 ] && grep -q "another CUAUDIT_MEM_LIMIT" alone.err && pass "another quota: own 32 MiB limit, one message" ||
-    fail "another quota: $n $(cat alone.err)"
+  # A file of another quota is no bad file: memgroup_a_file_of_another_limit_* below.
   ;;
 memgroup_a_full_or_missing_share_dir_leaves_the_own_limit)
   : >alone.err
@@ -436,6 +434,53 @@ PY
     n=$(granted_alone)
     [ "$n" = 64 ] && pass "its namespace gone, its share is back (64)" || fail "namespace gone: $n"
   fi
+  ;;
+memgroup_a_file_of_another_limit_is_made_anew_once_its_processes_are_gone)
+  # A group's file keeps the quota it was made with. One made with another CUAUDIT_MEM_LIMIT
+  # by processes that are all gone sent every later process to its own limit (one message
+  # each, no group) until someone removed it. Now the newcomer makes it anew with its own.
+  rm -f "$FILE"
+  n=$(granted_alone)
+  [ "$n" = 64 ] && [ "$(file_quota)" = 64 ] && pass "made with 64 MiB" || fail "first: $n $(file_quota)"
+  : >alone.err
+  n=$(CUAUDIT_MEM_LIMIT=32MiB granted_alone)
+  [ "$n" = 32 ] && [ ! -s alone.err ] && [ "$(file_quota)" = 32 ] &&
+    pass "its processes gone, a 32 MiB newcomer makes it anew: 32 granted, nothing said" ||
+    fail "stale file: $n granted, quota $(file_quota), $(cat alone.err)"
+  # Processes of one new limit that start at once on a stale file all meet in one new file.
+  n=$(granted_alone)
+  [ "$n" = 64 ] && [ "$(file_quota)" = 64 ] && pass "and back to 64 MiB the same way" || fail "back: $n $(file_quota)"
+  pids=()
+  for i in 1 2 3 4; do
+    CUAUDIT_MEM_LIMIT=32MiB "${G[@]}" "$PROG" hold 1024 10 30 >h$i.out 2>h$i.err &
+    pids+=($!)
+  done
+  for i in 1 2 3 4; do wait_for h$i.out '^held' || fail "holder $i: $(cat h$i.out h$i.err)"; done
+  total=$(cat h1.out h2.out h3.out h4.out | awk '/^held/ { t += $2 } END { print t }')
+  [ "$total" = 32 ] && [ "$(file_quota)" = 32 ] && pass "four at once hold 32 MiB together: one group of 32 MiB" ||
+    fail "four at once: $total MiB held, quota $(file_quota)"
+  cat h*.err | grep -q . && fail "messages: $(cat h*.err | head -3)" || pass "nothing said"
+  for p in "${pids[@]}"; do kill $p; wait $p 2>/dev/null; done
+  ;;
+memgroup_a_file_of_another_limit_with_live_processes_keeps_the_stricter_rule)
+  # Live processes use the file's 64 MiB: a newcomer of another limit joins under it and
+  # keeps its own limit too. Before, it left the group: 32 more beside their 40.
+  rm -f "$FILE"
+  "${G[@]}" "$PROG" hold 1024 40 60 >h.out 2>h.err &
+  hp=$!
+  wait_for h.out '^held 40$' || fail "holder: $(cat h.out h.err)"
+  for lim in 32 128 16; do
+    : >alone.err
+    n=$(CUAUDIT_MEM_LIMIT=${lim}MiB granted_alone)
+    want=$(( lim < 24 ? lim : 24 ))
+    [ "$n" = $want ] && pass "a ${lim} MiB newcomer beside 40 of 64 MiB gets $want: the stricter of the two" ||
+      fail "${lim} MiB newcomer: $n granted"
+    [ "$(grep -c . alone.err)" = 1 ] &&
+      grep -q "CUAUDIT_MEM_GROUP=g: the group's file $FILE was made with another CUAUDIT_MEM_LIMIT, and live processes use it. This process joins the group under the file's quota and keeps its own CUAUDIT_MEM_LIMIT as well" alone.err &&
+      pass "${lim} MiB: one message" || fail "${lim} MiB: $(cat alone.err)"
+    [ "$(file_quota)" = 64 ] && pass "${lim} MiB: the file keeps 64 MiB" || fail "${lim} MiB: file quota $(file_quota)"
+  done
+  kill $hp; wait $hp 2>/dev/null
   ;;
 esac
 finish
