@@ -183,7 +183,7 @@ int cua_groupfile_held(const struct cua_groupfile_kept *k, uint64_t off, uint64_
 	return l.l_type != F_UNLCK;
 }
 
-int cua_groupfile_reopen(struct cua_groupfile_kept *k)
+int cua_groupfile_reopen(struct cua_groupfile_kept *k, void *map)
 {
 	char path[64];
 	struct cua_buf b = CUA_BUF(path);
@@ -204,6 +204,10 @@ int cua_groupfile_reopen(struct cua_groupfile_kept *k)
 		return -1;
 	}
 	close(fd);
+	/* The mapping holds the description it was made from, and with it the parent's locks:
+	   mapped again from the new one, at the same place (the same pages, in one step). */
+	if (mmap(map, k->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, k->fd, 0) == MAP_FAILED)
+		return -1;
 	return 0;
 }
 

@@ -60,8 +60,9 @@ int cua_groupfile_lock(const struct cua_groupfile_kept *k, uint64_t off, short t
    -1 cannot be told. */
 int cua_groupfile_held(const struct cua_groupfile_kept *k, uint64_t off, uint64_t len);
 /* Gives k's descriptor an open file description of its own (a forked child shares its
-   parent's, and with it the parent's locks), through /proc/self/fd. 0, or -1. */
-int cua_groupfile_reopen(struct cua_groupfile_kept *k);
+   parent's, and with it the parent's locks, through both the descriptor and the mapping),
+   through /proc/self/fd, and maps the file at map again from it. 0, or -1. */
+int cua_groupfile_reopen(struct cua_groupfile_kept *k, void *map);
 
 /* Makes a new file at path as cua_groupfile_map would, whole under a temporary name, and
    renames it over the one there: only for a file that no live process uses (its caller

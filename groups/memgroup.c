@@ -223,7 +223,7 @@ static int lock_slot(uint32_t i)
 		if (r == pid || !__atomic_compare_exchange_n(&reopening, &r, pid, 0, __ATOMIC_ACQ_REL,
 							     __ATOMIC_ACQUIRE))
 			return 0;
-		if (cua_groupfile_reopen(&kept) != 0)
+		if (cua_groupfile_reopen(&kept, head) != 0)
 			return 0;
 		__atomic_store_n(&ofd_pid, pid, __ATOMIC_RELEASE);
 	}

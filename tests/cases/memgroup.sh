@@ -422,6 +422,36 @@ for i in range(hwm):
 sys.exit(1)
 PY
   kill $hp; wait $hp 2>/dev/null
+  # A forked child locks its slot on a description of its own: its parent's lock, on the
+  # description the child inherited, goes when the parent ends, the child's stays.
+  rm -f "$FILE"
+  "${G[@]}" "$PROG" forked 1024 10 60 >f.out 2>f.err &
+  fp=$!
+  wait_for f.out '^child [0-9]+ held 10$' || fail "forked: $(cat f.out f.err)"
+  cp=$(sed -n 's/^child \([0-9]*\) held.*/\1/p' f.out)
+  held_of() { # PID: "held", "free" or "none" for the lock of PID's ready slot
+    "$PYTHON" - "$FILE" "$1" <<'PY'
+import fcntl, os, struct, sys
+path, pid = sys.argv[1], int(sys.argv[2])
+m = open(path, "rb").read()
+hwm = struct.unpack_from("<I", m, 8 + 4 * 2 + 8 + 4 * 4 + 8 * 64 + 8)[0]
+for i in range(hwm):
+    at = 4096 + i * 1088
+    owner, _, _, flags = struct.unpack_from("<QQQQ", m, at)
+    if owner >> 63 and owner & 0xffffffff == pid and flags == 1:
+        fd = os.open(path, os.O_RDONLY)
+        r = fcntl.fcntl(fd, getattr(fcntl, "F_OFD_GETLK", 36), struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, at, 1, 0))
+        print("free" if struct.unpack("hhqqi4x", r)[0] == fcntl.F_UNLCK else "held")
+        sys.exit(0)
+print("none")
+PY
+  }
+  [ "$(held_of $fp)" = held ] && [ "$(held_of $cp)" = held ] && pass "parent and child each hold their slot's lock" ||
+    fail "parent $(held_of $fp), child $(held_of $cp)"
+  kill -9 $fp; wait $fp 2>/dev/null
+  [ "$(held_of $fp)" = free ] && [ "$(held_of $cp)" = held ] &&
+    pass "the parent killed, its lock is gone and the child's stays" || fail "after the parent: $(held_of $fp), child $(held_of $cp)"
+  kill $cp 2>/dev/null
   # Where this user may make a pid namespace (root): the same with a real one.
   if unshare -pf --mount-proc true 2>/dev/null; then
     rm -f "$FILE"

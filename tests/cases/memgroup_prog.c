@@ -195,6 +195,30 @@ static int later(char **a)
 	return 0;
 }
 
+/* forked CHUNK_KIB N SECONDS: holds N chunks, forks; the child holds N chunks of its own;
+   each says so ("parent PID held N", "child PID held N") and sleeps. */
+static int forked(char **a)
+{
+	size_t chunk = (size_t)atoi(a[0]) << 10;
+	unsigned want = (unsigned)atoi(a[1]), n = 0;
+	pid_t child;
+
+	start();
+	while (n < want && cuMemAlloc_v2(&ptrs[n], chunk) == CUDA_SUCCESS)
+		n++;
+	printf("parent %d held %u\n", (int)getpid(), n);
+	fflush(stdout);
+	if ((child = fork()) == 0) {
+		n = 0;
+		while (n < want && cuMemAlloc_v2(&ptrs[n], chunk) == CUDA_SUCCESS)
+			n++;
+		printf("child %d held %u\n", (int)getpid(), n);
+		fflush(stdout);
+	}
+	sleep((unsigned)atoi(a[2]));
+	return 0;
+}
+
 /* hold CHUNK_KIB N SECONDS: holds N chunks, says so, and sleeps. */
 static int hold(char **a)
 {
@@ -292,6 +316,8 @@ int main(int argc, char **argv)
 		return churn(argv + 2);
 	if (argc >= 5 && strcmp(argv[1], "hold") == 0)
 		return hold(argv + 2);
+	if (argc >= 5 && strcmp(argv[1], "forked") == 0)
+		return forked(argv + 2);
 	if (argc >= 5 && strcmp(argv[1], "later") == 0)
 		return later(argv + 2);
 	if (argc >= 4 && strcmp(argv[1], "spin") == 0)
