@@ -26,11 +26,11 @@ static uint64_t my_ns;
 static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
 enum { SHARED, DROPPING, ALONE };
 static int state;
-static void (*on_lost)(void);
+static void (*on_lost)(int alone);
 /* As memgroup.c's: whose own open file description kept.fd is, and who reopens it. */
 static uint32_t ofd_pid, reopening;
 
-void cua_cs_set_on_lost(void (*fn)(void))
+void cua_cs_set_on_lost(void (*fn)(int alone))
 {
 	on_lost = fn;
 }
@@ -50,12 +50,18 @@ static int usable(void)
 	if (!__atomic_compare_exchange_n(&state, &shared, DROPPING, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))
 		return shared == ALONE;
-	cua_groupfile_drop(head, CUA_CS_FILE_SIZE, &kept);
+	/* Where no private pages could take the mapping's place, the process stays DROPPING:
+	   it never touches the file again, and has no compute limit left. */
+	if (cua_groupfile_drop(head, CUA_CS_FILE_SIZE, &kept) != 0) {
+		if (on_lost)
+			on_lost(0);
+		return 0;
+	}
 	init_head(head, NULL);
 	__atomic_store_n(&mine, 0, __ATOMIC_RELEASE);
 	__atomic_store_n(&state, ALONE, __ATOMIC_RELEASE);
 	if (on_lost)
-		on_lost();
+		on_lost(1);
 	return 1;
 }
 

@@ -147,8 +147,9 @@ int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit,
 /* Whether attached, to the shared file (not found cut short since). */
 int cua_cs_on(void);
 /* fn is called once, on the thread that first finds the share file cut short (truncated):
-   from then on the process counts alone, in a private copy of the file. */
-void cua_cs_set_on_lost(void (*fn)(void));
+   from then on the process counts alone, in a private copy of the file (alone 1), or, where
+   no private pages could be mapped in its place, has no compute limit (alone 0). */
+void cua_cs_set_on_lost(void (*fn)(int alone));
 /* Adds busy time [start, end) on device dev to this process's buckets. One thread at a
    time (the GPU timing's sink, under its lock). */
 void cua_cs_charge(unsigned dev, uint64_t start, uint64_t end);

@@ -145,16 +145,18 @@ int cua_groupfile_whole(const struct cua_groupfile_kept *k)
 	       (uint64_t)st.st_ino == k->ino && st.st_size >= 0 && (uint64_t)st.st_size >= k->size;
 }
 
-void cua_groupfile_drop(void *map, size_t size, struct cua_groupfile_kept *k)
+int cua_groupfile_drop(void *map, size_t size, struct cua_groupfile_kept *k)
 {
 	struct stat st;
-	int fd = __atomic_exchange_n(&k->fd, -1, __ATOMIC_ACQ_REL);
+	int fd = __atomic_exchange_n(&k->fd, -1, __ATOMIC_ACQ_REL), r;
 
 	/* Atomic for the other threads: each touch meets the file's page or a zero page. */
-	mmap(map, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1, 0);
+	r = mmap(map, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+		 0) == MAP_FAILED ? -1 : 0;
 	if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == k->dev &&
 	    (uint64_t)st.st_ino == k->ino)
 		close(fd);
+	return r;
 }
 
 int cua_groupfile_lock(const struct cua_groupfile_kept *k, uint64_t off, short type)

@@ -73,7 +73,8 @@ int cua_groupfile_named(const char *path, const struct cua_groupfile_kept *k);
 
 /* Puts private zero pages in place of the mapping at map (size bytes, at the same address),
    so that no touch through it can fault from now on, and closes k's descriptor where it is
-   still the file's. Async-signal-safe. */
-void cua_groupfile_drop(void *map, size_t size, struct cua_groupfile_kept *k);
+   still the file's. Async-signal-safe. 0, or -1 where the zero pages could not be mapped
+   (then the mapping is still the file's: its caller must never touch it again). */
+int cua_groupfile_drop(void *map, size_t size, struct cua_groupfile_kept *k);
 
 #endif

@@ -684,7 +684,7 @@ int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, st
 	char path[CUA_PATH_MAX_GROUP];
 	const struct making m = { name, q };
 	const struct cua_groupfile f = { CUA_GROUP_FILE_SIZE, init_head, check_head, &m };
-	const struct timespec nap = { 0, 1000000 };
+	struct timespec nap = { 0, 0 };
 	void *map;
 	int other;
 
@@ -692,6 +692,9 @@ int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, st
 		return fail(why, "has too long a path", 0);
 	my_ns = cua_memgroup_pidns();
 	for (unsigned round = 0; round < 50; round++) {
+		/* Between 1 and 5 ms, by pid and round: two processes that each wait for the
+		   other's shared hold to make the file anew do not meet again and again. */
+		nap.tv_nsec = (long)(1 + (cua_process_id() + round) % 5) * 1000000L;
 		if (round)
 			nanosleep(&nap, NULL);
 		if (!(map = cua_groupfile_map(path, &f, &kept, why)))

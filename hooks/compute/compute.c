@@ -72,7 +72,7 @@ static void give(uint64_t *l)
 }
 
 /* The share file was found cut short under the process (groups/compshare.h): said once. */
-static void share_lost(void)
+static void share_lost(int alone)
 {
 	char msg[2048];
 	struct cua_buf m = CUA_BUF(msg);
@@ -81,8 +81,10 @@ static void share_lost(void)
 	cua_buf_str(&m, cfg.dir);
 	cua_buf_str(&m, "/" CUA_CS_FILE_PREFIX);
 	cua_buf_u64(&m, (uint64_t)geteuid());
-	cua_buf_str(&m, " was cut short (truncated) under this process. Its limit now counts"
-		    " this process alone, as a group of its own");
+	cua_buf_str(&m, alone ? " was cut short (truncated) under this process. Its limit now"
+				" counts this process alone, as a group of its own"
+			      : " was cut short (truncated) under this process, and no memory was"
+				" left to count it alone: no compute limit is applied to it any more");
 	msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';
 	cua_log_msg(CUA_LOG_WARN, msg, NULL);
 }
