@@ -88,6 +88,21 @@ static char *load(const char *path, const char **why)
 	return load_sized(path, why, CUA_GROUP_FILE_SIZE, 0);
 }
 
+/* Whether a process holds the lock of the slot at off of the file at path: 1, 0, or -1
+   cannot be told. This process holds none, so any lock is another's. */
+static int slot_lock_held(const char *path, uint64_t off)
+{
+	struct cua_groupfile_kept k = { -1, 0, 0, 0 };
+	int r;
+
+	k.fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);
+	if (k.fd < 0)
+		return -1;
+	r = cua_groupfile_held(&k, off, 1);
+	close(k.fd);
+	return r;
+}
+
 /* Thousandths as "12.3%". */
 static void put_permille(char *out, size_t cap, uint64_t v)
 {
@@ -226,6 +241,9 @@ static void show(const char *path, const char *data, int json, int *first, uint6
 		if (!(s->owner & CUA_GROUP_READY))
 			continue;
 		alive = cua_memgroup_slot_alive(s->owner, s->start_ticks, s->pidns, ns);
+		/* Another pid namespace's: alive while its lock is held (groups/groupfile.h). */
+		if (alive < 0 && (s->flags & CUA_GROUP_SLOT_LOCKED))
+			alive = slot_lock_held(path, CUA_GROUP_SLOT_AT(i));
 		if (json) {
 			int j = 0;
 

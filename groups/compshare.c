@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* groups/compshare.c: the compute share file: making or checking it, this process's slot and busy buckets, and the rule that says whether a group is over its share. */
+#include <fcntl.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -19,6 +20,50 @@ static uint64_t mine; /* pid << 32 | index + 1, as memgroup.c's */
 static char my_group[CUA_CS_NAME_MAX];
 static uint32_t my_limit[CUA_CS_DEVICES];
 static uint64_t my_ns;
+/* The file kept open (groupfile.h), and what became of it: SHARED, DROPPING (found cut
+   short: touch nothing) or ALONE (the mapping is private pages holding a file of this
+   process alone, so its limit still holds, counting its own time only). */
+static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
+enum { SHARED, DROPPING, ALONE };
+static int state;
+static void (*on_lost)(int alone);
+/* As memgroup.c's: whose own open file description kept.fd is, and who reopens it. */
+static uint32_t ofd_pid, reopening;
+
+void cua_cs_set_on_lost(void (*fn)(int alone))
+{
+	on_lost = fn;
+}
+
+static void init_head(void *head, const void *arg);
+
+/* Whether the mapping may be touched now. The first look that finds the file cut short puts
+   a private file of this process alone in its place and says so, once. */
+static int usable(void)
+{
+	int st = __atomic_load_n(&state, __ATOMIC_ACQUIRE), shared = SHARED;
+
+	if (!head || st == DROPPING)
+		return 0;
+	if (st == ALONE || cua_groupfile_whole(&kept))
+		return 1;
+	if (!__atomic_compare_exchange_n(&state, &shared, DROPPING, 0, __ATOMIC_ACQ_REL,
+					 __ATOMIC_ACQUIRE))
+		return shared == ALONE;
+	/* Where no private pages could take the mapping's place, the process stays DROPPING:
+	   it never touches the file again, and has no compute limit left. */
+	if (cua_groupfile_drop(head, CUA_CS_FILE_SIZE, &kept) != 0) {
+		if (on_lost)
+			on_lost(0);
+		return 0;
+	}
+	init_head(head, NULL);
+	__atomic_store_n(&mine, 0, __ATOMIC_RELEASE);
+	__atomic_store_n(&state, ALONE, __ATOMIC_RELEASE);
+	if (on_lost)
+		on_lost(1);
+	return 1;
+}
 
 /* ---------------------------------------------------------------- the file */
 
@@ -105,6 +150,41 @@ static uint64_t self_start(void)
 	return cua_memgroup_proc_start((uint32_t)cua_process_id(), &t) == 1 ? t : 0;
 }
 
+/* Takes the lock of slot i (memgroup.c's lock_slot): 1 if held on a description of this
+   process's own. */
+static int lock_slot(uint32_t i)
+{
+	uint32_t pid = (uint32_t)cua_process_id(), r;
+
+	if (state != SHARED)
+		return 0;
+	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != pid) {
+		r = __atomic_load_n(&reopening, __ATOMIC_ACQUIRE);
+		if (r == pid || !__atomic_compare_exchange_n(&reopening, &r, pid, 0, __ATOMIC_ACQ_REL,
+							     __ATOMIC_ACQUIRE))
+			return 0;
+		if (cua_groupfile_reopen(&kept, head) != 0)
+			return 0;
+		__atomic_store_n(&ofd_pid, pid, __ATOMIC_RELEASE);
+	}
+	return cua_groupfile_lock(&kept, CUA_CS_SLOT_AT(i), F_WRLCK) == 0;
+}
+
+/* Whether slot i's process is gone: by /proc, or, where /proc here cannot tell (another pid
+   namespace), by its lock held by no one. */
+static int slot_gone(uint32_t i, uint64_t w)
+{
+	int a = cua_memgroup_slot_alive(w, __atomic_load_n(&slots[i].start_ticks, __ATOMIC_ACQUIRE),
+					__atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE), my_ns);
+
+	if (a >= 0)
+		return a == 0;
+	return (__atomic_load_n(&slots[i].flags, __ATOMIC_SEQ_CST) & CUA_CS_SLOT_LOCKED) &&
+	       state == SHARED &&
+	       __atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) == (uint32_t)cua_process_id() &&
+	       cua_groupfile_held(&kept, CUA_CS_SLOT_AT(i), 1) == 0;
+}
+
 /* Takes back the slots of processes that are gone: their buckets stop growing at their
    death and age out of the window anyway; this only makes room. */
 static void reclaim(void)
@@ -114,9 +194,7 @@ static void reclaim(void)
 
 		if (!w || (uint32_t)(mine & 0xffffffffu) == i + 1)
 			continue;
-		if (cua_memgroup_slot_alive(w, __atomic_load_n(&slots[i].start_ticks, __ATOMIC_ACQUIRE),
-					    __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE),
-					    my_ns) == 0 &&
+		if (slot_gone(i, w) &&
 		    __atomic_compare_exchange_n(&slots[i].owner, &w, 0, 0, __ATOMIC_SEQ_CST,
 						__ATOMIC_SEQ_CST))
 			__atomic_add_fetch(&head->reclaimed, 1, __ATOMIC_RELAXED);
@@ -167,6 +245,8 @@ static int try_claim(uint32_t pid, uint64_t start)
 		memcpy(s->group, my_group, sizeof(s->group));
 		__atomic_store_n(&s->start_ticks, start, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->pidns, my_ns, __ATOMIC_RELAXED);
+		/* Locked before it says so: a slot that says so and has no holder is dead. */
+		__atomic_store_n(&s->flags, lock_slot(i) ? CUA_CS_SLOT_LOCKED : 0, __ATOMIC_SEQ_CST);
 		h = __atomic_load_n(&head->hwm, __ATOMIC_SEQ_CST);
 		while (h < i + 1 && !__atomic_compare_exchange_n(&head->hwm, &h, i + 1, 0,
 								__ATOMIC_SEQ_CST, __ATOMIC_SEQ_CST))
@@ -185,8 +265,9 @@ static struct cua_cs_slot *my_slot(void)
 	uint64_t m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE);
 	uint32_t pid = (uint32_t)cua_process_id();
 
-	if (!head)
+	if (!usable())
 		return NULL;
+	m = __atomic_load_n(&mine, __ATOMIC_ACQUIRE);
 	if (m && m >> 32 == pid)
 		return &slots[(m & 0xffffffffu) - 1];
 	if (try_claim(pid, self_start()) < 0) {
@@ -200,7 +281,7 @@ static struct cua_cs_slot *my_slot(void)
 
 int cua_cs_on(void)
 {
-	return head != NULL;
+	return head != NULL && __atomic_load_n(&state, __ATOMIC_ACQUIRE) == SHARED;
 }
 
 int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, struct cua_buf *why)
@@ -211,7 +292,7 @@ int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, str
 
 	if (cua_cs_path(path, sizeof(path), dir, (uint32_t)geteuid()) != 0)
 		return fail(why, "has too long a path", 0);
-	if (!(map = cua_groupfile_map(path, &f, why)))
+	if (!(map = cua_groupfile_map(path, &f, &kept, why)))
 		return -1;
 	memset(my_group, 0, sizeof(my_group));
 	if (group)
@@ -220,9 +301,12 @@ int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, str
 	my_ns = cua_memgroup_pidns();
 	head = map;
 	slots = (struct cua_cs_slot *)((char *)map + CUA_CS_HEAD_SIZE);
+	ofd_pid = reopening = (uint32_t)cua_process_id();
 	drop_own_past((uint32_t)cua_process_id(), self_start());
 	if (!my_slot()) {
 		munmap(map, CUA_CS_FILE_SIZE);
+		close(kept.fd);
+		kept.fd = -1;
 		head = NULL;
 		slots = NULL;
 		return fail(why, "has every one of its 256 process slots taken by live processes", 0);
@@ -306,7 +390,7 @@ void cua_cs_launching(uint64_t now)
 
 int cua_cs_drain_watched(uint64_t (*clock)(void), uint64_t *now)
 {
-	if (!head)
+	if (!usable())
 		return 0;
 	for (unsigned dev = 0; dev < CUA_CS_DEVICES; dev++) {
 		uint64_t t, end;

@@ -64,6 +64,9 @@
 
 #define CUA_CS_READY (1ull << 63)
 #define CUA_CS_PID(owner) ((uint32_t)((owner) & 0xffffffffu))
+/* The process holds the lock on its slot's first byte while it lives (groupfile.h). */
+#define CUA_CS_SLOT_LOCKED 1ull
+#define CUA_CS_SLOT_AT(i) ((uint64_t)CUA_CS_HEAD_SIZE + (uint64_t)(i) * sizeof(struct cua_cs_slot))
 
 struct cua_cs_slot {
 	uint64_t owner;       /* as a memory group's slot: pid, generation, READY */
@@ -76,7 +79,8 @@ struct cua_cs_slot {
 	uint64_t idle[CUA_CS_DEVICES];    /* its last look that found none of its work unfinished */
 	uint64_t waiting[CUA_CS_DEVICES]; /* its last nap waiting for a turn */
 	uint64_t launched;                /* just after its last go (any device) */
-	uint64_t reserved[7];
+	uint64_t flags;                   /* CUA_CS_SLOT_LOCKED, as a memory group's slot */
+	uint64_t reserved[6];
 	uint64_t bucket[CUA_CS_DEVICES][CUA_CS_BUCKETS];
 };
 
@@ -140,7 +144,12 @@ int cua_cs_over(const struct cua_cs_group *out, unsigned n, unsigned g);
 struct cua_buf;
 int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit,
 		  struct cua_buf *why);
+/* Whether attached, to the shared file (not found cut short since). */
 int cua_cs_on(void);
+/* fn is called once, on the thread that first finds the share file cut short (truncated):
+   from then on the process counts alone, in a private copy of the file (alone 1), or, where
+   no private pages could be mapped in its place, has no compute limit (alone 0). */
+void cua_cs_set_on_lost(void (*fn)(int alone));
 /* Adds busy time [start, end) on device dev to this process's buckets. One thread at a
    time (the GPU timing's sink, under its lock). */
 void cua_cs_charge(unsigned dev, uint64_t start, uint64_t end);

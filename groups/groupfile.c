@@ -2,6 +2,7 @@
 /* groups/groupfile.c: the file a group of processes shares: found or made whole under a temporary name, checked (owner, mode, head, size) and mapped. */
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h> /* rename(2) only: no stream is used */
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
@@ -20,9 +21,10 @@ int cua_groupfile_fail(struct cua_buf *why, const char *what, int err)
 	return -1;
 }
 
-/* Makes the file under a temporary name, whole, then links it in place. Returns its
-   descriptor, or -1 (EEXIST with why empty: another process made it first). */
-static int make(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+/* Makes the file under a temporary name, whole, then links it in place (or, with replace,
+   renames it over what is there). Returns its descriptor, or -1 (EEXIST with why empty:
+   another process made it first). */
+static int make(const char *path, const struct cua_groupfile *f, int replace, struct cua_buf *why)
 {
 	char tmp[CUA_PATH_MAX_GROUP];
 	struct cua_buf t = CUA_BUF(tmp);
@@ -54,7 +56,10 @@ static int make(const char *path, const struct cua_groupfile *f, struct cua_buf 
 	}
 	f->init(h, f->arg);
 	munmap(h, CUA_GROUPFILE_HEAD_SIZE);
-	err = link(tmp, path) == 0 ? 0 : errno;
+	if (replace)
+		err = rename(tmp, path) == 0 ? 0 : errno;
+	else
+		err = link(tmp, path) == 0 ? 0 : errno;
 	unlink(tmp);
 	if (err) {
 		close(fd);
@@ -78,14 +83,15 @@ static int open_file(const char *path, const struct cua_groupfile *f, struct cua
 			return cua_groupfile_fail(why, "is a symbolic link (never followed)", 0);
 		if (errno != ENOENT)
 			return cua_groupfile_fail(why, "cannot be opened", errno);
-		fd = make(path, f, why);
+		fd = make(path, f, 0, why);
 		if (fd >= 0 || errno != EEXIST || why->len)
 			return fd;
 	}
 	return cua_groupfile_fail(why, "cannot be opened: it keeps appearing and vanishing", 0);
 }
 
-void *cua_groupfile_map(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+void *cua_groupfile_map(const char *path, const struct cua_groupfile *f,
+			struct cua_groupfile_kept *k, struct cua_buf *why)
 {
 	_Alignas(8) unsigned char copy[CUA_GROUPFILE_HEAD_SIZE];
 	uint32_t uid = (uint32_t)geteuid();
@@ -119,10 +125,108 @@ void *cua_groupfile_map(const char *path, const struct cua_groupfile *f, struct 
 		return NULL;
 	}
 	map = mmap(NULL, f->file_size, PROT_READ | PROT_WRITE, MAP_SHARED, fd, 0);
-	close(fd);
 	if (map == MAP_FAILED) {
 		cua_groupfile_fail(why, "cannot be mapped", errno);
+		close(fd);
 		return NULL;
 	}
+	k->fd = cua_fd_high(fd);
+	k->dev = (uint64_t)st.st_dev;
+	k->ino = (uint64_t)st.st_ino;
+	k->size = f->file_size;
 	return map;
+}
+
+int cua_groupfile_whole(const struct cua_groupfile_kept *k)
+{
+	struct stat st;
+
+	return k->fd >= 0 && fstat(k->fd, &st) == 0 && (uint64_t)st.st_dev == k->dev &&
+	       (uint64_t)st.st_ino == k->ino && st.st_size >= 0 && (uint64_t)st.st_size >= k->size;
+}
+
+int cua_groupfile_drop(void *map, size_t size, struct cua_groupfile_kept *k)
+{
+	struct stat st;
+	int fd = __atomic_exchange_n(&k->fd, -1, __ATOMIC_ACQ_REL), r;
+
+	/* Atomic for the other threads: each touch meets the file's page or a zero page. */
+	r = mmap(map, size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED, -1,
+		 0) == MAP_FAILED ? -1 : 0;
+	if (fd >= 0 && fstat(fd, &st) == 0 && (uint64_t)st.st_dev == k->dev &&
+	    (uint64_t)st.st_ino == k->ino)
+		close(fd);
+	return r;
+}
+
+int cua_groupfile_lock(const struct cua_groupfile_kept *k, uint64_t off, short type)
+{
+	struct flock l;
+
+	memset(&l, 0, sizeof(l));
+	l.l_type = type;
+	l.l_whence = SEEK_SET;
+	l.l_start = (off_t)off;
+	l.l_len = 1;
+	return fcntl(k->fd, F_OFD_SETLK, &l) == 0 ? 0 : -1;
+}
+
+int cua_groupfile_held(const struct cua_groupfile_kept *k, uint64_t off, uint64_t len)
+{
+	struct flock l;
+
+	memset(&l, 0, sizeof(l));
+	l.l_type = F_WRLCK;
+	l.l_whence = SEEK_SET;
+	l.l_start = (off_t)off;
+	l.l_len = (off_t)len;
+	if (k->fd < 0 || fcntl(k->fd, F_OFD_GETLK, &l) != 0)
+		return -1;
+	return l.l_type != F_UNLCK;
+}
+
+int cua_groupfile_reopen(struct cua_groupfile_kept *k, void *map)
+{
+	char path[64];
+	struct cua_buf b = CUA_BUF(path);
+	struct stat st;
+	int fd;
+
+	cua_buf_str(&b, "/proc/self/fd/");
+	cua_buf_u64(&b, (uint64_t)(k->fd < 0 ? 0 : k->fd));
+	if (k->fd < 0 || b.len >= sizeof(path))
+		return -1;
+	path[b.len] = '\0';
+	fd = open(path, O_RDWR | O_CLOEXEC | O_NOCTTY | O_NONBLOCK);
+	if (fd < 0)
+		return -1;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != k->dev || (uint64_t)st.st_ino != k->ino ||
+	    dup3(fd, k->fd, O_CLOEXEC) < 0) {
+		close(fd);
+		return -1;
+	}
+	close(fd);
+	/* The mapping holds the description it was made from, and with it the parent's locks:
+	   mapped again from the new one, at the same place (the same pages, in one step). */
+	if (mmap(map, k->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, k->fd, 0) == MAP_FAILED)
+		return -1;
+	return 0;
+}
+
+int cua_groupfile_replace(const char *path, const struct cua_groupfile *f, struct cua_buf *why)
+{
+	int fd = make(path, f, 1, why);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	return 0;
+}
+
+int cua_groupfile_named(const char *path, const struct cua_groupfile_kept *k)
+{
+	struct stat st;
+
+	return lstat(path, &st) == 0 && (uint64_t)st.st_dev == k->dev &&
+	       (uint64_t)st.st_ino == k->ino;
 }

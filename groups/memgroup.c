@@ -33,6 +33,35 @@ static struct cua_group_slot *slots;
 static uint64_t mine;
 static uint64_t quota[CUA_GROUP_DEVICES];
 static uint64_t my_ns;
+/* The file kept open, and whether it was found cut short: then the mapping is private zero
+   pages and the process is in no group (groupfile.h). */
+static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
+static int lost;
+static void (*on_lost)(void);
+/* The process whose own open file description kept.fd is (a forked child shares its
+   parent's until it reopens), and the one reopening it now. */
+static uint32_t ofd_pid, reopening;
+
+void cua_memgroup_set_on_lost(void (*fn)(void))
+{
+	on_lost = fn;
+}
+
+/* Whether the file may be touched now: it is still whole. The first look that finds it cut
+   short puts zero pages in its place and says so, once; the process is then in no group. */
+static int whole(void)
+{
+	if (!head || __atomic_load_n(&lost, __ATOMIC_ACQUIRE))
+		return 0;
+	if (cua_groupfile_whole(&kept))
+		return 1;
+	if (!__atomic_exchange_n(&lost, 1, __ATOMIC_ACQ_REL)) {
+		cua_groupfile_drop(head, CUA_GROUP_FILE_SIZE, &kept);
+		if (on_lost)
+			on_lost();
+	}
+	return 0;
+}
 
 /* ---------------------------------------------------------------- files and names */
 
@@ -182,6 +211,34 @@ int cua_memgroup_slot_alive(uint64_t owner, uint64_t start_ticks, uint64_t slot_
 
 /* ---------------------------------------------------------------- slots */
 
+/* Takes the lock of slot i for this process: 1 if held on a description of its own (the slot
+   may then say so), 0 if not (the slot is judged as before: by /proc alone). */
+static int lock_slot(uint32_t i)
+{
+	uint32_t pid = (uint32_t)cua_process_id(), r;
+
+	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != pid) {
+		/* One thread of a forked child reopens; the others' slots go unlocked. */
+		r = __atomic_load_n(&reopening, __ATOMIC_ACQUIRE);
+		if (r == pid || !__atomic_compare_exchange_n(&reopening, &r, pid, 0, __ATOMIC_ACQ_REL,
+							     __ATOMIC_ACQUIRE))
+			return 0;
+		if (cua_groupfile_reopen(&kept, head) != 0)
+			return 0;
+		__atomic_store_n(&ofd_pid, pid, __ATOMIC_RELEASE);
+	}
+	return cua_groupfile_lock(&kept, CUA_GROUP_SLOT_AT(i), F_WRLCK) == 0;
+}
+
+/* Whether slot i, flagged locked, is held by a live process: 1, 0, -1 cannot be told (this
+   process's description may be shared with the slot's own: a fork before its reopen). */
+static int slot_held(uint32_t i)
+{
+	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != (uint32_t)cua_process_id())
+		return -1;
+	return cua_groupfile_held(&kept, CUA_GROUP_SLOT_AT(i), 1);
+}
+
 static uint64_t sat_add(uint64_t a, uint64_t b)
 {
 	return a > UINT64_MAX - b ? UINT64_MAX : a + b;
@@ -267,11 +324,19 @@ unsigned cua_memgroup_reclaim(void)
 
 	if (!head)
 		return 0;
+	if (!whole())
+		return 0;
 	n = hwm();
 	me = my_index();
 	for (uint32_t i = 0; i < n; i++) {
-		struct cua_group_slot *s = &slots[i];
-		uint64_t w = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE), t = 0;
+		struct cua_group_slot *s;
+		uint64_t w, t = 0;
+
+		/* A look at /proc per slot is long: the file may be cut short meanwhile. */
+		if (!whole())
+			return count;
+		s = &slots[i];
+		w = __atomic_load_n(&s->owner, __ATOMIC_ACQUIRE);
 
 		if (!w || i + 1 == me)
 			continue;
@@ -282,10 +347,19 @@ unsigned cua_memgroup_reclaim(void)
 				count += (unsigned)take_back(i, w);
 			continue;
 		}
-		if (cua_memgroup_slot_alive(w, __atomic_load_n(&s->start_ticks, __ATOMIC_ACQUIRE),
-					    __atomic_load_n(&s->pidns, __ATOMIC_ACQUIRE),
-					    my_ns) == 0)
+		switch (cua_memgroup_slot_alive(w, __atomic_load_n(&s->start_ticks, __ATOMIC_ACQUIRE),
+						__atomic_load_n(&s->pidns, __ATOMIC_ACQUIRE), my_ns)) {
+		case 0:
 			count += (unsigned)take_back(i, w);
+			break;
+		case -1:
+			/* Not to be told from /proc here (another pid namespace, perhaps one gone
+			   with its container): dead when no one holds its lock. */
+			if ((__atomic_load_n(&s->flags, __ATOMIC_SEQ_CST) & CUA_GROUP_SLOT_LOCKED) &&
+			    slot_held(i) == 0)
+				count += (unsigned)take_back(i, w);
+			break;
+		}
 	}
 	return count;
 }
@@ -305,7 +379,7 @@ static unsigned reclaim_gone(void)
 	uint32_t n = hwm(), me = my_index();
 	unsigned count = 0;
 
-	for (uint32_t i = 0; i < n; i++) {
+	for (uint32_t i = 0; i < n && whole(); i++) {
 		uint64_t w = __atomic_load_n(&slots[i].owner, __ATOMIC_ACQUIRE);
 		uint64_t ns = __atomic_load_n(&slots[i].pidns, __ATOMIC_ACQUIRE);
 
@@ -321,7 +395,7 @@ unsigned cua_memgroup_reclaim_soon(void)
 {
 	uint64_t now, last;
 
-	if (!head)
+	if (!whole())
 		return 0;
 	now = now_ns();
 	last = __atomic_load_n(&head->scan_ns, __ATOMIC_RELAXED);
@@ -369,6 +443,9 @@ static int try_claim(uint32_t pid, uint64_t start, uint64_t *word)
 		}
 		__atomic_store_n(&s->start_ticks, start, __ATOMIC_RELAXED);
 		__atomic_store_n(&s->pidns, my_ns, __ATOMIC_RELAXED);
+		/* Locked before it says so: a slot that says so and has no holder is dead. */
+		__atomic_store_n(&s->flags, lock_slot(i) ? CUA_GROUP_SLOT_LOCKED : 0,
+				 __ATOMIC_SEQ_CST);
 		/* The sums must read this slot before it counts (memgroup.h, hwm). */
 		h = __atomic_load_n(&head->hwm, __ATOMIC_SEQ_CST);
 		while (h < i + 1 && !__atomic_compare_exchange_n(&head->hwm, &h, i + 1,
@@ -404,6 +481,8 @@ static int claim(void)
 	while (!__atomic_compare_exchange_n(&mine, &seen, want, 0, __ATOMIC_ACQ_REL,
 					    __ATOMIC_ACQUIRE)) {
 		if (seen >> 32 == pid && (seen & 0xffffffffu)) {
+			__atomic_store_n(&slots[i].flags, 0, __ATOMIC_SEQ_CST);
+			cua_groupfile_lock(&kept, CUA_GROUP_SLOT_AT(i), F_UNLCK);
 			__atomic_compare_exchange_n(&slots[i].owner, &word, 0, 0, __ATOMIC_SEQ_CST,
 						    __ATOMIC_SEQ_CST);
 			return 0;
@@ -426,12 +505,12 @@ static struct cua_group_slot *my_slot(void)
 
 int cua_memgroup_on(void)
 {
-	return head != NULL;
+	return head != NULL && !__atomic_load_n(&lost, __ATOMIC_ACQUIRE);
 }
 
 uint64_t cua_memgroup_quota(unsigned dev)
 {
-	return head && dev < CUA_GROUP_DEVICES ? quota[dev] : 0;
+	return dev < CUA_GROUP_DEVICES && quota[dev] && whole() ? quota[dev] : 0;
 }
 
 /* Whether a slot before index i has a charge in flight on dev: of charges that meet, the
@@ -457,6 +536,9 @@ int cua_memgroup_charge(unsigned dev, uint64_t size)
 	if (size > q || !(s = my_slot()))
 		return -1;
 	for (unsigned tries = 0;; tries++) {
+		/* The file was cut short: no group any more, the process's own limit holds. */
+		if (tries && !whole())
+			return 0;
 		if (!in_flight) {
 			add_sat(&s->trying[dev], size);
 			in_flight = 1;
@@ -554,18 +636,47 @@ static void init_head(void *head, const void *arg)
 	memcpy(h->name, m->name, strlen(m->name) + 1);
 }
 
+/* Any quota is accepted here: attach decides what a file of another one means. */
 static const char *check_head(const void *head, uint64_t size, uint32_t uid, const void *arg)
 {
-	const struct making *m = arg;
-	const struct cua_group_head *h = head;
-	const char *bad = cua_memgroup_check_head(h, size, uid);
+	(void)arg;
+	return cua_memgroup_check_head(head, size, uid);
+}
 
-	if (bad)
-		return bad;
-	if (memcmp(h->quota, m->quota, sizeof(h->quota)) != 0)
-		return "was made with another CUAUDIT_MEM_LIMIT: every process of a group must give "
-		       "the same";
-	return NULL;
+/* Whether some process may still use the mapped file: a slot not known dead (by /proc, or,
+   where /proc here cannot tell, by its lock held by no one). */
+static int anyone_there(void)
+{
+	for (uint32_t i = 0, n = hwm(); i < n; i++) {
+		struct cua_group_slot *s = &slots[i];
+		uint64_t w = __atomic_load_n(&s->owner, __ATOMIC_SEQ_CST), t = 0;
+		int a;
+
+		if (!w)
+			continue;
+		if (!(w & CUA_GROUP_READY)) {
+			if (cua_memgroup_proc_start(CUA_GROUP_PID(w), &t) != 0)
+				return 1;
+			continue;
+		}
+		a = cua_memgroup_slot_alive(w, __atomic_load_n(&s->start_ticks, __ATOMIC_SEQ_CST),
+					    __atomic_load_n(&s->pidns, __ATOMIC_SEQ_CST), my_ns);
+		if (a == 0 || (a < 0 &&
+			       (__atomic_load_n(&s->flags, __ATOMIC_SEQ_CST) & CUA_GROUP_SLOT_LOCKED) &&
+			       slot_held(i) == 0))
+			continue;
+		return 1;
+	}
+	return 0;
+}
+
+static void unmap_file(void)
+{
+	munmap(head, CUA_GROUP_FILE_SIZE);
+	close(kept.fd);
+	kept.fd = -1;
+	head = NULL;
+	slots = NULL;
 }
 
 int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, struct cua_buf *why)
@@ -573,22 +684,60 @@ int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, st
 	char path[CUA_PATH_MAX_GROUP];
 	const struct making m = { name, q };
 	const struct cua_groupfile f = { CUA_GROUP_FILE_SIZE, init_head, check_head, &m };
+	struct timespec nap = { 0, 0 };
 	void *map;
+	int other;
 
 	if (cua_memgroup_path(path, sizeof(path), dir, (uint32_t)geteuid(), name) != 0)
 		return fail(why, "has too long a path", 0);
-	if (!(map = cua_groupfile_map(path, &f, why)))
-		return -1;
-	head = map;
-	slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
-	memcpy(quota, q, sizeof(quota));
 	my_ns = cua_memgroup_pidns();
-	drop_own_past(self_start());
-	if (claim() != 0) {
-		munmap(map, CUA_GROUP_FILE_SIZE);
-		head = NULL;
-		slots = NULL;
-		return fail(why, "has every one of its 1024 process slots taken by live processes", 0);
+	for (unsigned round = 0; round < 50; round++) {
+		/* Between 1 and 5 ms, by pid and round: two processes that each wait for the
+		   other's shared hold to make the file anew do not meet again and again. */
+		nap.tv_nsec = (long)(1 + (cua_process_id() + round) % 5) * 1000000L;
+		if (round)
+			nanosleep(&nap, NULL);
+		if (!(map = cua_groupfile_map(path, &f, &kept, why)))
+			return -1;
+		head = map;
+		slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
+		ofd_pid = reopening = (uint32_t)cua_process_id();
+		/* Joining holds byte 0 shared, making the file anew holds it alone: no process
+		   joins a file while it is replaced. The name is looked at under the lock. */
+		if (cua_groupfile_lock(&kept, 0, F_RDLCK) != 0 || !cua_groupfile_named(path, &kept)) {
+			unmap_file();
+			continue;
+		}
+		other = memcmp(head->quota, q, sizeof(quota)) != 0;
+		if (other && !anyone_there()) {
+			/* Made with another CUAUDIT_MEM_LIMIT, and none of its processes is left:
+			   made anew with this one, unless a process joins it meanwhile. */
+			if (cua_groupfile_lock(&kept, 0, F_WRLCK) == 0 && !anyone_there() &&
+			    cua_groupfile_named(path, &kept) && cua_groupfile_replace(path, &f, why) != 0) {
+				unmap_file();
+				return -1;
+			}
+			unmap_file();
+			continue;
+		}
+		/* Live processes use another quota: this one joins under the file's, and keeps its
+		   own limit too (the hook's), so the stricter of the two holds. */
+		memcpy(quota, other ? head->quota : q, sizeof(quota));
+		drop_own_past(self_start());
+		if (claim() != 0) {
+			unmap_file();
+			return fail(why, "has every one of its 1024 process slots taken by live processes",
+				    0);
+		}
+		cua_groupfile_lock(&kept, 0, F_UNLCK);
+		if (!other)
+			return 0;
+		cua_buf_str(why, "was made with another CUAUDIT_MEM_LIMIT, and live processes use it."
+			    " This process joins the group under the file's quota and keeps its own"
+			    " CUAUDIT_MEM_LIMIT as well, so the stricter of the two holds (every process"
+			    " of a group should give the same; once none of its processes is left, the"
+			    " next one makes the file anew with its own)");
+		return 1;
 	}
-	return 0;
+	return fail(why, "cannot be joined: it keeps being replaced", 0);
 }

@@ -28,12 +28,17 @@ struct cua_buf;
    one) and READY (bit 63): the slot's counters count only once it is set. */
 #define CUA_GROUP_READY (1ull << 63)
 #define CUA_GROUP_PID(owner) ((uint32_t)((owner) & 0xffffffffu))
+/* The process holds the lock on its slot's first byte while it lives (groupfile.h). */
+#define CUA_GROUP_SLOT_LOCKED 1ull
+#define CUA_GROUP_SLOT_AT(i) \
+	((uint64_t)CUA_GROUP_HEAD_SIZE + (uint64_t)(i) * sizeof(struct cua_group_slot))
 
 struct cua_group_slot {
 	uint64_t owner;
 	uint64_t start_ticks; /* the process's start, /proc/PID/stat field 22 */
 	uint64_t pidns;       /* inode of its /proc/self/ns/pid; 0 when unknown */
-	uint64_t reserved[5]; /* zero in version 1 */
+	uint64_t flags;       /* CUA_GROUP_SLOT_LOCKED; 0 from cuaudit before slot locks */
+	uint64_t reserved[4]; /* zero in version 1 */
 	/* Bytes the process asks for and has not been granted yet, then bytes granted. */
 	uint64_t trying[CUA_GROUP_DEVICES];
 	uint64_t used[CUA_GROUP_DEVICES];
@@ -76,14 +81,22 @@ int cua_memgroup_path(char *out, size_t cap, const char *dir, uint32_t uid, cons
 /* ---------------------------------------------------------------- a process in a group */
 
 /* Opens or makes group name's file in dir with quota[] (CUA_GROUP_DEVICES entries) and
-   takes a slot for this process. 0, or -1 with why (what is wrong with the file, in words) written: the file is
-   another user's, a link, not 0600, corrupt, truncated, of another version or quota, the
-   directory is full or unwritable, every slot is taken. From la_version. */
+   takes a slot for this process. 0; or 1 with why written: the file was made with another
+   quota and live processes use it, so this process joined under the file's quota (the
+   caller keeps its own limit too: the stricter holds); or -1 with why (what is wrong with
+   the file, in words) written: the file is another user's, a link, not 0600, corrupt,
+   truncated, of another version, the directory is full or unwritable, every slot is taken.
+   A file of another quota that no live process uses is made anew with quota. From
+   la_version. */
 int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *quota,
 			struct cua_buf *why);
-/* Whether attach succeeded in this image. */
+/* Whether attach succeeded in this image and the file has not been found cut short since. */
 int cua_memgroup_on(void);
-/* The group's quota of device dev (0: none). */
+/* fn is called once, on the thread that first finds the group's file cut short (truncated):
+   the process then leaves the group, and its quota calls return 0 from then on. */
+void cua_memgroup_set_on_lost(void (*fn)(void));
+/* The group's quota of device dev (0: none, or no group any more). Looks first that the
+   file is whole (one fstat). */
 uint64_t cua_memgroup_quota(unsigned dev);
 
 /* Charges size bytes on device dev to this process's slot, unless the group's use would pass
@@ -96,7 +109,7 @@ void cua_memgroup_adjust(unsigned dev, uint64_t bytes, int up);
    are taken back first when reclaim is set). */
 uint64_t cua_memgroup_used(unsigned dev, int reclaim);
 /* Takes back the slots of processes that are gone (pid gone, zombie, or a new process under
-   the same pid). Returns how many. */
+   the same pid; of another pid namespace, its slot's lock held by no one). Returns how many. */
 unsigned cua_memgroup_reclaim(void);
 /* The same, unless some process of the group looked within the last CUA_GROUP_SCAN_NS:
    reading /proc for every slot at each refusal would cost more than the allocations. Then

@@ -71,6 +71,24 @@ static void give(uint64_t *l)
 	__atomic_store_n(l, 0, __ATOMIC_RELEASE);
 }
 
+/* The share file was found cut short under the process (groups/compshare.h): said once. */
+static void share_lost(int alone)
+{
+	char msg[2048];
+	struct cua_buf m = CUA_BUF(msg);
+
+	cua_buf_str(&m, "CUAUDIT_COMPUTE_LIMIT: the compute share file ");
+	cua_buf_str(&m, cfg.dir);
+	cua_buf_str(&m, "/" CUA_CS_FILE_PREFIX);
+	cua_buf_u64(&m, (uint64_t)geteuid());
+	cua_buf_str(&m, alone ? " was cut short (truncated) under this process. Its limit now"
+				" counts this process alone, as a group of its own"
+			      : " was cut short (truncated) under this process, and no memory was"
+				" left to count it alone: no compute limit is applied to it any more");
+	msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';
+	cua_log_msg(CUA_LOG_WARN, msg, NULL);
+}
+
 static void attach(void)
 {
 	char why[1024], msg[2048];
@@ -79,6 +97,7 @@ static void attach(void)
 	if (__atomic_load_n(&attached, __ATOMIC_ACQUIRE) || !try_take(&attach_lock))
 		return;
 	if (!attached) {
+		cua_cs_set_on_lost(share_lost);
 		if (cua_cs_attach(cfg.dir, cfg.group, cfg.limit, &w) == 0) {
 			__atomic_store_n(&attached, 1, __ATOMIC_RELEASE);
 		} else {

@@ -403,6 +403,9 @@ int cua_memlimit_view(unsigned dev, uint64_t *quota, uint64_t *in_use)
 	if (dev >= CUA_MAX_DEVICES || !limit_of(dev))
 		return 0;
 	*quota = limit_of(dev);
+	/* In a group made with another quota, the stricter of the two. */
+	if (cua_memgroup_quota(dev) && cua_memgroup_quota(dev) < *quota)
+		*quota = cua_memgroup_quota(dev);
 	/* The group's use, its dead processes' charges taken back first: what a program sizes
 	   its caches from must not shrink for processes that are gone. */
 	*in_use = cua_memgroup_quota(dev) ? cua_memgroup_used(dev, 1)
@@ -420,6 +423,33 @@ uint64_t cua_memlimit_group_used(unsigned dev)
 	return cua_memgroup_used(dev, 0);
 }
 
+/* "CUAUDIT_MEM_GROUP=NAME: the group's file PATH" into m. */
+static void name_file(struct cua_buf *m, const struct cua_memlimit_config *own)
+{
+	cua_buf_str(m, "CUAUDIT_MEM_GROUP=");
+	cua_buf_str(m, own->group);
+	cua_buf_str(m, ": the group's file ");
+	cua_buf_str(m, own->share_dir);
+	cua_buf_str(m, "/" CUA_GROUP_FILE_PREFIX);
+	cua_buf_u64(m, (uint64_t)geteuid());
+	cua_buf_char(m, '-');
+	cua_buf_str(m, own->group);
+}
+
+/* The group's file was found cut short under the process (groups/memgroup.h): said once,
+   from the thread that found it; its own count goes on under its own limit. */
+static void group_lost(void)
+{
+	char msg[2048];
+	struct cua_buf m = CUA_BUF(msg);
+
+	name_file(&m, &limits);
+	cua_buf_str(&m, " was cut short (truncated) under this process. It leaves the group:"
+		    " CUAUDIT_MEM_LIMIT is its own limit from now on");
+	msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';
+	cua_log_msg(CUA_LOG_WARN, msg, NULL);
+}
+
 /* Joins CUAUDIT_MEM_GROUP's group; on any failure, one message and the limit stays this
    process's own, never larger than the quota. */
 static void join_group(const struct cua_memlimit_config *own)
@@ -427,22 +457,22 @@ static void join_group(const struct cua_memlimit_config *own)
 	uint64_t q[CUA_GROUP_DEVICES];
 	char why[1024], msg[2048];
 	struct cua_buf w = CUA_BUF(why), m = CUA_BUF(msg);
+	int r;
 
 	for (unsigned d = 0; d < CUA_GROUP_DEVICES; d++)
 		q[d] = limit_of(d);
-	if (cua_memgroup_attach(own->share_dir, own->group, q, &w) == 0)
+	cua_memgroup_set_on_lost(group_lost);
+	if ((r = cua_memgroup_attach(own->share_dir, own->group, q, &w)) == 0)
 		return;
 	why[w.len < sizeof(why) ? w.len : sizeof(why) - 1] = '\0';
-	cua_buf_str(&m, "CUAUDIT_MEM_GROUP=");
-	cua_buf_str(&m, own->group);
-	cua_buf_str(&m, ": the group's file ");
-	cua_buf_str(&m, own->share_dir);
-	cua_buf_str(&m, "/" CUA_GROUP_FILE_PREFIX);
-	cua_buf_u64(&m, (uint64_t)geteuid());
-	cua_buf_char(&m, '-');
-	cua_buf_str(&m, own->group);
+	name_file(&m, own);
 	cua_buf_char(&m, ' ');
 	cua_buf_str(&m, why);
+	if (r > 0) {
+		msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';
+		cua_log_msg(CUA_LOG_WARN, msg, NULL);
+		return;
+	}
 	cua_buf_str(&m, ". This process is in no group: CUAUDIT_MEM_LIMIT is its own limit"
 		    " (remove the file, or set CUAUDIT_SHARE_DIR, to make a new group)");
 	msg[m.len < sizeof(msg) ? m.len : sizeof(msg) - 1] = '\0';

@@ -464,5 +464,22 @@ compute_a_synchronise_polls_gpu_timing_only_while_a_turn_is_in_effect)
     fail "alone after the turns: $p of $n polled"
   for f in alone.err two.err after.err b.err; do [ ! -s $f ] && pass "$f empty" || fail "$f: $(cat $f)"; done
   ;;
+compute_a_share_file_cut_short_under_a_process_kills_it_not)
+  # `: > FILE` while a process with a compute limit runs (a piece of work, a synchronise,
+  # 300 ms without a launch, again): its next launch's look touched the mapping past the
+  # file's new end and died of SIGBUS. Now it looks first, says so once, and its limit
+  # counts it alone.
+  CUAUDIT_COMPUTE_LIMIT=30 "${R[@]}" "$PROG" 3 2 kernel 300 >p.out 2>p.err &
+  pp=$!
+  f="share/cuaudit-compute-$(id -u)"
+  for _ in $(seq 100); do [ -s "$f" ] && break; sleep 0.05; done
+  sleep 0.5
+  : >"$f"
+  wait $pp; rc=$?
+  [ $rc = 0 ] && grep -q '^launches [1-9]' p.out && pass "the process ran on to its end" || fail "status $rc (135: SIGBUS): $(cat p.out p.err)"
+  [ "$(grep -c . p.err)" = 1 ] &&
+    grep -q "CUAUDIT_COMPUTE_LIMIT: the compute share file $dir/$f was cut short (truncated) under this process. Its limit now counts this process alone" p.err &&
+    pass "one message naming the file" || fail "messages: $(cat p.err)"
+  ;;
 esac
 finish

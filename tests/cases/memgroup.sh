@@ -25,6 +25,7 @@ wait_for() {
 start_ticks() { sed 's/.*) //' "/proc/$1/stat" | awk '{ print $20 }'; }
 # fake_slot INDEX PID TICKS USED_BYTES: writes a ready slot of process PID (started at TICKS)
 # charged USED_BYTES on device 0, as a process that died just so would have left it.
+# FAKE_NS: its pid namespace's inode (this one's by default); FAKE_FLAGS: its flags (0).
 fake_slot() {
   "$PYTHON" - "$FILE" "$@" <<'PY'
 import mmap, os, struct, sys
@@ -35,14 +36,16 @@ with open(path, "r+b") as f:
     hwm = struct.unpack_from("<I", m, hwm_at)[0]
     struct.pack_into("<I", m, hwm_at, max(hwm, i + 1))
     at = 4096 + i * 1088
-    ns = os.stat("/proc/self/ns/pid").st_ino
+    ns = int(os.environ.get("FAKE_NS") or os.stat("/proc/self/ns/pid").st_ino)
     owner = pid | (12345 << 32) | (1 << 63)
-    struct.pack_into("<QQQ", m, at, owner, ticks, ns)
+    struct.pack_into("<QQQQ", m, at, owner, ticks, ns, int(os.environ.get("FAKE_FLAGS", "0")))
     struct.pack_into("<Q", m, at + 64 + 64 * 8, used)  # used[0]
     m.close()
 PY
 }
 
+# file_quota: the MiB of the file's quota on device 0.
+file_quota() { echo $(( $(od -An -t u8 -j 40 -N 8 "$FILE" | tr -d ' ') >> 20 )); }
 # slot_used PID: the MiB charged on device 0 in the ready slot of process PID, or "none".
 slot_used() {
   "$PYTHON" - "$FILE" "$1" <<'PY'
@@ -184,11 +187,7 @@ memgroup_a_bad_group_file_leaves_the_own_limit_and_one_message)
     chown 65534 "$FILE"
     expect_own "another user's" "belongs to another user"
   fi
-  reset
-  : >alone.err
-  n=$(CUAUDIT_MEM_LIMIT=32MiB granted_alone)
-  [ "$n" = 32 ] && grep -q "another CUAUDIT_MEM_LIMIT" alone.err && pass "another quota: own 32 MiB limit, one message" ||
-    fail "another quota: $n $(cat alone.err)"
+  # A file of another quota is no bad file: memgroup_a_file_of_another_limit_* below.
   ;;
 memgroup_a_full_or_missing_share_dir_leaves_the_own_limit)
   : >alone.err
@@ -328,6 +327,190 @@ assert g[0]["group"] == "g\x1b]0;owned\x07\x1b[2J", g
 assert g[0]["devices"][0]["used"] == (1 << 64) - 1, g[0]["devices"]
 PY
   rm -f "$bad" "$FILE"
+  ;;
+memgroup_a_file_cut_short_under_its_processes_kills_none)
+  # `: > FILE` (an operator, a script) while processes of the group hold memory: the next
+  # touch of the mapping past the file's new end raised SIGBUS and killed each of them at
+  # its next allocation. Now each looks first, finds it cut short, says so once and keeps
+  # CUAUDIT_MEM_LIMIT as its own limit: 10 MiB held, 54 more granted, never none.
+  rm -f go
+  "${G[@]}" "$PROG" later 1024 10 go >a.out 2>a.err &
+  ap=$!
+  "${G[@]}" "$PROG" later 1024 20 go >b.out 2>b.err &
+  bp=$!
+  wait_for a.out '^held 10$' && wait_for b.out '^held 20$' || fail "holders: $(cat a.out a.err b.out b.err)"
+  n=$(granted_alone)
+  [ "$n" = 34 ] && pass "beside the holders a process gets 34 of 64: one group" || fail "beside the holders: $n"
+  : >"$FILE"
+  touch go
+  wait $ap; ra=$?
+  wait $bp; rb=$?
+  [ $ra = 0 ] && [ $rb = 0 ] && pass "both holders ended well after the truncation" ||
+    fail "statuses $ra $rb (135: SIGBUS)"
+  grep -q '^more 54$' a.out && grep -q '^more 44$' b.out &&
+    pass "each then keeps its own 64 MiB limit: 54 and 44 more" || fail "after: $(cat a.out b.out)"
+  for f in a.err b.err; do
+    [ "$(grep -c . $f)" = 1 ] &&
+      grep -q "CUAUDIT_MEM_GROUP=g: the group's file $FILE was cut short (truncated) under this process. It leaves the group: CUAUDIT_MEM_LIMIT is its own limit from now on" $f &&
+      pass "$f: one message naming the file" || fail "$f: $(cat $f)"
+  done
+  # A process that comes later finds the file short: its own limit, one message.
+  : >alone.err
+  n=$(granted_alone)
+  [ "$n" = 64 ] && grep -q "truncated" alone.err && pass "a newcomer keeps its own 64 MiB limit" || fail "newcomer: $n $(cat alone.err)"
+  ;;
+memgroup_a_slot_of_a_pid_namespace_that_is_gone_is_taken_back)
+  # A container that shares /dev/shm but not its pid namespace, restarted: its processes'
+  # slots name pids no /proc here can show, and were never taken back: their charge stayed
+  # in the group for good. Each process now holds a lock on its slot while it lives
+  # (F_OFD_SETLK: the kernel drops it at exit, in any namespace); a slot of another
+  # namespace that says so and whose lock no one holds is dead.
+  rm -f "$FILE"
+  n=$(granted_alone)
+  [ "$n" = 64 ] && pass "the group's file made, 64 granted" || fail "first run: $n"
+  other=$(( $(stat -L -c %i /proc/self/ns/pid) + 1 ))
+  FAKE_NS=$other FAKE_FLAGS=1 fake_slot 7 4242 1 $((40 << 20))
+  "$CLI" ps --groups >ps.txt 2>&1
+  grep -qE "^  pid 4242 +dead +device 0 +40 MiB$" ps.txt && pass "ps --groups shows it dead" || fail "ps: $(cat ps.txt)"
+  n=$(granted_alone)
+  [ "$n" = 64 ] && pass "a slot of a gone namespace, its lock held by no one, is taken back (64 granted)" ||
+    fail "gone namespace: $n granted"
+  [ "$(slot_used 4242)" = none ] && pass "its slot is free" || fail "its slot: $(slot_used 4242)"
+  # The same slot with its lock held: a live process there, whose charge stands.
+  FAKE_NS=$other FAKE_FLAGS=1 fake_slot 7 4242 1 $((40 << 20))
+  "$PYTHON" - "$FILE" $((4096 + 7 * SLOT_SIZE)) >lock.out <<'PY' &
+import fcntl, os, struct, sys, time
+fd = os.open(sys.argv[1], os.O_RDWR)
+fcntl.fcntl(fd, getattr(fcntl, "F_OFD_SETLK", 37), struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, int(sys.argv[2]), 1, 0))
+print("locked", flush=True)
+time.sleep(60)
+PY
+  lp=$!
+  wait_for lock.out '^locked$' || fail "the lock holder did not start"
+  "$CLI" ps --groups >ps.txt 2>&1
+  grep -qE "^  pid 4242 +alive +device 0 +40 MiB$" ps.txt && pass "ps --groups shows it alive" || fail "ps: $(cat ps.txt)"
+  n=$(granted_alone)
+  [ "$n" = 24 ] && pass "its lock held: its 40 MiB stand (24 granted)" || fail "live other namespace: $n granted"
+  kill $lp; wait $lp 2>/dev/null
+  n=$(granted_alone)
+  [ "$n" = 64 ] && pass "once its holder ends, its share is back (64)" || fail "after the holder: $n"
+  # A slot written by a cuaudit before slot locks says nothing: it cannot be told, it stays.
+  FAKE_NS=$other FAKE_FLAGS=0 fake_slot 7 4242 1 $((40 << 20))
+  n=$(granted_alone)
+  [ "$n" = 24 ] && pass "a slot without the lock flag is left (24 granted)" || fail "no flag: $n granted"
+  # Processes of this namespace keep their slots: a live holder's lock is held.
+  rm -f "$FILE"
+  "${G[@]}" "$PROG" hold 1024 10 60 >h.out 2>h.err &
+  hp=$!
+  wait_for h.out '^held 10$' || fail "holder: $(cat h.out h.err)"
+  n=$(granted_alone)
+  [ "$n" = 54 ] && pass "beside a live holder 54 are granted" || fail "beside the holder: $n"
+  "$PYTHON" - "$FILE" $hp <<'PY' && pass "the holder's slot says it is locked, and its lock is held" || fail "the holder's slot lock"
+import fcntl, os, struct, sys
+path, pid = sys.argv[1], int(sys.argv[2])
+m = open(path, "rb").read()
+hwm = struct.unpack_from("<I", m, 8 + 4 * 2 + 8 + 4 * 4 + 8 * 64 + 8)[0]
+for i in range(hwm):
+    at = 4096 + i * 1088
+    owner, _, _, flags = struct.unpack_from("<QQQQ", m, at)
+    if owner >> 63 and owner & 0xffffffff == pid:
+        assert flags == 1, flags
+        fd = os.open(path, os.O_RDWR)
+        r = fcntl.fcntl(fd, getattr(fcntl, "F_OFD_GETLK", 36), struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, at, 1, 0))
+        assert struct.unpack("hhqqi4x", r)[0] != fcntl.F_UNLCK, "not held"
+        sys.exit(0)
+sys.exit(1)
+PY
+  kill $hp; wait $hp 2>/dev/null
+  # A forked child locks its slot on a description of its own: its parent's lock, on the
+  # description the child inherited, goes when the parent ends, the child's stays.
+  rm -f "$FILE"
+  "${G[@]}" "$PROG" forked 1024 10 60 >f.out 2>f.err &
+  fp=$!
+  wait_for f.out '^child [0-9]+ held 10$' || fail "forked: $(cat f.out f.err)"
+  cp=$(sed -n 's/^child \([0-9]*\) held.*/\1/p' f.out)
+  held_of() { # PID: "held", "free" or "none" for the lock of PID's ready slot
+    "$PYTHON" - "$FILE" "$1" <<'PY'
+import fcntl, os, struct, sys
+path, pid = sys.argv[1], int(sys.argv[2])
+m = open(path, "rb").read()
+hwm = struct.unpack_from("<I", m, 8 + 4 * 2 + 8 + 4 * 4 + 8 * 64 + 8)[0]
+for i in range(hwm):
+    at = 4096 + i * 1088
+    owner, _, _, flags = struct.unpack_from("<QQQQ", m, at)
+    if owner >> 63 and owner & 0xffffffff == pid and flags == 1:
+        fd = os.open(path, os.O_RDONLY)
+        r = fcntl.fcntl(fd, getattr(fcntl, "F_OFD_GETLK", 36), struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, at, 1, 0))
+        print("free" if struct.unpack("hhqqi4x", r)[0] == fcntl.F_UNLCK else "held")
+        sys.exit(0)
+print("none")
+PY
+  }
+  [ "$(held_of $fp)" = held ] && [ "$(held_of $cp)" = held ] && pass "parent and child each hold their slot's lock" ||
+    fail "parent $(held_of $fp), child $(held_of $cp)"
+  kill -9 $fp; wait $fp 2>/dev/null
+  [ "$(held_of $fp)" = free ] && [ "$(held_of $cp)" = held ] &&
+    pass "the parent killed, its lock is gone and the child's stays" || fail "after the parent: $(held_of $fp), child $(held_of $cp)"
+  kill $cp 2>/dev/null
+  # Where this user may make a pid namespace (root): the same with a real one.
+  if unshare -pf --mount-proc true 2>/dev/null; then
+    rm -f "$FILE"
+    unshare -pf --mount-proc env LD_AUDIT="$AUDIT" "$PROG" hold 1024 40 60 >ns.out 2>ns.err &
+    up=$!
+    wait_for ns.out '^held 40$' || fail "holder in its own pid namespace: $(cat ns.out ns.err)"
+    n=$(granted_alone)
+    [ "$n" = 24 ] && pass "a live holder of another pid namespace keeps its 40 MiB (24 granted)" || fail "live, other namespace: $n"
+    kill -9 "$(pgrep -P $up)"; wait $up 2>/dev/null
+    n=$(granted_alone)
+    [ "$n" = 64 ] && pass "its namespace gone, its share is back (64)" || fail "namespace gone: $n"
+  fi
+  ;;
+memgroup_a_file_of_another_limit_is_made_anew_once_its_processes_are_gone)
+  # A group's file keeps the quota it was made with. One made with another CUAUDIT_MEM_LIMIT
+  # by processes that are all gone sent every later process to its own limit (one message
+  # each, no group) until someone removed it. Now the newcomer makes it anew with its own.
+  rm -f "$FILE"
+  n=$(granted_alone)
+  [ "$n" = 64 ] && [ "$(file_quota)" = 64 ] && pass "made with 64 MiB" || fail "first: $n $(file_quota)"
+  : >alone.err
+  n=$(CUAUDIT_MEM_LIMIT=32MiB granted_alone)
+  [ "$n" = 32 ] && [ ! -s alone.err ] && [ "$(file_quota)" = 32 ] &&
+    pass "its processes gone, a 32 MiB newcomer makes it anew: 32 granted, nothing said" ||
+    fail "stale file: $n granted, quota $(file_quota), $(cat alone.err)"
+  # Processes of one new limit that start at once on a stale file all meet in one new file.
+  n=$(granted_alone)
+  [ "$n" = 64 ] && [ "$(file_quota)" = 64 ] && pass "and back to 64 MiB the same way" || fail "back: $n $(file_quota)"
+  pids=()
+  for i in 1 2 3 4; do
+    CUAUDIT_MEM_LIMIT=32MiB "${G[@]}" "$PROG" hold 1024 10 30 >h$i.out 2>h$i.err &
+    pids+=($!)
+  done
+  for i in 1 2 3 4; do wait_for h$i.out '^held' || fail "holder $i: $(cat h$i.out h$i.err)"; done
+  total=$(cat h1.out h2.out h3.out h4.out | awk '/^held/ { t += $2 } END { print t }')
+  [ "$total" = 32 ] && [ "$(file_quota)" = 32 ] && pass "four at once hold 32 MiB together: one group of 32 MiB" ||
+    fail "four at once: $total MiB held, quota $(file_quota)"
+  cat h*.err | grep -q . && fail "messages: $(cat h*.err | head -3)" || pass "nothing said"
+  for p in "${pids[@]}"; do kill $p; wait $p 2>/dev/null; done
+  ;;
+memgroup_a_file_of_another_limit_with_live_processes_keeps_the_stricter_rule)
+  # Live processes use the file's 64 MiB: a newcomer of another limit joins under it and
+  # keeps its own limit too. Before, it left the group: 32 more beside their 40.
+  rm -f "$FILE"
+  "${G[@]}" "$PROG" hold 1024 40 60 >h.out 2>h.err &
+  hp=$!
+  wait_for h.out '^held 40$' || fail "holder: $(cat h.out h.err)"
+  for lim in 32 128 16; do
+    : >alone.err
+    n=$(CUAUDIT_MEM_LIMIT=${lim}MiB granted_alone)
+    want=$(( lim < 24 ? lim : 24 ))
+    [ "$n" = $want ] && pass "a ${lim} MiB newcomer beside 40 of 64 MiB gets $want: the stricter of the two" ||
+      fail "${lim} MiB newcomer: $n granted"
+    [ "$(grep -c . alone.err)" = 1 ] &&
+      grep -q "CUAUDIT_MEM_GROUP=g: the group's file $FILE was made with another CUAUDIT_MEM_LIMIT, and live processes use it. This process joins the group under the file's quota and keeps its own CUAUDIT_MEM_LIMIT as well" alone.err &&
+      pass "${lim} MiB: one message" || fail "${lim} MiB: $(cat alone.err)"
+    [ "$(file_quota)" = 64 ] && pass "${lim} MiB: the file keeps 64 MiB" || fail "${lim} MiB: file quota $(file_quota)"
+  done
+  kill $hp; wait $hp 2>/dev/null
   ;;
 esac
 finish

@@ -174,6 +174,51 @@ static int spin(char **a)
 	return 0;
 }
 
+/* later CHUNK_KIB N FILE: holds N chunks, says so, waits (up to 60 s) until FILE exists,
+   then allocates chunks until refused and says how many more it got. */
+static int later(char **a)
+{
+	size_t chunk = (size_t)atoi(a[0]) << 10;
+	unsigned want = (unsigned)atoi(a[1]), n = 0, more = 0;
+	CUdeviceptr extra[1024];
+
+	start();
+	while (n < want && cuMemAlloc_v2(&ptrs[n], chunk) == CUDA_SUCCESS)
+		n++;
+	printf("held %u\n", n);
+	fflush(stdout);
+	for (unsigned i = 0; i < 6000 && access(a[2], F_OK) != 0; i++)
+		usleep(10000);
+	while (more < 1024 && cuMemAlloc_v2(&extra[more], chunk) == CUDA_SUCCESS)
+		more++;
+	printf("more %u\n", more);
+	return 0;
+}
+
+/* forked CHUNK_KIB N SECONDS: holds N chunks, forks; the child holds N chunks of its own;
+   each says so ("parent PID held N", "child PID held N") and sleeps. */
+static int forked(char **a)
+{
+	size_t chunk = (size_t)atoi(a[0]) << 10;
+	unsigned want = (unsigned)atoi(a[1]), n = 0;
+	pid_t child;
+
+	start();
+	while (n < want && cuMemAlloc_v2(&ptrs[n], chunk) == CUDA_SUCCESS)
+		n++;
+	printf("parent %d held %u\n", (int)getpid(), n);
+	fflush(stdout);
+	if ((child = fork()) == 0) {
+		n = 0;
+		while (n < want && cuMemAlloc_v2(&ptrs[n], chunk) == CUDA_SUCCESS)
+			n++;
+		printf("child %d held %u\n", (int)getpid(), n);
+		fflush(stdout);
+	}
+	sleep((unsigned)atoi(a[2]));
+	return 0;
+}
+
 /* hold CHUNK_KIB N SECONDS: holds N chunks, says so, and sleeps. */
 static int hold(char **a)
 {
@@ -271,6 +316,10 @@ int main(int argc, char **argv)
 		return churn(argv + 2);
 	if (argc >= 5 && strcmp(argv[1], "hold") == 0)
 		return hold(argv + 2);
+	if (argc >= 5 && strcmp(argv[1], "forked") == 0)
+		return forked(argv + 2);
+	if (argc >= 5 && strcmp(argv[1], "later") == 0)
+		return later(argv + 2);
 	if (argc >= 4 && strcmp(argv[1], "spin") == 0)
 		return spin(argv + 2);
 	if (argc >= 3 && strcmp(argv[1], "fill") == 0)
