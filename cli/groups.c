@@ -92,7 +92,7 @@ static char *load(const char *path, const char **why)
    cannot be told. This process holds none, so any lock is another's. */
 static int slot_lock_held(const char *path, uint64_t off)
 {
-	struct cua_groupfile_kept k = { -1, 0, 0, 0 };
+	struct cua_groupfile_kept k = { .fd = -1 };
 	int r;
 
 	k.fd = open(path, O_RDONLY | O_NOFOLLOW | O_CLOEXEC | O_NONBLOCK | O_NOCTTY);

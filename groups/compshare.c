@@ -23,7 +23,7 @@ static uint64_t my_ns;
 /* The file kept open (groupfile.h), and what became of it: SHARED, DROPPING (found cut
    short: touch nothing) or ALONE (the mapping is private pages holding a file of this
    process alone, so its limit still holds, counting its own time only). */
-static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
+static struct cua_groupfile_kept kept = { .fd = -1 };
 enum { SHARED, DROPPING, ALONE };
 static int state;
 static void (*on_lost)(int alone);

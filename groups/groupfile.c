@@ -7,6 +7,7 @@
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
+#include "clock.h"
 #include "fd.h"
 #include "groupfile.h"
 #include "process.h"
@@ -137,12 +138,21 @@ void *cua_groupfile_map(const char *path, const struct cua_groupfile *f,
 	return map;
 }
 
-int cua_groupfile_whole(const struct cua_groupfile_kept *k)
+int cua_groupfile_whole(struct cua_groupfile_kept *k)
 {
+	uint64_t now = cua_clock_ns(), last = __atomic_load_n(&k->looked_ns, __ATOMIC_RELAXED);
+	int fd = __atomic_load_n(&k->fd, __ATOMIC_ACQUIRE);
 	struct stat st;
 
-	return k->fd >= 0 && fstat(k->fd, &st) == 0 && (uint64_t)st.st_dev == k->dev &&
-	       (uint64_t)st.st_ino == k->ino && st.st_size >= 0 && (uint64_t)st.st_size >= k->size;
+	if (fd < 0)
+		return 0;
+	if (last && now - last < CUA_GROUPFILE_LOOK_NS)
+		return 1;
+	if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != k->dev || (uint64_t)st.st_ino != k->ino ||
+	    st.st_size < 0 || (uint64_t)st.st_size < k->size)
+		return 0;
+	__atomic_store_n(&k->looked_ns, now, __ATOMIC_RELAXED);
+	return 1;
 }
 
 int cua_groupfile_drop(void *map, size_t size, struct cua_groupfile_kept *k)

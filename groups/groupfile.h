@@ -30,6 +30,7 @@ int cua_groupfile_fail(struct cua_buf *why, const char *what, int err);
 struct cua_groupfile_kept {
 	int fd;       /* at CUA_FD_MIN or above, close-on-exec; -1 once dropped */
 	uint64_t dev, ino, size;
+	uint64_t looked_ns; /* cua_clock_ns of the last look that found the file whole; 0: none */
 };
 
 /* Maps the group file at path, read and write, shared: an existing one only if it is a
@@ -44,9 +45,13 @@ void *cua_groupfile_map(const char *path, const struct cua_groupfile *f,
    program may close or reuse it) and the file is still as long as the mapping. A file cut
    short (truncated) under a shared mapping faults with SIGBUS at the next touch of a page past
    its end, and Linux can keep a tmpfs file from shrinking only with a seal, which exists on
-   memfd files alone (docs/design.md, "Group files"): so every use of the mapping looks first.
-   One fstat; async-signal-safe. 1 whole, 0 not (cut short, or no longer to be told). */
-int cua_groupfile_whole(const struct cua_groupfile_kept *k);
+   memfd files alone (docs/design.md, "Group files"): so a use of the mapping looks first. One
+   fstat, at most once in CUA_GROUPFILE_LOOK_NS: a use within that time of a look that found
+   the file whole counts on it (a compute share's charge comes with every launch, and one
+   system call a launch would cost it more than the look could save). Async-signal-safe. 1
+   whole, 0 not (cut short, or no longer to be told). */
+#define CUA_GROUPFILE_LOOK_NS 1000000ull
+int cua_groupfile_whole(struct cua_groupfile_kept *k);
 
 /* Slot locks: a process holds an open-file-description lock (F_OFD_SETLK, never waited for)
    on one byte of its slot while it lives; the kernel drops it when the process ends or execs

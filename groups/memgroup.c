@@ -35,7 +35,7 @@ static uint64_t quota[CUA_GROUP_DEVICES];
 static uint64_t my_ns;
 /* The file kept open, and whether it was found cut short: then the mapping is private zero
    pages and the process is in no group (groupfile.h). */
-static struct cua_groupfile_kept kept = { -1, 0, 0, 0 };
+static struct cua_groupfile_kept kept = { .fd = -1 };
 static int lost;
 static void (*on_lost)(void);
 /* The process whose own open file description kept.fd is (a forked child shares its
