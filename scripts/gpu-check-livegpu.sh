@@ -111,6 +111,10 @@ for c, e in zip(reversed(mine), reversed(order)):
 row("the same launch's slice", mism == 0 and same > 0 and len(order) >= len(mine),
     f"{same} equal to the slice of the same call, {mism} not ({len(order)} slices)")
 row("launches in the history", shown >= 100, f"{shown} at depth 0")
+# PyTorch registers some 20,000 kernels: the view names the ones launched (at their first
+# launch), whatever the number registered.
+named = sum(1 for c in mine if c.get("kernel"))
+row("launches named", shown > 0 and named == len(mine), f"{named} of {len(mine)} with a kernel name")
 row("with a GPU time", timed_exact + timed_bound >= shown // 2,
     f"{timed_exact} exact, {timed_bound} bounded of {shown}")
 row("each one the trace's", wrong == 0 and timed_exact > 0,
