@@ -800,6 +800,10 @@ void cua_live_name_launched(unsigned space, uint64_t key, int may_ask)
 
 	if (!set || !key)
 		return;
+	/* None for this process (its file could not be made, said once): the view is off here,
+	   and a launch there costs the look and these few tests, never an attach. */
+	if (!h && __atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) == cua_process_id())
+		return;
 	/* No region yet (a forked child's first call is this launch): the thread attaches now,
 	   as the call would next, and so makes the child's region. */
 	if (!h) {
