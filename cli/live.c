@@ -1211,8 +1211,9 @@ static void ps_detail(const struct region *r, unsigned last, int json)
 	if (!r->same_table)
 		printf("note: written by another cuaudit build: functions shown by id\n");
 	if (r->head.names_lost)
-		printf("note: %u kernel name(s) found no room in the region: launches of those "
-		       "kernels show no kernel_name\n", r->head.names_lost);
+		printf("note: %s%u launched kernel(s) found no room for their names in the region: "
+		       "their launches show no kernel_name\n",
+		       r->head.names_lost_bound ? "at least " : "", r->head.names_lost);
 	if (r->head.untracked)
 		printf("note: %u thread(s) found no free slot (those that ended without one included) and are not shown; each asks again at a call 100 ms after its last try\n", r->head.untracked);
 	{

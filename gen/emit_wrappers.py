@@ -3,6 +3,7 @@
 per binding kind, and the entry table."""
 
 from emit_common import generated_head, ret_class
+from emit_roles import launch_func
 from model import GenError
 
 
@@ -33,7 +34,20 @@ def procaddress_call(a, policy):
     return call
 
 
-def wrapper_for(a, policy):
+def live_launch(a, roles):
+    """A launch's first lines: the live view publishes its kernel's name at the key's first
+    launch (rt/livefmt.h, cua_live_launch), before the call's record, so that a first launch
+    that hangs is named; one look a launch, in the launch wrappers alone."""
+    if roles.get(a.elf_name, ("plain",))[0] != "launch":
+        return []
+    f, kind = launch_func(a)
+    space = "CUA_KERNELNAMES_HOSTS" if kind == "CUAUDIT_FUNC_HOST" else "CUA_KERNELNAMES_HANDLES"
+    ask = "1" if a.layer == "driver" else "0"
+    return ["\tif (CUA_UNLIKELY(cua_live_on))",
+            f"\t\tcua_live_launch({space}, (uint64_t)(uintptr_t){f}, {ask});"]
+
+
+def wrapper_for(a, policy, roles):
     pfn = f"cua_pfn_{a.elf_name}"
     ptypes = ", ".join(decl for _, _, decl in a.params) or "void"
     names = ", ".join(n for _, n, _ in a.params)
@@ -58,6 +72,7 @@ def wrapper_for(a, policy):
             argp, argn = "NULL", "0"
         out.append("\tstruct cua_call c;")
         out.append("\tstruct cua_frame cua_f;")
+        out += live_launch(a, roles)
         # Only a runtime function can be reached through a patched entry.
         slot = (f"CUA_REAL_OF(cua_bind_kind, {idc})" if a.layer == "runtime" else f"cua_real[{idc}]")
         call = f"(({pfn}){slot})({anames})"
@@ -134,9 +149,10 @@ def wrapper_for(a, policy):
     return "\n".join(out)
 
 
-def emit_wrappers(apis, note, includes, policy):
+def emit_wrappers(apis, note, includes, policy, roles):
     out = generated_head(note, includes) + [
             '#include "dispatch.h"',
+            '#include "kernelnames.h"',
             '#include "procaddress.h"',
             "",
             "/* The prototypes are checked against the headers, deprecated ones included. */",
@@ -162,7 +178,7 @@ def emit_wrappers(apis, note, includes, policy):
             ""]
     for i, a in enumerate(apis):
         out.append(f"#if {i} % CUA_WRAPPERS_PARTS == CUA_WRAPPERS_PART")
-        out.append(wrapper_for(a, policy))
+        out.append(wrapper_for(a, policy, roles))
         out.append("#endif")
         out.append("")
     out.append("#if CUA_WRAPPERS_PART == 0")

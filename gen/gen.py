@@ -103,7 +103,7 @@ def main(argv):
         ids = emit_ids(apis, note)
         arg_structs = emit_args(apis, note, includes, extra_typedefs)
         table = emit_table(apis, results, note, policy)
-        wrappers = emit_wrappers(apis, note, includes, policy)
+        wrappers = emit_wrappers(apis, note, includes, policy, roles)
         memory = emit_memory(apis, note, includes, policy)
         role_code = emit_roles(apis, roles, note, includes, policy)
     except GenError as e:

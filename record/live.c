@@ -10,6 +10,7 @@
 #include <unistd.h>
 #include "fd.h"
 #include "fmt.h"
+#include "kernelnames.h"
 #include "liveconfig.h"
 #include "livefmt.h"
 #include "out.h"
@@ -44,6 +45,7 @@ struct pending {
 	uint32_t errors[CUAUDIT_ID_COUNT];
 };
 static struct pending *pending_pool; /* PENDING_MAX of them, mapped in cua_live_setup */
+static void forget_named(void);
 
 /* This process's region: made when a CUDA library loads (cua_live_prepare), or by the first
    thread that calls (a forked child). */
@@ -176,6 +178,11 @@ int cua_live_setup(const char *dir, uint32_t ncalls, uint32_t caps)
 	if (p == MAP_FAILED)
 		return -1;
 	cfg.scratch = p;
+	p = mmap(NULL, CUA_LIVE_NAMED * sizeof(uint64_t), PROT_READ | PROT_WRITE,
+		 MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+	if (p == MAP_FAILED)
+		return -1;
+	cua_live_named = p;
 	/* Its records all in flight: a call in it takes none (cua_live_next_free). */
 	for (uint32_t k = 0; k < ncalls; k++)
 		cua_live_record(cfg.scratch, k)->h.seq = CUA_LIVE_IN_FLIGHT;
@@ -345,6 +352,8 @@ static void child_after_fork(void)
 	if (h && __atomic_load_n(&cua_live_region_pid, __ATOMIC_ACQUIRE) != (uint64_t)getpid())
 		(void)mmap(h, cfg.file_size, PROT_READ | PROT_WRITE, MAP_FIXED | MAP_PRIVATE | MAP_ANONYMOUS,
 			   -1, 0);
+	/* The parent's launched keys: the child's launches of them are named in its region. */
+	forget_named();
 	errno = saved;
 }
 
@@ -386,6 +395,7 @@ static struct cua_live_head *region_of(uint64_t pid, int *retry)
 	if (__atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) != pid) {
 		/* A forked child: the parent's mapping stays (its threads are not here), the
 		   child gets its own file. */
+		forget_named();
 		h = make_region(pid);
 		region.failed = h == NULL;
 		if (h) {
@@ -711,16 +721,13 @@ void cua_live_note_mem(unsigned dev, uint64_t bytes)
 
 /* Open addressing from the key's hash: the key's own entry (a name given again: rewritten
    only when it changed, a handle reused by another module), else the first free one. An
-   entry is taken with one compare-and-swap of its number and written under an odd one. */
-void cua_live_note_name(unsigned space, uint64_t key, const char *name)
+   entry is taken with one compare-and-swap of its number and written under an odd one.
+   1: written or there; 0: no entry free within CUA_LIVE_NAME_PROBES. */
+static int put_name(struct cua_live_head *h, unsigned space, uint64_t key, const char *name)
 {
-	struct cua_live_head *h = own_region();
 	struct cua_live_name *names;
-	size_t n;
+	size_t n = strnlen(name, CUA_LIVE_NAME_MAX - 1);
 
-	if (!h || !key || !name)
-		return;
-	n = strnlen(name, CUA_LIVE_NAME_MAX - 1);
 	/* The offset this process wrote, not the head's (another process of the user may write
 	   the file). */
 	names = (struct cua_live_name *)((char *)h + CUA_LIVE_HEAD_SIZE + CUA_LIVE_SLOTS * cfg.slot_size);
@@ -734,7 +741,7 @@ void cua_live_note_name(unsigned space, uint64_t key, const char *name)
 		if (seq && !(e->space == space && e->key == key))
 			continue;
 		if (seq && strncmp(e->name, name, n) == 0 && e->name[n] == '\0')
-			return; /* known already */
+			return 1; /* known already */
 		if (!__atomic_compare_exchange_n(&e->seq, &seq, seq + 1, 0, __ATOMIC_ACQ_REL,
 						 __ATOMIC_ACQUIRE))
 			continue;
@@ -744,7 +751,119 @@ void cua_live_note_name(unsigned space, uint64_t key, const char *name)
 		memcpy(e->name, name, n);
 		e->name[n] = '\0';
 		__atomic_store_n(&e->seq, seq + 2, __ATOMIC_RELEASE);
+		return 1;
+	}
+	return 0;
+}
+
+int cua_live_note_name(unsigned space, uint64_t key, const char *name)
+{
+	struct cua_live_head *h = own_region();
+
+	if (!h)
+		return -1;
+	if (!key || !name)
+		return 1;
+	if (put_name(h, space, key, name))
+		return 1;
+	__atomic_add_fetch(&h->names_lost, 1, __ATOMIC_RELAXED);
+	return 0;
+}
+
+/* The launched keys (rt/livefmt.h, CUA_LIVE_NAMED): the set, and how many it keeps. */
+uint64_t *cua_live_named;
+static uint32_t named_kept;
+
+/* A forked child's copy holds its parent's keys, published in the parent's region, not in
+   the child's: emptied (zero pages again) in the child's fork handler, and again before the
+   child's region is published (a child made without the C library's fork runs no handler:
+   its launches of its parent's kernels are named from their first launch after its region
+   is made). No key is added while this process has no region (cua_live_name_launched). */
+static void forget_named(void)
+{
+	if (__atomic_load_n(&named_kept, __ATOMIC_RELAXED)) {
+		(void)madvise(cua_live_named, CUA_LIVE_NAMED * sizeof(uint64_t), MADV_DONTNEED);
+		__atomic_store_n(&named_kept, 0, __ATOMIC_RELAXED);
+	}
+}
+
+/* The first launch of a key (or one whose place in the set another key holds): the key is
+   kept in the set, by the one thread whose compare-and-swap put it there, which then
+   publishes its name, so that a key found no entry is counted once. */
+void cua_live_name_launched(unsigned space, uint64_t key, int may_ask)
+{
+	uint64_t tag = cua_live_named_tag(space, key);
+	uint64_t *set = cua_live_named;
+	struct cua_live_head *h = own_region();
+	const char *name;
+	int saved = errno;
+
+	if (!set || !key)
+		return;
+	/* None for this process (its file could not be made, said once): the view is off here,
+	   and a launch there costs the look and these few tests, never an attach. */
+	if (!h && __atomic_load_n(&region.pid, __ATOMIC_ACQUIRE) == cua_process_id())
+		return;
+	/* No region yet (a forked child's first call is this launch): the thread attaches now,
+	   as the call would next, and so makes the child's region. */
+	if (!h) {
+		uint64_t pid;
+
+		(void)cua_live_attach(&pid);
+		h = own_region();
+		if (!h) {
+			errno = saved;
+			return; /* none (another thread makes it): asked again at the next launch */
+		}
+	}
+	for (uint32_t j = 0, at = cua_live_named_at(tag); j < CUA_LIVE_NAMED;
+	     j++, at = (at + 1) & (CUA_LIVE_NAMED - 1)) {
+		uint64_t t = __atomic_load_n(&set[at], __ATOMIC_ACQUIRE);
+
+		if (t == tag)
+			return; /* kept further on (its place is another key's) */
+		if (t)
+			continue;
+		if (__atomic_load_n(&named_kept, __ATOMIC_RELAXED) >= CUA_LIVE_NAMED_FILL)
+			break;
+		if (!__atomic_compare_exchange_n(&set[at], &t, tag, 0, __ATOMIC_ACQ_REL,
+						 __ATOMIC_ACQUIRE)) {
+			if (t == tag)
+				return; /* another thread's launch of it, just now */
+			continue;
+		}
+		__atomic_add_fetch(&named_kept, 1, __ATOMIC_RELAXED);
+		name = cua_kernelnames_of_key(space, (uintptr_t)key, may_ask);
+		if (name)
+			(void)cua_live_note_name(space, key, name);
+		errno = saved;
 		return;
 	}
-	__atomic_add_fetch(&h->names_lost, 1, __ATOMIC_RELAXED);
+	/* The set is full: looked up at each launch, and a loss no longer counted. */
+	name = cua_kernelnames_of_key(space, (uintptr_t)key, may_ask);
+	if (name && !put_name(h, space, key, name))
+		__atomic_store_n(&h->names_lost_bound, 1, __ATOMIC_RELAXED);
+	errno = saved;
+}
+
+void cua_live_renamed(unsigned space, uint64_t key, const char *name)
+{
+	uint64_t tag = cua_live_named_tag(space, key);
+	uint64_t *set = cua_live_named;
+	struct cua_live_head *h = own_region();
+
+	if (!set || !key || !name || !h)
+		return;
+	for (uint32_t j = 0, at = cua_live_named_at(tag); j < CUA_LIVE_NAMED;
+	     j++, at = (at + 1) & (CUA_LIVE_NAMED - 1)) {
+		uint64_t t = __atomic_load_n(&set[at], __ATOMIC_ACQUIRE);
+
+		if (!t)
+			return; /* not launched yet: named at its first launch */
+		if (t == tag) {
+			/* A loss was counted at its launch already. */
+			(void)put_name(h, space, key, name);
+			return;
+		}
+	}
 }

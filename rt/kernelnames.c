@@ -243,6 +243,22 @@ static uintptr_t launch_key(const struct cuaudit_call *c, unsigned *space)
 	return (uintptr_t)l.func;
 }
 
+const char *cua_kernelnames_of_key(unsigned space, uintptr_t key, int may_ask)
+{
+	const char *name;
+
+	if (!on || !key || space > CUA_KERNELNAMES_HANDLES)
+		return NULL;
+	if (find(space, key))
+		return cua_kernelnames_lookup(space, key);
+	if (space != CUA_KERNELNAMES_HANDLES || !may_ask || !resolver)
+		return NULL;
+	/* A failure is remembered too, so the driver is asked once per handle. */
+	name = resolver(key);
+	cua_kernelnames_add(CUA_KERNELNAMES_HANDLES, key, name, 0);
+	return name ? cua_kernelnames_lookup(CUA_KERNELNAMES_HANDLES, key) : NULL;
+}
+
 static __thread struct {
 	uint64_t correlation_id;
 	const char *name;
@@ -261,18 +277,13 @@ const char *cua_kernelnames_of_call(const struct cuaudit_call *c)
 	key = launch_key(c, &space);
 	if (!key)
 		return NULL;
+	/* The driver is asked only after a launch that succeeded: it accepted the handle (the
+	   rule's look-up only where the registry does not know the key). */
 	if (find(space, key))
 		name = cua_kernelnames_lookup(space, key);
-	else if (space == CUA_KERNELNAMES_HANDLES && c->layer == CUAUDIT_LAYER_DRIVER && resolver &&
-		 cua_table_succeeded(c)) {
-		/* Only after a launch that succeeded: the driver accepted the handle. A failure
-		   is remembered too, so the driver is asked once per handle. */
-		name = resolver(key);
-		cua_kernelnames_add(CUA_KERNELNAMES_HANDLES, key, name, 0);
-		name = name ? cua_kernelnames_lookup(CUA_KERNELNAMES_HANDLES, key) : NULL;
-	}
 	else
-		name = NULL;
+		name = cua_kernelnames_of_key(space, key, c->layer == CUAUDIT_LAYER_DRIVER &&
+							  cua_table_succeeded(c));
 	last.correlation_id = c->correlation_id;
 	last.name = name;
 	return name;

@@ -30,6 +30,11 @@ void cua_kernelnames_enable(cua_kernelnames_resolver resolver);
    a per-thread cache. */
 const char *cua_kernelnames_of_call(const struct cuaudit_call *c);
 
+/* The name of the kernel that key (in space) stands for, as cua_kernelnames_of_call finds it
+   (a string that lives as long as the process, or NULL): a handle the program never named
+   is asked of the driver (the resolver) where may_ask, once per handle. Lock-free. */
+const char *cua_kernelnames_of_key(unsigned space, uintptr_t key, int may_ask);
+
 /* The readable form of a name this registry gave out (cua_kernelnames_of_call or _lookup),
    demangled once and kept: a later call returns the same string. The name itself when it is
    not a mangled C++ name, the demangler does not understand it, CUAUDIT_DEMANGLE is off, or

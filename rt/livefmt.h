@@ -31,7 +31,9 @@
    nested in it or made by signal handlers follow. The history is read back from slot.done:
    the record at INDEX's position is that call's only if its number is 4 * INDEX + 4. */
 #define CUA_LIVE_MAGIC "cuaudit-live/1\n"
-#define CUA_LIVE_VERSION 6 /* each slot ends with its thread's open NVTX ranges (5: every ended
+#define CUA_LIVE_VERSION 7 /* kernel names published at a kernel's first launch, names_lost
+				   counts launched kernels, names_lost_bound (6: each slot ends with
+				   its thread's open NVTX ranges, names published at registration; 5: every ended
 				   call timed, per-API time sums, kernel names; 4: the view alone left
 				   the end untimed; 3: separate flight records and history) */
 #define CUA_LIVE_HEAD_SIZE 4096u
@@ -106,6 +108,9 @@ struct cua_live_head {
 	uint32_t names_lost;     /* names that found no entry free within CUA_LIVE_NAME_PROBES */
 	/* The clock of the calls' times (struct cua_live_clock). */
 	struct cua_live_clock clock;
+	/* 1: names_lost is a lower bound (more keys launched than CUA_LIVE_NAMED_FILL); 0 in a
+	   writer's before it (its count counted registrations). */
+	uint32_t names_lost_bound;
 };
 _Static_assert(sizeof(struct cua_live_head) <= CUA_LIVE_HEAD_SIZE, "the head fits its page");
 _Static_assert(offsetof(struct cua_live_head, clock) == 904 && sizeof(struct cua_live_clock) == 40,
@@ -145,8 +150,11 @@ static inline int cua_live_clock_take(int (*get)(void *ctx, struct cua_live_cloc
 }
 
 /* One kernel name: what a launch's function (its key: the first argument's handle, or a
-   runtime launch's host function) is called, published when the program names it (a
-   registration, a look-up), never at the launch. The reader reads a launch's key from its
+   runtime launch's host function) is called, published at the key's first launch (before
+   the call: a first launch that hangs is named), from what the program named it (a
+   registration, a look-up) or the driver says, and again where the program names a key
+   already published anew (a handle reused by another module). Only launched kernels take
+   an entry: a program registers thousands (PyTorch some 20,500) and launches few. The reader reads a launch's key from its
    record's argument bytes (cua_roles_launch_func) and finds its name here. seq is a seqlock:
    odd while written, even when whole, 0 for an entry never used. 256 bytes. */
 struct cua_live_name {
@@ -157,6 +165,26 @@ struct cua_live_name {
 };
 _Static_assert(sizeof(struct cua_live_name) == 256, "name entries of 256 bytes");
 #define CUA_LIVE_NAME_PROBES 64u
+
+/* The keys this process has launched and published (or found no entry for, counted once in
+   names_lost), private to the process: a launch's only cost while the view is on is one
+   look at its key's place here (cua_live_launch). Open-addressed by cua_live_named_at; a
+   tag is the key with the space in its top bit, 0 for a free place (a host key 0 is never
+   named: it reads as published). Mapped in cua_live_setup, emptied in a forked child that
+   makes its own region. At most CUA_LIVE_NAMED_FILL keys are kept; a key past that is looked
+   up and published at each of its launches, and names_lost then counts no more (set
+   names_lost_bound: the count is a lower bound). */
+#define CUA_LIVE_NAMED (1u << 15)
+#define CUA_LIVE_NAMED_FILL (1u << 14)
+extern uint64_t *cua_live_named;
+static inline uint64_t cua_live_named_tag(unsigned space, uint64_t key)
+{
+	return key ^ ((uint64_t)space << 63);
+}
+static inline uint32_t cua_live_named_at(uint64_t tag)
+{
+	return (uint32_t)((tag * 0x9e3779b97f4a7c15ull) >> 49); /* 15 bits: CUA_LIVE_NAMED */
+}
 /* The first entry a key is looked for in (then the next ones, CUA_LIVE_NAME_PROBES in all). */
 static inline uint32_t cua_live_name_hash(uint32_t space, uint64_t key, uint32_t names_max)
 {
@@ -380,9 +408,26 @@ extern struct cua_live_head *volatile cua_live_region;
 extern uint64_t cua_live_region_pid;
 /* The memory hook's count of device dev changed to bytes: published for the readers. */
 void cua_live_note_mem(unsigned dev, uint64_t bytes);
-/* The program named a kernel: key (in space, CUA_KERNELNAMES_*) is called name. Published in
-   this process's region for the readers (lock-free; any thread; not per launch). */
-void cua_live_note_name(unsigned space, uint64_t key, const char *name);
+/* Key (in space, CUA_KERNELNAMES_*) is called name: published in this process's region for
+   the readers (lock-free; any thread; once per launched key). 1: written or there already;
+   0: no entry free (counted in names_lost); -1: no region of this process. */
+int cua_live_note_name(unsigned space, uint64_t key, const char *name);
+/* A launch of key (in space) is about to be made: its kernel's name is published at its
+   first launch (cua_live_name_launched). may_ask: a driver launch (an unnamed handle is
+   asked of the driver). Called only while the view is on, before the call's record. */
+void cua_live_name_launched(unsigned space, uint64_t key, int may_ask);
+static inline __attribute__((always_inline)) void cua_live_launch(unsigned space, uint64_t key,
+								  int may_ask)
+{
+	uint64_t tag = cua_live_named_tag(space, key);
+
+	if (__builtin_expect(__atomic_load_n(&cua_live_named[cua_live_named_at(tag)], __ATOMIC_RELAXED) !=
+				     tag, 0))
+		cua_live_name_launched(space, key, may_ask);
+}
+/* The program named key anew (a registration, a look-up): published again where the key was
+   launched already (rewritten only where the name changed), else nothing until its launch. */
+void cua_live_renamed(unsigned space, uint64_t key, const char *name);
 /* The control word: one load. */
 static inline uint32_t cua_live_ctl(void)
 {

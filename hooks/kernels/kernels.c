@@ -27,11 +27,13 @@ static uintptr_t handle_at(const void *p)
 }
 
 /* A name the program gave, for the live view's readers (`cuaudit ps` names each launch by
-   its key): published where it is learnt, so that a launch costs the view nothing more. */
+   its key): the view publishes a key's name at its first launch (cua_live_launch), from
+   this registry; a key launched already is published again here, where its name may have
+   changed (a handle reused by another module). */
 static void publish(unsigned space, uintptr_t key, const char *name)
 {
 	if (cua_live_on)
-		cua_live_note_name(space, key, name);
+		cua_live_renamed(space, key, name);
 }
 
 /* What a kernel-name source (role kernel_name) or a version query (role version) says,

@@ -17,3 +17,6 @@ case_script(live_adv.sh)
 # The history read like the log, a killed process's death, `run` checking the directory,
 # `top` on a terminal and in batch; truth_prog is the truth area's program.
 case_script(live_history.sh)
+# Far more kernels registered than the name table holds, a few launched (and in a forked child).
+case_program(live_names_prog SOURCES cases/live_names_prog.c LINK mock_cuda mock_cudart)
+case_script(live_names.sh)

@@ -6,6 +6,7 @@
 #include "cuaudit_ids.h"
 #include "cuaudit_args.h"
 #include "dispatch.h"
+#include "kernelnames.h"
 #include "procaddress.h"
 
 /* The prototypes are checked against the headers, deprecated ones included. */
@@ -290,6 +291,8 @@ static CUA_COLD CUresult cua_w_cuLaunchKernel(unsigned cua_bind_kind, void *f, u
 	struct cuaudit_args_cuLaunchKernel a = { f, gridDimX, gridDimY, gridDimZ, blockDimX, blockDimY, blockDimZ, kernelParams };
 	struct cua_call c;
 	struct cua_frame cua_f;
+	if (CUA_UNLIKELY(cua_live_on))
+		cua_live_launch(CUA_KERNELNAMES_HANDLES, (uint64_t)(uintptr_t)f, 1);
 	if (cua_dispatch_enter(&c, &cua_f, CUAUDIT_ID_cuLaunchKernel, cua_bind_kind, &a, sizeof(a)))
 		c.pub.result = (uint64_t)(int64_t)((cua_pfn_cuLaunchKernel)cua_real[CUAUDIT_ID_cuLaunchKernel])(a.f, a.gridDimX, a.gridDimY, a.gridDimZ, a.blockDimX, a.blockDimY, a.blockDimZ, a.kernelParams);
 	cua_dispatch_exit(&c, &cua_f);
