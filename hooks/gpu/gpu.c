@@ -447,23 +447,74 @@ static int setup(struct gctx *g)
 /* While a capture may be open (one was begun and its end not yet seen; a program may also
    abandon one), cuaudit's own calls that a global-mode capture forbids (a stream
    creation, an event query) run in the relaxed capture mode, which no capture forbids: they
-   neither end the program's capture nor wait for its end to be seen. 1: relaxed (unrelax
-   restores the mode); 0: no capture seen; -1: the mode cannot be changed, so the caller
-   makes none of those calls. */
+   neither end the program's capture nor wait for its end to be seen. 1 or 2: relaxed
+   (unrelax restores the mode); 0: no capture seen; -1: the mode cannot be changed, so the
+   caller makes none of those calls.
+
+   The mode is the thread's, and a jump out of a signal handler (siglongjmp) between the
+   switch and its undoing would leave the program's thread relaxed: its later captures
+   would accept calls they must refuse. So the outermost switch of a thread keeps the mode
+   to put back in the thread's own record (switched): the driver writes it there itself,
+   in and out (the exchange's pointer), so that at every instruction the record holds what
+   the thread's mode must become (RELAXED: nothing to undo), with the mark of a lock hold
+   (where on the stack the switch began, and the thread's handler serial). The thread's
+   next look (relax_left: a timed call while a capture may be open, a capture's begin or
+   end) puts back a switch that a jump left. A switch inside another (a handler's call in
+   the middle of one) keeps its mode in the caller's variable, as before. */
+static __thread struct {
+	uint64_t mark; /* as a lock's (mark): 0 when no switch is kept here */
+	CUstreamCaptureMode back;
+} switched __attribute__((tls_model("initial-exec")));
+
 static int relax(CUstreamCaptureMode *mode)
 {
 	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
+	CUresult rc;
 
 	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
 		return 0;
+	if (!exchange)
+		return -1;
 	*mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-	return exchange && exchange(mode) == CUDA_SUCCESS ? 1 : -1;
+	if (switched.mark)
+		return exchange(mode) == CUDA_SUCCESS ? 1 : -1;
+	switched.back = CU_STREAM_CAPTURE_MODE_RELAXED;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	switched.mark = (uint64_t)cua_self.sig_serial << 32 | ((uint32_t)(uintptr_t)mode | 1u);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rc = exchange(&switched.back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (rc == CUDA_SUCCESS)
+		return 2;
+	switched.mark = 0;
+	return -1;
 }
 
 static void unrelax(int relaxed, CUstreamCaptureMode *mode)
 {
-	if (relaxed > 0)
+	if (relaxed == 1)
 		REAL(cuThreadExchangeStreamCaptureMode)(mode);
+	if (relaxed != 2)
+		return;
+	REAL(cuThreadExchangeStreamCaptureMode)(&switched.back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	switched.mark = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* A switch of this thread's mode that a jump left (relax): the thread's mode is put back.
+   Code at here, of the same thread; not while the switch is in progress below it. */
+static CUA_COLD void relax_left(uintptr_t here)
+{
+	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
+
+	if (!hold_left(switched.mark, here))
+		return;
+	if (switched.back != CU_STREAM_CAPTURE_MODE_RELAXED && exchange)
+		exchange(&switched.back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	switched.mark = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 /* Whether an event call's failure says the pool's context is gone (destroyed, reset, a
@@ -1105,15 +1156,16 @@ static int classify(const struct cuaudit_call *c, struct what *w)
 	}
 }
 
-static int capturing(void *stream, int flavour)
+static CUA_COLD int capturing_now(void *stream, int flavour, uintptr_t here)
 {
 	CUresult (*is)(CUstream, CUstreamCaptureStatus *) = REAL(cuStreamIsCapturing);
 	CUresult (*is_pt)(CUstream, CUstreamCaptureStatus *) = REAL(cuStreamIsCapturing_ptsz);
 	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
 	CUresult r;
 
-	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
-		return 0;
+	/* A switch of the mode matters only while a capture may be open: looked at here. */
+	if (CUA_UNLIKELY(switched.mark) && here)
+		relax_left(here);
 	/* Asked of the same stream the call names, in the call's own flavour. */
 	if (flavour == CUAUDIT_STREAM_PER_THREAD && is_pt)
 		r = is_pt((CUstream)stream, &st);
@@ -1124,6 +1176,14 @@ static int capturing(void *stream, int flavour)
 	return r != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
+/* Whether the call's stream may be capturing; here: the call's record (0: none). */
+CUA_HOT_INLINE int capturing(void *stream, int flavour, uintptr_t here)
+{
+	if (CUA_LIKELY(!__atomic_load_n(&captures, __ATOMIC_ACQUIRE)))
+		return 0;
+	return capturing_now(stream, flavour, here);
+}
+
 int cua_gpu_call_captures(const struct cuaudit_call *c)
 {
 	int *err = program_errno_slot(), saved = err ? *err : 0, r;
@@ -1131,7 +1191,7 @@ int cua_gpu_call_captures(const struct cuaudit_call *c)
 
 	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE) || classify(c, &w) != 0)
 		return 0;
-	r = capturing(w.stream, w.flavour);
+	r = capturing(w.stream, w.flavour, 0);
 	if (err)
 		*err = saved;
 	return r;
@@ -1183,7 +1243,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		return CUAUDIT_CALL_REAL;
 	if (classify(c, &w) != 0)
 		return CUAUDIT_CALL_REAL;
-	if (capturing(w.stream, w.flavour)) {
+	if (capturing(w.stream, w.flavour, (uintptr_t)c)) {
 		*c->user = USER_UNTIMED | CUA_GPU_CAPTURING;
 		goto out;
 	}
@@ -1269,6 +1329,9 @@ static void capture_edge(const struct cuaudit_call *c, enum cuaudit_role role)
 {
 	if (c->depth || c->skipped || !own_state((uintptr_t)c))
 		return;
+	/* Before the thread's next call in a capture it begins (or after one ends). */
+	if (CUA_UNLIKELY(switched.mark))
+		relax_left((uintptr_t)c);
 	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN && cua_table_succeeded(c))
 		__atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
 	else if (role == CUAUDIT_ROLE_CAPTURE_END) {

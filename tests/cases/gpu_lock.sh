@@ -156,6 +156,29 @@ gpu_time_launches_after_a_jump_out_of_a_held_lock_are_timed_on_every_thread)
   [ -n "$ms" ] && [ "$ms" -lt 600 ] && pass "50 busy launches in $ms ms" ||
     fail "the other thread's 50 busy launches took ${ms:-?} ms (each waited: 1000 ms or more)"
   ;;
+gpu_time_a_jump_out_of_its_relaxed_capture_mode_gives_the_thread_its_own_mode_back)
+  # cuaudit queries its events with the thread's capture mode switched to relaxed, so that
+  # a global-mode capture survives them. A handler that jumped out (siglongjmp) of such a
+  # query left the program's thread relaxed for good: its later captures would accept
+  # calls they must refuse. The thread sets its mode to thread-local and begins a global
+  # capture; the 8th launch's harvest makes the first event query, where MOCK_TRIP raises:
+  # jumped out of, the thread's next timed call puts its mode back (1, not 2); a handler
+  # that copies and returns finds the switch still in progress below it and leaves it
+  # alone (the capture is not broken by a query outside the relaxed mode).
+  timeout -s KILL 20 "$BIN/gpu_lock" modejump >native.out 2>native.err
+  grep -qx "thread's mode 1" native.out && pass "natively the thread's mode is its own" ||
+    fail "native: $(grep mode native.out)"
+  run_gpu 20 modejump MOCK_TRIP=cuEventQuery:1:raise=12
+  expect_rc 0
+  expect_out '^launch 7: jumped out$'
+  expect_out "^thread's mode 1\$"
+  expect_out '^end capture -> 0$'
+  run_gpu 20 modenest MOCK_TRIP=cuEventQuery:1:raise=10
+  expect_rc 0
+  expect_out '^handler: copy 0$'
+  expect_out "^thread's mode 1\$"
+  expect_out '^end capture -> 0$'
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]
