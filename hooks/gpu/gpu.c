@@ -80,12 +80,14 @@ struct rec {
 /* A lock (see "The locks"): its holder's process and thread ids, and the holder's mark,
    which only the holder's own thread reads: where the hold began on its stack (the low 32
    bits, bit 0 set: a mark) and how many handlers the thread had begun by then (above bit
-   32); 0 while the holder is between taking the word and marking it, or between unmarking
-   it and giving it back. stale: what a thread that waited LOCK_WAIT_NS in vain found
-   (key ^ mark), for the next waiters to give up at once while that hold stands (cleared
-   at each release). */
+   32). The key and the mark are one aligned 16-byte pair, taken with the mark and given
+   back in one instruction each (cas_pair): a jump out of a signal handler at any
+   instruction finds the lock free, or held with its mark. stale: what a thread that waited
+   LOCK_WAIT_NS in vain found (key ^ mark), for the next waiters to give up at once while
+   that hold stands (cleared at each release). */
 struct glock {
-	uint64_t key, mark, stale;
+	_Alignas(16) uint64_t key;
+	uint64_t mark, stale;
 };
 
 /* GPU times are kept in "GPU nanoseconds", a sum of the driver's elapsed times between
@@ -205,8 +207,8 @@ static int left_since(uint32_t frame, uint32_t serial, uintptr_t here)
    timed record's own thread does (left_since): a holder still running below it (a
    handler's call, or exit, interrupting the hook) is given up on at once; a hold a jump
    out of a handler left (siglongjmp) is taken over, and its taker makes what it guarded
-   consistent (LOCK_TAKEN_OVER). A hold caught unmarked (the two stores at each end) is
-   taken for running. Another thread's lock is waited for at most LOCK_WAIT_NS; other
+   consistent (LOCK_TAKEN_OVER). A hold is never unmarked: it begins and ends with one
+   instruction that writes the key and the mark together (cas_pair). Another thread's lock is waited for at most LOCK_WAIT_NS; other
    threads cannot see the holder's stack, so an abandoned hold stands until its own
    thread's next call here takes it over, and the first waiter that waits in vain marks
    the hold stale: later waiters give it up without waiting while the same hold stands.
@@ -220,13 +222,37 @@ static uint64_t lock_key(void)
 	return cua_process_id_fast() << 32 | (cua_thread_id_fast() & 0xffffffffu);
 }
 
-/* here: an address in the caller's frame (its call record where it has one). */
+/* The mark of a hold beginning at here: an address in the caller's frame (its call record
+   where it has one). */
+static uint64_t mark_at(uintptr_t here)
+{
+	return (uint64_t)cua_self.sig_serial << 32 | ((uint32_t)here | 1u);
+}
+
+/* A hold of this thread's taken over: only this thread writes the mark while the key is its
+   own, and a jump before this store leaves the old mark, which still says left. */
 static void mark(struct glock *l, uintptr_t here)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&l->mark, (uint64_t)cua_self.sig_serial << 32 | ((uint32_t)here | 1u),
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&l->mark, mark_at(here), __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+#if !defined(__x86_64__)
+#error "the GPU timing's locks take their key and mark in one cmpxchg16b: x86-64 only"
+#endif
+/* Where l's key and mark are *key and *mark, makes them nkey and nmark, in one locked
+   instruction: 1. Else 0, with *key and *mark the pair as it was, read in that instruction. */
+static int cas_pair(struct glock *l, uint64_t *key, uint64_t *mark, uint64_t nkey,
+		    uint64_t nmark)
+{
+	unsigned char ok;
+
+	__asm__ volatile("lock cmpxchg16b %1\n\tsetz %0"
+			 : "=q"(ok), "+m"(l->key), "+m"(l->mark), "+a"(*key), "+d"(*mark)
+			 : "b"(nkey), "c"(nmark)
+			 : "memory", "cc");
+	return ok;
 }
 
 /* A hold of this thread's, marked m, that a jump left. */
@@ -239,32 +265,25 @@ static CUA_COLD int hold_left(uint64_t m, uintptr_t here)
    by this thread below, or by another past wait_ns (or a hold already found stale). */
 static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
 {
-	uint64_t me = lock_key(), held, deadline = 0, now, seen = 0;
+	uint64_t me = lock_key(), m = mark_at(here), held, hmark, deadline = 0, now, seen = 0;
 
 	for (unsigned spins = 0;; spins++) {
-		held = 0;
-		if (__atomic_compare_exchange_n(&l->key, &held, me, 0, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED)) {
-			mark(l, here);
+		held = hmark = 0;
+		if (cas_pair(l, &held, &hmark, me, m))
 			return LOCK_TAKEN;
-		}
 		if (held == me) {
-			/* Only this thread writes the mark while the word is its own. */
-			if (!hold_left(__atomic_load_n(&l->mark, __ATOMIC_RELAXED), here))
+			if (!hold_left(hmark, here))
 				return LOCK_NOT;
 			mark(l, here);
 			return LOCK_TAKEN_OVER;
 		}
 		/* Held at a fork by a thread of the parent: it will never be released here. */
 		if (held >> 32 != me >> 32) {
-			if (__atomic_compare_exchange_n(&l->key, &held, me, 0, __ATOMIC_ACQUIRE,
-							__ATOMIC_RELAXED)) {
-				mark(l, here);
+			if (cas_pair(l, &held, &hmark, me, m))
 				return LOCK_TAKEN;
-			}
 			continue;
 		}
-		seen = held ^ __atomic_load_n(&l->mark, __ATOMIC_RELAXED);
+		seen = held ^ hmark;
 		if (!spins && seen == __atomic_load_n(&l->stale, __ATOMIC_RELAXED))
 			return LOCK_NOT;
 		if (spins < 100) {
@@ -286,15 +305,16 @@ static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
 	}
 }
 
-/* The mark is cleared first; and stale: a later hold may carry the same key and mark (the
-   same thread, from the same place, with no handler run between). */
+/* stale first: a later hold may carry the same key and mark (the same thread, from the same
+   place, with no handler run between). Then the key and the mark together: the pair is this
+   thread's, and a handler running on it meanwhile gives it back as it found it. */
 static void unlock(struct glock *l)
 {
+	uint64_t key = l->key, m = l->mark;
+
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&l->stale, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->mark, 0, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&l->key, 0, __ATOMIC_RELEASE);
+	cas_pair(l, &key, &m, 0, 0);
 }
 
 static void *map_zeroed(size_t size)

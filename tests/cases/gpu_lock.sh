@@ -179,6 +179,31 @@ gpu_time_a_jump_out_of_its_relaxed_capture_mode_gives_the_thread_its_own_mode_ba
   expect_out "^thread's mode 1\$"
   expect_out '^end capture -> 0$'
   ;;
+gpu_time_a_jump_at_any_instruction_near_its_locks_leaves_later_launches_timed)
+  # A lock's hold began with two stores (the key, then the mark) and ended with two (the
+  # mark cleared, then the key): a siglongjmp out of a handler between them left the key
+  # the thread's with no mark, taken for a hold still running, for good: every later
+  # launch of that thread was counted busy, and another thread's too. One launch is
+  # single-stepped to find cuaudit's atomic instructions in it (the takes and releases
+  # of the pool's and the totals' locks among them); then for every instruction within 4
+  # steps of one, a launch is stepped again and the handler jumps out there. Every launch
+  # not jumped out of is timed (the plain ones: 7 before each jump, 16 after the last,
+  # then 50 from another thread in well under the 20 ms a left hold cost each, then 10),
+  # none counted busy.
+  [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
+  # Bound at load: no lazy binding (the loader's own code) stepped through.
+  timeout -s KILL 300 env LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" \
+    LD_BIND_NOW=1 CUAUDIT_LOG=warn "$BIN/gpu_lock_step" 4 "$dir/audited.runs" >audited.out 2>audited.err
+  rc=$?
+  expect_rc 0
+  read -r plain stepped jumps ms steps targets <audited.runs || fail "no counts from the program"
+  [ "${jumps:-0}" -ge 50 ] && [ "$jumps" -ge $((targets * 19 / 20)) ] &&
+    pass "jumped out at $jumps of $targets instructions chosen (of $steps stepped)" ||
+    fail "jumped out at ${jumps:-0} of ${targets:-0} instructions chosen"
+  gpu_check s.json "timed >= $plain + 50 and 'busy' not in untimed and timed + sum(untimed.values()) <= $plain + 50 + $stepped"
+  [ -n "$ms" ] && [ "$ms" -lt 600 ] && pass "another thread's 50 launches in $ms ms" ||
+    fail "another thread's 50 launches took ${ms:-?} ms"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]
