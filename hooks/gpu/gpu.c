@@ -88,6 +88,10 @@ struct rec {
 struct glock {
 	_Alignas(16) uint64_t key;
 	uint64_t mark, stale;
+	/* A switch of the holder's capture mode made under this hold (relax): 1 while it is
+	   kept here, and the mode to put back. Only the holder's thread reads them. */
+	uint32_t switched;
+	CUstreamCaptureMode back;
 };
 
 /* GPU times are kept in "GPU nanoseconds", a sum of the driver's elapsed times between
@@ -261,6 +265,21 @@ static CUA_COLD int hold_left(uint64_t m, uintptr_t here)
 	return (m & 1) && here && left_since((uint32_t)m & ~1u, (uint32_t)(m >> 32), here);
 }
 
+/* A hold of this thread's that a jump left is taken over: a switch of its capture mode made
+   under it (relax) is undone. */
+static CUA_COLD void switch_left(struct glock *l)
+{
+	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
+
+	if (!l->switched)
+		return;
+	if (l->back != CU_STREAM_CAPTURE_MODE_RELAXED && exchange)
+		exchange(&l->back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	l->switched = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* LOCK_TAKEN, LOCK_TAKEN_OVER (from an abandoned hold of this thread), or LOCK_NOT: held
    by this thread below, or by another past wait_ns (or a hold already found stale). */
 static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
@@ -275,13 +294,16 @@ static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
 			if (!hold_left(hmark, here))
 				return LOCK_NOT;
 			mark(l, here);
+			switch_left(l);
 			return LOCK_TAKEN_OVER;
 		}
 		/* Held at a fork by a thread of the parent: it will never be released here. */
 		if (held >> 32 != me >> 32) {
-			if (cas_pair(l, &held, &hmark, me, m))
-				return LOCK_TAKEN;
-			continue;
+			if (!cas_pair(l, &held, &hmark, me, m))
+				continue;
+			/* A switch of a thread of the parent's: not this thread's mode. */
+			l->switched = 0;
+			return LOCK_TAKEN;
 		}
 		seen = held ^ hmark;
 		if (!spins && seen == __atomic_load_n(&l->stale, __ATOMIC_RELAXED))
@@ -469,24 +491,18 @@ static int setup(struct gctx *g)
    creation, an event query) run in the relaxed capture mode, which no capture forbids: they
    neither end the program's capture nor wait for its end to be seen. 1 or 2: relaxed
    (unrelax restores the mode); 0: no capture seen; -1: the mode cannot be changed, so the
-   caller makes none of those calls.
+   caller makes none of those calls. l: the lock the caller holds, which every switch is
+   made under.
 
    The mode is the thread's, and a jump out of a signal handler (siglongjmp) between the
    switch and its undoing would leave the program's thread relaxed: its later captures
-   would accept calls they must refuse. So the outermost switch of a thread keeps the mode
-   to put back in the thread's own record (switched): the driver writes it there itself,
-   in and out (the exchange's pointer), so that at every instruction the record holds what
-   the thread's mode must become (RELAXED: nothing to undo), with the mark of a lock hold
-   (where on the stack the switch began, and the thread's handler serial). The thread's
-   next look (relax_left: a timed call while a capture may be open, a capture's begin or
-   end) puts back a switch that a jump left. A switch inside another (a handler's call in
-   the middle of one) keeps its mode in the caller's variable, as before. */
-static __thread struct {
-	uint64_t mark; /* as a lock's (mark): 0 when no switch is kept here */
-	CUstreamCaptureMode back;
-} switched __attribute__((tls_model("initial-exec")));
-
-static int relax(CUstreamCaptureMode *mode)
+   would accept calls they must refuse. So a switch keeps the mode to put back in the held
+   lock (switched, back), where the driver writes it itself, in and out (the exchange's
+   pointer): at every instruction back holds what the thread's mode must become (RELAXED:
+   nothing to undo). A hold a jump left is taken over by its thread's next take of that
+   lock (lock_within), which puts the mode back (switch_left). No TLS: the module's static
+   TLS is at its bound. */
+static int relax(struct glock *l, CUstreamCaptureMode *mode)
 {
 	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
 	CUresult rc;
@@ -496,44 +512,29 @@ static int relax(CUstreamCaptureMode *mode)
 	if (!exchange)
 		return -1;
 	*mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-	if (switched.mark)
+	if (l->switched)
 		return exchange(mode) == CUDA_SUCCESS ? 1 : -1;
-	switched.back = CU_STREAM_CAPTURE_MODE_RELAXED;
+	l->back = CU_STREAM_CAPTURE_MODE_RELAXED;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	switched.mark = (uint64_t)cua_self.sig_serial << 32 | ((uint32_t)(uintptr_t)mode | 1u);
+	l->switched = 1;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	rc = exchange(&switched.back);
+	rc = exchange(&l->back);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (rc == CUDA_SUCCESS)
 		return 2;
-	switched.mark = 0;
+	l->switched = 0;
 	return -1;
 }
 
-static void unrelax(int relaxed, CUstreamCaptureMode *mode)
+static void unrelax(struct glock *l, int relaxed, CUstreamCaptureMode *mode)
 {
 	if (relaxed == 1)
 		REAL(cuThreadExchangeStreamCaptureMode)(mode);
 	if (relaxed != 2)
 		return;
-	REAL(cuThreadExchangeStreamCaptureMode)(&switched.back);
+	REAL(cuThreadExchangeStreamCaptureMode)(&l->back);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	switched.mark = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-}
-
-/* A switch of this thread's mode that a jump left (relax): the thread's mode is put back.
-   Code at here, of the same thread; not while the switch is in progress below it. */
-static CUA_COLD void relax_left(uintptr_t here)
-{
-	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
-
-	if (!hold_left(switched.mark, here))
-		return;
-	if (switched.back != CU_STREAM_CAPTURE_MODE_RELAXED && exchange)
-		exchange(&switched.back);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	switched.mark = 0;
+	l->switched = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
@@ -641,7 +642,7 @@ static struct gctx *context(void **ctx_out, unsigned *why, uintptr_t here)
 			g = &ctxs[i];
 	/* A stream created while another thread captures in the global mode would end that
 	   capture: relaxed, or not at all. */
-	if (!g && (relaxed = relax(&mode)) >= 0) {
+	if (!g && (relaxed = relax(&setup_lock, &mode)) >= 0) {
 		g = claim(here);
 		if (g) {
 			int ready = setup(g) == 0 ? G_READY : G_FAILED;
@@ -653,7 +654,7 @@ static struct gctx *context(void **ctx_out, unsigned *why, uintptr_t here)
 			__atomic_store_n(&g->ready, ready, __ATOMIC_RELEASE);
 			__atomic_store_n(&g->ctx, (void *)ctx, __ATOMIC_RELEASE);
 		}
-		unrelax(relaxed, &mode);
+		unrelax(&setup_lock, relaxed, &mode);
 	}
 	unlock(&setup_lock);
 	return g && __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY ? g : NULL;
@@ -1058,12 +1059,12 @@ static void harvest(struct gctx *g, unsigned max, uintptr_t here)
 		return;
 	}
 	/* An event query while a stream captures in the global mode may end that capture. */
-	if (!query || (relaxed = relax(&mode)) < 0)
+	if (!query || (relaxed = relax(&g->lock, &mode)) < 0)
 		return;
 	for (unsigned i = 0; i < max && g->tail < g->head; i++)
 		if ((r = harvest_one(g, query)) <= 0 && (r < 0 || !here || !give_up_tail(g, here)))
 			break;
-	unrelax(relaxed, &mode);
+	unrelax(&g->lock, relaxed, &mode);
 	if (r < 0) {
 		retire(g);
 		drop(g);
@@ -1176,16 +1177,13 @@ static int classify(const struct cuaudit_call *c, struct what *w)
 	}
 }
 
-static CUA_COLD int capturing_now(void *stream, int flavour, uintptr_t here)
+static CUA_COLD int capturing_now(void *stream, int flavour)
 {
 	CUresult (*is)(CUstream, CUstreamCaptureStatus *) = REAL(cuStreamIsCapturing);
 	CUresult (*is_pt)(CUstream, CUstreamCaptureStatus *) = REAL(cuStreamIsCapturing_ptsz);
 	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
 	CUresult r;
 
-	/* A switch of the mode matters only while a capture may be open: looked at here. */
-	if (CUA_UNLIKELY(switched.mark) && here)
-		relax_left(here);
 	/* Asked of the same stream the call names, in the call's own flavour. */
 	if (flavour == CUAUDIT_STREAM_PER_THREAD && is_pt)
 		r = is_pt((CUstream)stream, &st);
@@ -1196,12 +1194,12 @@ static CUA_COLD int capturing_now(void *stream, int flavour, uintptr_t here)
 	return r != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
 }
 
-/* Whether the call's stream may be capturing; here: the call's record (0: none). */
-CUA_HOT_INLINE int capturing(void *stream, int flavour, uintptr_t here)
+/* Whether the call's stream may be capturing. */
+CUA_HOT_INLINE int capturing(void *stream, int flavour)
 {
 	if (CUA_LIKELY(!__atomic_load_n(&captures, __ATOMIC_ACQUIRE)))
 		return 0;
-	return capturing_now(stream, flavour, here);
+	return capturing_now(stream, flavour);
 }
 
 int cua_gpu_call_captures(const struct cuaudit_call *c)
@@ -1211,7 +1209,7 @@ int cua_gpu_call_captures(const struct cuaudit_call *c)
 
 	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE) || classify(c, &w) != 0)
 		return 0;
-	r = capturing(w.stream, w.flavour, 0);
+	r = capturing(w.stream, w.flavour);
 	if (err)
 		*err = saved;
 	return r;
@@ -1234,10 +1232,10 @@ static int may_be_idle(struct gctx *g, uint64_t last)
 	if (last < g->tail || r->seq != last ||
 	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != R_RECORDED)
 		return 1;
-	if (!query || (relaxed = relax(&mode)) < 0)
+	if (!query || (relaxed = relax(&g->lock, &mode)) < 0)
 		return 0;
 	rc = query(g->end[last % POOL]);
-	unrelax(relaxed, &mode);
+	unrelax(&g->lock, relaxed, &mode);
 	return rc != CUDA_ERROR_NOT_READY;
 }
 
@@ -1263,7 +1261,7 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 		return CUAUDIT_CALL_REAL;
 	if (classify(c, &w) != 0)
 		return CUAUDIT_CALL_REAL;
-	if (capturing(w.stream, w.flavour, (uintptr_t)c)) {
+	if (capturing(w.stream, w.flavour)) {
 		*c->user = USER_UNTIMED | CUA_GPU_CAPTURING;
 		goto out;
 	}
@@ -1293,11 +1291,11 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 				harvest(g, HARVEST_PER_CALL, (uintptr_t)c);
 			if (now - g->last_anchor > ANCHOR_EVERY_NS) {
 				CUstreamCaptureMode mode;
-				int relaxed = relax(&mode);
+				int relaxed = relax(&g->lock, &mode);
 
 				if (relaxed >= 0)
 					anchor(g, now);
-				unrelax(relaxed, &mode);
+				unrelax(&g->lock, relaxed, &mode);
 			}
 			if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY)
 				break;
@@ -1349,9 +1347,6 @@ static void capture_edge(const struct cuaudit_call *c, enum cuaudit_role role)
 {
 	if (c->depth || c->skipped || !own_state((uintptr_t)c))
 		return;
-	/* Before the thread's next call in a capture it begins (or after one ends). */
-	if (CUA_UNLIKELY(switched.mark))
-		relax_left((uintptr_t)c);
 	if (role == CUAUDIT_ROLE_CAPTURE_BEGIN && cua_table_succeeded(c))
 		__atomic_add_fetch(&captures, 1, __ATOMIC_ACQ_REL);
 	else if (role == CUAUDIT_ROLE_CAPTURE_END) {

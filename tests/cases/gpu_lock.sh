@@ -162,9 +162,10 @@ gpu_time_a_jump_out_of_its_relaxed_capture_mode_gives_the_thread_its_own_mode_ba
   # query left the program's thread relaxed for good: its later captures would accept
   # calls they must refuse. The thread sets its mode to thread-local and begins a global
   # capture; the 8th launch's harvest makes the first event query, where MOCK_TRIP raises:
-  # jumped out of, the thread's next timed call puts its mode back (1, not 2); a handler
-  # that copies and returns finds the switch still in progress below it and leaves it
-  # alone (the capture is not broken by a query outside the relaxed mode).
+  # jumped out of, the thread's next timed call on the context takes over the pool's lock
+  # the jump left, and puts its mode back (1, not 2); a handler that copies and returns
+  # finds the lock held below it and leaves the switch alone (the capture is not broken by
+  # a query outside the relaxed mode).
   timeout -s KILL 20 "$BIN/gpu_lock" modejump >native.out 2>native.err
   grep -qx "thread's mode 1" native.out && pass "natively the thread's mode is its own" ||
     fail "native: $(grep mode native.out)"
