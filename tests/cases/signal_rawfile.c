@@ -33,7 +33,8 @@
    calls more make it grow; then another thread fills its own buffer (P calls), none of
    which may take 500 ms (the wait for a claim whose thread is alive is 1 s), and the file
    grows again. Status 1 or 2 says which failed. COUNTFILE gets: the rounds, the failed
-   ones, P, the instructions of the making, the marks. x86-64 only. */
+   ones, P, the instructions of the making, the marks. RAWFILE_DEBUG=1: P, the making and
+   its marks, on stderr. x86-64 only. */
 #define MARKS 256
 static long period;
 static sigjmp_buf env;
