@@ -80,12 +80,18 @@ struct rec {
 /* A lock (see "The locks"): its holder's process and thread ids, and the holder's mark,
    which only the holder's own thread reads: where the hold began on its stack (the low 32
    bits, bit 0 set: a mark) and how many handlers the thread had begun by then (above bit
-   32); 0 while the holder is between taking the word and marking it, or between unmarking
-   it and giving it back. stale: what a thread that waited LOCK_WAIT_NS in vain found
-   (key ^ mark), for the next waiters to give up at once while that hold stands (cleared
-   at each release). */
+   32). The key and the mark are one aligned 16-byte pair, taken with the mark and given
+   back in one instruction each (cas_pair): a jump out of a signal handler at any
+   instruction finds the lock free, or held with its mark. stale: what a thread that waited
+   LOCK_WAIT_NS in vain found (key ^ mark), for the next waiters to give up at once while
+   that hold stands (cleared at each release). */
 struct glock {
-	uint64_t key, mark, stale;
+	_Alignas(16) uint64_t key;
+	uint64_t mark, stale;
+	/* A switch of the holder's capture mode made under this hold (relax): 1 while it is
+	   kept here, and the mode to put back. Only the holder's thread reads them. */
+	uint32_t switched;
+	CUstreamCaptureMode back;
 };
 
 /* GPU times are kept in "GPU nanoseconds", a sum of the driver's elapsed times between
@@ -205,8 +211,8 @@ static int left_since(uint32_t frame, uint32_t serial, uintptr_t here)
    timed record's own thread does (left_since): a holder still running below it (a
    handler's call, or exit, interrupting the hook) is given up on at once; a hold a jump
    out of a handler left (siglongjmp) is taken over, and its taker makes what it guarded
-   consistent (LOCK_TAKEN_OVER). A hold caught unmarked (the two stores at each end) is
-   taken for running. Another thread's lock is waited for at most LOCK_WAIT_NS; other
+   consistent (LOCK_TAKEN_OVER). A hold is never unmarked: it begins and ends with one
+   instruction that writes the key and the mark together (cas_pair). Another thread's lock is waited for at most LOCK_WAIT_NS; other
    threads cannot see the holder's stack, so an abandoned hold stands until its own
    thread's next call here takes it over, and the first waiter that waits in vain marks
    the hold stale: later waiters give it up without waiting while the same hold stands.
@@ -220,13 +226,37 @@ static uint64_t lock_key(void)
 	return cua_process_id_fast() << 32 | (cua_thread_id_fast() & 0xffffffffu);
 }
 
-/* here: an address in the caller's frame (its call record where it has one). */
+/* The mark of a hold beginning at here: an address in the caller's frame (its call record
+   where it has one). */
+static uint64_t mark_at(uintptr_t here)
+{
+	return (uint64_t)cua_self.sig_serial << 32 | ((uint32_t)here | 1u);
+}
+
+/* A hold of this thread's taken over: only this thread writes the mark while the key is its
+   own, and a jump before this store leaves the old mark, which still says left. */
 static void mark(struct glock *l, uintptr_t here)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&l->mark, (uint64_t)cua_self.sig_serial << 32 | ((uint32_t)here | 1u),
-			 __ATOMIC_RELAXED);
+	__atomic_store_n(&l->mark, mark_at(here), __ATOMIC_RELAXED);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+#if !defined(__x86_64__)
+#error "the GPU timing's locks take their key and mark in one cmpxchg16b: x86-64 only"
+#endif
+/* Where l's key and mark are *key and *mark, makes them nkey and nmark, in one locked
+   instruction: 1. Else 0, with *key and *mark the pair as it was, read in that instruction. */
+static int cas_pair(struct glock *l, uint64_t *key, uint64_t *mark, uint64_t nkey,
+		    uint64_t nmark)
+{
+	unsigned char ok;
+
+	__asm__ volatile("lock cmpxchg16b %1\n\tsetz %0"
+			 : "=q"(ok), "+m"(l->key), "+m"(l->mark), "+a"(*key), "+d"(*mark)
+			 : "b"(nkey), "c"(nmark)
+			 : "memory", "cc");
+	return ok;
 }
 
 /* A hold of this thread's, marked m, that a jump left. */
@@ -235,36 +265,47 @@ static CUA_COLD int hold_left(uint64_t m, uintptr_t here)
 	return (m & 1) && here && left_since((uint32_t)m & ~1u, (uint32_t)(m >> 32), here);
 }
 
+/* A hold of this thread's that a jump left is taken over: a switch of its capture mode made
+   under it (relax) is undone. */
+static CUA_COLD void switch_left(struct glock *l)
+{
+	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
+
+	if (!l->switched)
+		return;
+	if (l->back != CU_STREAM_CAPTURE_MODE_RELAXED && exchange)
+		exchange(&l->back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	l->switched = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* LOCK_TAKEN, LOCK_TAKEN_OVER (from an abandoned hold of this thread), or LOCK_NOT: held
    by this thread below, or by another past wait_ns (or a hold already found stale). */
 static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
 {
-	uint64_t me = lock_key(), held, deadline = 0, now, seen = 0;
+	uint64_t me = lock_key(), m = mark_at(here), held, hmark, deadline = 0, now, seen = 0;
 
 	for (unsigned spins = 0;; spins++) {
-		held = 0;
-		if (__atomic_compare_exchange_n(&l->key, &held, me, 0, __ATOMIC_ACQUIRE,
-						__ATOMIC_RELAXED)) {
-			mark(l, here);
+		held = hmark = 0;
+		if (cas_pair(l, &held, &hmark, me, m))
 			return LOCK_TAKEN;
-		}
 		if (held == me) {
-			/* Only this thread writes the mark while the word is its own. */
-			if (!hold_left(__atomic_load_n(&l->mark, __ATOMIC_RELAXED), here))
+			if (!hold_left(hmark, here))
 				return LOCK_NOT;
 			mark(l, here);
+			switch_left(l);
 			return LOCK_TAKEN_OVER;
 		}
 		/* Held at a fork by a thread of the parent: it will never be released here. */
 		if (held >> 32 != me >> 32) {
-			if (__atomic_compare_exchange_n(&l->key, &held, me, 0, __ATOMIC_ACQUIRE,
-							__ATOMIC_RELAXED)) {
-				mark(l, here);
-				return LOCK_TAKEN;
-			}
-			continue;
+			if (!cas_pair(l, &held, &hmark, me, m))
+				continue;
+			/* A switch of a thread of the parent's: not this thread's mode. */
+			l->switched = 0;
+			return LOCK_TAKEN;
 		}
-		seen = held ^ __atomic_load_n(&l->mark, __ATOMIC_RELAXED);
+		seen = held ^ hmark;
 		if (!spins && seen == __atomic_load_n(&l->stale, __ATOMIC_RELAXED))
 			return LOCK_NOT;
 		if (spins < 100) {
@@ -286,15 +327,16 @@ static int lock_within(struct glock *l, uint64_t wait_ns, uintptr_t here)
 	}
 }
 
-/* The mark is cleared first; and stale: a later hold may carry the same key and mark (the
-   same thread, from the same place, with no handler run between). */
+/* stale first: a later hold may carry the same key and mark (the same thread, from the same
+   place, with no handler run between). Then the key and the mark together: the pair is this
+   thread's, and a handler running on it meanwhile gives it back as it found it. */
 static void unlock(struct glock *l)
 {
+	uint64_t key = l->key, m = l->mark;
+
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&l->stale, 0, __ATOMIC_RELAXED);
-	__atomic_store_n(&l->mark, 0, __ATOMIC_RELAXED);
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	__atomic_store_n(&l->key, 0, __ATOMIC_RELEASE);
+	cas_pair(l, &key, &m, 0, 0);
 }
 
 static void *map_zeroed(size_t size)
@@ -447,23 +489,53 @@ static int setup(struct gctx *g)
 /* While a capture may be open (one was begun and its end not yet seen; a program may also
    abandon one), cuaudit's own calls that a global-mode capture forbids (a stream
    creation, an event query) run in the relaxed capture mode, which no capture forbids: they
-   neither end the program's capture nor wait for its end to be seen. 1: relaxed (unrelax
-   restores the mode); 0: no capture seen; -1: the mode cannot be changed, so the caller
-   makes none of those calls. */
-static int relax(CUstreamCaptureMode *mode)
+   neither end the program's capture nor wait for its end to be seen. 1 or 2: relaxed
+   (unrelax restores the mode); 0: no capture seen; -1: the mode cannot be changed, so the
+   caller makes none of those calls. l: the lock the caller holds, which every switch is
+   made under.
+
+   The mode is the thread's, and a jump out of a signal handler (siglongjmp) between the
+   switch and its undoing would leave the program's thread relaxed: its later captures
+   would accept calls they must refuse. So a switch keeps the mode to put back in the held
+   lock (switched, back), where the driver writes it itself, in and out (the exchange's
+   pointer): at every instruction back holds what the thread's mode must become (RELAXED:
+   nothing to undo). A hold a jump left is taken over by its thread's next take of that
+   lock (lock_within), which puts the mode back (switch_left). No TLS: the module's static
+   TLS is at its bound. */
+static int relax(struct glock *l, CUstreamCaptureMode *mode)
 {
 	CUresult (*exchange)(CUstreamCaptureMode *) = REAL(cuThreadExchangeStreamCaptureMode);
+	CUresult rc;
 
 	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
 		return 0;
+	if (!exchange)
+		return -1;
 	*mode = CU_STREAM_CAPTURE_MODE_RELAXED;
-	return exchange && exchange(mode) == CUDA_SUCCESS ? 1 : -1;
+	if (l->switched)
+		return exchange(mode) == CUDA_SUCCESS ? 1 : -1;
+	l->back = CU_STREAM_CAPTURE_MODE_RELAXED;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	l->switched = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	rc = exchange(&l->back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (rc == CUDA_SUCCESS)
+		return 2;
+	l->switched = 0;
+	return -1;
 }
 
-static void unrelax(int relaxed, CUstreamCaptureMode *mode)
+static void unrelax(struct glock *l, int relaxed, CUstreamCaptureMode *mode)
 {
-	if (relaxed > 0)
+	if (relaxed == 1)
 		REAL(cuThreadExchangeStreamCaptureMode)(mode);
+	if (relaxed != 2)
+		return;
+	REAL(cuThreadExchangeStreamCaptureMode)(&l->back);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	l->switched = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 }
 
 /* Whether an event call's failure says the pool's context is gone (destroyed, reset, a
@@ -570,7 +642,7 @@ static struct gctx *context(void **ctx_out, unsigned *why, uintptr_t here)
 			g = &ctxs[i];
 	/* A stream created while another thread captures in the global mode would end that
 	   capture: relaxed, or not at all. */
-	if (!g && (relaxed = relax(&mode)) >= 0) {
+	if (!g && (relaxed = relax(&setup_lock, &mode)) >= 0) {
 		g = claim(here);
 		if (g) {
 			int ready = setup(g) == 0 ? G_READY : G_FAILED;
@@ -582,7 +654,7 @@ static struct gctx *context(void **ctx_out, unsigned *why, uintptr_t here)
 			__atomic_store_n(&g->ready, ready, __ATOMIC_RELEASE);
 			__atomic_store_n(&g->ctx, (void *)ctx, __ATOMIC_RELEASE);
 		}
-		unrelax(relaxed, &mode);
+		unrelax(&setup_lock, relaxed, &mode);
 	}
 	unlock(&setup_lock);
 	return g && __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY ? g : NULL;
@@ -987,12 +1059,12 @@ static void harvest(struct gctx *g, unsigned max, uintptr_t here)
 		return;
 	}
 	/* An event query while a stream captures in the global mode may end that capture. */
-	if (!query || (relaxed = relax(&mode)) < 0)
+	if (!query || (relaxed = relax(&g->lock, &mode)) < 0)
 		return;
 	for (unsigned i = 0; i < max && g->tail < g->head; i++)
 		if ((r = harvest_one(g, query)) <= 0 && (r < 0 || !here || !give_up_tail(g, here)))
 			break;
-	unrelax(relaxed, &mode);
+	unrelax(&g->lock, relaxed, &mode);
 	if (r < 0) {
 		retire(g);
 		drop(g);
@@ -1105,15 +1177,13 @@ static int classify(const struct cuaudit_call *c, struct what *w)
 	}
 }
 
-static int capturing(void *stream, int flavour)
+static CUA_COLD int capturing_now(void *stream, int flavour)
 {
 	CUresult (*is)(CUstream, CUstreamCaptureStatus *) = REAL(cuStreamIsCapturing);
 	CUresult (*is_pt)(CUstream, CUstreamCaptureStatus *) = REAL(cuStreamIsCapturing_ptsz);
 	CUstreamCaptureStatus st = CU_STREAM_CAPTURE_STATUS_NONE;
 	CUresult r;
 
-	if (!__atomic_load_n(&captures, __ATOMIC_ACQUIRE))
-		return 0;
 	/* Asked of the same stream the call names, in the call's own flavour. */
 	if (flavour == CUAUDIT_STREAM_PER_THREAD && is_pt)
 		r = is_pt((CUstream)stream, &st);
@@ -1122,6 +1192,14 @@ static int capturing(void *stream, int flavour)
 	else
 		return 1;
 	return r != CUDA_SUCCESS || st != CU_STREAM_CAPTURE_STATUS_NONE;
+}
+
+/* Whether the call's stream may be capturing. */
+CUA_HOT_INLINE int capturing(void *stream, int flavour)
+{
+	if (CUA_LIKELY(!__atomic_load_n(&captures, __ATOMIC_ACQUIRE)))
+		return 0;
+	return capturing_now(stream, flavour);
 }
 
 int cua_gpu_call_captures(const struct cuaudit_call *c)
@@ -1154,10 +1232,10 @@ static int may_be_idle(struct gctx *g, uint64_t last)
 	if (last < g->tail || r->seq != last ||
 	    __atomic_load_n(&r->state, __ATOMIC_ACQUIRE) != R_RECORDED)
 		return 1;
-	if (!query || (relaxed = relax(&mode)) < 0)
+	if (!query || (relaxed = relax(&g->lock, &mode)) < 0)
 		return 0;
 	rc = query(g->end[last % POOL]);
-	unrelax(relaxed, &mode);
+	unrelax(&g->lock, relaxed, &mode);
 	return rc != CUDA_ERROR_NOT_READY;
 }
 
@@ -1213,11 +1291,11 @@ static int gpu_enter(struct cuaudit_call *c, void *ctx)
 				harvest(g, HARVEST_PER_CALL, (uintptr_t)c);
 			if (now - g->last_anchor > ANCHOR_EVERY_NS) {
 				CUstreamCaptureMode mode;
-				int relaxed = relax(&mode);
+				int relaxed = relax(&g->lock, &mode);
 
 				if (relaxed >= 0)
 					anchor(g, now);
-				unrelax(relaxed, &mode);
+				unrelax(&g->lock, relaxed, &mode);
 			}
 			if (__atomic_load_n(&g->ready, __ATOMIC_ACQUIRE) == G_READY)
 				break;

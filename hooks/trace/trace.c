@@ -85,7 +85,8 @@ static uint64_t unwritten;
 static struct {
 	int fd;
 	uint64_t pid;   /* the process the file belongs to; 0 before it is made */
-	uint64_t opening; /* OPENER(pid, tid) of the thread making it; 0 when none */
+	uint64_t opening; /* OPENER(pid, tid, level) of the thread making it; 0 when none */
+	int making;     /* the descriptor of the file being made, until it is raw.fd; -1: none */
 	int made;       /* the file at path was created by this process image */
 	int dead;       /* stopped: cannot create, foreign descriptor, limit, write error */
 	int limited;    /* stopped by CUAUDIT_TRACE_MAX */
@@ -94,7 +95,7 @@ static struct {
 	ino_t ino;
 	uint64_t end;   /* next free offset: blocks reserve their place with one atomic add */
 	char path[CUA_PATH_MAX + 64];
-} raw = { .fd = -1 };
+} raw = { .fd = -1, .making = -1 };
 static uint64_t nonce;
 static int capturing; /* CUAUDIT_CAPTURE=profiler-api: inside Start..Stop */
 /* Fixed per function at start, so that a call does no work for what it lacks:
@@ -108,7 +109,13 @@ static uint16_t args_end[CUAUDIT_ID_COUNT];
 /* The process whose trace is finished: a flag would be inherited by a forked child, whose
    trace is its own. */
 static uint64_t finished_pid;
-#define OPENER(pid, tid) ((pid) << 32 | (uint32_t)(tid))
+/* The claim on making the raw file names its thread and the level of the update that made
+   it (base/threads.h), in one word: process ids are below 2^22 (PID_MAX_LIMIT), so the
+   level fits above them. */
+#define OPENER(pid, tid, l) ((uint64_t)(l) << 56 | (pid) << 32 | (uint32_t)(tid))
+#define OPENER_PID(o) ((o) >> 32 & 0xffffffu)
+#define OPENER_TID(o) ((uint32_t)(o))
+#define OPENER_LEVEL(o) ((unsigned)((o) >> 56))
 
 static size_t round8(size_t n)
 {
@@ -162,10 +169,29 @@ static void program_name(char *out, size_t cap)
 	memcpy(out, prog, n);
 }
 
-static void make_raw(uint64_t pid)
+static void remove_ours(const char *path, uint64_t pid);
+
+/* A making of the raw file that a jump out of a signal handler left (raw_file): its
+   descriptor closed where it is still the file at name (the program may have taken the
+   number since), and the file removed where it is ours (raw.path is name: pid and 64-bit
+   nonce), so that it is made again whole. */
+static CUA_COLD void forget_making(const char *name, uint64_t pid)
 {
-	char path[CUA_PATH_MAX];
-	struct cua_buf b = CUA_BUF(raw.path);
+	struct stat a, b;
+	int fd = raw.making;
+
+	raw.making = -1;
+	if (fd >= 0 && fstat(fd, &a) == 0 && lstat(name, &b) == 0 && a.st_dev == b.st_dev &&
+	    a.st_ino == b.st_ino)
+		close(fd);
+	remove_ours(name, pid);
+}
+
+/* again: a making of this process that a jump left is taken over. */
+static void make_raw(uint64_t pid, int again)
+{
+	char path[CUA_PATH_MAX], name[sizeof(raw.path)];
+	struct cua_buf b = CUA_BUF(name);
 	struct cua_raw_head h;
 	struct stat st;
 	int fd;
@@ -182,15 +208,20 @@ static void make_raw(uint64_t pid)
 	cua_buf_char(&b, '.');
 	cua_buf_hex(&b, nonce);
 	cua_buf_str(&b, ".raw");
-	raw.path[b.len < sizeof(raw.path) ? b.len : sizeof(raw.path) - 1] = '\0';
+	name[b.len < sizeof(name) ? b.len : sizeof(name) - 1] = '\0';
+	if (again)
+		forget_making(name, pid);
+	memcpy(raw.path, name, sizeof(name));
 	/* O_EXCL: a file already there is not ours to overwrite. */
 	fd = open(raw.path, O_RDWR | O_CREAT | O_EXCL | O_CLOEXEC | O_NOFOLLOW, 0600);
+	raw.making = fd;
 	raw.made = fd >= 0;
 	if (fd < 0) {
 		stop_raw("cannot create the trace's raw file ", errno);
 		return;
 	}
 	fd = cua_fd_high(fd);
+	raw.making = fd;
 	memset(&h, 0, sizeof(h));
 	memcpy(h.magic, CUA_RAW_MAGIC, sizeof(CUA_RAW_MAGIC) - 1);
 	h.table_sig = cua_tracefmt_table_sig();
@@ -219,16 +250,23 @@ static void make_raw(uint64_t pid)
    name (pid and 64-bit nonce) that is empty, cut inside its head, or holds our head. */
 static void remove_cut_raw(uint64_t pid)
 {
-	struct cua_raw_head h;
-	ssize_t n;
-	int fd;
-
 	if (raw.made || !raw.path[0]) {
 		if (raw.made)
 			unlink(raw.path);
 		return;
 	}
-	fd = open(raw.path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
+	remove_ours(raw.path, pid);
+}
+
+/* Removes the file at path (this process's raw file name) if it is empty, cut inside its
+   head, or holds our head. */
+static void remove_ours(const char *path, uint64_t pid)
+{
+	struct cua_raw_head h;
+	ssize_t n;
+	int fd;
+
+	fd = open(path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY);
 	if (fd < 0)
 		return;
 	n = pread(fd, &h, sizeof(h), 0);
@@ -236,7 +274,7 @@ static void remove_cut_raw(uint64_t pid)
 	if (n >= 0 && (n < (ssize_t)sizeof(h) || (h.pid == pid && h.nonce == nonce &&
 						    memcmp(h.magic, CUA_RAW_MAGIC,
 							   sizeof(CUA_RAW_MAGIC) - 1) == 0)))
-		unlink(raw.path);
+		unlink(path);
 }
 
 /* Waits until no thread of this process is making the raw file: not for itself (a signal
@@ -248,13 +286,45 @@ static void wait_opening(uint64_t pid, uint32_t self)
 	for (;;) {
 		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
 
-		if (!o || o >> 32 != pid || (uint32_t)o == self || !cua_thread_alive(pid, (uint32_t)o) ||
-		    !cua_wait_more(deadline))
+		/* Made: a claim still standing is one a jump left after the making. */
+		if (!o || OPENER_PID(o) != pid || OPENER_TID(o) == self ||
+		    __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid ||
+		    !cua_thread_alive(pid, OPENER_TID(o)) || !cua_wait_more(deadline))
 			return;
 	}
 }
 
-static int raw_file(void)
+/* The raw file made under this thread's claim (again: one a jump left, taken over). */
+static int make_claimed(uint64_t pid, int again)
+{
+	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid &&
+	    __atomic_load_n(&finished_pid, __ATOMIC_ACQUIRE) != pid) {
+		int old = raw.fd;
+
+		/* A forked child makes its own file; the parent's descriptor is the parent's.
+		   Forgotten before it is closed: a jump between leaks it, never closes it twice. */
+		if (old >= 0 && raw.pid) {
+			raw.fd = -1;
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			close(old);
+		}
+		make_raw(pid, again);
+		__atomic_store_n(&raw.pid, pid, __ATOMIC_RELEASE);
+	}
+	raw.making = -1;
+	__atomic_store_n(&raw.opening, 0, __ATOMIC_RELEASE);
+	return raw.dead ? -1 : raw.fd;
+}
+
+/* The raw file's descriptor for a flush of the calling thread's buffer of level l. A claim
+   this thread made at level l or above was left by a jump out of a signal handler
+   (siglongjmp) that interrupted the making: at one level of a thread one update runs at a
+   time, and a handler's go to the next level (base/threads.h), so nothing at those levels
+   runs below this update. It is taken over here (the thread's next record at the level of
+   the flush the jump left: that flush is taken over first, trace_append), and the making is
+   begun again, its file removed and its descriptor closed. One of a lower level is the
+   making this update interrupted: not waited for. */
+static int raw_file(unsigned l)
 {
 	uint64_t pid = cua_process_id(), seen = __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE);
 	uint32_t self;
@@ -267,23 +337,18 @@ static int raw_file(void)
 		return -1;
 	self = (uint32_t)cua_thread_id();
 	o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
+	if (o && OPENER_PID(o) == pid && OPENER_TID(o) == self && OPENER_LEVEL(o) >= l &&
+	    __atomic_compare_exchange_n(&raw.opening, &o, OPENER(pid, self, l), 0,
+					__ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+		return make_claimed(pid, 1);
 	/* A claim of the parent's (forked while it was making its file) is no claim here. */
-	if ((o && o >> 32 == pid) ||
-	    !__atomic_compare_exchange_n(&raw.opening, &o, OPENER(pid, self), 0, __ATOMIC_ACQ_REL,
-					 __ATOMIC_ACQUIRE)) {
+	if ((o && OPENER_PID(o) == pid) ||
+	    !__atomic_compare_exchange_n(&raw.opening, &o, OPENER(pid, self, l), 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		wait_opening(pid, self);
 		return __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) == pid && !raw.dead ? raw.fd : -1;
 	}
-	if (__atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid &&
-	    __atomic_load_n(&finished_pid, __ATOMIC_ACQUIRE) != pid) {
-		/* A forked child makes its own file; the parent's descriptor is the parent's. */
-		if (raw.fd >= 0 && raw.pid)
-			close(raw.fd);
-		make_raw(pid);
-		__atomic_store_n(&raw.pid, pid, __ATOMIC_RELEASE);
-	}
-	__atomic_store_n(&raw.opening, 0, __ATOMIC_RELEASE);
-	return raw.dead ? -1 : raw.fd;
+	return make_claimed(pid, 0);
 }
 
 /* Is our descriptor still our file? The program may have closed it and opened its own
@@ -374,7 +439,7 @@ static int block_complete(int fd, uint64_t at)
    placed (an offset): the block there is whole already, or is written again there whole. */
 static int write_block(struct tbuf *t, uint64_t placed)
 {
-	int fd = raw_file();
+	int fd = raw_file(t->slot.level);
 
 	if (fd < 0 || (fd = raw_checked(fd)) < 0)
 		return -1;
@@ -973,7 +1038,7 @@ static void trace_finish(void)
 	{
 		uint64_t o = __atomic_load_n(&raw.opening, __ATOMIC_ACQUIRE);
 
-		if (o >> 32 == pid && (uint32_t)o == (uint32_t)cua_thread_id() &&
+		if (OPENER_PID(o) == pid && OPENER_TID(o) == (uint32_t)cua_thread_id() &&
 		    __atomic_load_n(&raw.pid, __ATOMIC_ACQUIRE) != pid)
 			remove_cut_raw(pid);
 	}

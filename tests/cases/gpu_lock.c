@@ -237,6 +237,33 @@ static void captures(void)
 		CHECK(launch(NULL, 1) == CUDA_SUCCESS);
 }
 
+/* modejump, modenest: the thread sets its capture mode to thread-local and begins a
+   global-mode capture; 16 launches go to the legacy stream, the 8th of which harvests,
+   where MOCK_TRIP raises a signal inside cuaudit's first event query, made with the
+   thread's mode switched to relaxed. modejump: the handler jumps out of it; modenest: it
+   makes an async copy and returns. Then the thread's mode is read (and the capture ended):
+   the program's own mode, thread-local (1), never relaxed (2). */
+static void mode_after_a_signal(int jump)
+{
+	CUstreamCaptureMode m = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+	CUstream s;
+	CUgraph g = NULL;
+
+	if (jump)
+		signal(SIGUSR2, jump_handler);
+	else
+		signal(SIGUSR1, copy_handler);
+	CHECK(cuThreadExchangeStreamCaptureMode(&m) == CUDA_SUCCESS);
+	CHECK(cuStreamCreate(&s, CU_STREAM_NON_BLOCKING) == CUDA_SUCCESS);
+	CHECK(cuStreamBeginCapture_v2(s, CU_STREAM_CAPTURE_MODE_GLOBAL) == CUDA_SUCCESS);
+	for (int i = 0; i < 16; i++)
+		launch_or_jump(i);
+	m = CU_STREAM_CAPTURE_MODE_THREAD_LOCAL;
+	CHECK(cuThreadExchangeStreamCaptureMode(&m) == CUDA_SUCCESS);
+	printf("thread's mode %d\n", (int)m);
+	printf("end capture -> %d\n", (int)cuStreamEndCapture(s, &g));
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -299,6 +326,8 @@ int main(int argc, char **argv)
 		reset(ctx, d);
 	} else if (strcmp(mode, "capture") == 0) {
 		captures();
+	} else if (strcmp(mode, "modejump") == 0 || strcmp(mode, "modenest") == 0) {
+		mode_after_a_signal(mode[4] == 'j');
 	} else {
 		fprintf(stderr, "unknown mode %s\n", mode);
 		return 2;

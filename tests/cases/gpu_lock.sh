@@ -156,6 +156,55 @@ gpu_time_launches_after_a_jump_out_of_a_held_lock_are_timed_on_every_thread)
   [ -n "$ms" ] && [ "$ms" -lt 600 ] && pass "50 busy launches in $ms ms" ||
     fail "the other thread's 50 busy launches took ${ms:-?} ms (each waited: 1000 ms or more)"
   ;;
+gpu_time_a_jump_out_of_its_relaxed_capture_mode_gives_the_thread_its_own_mode_back)
+  # cuaudit queries its events with the thread's capture mode switched to relaxed, so that
+  # a global-mode capture survives them. A handler that jumped out (siglongjmp) of such a
+  # query left the program's thread relaxed for good: its later captures would accept
+  # calls they must refuse. The thread sets its mode to thread-local and begins a global
+  # capture; the 8th launch's harvest makes the first event query, where MOCK_TRIP raises:
+  # jumped out of, the thread's next timed call on the context takes over the pool's lock
+  # the jump left, and puts its mode back (1, not 2); a handler that copies and returns
+  # finds the lock held below it and leaves the switch alone (the capture is not broken by
+  # a query outside the relaxed mode).
+  timeout -s KILL 20 "$BIN/gpu_lock" modejump >native.out 2>native.err
+  grep -qx "thread's mode 1" native.out && pass "natively the thread's mode is its own" ||
+    fail "native: $(grep mode native.out)"
+  run_gpu 20 modejump MOCK_TRIP=cuEventQuery:1:raise=12
+  expect_rc 0
+  expect_out '^launch 7: jumped out$'
+  expect_out "^thread's mode 1\$"
+  expect_out '^end capture -> 0$'
+  run_gpu 20 modenest MOCK_TRIP=cuEventQuery:1:raise=10
+  expect_rc 0
+  expect_out '^handler: copy 0$'
+  expect_out "^thread's mode 1\$"
+  expect_out '^end capture -> 0$'
+  ;;
+gpu_time_a_jump_at_any_instruction_near_its_locks_leaves_later_launches_timed)
+  # A lock's hold began with two stores (the key, then the mark) and ended with two (the
+  # mark cleared, then the key): a siglongjmp out of a handler between them left the key
+  # the thread's with no mark, taken for a hold still running, for good: every later
+  # launch of that thread was counted busy, and another thread's too. One launch is
+  # single-stepped to find cuaudit's atomic instructions in it (the takes and releases
+  # of the pool's and the totals' locks among them); then for every instruction within 4
+  # steps of one, a launch is stepped again and the handler jumps out there. Every launch
+  # not jumped out of is timed (the plain ones: 7 before each jump, 16 after the last,
+  # then 50 from another thread in well under the 20 ms a left hold cost each, then 10),
+  # none counted busy.
+  [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
+  # Bound at load: no lazy binding (the loader's own code) stepped through.
+  timeout -s KILL 300 env LD_AUDIT="$AUDIT" CUAUDIT_GPU_TIME=on CUAUDIT_SUMMARY="$dir/s.json" \
+    LD_BIND_NOW=1 CUAUDIT_LOG=warn "$BIN/gpu_lock_step" 4 "$dir/audited.runs" >audited.out 2>audited.err
+  rc=$?
+  expect_rc 0
+  read -r plain stepped jumps ms steps targets <audited.runs || fail "no counts from the program"
+  [ "${jumps:-0}" -ge 50 ] && [ "$jumps" -ge $((targets * 19 / 20)) ] &&
+    pass "jumped out at $jumps of $targets instructions chosen (of $steps stepped)" ||
+    fail "jumped out at ${jumps:-0} of ${targets:-0} instructions chosen"
+  gpu_check s.json "timed >= $plain + 50 and 'busy' not in untimed and timed + sum(untimed.values()) <= $plain + 50 + $stepped"
+  [ -n "$ms" ] && [ "$ms" -lt 600 ] && pass "another thread's 50 launches in $ms ms" ||
+    fail "another thread's 50 launches took ${ms:-?} ms"
+  ;;
 *) fail "unknown case $name" ;;
 esac
 [ "$failures" -eq 0 ]

@@ -396,6 +396,31 @@ PY
   # About 300 MB of JSON: not left in the work directory.
   rm -f t.json
   ;;
+handler_that_jumps_out_of_the_making_of_the_trace_raw_file_leaves_the_file_made)
+  # A handler that jumped out (siglongjmp) of the making of the trace's raw file (a
+  # process's first block) left the claim on it naming its thread for good: the thread
+  # never got a file (its own claim is not waited for, and not made either), and every other
+  # thread's flush waited 1 s for the claim's live owner, then dropped its records. Each
+  # round a forked child fills its buffer and steps the call that makes the file, jumping
+  # out at one instruction: near the claim, the file's creation and its descriptor's move
+  # above 1000 (the first 200 instructions of the making), and near its head's write and
+  # the claim's release (the last 200, and every one of the last 8). The thread's next
+  # call takes the claim over (made at its own level) and makes the file again; its
+  # buffers are written out, and another thread's calls wait for nothing.
+  [ "$(uname -m)" = x86_64 ] || { fail "x86-64 only: the trap flag"; exit; }
+  mkdir -p "$dir/raw"
+  # Bound at load: no lazy binding (the loader's own code) stepped through.
+  (export CUAUDIT_TRACE="$dir/raw/t.%p.json" LD_BIND_NOW=1; CUAUDIT_LOG=warn audited "$BIN/signal_rawfile" "$dir/raw" 8 100000000 "$dir/audited.runs")
+  [ "$(cat audited.rc)" = 0 ] && pass "every child's thread made its file and wrote blocks after its jump" ||
+    fail "status $(cat audited.rc): $(grep -m3 signal_rawfile audited.err)"
+  read -r rounds failed period making marks <audited.runs || fail "no counts from the program"
+  [ "${rounds:-0}" -ge 60 ] && [ "${failed:-1}" = 0 ] &&
+    pass "$rounds rounds (the making at $making of a call, $period calls a buffer), none failed" ||
+    fail "${rounds:-0} rounds, ${failed:-?} failed"
+  # Each child removes its raw file; the parent's own is converted at its exit.
+  left=$(ls "$dir/raw" | grep -c '\.raw$')
+  [ "$left" = 0 ] && pass "no raw file left" || fail "$left raw files left"
+  ;;
 failed_exec_then_forked_children_write_their_own_traces)
   # Before: the trace's "finished" mark of the failed exec was inherited by
   # every child forked afterwards, whose traces were then never written.
