@@ -15,6 +15,7 @@
 #include "log.h"
 #include "nvtx.h"
 #include "memlimit.h"
+#include "gpu.h"
 #include "nvml.h"
 #include "nvtxlegacy.h"
 #include "index.h"
@@ -186,8 +187,12 @@ CUA_LA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	/* A patched object's trampolines go with it; one with CUDA references has a cua_ref. */
 	if (patched || ref)
 		cua_entrypatch_forget(patched ? patched : ref->map);
-	if (lib)
+	if (lib) {
+		/* Nothing the driver handed out outlives it: GPU timing's events. */
+		if (lib->owner && lib->layer == CUA_LIB_DRIVER)
+			cua_gpu_driver_closed();
 		cua_libs_close(lib);
+	}
 	else if (ref && ref->cuda)
 		cua_log_msg(CUA_LOG_DEBUG, "object closed: ", cua_lib_path(ref->map), NULL);
 	cua_gotfix_close(*cookie);
