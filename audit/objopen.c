@@ -91,6 +91,10 @@ static unsigned import_kind(const char *elf_name)
 	return cua_signals_is_name(elf_name) ? IMPORTS_SIGNALS : 0;
 }
 
+/* The owning driver was unloaded (la_objclose; written under the loader's lock): the next
+   one to load takes over nothing the old one handed out. */
+static int driver_closed;
+
 /* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or GOT.
    Leaving the others unaudited keeps the loader from calling la_symbind64 for each of their
    bindings: thousands in a PyTorch process. Their dlsym lookups are still seen, because
@@ -166,6 +170,11 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	if (lib->owner) {
 		cua_live_prepare();
 		cua_memlimit_prepare();
+		/* What the unloaded driver held went with it. */
+		if (layer == CUA_LIB_DRIVER && driver_closed) {
+			driver_closed = 0;
+			cua_memlimit_driver_reloaded();
+		}
 	}
 	if (lib->owner)
 		index_exports(lib);
@@ -189,8 +198,10 @@ CUA_LA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 		cua_entrypatch_forget(patched ? patched : ref->map);
 	if (lib) {
 		/* Nothing the driver handed out outlives it: GPU timing's events. */
-		if (lib->owner && lib->layer == CUA_LIB_DRIVER)
+		if (lib->owner && lib->layer == CUA_LIB_DRIVER) {
 			cua_gpu_driver_closed();
+			driver_closed = 1;
+		}
 		cua_libs_close(lib);
 	}
 	else if (ref && ref->cuda)
