@@ -783,6 +783,23 @@ PY
   grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' t.json && pass "the trace ends with the marker event" || fail "no marker event"
   expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/t.json[^:]*$" audited.err
   ;;
+trace_max_bounds_the_records_still_in_memory_at_exit)
+  # Before: CUAUDIT_TRACE_MAX was checked only where a thread's buffer (1 MiB) was written
+  # to the raw file; at exit the records still in memory went into the JSON unchecked. A
+  # run shorter than the flush interval, or threads that never filled their buffers, gave
+  # a trace of any size under any limit, with no marker and no message. Here 10000 calls
+  # (about 640 KB of records, one buffer never written out) under a 64 KiB limit.
+  native "$PROG" calls 10000
+  CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_TRACE_MAX=64KiB \
+    CUAUDIT_TRACE="$dir/t.json" audited "$PROG" calls 10000
+  same_results
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  n=$(sed -n 's/^cuDeviceGetCount events=//p' check.txt)
+  # A record of cuDeviceGetCount is at least 48 bytes: at most 1365 fit in 64 KiB.
+  [ -n "$n" ] && [ "$n" -gt 100 ] && [ "$n" -le 1365 ] && pass "the trace kept $n events, as many as fit" || fail "trace events: $n"
+  grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' t.json && pass "the trace ends with the marker event" || fail "no marker event"
+  expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/t.json$" audited.err
+  ;;
 trace_exit_time_keeps_the_raw_file_whole_instead_of_converting_past_it)
   # Converting the trace at exit takes time that grows with it (about 7 s for 1 s of calls
   # in a loop): CUAUDIT_TRACE_EXIT_TIME bounds it. Past it (0: at once) no JSON is written;
