@@ -800,6 +800,20 @@ trace_max_bounds_the_records_still_in_memory_at_exit)
   grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' t.json && pass "the trace ends with the marker event" || fail "no marker event"
   expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/t.json$" audited.err
   ;;
+log_max_bounds_a_log_file_that_several_processes_share)
+  # Several processes may write one log (no %p in the name: a forked child keeps the file,
+  # ranks given one name append to it). Before, each counted only its own lines against
+  # CUAUDIT_LOG_MAX from the size at its open (a child: its parent's count at the fork), so
+  # the file grew to a multiple of the limit with a marker per process. Here a parent's 100
+  # calls, then 4 children forked one after another with 2000 calls each, under 64 KiB.
+  native "$PROG" forkseq 4 100 2000
+  CUAUDIT_LOG=verbose CUAUDIT_LOG_MAX=64KiB audited "$PROG" forkseq 4 100 2000
+  same_results
+  size=$(stat -c %s log.txt)
+  [ "$size" -le $((64 * 1024 + 400)) ] && pass "the shared log stopped at $size bytes" || fail "the shared log is $size bytes"
+  expect_log 1 'CUAUDIT_LOG_MAX reached; no more lines' log.txt
+  tail -1 log.txt | grep -q 'CUAUDIT_LOG_MAX reached' && pass "the log ends with the marker" || fail "no marker at the end: $(tail -1 log.txt)"
+  ;;
 trace_exit_time_keeps_the_raw_file_whole_instead_of_converting_past_it)
   # Converting the trace at exit takes time that grows with it (about 7 s for 1 s of calls
   # in a loop): CUAUDIT_TRACE_EXIT_TIME bounds it. Past it (0: at once) no JSON is written;
