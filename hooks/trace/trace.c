@@ -955,7 +955,22 @@ static void keep_raw(int rawfd, uint64_t pid)
 		struct tbuf *t = (struct tbuf *)s;
 		size_t n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
 
-		if (t->taken && n && !raw.limited && append_block(rawfd, t->data, n, NULL) != 0)
+		if (!t->taken || !n || raw.limited)
+			continue;
+		/* Past CUAUDIT_TRACE_MAX: the file ends with the limit's marker, said once (exit
+		   stopped the file, so append_block would refuse the block unsaid). */
+		if (past_max(__atomic_load_n(&raw.end, __ATOMIC_ACQUIRE), n)) {
+			struct cua_block_head lm = { CUA_BLOCK_MAGIC, CUA_BLOCK_LIMIT, 0 };
+
+			raw.limited = 1;
+			if (cua_fd_write_all(rawfd, &lm, sizeof(lm),
+					     (off_t)__atomic_fetch_add(&raw.end, sizeof(lm), __ATOMIC_RELAXED)) != 0)
+				whole = 0;
+			else
+				cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
+			continue;
+		}
+		if (append_block(rawfd, t->data, n, NULL) != 0)
 			whole = 0;
 	}
 	if (!raw.limited && whole &&

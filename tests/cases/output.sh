@@ -799,6 +799,20 @@ trace_max_bounds_the_records_still_in_memory_at_exit)
   [ -n "$n" ] && [ "$n" -gt 100 ] && [ "$n" -le 1365 ] && pass "the trace kept $n events, as many as fit" || fail "trace events: $n"
   grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' t.json && pass "the trace ends with the marker event" || fail "no marker event"
   expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/t.json$" audited.err
+  # Past CUAUDIT_TRACE_EXIT_TIME the records in memory are appended to the raw file kept for
+  # `cuaudit trace`: one buffer past the limit ends it with the limit's marker and its
+  # message (before: exit had stopped the file, the limit went unsaid and unmarked, and the
+  # file was said to be one that could not be completed).
+  native "$PROG" paced 10000
+  CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_TRACE_MAX=64KiB CUAUDIT_TRACE_EXIT_TIME=0 \
+    CUAUDIT_TRACE="$dir/r.json" audited "$PROG" paced 10000
+  same_results
+  raw=$(ls r.json.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] && pass "the raw file is kept" || fail "no raw file: $(ls)"
+  grep -q 'could not be completed' audited.err && fail "the limit was taken for a failed write: $(cat audited.err)" || pass "no failed write said"
+  expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/r.json.[0-9]+.0x[0-9a-f]+.raw$" audited.err
+  "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 || fail "cuaudit trace: $(cat conv.txt)"
+  grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' k.json && pass "its conversion ends with the marker event" || fail "no marker in the conversion"
   ;;
 log_max_bounds_a_log_file_that_several_processes_share)
   # Several processes may write one log (no %p in the name: a forked child keeps the file,
