@@ -828,6 +828,21 @@ log_max_bounds_a_log_file_that_several_processes_share)
   expect_log 1 'CUAUDIT_LOG_MAX reached; no more lines' log.txt
   tail -1 log.txt | grep -q 'CUAUDIT_LOG_MAX reached' && pass "the log ends with the marker" || fail "no marker at the end: $(tail -1 log.txt)"
   ;;
+metrics_of_processes_given_one_name_are_each_kept)
+  # The metrics replace only an earlier image of their own process (an exec keeps the pid):
+  # other processes given the same name (no %p: a forked child, ranks) take the next numbered
+  # name, as the summary and the trace do. Before, each replaced the file whole, so only the
+  # last writer's counts were left (here the parent's 100 calls; its 2 children's were lost).
+  native "$PROG" forkseq 2 100 30
+  CUAUDIT_LOG=warn CUAUDIT_METRICS="$dir/m.prom" audited "$PROG" forkseq 2 100 30
+  same_results
+  for f in m.prom m.1.prom m.2.prom; do [ -s $f ] && pass "$f written" || fail "$f missing: $(ls)"; done
+  got=$(grep -h '^cuaudit_calls_total{.*api="cuDeviceGetCount",.*nested="false"}' m.prom m.1.prom m.2.prom 2>/dev/null |
+    sed -E 's/.*pid="([0-9]+)".* ([0-9]+)$/\1 \2/' | sort -k2n | awk '{print $2}' | tr '\n' ' ')
+  [ "$got" = "30 30 100 " ] && pass "each process's counts are kept: $got" || fail "counts: '$got'"
+  [ "$(grep -h -o 'pid="[0-9]*"' m.prom m.1.prom m.2.prom 2>/dev/null | sort -u | wc -l)" = 3 ] &&
+    pass "three processes, one file each" || fail "pids: $(grep -h -o 'pid="[0-9]*"' m*.prom | sort -u)"
+  ;;
 trace_exit_time_keeps_the_raw_file_whole_instead_of_converting_past_it)
   # Converting the trace at exit takes time that grows with it (about 7 s for 1 s of calls
   # in a loop): CUAUDIT_TRACE_EXIT_TIME bounds it. Past it (0: at once) no JSON is written;
