@@ -15,6 +15,7 @@
 #include "log.h"
 #include "nvtx.h"
 #include "memlimit.h"
+#include "gpu.h"
 #include "nvml.h"
 #include "nvtxlegacy.h"
 #include "index.h"
@@ -89,6 +90,10 @@ static unsigned import_kind(const char *elf_name)
 		return IMPORTS_EXEC;
 	return cua_signals_is_name(elf_name) ? IMPORTS_SIGNALS : 0;
 }
+
+/* The owning driver was unloaded (la_objclose; written under the loader's lock): the next
+   one to load takes over nothing the old one handed out. */
+static int driver_closed;
 
 /* Only an object with undefined CUDA symbols can bind to CUDA through its PLT or GOT.
    Leaving the others unaudited keeps the loader from calling la_symbind64 for each of their
@@ -165,6 +170,11 @@ CUA_LA_EXPORT unsigned int la_objopen(struct link_map *map, Lmid_t lmid, uintptr
 	if (lib->owner) {
 		cua_live_prepare();
 		cua_memlimit_prepare();
+		/* What the unloaded driver held went with it. */
+		if (layer == CUA_LIB_DRIVER && driver_closed) {
+			driver_closed = 0;
+			cua_memlimit_driver_reloaded();
+		}
 	}
 	if (lib->owner)
 		index_exports(lib);
@@ -186,8 +196,14 @@ CUA_LA_EXPORT unsigned int la_objclose(uintptr_t *cookie)
 	/* A patched object's trampolines go with it; one with CUDA references has a cua_ref. */
 	if (patched || ref)
 		cua_entrypatch_forget(patched ? patched : ref->map);
-	if (lib)
+	if (lib) {
+		/* Nothing the driver handed out outlives it: GPU timing's events. */
+		if (lib->owner && lib->layer == CUA_LIB_DRIVER) {
+			cua_gpu_driver_closed();
+			driver_closed = 1;
+		}
 		cua_libs_close(lib);
+	}
 	else if (ref && ref->cuda)
 		cua_log_msg(CUA_LOG_DEBUG, "object closed: ", cua_lib_path(ref->map), NULL);
 	cua_gotfix_close(*cookie);

@@ -58,7 +58,7 @@ CUA_LA_EXPORT unsigned int la_version(unsigned int version)
 	cua_hook_configs_load(&hook_cfg, &cua_cfg, env, diag_stderr);
 	cua_out_setup(cua_cfg.log_file);
 	/* One read of /proc/self/stat, only where a report file may be written. */
-	if (hook_cfg.summary.path[0] || hook_cfg.trace.path[0])
+	if (hook_cfg.summary.path[0] || hook_cfg.trace.path[0] || hook_cfg.metrics.path[0])
 		cua_writer_setup();
 	/* CUAUDIT_CAPTURE=nvtx:NAME: its name has its id before any event arrives. */
 	if (cua_cfg.capture == CUA_CAPTURE_NVTX)

@@ -382,20 +382,56 @@ static int log_descriptor(void)
 static const char limit_marker[] =
 	"cuaudit: warning: CUAUDIT_LOG_MAX reached; no more lines are written to this file\n";
 
-/* Counts the line against CUAUDIT_LOG_MAX; the first line past it is replaced by the
-   marker, and one message goes to stderr. Returns 0 to write the line. */
+/* Lines within this many bytes of CUAUDIT_LOG_MAX ask whether another process sharing the
+   file has already ended it with the marker (longer lines than this may follow a marker
+   written by a process whose own line did not fit). */
+#define LOG_MARK_WINDOW 16384u
+
+/* Does the log file (fd, or its name where fd cannot be read) end with the marker? */
+static int log_marked(int fd, uint64_t size)
+{
+	char tail[sizeof(limit_marker) - 1];
+	struct stat st;
+	ssize_t got = -1;
+	int rd;
+
+	if (size < sizeof(tail))
+		return 0;
+	got = pread(fd, tail, sizeof(tail), (off_t)(size - sizeof(tail)));
+	if (got < 0 && errno == EBADF &&
+	    (rd = open(log_path, O_RDONLY | O_CLOEXEC | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY)) >= 0) {
+		if (fstat(rd, &st) == 0 && st.st_dev == log_dev && st.st_ino == log_ino)
+			got = pread(rd, tail, sizeof(tail), (off_t)(size - sizeof(tail)));
+		close(rd);
+	}
+	return got == (ssize_t)sizeof(tail) && memcmp(tail, limit_marker, sizeof(tail)) == 0;
+}
+
+/* Counts the line against CUAUDIT_LOG_MAX: the file's own size counts, not only this
+   process's lines (processes sharing one file, a forked child that kept it, each counted
+   their own: the file grew to a multiple of the limit, a marker from each). The first line
+   past it is replaced by the marker, written once to the file, and one message goes to
+   stderr. Returns 0 to write the line. */
 static int log_room(int fd, size_t len)
 {
 	uint64_t before;
+	struct stat st;
+	int shared;
 
 	if (!cua_cfg.log_max || fd == stderr_fd)
 		return 0;
 	before = __atomic_fetch_add(&log_bytes, len, __ATOMIC_RELAXED);
-	if (before + len <= cua_cfg.log_max)
+	shared = fstat(fd, &st) == 0 && S_ISREG(st.st_mode);
+	if (shared && (uint64_t)st.st_size > before)
+		before = (uint64_t)st.st_size;
+	if (before + len <= cua_cfg.log_max &&
+	    !(shared && before + len + LOG_MARK_WINDOW > cua_cfg.log_max &&
+	      log_marked(fd, (uint64_t)st.st_size)))
 		return 0;
 	if (__atomic_exchange_n(&log_full, 1, __ATOMIC_ACQ_REL))
 		return -1;
-	cua_fd_write_all(fd, limit_marker, sizeof(limit_marker) - 1, -1);
+	if (!(shared && log_marked(fd, (uint64_t)st.st_size)))
+		cua_fd_write_all(fd, limit_marker, sizeof(limit_marker) - 1, -1);
 	say_once("CUAUDIT_LOG_MAX reached; the log stops at ", 0);
 	return -1;
 }

@@ -233,6 +233,14 @@ static int not_ours_now(int fd)
 	return earlier_image(fd) || this_run(fd);
 }
 
+/* A file to pass over for an output that replaces its own process's earlier images (the
+   metrics): another process of this run (a forked child, ranks given one name) claimed or
+   wrote it; one an earlier image of this very process finished at its exec is replaced. */
+static int other_process_now(int fd)
+{
+	return !earlier_image(fd) && this_run(fd);
+}
+
 int cua_writer_open(const char *what, const char *tmpl, const char *signature, unsigned flags,
 		    char *path, size_t cap)
 {
@@ -241,9 +249,12 @@ int cua_writer_open(const char *what, const char *tmpl, const char *signature, u
 	if (cua_fmt_path(base, sizeof(base), tmpl, (unsigned)getpid(), cua_process_host()) < 0)
 		return -1;
 	/* Files that an earlier image or another process of this run wrote stay, unless this
-	   output replaces them (the metrics: a live view, one per process). */
+	   output replaces its own process's earlier images (the metrics: a live view, one per
+	   process); another process's stay for it too (replaced, only the last writer's counts
+	   were left). */
 	return cua_out_choose(what, base, signature, 0,
-			      (flags & CUA_WRITER_REPLACE_IMAGES) ? NULL : not_ours_now, path, cap);
+			      (flags & CUA_WRITER_REPLACE_IMAGES) ? other_process_now : not_ours_now,
+			      path, cap);
 }
 
 /* Flushes, marks (at an exec) and closes the descriptor; a failure of any is kept in w. */

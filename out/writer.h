@@ -30,7 +30,8 @@ void cua_writer_flush(struct cua_writer *w);
    NAME.1.ext, NAME.2.ext, ...; a file of ours is passed over too when an earlier image of this
    process finished it at its exec (cua_writer_mark_images), or when it changed since this run
    began (another process of the run claimed or wrote it: CUAUDIT_SESSION_START, else this
-   process's start), unless flags has CUA_WRITER_REPLACE_IMAGES (the metrics, a live view).
+   process's start); with CUA_WRITER_REPLACE_IMAGES (the metrics, a live view) a file an
+   earlier image of this process finished at its exec is replaced, another process's kept.
    The file is created, or emptied, at once: it is this process's claim on the name. 'what'
    names the output in the message. The name used is in path. Returns the descriptor or -1. */
 #define CUA_WRITER_REPLACE_IMAGES 1u

@@ -557,6 +557,27 @@ static void retire(struct gctx *g)
 				    __ATOMIC_RELAXED);
 }
 
+/* The driver that made every pool's events is being unloaded (la_objclose of the owning
+   libcuda): its events, streams and contexts die with it, and a driver loaded again may hand
+   out the same context handle. Every pool is retired, so that no event of the old driver is
+   named again (a new driver's elapsed time between an old and a new event would time the
+   new work from the old work's end: a kernel shown exact at 0 ns) and the context's next
+   call sets up a new pool; a pool whose setup failed is retired too (the new driver may set
+   one up). Records not yet harvested are counted lost at the next harvest or claim. */
+void cua_gpu_driver_closed(void)
+{
+	struct gctx *all = __atomic_load_n(&ctxs, __ATOMIC_ACQUIRE);
+
+	for (unsigned i = 0; all && i < CTXS; i++) {
+		struct gctx *g = &all[i];
+		int ready = __atomic_load_n(&g->ready, __ATOMIC_ACQUIRE);
+
+		if (ready == G_READY || ready == G_FAILED)
+			__atomic_compare_exchange_n(&g->ready, &ready, G_RETIRED, 0, __ATOMIC_ACQ_REL,
+						    __ATOMIC_RELAXED);
+	}
+}
+
 /* A retired pool's records, counted lost without a driver call, up to the first call still
    in flight (its exit counts it). Lock held. */
 static void drop(struct gctx *g)

@@ -11,6 +11,9 @@
    call and before the summary, so that its exit work (the bounded drain) runs first. */
 int cua_gpu_init(const struct cua_gpu_config *own);
 
+/* The owning libcuda is being unloaded: every pool of its events is retired (la_objclose). */
+void cua_gpu_driver_closed(void);
+
 /* What a record measured. The memory operations follow nsys' cuda_gpu_mem_*_sum rows. */
 enum cua_gpu_op {
 	CUA_GPU_KERNEL = 0,

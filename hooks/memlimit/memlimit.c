@@ -357,6 +357,27 @@ static void mem_exit(const struct cuaudit_call *c, void *ctx)
 	}
 }
 
+void cua_memlimit_driver_reloaded(void)
+{
+	if (!live)
+		return;
+	for (unsigned i = 0; i < SLOTS; i++) {
+		uint64_t k = __atomic_load_n(&live[i].key, __ATOMIC_ACQUIRE);
+
+		/* Taken as a free takes it: a free racing with the load credits it once. */
+		if (k > TOMBSTONE && __atomic_compare_exchange_n(&live[i].key, &k, TOMBSTONE, 0,
+								 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+			adjust(live[i].device, live[i].size, 0);
+			if (live[i].grouped)
+				cua_memgroup_adjust(live[i].device, live[i].size, 0);
+		}
+	}
+	/* The old driver's pools went with it; their handles may come back for other devices. */
+	for (unsigned i = 0; i < POOLS; i++)
+		if (__atomic_load_n(&pools[i].key, __ATOMIC_ACQUIRE) > TOMBSTONE)
+			__atomic_store_n(&pools[i].key, TOMBSTONE, __ATOMIC_RELEASE);
+}
+
 /* At exit, at info level: one line per device that had a quota and used it. */
 static void report(void)
 {

@@ -22,6 +22,11 @@ int cua_memlimit_view(unsigned dev, uint64_t *quota, uint64_t *in_use);
    opens (under the loader's lock): a process that never loads one makes no file and takes
    no slot. A failure says so once, and the limit stays the process's own. */
 void cua_memlimit_prepare(void);
+/* A driver loads after the owning one was unloaded: the old driver's memory went with it
+   (its contexts are gone, and its addresses may come back from the new one), so every live
+   allocation is credited back to the quota and the group. Not at the unload itself: glibc's
+   exit (_dl_fini) closes the driver too, before the exit report of what was still held. */
+void cua_memlimit_driver_reloaded(void);
 /* The memory group this process joined (CUAUDIT_MEM_GROUP), or NULL when none. */
 const char *cua_memlimit_group(void);
 /* The group's use of device dev in bytes (granted to live or not yet reclaimed slots); 0

@@ -959,15 +959,50 @@ static void take_buffers(uint64_t pid, unsigned *cut)
 	}
 }
 
-static void format_buffers(struct cua_writer *w, uint64_t pid)
+/* Bytes of the whole records at the start of p[0..n) that fit in room. */
+static size_t records_within(const char *p, size_t n, uint64_t room)
 {
+	size_t at = 0;
+
+	while (n - at >= sizeof(struct cua_trace_rec)) {
+		const struct cua_trace_rec *r = (const struct cua_trace_rec *)(const void *)(p + at);
+
+		if (r->size < sizeof(*r) || r->size > n - at || at + r->size > room)
+			break;
+		at += r->size;
+	}
+	return at;
+}
+
+/* The records still in the buffers, after the raw file's. They count against
+   CUAUDIT_TRACE_MAX as the raw file's blocks do (a short run, or threads that never filled a
+   buffer, write none: checked only at the blocks, the bound held nothing back): whole records
+   up to the limit, then the limit is said once, naming the trace (path). */
+static void format_buffers(struct cua_writer *w, uint64_t pid, const char *path)
+{
+	uint64_t at = __atomic_load_n(&raw.end, __ATOMIC_ACQUIRE), room = UINT64_MAX;
+
+	/* As one block more at the raw file's end (its head counted once). */
+	if (cfg.max) {
+		if (at < sizeof(struct cua_raw_head))
+			at = sizeof(struct cua_raw_head);
+		at += sizeof(struct cua_block_head);
+		room = cfg.max + sizeof(struct cua_raw_head) > at ? cfg.max + sizeof(struct cua_raw_head) - at : 0;
+	}
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
+		size_t n, k;
 
 		if (!t->taken || raw.limited)
 			continue; /* past the limit: the file ended with its marker */
-		cua_tracefmt_records(w, t->data, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE),
-				     pid);
+		n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
+		k = records_within(t->data, n, room);
+		cua_tracefmt_records(w, t->data, k, pid);
+		room -= k;
+		if (k < n) {
+			raw.limited = 1;
+			cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", path, 0);
+		}
 	}
 }
 
@@ -985,7 +1020,22 @@ static void keep_raw(int rawfd, uint64_t pid)
 		struct tbuf *t = (struct tbuf *)s;
 		size_t n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
 
-		if (t->taken && n && !raw.limited && append_block(rawfd, t->data, n, NULL) != 0)
+		if (!t->taken || !n || raw.limited)
+			continue;
+		/* Past CUAUDIT_TRACE_MAX: the file ends with the limit's marker, said once (exit
+		   stopped the file, so append_block would refuse the block unsaid). */
+		if (past_max(__atomic_load_n(&raw.end, __ATOMIC_ACQUIRE), n)) {
+			struct cua_block_head lm = { CUA_BLOCK_MAGIC, CUA_BLOCK_LIMIT, 0 };
+
+			raw.limited = 1;
+			if (cua_fd_write_all(rawfd, &lm, sizeof(lm),
+					     (off_t)__atomic_fetch_add(&raw.end, sizeof(lm), __ATOMIC_RELAXED)) != 0)
+				whole = 0;
+			else
+				cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
+			continue;
+		}
+		if (append_block(rawfd, t->data, n, NULL) != 0)
 			whole = 0;
 	}
 	if (!raw.limited && whole &&
@@ -1082,7 +1132,7 @@ static void trace_finish(void)
 		goto done;
 	}
 	if (!limited)
-		format_buffers(&w, pid);
+		format_buffers(&w, pid, path);
 	if (limited || raw.limited)
 		cua_tracefmt_marker(&w, pid, last_ns, "CUAUDIT_TRACE_MAX reached; later events were dropped");
 	else if (__atomic_load_n(&raw.cut, __ATOMIC_ACQUIRE))

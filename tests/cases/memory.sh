@@ -165,6 +165,22 @@ file_names_expand_environment_variables)
   same_results
   [ "$(grep -c 'CUAUDIT_SUMMARY=".*" is not valid' audited.err)" = 1 ] && pass "a bad name is one message" || fail "bad name: $(head -2 audited.err)"
   ;;
+an_unloaded_drivers_memory_is_given_back_to_the_quota)
+  # The driver's memory goes with it when it is unloaded; before, its allocations stayed
+  # charged, so a program that loads the driver, allocates 6 KiB and unloads it, four times,
+  # ran natively and was refused its second allocation under a 10 KiB quota.
+  native "$BIN/memory_reload" 4 6
+  expect_out '^unloaded after 4 of 4 rounds$' native.out
+  CUAUDIT_LOG=info CUAUDIT_LOG_FILE= CUAUDIT_MEM_LIMIT=10KiB audited "$BIN/memory_reload" 4 6
+  [ "$(cat audited.rc)" = 0 ] && pass "status 0" || fail "status $(cat audited.rc)"
+  for i in 0 1 2 3; do
+    expect_out "^round $i: cuMemAlloc -> 0\$"
+    expect_out "^round $i: free 4096 total 10240\$"
+  done
+  expect_out '^unloaded after 4 of 4 rounds$'
+  # The exit report still shows what the last load kept.
+  expect_log 1 'memory limit: device 0 quota 10240 in_use 6144 peak 6144 .* refused 0$' audited.err
+  ;;
 *)
   fail "unknown case $name"
   ;;

@@ -808,6 +808,66 @@ PY
   grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' t.json && pass "the trace ends with the marker event" || fail "no marker event"
   expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/t.json[^:]*$" audited.err
   ;;
+trace_max_bounds_the_records_still_in_memory_at_exit)
+  # Before: CUAUDIT_TRACE_MAX was checked only where a thread's buffer (1 MiB) was written
+  # to the raw file; at exit the records still in memory went into the JSON unchecked. A
+  # run shorter than the flush interval, or threads that never filled their buffers, gave
+  # a trace of any size under any limit, with no marker and no message. Here 10000 calls
+  # (about 640 KB of records, one buffer never written out) under a 64 KiB limit.
+  native "$PROG" calls 10000
+  CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_TRACE_MAX=64KiB \
+    CUAUDIT_TRACE="$dir/t.json" audited "$PROG" calls 10000
+  same_results
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  n=$(sed -n 's/^cuDeviceGetCount events=//p' check.txt)
+  # A record of cuDeviceGetCount is at least 48 bytes: at most 1365 fit in 64 KiB.
+  [ -n "$n" ] && [ "$n" -gt 100 ] && [ "$n" -le 1365 ] && pass "the trace kept $n events, as many as fit" || fail "trace events: $n"
+  grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' t.json && pass "the trace ends with the marker event" || fail "no marker event"
+  expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/t.json$" audited.err
+  # Past CUAUDIT_TRACE_EXIT_TIME the records in memory are appended to the raw file kept for
+  # `cuaudit trace`: one buffer past the limit ends it with the limit's marker and its
+  # message (before: exit had stopped the file, the limit went unsaid and unmarked, and the
+  # file was said to be one that could not be completed).
+  native "$PROG" paced 10000
+  CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= CUAUDIT_FLUSH_INTERVAL=1 CUAUDIT_TRACE_MAX=64KiB CUAUDIT_TRACE_EXIT_TIME=0 \
+    CUAUDIT_TRACE="$dir/r.json" audited "$PROG" paced 10000
+  same_results
+  raw=$(ls r.json.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] && pass "the raw file is kept" || fail "no raw file: $(ls)"
+  grep -q 'could not be completed' audited.err && fail "the limit was taken for a failed write: $(cat audited.err)" || pass "no failed write said"
+  expect_log 1 "CUAUDIT_TRACE_MAX reached; the trace stops at $dir/r.json.[0-9]+.0x[0-9a-f]+.raw$" audited.err
+  "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 || fail "cuaudit trace: $(cat conv.txt)"
+  grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' k.json && pass "its conversion ends with the marker event" || fail "no marker in the conversion"
+  ;;
+log_max_bounds_a_log_file_that_several_processes_share)
+  # Several processes may write one log (no %p in the name: a forked child keeps the file,
+  # ranks given one name append to it). Before, each counted only its own lines against
+  # CUAUDIT_LOG_MAX from the size at its open (a child: its parent's count at the fork), so
+  # the file grew to a multiple of the limit with a marker per process. Here a parent's 100
+  # calls, then 4 children forked one after another with 2000 calls each, under 64 KiB.
+  native "$PROG" forkseq 4 100 2000
+  CUAUDIT_LOG=verbose CUAUDIT_LOG_MAX=64KiB audited "$PROG" forkseq 4 100 2000
+  same_results
+  size=$(stat -c %s log.txt)
+  [ "$size" -le $((64 * 1024 + 400)) ] && pass "the shared log stopped at $size bytes" || fail "the shared log is $size bytes"
+  expect_log 1 'CUAUDIT_LOG_MAX reached; no more lines' log.txt
+  tail -1 log.txt | grep -q 'CUAUDIT_LOG_MAX reached' && pass "the log ends with the marker" || fail "no marker at the end: $(tail -1 log.txt)"
+  ;;
+metrics_of_processes_given_one_name_are_each_kept)
+  # The metrics replace only an earlier image of their own process (an exec keeps the pid):
+  # other processes given the same name (no %p: a forked child, ranks) take the next numbered
+  # name, as the summary and the trace do. Before, each replaced the file whole, so only the
+  # last writer's counts were left (here the parent's 100 calls; its 2 children's were lost).
+  native "$PROG" forkseq 2 100 30
+  CUAUDIT_LOG=warn CUAUDIT_METRICS="$dir/m.prom" audited "$PROG" forkseq 2 100 30
+  same_results
+  for f in m.prom m.1.prom m.2.prom; do [ -s $f ] && pass "$f written" || fail "$f missing: $(ls)"; done
+  got=$(grep -h '^cuaudit_calls_total{.*api="cuDeviceGetCount",.*nested="false"}' m.prom m.1.prom m.2.prom 2>/dev/null |
+    sed -E 's/.*pid="([0-9]+)".* ([0-9]+)$/\1 \2/' | sort -k2n | awk '{print $2}' | tr '\n' ' ')
+  [ "$got" = "30 30 100 " ] && pass "each process's counts are kept: $got" || fail "counts: '$got'"
+  [ "$(grep -h -o 'pid="[0-9]*"' m.prom m.1.prom m.2.prom 2>/dev/null | sort -u | wc -l)" = 3 ] &&
+    pass "three processes, one file each" || fail "pids: $(grep -h -o 'pid="[0-9]*"' m*.prom | sort -u)"
+  ;;
 trace_exit_time_keeps_the_raw_file_whole_instead_of_converting_past_it)
   # Converting the trace at exit takes time that grows with it (about 7 s for 1 s of calls
   # in a loop): CUAUDIT_TRACE_EXIT_TIME bounds it. Past it (0: at once) no JSON is written;

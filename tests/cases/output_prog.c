@@ -320,6 +320,16 @@ int main(int argc, char **argv)
 		CHECK(pthread_join(t, NULL) == 0);
 		return service(atol(argv[2]));
 	}
+	/* paced N: a call, a pause past CUAUDIT_FLUSH_INTERVAL=1, a call (its thread's records
+	   are written out), then N calls kept in memory until exit. */
+	if (strcmp(argv[1], "paced") == 0 && argc == 3) {
+		calls(1);
+		usleep(1100000);
+		calls(1);
+		calls(atol(argv[2]));
+		printf("calls %s\n", argv[2]);
+		return 0;
+	}
 	if (strcmp(argv[1], "calls") == 0 && argc == 3) {
 		calls(atol(argv[2]));
 		printf("calls %s\n", argv[2]);
