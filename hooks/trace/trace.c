@@ -964,8 +964,8 @@ static size_t records_within(const char *p, size_t n, uint64_t room)
 {
 	size_t at = 0;
 
-	while (n - at >= sizeof(struct cua_trace_rec)) {
-		const struct cua_trace_rec *r = (const struct cua_trace_rec *)(const void *)(p + at);
+	while (n - at >= sizeof(struct cua_rec_head)) {
+		const struct cua_rec_head *r = (const struct cua_rec_head *)(const void *)(p + at);
 
 		if (r->size < sizeof(*r) || r->size > n - at || at + r->size > room)
 			break;
