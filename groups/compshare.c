@@ -45,7 +45,7 @@ static int usable(void)
 
 	if (!head || st == DROPPING)
 		return 0;
-	if (st == ALONE || cua_groupfile_whole(&kept))
+	if (st == ALONE || cua_groupfile_whole(&kept, CUA_GROUPFILE_SHARE_GAP_NS))
 		return 1;
 	if (!__atomic_compare_exchange_n(&state, &shared, DROPPING, 0, __ATOMIC_ACQ_REL,
 					 __ATOMIC_ACQUIRE))

@@ -138,20 +138,22 @@ void *cua_groupfile_map(const char *path, const struct cua_groupfile *f,
 	return map;
 }
 
-int cua_groupfile_whole(struct cua_groupfile_kept *k)
+int cua_groupfile_whole(struct cua_groupfile_kept *k, uint64_t gap_ns)
 {
-	uint64_t now = cua_clock_ns(), last = __atomic_load_n(&k->looked_ns, __ATOMIC_RELAXED);
+	uint64_t now = gap_ns ? cua_clock_ns() : 0;
+	uint64_t last = __atomic_load_n(&k->looked_ns, __ATOMIC_RELAXED);
 	int fd = __atomic_load_n(&k->fd, __ATOMIC_ACQUIRE);
 	struct stat st;
 
 	if (fd < 0)
 		return 0;
-	if (last && now - last < CUA_GROUPFILE_LOOK_NS)
+	if (gap_ns && last && now - last < gap_ns)
 		return 1;
 	if (fstat(fd, &st) != 0 || (uint64_t)st.st_dev != k->dev || (uint64_t)st.st_ino != k->ino ||
 	    st.st_size < 0 || (uint64_t)st.st_size < k->size)
 		return 0;
-	__atomic_store_n(&k->looked_ns, now, __ATOMIC_RELAXED);
+	if (gap_ns)
+		__atomic_store_n(&k->looked_ns, now, __ATOMIC_RELAXED);
 	return 1;
 }
 

@@ -46,12 +46,13 @@ void *cua_groupfile_map(const char *path, const struct cua_groupfile *f,
    short (truncated) under a shared mapping faults with SIGBUS at the next touch of a page past
    its end, and Linux can keep a tmpfs file from shrinking only with a seal, which exists on
    memfd files alone (docs/design.md, "Group files"): so a use of the mapping looks first. One
-   fstat, at most once in CUA_GROUPFILE_LOOK_NS: a use within that time of a look that found
-   the file whole counts on it (a compute share's charge comes with every launch, and one
-   system call a launch would cost it more than the look could save). Async-signal-safe. 1
-   whole, 0 not (cut short, or no longer to be told). */
-#define CUA_GROUPFILE_LOOK_NS 1000000ull
-int cua_groupfile_whole(struct cua_groupfile_kept *k);
+   fstat, unless a look found the file whole less than gap_ns ago: the memory group looks at
+   every use (0: an allocation costs a driver call anyway), the compute share at most once in
+   CUA_GROUPFILE_SHARE_GAP_NS (it is charged at every launch, and one system call a launch
+   would cost more than the launch's own work). Async-signal-safe. 1 whole, 0 not (cut
+   short, or no longer to be told). */
+#define CUA_GROUPFILE_SHARE_GAP_NS 1000000ull
+int cua_groupfile_whole(struct cua_groupfile_kept *k, uint64_t gap_ns);
 
 /* Slot locks: a process holds an open-file-description lock (F_OFD_SETLK, never waited for)
    on one byte of its slot while it lives; the kernel drops it when the process ends or execs

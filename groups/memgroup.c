@@ -53,7 +53,7 @@ static int whole(void)
 {
 	if (!head || __atomic_load_n(&lost, __ATOMIC_ACQUIRE))
 		return 0;
-	if (cua_groupfile_whole(&kept))
+	if (cua_groupfile_whole(&kept, 0))
 		return 1;
 	if (!__atomic_exchange_n(&lost, 1, __ATOMIC_ACQ_REL)) {
 		cua_groupfile_drop(head, CUA_GROUP_FILE_SIZE, &kept);

@@ -22,9 +22,10 @@ struct cua_rec_head {
 	uint8_t binding;  /* enum cuaudit_binding in the low CUA_REC_KIND_BITS; a call through a
 			     patched entry's copy above them (0 where the store keeps none) */
 	uint8_t depth;    /* the dispatch's nesting depth (a signal handler's calls start again at
-			     0): the ring keeps its low 8 bits, the trace 255 for deeper ones (neither
-			     is met: a runtime call nests its driver calls one deep); an NVTX record's
-			     level (below CUA_NVTX_DEPTH) plus CUA_TRACE_NVTX_LEVEL0 */
+			     0), its low 8 bits in the ring and the trace alike (a deeper one is not
+			     met: a runtime call nests its driver calls one deep, and saturating it
+			     cost the trace 5 instructions a call); an NVTX record's level (below
+			     CUA_NVTX_DEPTH) plus CUA_TRACE_NVTX_LEVEL0, through cua_rec_depth */
 	uint32_t tid;     /* the thread that made the call */
 	uint32_t flags;   /* CUA_REC_* */
 	uint64_t t_start; /* the call's start, as every output reads it */
@@ -49,7 +50,7 @@ _Static_assert(sizeof(struct cua_rec_head) == 40 && offsetof(struct cua_rec_head
 #define CUA_REC_OUT_ARGS 24u
 #define CUA_REC_OUT(i) (1u << (CUA_REC_OUT_SHIFT + (i)))
 
-/* A depth or level as the trace keeps it: deeper ones read as 255. */
+/* An NVTX level as the trace keeps it: deeper ones read as 255. */
 static inline uint8_t cua_rec_depth(unsigned depth)
 {
 	return depth < 255 ? (uint8_t)depth : 255;

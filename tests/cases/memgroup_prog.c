@@ -176,6 +176,29 @@ static int spin(char **a)
 
 /* later CHUNK_KIB N FILE: holds N chunks, says so, waits (up to 60 s) until FILE exists,
    then allocates chunks until refused and says how many more it got. */
+/* cutself FILE: allocates 1 MiB (its look finds the group's file whole), cuts FILE short as
+   an operator's `: > FILE` would, and allocates again at once: the second allocation's use of
+   the mapping comes microseconds after the first's look. */
+static int cutself(char **a)
+{
+	CUdeviceptr p, q;
+	CUresult r;
+
+	start();
+	usleep(2000);
+	if (cuMemAlloc_v2(&p, (size_t)1 << 20) != CUDA_SUCCESS) {
+		printf("first refused\n");
+		return 2;
+	}
+	if (truncate(a[0], 0) != 0) {
+		perror("truncate");
+		return 2;
+	}
+	r = cuMemAlloc_v2(&q, (size_t)1 << 20);
+	printf("second %d\n", (int)r);
+	return 0;
+}
+
 static int later(char **a)
 {
 	size_t chunk = (size_t)atoi(a[0]) << 10;
@@ -326,6 +349,8 @@ int main(int argc, char **argv)
 		return fill_main(argv + 2, argc - 2);
 	if (argc >= 2 && strcmp(argv[1], "info") == 0)
 		return info();
-	fprintf(stderr, "usage: memgroup_prog rounds|churn|spin|fill|info ...\n");
+	if (argc >= 3 && strcmp(argv[1], "cutself") == 0)
+		return cutself(argv + 2);
+	fprintf(stderr, "usage: memgroup_prog rounds|churn|spin|fill|info|cutself ...\n");
 	return 2;
 }
