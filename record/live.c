@@ -22,6 +22,7 @@
 struct cua_live_head *volatile cua_live_region;
 uint64_t cua_live_region_pid;
 uint32_t cua_live_calls_mask;
+void (*cua_live_taking)(struct cua_live_slot *s);
 
 /* Fixed in la_version. */
 static struct {
@@ -440,6 +441,9 @@ static struct cua_live_slot *take_slot(struct cua_live_head *h, uint64_t pid, ui
 			if (!__atomic_compare_exchange_n(&s->owner, &was.w, now.w, 0, __ATOMIC_ACQ_REL,
 							 __ATOMIC_ACQUIRE))
 				continue; /* another thread took it first */
+			/* The ended owner's last calls may still be wanted by the trace. */
+			if (owner && cua_live_taking)
+				cua_live_taking(s);
 			/* The ended owner's calls in flight are over: their records are given
 			   up (one store each, an odd number: a reader's copy of one fails its
 			   check, and no INDEX's ended number matches it), so that the ring

@@ -31,6 +31,22 @@
 #define CUA_TRACE_ID_NAME 0xfffeu
 #define CUA_TRACE_ID_MARK 0xfffdu
 
+/* With the live view on, a call is stored once, in its thread's ring (rt/livefmt.h), and the
+   trace keeps only what the ring lacks, in a reference: id CUA_TRACE_ID_REF; binding the
+   patched entry's copy above CUA_REC_KIND_BITS (the kind comes from the ring); tid the
+   thread; flags the call's CUA_REC_SKIPPED, CUA_REC_OUT and CUA_REC_KERNEL; t_start the ring
+   record's INDEX (64 bits); t_end the time of the hooks of the calls nested in it, which the
+   ring's end leaves out and the trace's interval keeps (docs/design.md, "A call's time");
+   then the variable part exactly as a call record's after its argument struct. Before the
+   ring goes round, the thread's buffer gets the ring's records as one record: id
+   CUA_TRACE_ID_RING, tid the thread, t_start the first one's INDEX, t_end their count, then
+   that many struct cua_live_call. A reference is joined with the first ring record after it
+   in its block, and stands for its call only where that holds its INDEX, ended, of the same
+   thread; a call whose argument struct exceeds the ring's copy, or whose record was in flight
+   when the ring was written out, is a call record as without the view. */
+#define CUA_TRACE_ID_REF 0xfffcu
+#define CUA_TRACE_ID_RING 0xfffbu
+
 /* The raw file (<trace>.<pid>.<nonce>.raw): this head, then blocks. Each block is one
    thread buffer written out: a block head, then whole records. */
 #define CUA_RAW_MAGIC "cuaudit-raw/3\n" /* 3: records begin with struct cua_rec_head */

@@ -61,6 +61,13 @@ struct tbuf {
 	int cancel_old;
 	uint64_t flush_at;     /* write the buffer out at the first call after this time */
 	size_t committed;      /* bytes of whole records */
+	/* With the live view on (level 0 only): the thread's ring whose records its references
+	   name (NULL: none yet), the INDEX of the first record not yet in the buffer, and the
+	   references since (0: the ring need not be written out). */
+	struct cua_live_slot *ring;
+	uint64_t drained;
+	uint32_t nrefs;
+	uint32_t ring_gen; /* the ring's owner generation then: another owner may have reused it */
 	_Alignas(8) char data[];
 };
 
@@ -79,6 +86,9 @@ static uint64_t lost; /* records past CUA_LEVELS nested handlers: dropped, repor
 /* Records dropped because their thread's buffer was full and could not be written out then
    (the raw file was being made by a thread that did not finish it in time): reported. */
 static uint64_t unwritten;
+/* Calls whose records the live view's ring took again before the trace wrote them out (a
+   signal handler's calls past the window, or a write that failed): reported. */
+static uint64_t overtaken;
 
 /* The raw file, one per process image: pid plus a nonce taken at load, since exec keeps
    the pid and the new image must not collide with the old one's file. */
@@ -116,6 +126,21 @@ static uint64_t finished_pid;
 #define OPENER_PID(o) ((o) >> 32 & 0xffffffu)
 #define OPENER_TID(o) ((uint32_t)(o))
 #define OPENER_LEVEL(o) ((unsigned)((o) >> 56))
+
+/* Bytes of a buffer for records: all of it, less the room that one writing out of the ring
+   takes with the live view on (ring_room), so that a block stays within TBUF_SIZE, the
+   readers' window. Fixed at the first buffer: the view is set up before any call. */
+static size_t tbuf_room;
+/* References a thread may make before its ring is written out: three quarters of the ring,
+   the rest for the calls nested in the one that writes it and for signal handlers'. */
+static uint64_t ring_window;
+
+static size_t ring_room(void)
+{
+	return cua_live_on ? sizeof(struct cua_rec_head) +
+				     (size_t)(cua_live_calls_mask + 1) * sizeof(struct cua_live_call)
+			   : 0;
+}
 
 static size_t round8(size_t n)
 {
@@ -462,7 +487,7 @@ static void append_text(struct tbuf *t, unsigned id, uint64_t ts, const char *te
 	char *p;
 
 	if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE ||
-	    (t->committed + need > TBUF_SIZE && make_room(t) != 0))
+	    (t->committed + need > tbuf_room && make_room(t) != 0))
 		return;
 	at = t->committed;
 	r = (struct cua_rec_head *)(t->data + at);
@@ -517,6 +542,10 @@ static struct tbuf *thread_buffer(unsigned l)
 		take_over(t, l);
 		return t;
 	}
+	if (CUA_UNLIKELY(!tbuf_room)) {
+		ring_window = (uint64_t)cua_live_calls_mask + 1 - ((uint64_t)cua_live_calls_mask + 1) / 4;
+		__atomic_store_n(&tbuf_room, TBUF_SIZE - ring_room(), __ATOMIC_RELEASE);
+	}
 	t = (struct tbuf *)cua_tslot_acquire(&all_buffers, sizeof(*t) + TBUF_SIZE, pid,
 					     (uint32_t)cua_thread_id(), l);
 	if (!t)
@@ -540,6 +569,141 @@ static void back_in_mine(struct tbuf *t, unsigned l)
 {
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	mine[l] = t;
+}
+
+/* References in p[0, n) that the ring record ring (count records from INDEX first) cannot
+   join: their records came round before the ring was written out (a signal handler's burst
+   of calls past the window), or another thread reused the ended owner's slot. Counted. */
+static CUA_COLD void count_unjoined(const char *p, size_t n, const struct cua_live_call *ring,
+				    uint64_t first, uint64_t count)
+{
+	size_t from = 0;
+
+	/* The references since the buffer's last ring record (those before it have theirs). */
+	for (size_t at = 0; n - at >= sizeof(struct cua_rec_head);) {
+		const struct cua_rec_head *r = (const struct cua_rec_head *)(const void *)(p + at);
+
+		if (r->size < sizeof(*r) || r->size > n - at)
+			break;
+		at += r->size;
+		if (r->id == CUA_TRACE_ID_RING)
+			from = at;
+	}
+	for (size_t at = from; n - at >= sizeof(struct cua_rec_head);) {
+		const struct cua_rec_head *r = (const struct cua_rec_head *)(const void *)(p + at);
+		uint64_t k;
+
+		if (r->size < sizeof(*r) || r->size > n - at)
+			break;
+		if (r->id == CUA_TRACE_ID_REF &&
+		    ((k = r->t_start - first) >= count || ring[k].h.tid != r->tid ||
+		     ring[k].h.seq != cua_live_seq(r->t_start, CUA_LIVE_ENDED)))
+			__atomic_add_fetch(&overtaken, 1, __ATOMIC_RELAXED);
+		at += r->size;
+	}
+}
+
+/* Writes the records of t's ring that its references since the last time name, from the
+   first one on, as one ring record at p[n], within cap; returns its bytes (0: none). By its
+   owner, into its own buffer (under FLUSHING); or at exit into a copy (other: the owner may
+   still be running, so a record taken again meanwhile is marked unused in the copy). */
+static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other, uint64_t *upto)
+{
+	struct cua_live_slot *s = t->ring;
+	uint64_t ncalls = (uint64_t)cua_live_calls_mask + 1, done, first, count, pos, k1;
+	const struct cua_live_call *ring;
+	struct cua_live_call *dst;
+	struct cua_rec_head *h;
+	size_t need;
+
+	if (!s || !t->nrefs)
+		return 0;
+	ring = cua_live_ring(s);
+	*upto = done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+	first = t->drained;
+	if (CUA_UNLIKELY(done - first > ncalls))
+		first = done - ncalls;
+	count = done - first;
+	need = sizeof(*h) + count * sizeof(struct cua_live_call);
+	if (CUA_UNLIKELY(n + need > cap)) {
+		/* Only after a write that failed kept its records (and a ring record) in the
+		   buffer: these references go unjoined, counted. */
+		__atomic_add_fetch(&overtaken, t->nrefs, __ATOMIC_RELAXED);
+		return 0;
+	}
+	h = (struct cua_rec_head *)(void *)(p + n);
+	memset(h, 0, sizeof(*h));
+	h->size = (uint32_t)need;
+	h->id = CUA_TRACE_ID_RING;
+	h->tid = t->slot.tid;
+	h->t_start = first;
+	h->t_end = count;
+	dst = (struct cua_live_call *)(h + 1);
+	pos = first & cua_live_calls_mask;
+	k1 = count < ncalls - pos ? count : ncalls - pos;
+	memcpy(dst, ring + pos, k1 * sizeof(*dst));
+	memcpy(dst + k1, ring, (count - k1) * sizeof(*dst));
+	/* Read while its owner may write: a copy whose number changed is no record. */
+	for (uint64_t k = 0; other && k < count; k++)
+		if (__atomic_load_n(&ring[(first + k) & cua_live_calls_mask].h.seq, __ATOMIC_ACQUIRE) !=
+		    dst[k].h.seq)
+			dst[k].h.seq = 0;
+	/* What cannot be joined is said: checked where it can happen (the ring went round the
+	   window, another owner took the slot, a copy at exit). */
+	if (CUA_UNLIKELY(other || first != t->drained ||
+			 __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != t->ring_gen))
+		count_unjoined(p, n, dst, first, count);
+	return need;
+}
+
+/* The owner's writing out of its ring into its buffer, just before the buffer goes out. */
+static void seal_own(struct tbuf *t)
+{
+	uint64_t done = 0;
+	size_t n;
+
+	if (!t->nrefs)
+		return;
+	n = seal_ring(t, t->data, t->committed, TBUF_SIZE, 0, &done);
+	/* The number first: a jump out of a signal handler between the two leaves a second
+	   ring record at the next flush, never references without one. */
+	__atomic_store_n(&t->committed, t->committed + n, __ATOMIC_RELEASE);
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->drained = done;
+	t->nrefs = 0;
+}
+
+/* A thread takes the live view's slot of a thread that ended (cua_live_taking), before its
+   calls take records there: the ended thread's buffer gets the ring's records its references
+   name, so that its last calls are not lost under the new owner's. Not a buffer a living
+   thread adopted (base/threads.c): that one writes the ring out itself, at its next
+   reference. */
+static void ring_taken(struct cua_live_slot *s)
+{
+	uint64_t pid = cua_process_id();
+	uint32_t self = (uint32_t)cua_thread_id();
+
+	for (struct cua_tslot *x = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); x; x = x->next) {
+		struct tbuf *t = (struct tbuf *)x;
+		uint32_t owner = __atomic_load_n(&x->tid, __ATOMIC_ACQUIRE);
+		uint64_t idle = IDLE;
+
+		if (x->pid != pid || x->level != 0 || t->ring != s || cua_thread_alive(pid, owner))
+			continue;
+		/* Taken as its owner for the while (base/threads.c adopts only an ended thread's
+		   buffer): a thread adopting it meanwhile would write where the ring goes. */
+		if (!__atomic_compare_exchange_n(&x->tid, &owner, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			continue;
+		if (t->ring == s && t->nrefs &&
+		    __atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(self), 0, __ATOMIC_ACQ_REL,
+						__ATOMIC_ACQUIRE)) {
+			seal_own(t);
+			t->ring = NULL;
+			__atomic_store_n(&t->state, IDLE, __ATOMIC_RELEASE);
+		}
+		/* The ended thread's again, for a new thread to adopt. */
+		__atomic_store_n(&x->tid, owner, __ATOMIC_RELEASE);
+	}
 }
 
 /* The flush of a buffer this thread has marked FLUSHING_BY itself; placed: where a flush of
@@ -591,6 +755,7 @@ static int flush_own(struct tbuf *t)
 		back_in_mine(t, l);
 		return -1;
 	}
+	seal_own(t);
 	return flush_held(t, l, NO_BLOCK);
 }
 
@@ -607,7 +772,9 @@ static CUA_COLD void take_over(struct tbuf *t, unsigned l)
 {
 	uint64_t w = __atomic_load_n(&t->state, __ATOMIC_ACQUIRE);
 
+	/* A flush by another thread still running (ring_taken) is that thread's to end. */
 	if (STATE(w) != FLUSHING ||
+	    (FLUSHER(w) != (uint32_t)cua_thread_id() && cua_thread_alive(t->slot.pid, FLUSHER(w))) ||
 	    !__atomic_compare_exchange_n(&t->state, &w, FLUSHING_BY(cua_thread_id()), 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
 		back_in_mine(t, l);
@@ -615,6 +782,9 @@ static CUA_COLD void take_over(struct tbuf *t, unsigned l)
 	}
 	if (t->cancel_old >= 0)
 		pthread_setcancelstate(t->cancel_old, NULL);
+	/* A jump out of the ring's writing (no block place taken yet) left it to do. */
+	if (t->block_at == NO_BLOCK)
+		seal_own(t);
 	flush_held(t, l, t->block_at);
 }
 
@@ -754,15 +924,18 @@ static void put_extras(char *p, const struct extras *ex)
 	}
 }
 
-static void trace_append(const struct cuaudit_call *c, unsigned l)
+/* ring: the live view is on, so calls are in its rings (constant in each caller, so that the
+   trace alone pays nothing for it). */
+CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int ring)
 {
 	const struct cua_api_desc *d = &cua_api[c->id];
 	struct tbuf *t = thread_buffer(l);
 	size_t need = sizeof(struct cua_rec_head) + cua_trace_args_size[c->id], at;
 	struct cua_rec_head *r;
 	struct extras ex;
+	uint64_t index = 0;
 	char *p;
-	int copy;
+	int copy, ref = 0;
 
 	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
@@ -785,20 +958,56 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
-	if (CUA_UNLIKELY(t->committed + need > TBUF_SIZE) && make_room(t) != 0)
+	/* With the live view on, the call's record is in its thread's ring already: the buffer
+	   keeps a reference to it (tracefmt.h), at level 0, where the arguments fit the ring's
+	   copy and the record has not been passed by a writing out of the ring (it was in flight
+	   then: a call nested deeper, or one a signal handler's calls overtook). */
+	if (ring && l == 0 && cua_trace_args_size[c->id] <= CUA_LIVE_ARGS) {
+		struct cua_live_slot *s;
+
+		if (cua_live_find_index(c->id, c->t_enter_ns, *cua_pid_cache, &s, &index)) {
+			if (CUA_UNLIKELY(s != t->ring)) {
+				if (t->nrefs && flush_own(t) != 0)
+					goto full;
+				t->ring = s;
+				t->ring_gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
+				t->nrefs = 0;
+			}
+			if (!t->nrefs)
+				t->drained = index;
+			if (index >= t->drained) {
+				need -= cua_trace_args_size[c->id];
+				ref = 1;
+			}
+		}
+	}
+full:
+	if (CUA_UNLIKELY(t->committed + need > (ring ? tbuf_room : TBUF_SIZE)) && make_room(t) != 0)
 		return;
 	at = t->committed;
 	r = (struct cua_rec_head *)(t->data + at);
 	r->size = (uint32_t)need;
-	r->id = (uint16_t)c->id;
-	/* The binding kind in the low 3 bits, an entry call's copy above them. */
 	copy = cua_entry_copy_of(c->object);
-	r->binding = (uint8_t)(c->binding | (copy > 0 ? (unsigned)copy << CUA_REC_KIND_BITS : 0));
-	r->depth = (uint8_t)c->depth; /* its low 8 bits, as the ring keeps it (rt/callrec.h) */
 	/* The subscription is lean (no thread id in the record): the dispatch's cached one. */
 	r->tid = (uint32_t)cua_thread_id_fast();
 	/* The dispatch's skipped is 0 or 1 (rt/dispatch.h): CUA_REC_SKIPPED in one shift. */
 	r->flags = ex.bits | (uint32_t)c->skipped * CUA_REC_SKIPPED;
+	if (ref) {
+		/* The ring holds the rest (tracefmt.h): the entry's copy, the INDEX and the
+		   nested calls' hook time are what it lacks. */
+		r->id = CUA_TRACE_ID_REF;
+		r->binding = (uint8_t)(copy > 0 ? (unsigned)copy << CUA_REC_KIND_BITS : 0);
+		r->depth = 0;
+		r->t_start = index;
+		r->t_end = c->hook_ns;
+		r->result = 0;
+		p = (char *)(r + 1);
+		goto strings;
+	}
+	r->id = (uint16_t)c->id;
+	/* The binding kind in the low 3 bits, an entry call's copy above them. */
+	r->binding = (uint8_t)(c->binding | (copy > 0 ? (unsigned)copy << CUA_REC_KIND_BITS : 0));
+	r->depth = (uint8_t)c->depth; /* its low 8 bits, as the ring keeps it (rt/callrec.h) */
 	r->t_start = c->t_enter_ns;
 	r->t_end = c->t_exit_ns;
 	r->result = c->result;
@@ -828,6 +1037,7 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 		}
 	}
 	p += cua_trace_args_size[c->id];
+strings:
 	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
 			const char *s;
@@ -843,26 +1053,44 @@ static void trace_append(const struct cuaudit_call *c, unsigned l)
 	if (ex.bits)
 		put_extras((char *)r + round8((size_t)(p - (char *)r)), &ex);
 	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+	/* The ring's records go into the buffer, and out, before the ring comes round to the
+	   first one a reference names (seal_ring). */
+	if (ref && (++t->nrefs, __atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)) {
+		flush_own(t);
+		return;
+	}
 	/* Live output: what a kill would lose is at most one interval of this thread. */
 	if (CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
 		flush_own(t);
 }
 
-static void trace_exit(const struct cuaudit_call *c, void *ctx)
+CUA_HOT_INLINE void trace_exit_at(const struct cuaudit_call *c, int ring)
 {
 	/* A signal handler's calls that interrupted an append go to the next level's buffer
 	   (base/threads.h), whole. */
 	unsigned l = cua_level_enter(), r = l;
 
-	(void)ctx;
 	/* In a signal handler, or after a jump out of one: the level it stands at. */
 	if (CUA_UNLIKELY(l >= CUA_LEVELS))
 		r = cua_level_resolve(&l);
 	if (CUA_LIKELY(r < CUA_LEVELS))
-		trace_append(c, r);
+		trace_append(c, r, ring);
 	else
 		__atomic_add_fetch(&lost, 1, __ATOMIC_RELAXED);
 	cua_level_leave(l);
+}
+
+static void trace_exit(const struct cuaudit_call *c, void *ctx)
+{
+	(void)ctx;
+	trace_exit_at(c, 0);
+}
+
+/* With the live view on (cua_trace_init). */
+static void trace_exit_ring(const struct cuaudit_call *c, void *ctx)
+{
+	(void)ctx;
+	trace_exit_at(c, 1);
 }
 
 /* An NVTX range ended on this thread (hooks/nvtx/nvtx.c): one record on the thread's track. */
@@ -877,7 +1105,7 @@ static void nvtx_append(uint64_t t0, uint64_t t1, int level, const char *name, c
 
 	if (!t || __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE)
 		return;
-	if (t->committed + need > TBUF_SIZE && make_room(t) != 0)
+	if (t->committed + need > tbuf_room && make_room(t) != 0)
 		return;
 	at = t->committed;
 	r = (struct cua_rec_head *)(t->data + at);
@@ -974,6 +1202,22 @@ static size_t records_within(const char *p, size_t n, uint64_t room)
 	return at;
 }
 
+/* A buffer taken at exit, as its block must hold it: with the records of the thread's ring
+   that its references name (written into a copy: the owner may still be running, and its
+   buffer is not the exit's to write), or the buffer itself. Sets *n to its bytes. */
+static char *finished_records(struct tbuf *t, size_t *n)
+{
+	static char area[TBUF_SIZE];
+	uint64_t done;
+
+	*n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
+	if (!t->ring || !__atomic_load_n(&t->nrefs, __ATOMIC_ACQUIRE) || *n > TBUF_SIZE)
+		return t->data;
+	memcpy(area, t->data, *n);
+	*n += seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
+	return area;
+}
+
 /* The records still in the buffers, after the raw file's. They count against
    CUAUDIT_TRACE_MAX as the raw file's blocks do (a short run, or threads that never filled a
    buffer, write none: checked only at the blocks, the bound held nothing back): whole records
@@ -993,11 +1237,13 @@ static void format_buffers(struct cua_writer *w, uint64_t pid, const char *path)
 		struct tbuf *t = (struct tbuf *)s;
 		size_t n, k;
 
+		char *data;
+
 		if (!t->taken || raw.limited)
 			continue; /* past the limit: the file ended with its marker */
-		n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
-		k = records_within(t->data, n, room);
-		cua_tracefmt_records(w, t->data, k, pid);
+		data = finished_records(t, &n);
+		k = records_within(data, n, room);
+		cua_tracefmt_records(w, data, k, pid);
 		room -= k;
 		if (k < n) {
 			raw.limited = 1;
@@ -1018,9 +1264,13 @@ static void keep_raw(int rawfd, uint64_t pid)
 
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
-		size_t n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
+		size_t n;
+		char *data;
 
-		if (!t->taken || !n || raw.limited)
+		if (!t->taken || raw.limited)
+			continue;
+		data = finished_records(t, &n);
+		if (!n)
 			continue;
 		/* Past CUAUDIT_TRACE_MAX: the file ends with the limit's marker, said once (exit
 		   stopped the file, so append_block would refuse the block unsaid). */
@@ -1035,7 +1285,7 @@ static void keep_raw(int rawfd, uint64_t pid)
 				cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", raw.path, 0);
 			continue;
 		}
-		if (append_block(rawfd, t->data, n, NULL) != 0)
+		if (append_block(rawfd, data, n, NULL) != 0)
 			whole = 0;
 	}
 	if (!raw.limited && whole &&
@@ -1146,6 +1396,10 @@ static void trace_finish(void)
 		cua_log_count(CUA_LOG_WARN, "trace: ", __atomic_load_n(&unwritten, __ATOMIC_RELAXED),
 			      " calls were not recorded: their thread's buffer was full and the "
 			      "trace's raw file could not be written then");
+	if (__atomic_load_n(&overtaken, __ATOMIC_RELAXED))
+		cua_log_count(CUA_LOG_WARN, "trace: ", __atomic_load_n(&overtaken, __ATOMIC_RELAXED),
+			      " calls were not recorded: the live view's ring took their records "
+			      "again before the trace wrote them out");
 	if (cut)
 		cua_log_msg(CUA_LOG_WARN, "a trace buffer flush was cut short (thread ended, or exit "
 			    "from a signal handler, or a jump out of one); its records were taken "
@@ -1184,7 +1438,10 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 {
 	static unsigned ids[CUAUDIT_ID_COUNT];
 	/* CUAUDIT_INCLUDE/EXCLUDE: the trace records only the ids they leave. */
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = trace_exit, .ids = ids,
+	/* With the live view on (its setup follows, from the same configuration), a call's
+	   record is in its thread's ring: the buffer keeps a reference to it. */
+	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = all->live.on && !all->secure ? trace_exit_ring : trace_exit,
+		     .ids = ids,
 		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
 	int rc;
 
@@ -1211,6 +1468,8 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 	if (getrandom(&nonce, sizeof(nonce), GRND_NONBLOCK) != (ssize_t)sizeof(nonce))
 		nonce = cua_clock_mono_ns();
 	cua_nvtx_set_trace(trace_nvtx);
+	if (all->live.on && !all->secure)
+		cua_live_taking = ring_taken;
 	/* Once: its raw file is converted and removed at the first finish. */
 	cua_finish_add(trace_finish, NULL, CUA_FINISH_AT_EXEC | CUA_FINISH_ONCE | CUA_FINISH_OWN_CALLS);
 	rc = cua_dispatch_subscribe(&sub);

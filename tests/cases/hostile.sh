@@ -103,6 +103,68 @@ PY
   expect_log 1 "^cuDeviceGetCount events=$(( $(cat nrec.txt) - 2 ))\$" check.txt
   ! grep -q kernel_name lying.json && pass "no kernel name read from outside a record" || fail "a kernel name was made up from other bytes"
   ;;
+raw_trace_references_are_joined_only_with_their_own_ring_records)
+  # With the live view on, the trace keeps a reference per call and writes the thread's ring
+  # records into the same block (record/tracefmt.h). A reader that trusts a ring record's
+  # count, a reference's INDEX or a ring record taken again would read outside the block or
+  # put another call's head under this one's arguments.
+  mkdir -m 700 live
+  rm -f t.json t.json.*.raw
+  CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/live" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" \
+    audited "$BIN/trace_exit" _exit
+  raw=$(ls t.json.*.raw 2>/dev/null | head -1)
+  [ -n "$raw" ] || { fail "no raw trace file: $(ls)"; finish; }
+  "$PYTHON" - "$raw" <<'PY' || { fail "cannot take the raw file apart"; finish; }
+import struct, sys
+H, REF, RING, CALL = 96, 0xfffc, 0xfffb, 144  # raw head, ids, struct cua_live_call
+d = bytearray(open(sys.argv[1], "rb").read())
+magic, state, n = struct.unpack_from("<IIQ", d, H)
+assert magic == 0x4b4c4243 and state == 1, (magic, state)
+first = bytes(d[:H + 16 + n])
+refs, calls, rings, at = [], 0, [], H + 16
+while at < H + 16 + n:
+    size, rid = struct.unpack_from("<IH", d, at)
+    if rid == REF:
+        refs.append(at)
+    elif rid == RING:
+        rings.append(at)
+    elif rid < 0xfff0:
+        calls += 1
+    at += size
+assert refs and len(rings) == 1 and rings[0] > refs[-1], (len(refs), rings)
+ring = rings[0]
+base, count = struct.unpack_from("<QQ", d, ring + 16)
+open("counts.txt", "w").write("%d %d\n" % (len(refs), calls))
+def variant(name, edit):
+    v = bytearray(first)
+    edit(v)
+    open(name, "wb").write(v)
+variant("whole.raw", lambda v: None)
+# a ring record claiming more records than it holds: every reference left out
+variant("count.raw", lambda v: struct.pack_into("<Q", v, ring + 24, count + 1))
+def rec(v, idx):
+    return ring + 40 + (idx - base) * CALL
+mid = refs[len(refs) // 2]
+idx = struct.unpack_from("<Q", first, mid + 16)[0]
+# one reference's ring record taken again (another number), one of another id, one
+# reference past the ring: one call fewer each
+variant("seq.raw", lambda v: struct.pack_into("<I", v, rec(v, idx), struct.unpack_from("<I", v, rec(v, idx))[0] + 4 * 1024))
+variant("id.raw", lambda v: struct.pack_into("<H", v, rec(v, idx) + 4, 0xfff0))
+variant("past.raw", lambda v: struct.pack_into("<Q", v, mid + 16, base + count))
+variant("tid.raw", lambda v: struct.pack_into("<I", v, mid + 8, 1))
+PY
+  rm -f "$raw"
+  read -r nrefs ncalls <counts.txt
+  pass "the first block holds $nrefs references and one ring record ($ncalls call records)"
+  for v in whole:$((nrefs + ncalls)) count:$ncalls seq:$((nrefs + ncalls - 1)) id:$((nrefs + ncalls - 1)) \
+    past:$((nrefs + ncalls - 1)) tid:$((nrefs + ncalls - 1)); do
+    f=${v%%:*} want=${v#*:}
+    timeout 30 "$CLI" trace -o "$dir/$f.json" "$f.raw" >conv.out 2>conv.err; rc=$?
+    [ $rc = 0 ] && pass "$f: converted" || fail "$f: status $rc: $(head -2 conv.err)"
+    "$PYTHON" "$CHECK_JSON" trace "$f.json" cuDeviceGetCount >check.txt 2>&1 || fail "$f: trace JSON: $(tail -2 check.txt)"
+    expect_log 1 "^cuDeviceGetCount events=$want\$" check.txt
+  done
+  ;;
 raw_trace_thread_without_a_recorded_name_is_main_or_thread_tid)
   # A thread's first record carries its name; a block without it (a damaged record, a raw
   # file of an older layout rewritten) names the thread whose id is the pid "main", others

@@ -771,6 +771,20 @@ thread_churn_memory_is_bounded_and_counts_exact)
   [ -n "$nh" ] && [ -n "$ah" ] && [ $((ah - nh)) -le $((32 * 1024 + 16384)) ] &&
     pass "peak RSS grew by $((ah - nh)) KiB over 25600 threads (bound $((32 * 1024 + 16384)))" || fail "peak RSS native $nh audited $ah KiB"
   ;;
+thread_churn_with_the_live_view_on_traces_every_call_once)
+  # With the view on the trace keeps references into each thread's ring. Past the view's 128
+  # slots a new thread takes an ended thread's slot, whose last calls the ended thread's
+  # buffer still names; and a new thread adopts an ended thread's buffer, whose ring is then
+  # another thread's. Every call must still be in the trace once, and nothing said lost.
+  mkdir -m 700 live
+  native "$PROG" churn 2560 10
+  CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/live" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" \
+    audited "$PROG" churn 2560 10
+  same_results
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDeviceGetCount events=25600$' check.txt
+  expect_log 0 'not recorded' log.txt
+  ;;
 empty_or_directory_trace_path_is_refused_and_leaves_no_file)
   native "$BIN/driver_lazy"
   for t in "$dir/" "$dir/." "$dir"; do
