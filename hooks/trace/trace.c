@@ -924,6 +924,16 @@ static void put_extras(char *p, const struct extras *ex)
 	}
 }
 
+/* A call the trace does not record still took a record of its thread's ring: the ring is
+   written out before it comes round to what the buffer's references name, whatever the
+   calls since (a stopped capture, ids CUAUDIT_INCLUDE leaves out). */
+static void ring_check(struct tbuf *t)
+{
+	if (t->nrefs && t->ring &&
+	    __atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)
+		flush_own(t);
+}
+
 /* ring: the live view is on, so calls are in its rings (constant in each caller, so that the
    trace alone pays nothing for it). */
 CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int ring)
@@ -942,8 +952,11 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 		return;
 	if (CUA_UNLIKELY(cfg.capture)) {
 		ctl_mark(t, c);
-		if (!captured(c->id))
+		if (!captured(c->id)) {
+			if (ring)
+				ring_check(t);
 			return;
+		}
 	}
 	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
@@ -1091,6 +1104,31 @@ static void trace_exit_ring(const struct cuaudit_call *c, void *ctx)
 {
 	(void)ctx;
 	trace_exit_at(c, 1);
+}
+
+/* The ids CUAUDIT_INCLUDE/EXCLUDE leave out of the trace, with the live view on: the trace
+   sees every call, records these not, and keeps its ring written out in time. */
+static uint8_t untraced[CUAUDIT_ID_COUNT];
+
+static void trace_exit_ring_filtered(const struct cuaudit_call *c, void *ctx)
+{
+	unsigned l, r;
+	struct tbuf *t;
+
+	(void)ctx;
+	if (CUA_LIKELY(!untraced[c->id])) {
+		trace_exit_at(c, 1);
+		return;
+	}
+	l = cua_level_enter();
+	r = l;
+	if (CUA_UNLIKELY(l >= CUA_LEVELS))
+		r = cua_level_resolve(&l);
+	/* Level 0 alone makes references; no buffer is made for a call it does not keep. */
+	if (r == 0 && (t = mine[0]) != NULL && t->slot.pid == cua_process_id_fast() &&
+	    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == IDLE)
+		ring_check(t);
+	cua_level_leave(l);
 }
 
 /* An NVTX range ended on this thread (hooks/nvtx/nvtx.c): one record on the thread's track. */
@@ -1438,15 +1476,24 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 {
 	static unsigned ids[CUAUDIT_ID_COUNT];
 	/* CUAUDIT_INCLUDE/EXCLUDE: the trace records only the ids they leave. */
+	int ring = all->live.on && !all->secure;
 	/* With the live view on (its setup follows, from the same configuration), a call's
-	   record is in its thread's ring: the buffer keeps a reference to it. */
-	CUAUDIT_OPTS(cuaudit_subscription, sub, .exit = all->live.on && !all->secure ? trace_exit_ring : trace_exit,
-		     .ids = ids,
-		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
+	   record is in its thread's ring: the buffer keeps a reference to it, and the trace
+	   sees the calls it does not record too (trace_exit_ring_filtered). */
+	CUAUDIT_OPTS(cuaudit_subscription, sub,
+		     .exit = !ring ? trace_exit : all->filtered ? trace_exit_ring_filtered : trace_exit_ring,
+		     .ids = ids, .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
 	int rc;
 
 	if (!own->path[0])
 		return 0;
+	if (ring && all->filtered) {
+		memset(untraced, 1, sizeof(untraced));
+		for (size_t i = 0; i < sub.nids; i++)
+			untraced[ids[i]] = 0;
+		sub.ids = NULL;
+		sub.nids = 0;
+	}
 	memcpy(cfg.path, own->path, sizeof(cfg.path));
 	cfg.max = own->max;
 	cfg.exit_ns = own->exit_ns;

@@ -785,6 +785,21 @@ thread_churn_with_the_live_view_on_traces_every_call_once)
   expect_log 1 '^cuDeviceGetCount events=25600$' check.txt
   expect_log 0 'not recorded' log.txt
   ;;
+calls_the_trace_leaves_out_do_not_overrun_its_references_into_the_ring)
+  # The trace's references name ring records; calls it does not record (CUAUDIT_EXCLUDE, a
+  # stopped capture) take ring records too. 5,000 of them after the first recorded call went
+  # round the ring before the trace wrote it out, and that call was lost.
+  mkdir -m 700 live
+  native "$PROG" bracketed 5000
+  CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/live" CUAUDIT_LOG=warn CUAUDIT_EXCLUDE=cuDeviceGetCount \
+    CUAUDIT_TRACE="$dir/t.json" audited "$PROG" bracketed 5000
+  same_results
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDriverGetVersion >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  expect_log 1 '^cuDriverGetVersion events=2$' check.txt
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check2.txt 2>&1 || fail "trace: $(tail -2 check2.txt)"
+  expect_log 1 '^cuDeviceGetCount events=0$' check2.txt
+  expect_log 0 'not recorded' log.txt
+  ;;
 empty_or_directory_trace_path_is_refused_and_leaves_no_file)
   native "$BIN/driver_lazy"
   for t in "$dir/" "$dir/." "$dir"; do

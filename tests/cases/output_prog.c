@@ -330,6 +330,16 @@ int main(int argc, char **argv)
 		printf("calls %s\n", argv[2]);
 		return 0;
 	}
+	/* bracketed N: cuDriverGetVersion, N calls, cuDriverGetVersion again. */
+	if (strcmp(argv[1], "bracketed") == 0 && argc == 3) {
+		int v;
+
+		CHECK(cuDriverGetVersion(&v) == CUDA_SUCCESS);
+		calls(atol(argv[2]));
+		CHECK(cuDriverGetVersion(&v) == CUDA_SUCCESS);
+		printf("calls %ld\n", atol(argv[2]) + 2);
+		return 0;
+	}
 	if (strcmp(argv[1], "calls") == 0 && argc == 3) {
 		calls(atol(argv[2]));
 		printf("calls %s\n", argv[2]);
