@@ -5,6 +5,7 @@
 #include <fcntl.h>
 #include <getopt.h>
 #include <signal.h>
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -1969,6 +1970,37 @@ static int top_main(int argc, char **argv)
 
 /* ---------------------------------------------------------------- ctl */
 
+#define CTL_USAGE "usage: cuaudit ctl [--dir DIR] PID trace|log start|stop\n"
+
+/* A refusal of ctl's: what is wrong, then ctl's own usage line (not the one of ps and top). */
+__attribute__((format(printf, 1, 2))) static int ctl_refuse(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("cuaudit ctl: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n" CTL_USAGE, stderr);
+	return 2;
+}
+
+/* The argument that holds the short option getopt just refused (optopt): the one before
+   optind where optopt ended it, else the one at optind, whose cluster getopt is still in
+   (it steps past an argument at its last letter). NULL where neither holds it. */
+static const char *refused_cluster(int argc, char **argv)
+{
+	const char *a;
+	size_t n;
+
+	if (optind > 1 && (a = argv[optind - 1])[0] == '-' && a[1] != '-' &&
+	    (n = strlen(a)) > 1 && a[n - 1] == optopt)
+		return a;
+	if (optind < argc && (a = argv[optind])[0] == '-' && a[1] != '-' && strchr(a + 1, optopt))
+		return a;
+	return NULL;
+}
+
 static int ctl_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -1985,22 +2017,30 @@ static int ctl_main(int argc, char **argv)
 	void *map;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
+		const char *arg;
+
 		switch (c) {
 		case 'D': dir = optarg; break;
 		case 'h': live_usage(stdout); return 0;
-		default: live_usage(stderr); return 2;
+		case ':': return ctl_refuse("option '%s' needs a value", argv[optind - 1]);
+		default:
+			/* A long option is refused whole, argv[optind - 1]; a short one may be inside
+			   a cluster. A negative number is a process id given wrong, not an option. */
+			if (!optopt)
+				return ctl_refuse("unknown option '%s'", argv[optind - 1]);
+			if (!(arg = refused_cluster(argc, argv)))
+				return ctl_refuse("unknown option '-%c'", optopt);
+			if (arg[1] >= '0' && arg[1] <= '9')
+				return ctl_refuse("'%s' is not a process id", arg);
+			return ctl_refuse("unknown option '%s'", arg);
 		}
 	}
-	if (argc - optind != 3) {
-		fprintf(stderr, "cuaudit ctl: %s; usage: cuaudit ctl [--dir DIR] PID trace|log "
-				"start|stop\n", argc - optind < 3 ? "too few arguments" : "too many arguments");
-		return 2;
-	}
-	if (parse_u64(argv[optind], &pid) != 0 || !pid) {
-		fprintf(stderr, "cuaudit ctl: '%s' is not a process id\n", argv[optind]);
-		return 2;
-	}
+	if (argc - optind != 3)
+		return ctl_refuse("%s", argc - optind < 3 ? "too few arguments" : "too many arguments");
+	if (parse_u64(argv[optind], &pid) != 0 || !pid)
+		return ctl_refuse("'%s' is not a process id", argv[optind]);
 	what = argv[optind + 1];
 	verb = argv[optind + 2];
 	if (strcmp(what, "trace") == 0) {

@@ -27,8 +27,6 @@ static struct cua_groupfile_kept kept = { .fd = -1 };
 enum { SHARED, DROPPING, ALONE };
 static int state;
 static void (*on_lost)(int alone);
-/* As memgroup.c's: whose own open file description kept.fd is, and who reopens it. */
-static uint32_t ofd_pid, reopening;
 
 void cua_cs_set_on_lost(void (*fn)(int alone))
 {
@@ -154,20 +152,7 @@ static uint64_t self_start(void)
    process's own. */
 static int lock_slot(uint32_t i)
 {
-	uint32_t pid = (uint32_t)cua_process_id(), r;
-
-	if (state != SHARED)
-		return 0;
-	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != pid) {
-		r = __atomic_load_n(&reopening, __ATOMIC_ACQUIRE);
-		if (r == pid || !__atomic_compare_exchange_n(&reopening, &r, pid, 0, __ATOMIC_ACQ_REL,
-							     __ATOMIC_ACQUIRE))
-			return 0;
-		if (cua_groupfile_reopen(&kept, head) != 0)
-			return 0;
-		__atomic_store_n(&ofd_pid, pid, __ATOMIC_RELEASE);
-	}
-	return cua_groupfile_lock(&kept, CUA_CS_SLOT_AT(i), F_WRLCK) == 0;
+	return state == SHARED && cua_groupfile_lock_own(&kept, head, CUA_CS_SLOT_AT(i));
 }
 
 /* Whether slot i's process is gone: by /proc, or, where /proc here cannot tell (another pid
@@ -181,8 +166,7 @@ static int slot_gone(uint32_t i, uint64_t w)
 		return a == 0;
 	return (__atomic_load_n(&slots[i].flags, __ATOMIC_SEQ_CST) & CUA_CS_SLOT_LOCKED) &&
 	       state == SHARED &&
-	       __atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) == (uint32_t)cua_process_id() &&
-	       cua_groupfile_held(&kept, CUA_CS_SLOT_AT(i), 1) == 0;
+	       cua_groupfile_own(&kept) && cua_groupfile_held(&kept, CUA_CS_SLOT_AT(i), 1) == 0;
 }
 
 /* Takes back the slots of processes that are gone: their buckets stop growing at their
@@ -301,7 +285,6 @@ int cua_cs_attach(const char *dir, const char *group, const uint32_t *limit, str
 	my_ns = cua_memgroup_pidns();
 	head = map;
 	slots = (struct cua_cs_slot *)((char *)map + CUA_CS_HEAD_SIZE);
-	ofd_pid = reopening = (uint32_t)cua_process_id();
 	drop_own_past((uint32_t)cua_process_id(), self_start());
 	if (!my_slot()) {
 		munmap(map, CUA_CS_FILE_SIZE);

@@ -135,6 +135,7 @@ void *cua_groupfile_map(const char *path, const struct cua_groupfile *f,
 	k->dev = (uint64_t)st.st_dev;
 	k->ino = (uint64_t)st.st_ino;
 	k->size = f->file_size;
+	k->ofd_pid = k->reopening = (uint32_t)cua_process_id();
 	return map;
 }
 
@@ -223,6 +224,28 @@ int cua_groupfile_reopen(struct cua_groupfile_kept *k, void *map)
 	if (mmap(map, k->size, PROT_READ | PROT_WRITE, MAP_SHARED | MAP_FIXED, k->fd, 0) == MAP_FAILED)
 		return -1;
 	return 0;
+}
+
+int cua_groupfile_lock_own(struct cua_groupfile_kept *k, void *map, uint64_t off)
+{
+	uint32_t pid = (uint32_t)cua_process_id(), r;
+
+	if (__atomic_load_n(&k->ofd_pid, __ATOMIC_ACQUIRE) != pid) {
+		/* One thread of a forked child reopens; the others' slots go unlocked. */
+		r = __atomic_load_n(&k->reopening, __ATOMIC_ACQUIRE);
+		if (r == pid || !__atomic_compare_exchange_n(&k->reopening, &r, pid, 0,
+							     __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
+			return 0;
+		if (cua_groupfile_reopen(k, map) != 0)
+			return 0;
+		__atomic_store_n(&k->ofd_pid, pid, __ATOMIC_RELEASE);
+	}
+	return cua_groupfile_lock(k, off, F_WRLCK) == 0;
+}
+
+int cua_groupfile_own(const struct cua_groupfile_kept *k)
+{
+	return __atomic_load_n(&k->ofd_pid, __ATOMIC_ACQUIRE) == (uint32_t)cua_process_id();
 }
 
 int cua_groupfile_replace(const char *path, const struct cua_groupfile *f, struct cua_buf *why)

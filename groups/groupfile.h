@@ -31,6 +31,10 @@ struct cua_groupfile_kept {
 	int fd;       /* at CUA_FD_MIN or above, close-on-exec; -1 once dropped */
 	uint64_t dev, ino, size;
 	uint64_t looked_ns; /* cua_clock_ns of the last look that found the file whole; 0: none */
+	/* The process whose own open file description fd is (set by cua_groupfile_map; a forked
+	   child shares its parent's until cua_groupfile_lock_own reopens it), and the one
+	   reopening it now. */
+	uint32_t ofd_pid, reopening;
 };
 
 /* Maps the group file at path, read and write, shared: an existing one only if it is a
@@ -69,6 +73,14 @@ int cua_groupfile_held(const struct cua_groupfile_kept *k, uint64_t off, uint64_
    parent's, and with it the parent's locks, through both the descriptor and the mapping),
    through /proc/self/fd, and maps the file at map again from it. 0, or -1. */
 int cua_groupfile_reopen(struct cua_groupfile_kept *k, void *map);
+/* Takes (F_WRLCK) the byte at off of k's file for this process, on an open file description
+   of its own: the first use in a forked child reopens the file (cua_groupfile_reopen, mapped
+   at map again), by one of its threads; the others' uses go unlocked meanwhile. 1 if held on
+   a description of this process's own, 0 if not. */
+int cua_groupfile_lock_own(struct cua_groupfile_kept *k, void *map, uint64_t off);
+/* Whether k's descriptor is this process's own open file description (its locks, and what
+   cua_groupfile_held says through it, are this process's). */
+int cua_groupfile_own(const struct cua_groupfile_kept *k);
 
 /* Makes a new file at path as cua_groupfile_map would, whole under a temporary name, and
    renames it over the one there: only for a file that no live process uses (its caller

@@ -38,9 +38,6 @@ static uint64_t my_ns;
 static struct cua_groupfile_kept kept = { .fd = -1 };
 static int lost;
 static void (*on_lost)(void);
-/* The process whose own open file description kept.fd is (a forked child shares its
-   parent's until it reopens), and the one reopening it now. */
-static uint32_t ofd_pid, reopening;
 
 void cua_memgroup_set_on_lost(void (*fn)(void))
 {
@@ -215,26 +212,14 @@ int cua_memgroup_slot_alive(uint64_t owner, uint64_t start_ticks, uint64_t slot_
    may then say so), 0 if not (the slot is judged as before: by /proc alone). */
 static int lock_slot(uint32_t i)
 {
-	uint32_t pid = (uint32_t)cua_process_id(), r;
-
-	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != pid) {
-		/* One thread of a forked child reopens; the others' slots go unlocked. */
-		r = __atomic_load_n(&reopening, __ATOMIC_ACQUIRE);
-		if (r == pid || !__atomic_compare_exchange_n(&reopening, &r, pid, 0, __ATOMIC_ACQ_REL,
-							     __ATOMIC_ACQUIRE))
-			return 0;
-		if (cua_groupfile_reopen(&kept, head) != 0)
-			return 0;
-		__atomic_store_n(&ofd_pid, pid, __ATOMIC_RELEASE);
-	}
-	return cua_groupfile_lock(&kept, CUA_GROUP_SLOT_AT(i), F_WRLCK) == 0;
+	return cua_groupfile_lock_own(&kept, head, CUA_GROUP_SLOT_AT(i));
 }
 
 /* Whether slot i, flagged locked, is held by a live process: 1, 0, -1 cannot be told (this
    process's description may be shared with the slot's own: a fork before its reopen). */
 static int slot_held(uint32_t i)
 {
-	if (__atomic_load_n(&ofd_pid, __ATOMIC_ACQUIRE) != (uint32_t)cua_process_id())
+	if (!cua_groupfile_own(&kept))
 		return -1;
 	return cua_groupfile_held(&kept, CUA_GROUP_SLOT_AT(i), 1);
 }
@@ -701,7 +686,6 @@ int cua_memgroup_attach(const char *dir, const char *name, const uint64_t *q, st
 			return -1;
 		head = map;
 		slots = (struct cua_group_slot *)((char *)map + CUA_GROUP_HEAD_SIZE);
-		ofd_pid = reopening = (uint32_t)cua_process_id();
 		/* Joining holds byte 0 shared, making the file anew holds it alone: no process
 		   joins a file while it is replaced. The name is looked at under the lock. */
 		if (cua_groupfile_lock(&kept, 0, F_RDLCK) != 0 || !cua_groupfile_named(path, &kept)) {

@@ -5,18 +5,19 @@
 #include "fmt.h"
 #include "table.h"
 
+/* A result name of the layer, or a number from 0 to 2^31-1: CUresult and cudaError_t are
+   enums of non-negative values, so a negative number is no error the program could know
+   (-1 was taken, and cuInit returned it). 0 is refused by the caller, with its own reason. */
 static int parse_error_value(const char *s, size_t n, unsigned layer, int *out)
 {
 	const char *p = s;
 	uint64_t v;
-	int neg = *p == '-';
 
 	if (cua_table_result_value(layer, s, n, out) == 0)
 		return 0;
-	p += neg;
 	if (cua_config_parse_u64(&p, &v) != 0 || (size_t)(p - s) != n || v > 0x7fffffff)
 		return -1;
-	*out = neg ? -(int)v : (int)v;
+	*out = (int)v;
 	return 0;
 }
 
@@ -48,7 +49,10 @@ static int parse_one_fault(const char *s, size_t len, struct cua_fault *f, char 
 	}
 	f->id = (unsigned)id;
 	if (parse_error_value(eq + 1, (size_t)(at - eq - 1), cua_api[id].layer, &f->error) != 0)
-		return cua_config_fail_why(why, cap, "unknown error for this layer: ", eq + 1,
+		return cua_config_fail_why(why, cap, eq[1] == '-' || (eq[1] >= '0' && eq[1] <= '9')
+					   ? "ERROR must be a result name of the function's layer or a "
+					     "number from 1 to 2147483647, not "
+					   : "unknown error for this layer: ", eq + 1,
 					   (size_t)(at - eq - 1));
 	/* Success skips the call and leaves its out-parameters unset: no fault at all. */
 	if (f->error == 0)
@@ -119,7 +123,7 @@ void cua_fault_config_load(struct cua_fault_config *cfg, cua_getenv_fn get, cua_
 		struct cua_buf b = CUA_BUF(accepted);
 
 		cua_buf_str(&b, "ELF_NAME=ERROR@every:N, @after:N or @prob:P[,seed:S], separated by"
-				" ';', with ERROR a result name or number (");
+				" ';', with ERROR a result name or a positive number (");
 		cua_buf_str(&b, why);
 		cua_buf_char(&b, ')');
 		accepted[b.len < sizeof(accepted) ? b.len : sizeof(accepted) - 1] = '\0';

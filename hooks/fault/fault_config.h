@@ -30,8 +30,8 @@ struct cua_fault_config {
 
 /* CUAUDIT_FAULT: "ELF_NAME=ERROR@every:N|after:N|prob:P[,seed:S]" separated by ';'. ERROR is
    a result name of the function's layer (CUDA_ERROR_OUT_OF_MEMORY, cudaErrorMemoryAllocation)
-   or a number; never success (0, CUDA_SUCCESS, cudaSuccess). Returns 0, or -1 with a reason
-   in why. */
+   or a positive number (no result is negative); never success (0, CUDA_SUCCESS, cudaSuccess).
+   Returns 0, or -1 with a reason in why. */
 int cua_fault_config_parse(const char *s, struct cua_fault_config *cfg, char *why, unsigned whycap);
 
 /* Reads CUAUDIT_FAULT through get. A bad value: one message through diag, naming the variable

@@ -3,6 +3,8 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <string.h>
+#include <sys/file.h>
+#include <sys/stat.h>
 #include <unistd.h>
 #include "gpu.h"
 #include "config.h"
@@ -351,15 +353,21 @@ static void gpu_families(struct cua_writer *w, const char *host, const char *pid
    file cuaudit did not write is left alone (the metrics go to NAME.1.prom, said once). */
 static char chosen[CUA_PATH_MAX];
 static uint64_t chosen_pid;
+/* The empty file that claims the name until the first write is renamed over it: its
+   identity, and whether it is still that (no write of this process has been committed). */
+static int claimed;
+static uint64_t claim_dev, claim_ino;
 
 static int choose_path(void)
 {
 	uint64_t pid = cua_process_id();
+	struct stat st;
 	int fd;
 
 	if (chosen_pid == pid)
 		return chosen[0] ? 0 : -1;
 	chosen_pid = pid;
+	claimed = 0;
 	/* One file per process, a live view: a workload exec'd by its launcher keeps the pid and
 	   replaces the launcher's metrics (its counters restart, as a restarted process's do).
 	   A second file with the same labels would make node_exporter's textfile collector
@@ -371,8 +379,38 @@ static int choose_path(void)
 		chosen[0] = '\0';
 		return -1;
 	}
+	if (fstat(fd, &st) == 0 && S_ISREG(st.st_mode) && st.st_size == 0) {
+		claimed = 1;
+		claim_dev = (uint64_t)st.st_dev;
+		claim_ino = (uint64_t)st.st_ino;
+	}
 	close(fd);
 	return 0;
+}
+
+/* A write failed before any was committed: the claim is still empty. Left, it stood for
+   metrics with no series (a textfile collector reads it so), and the run's other processes
+   passed the name over as this one's. It is removed, and the next write chooses the name
+   again. Only while it is still this process's empty claim, under an exclusive lock never
+   waited for: a process that took the name meanwhile holds the file (shared, while it
+   writes) or has renamed its own over it. */
+static void drop_claim(void)
+{
+	struct stat st, named;
+	int fd;
+
+	if (!claimed)
+		return;
+	claimed = 0;
+	chosen_pid = 0;
+	fd = open(chosen, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_NOCTTY | O_CLOEXEC);
+	if (fd < 0)
+		return;
+	if (flock(fd, LOCK_EX | LOCK_NB) == 0 && fstat(fd, &st) == 0 && S_ISREG(st.st_mode) &&
+	    st.st_size == 0 && (uint64_t)st.st_dev == claim_dev && (uint64_t)st.st_ino == claim_ino &&
+	    lstat(chosen, &named) == 0 && named.st_dev == st.st_dev && named.st_ino == st.st_ino)
+		unlink(chosen);
+	close(fd);
 }
 
 int cua_metrics_write(const struct cua_summary_model *m)
@@ -385,8 +423,10 @@ int cua_metrics_write(const struct cua_summary_model *m)
 	pid[pb.len] = '\0';
 	if (choose_path() != 0)
 		return -1;
-	if (cua_writer_begin_atomic(&w, "metrics", chosen, tmp, sizeof(tmp)) != 0)
+	if (cua_writer_begin_atomic(&w, "metrics", chosen, tmp, sizeof(tmp)) != 0) {
+		drop_claim();
 		return -1;
+	}
 	expand_user_labels();
 	for (unsigned which = 0; which < 3; which++)
 		api_family(&w, m, which, cua_process_host(), pid);
@@ -396,5 +436,10 @@ int cua_metrics_write(const struct cua_summary_model *m)
 	compute_family(&w, cua_process_host(), pid, 0);
 	compute_family(&w, cua_process_host(), pid, 1);
 	gpu_families(&w, cua_process_host(), pid);
-	return cua_writer_commit(&w, tmp, chosen);
+	if (cua_writer_commit(&w, tmp, chosen) != 0) {
+		drop_claim();
+		return -1;
+	}
+	claimed = 0;
+	return 0;
 }

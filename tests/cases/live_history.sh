@@ -364,6 +364,22 @@ readers_refuse_what_they_cannot_do)
   refused 1 "no live region for process 999999999" ctl --dir "$L" 999999999 trace start
   refused 2 "is not trace or log" ctl --dir "$L" 12 metrics start
   refused 2 "is not start or stop" ctl --dir "$L" 12 trace pause
+  # A negative pid is no option: ctl says what is wrong and gives its own usage, never ps's
+  # (it printed "invalid option -- '1'" and the usage of ps and top first).
+  ctl_own_usage() {
+    grep -q "^usage: cuaudit ctl \[--dir DIR\] PID trace|log start|stop$" r.err && ! grep -q "cuaudit ps\|cuaudit top" r.err &&
+      pass "$1: ctl's own usage, not ps's" || fail "$1: not ctl's usage alone: $(head -3 r.err)"
+  }
+  refused 2 "^cuaudit ctl: '-1' is not a process id" ctl --dir "$L" -1 trace start
+  ctl_own_usage "ctl -1 trace start"
+  refused 2 "^cuaudit ctl: '-1' is not a process id" ctl -1
+  ctl_own_usage "ctl -1"
+  refused 2 "^cuaudit ctl: '-42' is not a process id" ctl trace -42 stop
+  refused 2 "^cuaudit ctl: unknown option '--pid'" ctl --pid 12 trace start
+  ctl_own_usage "ctl --pid"
+  refused 2 "^cuaudit ctl: unknown option '-x'" ctl -x 12 trace start
+  refused 2 "^cuaudit ctl: option '--dir' needs a value" ctl 12 trace start --dir
+  ctl_own_usage "ctl ... --dir"
   ;;
 *)
   fail "unknown case $name"

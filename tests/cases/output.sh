@@ -533,6 +533,27 @@ full_disk_and_file_size_limit_are_reported_never_called_written)
   expect_log 1 'error: cannot write the log to /dev/full: ENOSPC' audited.err
   expect_log 1 . audited.err
   ;;
+metrics_whose_first_write_fails_leave_no_claim_behind)
+  # The metrics claim their name with an empty file, then write beside it and rename. When
+  # that first write failed (RLIMIT_FSIZE, as a full disk) the failure was said, but the
+  # empty claim stayed: a textfile collector read it as metrics with no series, and the run's
+  # next process, seeing a file of its run under the name, passed it over to m.1.prom.
+  start=$(date +%s%N)
+  native "$PROG" calls 10
+  [ "$(wc -c <native.out)" -lt 1024 ] || fail "the program's own output does not fit the limit"
+  (trap '' XFSZ; ulimit -f 1; CUAUDIT_SESSION_START=$start CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= \
+    CUAUDIT_METRICS="$dir/m.prom" audited "$PROG" calls 10)
+  same_results
+  expect_log 1 "^cuaudit: error: cannot write $dir/m.prom: EFBIG" audited.err
+  expect_log 1 . audited.err
+  [ ! -e m.prom ] && pass "no empty metrics file is left" || fail "left: $(ls -l m.prom)"
+  [ -z "$(ls -A | grep -F .m.prom.)" ] && pass "no temporary file is left" || fail "left: $(ls -A)"
+  # The run's next process takes the name.
+  CUAUDIT_SESSION_START=$start CUAUDIT_LOG=warn CUAUDIT_METRICS="$dir/m.prom" audited "$PROG" calls 10
+  same_results
+  [ ! -e m.1.prom ] && expect_log 1 '^cuaudit_calls_total\{.*api="cuDeviceGetCount".*\} 10$' m.prom ||
+    fail "the next process's metrics are not in m.prom: $(ls)"
+  ;;
 outputs_past_ulimit_f_never_kill_the_program_with_SIGXFSZ)
   # Before: under `ulimit -f` the program ran natively and was killed by SIGXFSZ when the
   # log, the trace or the live view reached the limit. Here SIGXFSZ keeps its default action,

@@ -224,6 +224,8 @@ static void bad_fault_specs_say_why(void **state)
 		{ "cuInit=CUDA_ERROR_NOPE@every:1", "unknown error" },
 		{ "cudaMalloc=CUDA_ERROR_OUT_OF_MEMORY@every:1", "unknown error" }, /* wrong layer */
 		{ "cuInit=1@every:0", "every:N needs N >= 1" },
+		/* No CUresult or cudaError_t is negative: -1 is no error the program could know. */
+		{ "cuInit=-1@every:1", "ERROR must be a result name of the function's layer or a number from 1" },
 		{ "cuInit=1@prob:1.5", "prob:P needs" },
 		{ "cuInit=1@sometimes", "mode must be" },
 		{ "cuInit=1", "expected NAME=ERROR@MODE" },

@@ -56,8 +56,7 @@ static void success_is_rejected_as_a_fault_error(void **state)
 {
 	static const char *const specs[] = { "cuMemAlloc_v2=0@every:1",
 					     "cuMemAlloc_v2=CUDA_SUCCESS@every:1",
-					     "cudaMalloc=cudaSuccess@after:0",
-					     "cuMemAlloc_v2=-0@every:1" };
+					     "cudaMalloc=cudaSuccess@after:0" };
 	struct cua_fault_config cfg;
 	char why[256];
 
@@ -68,8 +67,15 @@ static void success_is_rejected_as_a_fault_error(void **state)
 		assert_non_null(strstr(why, "not success"));
 		assert_int_equal(cfg.nfaults, 0);
 	}
+	/* No result is negative: -1 is refused (it was taken, and returned to the program), and
+	   so is -0, a sign on success. */
 	assert_int_equal(cua_fault_config_parse("cuMemAlloc_v2=-1@every:1", &cfg, why, sizeof(why)),
-			 0);
+			 -1);
+	assert_non_null(strstr(why, "number from 1 to 2147483647, not -1"));
+	assert_int_equal(cua_fault_config_parse("cuMemAlloc_v2=-0@every:1", &cfg, why, sizeof(why)),
+			 -1);
+	assert_int_equal(cua_fault_config_parse("cuMemAlloc_v2=2@every:1", &cfg, why, sizeof(why)), 0);
+	assert_int_equal(cfg.faults[0].error, 2);
 }
 
 static void secure_mode_drops_limit_and_faults_only(void **state)
