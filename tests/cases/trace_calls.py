@@ -5,17 +5,18 @@
 another, each as its name and its calls in the order they began (function, arguments as
 printed, result, binding, depth); prints counts (threads, calls, calls at depth 0, per name).
 
-Times and thread ids differ from run to run and are left out. Addresses differ too (ASLR,
-heap and stack layout), so each 0x value of 8 or more hex digits is replaced by a number:
-first within its thread (which address was seen first, second, ...), which needs no order
-of threads; threads are then put in order by their name and calls, and the numbering is
-done again over the whole process, so that an address two threads share stays shared. A
-record lost, repeated, moved or altered changes the text.
+Times and thread ids differ from run to run and are left out. Threads are put in order by
+their names (threads of one name by their calls, their addresses numbered within each).
+Addresses differ from run to run too (ASLR, heap and stack layout), so each 0x value of 8 or
+more hex digits is replaced by its number in the order first seen, over the whole process:
+an address two calls share stays shared. A record lost, repeated, moved or altered changes
+the text.
 
 trace_calls.py signal TRACE.json LOOP RUNS: the signal mode of trace_ring_prog: the main
 loop's cuDeviceGet ordinals are 100000, 100001, ... in order, LOOP calls in all with the
 cuDeviceGetCount between them; the handlers' are -1 .. -RUNS, each once, each with its
-cuDriverGetVersion; no other call. Prints the counts, and how many handler calls ran inside
+cuDriverGetVersion; no other call; the loop's calls all pass the same address, fail (cuDeviceGet)
+or find the one device (cuDeviceGetCount). Prints the counts, and how many handler calls ran inside
 a loop call."""
 import bisect
 import json
@@ -50,8 +51,11 @@ def text(e, rename):
     for k, v in args.items():
         if k in ("result", "binding", "depth"):
             continue
-        v = json.dumps(v, ensure_ascii=False) if not isinstance(v, str) else v
-        parts.append(f"{k}={ADDR.sub(rename, v)}")
+        if not isinstance(v, str):
+            v = str(v) if isinstance(v, int) else json.dumps(v, ensure_ascii=False)
+        elif "0x" in v:
+            v = ADDR.sub(rename, v)
+        parts.append(f"{k}={v}")
     return (f"{e['cat']} {e['name']}({', '.join(parts)}) -> {args['result']} "
             f"{args['binding']} depth={args.get('depth', 0)}")
 
@@ -67,10 +71,15 @@ def numbering():
 def canon(path, out):
     names, calls, other = load(path)
     threads = []
-    for key, evs in calls.items():
-        local = numbering()
-        name = names.get(key, "(unnamed)")
-        threads.append((name, [text(e, local) for e in evs], evs))
+    by_name = {}
+    for key in calls:
+        by_name.setdefault(names.get(key, "(unnamed)"), []).append(key)
+    for name, keys in by_name.items():
+        for key in keys:
+            # Threads of one name are told apart by their calls, each numbered on its own
+            # (the test programs name each thread differently: this is the fallback).
+            local = [text(e, numbering()) for e in calls[key]] if len(keys) > 1 else []
+            threads.append((name, local, calls[key]))
     threads.sort(key=lambda t: (t[0], t[1]))
     total = outer = 0
     per_name = {}
@@ -110,6 +119,16 @@ def signal(path, loop, runs):
         assert b is not None and b["name"] == "cuDeviceGetCount", (i, b)
         want += 1
     assert len(main) == loop, f"main loop: {len(main)} calls in the trace, {loop} made"
+    # Each of the loop's cuDeviceGet passes the same address (one stack frame) and fails;
+    # each cuDeviceGetCount finds the one device.
+    gets = [e for e in main if e["name"] == "cuDeviceGet"]
+    addrs = {e["args"]["device"] for e in gets}
+    assert len(addrs) == 1, f"the loop's cuDeviceGet passed {len(addrs)} addresses: {sorted(addrs)[:4]}"
+    assert all(e["args"]["result"] == "CUDA_ERROR_INVALID_DEVICE" for e in gets + handler), \
+        [e for e in gets + handler if e["args"]["result"] != "CUDA_ERROR_INVALID_DEVICE"][:1]
+    counts = [e for e in main if e["name"] == "cuDeviceGetCount"]
+    assert all(e["args"]["count"] == 1 and e["args"]["result"] == "CUDA_SUCCESS" for e in counts), \
+        [e for e in counts if e["args"]["count"] != 1 or e["args"]["result"] != "CUDA_SUCCESS"][:1]
     ordinals = sorted(-e["args"]["ordinal"] for e in handler)
     assert ordinals == list(range(1, runs + 1)), \
         f"handlers: {len(ordinals)} calls, expected {runs}; missing " \

@@ -26,7 +26,8 @@ traced() {
   while [ "$1" != -- ]; do vars+=("$1"); shift; done
   shift
   rm -rf "${dir:?}/$v" && mkdir "$dir/$v"
-  (cd "$dir/$v" && env "${vars[@]}" "$PROG" "$@" >out.txt 2>err.txt; echo $? >rc)
+  # (The shell's own note of a kill, in the case that kills itself, to /dev/null.)
+  (cd "$dir/$v" && env "${vars[@]}" "$PROG" "$@" >out.txt 2>err.txt; echo $? >rc) 2>/dev/null
 }
 
 # ran VARIANT [STATUS]: the run ended with STATUS (0), the live view was on as the variant
@@ -60,7 +61,7 @@ same_as_off() {
     pass "$v: $(sed -n 's/^calls //p' "$dir/$v/$out.counts") calls, each as with the trace alone ($out)"
   else
     fail "$v: the calls differ from the trace alone's ($out):"
-    diff "$dir/off/$out.txt" "$dir/$v/$out.txt" | head -8
+    diff "$dir/off/$out.txt" "$dir/$v/$out.txt" | grep -E '^[<>]' | head -6
   fi
 }
 
@@ -79,8 +80,9 @@ case $name in
 trace_with_the_live_view_keeps_every_one_of_15000_mixed_calls_as_the_trace_alone_does)
   # One thread, far more calls than any ring holds, of every kind of record: out-values,
   # strings (some cut at 63 bytes), kernel names, failed calls, an 80-byte argument struct
-  # (the largest the mock has: none exceeds the view's 96 bytes). More than 1 MiB of
-  # records: the trace writes a block out during the run too.
+  # (the largest the mock has: none exceeds the view's 96 bytes); the first calls from the
+  # executable's constructor, before main. More than 1 MiB of records: the trace writes a
+  # block out during the run too.
   for v in off on on16 on1024; do
     traced $v -- mixed 1200
     ran $v
@@ -92,10 +94,11 @@ trace_with_the_live_view_keeps_every_one_of_15000_mixed_calls_as_the_trace_alone
   ;;
 trace_with_the_live_view_keeps_driver_calls_nested_in_runtime_calls_as_the_trace_alone_does)
   # The mock runtime calls the driver through the pointers it looked up (wrapped): each
-  # runtime call holds driver calls one level deeper. The program counts its own calls; the
+  # runtime call holds driver calls one level deeper; the first holds 77 (the runtime's
+  # start), more than a ring of 16 or 64 records while it is in flight. The program counts its own calls; the
   # mock counts every call of each driver function, the program's and the runtime's.
   for v in off on on16; do
-    traced $v -- nested 400
+    traced $v -- nested 250
     ran $v
     canon $v
     counted $v outer "$(made $v)"
@@ -161,9 +164,11 @@ trace_with_the_live_view_keeps_every_call_of_nested_signal_handlers)
 trace_of_a_process_killed_after_a_flush_converts_the_same_calls_with_the_live_view)
   # Two threads make 3000 calls each, wait past CUAUDIT_FLUSH_INTERVAL, make one more call
   # (whose end writes the thread's buffer out, with it); then the process kills itself.
-  # `cuaudit trace` converts its raw file: every call, with the view on as off.
+  # `cuaudit trace` converts its raw file: every call, with the view on as off. The three
+  # runs at once: their waits overlap.
+  for v in off on on16; do traced $v CUAUDIT_FLUSH_INTERVAL=1 -- kill 3000 & done
+  wait
   for v in off on on16; do
-    traced $v CUAUDIT_FLUSH_INTERVAL=1 -- kill 3000
     ran $v 137
     [ ! -e "$dir/$v/t.json" ] && pass "$v: no JSON written by the killed process" || fail "$v: t.json exists"
     raws=("$dir/$v"/t.json.*.raw)
@@ -183,7 +188,7 @@ trace_with_the_live_view_keeps_the_calls_of_a_forked_child_and_of_its_parent)
   # The parent calls (more than a ring), forks; the child calls and exits; the parent calls
   # again. Each process's trace, compared with its own without the view.
   for v in off on on16; do
-    traced $v CUAUDIT_TRACE="$dir/$v/t.%p.json" -- fork 250
+    traced $v CUAUDIT_TRACE="$dir/$v/t.%p.json" -- fork 150
     ran $v
     child=$(made $v child)
     files=$(cd "$dir/$v" && ls t.*.json 2>/dev/null | tr '\n' ' ')
