@@ -201,8 +201,9 @@ static int nested(long rounds)
 
 /* ---------------------------------------------------------------- threads */
 
-static pthread_barrier_t all_alive, all_done;
+static pthread_barrier_t all_alive, second_go, second_done;
 static long per_thread;
+static int half;
 
 /* A worker's calls: the first names the thread's index (an ordinal no device has). */
 static long worker_calls(int index, long count, long base)
@@ -228,8 +229,10 @@ static void *serial_worker(void *arg)
 	return (void *)worker_calls(index, per_thread, 2000000 + 1000L * index);
 }
 
-/* Every worker is alive and past its first calls before any makes the rest: more threads
-   than the view's slots at once. */
+/* Every worker is alive and past its first calls before any makes more: more threads than
+   the view's slots at once. Then the first half make more calls and end; the second half,
+   once they have ended, make a third round of calls: a thread that had no slot takes one
+   of theirs then, in the middle of its life. */
 static void *parallel_worker(void *arg)
 {
 	int index = (int)(long)arg;
@@ -239,7 +242,11 @@ static void *parallel_worker(void *arg)
 	calls = worker_calls(index, per_thread / 2, 3000000 + 1000L * index);
 	pthread_barrier_wait(&all_alive);
 	calls += worker_calls(index, per_thread - per_thread / 2, 4000000 + 1000L * index);
-	pthread_barrier_wait(&all_done);
+	if (index < half)
+		return (void *)calls;
+	pthread_barrier_wait(&second_go);
+	calls += worker_calls(index, per_thread / 2, 5000000 + 1000L * index);
+	pthread_barrier_wait(&second_done);
 	return (void *)calls;
 }
 
@@ -256,15 +263,26 @@ static int threads(int parallel, int count, long each)
 	total = made;
 	if (parallel) {
 		/* The main thread waits with them: while they are all alive, how many found
-		   no slot. */
+		   no slot; and once the second half made their third round, how many still. */
+		half = count / 2;
 		CHECK(pthread_barrier_init(&all_alive, NULL, (unsigned)count + 1) == 0);
-		CHECK(pthread_barrier_init(&all_done, NULL, (unsigned)count + 1) == 0);
+		CHECK(pthread_barrier_init(&second_go, NULL, (unsigned)(count - half) + 1) == 0);
+		CHECK(pthread_barrier_init(&second_done, NULL, (unsigned)(count - half) + 1) == 0);
 		for (int i = 0; i < count; i++)
 			CHECK(pthread_create(&t[i], NULL, parallel_worker, (void *)(long)i) == 0);
 		pthread_barrier_wait(&all_alive);
 		show_live();
-		pthread_barrier_wait(&all_done);
-		for (int i = 0; i < count; i++) {
+		for (int i = 0; i < half; i++) {
+			CHECK(pthread_join(t[i], &r) == 0);
+			total += (long)r;
+		}
+		/* A thread without a slot asks again at a call 100 ms after its last try
+		   (CUA_LIVE_RETRY_NS): this waits for that time, nothing else. */
+		usleep(150000);
+		pthread_barrier_wait(&second_go);
+		pthread_barrier_wait(&second_done);
+		show_live();
+		for (int i = half; i < count; i++) {
 			CHECK(pthread_join(t[i], &r) == 0);
 			total += (long)r;
 		}
