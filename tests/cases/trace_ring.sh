@@ -145,6 +145,18 @@ trace_with_the_live_view_keeps_the_calls_of_150_threads_at_once_past_its_128_slo
     same_as_off $v
   done
   ;;
+trace_with_the_live_view_keeps_the_calls_of_threads_still_alive_at_exit)
+  # 30 threads make 40 calls each (more than a ring of 16, fewer than one of 64) and wait
+  # outside any call while the main thread makes its calls and returns from main.
+  for v in off on on16; do
+    traced $v -- idle 30 40
+    ran $v
+    canon $v
+    counted $v calls "$(made $v)"
+    counted $v threads 31
+  done
+  for v in on on16; do same_as_off $v; done
+  ;;
 trace_with_the_live_view_keeps_every_call_of_nested_signal_handlers)
   # A thread sends SIGUSR1 every few microseconds; the handler (SA_NODEFER, up to three deep)
   # makes two calls, the first naming its run. The loop's cuDeviceGetCount takes 20 us in

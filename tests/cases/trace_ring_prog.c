@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/trace_ring_prog.c: calls whose trace must be the same with the live view on and off: many mixed calls, runtime calls nesting driver calls, more threads than the view's slots, signal handlers, a kill after a flush, a fork, a profiler range. */
+/* tests/cases/trace_ring_prog.c: calls whose trace must be the same with the live view on and off: many mixed calls, runtime calls nesting driver calls, more threads than the view's slots, threads alive at exit, signal handlers, a kill after a flush, a fork, a profiler range. */
 #include <cudaProfiler.h>
 #include <cuda_runtime_api.h>
 #include <dirent.h>
@@ -299,6 +299,46 @@ static int threads(int parallel, int count, long each)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- threads alive at exit */
+
+static pthread_barrier_t called;
+static int never[2]; /* a pipe nobody writes: the workers wait in read() until the end */
+
+static void *idle_worker(void *arg)
+{
+	int index = (int)(long)arg;
+	char c;
+
+	name_thread("ring-i%03d", index);
+	worker_calls(index, per_thread - 1, 7000000 + 1000L * index);
+	pthread_barrier_wait(&called);
+	/* No CUDA call from here on: blocked, not in a call, when the process exits. */
+	while (read(never[0], &c, 1) != 0)
+		;
+	return NULL;
+}
+
+/* count threads make `each` calls each and wait (not in a call) while the main thread
+   makes its calls and returns from main: the trace is formatted at exit with their calls
+   still wherever the threads left them. */
+static int idle(int count, long each)
+{
+	pthread_t t;
+
+	per_thread = each;
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	CHECK(pipe(never) == 0);
+	CHECK(pthread_barrier_init(&called, NULL, (unsigned)count + 1) == 0);
+	for (int i = 0; i < count; i++)
+		CHECK(pthread_create(&t, NULL, idle_worker, (void *)(long)i) == 0);
+	pthread_barrier_wait(&called);
+	made += worker_calls(count, each - 1, 8000000);
+	show_live();
+	printf("calls %ld\n", made + count * each);
+	return 0;
+}
+
 /* ---------------------------------------------------------------- signal handlers */
 
 static uint64_t mono_ns(void)
@@ -499,6 +539,8 @@ int main(int argc, char **argv)
 		return threads(0, (int)a, b);
 	if (strcmp(mode, "parallel") == 0)
 		return threads(1, (int)a, b);
+	if (strcmp(mode, "idle") == 0)
+		return idle((int)a, b);
 	if (strcmp(mode, "signal") == 0)
 		return signals(a, b);
 	if (strcmp(mode, "kill") == 0)
@@ -507,6 +549,6 @@ int main(int argc, char **argv)
 		return forked(a);
 	if (strcmp(mode, "profiler") == 0)
 		return profiler(a, b);
-	fprintf(stderr, "usage: trace_ring_prog mixed|nested|serial|parallel|signal|kill|fork|profiler ...\n");
+	fprintf(stderr, "usage: trace_ring_prog mixed|nested|serial|parallel|idle|signal|kill|fork|profiler ...\n");
 	return 2;
 }
