@@ -95,8 +95,9 @@ trace_with_the_live_view_keeps_every_one_of_15000_mixed_calls_as_the_trace_alone
 trace_with_the_live_view_keeps_driver_calls_nested_in_runtime_calls_as_the_trace_alone_does)
   # The mock runtime calls the driver through the pointers it looked up (wrapped): each
   # runtime call holds driver calls one level deeper; the first holds 77 (the runtime's
-  # start), more than a ring of 16 or 64 records while it is in flight. The program counts its own calls; the
-  # mock counts every call of each driver function, the program's and the runtime's.
+  # start), more than a ring of 16 or 64 records while it is in flight. The program counts
+  # its own calls; the mock counts every call of each driver function, the program's and
+  # the runtime's.
   for v in off on on16; do
     traced $v -- nested 250
     ran $v

@@ -549,6 +549,7 @@ int main(int argc, char **argv)
 		return forked(a);
 	if (strcmp(mode, "profiler") == 0)
 		return profiler(a, b);
-	fprintf(stderr, "usage: trace_ring_prog mixed|nested|serial|parallel|idle|signal|kill|fork|profiler ...\n");
+	fprintf(stderr, "usage: trace_ring_prog "
+			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler ...\n");
 	return 2;
 }
