@@ -20,6 +20,7 @@
    to call (an ordinal, a size, a string), so that a record lost, repeated, swapped or
    altered shows in the sequence a test compares. Each thread names itself before its first
    call: the name is the thread's stable key, since thread ids differ from run to run. */
+
 /* CHECK(cond), counting the call it makes in n. */
 #define CHECKED(n, cond)                                                                       \
 	do {                                                                                   \
@@ -67,8 +68,7 @@ static void show_live(void)
 	if (dp)
 		closedir(dp);
 	if (fd >= 0 && pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h))
-		printf("live ncalls %u untracked %u\n", h.ncalls,
-		       h.untracked);
+		printf("live ncalls %u untracked %u\n", h.ncalls, h.untracked);
 	else
 		printf("live none\n");
 	if (fd >= 0)
@@ -103,16 +103,16 @@ static long mixed_round(long i)
 		void *args[] = { &p, &count };
 
 		CHECKED(calls, cuMemAlloc_v2(&p, sizeof(buf_in)) == CUDA_SUCCESS);
-		CHECKED(calls, cuLaunchKernel(f, 1, 1, 1, (unsigned)(i % 64) + 1, 1, 1, (unsigned)i, NULL, args,
-				     NULL) == CUDA_SUCCESS);
+		CHECKED(calls, cuLaunchKernel(f, 1, 1, 1, (unsigned)(i % 64) + 1, 1, 1, (unsigned)i,
+					      NULL, args, NULL) == CUDA_SUCCESS);
 		CHECKED(calls, cuMemFree_v2(p) == CUDA_SUCCESS);
 	} else {
 		void *args[] = { &p, &p, &count };
 
 		CHECKED(calls, cuMemAlloc_v2(&p, sizeof(buf_in) + (size_t)i) == CUDA_SUCCESS);
 		CHECKED(calls, cuMemcpyHtoD_v2(p, buf_in, sizeof(buf_in)) == CUDA_SUCCESS);
-		CHECKED(calls, cuLaunchKernel(f, (unsigned)(i % 4) + 1, 1, 1, 64, 1, 1, 0, NULL, args, NULL) ==
-		      CUDA_SUCCESS);
+		CHECKED(calls, cuLaunchKernel(f, (unsigned)(i % 4) + 1, 1, 1, 64, 1, 1, 0, NULL, args,
+					      NULL) == CUDA_SUCCESS);
 		CHECKED(calls, cuMemcpyDtoH_v2(buf_out, p, sizeof(buf_out)) == CUDA_SUCCESS);
 		CHECKED(calls, cuMemFree_v2(p) == CUDA_SUCCESS);
 	}
@@ -126,8 +126,8 @@ static long mixed_round(long i)
 	CHECKED(calls, cuIpcOpenMemHandle_v2(&ipc, h, (unsigned)(i % 2)) == CUDA_SUCCESS);
 	CHECKED(calls, cuIpcCloseMemHandle(ipc) == CUDA_SUCCESS);
 	/* A name the driver lacks succeeds too; the status (an out-value) says it is not found. */
-	CHECKED(calls, cuGetProcAddress_v2(i % 5 ? "cuDeviceGetCount" : "cuNoSuchFunction", &fn, 12000, 0,
-					   &status) == CUDA_SUCCESS);
+	CHECKED(calls, cuGetProcAddress_v2(i % 5 ? "cuDeviceGetCount" : "cuNoSuchFunction", &fn,
+					   12000, 0, &status) == CUDA_SUCCESS);
 	return calls;
 }
 
@@ -181,8 +181,8 @@ static int nested(long rounds)
 		CHECKED(made, cudaGetDevice(&dev) == cudaSuccess);
 		CHECKED(made, cudaMalloc(&d, 256 + (size_t)i) == cudaSuccess);
 		CHECKED(made, cudaMemcpy(d, in, sizeof(in), cudaMemcpyHostToDevice) == cudaSuccess);
-		CHECKED(made, cudaLaunchKernel((const void *)mock_double_kernel, grid, block, args, 0, NULL) ==
-		      cudaSuccess);
+		CHECKED(made, cudaLaunchKernel((const void *)mock_double_kernel, grid, block, args, 0,
+					       NULL) == cudaSuccess);
 		CHECKED(made, cudaMemcpy(out, d, sizeof(out), cudaMemcpyDeviceToHost) == cudaSuccess);
 		CHECKED(made, cudaFree(d) == cudaSuccess);
 		CHECKED(made, cudaGetDeviceCount(&count) == cudaSuccess);
