@@ -236,6 +236,20 @@ trace_with_the_live_view_and_CUAUDIT_CAPTURE_profiler_api_keeps_only_the_calls_i
   done
   for v in on on16; do same_as_off $v; done
   ;;
+trace_with_the_live_view_and_CUAUDIT_EXCLUDE_keeps_every_call_not_excluded)
+  # The same program with no range: every cuDeviceGet (3 times 1500 in a row, and one in each
+  # round) excluded from the trace, every other call recorded. Excluded calls take ring
+  # records too.
+  for v in off on on16; do
+    traced $v CUAUDIT_EXCLUDE=cuDeviceGet -- profiler 1500 120
+    ran $v
+    canon $v
+    counted $v calls "$(made $v 'calls but cuDeviceGet')"
+    grep -q '^name cuDeviceGet ' "$dir/$v/canon.counts" && fail "$v: an excluded call was recorded" ||
+      pass "$v: no excluded call"
+  done
+  for v in on on16; do same_as_off $v; done
+  ;;
 *)
   fail "unknown case $name"
   ;;
