@@ -1,0 +1,257 @@
+#!/usr/bin/env bash
+# SPDX-License-Identifier: MIT
+# tests/cases/trace_ring.sh: the trace with the live view on holds the very calls it holds with the view off: none lost, repeated or altered, whatever the ring's size.
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
+PROG="$BIN/trace_ring_prog"
+CALLS="$CASES_DIR/trace_calls.py"
+L="$dir/live"
+mkdir -m 0700 "$L"
+
+# Each case runs trace_ring_prog in variants, each in its own directory $dir/VARIANT:
+#   off    the trace alone;
+#   on     the trace and the live view (its default ring);
+#   onN    the same with CUAUDIT_LIVE_CALLS=N, a ring of N records per thread (or more: the
+#          trace raises it to 1024).
+# traced VARIANT [VAR=VALUE...] -- ARGS...: one run; status in VARIANT/rc, the trace in
+# VARIANT/t.json unless a VAR says otherwise.
+traced() {
+  local v=$1
+  local -a vars=(LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LOG_FILE="$dir/$v/log.txt"
+    CUAUDIT_TRACE="$dir/$v/t.json")
+  shift
+  case $v in
+  off) ;;
+  on) vars+=(CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L") ;;
+  on*) vars+=(CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L" CUAUDIT_LIVE_CALLS="${v#on}") ;;
+  esac
+  while [ "$1" != -- ]; do vars+=("$1"); shift; done
+  shift
+  rm -rf "${dir:?}/$v" && mkdir "$dir/$v"
+  # (The shell's own note of a kill, in the case that kills itself, to /dev/null.)
+  (cd "$dir/$v" && env "${vars[@]}" "$PROG" "$@" >out.txt 2>err.txt; echo $? >rc) 2>/dev/null
+}
+
+# ran VARIANT [STATUS]: the run ended with STATUS (0), the live view was on as the variant
+# says (the program reads its own region's head), and cuaudit warned of nothing.
+ran() {
+  local v=$1 want=${2:-0} d="$dir/$1"
+  [ "$(cat "$d/rc")" = "$want" ] && pass "$v: status $want" || fail "$v: status $(cat "$d/rc"): $(head -3 "$d/err.txt")"
+  case $v in
+  off) grep -q '^live none$' "$d/out.txt" && pass "$v: no live region" || fail "$v: $(grep '^live' "$d/out.txt")" ;;
+  on) grep -qE '^live ncalls [0-9]+ ' "$d/out.txt" && pass "$v: $(grep -m1 '^live' "$d/out.txt")" || fail "$v: the live view is off" ;;
+  # With the trace on, the ring holds at least CUA_LIVE_CALLS_TRACE (1024) records.
+  on*) n=$(sed -n 's/^live ncalls \([0-9]*\) .*/\1/p' "$d/out.txt" | head -1)
+    [ "${n:-0}" -ge "${v#on}" ] && pass "$v: $(grep -m1 '^live' "$d/out.txt")" ||
+      fail "$v: not a ring of ${v#on} or more: $(grep '^live' "$d/out.txt")" ;;
+  esac
+  grep -qE 'warning|error' "$d/log.txt" 2>/dev/null && fail "$v: cuaudit warned: $(grep -m2 -E 'warning|error' "$d/log.txt")" ||
+    pass "$v: no warning"
+}
+
+# canon VARIANT [TRACE [NAME]]: the trace's calls as text, per thread and in order, without
+# times, thread ids and addresses (trace_calls.py) in VARIANT/NAME.txt (canon.txt), and
+# their counts in VARIANT/NAME.counts.
+canon() {
+  local v=$1 trace=${2:-t.json} out=${3:-canon}
+  "$PYTHON" "$CALLS" canon "$dir/$v/$trace" "$dir/$v/$out.txt" >"$dir/$v/$out.counts" 2>"$dir/$v/$out.err" ||
+    fail "$v: $trace is no trace: $(tail -2 "$dir/$v/$out.err")"
+}
+
+# same_as_off VARIANT [NAME]: the variant's calls are the trace alone's, call for call.
+same_as_off() {
+  local v=$1 out=${2:-canon}
+  if [ -s "$dir/off/$out.txt" ] && cmp -s "$dir/off/$out.txt" "$dir/$v/$out.txt"; then
+    pass "$v: $(sed -n 's/^calls //p' "$dir/$v/$out.counts") calls, each as with the trace alone ($out)"
+  else
+    fail "$v: the calls differ from the trace alone's ($out):"
+    diff "$dir/off/$out.txt" "$dir/$v/$out.txt" | grep -E '^[<>]' | head -6
+  fi
+}
+
+# counted VARIANT WHAT N [NAME]: the counts of VARIANT/NAME.counts say WHAT N (calls,
+# threads, outer: calls at depth 0).
+counted() {
+  local v=$1 what=$2 n=$3 out=${4:-canon}
+  grep -qx "$what $n" "$dir/$v/$out.counts" && pass "$v: $what $n, as the program made ($out)" ||
+    fail "$v: $(grep "^$what " "$dir/$v/$out.counts"), the program made $n ($out)"
+}
+
+# made VARIANT [WHAT]: what the program says it made ("calls N" by default).
+made() { sed -n "s/^${2:-calls} \([0-9]*\)$/\1/p" "$dir/$1/out.txt"; }
+
+case $name in
+trace_with_the_live_view_keeps_every_one_of_15000_mixed_calls_as_the_trace_alone_does)
+  # One thread, far more calls than any ring holds, of every kind of record: out-values,
+  # strings (some cut at 63 bytes), kernel names, failed calls, an 80-byte argument struct
+  # (the largest the mock has: none exceeds the view's 96 bytes); the first calls from the
+  # executable's constructor, before main. More than 1 MiB of records: the trace writes a
+  # block out during the run too.
+  for v in off on on16 on4096; do
+    traced $v -- mixed 1200
+    ran $v
+    canon $v
+    counted $v calls "$(made $v)"
+    counted $v threads 1
+  done
+  for v in on on16 on4096; do same_as_off $v; done
+  ;;
+trace_with_the_live_view_keeps_driver_calls_nested_in_runtime_calls_as_the_trace_alone_does)
+  # The mock runtime calls the driver through the pointers it looked up (wrapped): each
+  # runtime call holds driver calls one level deeper; the first holds 77 (the runtime's
+  # start), and the ring is written out while some runtime call is in flight. The program
+  # counts its own calls; the mock counts every call of each driver function, the
+  # program's and the runtime's.
+  for v in off on on16; do
+    traced $v -- nested 250
+    ran $v
+    canon $v
+    counted $v outer "$(made $v)"
+    n=0 bad=""
+    while read -r _ f want; do
+      got=$(sed -n "s/^name $f //p" "$dir/$v/canon.counts")
+      n=$((n + want))
+      [ "${got:-0}" = "$want" ] || bad="$bad $f:${got:-0}/$want"
+    done < <(grep '^mock ' "$dir/$v/out.txt")
+    [ -z "$bad" ] && [ "$n" -gt 0 ] && pass "$v: $n calls of driver functions, each as many as the mock ran" ||
+      fail "$v: driver calls in the trace/run by the mock:$bad"
+    grep -qE '^  driver cuMemAlloc_v2\(.*depth=1$' "$dir/$v/canon.txt" && pass "$v: driver calls at depth 1" ||
+      fail "$v: no driver call inside a runtime call"
+  done
+  for v in on on16; do same_as_off $v; done
+  ;;
+trace_with_the_live_view_keeps_the_calls_of_200_threads_started_one_after_another)
+  # Each thread is named (its key in the comparison) and its first call names its index.
+  # Each takes the slot of the thread before it, whose calls the ring still holds.
+  for v in off on on16; do
+    traced $v -- serial 200 24
+    ran $v
+    canon $v
+    counted $v calls "$(made $v)"
+    counted $v threads 201
+  done
+  for v in on on16; do same_as_off $v; done
+  ;;
+trace_with_the_live_view_keeps_the_calls_of_150_threads_at_once_past_its_128_slots)
+  # All 150 are alive and have called before any makes more calls: 23 of the 151 threads
+  # that call find no slot of the view. Then half of them end, and the rest call again
+  # past the view's retry time: those without a slot take one then, mid-life.
+  for v in off on on16; do
+    traced $v -- parallel 150 24
+    ran $v
+    canon $v
+    counted $v calls "$(made $v)"
+    counted $v threads 151
+  done
+  for v in on on16; do
+    u=$(sed -n 's/^live ncalls [0-9]* untracked //p' "$dir/$v/out.txt" | head -1)
+    [ "${u:-0}" -ge 1 ] && pass "$v: $u threads had no slot while all were alive" || fail "$v: every thread had a slot (untracked ${u:-?})"
+    u=$(sed -n 's/^live ncalls [0-9]* untracked //p' "$dir/$v/out.txt" | sed -n 2p)
+    [ "$u" = 0 ] && pass "$v: each had a slot once half of them ended" || fail "$v: still $u threads without a slot at the end"
+    same_as_off $v
+  done
+  ;;
+trace_with_the_live_view_keeps_the_calls_of_threads_still_alive_at_exit)
+  # 30 threads make 40 calls each (fewer than a ring holds with the trace on: their calls
+  # are not written out of it before the end) and wait outside any call while the main
+  # thread makes its calls and returns from main.
+  for v in off on on16; do
+    traced $v -- idle 30 40
+    ran $v
+    canon $v
+    counted $v calls "$(made $v)"
+    counted $v threads 31
+  done
+  for v in on on16; do same_as_off $v; done
+  ;;
+trace_with_the_live_view_keeps_every_call_of_nested_signal_handlers)
+  # A thread sends SIGUSR1 every few microseconds; the handler (SA_NODEFER, up to three deep)
+  # makes two calls, the first naming its run. The loop's cuDeviceGetCount takes 20 us in
+  # the mock, so most handlers run inside a call (the trace's next level). Where the signals
+  # land differs from run to run, so each run is checked against the program's own counts:
+  # the loop's calls all there in order, each handler's calls once, nothing else.
+  for v in off on on16; do
+    traced $v MOCK_SPIN=cuDeviceGetCount:20000 -- signal 2000 300
+    ran $v
+    loop=$(sed -n 's/^loop calls \([0-9]*\) handler runs [0-9]*$/\1/p' "$dir/$v/out.txt")
+    runs=$(sed -n 's/^loop calls [0-9]* handler runs \([0-9]*\)$/\1/p' "$dir/$v/out.txt")
+    [ "${runs:-0}" -ge 1 ] || fail "$v: no handler ran"
+    if "$PYTHON" "$CALLS" signal "$dir/$v/t.json" "${loop:-0}" "${runs:-0}" >"$dir/$v/signal.txt" 2>&1; then
+      pass "$v: $(cat "$dir/$v/signal.txt") (the program: $loop loop calls, $runs handler runs)"
+    else
+      fail "$v: $(tail -1 "$dir/$v/signal.txt")"
+    fi
+  done
+  ;;
+trace_of_a_process_killed_after_a_flush_converts_the_same_calls_with_the_live_view)
+  # Two threads make 3000 calls each, wait past CUAUDIT_FLUSH_INTERVAL, make one more call
+  # (whose end writes the thread's buffer out, with it); then the process kills itself.
+  # `cuaudit trace` converts its raw file: every call, with the view on as off. The three
+  # runs at once: their waits overlap.
+  for v in off on on16; do traced $v CUAUDIT_FLUSH_INTERVAL=1 -- kill 3000 & done
+  wait
+  for v in off on on16; do
+    ran $v 137
+    [ ! -e "$dir/$v/t.json" ] && pass "$v: no JSON written by the killed process" || fail "$v: t.json exists"
+    raws=("$dir/$v"/t.json.*.raw)
+    if [ ${#raws[@]} = 1 ] && [ -s "${raws[0]}" ]; then
+      "$CLI" trace -o "$dir/$v/k.json" "${raws[0]}" >"$dir/$v/conv.txt" 2>&1 && pass "$v: cuaudit trace converted the raw file" ||
+        fail "$v: cuaudit trace: $(cat "$dir/$v/conv.txt")"
+    else
+      fail "$v: not one raw file: $(ls "$dir/$v")"
+    fi
+    canon $v k.json
+    counted $v calls "$(made $v)"
+    counted $v threads 2
+  done
+  for v in on on16; do same_as_off $v; done
+  ;;
+trace_with_the_live_view_keeps_the_calls_of_a_forked_child_and_of_its_parent)
+  # The parent calls (more than a ring), forks; the child calls and exits; the parent calls
+  # again. Each process's trace, compared with its own without the view.
+  for v in off on on16; do
+    traced $v CUAUDIT_TRACE="$dir/$v/t.%p.json" -- fork 150
+    ran $v
+    child=$(made $v child)
+    files=$(cd "$dir/$v" && ls t.*.json 2>/dev/null | tr '\n' ' ')
+    parent=$(cd "$dir/$v" && ls t.*.json 2>/dev/null | grep -v "^t\.$child\.json$" | head -1)
+    [ -n "$child" ] && [ -e "$dir/$v/t.$child.json" ] && [ -n "$parent" ] && [ "$(echo $files | wc -w)" = 2 ] &&
+      pass "$v: one trace per process ($files)" || fail "$v: traces: $files (child ${child:-?})"
+    canon $v "$parent" parent
+    canon $v "t.$child.json" child
+    counted $v calls "$(made $v 'parent calls')" parent
+    counted $v calls "$(made $v 'child calls')" child
+  done
+  for v in on on16; do same_as_off $v parent; same_as_off $v child; done
+  ;;
+trace_with_the_live_view_and_CUAUDIT_CAPTURE_profiler_api_keeps_only_the_calls_in_range)
+  # 1500 calls before each of two ranges and after them, recorded neither way; inside, mixed
+  # calls, cuProfilerStart and cuProfilerStop recorded.
+  for v in off on on16; do
+    traced $v CUAUDIT_CAPTURE=profiler-api -- profiler 1500 120
+    ran $v
+    canon $v
+    counted $v calls "$(made $v)"
+    grep -qE 'ordinal=[6-8][0-9]{6}\)' "$dir/$v/canon.txt" && fail "$v: a call outside the ranges was recorded" ||
+      pass "$v: no call outside the ranges"
+  done
+  for v in on on16; do same_as_off $v; done
+  ;;
+trace_with_the_live_view_and_CUAUDIT_EXCLUDE_keeps_every_call_not_excluded)
+  # The same program with no range: every cuDeviceGet (3 times 1500 in a row, and one in each
+  # round) excluded from the trace, every other call recorded. Excluded calls take ring
+  # records too.
+  for v in off on on16; do
+    traced $v CUAUDIT_EXCLUDE=cuDeviceGet -- profiler 1500 120
+    ran $v
+    canon $v
+    counted $v calls "$(made $v 'calls but cuDeviceGet')"
+    grep -q '^name cuDeviceGet ' "$dir/$v/canon.counts" && fail "$v: an excluded call was recorded" ||
+      pass "$v: no excluded call"
+  done
+  for v in on on16; do same_as_off $v; done
+  ;;
+*)
+  fail "unknown case $name"
+  ;;
+esac
+finish

@@ -1,0 +1,558 @@
+/* SPDX-License-Identifier: MIT */
+/* tests/cases/trace_ring_prog.c: calls whose trace must be the same with the live view on and off: many mixed calls, runtime calls nesting driver calls, more threads than the view's slots, threads alive at exit, signal handlers, a kill after a flush, a fork, a profiler range. */
+#include <cudaProfiler.h>
+#include <cuda_runtime_api.h>
+#include <dirent.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+#include "common.h"
+#include "livefmt.h"
+#include "mockstate.h"
+
+/* Every mode prints "calls N": the wrapped calls it made itself (the runtime's own driver
+   calls excepted: mode nested prints the mock's count of those). Arguments change from call
+   to call (an ordinal, a size, a string), so that a record lost, repeated, swapped or
+   altered shows in the sequence a test compares. Each thread names itself before its first
+   call: the name is the thread's stable key, since thread ids differ from run to run. */
+
+/* CHECK(cond), counting the call it makes in n. */
+#define CHECKED(n, cond)                                                                       \
+	do {                                                                                   \
+		CHECK(cond);                                                                   \
+		(n)++;                                                                         \
+	} while (0)
+
+/* One call of cuDeviceGet with that ordinal (its result is the mock's): returns 1. */
+static long device_get(int ordinal)
+{
+	CUdevice dev;
+
+	(void)cuDeviceGet(&dev, ordinal);
+	return 1;
+}
+
+static long made; /* calls of the main thread, or of the only thread making them */
+
+static void name_thread(const char *fmt, int i)
+{
+	char name[16];
+
+	snprintf(name, sizeof(name), fmt, i);
+	prctl(PR_SET_NAME, name, 0, 0, 0);
+}
+
+/* What this process's live region says (rt/livefmt.h): that the view is on, with how many
+   records per slot, and how many threads found no slot now. "live none" where there is
+   no region (the view is off). */
+static void show_live(void)
+{
+	const char *dir = getenv("CUAUDIT_LIVE_DIR");
+	struct cua_live_head h;
+	char prefix[32], path[4096];
+	struct dirent *d;
+	DIR *dp = dir ? opendir(dir) : NULL;
+	int fd = -1;
+
+	snprintf(prefix, sizeof(prefix), "%d-", (int)getpid());
+	while (dp && (d = readdir(dp)) && fd < 0)
+		if (strncmp(d->d_name, prefix, strlen(prefix)) == 0) {
+			snprintf(path, sizeof(path), "%s/%s", dir, d->d_name);
+			fd = open(path, O_RDONLY);
+		}
+	if (dp)
+		closedir(dp);
+	if (fd >= 0 && pread(fd, &h, sizeof(h), 0) == (ssize_t)sizeof(h))
+		printf("live ncalls %u untracked %u\n", h.ncalls, h.untracked);
+	else
+		printf("live none\n");
+	if (fd >= 0)
+		close(fd);
+}
+
+/* ---------------------------------------------------------------- mixed calls */
+
+static int buf_in[64], buf_out[64];
+
+/* One round of calls of every kind the trace keeps apart: out-values (ints, pointers,
+   strings), string arguments (one longer than the 63 bytes kept), launches with kernel
+   names, an argument struct holding a 64-byte struct by value (80 bytes, the largest the
+   mock has), calls that fail. Returns how many calls it made. */
+static long mixed_round(long i)
+{
+	static const char *const kernels[] = { "_Z10vec_doublePiPKii", "_Z7add_onePii" };
+	CUfunction f = NULL;
+	CUdeviceptr p = 0, ipc = 0;
+	CUipcMemHandle h;
+	const char *s = NULL;
+	void *fn = NULL;
+	CUdriverProcAddressQueryResult status;
+	char missing[128];
+	int n = 0, v = 0, count = (int)(i % 60) + 1;
+	long calls = 0;
+
+	CHECKED(calls, cuDeviceGetCount(&n) == CUDA_SUCCESS);
+	calls += device_get((int)(i % 3));
+	CHECKED(calls, cuModuleGetFunction(&f, NULL, kernels[i & 1]) == CUDA_SUCCESS);
+	if (i & 1) {
+		void *args[] = { &p, &count };
+
+		CHECKED(calls, cuMemAlloc_v2(&p, sizeof(buf_in)) == CUDA_SUCCESS);
+		CHECKED(calls, cuLaunchKernel(f, 1, 1, 1, (unsigned)(i % 64) + 1, 1, 1, (unsigned)i,
+					      NULL, args, NULL) == CUDA_SUCCESS);
+		CHECKED(calls, cuMemFree_v2(p) == CUDA_SUCCESS);
+	} else {
+		void *args[] = { &p, &p, &count };
+
+		CHECKED(calls, cuMemAlloc_v2(&p, sizeof(buf_in) + (size_t)i) == CUDA_SUCCESS);
+		CHECKED(calls, cuMemcpyHtoD_v2(p, buf_in, sizeof(buf_in)) == CUDA_SUCCESS);
+		CHECKED(calls, cuLaunchKernel(f, (unsigned)(i % 4) + 1, 1, 1, 64, 1, 1, 0, NULL, args,
+					      NULL) == CUDA_SUCCESS);
+		CHECKED(calls, cuMemcpyDtoH_v2(buf_out, p, sizeof(buf_out)) == CUDA_SUCCESS);
+		CHECKED(calls, cuMemFree_v2(p) == CUDA_SUCCESS);
+	}
+	/* A name that is not there, different each round; every 8th longer than 63 bytes. */
+	snprintf(missing, sizeof(missing), "%s_missing_%ld%s", kernels[i & 1], i,
+		 i % 8 == 0 ? "_and_a_tail_that_takes_this_string_well_past_sixty_three_bytes" : "");
+	CHECKED(calls, cuModuleGetFunction(&f, NULL, missing) == CUDA_ERROR_NOT_FOUND);
+	CHECKED(calls, cuGetErrorName((CUresult)(i % 3 == 0 ? 2 : 101), &s) == CUDA_SUCCESS);
+	CHECKED(calls, cuDriverGetVersion(&v) == CUDA_SUCCESS);
+	memset(&h, (int)(i & 0xff), sizeof(h));
+	CHECKED(calls, cuIpcOpenMemHandle_v2(&ipc, h, (unsigned)(i % 2)) == CUDA_SUCCESS);
+	CHECKED(calls, cuIpcCloseMemHandle(ipc) == CUDA_SUCCESS);
+	/* A name the driver lacks succeeds too; the status (an out-value) says it is not found. */
+	CHECKED(calls, cuGetProcAddress_v2(i % 5 ? "cuDeviceGetCount" : "cuNoSuchFunction", &fn,
+					   12000, 0, &status) == CUDA_SUCCESS);
+	return calls;
+}
+
+/* Mode mixed begins in the executable's constructor (glibc passes it the arguments), before
+   main: calls made as early as a program can make them. */
+__attribute__((constructor)) static void early_calls(int argc, char **argv)
+{
+	int n;
+
+	if (argc < 2 || strcmp(argv[1], "mixed") != 0)
+		return;
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	for (int i = 0; i < 3; i++)
+		CHECKED(made, cuDeviceGetCount(&n) == CUDA_SUCCESS);
+	made += device_get(77);
+}
+
+static int mixed(long rounds)
+{
+	for (long i = 0; i < rounds; i++)
+		made += mixed_round(i);
+	show_live();
+	printf("calls %ld\n", made);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- runtime calls */
+
+/* Each runtime call reaches the mock driver through pointers the runtime looked up (and
+   cuaudit wrapped): driver calls nested in runtime calls, one level deeper. */
+static int nested(long rounds)
+{
+	/* The driver functions the program and the mock runtime call (cuaudit's own calls of
+	   others, such as cuCtxGetDevice for the memory it counts, are no program's). */
+	static const char *const drivers[] = { "cuInit", "cuDeviceGet", "cuDeviceGetCount",
+					       "cuDevicePrimaryCtxRetain", "cuCtxSetCurrent",
+					       "cuCtxGetDevice_v2", "cuGetProcAddress",
+					       "cuGetProcAddress_v2", "cuMemAlloc_v2", "cuMemFree_v2",
+					       "cuMemcpyHtoD_v2", "cuMemcpyDtoH_v2", "cuLaunchKernel" };
+	int in[64], out[64], n = 64, dev = -1, count = 0;
+
+	name_thread("ring-main", 0);
+	for (int k = 0; k < n; k++)
+		in[k] = k;
+	for (long i = 0; i < rounds; i++) {
+		void *d = NULL, *fn = NULL;
+		void *args[] = { &d, &d, &n };
+		dim3 grid = { (unsigned)(i % 3) + 1, 1, 1 }, block = { 64, 1, 1 };
+
+		CHECKED(made, cudaGetDevice(&dev) == cudaSuccess);
+		CHECKED(made, cudaMalloc(&d, 256 + (size_t)i) == cudaSuccess);
+		CHECKED(made, cudaMemcpy(d, in, sizeof(in), cudaMemcpyHostToDevice) == cudaSuccess);
+		CHECKED(made, cudaLaunchKernel((const void *)mock_double_kernel, grid, block, args, 0,
+					       NULL) == cudaSuccess);
+		CHECKED(made, cudaMemcpy(out, d, sizeof(out), cudaMemcpyDeviceToHost) == cudaSuccess);
+		CHECKED(made, cudaFree(d) == cudaSuccess);
+		CHECKED(made, cudaGetDeviceCount(&count) == cudaSuccess);
+		CHECKED(made, cudaGetDriverEntryPointByVersion(i % 2 ? "cuMemAlloc" : "cuDeviceGetCount",
+							       &fn, 12000, 0, NULL) == cudaSuccess);
+		/* A driver call of the program's own between runtime calls. */
+		CHECKED(made, cuDeviceGetCount(&count) == CUDA_SUCCESS);
+	}
+	show_live();
+	printf("calls %ld\n", made);
+	/* The driver functions' calls as the mock ran them, whoever made them. */
+	for (unsigned k = 0; k < sizeof(drivers) / sizeof(drivers[0]); k++)
+		printf("mock %s %ld\n", drivers[k], mock_calls(drivers[k]));
+	return 0;
+}
+
+/* ---------------------------------------------------------------- threads */
+
+static pthread_barrier_t all_alive, second_go, second_done;
+static long per_thread;
+static int half;
+
+/* A worker's calls: the first names the thread's index (an ordinal no device has). */
+static long worker_calls(int index, long count, long base)
+{
+	long calls = 0;
+	int n;
+
+	calls += device_get(1000000 + index);
+	for (long k = 0; k < count; k++) {
+		if (k % 2)
+			CHECKED(calls, cuDeviceGetCount(&n) == CUDA_SUCCESS);
+		else
+			calls += device_get((int)(base + k));
+	}
+	return calls;
+}
+
+static void *serial_worker(void *arg)
+{
+	int index = (int)(long)arg;
+
+	name_thread("ring-s%03d", index);
+	return (void *)worker_calls(index, per_thread, 2000000 + 1000L * index);
+}
+
+/* Every worker is alive and past its first calls before any makes more: more threads than
+   the view's slots at once. Then the first half make more calls and end; the second half,
+   once they have ended, make a third round of calls: a thread that had no slot takes one
+   of theirs then, in the middle of its life. */
+static void *parallel_worker(void *arg)
+{
+	int index = (int)(long)arg;
+	long calls;
+
+	name_thread("ring-p%03d", index);
+	calls = worker_calls(index, per_thread / 2, 3000000 + 1000L * index);
+	pthread_barrier_wait(&all_alive);
+	calls += worker_calls(index, per_thread - per_thread / 2, 4000000 + 1000L * index);
+	if (index < half)
+		return (void *)calls;
+	pthread_barrier_wait(&second_go);
+	calls += worker_calls(index, per_thread / 2, 5000000 + 1000L * index);
+	pthread_barrier_wait(&second_done);
+	return (void *)calls;
+}
+
+static int threads(int parallel, int count, long each)
+{
+	pthread_t *t = calloc((size_t)count, sizeof(*t));
+	long total;
+	void *r;
+
+	CHECK(t != NULL);
+	per_thread = each;
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	total = made;
+	if (parallel) {
+		/* The main thread waits with them: while they are all alive, how many found
+		   no slot; and once the second half made their third round, how many still. */
+		half = count / 2;
+		CHECK(pthread_barrier_init(&all_alive, NULL, (unsigned)count + 1) == 0);
+		CHECK(pthread_barrier_init(&second_go, NULL, (unsigned)(count - half) + 1) == 0);
+		CHECK(pthread_barrier_init(&second_done, NULL, (unsigned)(count - half) + 1) == 0);
+		for (int i = 0; i < count; i++)
+			CHECK(pthread_create(&t[i], NULL, parallel_worker, (void *)(long)i) == 0);
+		pthread_barrier_wait(&all_alive);
+		show_live();
+		for (int i = 0; i < half; i++) {
+			CHECK(pthread_join(t[i], &r) == 0);
+			total += (long)r;
+		}
+		/* A thread without a slot asks again at a call 100 ms after its last try
+		   (CUA_LIVE_RETRY_NS): this waits for that time, nothing else. */
+		usleep(150000);
+		pthread_barrier_wait(&second_go);
+		pthread_barrier_wait(&second_done);
+		show_live();
+		for (int i = half; i < count; i++) {
+			CHECK(pthread_join(t[i], &r) == 0);
+			total += (long)r;
+		}
+	} else {
+		for (int i = 0; i < count; i++) {
+			CHECK(pthread_create(&t[i], NULL, serial_worker, (void *)(long)i) == 0);
+			CHECK(pthread_join(t[i], &r) == 0);
+			total += (long)r;
+		}
+		show_live();
+	}
+	free(t);
+	printf("calls %ld\n", total);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- threads alive at exit */
+
+static pthread_barrier_t called;
+static int never[2]; /* a pipe nobody writes: the workers wait in read() until the end */
+
+static void *idle_worker(void *arg)
+{
+	int index = (int)(long)arg;
+	char c;
+
+	name_thread("ring-i%03d", index);
+	worker_calls(index, per_thread - 1, 7000000 + 1000L * index);
+	pthread_barrier_wait(&called);
+	/* No CUDA call from here on: blocked, not in a call, when the process exits. */
+	while (read(never[0], &c, 1) != 0)
+		;
+	return NULL;
+}
+
+/* count threads make `each` calls each and wait (not in a call) while the main thread
+   makes its calls and returns from main: the trace is formatted at exit with their calls
+   still wherever the threads left them. */
+static int idle(int count, long each)
+{
+	pthread_t t;
+
+	per_thread = each;
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	CHECK(pipe(never) == 0);
+	CHECK(pthread_barrier_init(&called, NULL, (unsigned)count + 1) == 0);
+	for (int i = 0; i < count; i++)
+		CHECK(pthread_create(&t, NULL, idle_worker, (void *)(long)i) == 0);
+	pthread_barrier_wait(&called);
+	made += worker_calls(count, each - 1, 8000000);
+	show_live();
+	printf("calls %ld\n", made + count * each);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- signal handlers */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+
+static long handler_runs;    /* handlers that made their calls; each took one number */
+static int handler_depth;    /* handlers running on the main thread now, nested */
+static volatile int stop_sending;
+static pthread_t main_thread;
+
+/* Two calls per run, the first naming the run (a negative ordinal). SA_NODEFER: handlers
+   nest inside handlers' calls, up to three deep (four levels with the main loop's, as many
+   as the trace keeps apart). */
+static void handler(int sig)
+{
+	CUdevice dev;
+	int v;
+
+	(void)sig;
+	if (__atomic_add_fetch(&handler_depth, 1, __ATOMIC_RELAXED) <= 3) {
+		long k = __atomic_fetch_add(&handler_runs, 1, __ATOMIC_RELAXED);
+
+		cuDeviceGet(&dev, (int)(-1 - k));
+		if (cuDriverGetVersion(&v) != CUDA_SUCCESS)
+			_exit(3);
+	}
+	__atomic_sub_fetch(&handler_depth, 1, __ATOMIC_RELAXED);
+}
+
+static void *sender(void *arg)
+{
+	(void)arg;
+	/* A signal every 10 us or so, asleep between them (so that the main thread runs on a
+	   machine with one free core), with the sleep's timer slack (50 us) cut to 1 us: some
+	   signals land in a handler's call. */
+	prctl(PR_SET_TIMERSLACK, 1000, 0, 0, 0);
+	while (!__atomic_load_n(&stop_sending, __ATOMIC_ACQUIRE)) {
+		pthread_kill(main_thread, SIGUSR1);
+		usleep(10);
+	}
+	return NULL;
+}
+
+/* At least `count` loop iterations, and on until the handlers ran `runs` times, but no more
+   than 20 times `count`: a test checks the counts it prints, whatever they are. */
+static int signals(long count, long runs)
+{
+	struct sigaction sa;
+	pthread_t t;
+	int n;
+
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = handler;
+	sa.sa_flags = SA_RESTART | SA_NODEFER;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	main_thread = pthread_self();
+	CHECK(pthread_create(&t, NULL, sender, NULL) == 0);
+	for (long i = 0; i < 20 * count && (i < count ||
+					     __atomic_load_n(&handler_runs, __ATOMIC_RELAXED) < runs);
+	     i++) {
+		made += device_get((int)(100000 + i));
+		CHECKED(made, cuDeviceGetCount(&n) == CUDA_SUCCESS);
+	}
+	__atomic_store_n(&stop_sending, 1, __ATOMIC_RELEASE);
+	CHECK(pthread_join(t, NULL) == 0);
+	/* No handler after this point: the counts are final. */
+	signal(SIGUSR1, SIG_IGN);
+	show_live();
+	printf("loop calls %ld handler runs %ld\n", made, handler_runs);
+	printf("calls %ld\n", made + 2 * handler_runs);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- SIGKILL after a flush */
+
+static pthread_barrier_t flushed;
+
+/* count calls, then one more past CUAUDIT_FLUSH_INTERVAL (1 s) after them: its exit is past
+   the thread's flush time, so it writes the thread's buffer out with itself in it. */
+static long calls_then_flush(int index, long count)
+{
+	long calls = worker_calls(index, count, 5000000 + 100000L * index);
+	uint64_t until = mono_ns() + 1300000000ull;
+
+	/* The interval is a time: this waits for it to pass, nothing else. */
+	while (mono_ns() < until)
+		usleep(20000);
+	calls += device_get(1100000 + index);
+	return calls;
+}
+
+static void *flush_worker(void *arg)
+{
+	long calls;
+
+	name_thread("ring-k%03d", 1);
+	calls = calls_then_flush(1, (long)arg);
+	pthread_barrier_wait(&flushed);
+	return (void *)calls;
+}
+
+static int killed(long count)
+{
+	pthread_t t;
+	long calls;
+
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	CHECK(pthread_barrier_init(&flushed, NULL, 2) == 0);
+	CHECK(pthread_create(&t, NULL, flush_worker, (void *)count) == 0);
+	calls = calls_then_flush(0, count);
+	pthread_barrier_wait(&flushed);
+	show_live();
+	printf("calls %ld\n", made + 2 * calls);
+	fflush(stdout);
+	raise(SIGKILL);
+	return 1;
+}
+
+/* ---------------------------------------------------------------- fork */
+
+static int forked(long rounds)
+{
+	long parent = 0, child = 0;
+	pid_t pid;
+	int status;
+
+	name_thread("ring-main", 0);
+	CHECKED(parent, cuInit(0) == CUDA_SUCCESS);
+	for (long i = 0; i < rounds; i++)
+		parent += mixed_round(i);
+	fflush(stdout);
+	pid = fork();
+	CHECK(pid >= 0);
+	if (pid == 0) {
+		name_thread("ring-child", 0);
+		for (long i = 0; i < rounds; i++)
+			child += mixed_round(rounds + i);
+		printf("child ");
+		show_live();
+		printf("child calls %ld\n", child);
+		exit(0);
+	}
+	CHECK(waitpid(pid, &status, 0) == pid && WIFEXITED(status) && WEXITSTATUS(status) == 0);
+	for (long i = 0; i < rounds; i++)
+		parent += mixed_round(2 * rounds + i);
+	show_live();
+	printf("child %d\n", (int)pid);
+	printf("parent calls %ld\n", parent);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- profiler range */
+
+/* Calls outside the ranges (more than a ring holds), two ranges with calls inside. Prints
+   the calls inside, Start and Stop included: what CUAUDIT_CAPTURE=profiler-api records. */
+static int profiler(long outside, long inside)
+{
+	long in_range = 0;
+	CUdevice dev;
+
+	name_thread("ring-main", 0);
+	CHECK(cuInit(0) == CUDA_SUCCESS);
+	for (int range = 0; range < 2; range++) {
+		for (long i = 0; i < outside; i++)
+			cuDeviceGet(&dev, (int)(6000000 + 1000000 * range + i));
+		CHECKED(in_range, cuProfilerStart() == CUDA_SUCCESS);
+		for (long i = 0; i < inside; i++)
+			in_range += mixed_round(range * inside + i);
+		CHECKED(in_range, cuProfilerStop() == CUDA_SUCCESS);
+	}
+	for (long i = 0; i < outside; i++)
+		cuDeviceGet(&dev, (int)(8000000 + i));
+	show_live();
+	printf("calls %ld\n", in_range);
+	/* Every call but cuDeviceGet's (the calls outside and one a round inside): cuInit and
+	   the rest of the ranges. */
+	printf("calls but cuDeviceGet %ld\n", 1 + in_range - 2 * inside);
+	return 0;
+}
+
+int main(int argc, char **argv)
+{
+	const char *mode = argc > 1 ? argv[1] : "";
+	long a = argc > 2 ? atol(argv[2]) : 0, b = argc > 3 ? atol(argv[3]) : 0;
+
+	if (strcmp(mode, "mixed") == 0)
+		return mixed(a);
+	if (strcmp(mode, "nested") == 0)
+		return nested(a);
+	if (strcmp(mode, "serial") == 0)
+		return threads(0, (int)a, b);
+	if (strcmp(mode, "parallel") == 0)
+		return threads(1, (int)a, b);
+	if (strcmp(mode, "idle") == 0)
+		return idle((int)a, b);
+	if (strcmp(mode, "signal") == 0)
+		return signals(a, b);
+	if (strcmp(mode, "kill") == 0)
+		return killed(a);
+	if (strcmp(mode, "fork") == 0)
+		return forked(a);
+	if (strcmp(mode, "profiler") == 0)
+		return profiler(a, b);
+	fprintf(stderr, "usage: trace_ring_prog "
+			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler ...\n");
+	return 2;
+}
