@@ -152,6 +152,11 @@ variant("seq.raw", lambda v: struct.pack_into("<I", v, rec(v, idx), struct.unpac
 variant("id.raw", lambda v: struct.pack_into("<H", v, rec(v, idx) + 4, 0xfff0))
 variant("past.raw", lambda v: struct.pack_into("<Q", v, mid + 16, base + count))
 variant("tid.raw", lambda v: struct.pack_into("<I", v, mid + 8, 1))
+# blocks of references and no ring record (a buffer whose ring could not be written into
+# it): none joined, each looked for once per block, not once per reference
+size = struct.unpack_from("<I", first, refs[0])[0]
+body = bytes(first[refs[0]:refs[0] + size]) * (((1 << 20) - 16) // size)
+open("norings.raw", "wb").write(bytes(first[:H]) + (struct.pack("<IIQ", 0x4b4c4243, 1, len(body)) + body) * 32)
 PY
   rm -f "$raw"
   read -r nrefs ncalls <counts.txt
@@ -164,6 +169,12 @@ PY
     "$PYTHON" "$CHECK_JSON" trace "$f.json" cuDeviceGetCount >check.txt 2>&1 || fail "$f: trace JSON: $(tail -2 check.txt)"
     expect_log 1 "^cuDeviceGetCount events=$want\$" check.txt
   done
+  # 32 MiB of references: a reader that looks for the ring record afresh at each reference
+  # reads some 13,000 times the file (15 s of CPU time here); once per block, well under a
+  # second. Then the file goes: it is large.
+  timeout 8 "$CLI" trace -o "$dir/norings.json" norings.raw >conv.out 2>conv.err; rc=$?
+  [ $rc = 0 ] && pass "norings: converted" || fail "norings: status $rc (124: timed out): $(head -2 conv.err)"
+  rm -f norings.raw norings.json
   ;;
 raw_trace_thread_without_a_recorded_name_is_main_or_thread_tid)
   # A thread's first record carries its name; a block without it (a damaged record, a raw
