@@ -514,8 +514,9 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 		if (r->id == CUA_TRACE_ID_REF) {
 			_Alignas(8) char call[4096];
 
-			/* The ring record after it (one search per ring record, not per reference). */
-			if (!ring || ring_at < done) {
+			/* The ring record after it (one search per ring record, not per reference;
+			   none found: none after this one either). */
+			if (ring_at < done || (!ring && !ring_at)) {
 				ring = next_ring(p, n, done);
 				ring_at = ring ? (size_t)((const char *)ring - p) : n;
 			}
