@@ -889,6 +889,22 @@ trace_max_bounds_the_records_still_in_memory_at_exit)
   "$CLI" trace -o "$dir/k.json" "$raw" >conv.txt 2>&1 || fail "cuaudit trace: $(cat conv.txt)"
   grep -q '"name":"cuaudit: CUAUDIT_TRACE_MAX reached' k.json && pass "its conversion ends with the marker event" || fail "no marker in the conversion"
   ;;
+trace_max_with_the_live_view_keeps_the_calls_that_fit)
+  # With the live view on, a block holds references and, at its end, the ring's records they
+  # are joined with (record/tracefmt.h). A block cut at CUAUDIT_TRACE_MAX (at exit, or a
+  # block written past it) must keep the calls that fit, as without the view: cutting off the
+  # ring record leaves every reference before it without its call.
+  mkdir -m 700 live
+  native "$PROG" calls 600
+  CUAUDIT_LOG=warn CUAUDIT_LOG_FILE= CUAUDIT_FLUSH_INTERVAL=0 CUAUDIT_TRACE_MAX=64KiB \
+    CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/live" CUAUDIT_TRACE="$dir/t.json" audited "$PROG" calls 600
+  same_results
+  "$PYTHON" "$CHECK_JSON" trace t.json cuDeviceGetCount >check.txt 2>&1 || fail "trace: $(tail -2 check.txt)"
+  n=$(sed -n 's/^cuDeviceGetCount events=//p' check.txt)
+  # 600 calls' records (under 48 KB without the view) are held at exit, unwritten; with
+  # the ring's 600 records (86 KB) they pass 64 KiB, yet a call record fits 1,365 times.
+  [ -n "$n" ] && [ "$n" -gt 100 ] && pass "the trace kept $n events" || fail "trace events: $n (of 600)"
+  ;;
 log_max_bounds_a_log_file_that_several_processes_share)
   # Several processes may write one log (no %p in the name: a forked child keeps the file,
   # ranks given one name append to it). Before, each counted only its own lines against
