@@ -1255,16 +1255,18 @@ static size_t records_within(const char *p, size_t n, uint64_t room)
 /* A buffer taken at exit, as its block must hold it: with the records of the thread's ring
    that its references name (written into a copy: the owner may still be running, and its
    buffer is not the exit's to write), or the buffer itself. Sets *n to its bytes. */
-static char *finished_records(struct tbuf *t, size_t *n)
+static char *finished_records(struct tbuf *t, size_t *n, size_t *ring)
 {
 	static char area[TBUF_SIZE];
 	uint64_t done;
 
+	*ring = 0;
 	*n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
 	if (!t->ring || !__atomic_load_n(&t->nrefs, __ATOMIC_ACQUIRE) || *n > TBUF_SIZE)
 		return t->data;
 	memcpy(area, t->data, *n);
-	*n += seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
+	*ring = seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
+	*n += *ring;
 	return area;
 }
 
@@ -1285,16 +1287,23 @@ static void format_buffers(struct cua_writer *w, uint64_t pid, const char *path)
 	}
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
-		size_t n, k;
+		size_t n, k, ring;
 
 		char *data;
 
 		if (!t->taken || raw.limited)
 			continue; /* past the limit: the file ended with its marker */
-		data = finished_records(t, &n);
+		data = finished_records(t, &n, &ring);
 		k = records_within(data, n, room);
-		cua_tracefmt_records(w, data, k, pid);
 		room -= k;
+		/* Cut before the ring record (the copy's last): the references kept still need
+		   it, just after them, for their calls. */
+		if (ring && k < n) {
+			memmove(data + k, data + n - ring, ring);
+			cua_tracefmt_records(w, data, k + ring, pid);
+		} else {
+			cua_tracefmt_records(w, data, k, pid);
+		}
 		if (k < n) {
 			raw.limited = 1;
 			cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", path, 0);
@@ -1314,12 +1323,12 @@ static void keep_raw(int rawfd, uint64_t pid)
 
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
-		size_t n;
+		size_t n, ring;
 		char *data;
 
 		if (!t->taken || raw.limited)
 			continue;
-		data = finished_records(t, &n);
+		data = finished_records(t, &n, &ring);
 		if (!n)
 			continue;
 		/* Past CUAUDIT_TRACE_MAX: the file ends with the limit's marker, said once (exit
