@@ -655,7 +655,11 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	k1 = count < ncalls - pos ? count : ncalls - pos;
 	copy_records(dst, ring + pos, k1);
 	copy_records(dst + k1, ring, count - k1);
-	/* Read while its owner may write: a copy whose number changed is no record. */
+	/* Read while its owner may write: a copy whose number changed is no record. The copy's
+	   loads before the numbers' second reading (an acquire load orders only what follows it;
+	   a plain compiler barrier on x86). */
+	if (other)
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
 	for (uint64_t k = 0; other && k < count; k++)
 		if (__atomic_load_n(&ring[(first + k) & cua_live_calls_mask].h.seq, __ATOMIC_ACQUIRE) !=
 		    dst[k].h.seq)
