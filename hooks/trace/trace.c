@@ -698,6 +698,10 @@ static void ring_taken(struct cua_live_slot *s)
 {
 	uint64_t pid = cua_process_id();
 	uint32_t self = (uint32_t)cua_thread_id();
+	/* As an update of the trace's (base/threads.h): a signal handler's calls meanwhile go to
+	   the next level's buffers, never to the buffer this thread holds as its owner here
+	   (adopted as its own, or its sealing taken over). */
+	unsigned l = cua_level_enter();
 
 	for (struct cua_tslot *x = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); x; x = x->next) {
 		struct tbuf *t = (struct tbuf *)x;
@@ -720,6 +724,7 @@ static void ring_taken(struct cua_live_slot *s)
 		/* The ended thread's again, for a new thread to adopt. */
 		__atomic_store_n(&x->tid, owner, __ATOMIC_RELEASE);
 	}
+	cua_level_leave(l);
 }
 
 /* The flush of a buffer this thread has marked FLUSHING_BY itself; placed: where a flush of
