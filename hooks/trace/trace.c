@@ -1021,17 +1021,15 @@ full:
 	at = t->committed;
 	r = (struct cua_rec_head *)(t->data + at);
 	r->size = (uint32_t)need;
-	copy = cua_entry_copy_of(c->object);
-	/* The subscription is lean (no thread id in the record): the dispatch's cached one. */
-	r->tid = (uint32_t)cua_thread_id_fast();
-	/* The dispatch's skipped is 0 or 1 (rt/dispatch.h): CUA_REC_SKIPPED in one shift. */
-	r->flags = ex.bits | (uint32_t)c->skipped * CUA_REC_SKIPPED;
 	if (ref) {
 		/* The ring holds the rest (tracefmt.h): the entry's copy, the INDEX and the
 		   nested calls' hook time are what it lacks. */
+		copy = cua_entry_copy_of(c->object);
 		r->id = CUA_TRACE_ID_REF;
 		r->binding = (uint8_t)(copy > 0 ? (unsigned)copy << CUA_REC_KIND_BITS : 0);
 		r->depth = 0;
+		r->tid = (uint32_t)cua_thread_id_fast();
+		r->flags = ex.bits | (uint32_t)c->skipped * CUA_REC_SKIPPED;
 		r->t_start = index;
 		r->t_end = c->hook_ns;
 		r->result = 0;
@@ -1040,8 +1038,13 @@ full:
 	}
 	r->id = (uint16_t)c->id;
 	/* The binding kind in the low 3 bits, an entry call's copy above them. */
+	copy = cua_entry_copy_of(c->object);
 	r->binding = (uint8_t)(c->binding | (copy > 0 ? (unsigned)copy << CUA_REC_KIND_BITS : 0));
 	r->depth = (uint8_t)c->depth; /* its low 8 bits, as the ring keeps it (rt/callrec.h) */
+	/* The subscription is lean (no thread id in the record): the dispatch's cached one. */
+	r->tid = (uint32_t)cua_thread_id_fast();
+	/* The dispatch's skipped is 0 or 1 (rt/dispatch.h): CUA_REC_SKIPPED in one shift. */
+	r->flags = ex.bits | (uint32_t)c->skipped * CUA_REC_SKIPPED;
 	r->t_start = c->t_enter_ns;
 	r->t_end = c->t_exit_ns;
 	r->result = c->result;
@@ -1511,13 +1514,15 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 	   record is in its thread's ring: the buffer keeps a reference to it, and the trace
 	   sees the calls it does not record too (trace_exit_ring_filtered). */
 	CUAUDIT_OPTS(cuaudit_subscription, sub,
-		     .exit = !ring ? trace_exit : all->filtered ? trace_exit_ring_filtered : trace_exit_ring,
-		     .ids = ids, .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
+		     .exit = !ring ? trace_exit : trace_exit_ring, .ids = ids,
+		     .nids = cua_config_filter_ids(all, ids), .flags = CUAUDIT_SUB_TIMES);
 	int rc;
 
 	if (!own->path[0])
 		return 0;
-	if (ring && all->filtered) {
+	/* CUAUDIT_INCLUDE/EXCLUDE leave some out. */
+	if (ring && sub.nids < CUAUDIT_ID_COUNT) {
+		sub.exit = trace_exit_ring_filtered;
 		memset(untraced, 1, sizeof(untraced));
 		for (size_t i = 0; i < sub.nids; i++)
 			untraced[ids[i]] = 0;
