@@ -500,6 +500,45 @@ static int join(const struct cua_rec_head *ref, const struct cua_rec_head *ring,
 	return 1;
 }
 
+/* The calls that a ring record's records alone keep (CUA_LIVE_TRACED: the writer wrote
+   nothing else of them), each as a call record, in the order they began: the record's head
+   and arguments, then what its tail says (tracefmt.h). */
+static void format_kept(struct cua_writer *w, const struct cua_rec_head *ring, uint64_t pid)
+{
+	const struct cua_live_call *e = (const struct cua_live_call *)(const void *)(ring + 1);
+
+	for (uint64_t k = 0; k < ring->t_end; k++, e++) {
+		_Alignas(8) char call[sizeof(struct cua_rec_head) + CUA_LIVE_ARGS];
+		struct cua_rec_head *r = (struct cua_rec_head *)(void *)call;
+		struct cua_ring_tail tail;
+		size_t args, at;
+		uint64_t hook = 0;
+
+		if (!(e->h.flags & CUA_LIVE_TRACED) || e->h.seq != cua_live_seq(ring->t_start + k, CUA_LIVE_ENDED) ||
+		    e->h.tid != ring->tid || e->h.id >= CUAUDIT_ID_COUNT ||
+		    (args = cua_trace_args_size[e->h.id]) + sizeof(tail) > CUA_LIVE_ARGS)
+			continue;
+		memcpy(&tail, e->args + args, sizeof(tail));
+		at = args + sizeof(tail);
+		if (tail.flags & CUA_TAIL_HOOKS) {
+			if (at + 8 > CUA_LIVE_ARGS)
+				continue;
+			memcpy(&hook, e->args + at, 8);
+			at += 8;
+		}
+		*r = e->h;
+		r->size = (uint32_t)(sizeof(*r) + args + (CUA_LIVE_ARGS - at));
+		r->binding = (uint8_t)((e->h.binding & ((1u << CUA_REC_KIND_BITS) - 1)) |
+				       (tail.copy << CUA_REC_KIND_BITS));
+		r->flags = tail.flags & ~CUA_TAIL_HOOKS;
+		r->t_end = e->h.t_end + hook;
+		memcpy(r + 1, e->args, args);
+		memcpy((char *)(r + 1) + args, e->args + at, CUA_LIVE_ARGS - at);
+		if (valid(r))
+			format_record(w, r, pid);
+	}
+}
+
 size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pid)
 {
 	const struct cua_rec_head *ring = NULL;
@@ -523,7 +562,9 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 			if (join(r, ring, call, sizeof(call)) && valid((struct cua_rec_head *)(void *)call))
 				format_record(w, (struct cua_rec_head *)(void *)call, pid);
 		} else if (r->id == CUA_TRACE_ID_RING) {
-			; /* read through its references */
+			/* Its other records are read through their references. */
+			if (next_ring(p, n, done) == r)
+				format_kept(w, r, pid);
 		} else if (r->id == CUA_TRACE_ID_NAME || r->id == CUA_TRACE_ID_MARK) {
 			format_special(w, r, pid);
 		} else if (r->id == CUA_TRACE_NVTX_ID) {

@@ -40,16 +40,26 @@
    then the variable part exactly as a call record's after its argument struct. Before the
    ring goes round, the thread's buffer gets the ring's records as one record: id
    CUA_TRACE_ID_RING, tid the thread, t_start the first one's INDEX, t_end their count, then
-   that many struct cua_live_call. A reference is joined with the first ring record after it
-   in its block, and stands for its call only where that holds its INDEX, ended, of the same
-   thread; a call whose argument struct exceeds the ring's copy, or whose record was in flight
-   when the ring was written out, is a call record as without the view. */
+   that many struct cua_live_call. A call whose ring record has room after its argument
+   struct (cua_trace_args_size) for what the ring lacks has no reference: the trace writes
+   there a struct cua_ring_tail, the nested calls' hook time where the tail's flags have
+   CUA_TAIL_HOOKS, then the variable part, and marks the record CUA_LIVE_TRACED
+   (rt/livefmt.h); the reader reads it as its call record. A reference is joined with
+   the first ring record after it in its block, and stands for its call only where that holds
+   its INDEX, ended, of the same thread; a call whose argument struct exceeds the ring's copy,
+   or whose record was in flight when the ring was written out, is a call record as without
+   the view. */
 #define CUA_TRACE_ID_REF 0xfffcu
 #define CUA_TRACE_ID_RING 0xfffbu
+struct cua_ring_tail {
+	uint32_t flags; /* the call record's flags, and CUA_TAIL_HOOKS */
+	uint32_t copy;  /* the patched entry's copy (the binding's bits above the kind) */
+};
+#define CUA_TAIL_HOOKS 8u /* a 64-bit hook time follows the tail */
 
 /* The raw file (<trace>.<pid>.<nonce>.raw): this head, then blocks. Each block is one
    thread buffer written out: a block head, then whole records. */
-#define CUA_RAW_MAGIC "cuaudit-raw/3\n" /* 3: records begin with struct cua_rec_head */
+#define CUA_RAW_MAGIC "cuaudit-raw/4\n" /* 4: ring records keep calls alone (CUA_LIVE_TRACED) */
 #define CUA_RAW_MAGIC_PREFIX "cuaudit-raw/" /* an older one: the version differs */
 struct cua_raw_head {
 	char magic[16];

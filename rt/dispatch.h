@@ -119,7 +119,22 @@ static inline uint64_t cua_call_ns(const struct cuaudit_call *c)
 struct cua_call {
 	struct cuaudit_call pub;
 	uint64_t user[CUA_MAX_SUBS];
+	/* The live view's record of the call, ended (NULL: none, or the view is off): set on
+	   the general path before the exit callbacks run, for the built-in hooks that keep
+	   their part of a call in it (cua_call_live_rec). */
+	struct cua_live_call *live_rec;
 };
+
+/* The live view's record of a call, for a built-in hook's exit callback while the view is
+   on: the record the call's start took in its thread's ring, ended and not yet taken again
+   by another call unless a signal handler made a ring's worth of calls since (compare its
+   start with the call's). NULL where the call had none (every record was in flight) or
+   ended in another process than it began (a fork inside it). Every exit callback is
+   handed the public part of a struct cua_call. */
+static inline struct cua_live_call *cua_call_live_rec(const struct cuaudit_call *c)
+{
+	return ((const struct cua_call *)(const void *)c)->live_rec;
+}
 
 /* What enter hands exit apart from the record, also on the wrapper's stack. Its address is
    never given to a callback (the record's is), so the compiler keeps it in registers across
@@ -321,8 +336,8 @@ CUA_HOT_INLINE int cua_dispatch_enter(struct cua_call *c, struct cua_frame *f, u
 /* The live view's end of a call: its record gets the end time and the result and is marked
    ended, with plain stores into the thread's own slot (rt/livefmt.h); the per-API
    counters and time sums go up. */
-CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64_t result,
-				  uint64_t t_end)
+CUA_HOT_INLINE struct cua_live_call *cua_live_end(const struct cua_frame *fr, unsigned id,
+						  uint64_t result, uint64_t t_end)
 {
 	struct cua_live_call *r = fr->live.rec;
 
@@ -336,7 +351,7 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64
 	/* The cache is 0 in a child that has not read its pid yet (and where the kernel keeps
 	   none): then the pid is read. */
 	if (CUA_UNLIKELY(pid != fr->live.pid) && (pid || cua_process_id() != fr->live.pid))
-		return;
+		return NULL;
 	if (CUA_LIKELY(r != NULL)) {
 		/* The record is this call's alone until it is marked ended (a call never
 		   takes a record in flight): no odd number is needed, a reader ignores the end
@@ -353,6 +368,7 @@ CUA_HOT_INLINE void cua_live_end(const struct cua_frame *fr, unsigned id, uint64
 	/* The rule's byte is read only for a non-zero result, the rare case. */
 	if (CUA_UNLIKELY((int)result != 0) && cua_failed(id, (int)result))
 		cua_live_me.errors[id]++;
+	return r;
 }
 
 /* The frame's counter fields are set only where enter took the counter path, and read only
@@ -403,7 +419,7 @@ CUA_HOT_INLINE void cua_dispatch_exit(struct cua_call *c, struct cua_frame *f)
 	   duration is known (one clock read, on calls of a microsecond or more mostly). The
 	   record keeps t_exit_ns 0: a subscriber that asked for no times sees none. */
 	if (CUA_UNLIKELY(cua_live_on))
-		cua_live_end(f, p->id, p->result, t_exit - p->hook_ns);
+		c->live_rec = cua_live_end(f, p->id, p->result, t_exit - p->hook_ns);
 	if (CUA_LIKELY(plan & CUA_PLAN_ONE)) {
 		const struct cua_sub *s = &cua_subs[plan >> CUA_PLAN_SUB_SHIFT];
 

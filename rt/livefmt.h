@@ -269,6 +269,31 @@ static inline uint64_t cua_live_gpu_check(uint32_t seq)
 	return (uint64_t)((seq * 0x9e3779b1u) >> 9) << 40;
 }
 
+/* A ring record's flags have two writers once the call ended: GPU timing, on any thread,
+   sets CUA_REC_GPU; the trace, on the call's own thread, sets CUA_LIVE_TRACED. Each stores
+   only the byte its bit is in, so that neither needs a locked instruction and neither undoes
+   the other's. */
+#define CUA_LIVE_TRACED (1u << 24) /* the trace keeps the call as this record alone
+				      (hooks/trace/trace.c); never in a trace's own records */
+static inline uint8_t *cua_live_flag_byte(struct cua_live_call *r, uint32_t bit)
+{
+	unsigned byte = (unsigned)__builtin_ctz(bit) / 8;
+
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	return (uint8_t *)&r->h.flags + byte;
+#else
+	return (uint8_t *)&r->h.flags + 3 - byte;
+#endif
+}
+static inline void cua_live_set_flag(struct cua_live_call *r, uint32_t bit)
+{
+	uint8_t *b = cua_live_flag_byte(r, bit);
+
+	__atomic_store_n(b, (uint8_t)(__atomic_load_n(b, __ATOMIC_RELAXED) |
+				      (uint8_t)(bit >> (8 * ((unsigned)__builtin_ctz(bit) / 8)))),
+			 __ATOMIC_RELEASE);
+}
+
 /* Attaches a duration to the record that held call 'seq' (its ended number); nothing when
    the record has been taken again since or the duration does not fit. */
 static inline void cua_live_put_gpu(struct cua_live_call *r, uint32_t seq, uint64_t ns, int exact)
@@ -277,7 +302,7 @@ static inline void cua_live_put_gpu(struct cua_live_call *r, uint32_t seq, uint6
 		return;
 	__atomic_store_n(&r->gpu, (exact ? CUA_LIVE_GPU_EXACT : 0) | cua_live_gpu_check(seq) | ns,
 			 __ATOMIC_RELEASE);
-	__atomic_store_n(&r->h.flags, CUA_REC_GPU, __ATOMIC_RELEASE);
+	cua_live_set_flag(r, CUA_REC_GPU);
 }
 
 /* A record read whole (the reader's copy): 0 without a GPU time of its own call, 1 with an
@@ -574,58 +599,6 @@ static inline __attribute__((always_inline)) uint64_t cua_live_begin(unsigned id
 	took->t_start = t_start;
 	__atomic_store_n(&r->h.seq, seq + 1, __ATOMIC_RELEASE);
 	return t_start;
-}
-
-/* The record of this thread's call of 'id' that began at t_start (the time cua_live_begin
-   returned) and has ended, with its ended number in *seq; NULL when there is none any more.
-   Searched back from the slot's newest record over the calls a call makes inside it
-   (a runtime launch makes a few driver calls): for a hook's exit, off the dispatch's path. */
-#define CUA_LIVE_FIND_BACK 16u
-static inline struct cua_live_call *cua_live_find_ended(unsigned id, uint64_t t_start, uint64_t pid,
-							uint32_t *seq)
-{
-	struct cua_live_slot *s = cua_live_me.slot;
-	uint64_t done;
-
-	if (!cua_live_on || !s || cua_live_me.pid != pid)
-		return NULL;
-	done = __atomic_load_n(&s->done, __ATOMIC_RELAXED);
-	for (uint64_t k = 1; k <= CUA_LIVE_FIND_BACK && k <= done; k++) {
-		struct cua_live_call *r = cua_live_record(s, done - k);
-		uint32_t want = cua_live_seq(done - k, CUA_LIVE_ENDED);
-
-		if (__atomic_load_n(&r->h.seq, __ATOMIC_ACQUIRE) == want && r->h.id == id &&
-		    r->h.t_start == t_start) {
-			*seq = want;
-			return r;
-		}
-	}
-	return NULL;
-}
-
-/* The same for the trace, which writes the ring's records out (hooks/trace/trace.c): the
-   record in the calling thread's slot, with its INDEX whole (64 bits; the number keeps 30 of
-   them). Only where this thread's slot is its own (a scratch slot's records never end). */
-static inline struct cua_live_call *cua_live_find_index(unsigned id, uint64_t t_start, uint64_t pid,
-							 struct cua_live_slot **slot, uint64_t *index)
-{
-	struct cua_live_slot *s = cua_live_me.slot;
-	uint64_t done;
-
-	if (!s || cua_live_me.pid != pid)
-		return NULL;
-	done = __atomic_load_n(&s->done, __ATOMIC_RELAXED);
-	for (uint64_t k = 1; k <= CUA_LIVE_FIND_BACK && k <= done; k++) {
-		struct cua_live_call *r = cua_live_record(s, done - k);
-
-		if (__atomic_load_n(&r->h.seq, __ATOMIC_ACQUIRE) == cua_live_seq(done - k, CUA_LIVE_ENDED) &&
-		    r->h.id == id && r->h.t_start == t_start) {
-			*slot = s;
-			*index = done - k;
-			return r;
-		}
-	}
-	return NULL;
 }
 
 #endif

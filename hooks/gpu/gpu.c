@@ -1451,9 +1451,18 @@ static void gpu_exit(const struct cuaudit_call *c, void *ctx)
 		r->corr = c->correlation_id;
 		r->id = c->id;
 		r->name = r->op == CUA_GPU_KERNEL ? cua_kernelnames_of_call(c) : NULL;
-		/* The view's record of the call: its start is the call's (the dispatch's read). */
-		if (CUA_UNLIKELY(cua_live_on))
-			r->live = cua_live_find_ended(c->id, c->t_enter_ns, *cua_pid_cache, &r->live_seq);
+		/* The view's record of the call, as the dispatch hands it: its own still where
+		   its start is the call's (the dispatch's read) and it is ended. */
+		if (CUA_UNLIKELY(cua_live_on)) {
+			struct cua_live_call *lr = cua_call_live_rec(c);
+
+			r->live = NULL;
+			if (lr && lr->h.t_start == c->t_enter_ns) {
+				r->live_seq = __atomic_load_n(&lr->h.seq, __ATOMIC_ACQUIRE);
+				if ((r->live_seq & 3u) == 0 && lr->h.id == c->id)
+					r->live = lr;
+			}
+		}
 	} else {
 		/* Work that ran untimed is counted; where nothing ran, the next call on the
 		   stream must not start where this one ends either. */

@@ -61,13 +61,17 @@ struct tbuf {
 	int cancel_old;
 	uint64_t flush_at;     /* write the buffer out at the first call after this time */
 	size_t committed;      /* bytes of whole records */
-	/* With the live view on (level 0 only): the thread's ring whose records its references
-	   name (NULL: none yet), the INDEX of the first record not yet in the buffer, and the
-	   references since (0: the ring need not be written out). */
+	/* With the live view on (level 0 only): the thread's ring that holds calls for the
+	   buffer (NULL: none yet), its first record's address, the INDEX of the first record
+	   not yet in the buffer, the references since and the calls since that the ring alone
+	   keeps (CUA_LIVE_TRACED; both 0: the ring need not be written out). */
 	struct cua_live_slot *ring;
+	uintptr_t ring_at;
 	uint64_t drained;
 	uint32_t nrefs;
+	uint32_t plain;
 	uint32_t ring_gen; /* the ring's owner generation then: another owner may have reused it */
+	uint32_t ring_tid; /* the thread whose calls it holds there (an adopter's are its own) */
 	_Alignas(8) char data[];
 };
 
@@ -134,6 +138,12 @@ static size_t tbuf_room;
 /* References a thread may make before its ring is written out: three quarters of the ring,
    the rest for the calls nested in the one that writes it and for signal handlers'. */
 static uint64_t ring_window;
+/* The bytes of a ring: a record lies in the buffer's ring when its address less ring_at is
+   below this. */
+static uintptr_t ring_bytes;
+/* tbuf.ring_at while the buffer holds no ring: no record's address, nor 0, less it is below
+   ring_bytes (user addresses are below 2^63). */
+#define NO_RING ((uintptr_t)1 << 63)
 
 static size_t ring_room(void)
 {
@@ -530,13 +540,10 @@ static CUA_COLD struct tbuf *left_flush(unsigned l, uint64_t pid)
 	return NULL;
 }
 
-static struct tbuf *thread_buffer(unsigned l)
+static CUA_COLD struct tbuf *new_thread_buffer(unsigned l, uint64_t pid)
 {
 	struct tbuf *t = mine[l];
-	uint64_t pid = cua_process_id_fast();
 
-	if (CUA_LIKELY(t && t->slot.pid == pid))
-		return t;
 	/* Out of mine[] while a flush of it runs (flush_own): a flush a jump left. */
 	if (!t && (t = left_flush(l, pid)) != NULL) {
 		take_over(t, l);
@@ -544,6 +551,7 @@ static struct tbuf *thread_buffer(unsigned l)
 	}
 	if (CUA_UNLIKELY(!tbuf_room)) {
 		ring_window = (uint64_t)cua_live_calls_mask + 1 - ((uint64_t)cua_live_calls_mask + 1) / 4;
+		ring_bytes = ((uintptr_t)cua_live_calls_mask + 1) * sizeof(struct cua_live_call);
 		__atomic_store_n(&tbuf_room, TBUF_SIZE - ring_room(), __ATOMIC_RELEASE);
 	}
 	t = (struct tbuf *)cua_tslot_acquire(&all_buffers, sizeof(*t) + TBUF_SIZE, pid,
@@ -556,12 +564,26 @@ static struct tbuf *thread_buffer(unsigned l)
 		t->cancel_old = -1;
 		take_over(t, l);
 	}
+	/* New, or adopted with a ring: this thread's first call attaches it anew (ring_attach),
+	   after writing out what the ring still holds of the ended thread's calls. */
+	t->ring_at = NO_RING;
 	t->flush_at = cfg.flush_interval_ns ? cua_clock_ns() + cfg.flush_interval_ns
 						: UINT64_MAX;
 	mine[l] = t;
 	if (l == 0)
 		append_name(t);
 	return t;
+}
+
+/* The calling thread's buffer at level l in this process (made at its first record). */
+CUA_HOT_INLINE struct tbuf *thread_buffer(unsigned l)
+{
+	struct tbuf *t = mine[l];
+	uint64_t pid = cua_process_id_fast();
+
+	if (CUA_LIKELY(t && t->slot.pid == pid))
+		return t;
+	return new_thread_buffer(l, pid);
 }
 
 /* The buffer of level l is this thread's again for its updates (thread_buffer). */
@@ -603,6 +625,20 @@ static CUA_COLD void count_unjoined(const char *p, size_t n, const struct cua_li
 	}
 }
 
+/* The calls the ring alone kept for t (ring_keeps) that its copy ring (after head h) lacks:
+   taken again before the ring was written out. Counted. */
+static CUA_COLD void count_unkept(const struct tbuf *t, const struct cua_rec_head *h,
+				  const struct cua_live_call *ring)
+{
+	uint64_t kept = 0, plain = __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE);
+
+	for (uint64_t k = 0; k < h->t_end; k++)
+		kept += ring[k].h.seq == cua_live_seq(h->t_start + k, CUA_LIVE_ENDED) &&
+			ring[k].h.tid == h->tid && (ring[k].h.flags & CUA_LIVE_TRACED);
+	if (kept < plain)
+		__atomic_add_fetch(&overtaken, plain - kept, __ATOMIC_RELAXED);
+}
+
 /* n ring records, each in a few fixed moves. libc's memcpy copies a block this large with
    `rep movsb`, which is quick on the CPU but one instruction a byte to callgrind, the
    measure of the hot path (docs/performance.md); the barrier keeps the compiler from
@@ -628,7 +664,7 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	struct cua_rec_head *h;
 	size_t need;
 
-	if (!s || !t->nrefs)
+	if (!s || !(t->nrefs | t->plain))
 		return 0;
 	ring = cua_live_ring(s);
 	*upto = done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
@@ -640,14 +676,14 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	if (CUA_UNLIKELY(n + need > cap)) {
 		/* Only after a write that failed kept its records (and a ring record) in the
 		   buffer: these references go unjoined, counted. */
-		__atomic_add_fetch(&overtaken, t->nrefs, __ATOMIC_RELAXED);
+		__atomic_add_fetch(&overtaken, t->nrefs + t->plain, __ATOMIC_RELAXED);
 		return 0;
 	}
 	h = (struct cua_rec_head *)(void *)(p + n);
 	memset(h, 0, sizeof(*h));
 	h->size = (uint32_t)need;
 	h->id = CUA_TRACE_ID_RING;
-	h->tid = t->slot.tid;
+	h->tid = t->ring_tid;
 	h->t_start = first;
 	h->t_end = count;
 	dst = (struct cua_live_call *)(h + 1);
@@ -667,8 +703,10 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	/* What cannot be joined is said: checked where it can happen (the ring went round the
 	   window, another owner took the slot, a copy at exit). */
 	if (CUA_UNLIKELY(other || first != t->drained ||
-			 __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != t->ring_gen))
+			 __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != t->ring_gen)) {
 		count_unjoined(p, n, dst, first, count);
+		count_unkept(t, h, dst);
+	}
 	return need;
 }
 
@@ -678,7 +716,7 @@ static void seal_own(struct tbuf *t)
 	uint64_t done = 0;
 	size_t n;
 
-	if (!t->nrefs)
+	if (!(t->nrefs | t->plain))
 		return;
 	n = seal_ring(t, t->data, t->committed, TBUF_SIZE, 0, &done);
 	/* The number first: a jump out of a signal handler between the two leaves a second
@@ -686,7 +724,7 @@ static void seal_own(struct tbuf *t)
 	__atomic_store_n(&t->committed, t->committed + n, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->drained = done;
-	t->nrefs = 0;
+	t->nrefs = t->plain = 0;
 }
 
 /* A thread takes the live view's slot of a thread that ended (cua_live_taking), before its
@@ -714,11 +752,14 @@ static void ring_taken(struct cua_live_slot *s)
 		   buffer): a thread adopting it meanwhile would write where the ring goes. */
 		if (!__atomic_compare_exchange_n(&x->tid, &owner, self, 0, __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE))
 			continue;
-		if (t->ring == s && t->nrefs &&
+		/* Its ring's calls since the last writing out, then no ring: the new owner's
+		   calls are not its. */
+		if (t->ring == s &&
 		    __atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(self), 0, __ATOMIC_ACQ_REL,
 						__ATOMIC_ACQUIRE)) {
 			seal_own(t);
 			t->ring = NULL;
+			t->ring_at = NO_RING;
 			__atomic_store_n(&t->state, IDLE, __ATOMIC_RELEASE);
 		}
 		/* The ended thread's again, for a new thread to adopt. */
@@ -894,7 +935,9 @@ CUA_HOT_INLINE void capture_outs(const struct cuaudit_call *c, struct extras *ex
 	const struct cua_arg_desc *args = cua_api[c->id].args;
 
 	/* Only after a call that succeeded: it accepted the pointers, so reading them is safe. */
-	if (!c->args || !cua_table_succeeded(c))
+	/* cua_table_succeeded's rule, from the byte la_version filled (no call on the hot
+	   path). */
+	if (!c->args || c->skipped || !cua_status_ret[c->id] || (int)c->result != 0)
 		return;
 	for (uint32_t m = out_mask[c->id]; m && ex->n < CUA_TRACE_MAX_OUTS; m &= m - 1) {
 		unsigned i = (unsigned)__builtin_ctz(m);
@@ -945,12 +988,134 @@ CUA_HOT_INLINE void put_extras(char *p, const struct extras *ex)
 	}
 }
 
+/* A ring record's number keeps 30 bits of its INDEX (rt/livefmt.h). */
+#define INDEX_MASK ((1u << 30) - 1)
+
+/* The offset of the ended call's INDEX from t's drained (its number's 30 bits of it): below
+   2^29 where no writing out of the ring has passed it (else it was in flight then: nested
+   in the call that wrote the ring out, or overtaken by a signal handler's calls). */
+static inline uint32_t past_drained(const struct tbuf *t, const struct cua_live_call *rec)
+{
+	uint32_t seq = __atomic_load_n(&rec->h.seq, __ATOMIC_RELAXED);
+
+	return ((seq >> 2) - 1u - (uint32_t)t->drained) & INDEX_MASK;
+}
+
+/* ring_record's slow way: the call's record is not in the ring t holds calls in (none yet,
+   or the thread's slot changed). Where the record is the call's own still, ended, in the
+   thread's slot in this process, t is attached to that slot, the ring it held written out
+   first; its first record to write out is then this one. NULL: the call is stored whole. */
+static CUA_COLD struct cua_live_call *ring_attach(struct tbuf *t, const struct cuaudit_call *c,
+						  struct cua_live_call *rec)
+{
+	struct cua_live_slot *s = cua_live_me.slot;
+	uint64_t done, index;
+	uint32_t seq;
+
+	if (!rec || !s || cua_live_me.pid != cua_process_id_fast() ||
+	    (uintptr_t)rec - (uintptr_t)cua_live_ring(s) >= ring_bytes || rec->h.t_start != c->t_enter_ns)
+		return NULL;
+	seq = __atomic_load_n(&rec->h.seq, __ATOMIC_ACQUIRE);
+	done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+	/* Ended: 4 * INDEX + 4, in 32 bits. */
+	index = done - 1 - (((uint32_t)done - (seq >> 2)) & INDEX_MASK);
+	if ((seq & 3u) || index >= done || cua_live_record(s, index) != rec)
+		return NULL;
+	if ((t->nrefs | t->plain) && flush_own(t) != 0)
+		return NULL;
+	/* In the ring it held, what was written out stays so: never twice. */
+	if (t->ring != s || t->drained < index)
+		t->drained = index;
+	t->ring = s;
+	t->ring_gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
+	t->ring_tid = cua_live_me.tid;
+	t->nrefs = t->plain = 0;
+	/* Last: the hot path takes the ring as held once its address is here. */
+	t->ring_at = (uintptr_t)cua_live_ring(s);
+	return index >= t->drained ? rec : NULL;
+}
+
+/* The call's record in the ring whose records t's next block holds, or NULL: the call is
+   stored whole (its record was in flight when the ring was written out, or it has none, or
+   a signal handler's calls took it again). */
+CUA_HOT_INLINE struct cua_live_call *ring_record(struct tbuf *t, const struct cuaudit_call *c)
+{
+	struct cua_live_call *rec = cua_call_live_rec(c);
+
+	/* NULL too, and any record while t holds no ring (NO_RING). */
+	if (CUA_UNLIKELY((uintptr_t)rec - t->ring_at >= ring_bytes))
+		return ring_attach(t, c, rec);
+	if (CUA_UNLIKELY(rec->h.t_start != c->t_enter_ns) || CUA_UNLIKELY(past_drained(t, rec) >= 1u << 29))
+		return NULL;
+	return rec;
+}
+
+/* A call's variable part from p on (tracefmt.h): the strings it was passed, then, at the
+   next multiple of 8 from base, the values it wrote through its out-parameters and a
+   launch's kernel name. */
+CUA_HOT_INLINE void put_var(char *p, char *base, const struct cuaudit_call *c,
+			    const struct cua_api_desc *d, const struct extras *ex)
+{
+	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
+		if (d->args[i].fmt == CUA_FMT_STRING) {
+			const char *s;
+			size_t n;
+
+			memcpy(&s, (const char *)c->args + d->args[i].offset, sizeof(s));
+			n = string_len(s);
+			*p++ = (char)n;
+			memcpy(p, s, n);
+			p += n;
+		}
+	}
+	if (ex->bits)
+		put_extras(base + round8((size_t)(p - base)), ex);
+}
+
+/* The ring's record alone keeps the call where what it lacks (struct cua_ring_tail, then
+   the variable part of var bytes) fits in its room after the argument struct: written
+   there and the record marked so, for the reader (docs/design.md, "One record per call");
+   nothing goes into the buffer. The marked byte of the flags has no other writer
+   (cua_live_set_flag). Returns 0 when the call is to be stored otherwise. */
+CUA_HOT_INLINE int ring_keeps(struct tbuf *t, const struct cuaudit_call *c,
+			      const struct cua_api_desc *d, const struct extras *ex, size_t var)
+{
+	size_t args = cua_trace_args_size[c->id];
+	struct cua_ring_tail tail;
+	struct cua_live_call *rec;
+	char *p;
+
+	if (args + sizeof(tail) + (c->hook_ns ? 8 : 0) + var > CUA_LIVE_ARGS || !(rec = ring_record(t, c)))
+		return 0;
+	p = (char *)rec->args + args;
+	tail.flags = ex->bits | (uint32_t)c->skipped * CUA_REC_SKIPPED;
+	tail.copy = 0;
+	if (CUA_UNLIKELY(c->object != NULL)) {
+		int copy = cua_entry_copy_of(c->object);
+
+		tail.copy = copy > 0 ? (uint32_t)copy : 0;
+	}
+	if (c->hook_ns) {
+		tail.flags |= CUA_TAIL_HOOKS;
+		__builtin_memcpy(p + sizeof(tail), &c->hook_ns, 8);
+	}
+	__builtin_memcpy(p, &tail, sizeof(tail));
+	p += sizeof(tail) + (c->hook_ns ? 8 : 0);
+	put_var(p, p, c, d, ex);
+	*cua_live_flag_byte(rec, CUA_LIVE_TRACED) |= (uint8_t)(CUA_LIVE_TRACED >> 24);
+	t->plain++;
+	if (__atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window ||
+	    CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
+		flush_own(t);
+	return 1;
+}
+
 /* A call the trace does not record still took a record of its thread's ring: the ring is
    written out before it comes round to what the buffer's references name, whatever the
    calls since (a stopped capture, ids CUAUDIT_INCLUDE leaves out). */
 static void ring_check(struct tbuf *t)
 {
-	if (t->nrefs && t->ring &&
+	if ((t->nrefs | t->plain) && t->ring &&
 	    __atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)
 		flush_own(t);
 }
@@ -964,6 +1129,7 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 	size_t need = sizeof(struct cua_rec_head) + cua_trace_args_size[c->id], at;
 	struct cua_rec_head *r;
 	struct extras ex;
+	struct cua_live_call *rec;
 	uint64_t index = 0;
 	char *p;
 	int copy, ref = 0;
@@ -992,30 +1158,19 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
-	/* With the live view on, the call's record is in its thread's ring already: the buffer
-	   keeps a reference to it (tracefmt.h), at level 0, where the arguments fit the ring's
-	   copy and the record has not been passed by a writing out of the ring (it was in flight
-	   then: a call nested deeper, or one a signal handler's calls overtook). */
-	if (ring && l == 0 && cua_trace_args_size[c->id] <= CUA_LIVE_ARGS) {
-		struct cua_live_slot *s;
-
-		if (cua_live_find_index(c->id, c->t_enter_ns, *cua_pid_cache, &s, &index)) {
-			if (CUA_UNLIKELY(s != t->ring)) {
-				if (t->nrefs && flush_own(t) != 0)
-					goto full;
-				t->ring = s;
-				t->ring_gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
-				t->nrefs = 0;
-			}
-			if (!t->nrefs)
-				t->drained = index;
-			if (index >= t->drained) {
-				need -= cua_trace_args_size[c->id];
-				ref = 1;
-			}
-		}
+	/* With the live view on, the call's record is in its thread's ring already (at level 0:
+	   a signal handler's calls may pass a writing out of the ring). Where what it lacks
+	   fits after its arguments, the ring alone keeps the call; else the buffer keeps a
+	   reference to it (tracefmt.h) with what it lacks, where the arguments fit the ring's
+	   copy. */
+	if (ring && l == 0 &&
+	    ring_keeps(t, c, d, &ex, need - sizeof(struct cua_rec_head) - cua_trace_args_size[c->id]))
+		return;
+	if (ring && l == 0 && cua_trace_args_size[c->id] <= CUA_LIVE_ARGS && (rec = ring_record(t, c))) {
+		index = t->drained + past_drained(t, rec);
+		need -= cua_trace_args_size[c->id];
+		ref = 1;
 	}
-full:
 	if (CUA_UNLIKELY(t->committed + need > (ring ? tbuf_room : TBUF_SIZE)) && make_room(t) != 0)
 		return;
 	at = t->committed;
@@ -1075,20 +1230,7 @@ full:
 	}
 	p += cua_trace_args_size[c->id];
 strings:
-	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
-		if (d->args[i].fmt == CUA_FMT_STRING) {
-			const char *s;
-			size_t n;
-
-			memcpy(&s, (const char *)c->args + d->args[i].offset, sizeof(s));
-			n = string_len(s);
-			*p++ = (char)n;
-			memcpy(p, s, n);
-			p += n;
-		}
-	}
-	if (ex.bits)
-		put_extras((char *)r + round8((size_t)(p - (char *)r)), &ex);
+	put_var(p, (char *)r, c, d, &ex);
 	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
 	/* The ring's records go into the buffer, and out, before the ring comes round to the
 	   first one a reference names (seal_ring). */
@@ -1274,7 +1416,8 @@ static char *finished_records(struct tbuf *t, size_t *n, size_t *ring)
 
 	*ring = 0;
 	*n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
-	if (!t->ring || !__atomic_load_n(&t->nrefs, __ATOMIC_ACQUIRE) || *n > TBUF_SIZE)
+	if (!t->ring || !(__atomic_load_n(&t->nrefs, __ATOMIC_ACQUIRE) | __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE)) ||
+	    *n > TBUF_SIZE)
 		return t->data;
 	memcpy(area, t->data, *n);
 	*ring = seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
@@ -1535,6 +1678,8 @@ int cua_trace_init(const struct cua_config *all, const struct cua_trace_config *
 	cfg.flush_interval_ns = all->flush_interval_ns;
 	cfg.capture = all->capture;
 	cua_tracefmt_init();
+	/* The raw file's head names the build's table: made here, not at the first block. */
+	(void)cua_tracefmt_table_sig();
 	if (cua_gpu_on()) /* GPU timing started before the trace (la_version's order) */
 		cua_gpu_trace_setup();
 	for (unsigned id = 0; id < CUAUDIT_ID_COUNT; id++)

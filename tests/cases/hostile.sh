@@ -15,7 +15,7 @@ raw_file() {
 import struct, sys
 H = 96  # struct cua_raw_head (record/tracefmt.h)
 d = open(sys.argv[1], "rb").read()
-assert d[:14] == b"cuaudit-raw/3\n", d[:16]
+assert d[:14] == b"cuaudit-raw/4\n", d[:16]
 magic, state, n = struct.unpack_from("<IIQ", d, H)
 assert magic == 0x4b4c4243 and state == 1, (magic, state)
 open("first.raw", "wb").write(d[:H + 16 + n])
@@ -103,11 +103,13 @@ PY
   expect_log 1 "^cuDeviceGetCount events=$(( $(cat nrec.txt) - 2 ))\$" check.txt
   ! grep -q kernel_name lying.json && pass "no kernel name read from outside a record" || fail "a kernel name was made up from other bytes"
   ;;
-raw_trace_references_are_joined_only_with_their_own_ring_records)
-  # With the live view on, the trace keeps a reference per call and writes the thread's ring
-  # records into the same block (record/tracefmt.h). A reader that trusts a ring record's
-  # count, a reference's INDEX or a ring record taken again would read outside the block or
-  # put another call's head under this one's arguments.
+raw_trace_ring_records_are_read_only_as_their_own_calls)
+  # With the live view on, a call whose ring record holds all of it is kept there alone
+  # (marked, with a tail after its arguments), others by a reference joined with it
+  # (record/tracefmt.h); the block holds the thread's ring records. A reader that trusts a
+  # ring record's count, a mark, a tail's lengths, a reference's INDEX or a ring record
+  # taken again would read outside the block, show a call twice, or put another call's head
+  # under this one's arguments.
   mkdir -m 700 live
   rm -f t.json t.json.*.raw
   CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/live" CUAUDIT_LOG=warn CUAUDIT_TRACE="$dir/t.json" \
@@ -117,6 +119,7 @@ raw_trace_references_are_joined_only_with_their_own_ring_records)
   "$PYTHON" - "$raw" <<'PY' || { fail "cannot take the raw file apart"; finish; }
 import struct, sys
 H, REF, RING, CALL = 96, 0xfffc, 0xfffb, 144  # raw head, ids, struct cua_live_call
+TRACED = 1 << 24  # CUA_LIVE_TRACED, in the ring record's flags
 d = bytearray(open(sys.argv[1], "rb").read())
 magic, state, n = struct.unpack_from("<IIQ", d, H)
 assert magic == 0x4b4c4243 and state == 1, (magic, state)
@@ -131,44 +134,65 @@ while at < H + 16 + n:
     elif rid < 0xfff0:
         calls += 1
     at += size
-assert refs and len(rings) == 1 and rings[0] > refs[-1], (len(refs), rings)
+assert len(rings) == 1 and (not refs or rings[0] > refs[-1]), (len(refs), rings)
 ring = rings[0]
-base, count = struct.unpack_from("<QQ", d, ring + 16)
-open("counts.txt", "w").write("%d %d\n" % (len(refs), calls))
-def variant(name, edit):
-    v = bytearray(first)
+tid, = struct.unpack_from("<I", first, ring + 8)
+base, count = struct.unpack_from("<QQ", first, ring + 16)
+def rec(idx):
+    return ring + 40 + (idx - base) * CALL
+kept = [i for i in range(base, base + count) if struct.unpack_from("<I", first, rec(i) + 12)[0] & TRACED]
+assert len(kept) > 2, len(kept)
+open("counts.txt", "w").write("%d %d %d\n" % (len(refs), len(kept), calls))
+def variant(name, edit, data=first):
+    v = bytearray(data)
     edit(v)
     open(name, "wb").write(v)
 variant("whole.raw", lambda v: None)
-# a ring record claiming more records than it holds: every reference left out
+# a ring record claiming more records than it holds: every call in it left out
 variant("count.raw", lambda v: struct.pack_into("<Q", v, ring + 24, count + 1))
-def rec(v, idx):
-    return ring + 40 + (idx - base) * CALL
-mid = refs[len(refs) // 2]
-idx = struct.unpack_from("<Q", first, mid + 16)[0]
-# one reference's ring record taken again (another number), one of another id, one
-# reference past the ring: one call fewer each
-variant("seq.raw", lambda v: struct.pack_into("<I", v, rec(v, idx), struct.unpack_from("<I", v, rec(v, idx))[0] + 4 * 1024))
-variant("id.raw", lambda v: struct.pack_into("<H", v, rec(v, idx) + 4, 0xfff0))
-variant("past.raw", lambda v: struct.pack_into("<Q", v, mid + 16, base + count))
-variant("tid.raw", lambda v: struct.pack_into("<I", v, mid + 8, 1))
+mid = kept[len(kept) // 2]
+# one kept record taken again (another number), of another id, of another thread, unmarked:
+# one call fewer each
+variant("seq.raw", lambda v: struct.pack_into("<I", v, rec(mid), struct.unpack_from("<I", v, rec(mid))[0] + 4 * 1024))
+variant("id.raw", lambda v: struct.pack_into("<H", v, rec(mid) + 4, 0xfff0))
+variant("tid.raw", lambda v: struct.pack_into("<I", v, rec(mid) + 8, tid + 1))
+variant("mark.raw", lambda v: struct.pack_into("<I", v, rec(mid) + 12, 0))
+# a tail (after the 8 bytes of cuDeviceGetCount's arguments) announcing its out-value and a
+# kernel name longer than the record's room: one call fewer, no name made up
+def tail(v):
+    struct.pack_into("<I", v, rec(mid) + 40 + 8, (1 << 8) | 4)
+    v[rec(mid) + 40 + 16 + 16] = 255
+variant("tail.raw", tail)
+# the kept record made a referenced one: a reference before the ring record, joined with it
+# (the same calls); then that reference naming an INDEX past the ring, or another thread
+def ref(v, index=mid, rtid=tid):
+    struct.pack_into("<I", v, rec(mid) + 12, 0)
+    r = struct.pack("<IHBBIIQQQ", 56, REF, 0, 0, rtid, 1 << 8, index, 0, 0) + bytes(v[rec(mid) + 40 + 16:rec(mid) + 40 + 32])
+    v[ring:ring] = r
+    struct.pack_into("<Q", v, H + 8, n + len(r))
+variant("ref.raw", ref)
+variant("past.raw", lambda v: ref(v, index=base + count))
+variant("reftid.raw", lambda v: ref(v, rtid=tid + 1))
 # blocks of references and no ring record (a buffer whose ring could not be written into
 # it): none joined, each looked for once per block, not once per reference
-size = struct.unpack_from("<I", first, refs[0])[0]
-body = bytes(first[refs[0]:refs[0] + size]) * (((1 << 20) - 16) // size)
+r = struct.pack("<IHBBIIQQQ", 40, REF, 0, 0, tid, 0, mid, 0, 0)
+body = r * (((1 << 20) - 16) // len(r))
 open("norings.raw", "wb").write(bytes(first[:H]) + (struct.pack("<IIQ", 0x4b4c4243, 1, len(body)) + body) * 32)
 PY
   rm -f "$raw"
-  read -r nrefs ncalls <counts.txt
-  pass "the first block holds $nrefs references and one ring record ($ncalls call records)"
-  for v in whole:$((nrefs + ncalls)) count:$ncalls seq:$((nrefs + ncalls - 1)) id:$((nrefs + ncalls - 1)) \
-    past:$((nrefs + ncalls - 1)) tid:$((nrefs + ncalls - 1)); do
+  read -r nrefs nkept ncalls <counts.txt
+  all=$((nrefs + nkept + ncalls))
+  pass "the first block holds $nrefs references, $nkept calls kept by the ring alone and $ncalls call records"
+  for v in whole:$all count:$((nrefs == 0 ? ncalls : -1)) seq:$((all - 1)) id:$((all - 1)) tid:$((all - 1)) \
+    mark:$((all - 1)) tail:$((all - 1)) ref:$all past:$((all - 1)) reftid:$((all - 1)); do
     f=${v%%:*} want=${v#*:}
+    [ "$want" -ge 0 ] || continue
     timeout 30 "$CLI" trace -o "$dir/$f.json" "$f.raw" >conv.out 2>conv.err; rc=$?
     [ $rc = 0 ] && pass "$f: converted" || fail "$f: status $rc: $(head -2 conv.err)"
     "$PYTHON" "$CHECK_JSON" trace "$f.json" cuDeviceGetCount >check.txt 2>&1 || fail "$f: trace JSON: $(tail -2 check.txt)"
     expect_log 1 "^cuDeviceGetCount events=$want\$" check.txt
   done
+  ! grep -q kernel_name tail.json && pass "no kernel name read from outside a record" || fail "a kernel name was made up from other bytes"
   # 32 MiB of references: a reader that looks for the ring record afresh at each reference
   # reads some 13,000 times the file (15 s of CPU time here); once per block, well under a
   # second. Then the file goes: it is large.
