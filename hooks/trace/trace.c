@@ -1452,10 +1452,21 @@ static void format_buffers(struct cua_writer *w, uint64_t pid, const char *path)
 		k = records_within(data, n, room);
 		room -= k;
 		/* Cut before the ring record (the copy's last): the references kept still need
-		   it, just after them, for their calls. */
+		   it, just after them, for their calls. Its first records, as many as the room
+		   left holds: the calls it keeps alone count against the bound too. */
 		if (ring && k < n) {
-			memmove(data + k, data + n - ring, ring);
-			cua_tracefmt_records(w, data, k + ring, pid);
+			struct cua_rec_head *h = (struct cua_rec_head *)(void *)(data + n - ring);
+			uint64_t fit = room > sizeof(*h) ? (room - sizeof(*h)) / sizeof(struct cua_live_call) : 0;
+
+			if (fit < h->t_end) {
+				h->t_end = fit;
+				h->size = (uint32_t)(sizeof(*h) + fit * sizeof(struct cua_live_call));
+			}
+			size_t kept = h->size;
+
+			room -= room < kept ? room : kept;
+			memmove(data + k, h, kept);
+			cua_tracefmt_records(w, data, k + kept, pid);
 		} else {
 			cua_tracefmt_records(w, data, k, pid);
 		}
