@@ -457,92 +457,9 @@ static int valid(const struct cua_rec_head *r)
 	return 1;
 }
 
-/* The first ring record of the block after offset at (tracefmt.h), or NULL. */
-static const struct cua_rec_head *next_ring(const char *p, size_t n, size_t at)
-{
-	while (n - at >= sizeof(struct cua_rec_head)) {
-		const struct cua_rec_head *r = (const struct cua_rec_head *)(const void *)(p + at);
-
-		if (!sized(r, n - at))
-			break;
-		if (r->id == CUA_TRACE_ID_RING && r->tid && r->t_end <= (r->size - sizeof(*r)) / sizeof(struct cua_live_call) &&
-		    (r->size - sizeof(*r)) % sizeof(struct cua_live_call) == 0)
-			return r;
-		at += r->size;
-	}
-	return NULL;
-}
-
-/* A reference joined with its call's ring record into a call record, in out (cap bytes):
-   the ring's head and argument bytes, the reference's copy, flags, hook time and variable
-   part. 0 when the ring record is not that call's (taken again, or a damaged file). */
-static int join(const struct cua_rec_head *ref, const struct cua_rec_head *ring, char *out, size_t cap)
-{
-	const struct cua_live_call *e;
-	struct cua_rec_head *r = (struct cua_rec_head *)(void *)out;
-	size_t args, var = ref->size - sizeof(*ref);
-
-	if (!ring || ref->t_start - ring->t_start >= ring->t_end)
-		return 0;
-	e = (const struct cua_live_call *)(const void *)(ring + 1) + (ref->t_start - ring->t_start);
-	if (e->h.seq != cua_live_seq(ref->t_start, CUA_LIVE_ENDED) || e->h.tid != ref->tid ||
-	    e->h.id >= CUAUDIT_ID_COUNT || (args = cua_trace_args_size[e->h.id]) > CUA_LIVE_ARGS ||
-	    sizeof(*r) + args + var > cap)
-		return 0;
-	*r = e->h;
-	r->size = (uint32_t)(sizeof(*r) + args + var);
-	r->binding = (uint8_t)((e->h.binding & ((1u << CUA_REC_KIND_BITS) - 1)) |
-			       (ref->binding & ~((1u << CUA_REC_KIND_BITS) - 1)));
-	r->flags = ref->flags;
-	r->t_end = e->h.t_end + ref->t_end;
-	memcpy(r + 1, e->args, args);
-	memcpy((char *)(r + 1) + args, ref + 1, var);
-	return 1;
-}
-
-/* The calls that a ring record's records alone keep (CUA_LIVE_TRACED: the writer wrote
-   nothing else of them), each as a call record, in the order they began: the record's head
-   and arguments, then what its tail says (tracefmt.h). */
-static void format_kept(struct cua_writer *w, const struct cua_rec_head *ring, uint64_t pid)
-{
-	const struct cua_live_call *e = (const struct cua_live_call *)(const void *)(ring + 1);
-
-	for (uint64_t k = 0; k < ring->t_end; k++, e++) {
-		_Alignas(8) char call[sizeof(struct cua_rec_head) + CUA_LIVE_ARGS];
-		struct cua_rec_head *r = (struct cua_rec_head *)(void *)call;
-		struct cua_ring_tail tail;
-		size_t args, at;
-		uint64_t hook = 0;
-
-		if (!(e->h.flags & CUA_LIVE_TRACED) || e->h.seq != cua_live_seq(ring->t_start + k, CUA_LIVE_ENDED) ||
-		    e->h.tid != ring->tid || e->h.id >= CUAUDIT_ID_COUNT ||
-		    (args = cua_trace_args_size[e->h.id]) + sizeof(tail) > CUA_LIVE_ARGS)
-			continue;
-		memcpy(&tail, e->args + args, sizeof(tail));
-		at = args + sizeof(tail);
-		if (tail.flags & CUA_TAIL_HOOKS) {
-			if (at + 8 > CUA_LIVE_ARGS)
-				continue;
-			memcpy(&hook, e->args + at, 8);
-			at += 8;
-		}
-		*r = e->h;
-		r->size = (uint32_t)(sizeof(*r) + args + (CUA_LIVE_ARGS - at));
-		r->binding = (uint8_t)((e->h.binding & ((1u << CUA_REC_KIND_BITS) - 1)) |
-				       (tail.copy << CUA_REC_KIND_BITS));
-		r->flags = tail.flags & ~CUA_TAIL_HOOKS;
-		r->t_end = e->h.t_end + hook;
-		memcpy(r + 1, e->args, args);
-		memcpy((char *)(r + 1) + args, e->args + at, CUA_LIVE_ARGS - at);
-		if (valid(r))
-			format_record(w, r, pid);
-	}
-}
-
 size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pid)
 {
-	const struct cua_rec_head *ring = NULL;
-	size_t done = 0, ring_at = 0;
+	size_t done = 0;
 
 	while (n - done >= sizeof(struct cua_rec_head)) {
 		struct cua_rec_head *r = (struct cua_rec_head *)(p + done);
@@ -550,22 +467,7 @@ size_t cua_tracefmt_records(struct cua_writer *w, char *p, size_t n, uint64_t pi
 		if (!sized(r, n - done))
 			break;
 		/* A damaged record is left out whole; its neighbours are still good. */
-		if (r->id == CUA_TRACE_ID_REF) {
-			_Alignas(8) char call[4096];
-
-			/* The ring record after it (one search per ring record, not per reference;
-			   none found: none after this one either). */
-			if (ring_at < done || (!ring && !ring_at)) {
-				ring = next_ring(p, n, done);
-				ring_at = ring ? (size_t)((const char *)ring - p) : n;
-			}
-			if (join(r, ring, call, sizeof(call)) && valid((struct cua_rec_head *)(void *)call))
-				format_record(w, (struct cua_rec_head *)(void *)call, pid);
-		} else if (r->id == CUA_TRACE_ID_RING) {
-			/* Its other records are read through their references. */
-			if (next_ring(p, n, done) == r)
-				format_kept(w, r, pid);
-		} else if (r->id == CUA_TRACE_ID_NAME || r->id == CUA_TRACE_ID_MARK) {
+		if (r->id == CUA_TRACE_ID_NAME || r->id == CUA_TRACE_ID_MARK) {
 			format_special(w, r, pid);
 		} else if (r->id == CUA_TRACE_NVTX_ID) {
 			if (valid_nvtx(r))
@@ -589,15 +491,6 @@ static uint64_t last_time(const char *p, size_t n)
 			break;
 		if (valid(r))
 			t = r->t_end > t ? r->t_end : t;
-		/* Calls stored in the live view's ring: their ends are there (next_ring checked
-		   its count). */
-		if (r->id == CUA_TRACE_ID_RING && next_ring(p, n, at) == r)
-			for (uint64_t k = 0; k < r->t_end; k++) {
-				const struct cua_live_call *e = (const struct cua_live_call *)(const void *)(r + 1) + k;
-
-				if ((e->h.seq & 3u) == 0 && e->h.seq && e->h.t_end > t)
-					t = e->h.t_end;
-			}
 		at += r->size;
 	}
 	return t;

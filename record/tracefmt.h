@@ -31,35 +31,25 @@
 #define CUA_TRACE_ID_NAME 0xfffeu
 #define CUA_TRACE_ID_MARK 0xfffdu
 
-/* With the live view on, a call is stored once, in its thread's ring (rt/livefmt.h), and the
-   trace keeps only what the ring lacks, in a reference: id CUA_TRACE_ID_REF; binding the
-   patched entry's copy above CUA_REC_KIND_BITS (the kind comes from the ring); tid the
-   thread; flags the call's CUA_REC_SKIPPED, CUA_REC_OUT and CUA_REC_KERNEL; t_start the ring
-   record's INDEX (64 bits); t_end the time of the hooks of the calls nested in it, which the
-   ring's end leaves out and the trace's interval keeps (docs/design.md, "A call's time");
-   then the variable part exactly as a call record's after its argument struct. Before the
-   ring goes round, the thread's buffer gets the ring's records as one record: id
-   CUA_TRACE_ID_RING, tid the thread, t_start the first one's INDEX, t_end their count, then
-   that many struct cua_live_call. A call whose ring record has room after its argument
-   struct (cua_trace_args_size) for what the ring lacks has no reference: the trace writes
-   there a struct cua_ring_tail, the nested calls' hook time where the tail's flags have
-   CUA_TAIL_HOOKS, then the variable part, and marks the record CUA_LIVE_TRACED
-   (rt/livefmt.h); the reader reads it as its call record. A reference is joined with
-   the first ring record after it in its block, and stands for its call only where that holds
-   its INDEX, ended, of the same thread; a call whose argument struct exceeds the ring's copy,
-   or whose record was in flight when the ring was written out, is a call record as without
-   the view. */
-#define CUA_TRACE_ID_REF 0xfffcu
-#define CUA_TRACE_ID_RING 0xfffbu
+/* With the live view on, a call is stored once, in its thread's ring (rt/livefmt.h), where
+   what the ring record lacks fits in its room after the argument struct and nothing else
+   is needed (no nested calls' hook time, no patched entry's copy): the trace writes the
+   variable part just after the struct, as a call record has it, and at CUA_RING_TAIL_AT
+   (an offset into the ring record's argument bytes) the call record's size and flags, and
+   marks the record CUA_LIVE_TRACED. Before the ring comes round, the thread writes those
+   calls out as call records: the ring record's first bytes, its size and flags from the
+   tail (its head is the call record's, rt/callrec.h). The raw file holds call records
+   alone, as without the view. */
+#define CUA_RING_TAIL_AT 88u
 struct cua_ring_tail {
-	uint32_t flags; /* the call record's flags, and CUA_TAIL_HOOKS */
-	uint32_t copy;  /* the patched entry's copy (the binding's bits above the kind) */
+	uint32_t size;  /* the call record's */
+	uint32_t flags; /* the call record's */
 };
-#define CUA_TAIL_HOOKS 8u /* a 64-bit hook time follows the tail */
 
 /* The raw file (<trace>.<pid>.<nonce>.raw): this head, then blocks. Each block is one
    thread buffer written out: a block head, then whole records. */
-#define CUA_RAW_MAGIC "cuaudit-raw/4\n" /* 4: ring records keep calls alone (CUA_LIVE_TRACED) */
+#define CUA_RAW_MAGIC "cuaudit-raw/4\n" /* 4: call records alone (3 had references into
+					  the live view's rings) */
 #define CUA_RAW_MAGIC_PREFIX "cuaudit-raw/" /* an older one: the version differs */
 struct cua_raw_head {
 	char magic[16];

@@ -63,12 +63,11 @@ struct tbuf {
 	size_t committed;      /* bytes of whole records */
 	/* With the live view on (level 0 only): the thread's ring that holds calls for the
 	   buffer (NULL: none yet), its first record's address, the INDEX of the first record
-	   not yet in the buffer, the references since and the calls since that the ring alone
-	   keeps (CUA_LIVE_TRACED; both 0: the ring need not be written out). */
+	   not yet written out, and the calls since that the ring alone keeps (CUA_LIVE_TRACED;
+	   0: the ring need not be written out). */
 	struct cua_live_slot *ring;
 	uintptr_t ring_at;
 	uint64_t drained;
-	uint32_t nrefs;
 	uint32_t plain;
 	uint32_t ring_gen; /* the ring's owner generation then: another owner may have reused it */
 	uint32_t ring_tid; /* the thread whose calls it holds there (an adopter's are its own) */
@@ -593,121 +592,94 @@ static void back_in_mine(struct tbuf *t, unsigned l)
 	mine[l] = t;
 }
 
-/* References in p[0, n) that the ring record ring (count records from INDEX first) cannot
-   join: their records came round before the ring was written out (a signal handler's burst
-   of calls past the window), or another thread reused the ended owner's slot. Counted. */
-static CUA_COLD void count_unjoined(const char *p, size_t n, const struct cua_live_call *ring,
-				    uint64_t first, uint64_t count)
+/* One call the ring kept alone (ring_keeps), as the trace's call record (tracefmt.h) at
+   dst: the ring record's head and argument bytes up to the tail, in one fixed copy (the
+   next record goes over what is past this one), then its size and flags from the tail.
+   Returns its bytes. dst has room for a whole ring record. */
+static size_t put_kept(char *dst, const struct cua_live_call *e)
 {
-	size_t from = 0;
+	struct cua_rec_head *r = (struct cua_rec_head *)(void *)dst;
+	struct cua_ring_tail tail;
 
-	/* The references since the buffer's last ring record (those before it have theirs). */
-	for (size_t at = 0; n - at >= sizeof(struct cua_rec_head);) {
-		const struct cua_rec_head *r = (const struct cua_rec_head *)(const void *)(p + at);
-
-		if (r->size < sizeof(*r) || r->size > n - at)
-			break;
-		at += r->size;
-		if (r->id == CUA_TRACE_ID_RING)
-			from = at;
-	}
-	for (size_t at = from; n - at >= sizeof(struct cua_rec_head);) {
-		const struct cua_rec_head *r = (const struct cua_rec_head *)(const void *)(p + at);
-		uint64_t k;
-
-		if (r->size < sizeof(*r) || r->size > n - at)
-			break;
-		if (r->id == CUA_TRACE_ID_REF &&
-		    ((k = r->t_start - first) >= count || ring[k].h.tid != r->tid ||
-		     ring[k].h.seq != cua_live_seq(r->t_start, CUA_LIVE_ENDED)))
-			__atomic_add_fetch(&overtaken, 1, __ATOMIC_RELAXED);
-		at += r->size;
-	}
+	__builtin_memcpy(dst, e, sizeof(struct cua_rec_head) + CUA_RING_TAIL_AT);
+	__builtin_memcpy(&tail, e->args + CUA_RING_TAIL_AT, sizeof(tail));
+	r->size = tail.size;
+	r->flags = tail.flags;
+	return tail.size;
 }
 
-/* The calls the ring alone kept for t (ring_keeps) that its copy ring (after head h) lacks:
-   taken again before the ring was written out. Counted. */
-static CUA_COLD void count_unkept(const struct tbuf *t, const struct cua_rec_head *h,
-				  const struct cua_live_call *ring)
+/* Whether the ring record e is a call that thread kept alone: its thread and its flags are
+   want (the thread's id, CUA_LIVE_TRACED), GPU timing's flag aside; read as one word. */
+static inline int kept_by(const struct cua_live_call *e, uint64_t want)
 {
-	uint64_t kept = 0, plain = __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE);
+	uint64_t w;
 
-	for (uint64_t k = 0; k < h->t_end; k++)
-		kept += ring[k].h.seq == cua_live_seq(h->t_start + k, CUA_LIVE_ENDED) &&
-			ring[k].h.tid == h->tid && (ring[k].h.flags & CUA_LIVE_TRACED);
-	if (kept < plain)
-		__atomic_add_fetch(&overtaken, plain - kept, __ATOMIC_RELAXED);
+#if __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+	__builtin_memcpy(&w, &e->h.tid, sizeof(w));
+#else
+	w = e->h.tid | (uint64_t)e->h.flags << 32;
+#endif
+	return (w & ~((uint64_t)CUA_REC_GPU << 32)) == want;
 }
 
-/* n ring records, each in a few fixed moves. libc's memcpy copies a block this large with
-   `rep movsb`, which is quick on the CPU but one instruction a byte to callgrind, the
-   measure of the hot path (docs/performance.md); the barrier keeps the compiler from
-   making the loop that call again. */
-static void copy_records(struct cua_live_call *dst, const struct cua_live_call *src, uint64_t n)
-{
-	for (uint64_t k = 0; k < n; k++) {
-		__builtin_memcpy(dst + k, src + k, sizeof(*dst));
-		__asm__ volatile("" ::: "memory");
-	}
-}
-
-/* Writes the records of t's ring that its references since the last time name, from the
-   first one on, as one ring record at p[n], within cap; returns its bytes (0: none). By its
-   owner, into its own buffer (under FLUSHING); or at exit into a copy (other: the owner may
-   still be running, so a record taken again meanwhile is marked unused in the copy). */
+/* Writes the calls t's ring kept alone since the last time, from INDEX drained on, as call
+   records at p[n], within cap; returns their bytes. Only this thread's records marked kept
+   and ended as that INDEX: another owner's (a slot taken again), the calls the trace left
+   out and records taken again are no call of its. By its owner, into its own buffer (under
+   FLUSHING); or at exit into a copy (other: the owner may still be running, so each record
+   is copied and read again, and one whose number changed meanwhile is left out). The calls
+   the thread kept that are missing (their records taken again before this: a signal
+   handler's burst of calls past the window) are counted. */
 static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other, uint64_t *upto)
 {
 	struct cua_live_slot *s = t->ring;
-	uint64_t ncalls = (uint64_t)cua_live_calls_mask + 1, done, first, count, pos, k1;
+	uint64_t ncalls = (uint64_t)cua_live_calls_mask + 1, done, first, kept = 0;
+	uint32_t plain = __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE);
+	uint64_t want = t->ring_tid | (uint64_t)CUA_LIVE_TRACED << 32, mask = cua_live_calls_mask;
 	const struct cua_live_call *ring;
-	struct cua_live_call *dst;
-	struct cua_rec_head *h;
-	size_t need;
+	char *out = p + n;
 
-	if (!s || !(t->nrefs | t->plain))
+	if (!s || !plain)
 		return 0;
 	ring = cua_live_ring(s);
 	*upto = done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 	first = t->drained;
 	if (CUA_UNLIKELY(done - first > ncalls))
 		first = done - ncalls;
-	count = done - first;
-	need = sizeof(*h) + count * sizeof(struct cua_live_call);
-	if (CUA_UNLIKELY(n + need > cap)) {
-		/* Only after a write that failed kept its records (and a ring record) in the
-		   buffer: these references go unjoined, counted. */
-		__atomic_add_fetch(&overtaken, t->nrefs + t->plain, __ATOMIC_RELAXED);
+	/* Only after a write that failed kept its records in the buffer. */
+	if (CUA_UNLIKELY(n + (done - first) * sizeof(struct cua_live_call) > cap)) {
+		__atomic_add_fetch(&overtaken, plain, __ATOMIC_RELAXED);
 		return 0;
 	}
-	h = (struct cua_rec_head *)(void *)(p + n);
-	memset(h, 0, sizeof(*h));
-	h->size = (uint32_t)need;
-	h->id = CUA_TRACE_ID_RING;
-	h->tid = t->ring_tid;
-	h->t_start = first;
-	h->t_end = count;
-	dst = (struct cua_live_call *)(h + 1);
-	pos = first & cua_live_calls_mask;
-	k1 = count < ncalls - pos ? count : ncalls - pos;
-	copy_records(dst, ring + pos, k1);
-	copy_records(dst + k1, ring, count - k1);
-	/* Read while its owner may write: a copy whose number changed is no record. The copy's
-	   loads before the numbers' second reading (an acquire load orders only what follows it;
-	   a plain compiler barrier on x86). */
-	if (other)
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-	for (uint64_t k = 0; other && k < count; k++)
-		if (__atomic_load_n(&ring[(first + k) & cua_live_calls_mask].h.seq, __ATOMIC_ACQUIRE) !=
-		    dst[k].h.seq)
-			dst[k].h.seq = 0;
-	/* What cannot be joined is said: checked where it can happen (the ring went round the
-	   window, another owner took the slot, a copy at exit). */
-	if (CUA_UNLIKELY(other || first != t->drained ||
-			 __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE) != t->ring_gen)) {
-		count_unjoined(p, n, dst, first, count);
-		count_unkept(t, h, dst);
+	if (CUA_LIKELY(!other)) {
+		for (uint64_t k = first; k < done; k++) {
+			const struct cua_live_call *e = ring + (k & mask);
+
+			if (kept_by(e, want) && e->h.seq == cua_live_seq(k, CUA_LIVE_ENDED)) {
+				out += put_kept(out, e);
+				kept++;
+			}
+		}
+	} else {
+		for (uint64_t k = first; k < done; k++) {
+			const struct cua_live_call *e = ring + (k & mask);
+			struct cua_live_call copy;
+			uint32_t seq = cua_live_seq(k, CUA_LIVE_ENDED);
+
+			__builtin_memcpy(&copy, e, sizeof(copy));
+			/* The copy's loads before the number's second reading (an acquire load
+			   orders only what follows it; a plain compiler barrier on x86). */
+			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			if (kept_by(&copy, want) && copy.h.seq == seq &&
+			    __atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) == seq) {
+				out += put_kept(out, &copy);
+				kept++;
+			}
+		}
 	}
-	return need;
+	if (CUA_UNLIKELY(kept < plain))
+		__atomic_add_fetch(&overtaken, plain - kept, __ATOMIC_RELAXED);
+	return (size_t)(out - (p + n));
 }
 
 /* The owner's writing out of its ring into its buffer, just before the buffer goes out. */
@@ -716,15 +688,16 @@ static void seal_own(struct tbuf *t)
 	uint64_t done = 0;
 	size_t n;
 
-	if (!(t->nrefs | t->plain))
+	if (!t->plain)
 		return;
 	n = seal_ring(t, t->data, t->committed, TBUF_SIZE, 0, &done);
-	/* The number first: a jump out of a signal handler between the two leaves a second
-	   ring record at the next flush, never references without one. */
+	/* The number first: a jump out of a signal handler between the two (leaving a handler
+	   that interrupted this very writing out) writes these calls again at the next one,
+	   never loses them. */
 	__atomic_store_n(&t->committed, t->committed + n, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->drained = done;
-	t->nrefs = t->plain = 0;
+	t->plain = 0;
 }
 
 /* A thread takes the live view's slot of a thread that ended (cua_live_taking), before its
@@ -1021,7 +994,7 @@ static CUA_COLD struct cua_live_call *ring_attach(struct tbuf *t, const struct c
 	index = done - 1 - (((uint32_t)done - (seq >> 2)) & INDEX_MASK);
 	if ((seq & 3u) || index >= done || cua_live_record(s, index) != rec)
 		return NULL;
-	if ((t->nrefs | t->plain) && flush_own(t) != 0)
+	if (t->plain && flush_own(t) != 0)
 		return NULL;
 	/* In the ring it held, what was written out stays so: never twice. */
 	if (t->ring != s || t->drained < index)
@@ -1029,7 +1002,7 @@ static CUA_COLD struct cua_live_call *ring_attach(struct tbuf *t, const struct c
 	t->ring = s;
 	t->ring_gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
 	t->ring_tid = cua_live_me.tid;
-	t->nrefs = t->plain = 0;
+	t->plain = 0;
 	/* Last: the hot path takes the ring as held once its address is here. */
 	t->ring_at = (uintptr_t)cua_live_ring(s);
 	return index >= t->drained ? rec : NULL;
@@ -1072,36 +1045,27 @@ CUA_HOT_INLINE void put_var(char *p, char *base, const struct cuaudit_call *c,
 		put_extras(base + round8((size_t)(p - base)), ex);
 }
 
-/* The ring's record alone keeps the call where what it lacks (struct cua_ring_tail, then
-   the variable part of var bytes) fits in its room after the argument struct: written
-   there and the record marked so, for the reader (docs/design.md, "One record per call");
-   nothing goes into the buffer. The marked byte of the flags has no other writer
-   (cua_live_set_flag). Returns 0 when the call is to be stored otherwise. */
+/* The ring's record alone keeps the call where what it lacks fits in its room after the
+   argument struct (its call record would be need bytes) and the call had no nested calls'
+   hook time, no patched entry's copy and no skip (tracefmt.h): the variable part just after
+   the arguments, as a call record has it, and the tail; the record is marked so for the writing out (seal_ring), and
+   nothing goes into the buffer. The
+   marked byte of the flags has no other writer (cua_live_set_flag). Returns 0 when the
+   call is to be stored whole. */
 CUA_HOT_INLINE int ring_keeps(struct tbuf *t, const struct cuaudit_call *c,
-			      const struct cua_api_desc *d, const struct extras *ex, size_t var)
+			      const struct cua_api_desc *d, const struct extras *ex, size_t need)
 {
-	size_t args = cua_trace_args_size[c->id];
 	struct cua_ring_tail tail;
 	struct cua_live_call *rec;
-	char *p;
 
-	if (args + sizeof(tail) + (c->hook_ns ? 8 : 0) + var > CUA_LIVE_ARGS || !(rec = ring_record(t, c)))
+	if (need > sizeof(struct cua_rec_head) + CUA_RING_TAIL_AT ||
+	    (c->hook_ns | (uintptr_t)c->object | c->skipped) || !(rec = ring_record(t, c)))
 		return 0;
-	p = (char *)rec->args + args;
-	tail.flags = ex->bits | (uint32_t)c->skipped * CUA_REC_SKIPPED;
-	tail.copy = 0;
-	if (CUA_UNLIKELY(c->object != NULL)) {
-		int copy = cua_entry_copy_of(c->object);
-
-		tail.copy = copy > 0 ? (uint32_t)copy : 0;
-	}
-	if (c->hook_ns) {
-		tail.flags |= CUA_TAIL_HOOKS;
-		__builtin_memcpy(p + sizeof(tail), &c->hook_ns, 8);
-	}
-	__builtin_memcpy(p, &tail, sizeof(tail));
-	p += sizeof(tail) + (c->hook_ns ? 8 : 0);
-	put_var(p, p, c, d, ex);
+	tail.size = (uint32_t)need;
+	tail.flags = ex->bits;
+	__builtin_memcpy(rec->args + CUA_RING_TAIL_AT, &tail, sizeof(tail));
+	/* Laid out as in a call record, whose head the ring record's is. */
+	put_var((char *)rec->args + cua_trace_args_size[c->id], (char *)rec, c, d, ex);
 	*cua_live_flag_byte(rec, CUA_LIVE_TRACED) |= (uint8_t)(CUA_LIVE_TRACED >> 24);
 	t->plain++;
 	if (__atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window ||
@@ -1115,7 +1079,7 @@ CUA_HOT_INLINE int ring_keeps(struct tbuf *t, const struct cuaudit_call *c,
    calls since (a stopped capture, ids CUAUDIT_INCLUDE leaves out). */
 static void ring_check(struct tbuf *t)
 {
-	if ((t->nrefs | t->plain) && t->ring &&
+	if (t->plain && t->ring &&
 	    __atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)
 		flush_own(t);
 }
@@ -1129,10 +1093,8 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 	size_t need = sizeof(struct cua_rec_head) + cua_trace_args_size[c->id], at;
 	struct cua_rec_head *r;
 	struct extras ex;
-	struct cua_live_call *rec;
-	uint64_t index = 0;
 	char *p;
-	int copy, ref = 0;
+	int copy;
 
 	ex.bits = 0;
 	if (CUA_UNLIKELY(!t))
@@ -1159,38 +1121,16 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
 	/* With the live view on, the call's record is in its thread's ring already (at level 0:
-	   a signal handler's calls may pass a writing out of the ring). Where what it lacks
-	   fits after its arguments, the ring alone keeps the call; else the buffer keeps a
-	   reference to it (tracefmt.h) with what it lacks, where the arguments fit the ring's
-	   copy. */
-	if (ring && l == 0 &&
-	    ring_keeps(t, c, d, &ex, need - sizeof(struct cua_rec_head) - cua_trace_args_size[c->id]))
+	   a signal handler's calls may pass a writing out of the ring): where what it lacks
+	   fits after its arguments, the ring alone keeps the call, else the buffer keeps it
+	   whole. */
+	if (ring && l == 0 && ring_keeps(t, c, d, &ex, need))
 		return;
-	if (ring && l == 0 && cua_trace_args_size[c->id] <= CUA_LIVE_ARGS && (rec = ring_record(t, c))) {
-		index = t->drained + past_drained(t, rec);
-		need -= cua_trace_args_size[c->id];
-		ref = 1;
-	}
 	if (CUA_UNLIKELY(t->committed + need > (ring ? tbuf_room : TBUF_SIZE)) && make_room(t) != 0)
 		return;
 	at = t->committed;
 	r = (struct cua_rec_head *)(t->data + at);
 	r->size = (uint32_t)need;
-	if (ref) {
-		/* The ring holds the rest (tracefmt.h): the entry's copy, the INDEX and the
-		   nested calls' hook time are what it lacks. */
-		copy = cua_entry_copy_of(c->object);
-		r->id = CUA_TRACE_ID_REF;
-		r->binding = (uint8_t)(copy > 0 ? (unsigned)copy << CUA_REC_KIND_BITS : 0);
-		r->depth = 0;
-		r->tid = (uint32_t)cua_thread_id_fast();
-		r->flags = ex.bits | (uint32_t)c->skipped * CUA_REC_SKIPPED;
-		r->t_start = index;
-		r->t_end = c->hook_ns;
-		r->result = 0;
-		p = (char *)(r + 1);
-		goto strings;
-	}
 	r->id = (uint16_t)c->id;
 	/* The binding kind in the low 3 bits, an entry call's copy above them. */
 	copy = cua_entry_copy_of(c->object);
@@ -1229,15 +1169,8 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 		}
 	}
 	p += cua_trace_args_size[c->id];
-strings:
 	put_var(p, (char *)r, c, d, &ex);
 	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
-	/* The ring's records go into the buffer, and out, before the ring comes round to the
-	   first one a reference names (seal_ring). */
-	if (ref && (++t->nrefs, __atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)) {
-		flush_own(t);
-		return;
-	}
 	/* Live output: what a kill would lose is at most one interval of this thread. */
 	if (CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
 		flush_own(t);
@@ -1406,22 +1339,19 @@ static size_t records_within(const char *p, size_t n, uint64_t room)
 	return at;
 }
 
-/* A buffer taken at exit, as its block must hold it: with the records of the thread's ring
-   that its references name (written into a copy: the owner may still be running, and its
-   buffer is not the exit's to write), or the buffer itself. Sets *n to its bytes. */
-static char *finished_records(struct tbuf *t, size_t *n, size_t *ring)
+/* A buffer taken at exit, as its block must hold it: with the calls its thread's ring kept
+   alone since the last writing out (written into a copy: the owner may still be running,
+   and its buffer is not the exit's to write), or the buffer itself. Sets *n to its bytes. */
+static char *finished_records(struct tbuf *t, size_t *n)
 {
 	static char area[TBUF_SIZE];
 	uint64_t done;
 
-	*ring = 0;
 	*n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
-	if (!t->ring || !(__atomic_load_n(&t->nrefs, __ATOMIC_ACQUIRE) | __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE)) ||
-	    *n > TBUF_SIZE)
+	if (!t->ring || !__atomic_load_n(&t->plain, __ATOMIC_ACQUIRE) || *n > TBUF_SIZE)
 		return t->data;
 	memcpy(area, t->data, *n);
-	*ring = seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
-	*n += *ring;
+	*n += seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
 	return area;
 }
 
@@ -1442,34 +1372,15 @@ static void format_buffers(struct cua_writer *w, uint64_t pid, const char *path)
 	}
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
-		size_t n, k, ring;
-
+		size_t n, k;
 		char *data;
 
 		if (!t->taken || raw.limited)
 			continue; /* past the limit: the file ended with its marker */
-		data = finished_records(t, &n, &ring);
+		data = finished_records(t, &n);
 		k = records_within(data, n, room);
 		room -= k;
-		/* Cut before the ring record (the copy's last): the references kept still need
-		   it, just after them, for their calls. Its first records, as many as the room
-		   left holds: the calls it keeps alone count against the bound too. */
-		if (ring && k < n) {
-			struct cua_rec_head *h = (struct cua_rec_head *)(void *)(data + n - ring);
-			uint64_t fit = room > sizeof(*h) ? (room - sizeof(*h)) / sizeof(struct cua_live_call) : 0;
-
-			if (fit < h->t_end) {
-				h->t_end = fit;
-				h->size = (uint32_t)(sizeof(*h) + fit * sizeof(struct cua_live_call));
-			}
-			size_t kept = h->size;
-
-			room -= room < kept ? room : kept;
-			memmove(data + k, h, kept);
-			cua_tracefmt_records(w, data, k + kept, pid);
-		} else {
-			cua_tracefmt_records(w, data, k, pid);
-		}
+		cua_tracefmt_records(w, data, k, pid);
 		if (k < n) {
 			raw.limited = 1;
 			cua_out_report("CUAUDIT_TRACE_MAX reached; the trace stops at ", path, 0);
@@ -1489,12 +1400,12 @@ static void keep_raw(int rawfd, uint64_t pid)
 
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
-		size_t n, ring;
+		size_t n;
 		char *data;
 
 		if (!t->taken || raw.limited)
 			continue;
-		data = finished_records(t, &n, &ring);
+		data = finished_records(t, &n);
 		if (!n)
 			continue;
 		/* Past CUAUDIT_TRACE_MAX: the file ends with the limit's marker, said once (exit
