@@ -41,6 +41,34 @@ PY
 }
 lacks() { grep -qE -- "$1" "${2:-summary.txt}" && fail "summary has '$1'" || pass "summary lacks '$1'"; }
 
+# live_gpu_times PS_JSON TIMELINE: the 20 launches of gpu_time live in `cuaudit ps --json`'s
+# history carry GPU times true to the mock's timeline (an exact one to within 10 ns, a bound at
+# least the time), most of them exact or bounded, and no other call has one.
+live_gpu_times() {
+  "$PYTHON" - "$1" "$2" <<'PY' >check.txt 2>&1
+import json, sys
+p = json.load(open(sys.argv[1]))
+truth = [int(e) - int(s) for n, st, s, e in (l.split() for l in open(sys.argv[2])) if n == "kernel"]
+calls = [c for th in p["threads"] for c in reversed(th["last_calls"])]
+launches = [c for c in calls if c["name"] == "cuLaunchKernel"]
+assert len(launches) == 20 == len(truth), (len(launches), len(truth))
+exact = bounded = 0
+for i, (c, t) in enumerate(zip(launches, truth)):
+    if "gpu_ns" in c:
+        assert abs(c["gpu_ns"] - t) <= 10, (i, c["gpu_ns"], t)
+        exact += 1
+    if "gpu_ns_max" in c:
+        assert c["gpu_ns_max"] >= t - 10, (i, c["gpu_ns_max"], t)
+        bounded += 1
+assert "gpu_ns" not in launches[0], "the first launch, on an idle stream, is only bounded"
+# The first 12 had ended before the 16th timed call harvested them.
+assert exact + bounded >= 12 and exact >= 1, (exact, bounded)
+assert not any("gpu_ns" in c or "gpu_ns_max" in c for c in calls if c["name"] != "cuLaunchKernel")
+print(f"{exact} exact and {bounded} bounded GPU times of 20 launches, each true")
+PY
+  [ $? = 0 ] && pass "$(cat check.txt)" || fail "live GPU times: $(cat check.txt)"
+}
+
 case $name in
 gpu_time_kernel_and_memory_tables_are_exact_on_the_mock)
   gpu_run all
@@ -438,32 +466,46 @@ gpu_time_live_view_shows_each_recent_launchs_gpu_time_as_the_mock_ran_it)
   timeout 20 "$CLI" ps --dir "$L" --last 64 "$pid" >ps.txt 2>&1 || fail "ps: $(cat ps.txt)"
   rm -f ready
   wait $pid && pass "the program exits 0" || fail "the program failed: $(head -3 audited.err)"
-  "$PYTHON" - ps.json timeline.txt <<'PY' >check.txt 2>&1
-import json, sys
-p = json.load(open(sys.argv[1]))
-truth = [int(e) - int(s) for n, st, s, e in (l.split() for l in open(sys.argv[2])) if n == "kernel"]
-calls = [c for th in p["threads"] for c in reversed(th["last_calls"])]
-launches = [c for c in calls if c["name"] == "cuLaunchKernel"]
-assert len(launches) == 20 == len(truth), (len(launches), len(truth))
-exact = bounded = 0
-for i, (c, t) in enumerate(zip(launches, truth)):
-    if "gpu_ns" in c:
-        assert abs(c["gpu_ns"] - t) <= 10, (i, c["gpu_ns"], t)
-        exact += 1
-    if "gpu_ns_max" in c:
-        assert c["gpu_ns_max"] >= t - 10, (i, c["gpu_ns_max"], t)
-        bounded += 1
-assert "gpu_ns" not in launches[0], "the first launch, on an idle stream, is only bounded"
-# The first 12 had ended before the 16th timed call harvested them.
-assert exact + bounded >= 12 and exact >= 1, (exact, bounded)
-assert not any("gpu_ns" in c or "gpu_ns_max" in c for c in calls if c["name"] != "cuLaunchKernel")
-print(f"{exact} exact and {bounded} bounded GPU times of 20 launches, each true")
-PY
-  [ $? = 0 ] && pass "$(cat check.txt)" || fail "live GPU times: $(cat check.txt)"
+  live_gpu_times ps.json timeline.txt
   grep -qE '^    cuLaunchKernel\(.*\) -> CUDA_SUCCESS [0-9.]+(ns|us|ms) gpu [0-9.]+ms \[' ps.txt &&
     grep -qE '^    cuLaunchKernel\(.*\) -> CUDA_SUCCESS [0-9.]+(ns|us|ms) gpu <=[0-9.]+ms \[' ps.txt &&
     pass "the text history shows exact and bounded GPU times" ||
     fail "text history: $(grep cuLaunchKernel ps.txt | head -3)"
+  ;;
+gpu_time_live_view_and_trace_keep_every_call_and_each_launchs_gpu_time)
+  # GPU timing sets CUA_REC_GPU in the flags of the view's record of a launch when it harvests
+  # it; the trace marks the same word (CUA_LIVE_TRACED) and keeps each launch in the record's
+  # room after its arguments. With all three on, the view still shows each launch's true GPU
+  # time, and the trace holds the calls, GPU intervals and all, that it holds without the view.
+  L="$dir/live"; rm -rf "$L" timeline.txt ready; mkdir -m 700 "$L"
+  for v in off on; do
+    rm -f ready
+    vars=(LD_AUDIT="$AUDIT" CUAUDIT_LOG=warn CUAUDIT_LOG_FILE="$dir/log.$v.txt" CUAUDIT_GPU_TIME=on
+      CUAUDIT_TRACE="$dir/t.$v.json")
+    [ $v = on ] && vars+=(MOCK_GPU_TIMELINE="$dir/timeline.txt" CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$L")
+    env "${vars[@]}" "$BIN/gpu_time" live "$dir/ready" >audited.$v.out 2>audited.$v.err &
+    pid=$!
+    for _ in $(seq 3000); do [ -e ready ] && break; sleep 0.02; done
+    [ -e ready ] || fail "$v: the program did not get ready: $(cat audited.$v.err)"
+    if [ $v = on ]; then
+      timeout 20 "$CLI" ps --dir "$L" --json --last 64 "$pid" >ps.json 2>ps.err || fail "ps --json: $(cat ps.err)"
+    fi
+    rm -f ready
+    wait $pid && pass "$v: the program exits 0" || fail "$v: the program failed: $(head -3 audited.$v.err)"
+    grep -qE 'warning|error' "$dir/log.$v.txt" 2>/dev/null && fail "$v: cuaudit warned: $(grep -m2 -E 'warning|error' "$dir/log.$v.txt")"
+    "$PYTHON" "$CASES_DIR/trace_calls.py" canon "$dir/t.$v.json" "$dir/canon.$v.txt" >"$dir/canon.$v.counts" 2>&1 ||
+      fail "$v: no trace: $(tail -2 "$dir/canon.$v.counts")"
+  done
+  live_gpu_times ps.json timeline.txt
+  grep -qx 'name cuLaunchKernel 20' canon.on.counts && pass "the trace has the 20 launches" ||
+    fail "launches in the trace: $(grep cuLaunchKernel canon.on.counts)"
+  grep -q '^other event: ' canon.on.txt && pass "the trace has GPU intervals ($(grep -c '^other event: ' canon.on.txt))" ||
+    fail "no GPU interval in the trace"
+  if [ -s canon.off.txt ] && cmp -s canon.off.txt canon.on.txt; then
+    pass "with the view: $(sed -n 's/^calls //p' canon.on.counts) calls and GPU intervals, each as without it"
+  else
+    fail "the trace differs with the view on:"; diff canon.off.txt canon.on.txt | grep -E '^[<>]' | head -6
+  fi
   ;;
 gpu_time_a_driver_unloaded_and_loaded_again_never_times_new_work_from_old_events)
   # Before: the pools outlived the driver that made their events. The reloaded mock hands out

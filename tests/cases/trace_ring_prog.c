@@ -11,6 +11,8 @@
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
+#include "cuaudit_args.h"
+#include "cuaudit_ids.h"
 #include "common.h"
 #include "livefmt.h"
 #include "mockstate.h"
@@ -529,6 +531,124 @@ static int profiler(long outside, long inside)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- the ring's room */
+
+/* nvcc's entry points, declared only in C++ headers. */
+void **__cudaRegisterFatBinary(void *fatCubin);
+void __cudaRegisterFatBinaryEnd(void **fatCubinHandle);
+void __cudaRegisterFunction(void **fatCubinHandle, const char *hostFun, char *deviceFun,
+			    const char *deviceName, int thread_limit, uint3 *tid, uint3 *bid,
+			    dim3 *bDim, dim3 *gDim, int *wSize);
+
+/* The mock runs a runtime launch's host stub as its kernel (tests/mock/libcuda.c): two of
+   their own, each with a body of its own so that no two share an address. */
+static volatile int edge_ran[2];
+static void edge_kernel23(void **params, unsigned threads)
+{
+	(void)params;
+	edge_ran[0] += (int)threads;
+}
+static void edge_kernel24(void **params, unsigned threads)
+{
+	(void)params;
+	edge_ran[1] -= (int)threads;
+}
+
+/* What the check of the raw file (trace_calls.py paths) expects of the calls of id ID whose
+   first string (an argument, or the kernel's name) has LEN bytes and begins with PREFIX,
+   at depth DEPTH: the argument struct's ARGS bytes, how they are stored (traced: the ring's
+   record alone keeps the call; ref: a reference with the variable part), how many such calls
+   were made. */
+static void expect(unsigned id, size_t args, size_t len, unsigned depth, const char *prefix,
+		   const char *path, long n)
+{
+	printf("expect %u %zu %zu %u %s %s %ld\n", id, (args + 7) & ~(size_t)7, len, depth, prefix,
+	       path, n);
+}
+#define EXPECT(fn, ...) expect(CUAUDIT_ID_##fn, sizeof(struct cuaudit_args_##fn), __VA_ARGS__)
+
+/* Calls whose variable part just fills the room after their argument struct in the ring's
+   96 bytes (the tail's 8 bytes, a runtime call's 8 of hook time, the strings to a multiple
+   of 8, 16 bytes an out-value, a kernel's name), and calls with one byte more. Each
+   string holds the round's number, so that every call differs from the others. */
+static int edges(long rounds)
+{
+	static char fatbin[16];
+	static char k23[] = "edge_kernel_of_23_bytes", k24[] = "edge_kernel_of_24_bytes_";
+	CUdriverProcAddressQueryResult status;
+	dim3 grid = { 1, 1, 1 }, block = { 1, 1, 1 };
+	CUfunction f = NULL;
+	void *fn = NULL, **h;
+	char s[128];
+	long calls = 0;
+
+	CHECK(strlen(k23) == 23 && strlen(k24) == 24);
+	name_thread("ring-main", 0);
+	/* Four calls (traced): the binary, its two kernels, its end. */
+	h = __cudaRegisterFatBinary(fatbin);
+	__cudaRegisterFunction(h, (const char *)edge_kernel23, k23, k23, -1, NULL, NULL, NULL, NULL,
+			       NULL);
+	__cudaRegisterFunction(h, (const char *)edge_kernel24, k24, k24, -1, NULL, NULL, NULL, NULL,
+			       NULL);
+	__cudaRegisterFatBinaryEnd(h);
+	calls += 4;
+	CHECKED(calls, cuInit(0) == CUDA_SUCCESS);
+	for (long i = 0; i < rounds; i++) {
+		/* 40 + 8 + 16 (a length byte and 15) + 2 * 16 out-values = 96; then 17 bytes. */
+		snprintf(s, sizeof(s), "cuEdge%09ld", i);
+		CHECKED(calls, cuGetProcAddress_v2(s, &fn, 12000, 0, &status) == CUDA_SUCCESS);
+		snprintf(s, sizeof(s), "cuEdge%010ld", i);
+		CHECKED(calls, cuGetProcAddress_v2(s, &fn, 12000, 0, &status) == CUDA_SUCCESS);
+		/* No status: 40 + 8 + 32 + 16 = 96; then 33 bytes of string. */
+		snprintf(s, sizeof(s), "cuEdgeNoStatus_%016ld", i);
+		CHECKED(calls, cuGetProcAddress_v2(s, &fn, 12000, 0, NULL) == CUDA_SUCCESS);
+		snprintf(s, sizeof(s), "cuEdgeNoStatus_%017ld", i);
+		CHECKED(calls, cuGetProcAddress_v2(s, &fn, 12000, 0, NULL) == CUDA_SUCCESS);
+		/* A name not found (no out-value): 24 + 8 + 64 = 96, whether the name has 63 bytes
+		   or is cut to them. */
+		snprintf(s, sizeof(s), "edge_missing_%050ld", i);
+		CHECKED(calls, cuModuleGetFunction(&f, NULL, s) == CUDA_ERROR_NOT_FOUND);
+		snprintf(s, sizeof(s), "edge_missing_cut_%090ld", i);
+		CHECKED(calls, cuModuleGetFunction(&f, NULL, s) == CUDA_ERROR_NOT_FOUND);
+		/* A runtime launch nests the driver's (its hooks' time is kept): 56 + 8 + 8 + 24
+		   (the name of 23 bytes) = 96; then a name of 24. */
+		grid.x = (unsigned)(i % 7) + 1;
+		CHECKED(calls, cudaLaunchKernel((const void *)edge_kernel23, grid, block, NULL, 0,
+						NULL) == cudaSuccess);
+		CHECKED(calls, cudaLaunchKernel((const void *)edge_kernel24, grid, block, NULL, 0,
+						NULL) == cudaSuccess);
+		/* A runtime look-up nests the driver's (its strings as long): 40 + 8 + 8 + 24 + 16
+		   = 96; then 25 bytes of string. The nested ones (40 + 8 + 24 + 32) never fit. */
+		snprintf(s, sizeof(s), "cuEdgeRt%015ld", i);
+		CHECKED(calls,
+			cudaGetDriverEntryPointByVersion(s, &fn, 12000, 0, NULL) == cudaSuccess);
+		snprintf(s, sizeof(s), "cuEdgeRt%016ld", i);
+		CHECKED(calls,
+			cudaGetDriverEntryPointByVersion(s, &fn, 12000, 0, NULL) == cudaSuccess);
+	}
+	CHECK(edge_ran[0] > 0 && edge_ran[1] < 0);
+	printf("runtime %u\nruntime %u\n", (unsigned)CUAUDIT_ID_cudaLaunchKernel,
+	       (unsigned)CUAUDIT_ID_cudaGetDriverEntryPointByVersion);
+	/* An argument struct of 88 bytes: the ring's room after it holds a tail and no more. */
+	printf("big %u %zu\n", (unsigned)CUAUDIT_ID_cuTensorMapEncodeIm2col,
+	       sizeof(struct cuaudit_args_cuTensorMapEncodeIm2col));
+	EXPECT(cuGetProcAddress_v2, 15, 0, "cuEdge0", "traced", rounds);
+	EXPECT(cuGetProcAddress_v2, 16, 0, "cuEdge0", "ref", rounds);
+	EXPECT(cuGetProcAddress_v2, 31, 0, "cuEdgeNoStatus_", "traced", rounds);
+	EXPECT(cuGetProcAddress_v2, 32, 0, "cuEdgeNoStatus_", "ref", rounds);
+	EXPECT(cuModuleGetFunction, 63, 0, "edge_missing_", "traced", 2 * rounds);
+	EXPECT(cudaLaunchKernel, 23, 0, "edge_kernel_of_", "traced", rounds);
+	EXPECT(cudaLaunchKernel, 24, 0, "edge_kernel_of_", "ref", rounds);
+	EXPECT(cudaGetDriverEntryPointByVersion, 23, 0, "cuEdgeRt", "traced", rounds);
+	EXPECT(cudaGetDriverEntryPointByVersion, 24, 0, "cuEdgeRt", "ref", rounds);
+	/* The runtime's own look-ups inside them (40 + 8 + 24 + 32): never in the room. */
+	EXPECT(cuGetProcAddress_v2, 23, 1, "cuEdgeRt", "ref", rounds);
+	EXPECT(cuGetProcAddress_v2, 24, 1, "cuEdgeRt", "ref", rounds);
+	show_live();
+	printf("calls %ld\n", calls);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -552,7 +672,9 @@ int main(int argc, char **argv)
 		return forked(a);
 	if (strcmp(mode, "profiler") == 0)
 		return profiler(a, b);
+	if (strcmp(mode, "edges") == 0)
+		return edges(a);
 	fprintf(stderr, "usage: trace_ring_prog "
-			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler ...\n");
+			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|edges ...\n");
 	return 2;
 }
