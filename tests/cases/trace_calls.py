@@ -35,8 +35,9 @@ struct): a ring record of calls kept by the ring alone, of which only the first 
 (a name not found, "hostile_kept_...", and an 88-byte argument struct with no room for more
 than the tail); the others are each wrong in one way the reader must refuse: another thread,
 not ended, not marked, a hook time with no room for it, an out-value or a kernel name past
-the room. Written to OUT; with SEED, its blocks without the file's head and end marker to SEED
-too (a fuzz seed of tests/fuzz/corpus/trace)."""
+the room. Written to OUT; with SEED, that block after a small one of the file's own (the first 32
+records of a ring record and the references to them) to SEED too (a fuzz seed of
+tests/fuzz/corpus/trace: blocks without the file's head)."""
 import bisect
 import json
 import re
@@ -310,6 +311,37 @@ def find_traced(data, rid, n, prefix):
         at += size
 
 
+def compact_block(data, keep=32):
+    """The first ring record of the file that holds calls kept alone and is referred to, cut
+    to its first keep records, after the references to them: one block."""
+    at = RAW_HEAD
+    while len(data) - at >= 16:
+        magic, state, size = struct.unpack_from("<IIQ", data, at)
+        at += 16
+        if magic != BLOCK_MAGIC or state != 1:
+            break
+        b, r, refs = data[at:at + size], 0, []
+        while len(b) - r >= REC_HEAD:
+            h = head(b, r)
+            if h["id"] == ID_REF:
+                refs.append((r, h))
+            elif h["id"] == ID_RING:
+                mine = [b[x:x + g["size"]] for x, g in refs
+                        if 0 <= g["t_start"] - h["t_start"] < min(keep, h["t_end"])]
+                n = min(keep, h["t_end"])
+                traced = sum(1 for k in range(n) if head(b, r + REC_HEAD + k * LIVE_CALL)["flags"] & TRACED)
+                if mine and traced:
+                    ring = bytearray(b[r:r + REC_HEAD + n * LIVE_CALL])
+                    struct.pack_into("<I", ring, 0, len(ring))
+                    struct.pack_into("<Q", ring, 24, n)
+                    body = b"".join(mine) + bytes(ring)
+                    return struct.pack("<IIQ", BLOCK_MAGIC, 1, len(body)) + body
+                refs = []
+            r += h["size"]
+        at += size
+    raise AssertionError("no ring record with calls kept alone and references")
+
+
 def hostile(raw, expect_file, out, seed=None):
     data = open(raw, "rb").read()
     args_of, big = {}, None
@@ -399,7 +431,7 @@ def hostile(raw, expect_file, out, seed=None):
         at += 16 + size
     open(out, "wb").write(data[:at] + block + data[at:])
     if seed:
-        open(seed, "wb").write(data[RAW_HEAD:at] + block)
+        open(seed, "wb").write(compact_block(data) + block)
     print(f"a block of {len(entries)} calls kept by the ring alone, 2 of them sound")
 
 
