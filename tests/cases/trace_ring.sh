@@ -307,6 +307,19 @@ trace_with_the_live_view_stores_calls_at_the_edge_of_the_rings_room_each_way_and
   done
   for v in on on4096; do same_as_off $v; done
   ;;
+trace_with_the_live_view_keeps_calls_a_fault_skipped_as_the_trace_alone_does)
+  # CUAUDIT_FAULT skips every third cuDeviceGet (the program ignores its result): the call's
+  # tail in the ring keeps CUA_REC_SKIPPED with the result the fault gave, and no out-value.
+  for v in off on; do
+    traced $v "CUAUDIT_FAULT=cuDeviceGet=CUDA_ERROR_OUT_OF_MEMORY@every:3" -- mixed 400
+    ran $v
+    canon $v
+    counted $v calls "$(made $v)"
+    n=$(grep -c '^  driver cuDeviceGet(.*skipped=True) -> CUDA_ERROR_OUT_OF_MEMORY ' "$dir/$v/canon.txt")
+    [ "$n" -ge 100 ] && pass "$v: $n calls skipped by the fault" || fail "$v: $n skipped calls"
+  done
+  same_as_off on
+  ;;
 *)
   fail "unknown case $name"
   ;;
