@@ -228,6 +228,32 @@ four_runtime_copies_each_reach_their_own_through_dlclose_and_reopen) # when: CUA
   expect_log 2 "$(call __cudaRegisterFatBinary 'entry@.*/libstatic_rt_c\.so')"
   expect_log 7 "$(call cudaMalloc 'entry@.*/libstatic_rt_[abc]\.so')"
   ;;
+each_copy_is_named_in_the_trace_with_the_live_view_as_without) # when: CUAUDIT_HAVE_ZYDIS
+  # A call through a patched entry's copy keeps the copy above the binding's kind; with the
+  # live view on, the ring record's tail holds it (struct cua_ring_tail's copy), so each
+  # call still names the object whose copy it went through, call for call as without the view.
+  native "$BIN/static_rt_multi"
+  mkdir -m 0700 "$dir/live"
+  for v in off on; do
+    (
+      [ $v = on ] && export CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR="$dir/live"
+      CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=warn CUAUDIT_LOG_FILE="$dir/log.$v.txt" \
+        CUAUDIT_TRACE="$dir/t.$v.json" audited "$BIN/static_rt_multi"
+    )
+    same_results
+    grep -qE 'warning|error' "$dir/log.$v.txt" && fail "$v: cuaudit warned: $(head -2 "$dir/log.$v.txt")"
+    "$PYTHON" "$CASES_DIR/trace_calls.py" canon "$dir/t.$v.json" "$dir/canon.$v.txt" >"$dir/counts.$v.txt" 2>&1 ||
+      fail "$v: no trace: $(tail -2 "$dir/counts.$v.txt")"
+    n=$(grep -c 'cudaGetDevice(.*object=.*libstatic_rt_b\.so.*) -> .* entry depth=0$' "$dir/canon.$v.txt")
+    [ "$n" = 3 ] && pass "$v: 3 calls of cudaGetDevice through libstatic_rt_b.so's copy" ||
+      fail "$v: $n calls through libstatic_rt_b.so's copy: $(grep -m2 'entry' "$dir/canon.$v.txt")"
+  done
+  if [ -s canon.off.txt ] && cmp -s canon.off.txt canon.on.txt; then
+    pass "with the view: $(sed -n 's/^calls //p' counts.on.txt) calls, each as without it"
+  else
+    fail "the trace differs with the view on:"; diff canon.off.txt canon.on.txt | grep -E '^[<>]' | head -6
+  fi
+  ;;
 each_copy_is_named_in_log_summary_and_trace) # when: CUAUDIT_HAVE_ZYDIS
   native "$BIN/static_rt_multi"
   CUAUDIT_STATIC_RUNTIME=1 CUAUDIT_LOG=info CUAUDIT_SUMMARY="$dir/s.json" \
