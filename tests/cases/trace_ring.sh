@@ -289,7 +289,7 @@ trace_with_the_live_view_stores_calls_at_the_edge_of_the_rings_room_each_way_and
           pass "$v: of the damaged tails only the 2 sound calls read, beside the $n others" ||
           fail "$v: damaged tails: kept $kept, 88-byte ${big:-0}, damaged read $bad, $(grep '^calls' "$dir/$v/hostile.counts") of $n + 2"
       else
-        fail "$v: the damaged tails: $(tail -3 "$dir/$v/h.txt")"
+        fail "$v: the damaged tails (status $?): $(tail -3 "$dir/$v/h.txt")"
       fi
     fi
     canon $v
