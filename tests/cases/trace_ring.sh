@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# tests/cases/trace_ring.sh: the trace with the live view on holds the very calls it holds with the view off: none lost, repeated or altered, whatever the ring's size.
+# tests/cases/trace_ring.sh: the trace with the live view on holds the very calls it holds with the view off: none lost, repeated or altered, whatever the ring's size, each stored as its size says.
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh" "$1" || exit 1
 PROG="$BIN/trace_ring_prog"
 CALLS="$CASES_DIR/trace_calls.py"
