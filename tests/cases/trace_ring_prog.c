@@ -554,11 +554,10 @@ static void edge_kernel24(void **params, unsigned threads)
 	edge_ran[1] -= (int)threads;
 }
 
-/* What the check of the raw file (trace_calls.py paths) expects of the calls of id ID whose
-   first string (an argument, or the kernel's name) has LEN bytes and begins with PREFIX,
-   at depth DEPTH: the argument struct's ARGS bytes, how they are stored (traced: the ring's
-   record alone keeps the call; ref: a reference with the variable part), how many such calls
-   were made. */
+/* A line of the output for whoever reads it: the calls of id ID whose first string (an
+   argument, or the kernel's name) has LEN bytes and begins with PREFIX, at depth DEPTH: the
+   argument struct's ARGS bytes, how an older writer stored them (traced: the ring's record
+   alone; ref: a reference with the variable part), how many such calls were made. */
 static void expect(unsigned id, size_t args, size_t len, unsigned depth, const char *prefix,
 		   const char *path, long n)
 {
@@ -568,8 +567,9 @@ static void expect(unsigned id, size_t args, size_t len, unsigned depth, const c
 #define EXPECT(fn, ...) expect(CUAUDIT_ID_##fn, sizeof(struct cuaudit_args_##fn), __VA_ARGS__)
 
 /* Calls whose variable part just fills the room after their argument struct in the ring's
-   96 bytes (the tail's 8 bytes, a runtime call's 8 of hook time, the strings to a multiple
-   of 8, 16 bytes an out-value, a kernel's name), and calls with one byte more. Each
+   96 bytes (the tail's 8 bytes, the strings to a multiple of 8, 16 bytes an out-value, a
+   kernel's name; a runtime call's nested calls' hook time makes it a whole record), and
+   calls with one byte more. Each
    string holds the round's number, so that every call differs from the others. */
 static int edges(long rounds)
 {
