@@ -1171,6 +1171,11 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 	p += cua_trace_args_size[c->id];
 	put_var(p, (char *)r, c, d, &ex);
 	__atomic_store_n(&t->committed, at + need, __ATOMIC_RELEASE);
+	/* A whole record's call took a ring record too: the calls the ring keeps are written
+	   out before it comes round to them, whatever calls follow (a run of thousands of
+	   registrations with long names, at a program's start). */
+	if (ring && l == 0)
+		ring_check(t);
 	/* Live output: what a kill would lose is at most one interval of this thread. */
 	if (CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
 		flush_own(t);

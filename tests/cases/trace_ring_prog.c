@@ -649,6 +649,30 @@ static int edges(long rounds)
 	return 0;
 }
 
+/* Rounds of one call the ring keeps (a device count) and then 'whole' calls it cannot (a
+   driver look-up of a 60-byte name with its two out-values: 40 bytes of arguments and 96 of
+   variable part, past the ring's room): more of those than the ring holds, as a program's
+   start registers thousands of kernels and variables by name. */
+static int burst(long rounds, long whole)
+{
+	CUdriverProcAddressQueryResult status;
+	char name[96];
+	void *fn;
+	int n;
+
+	name_thread("ring-main", 0);
+	for (long i = 0; i < rounds; i++) {
+		CHECKED(made, cuDeviceGetCount(&n) == CUDA_SUCCESS);
+		for (long k = 0; k < whole; k++) {
+			snprintf(name, sizeof(name), "cuNoSuchFunctionWithAName_long_enough_to_be_whole_%04ld_%04ld", i, k);
+			CHECKED(made, cuGetProcAddress_v2(name, &fn, 12000, 0, &status) == CUDA_SUCCESS);
+		}
+	}
+	show_live();
+	printf("calls %ld\n", made);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -672,9 +696,11 @@ int main(int argc, char **argv)
 		return forked(a);
 	if (strcmp(mode, "profiler") == 0)
 		return profiler(a, b);
+	if (strcmp(mode, "burst") == 0)
+		return burst(a, b);
 	if (strcmp(mode, "edges") == 0)
 		return edges(a);
 	fprintf(stderr, "usage: trace_ring_prog "
-			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|edges ...\n");
+			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|burst|edges ...\n");
 	return 2;
 }
