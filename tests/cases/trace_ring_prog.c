@@ -661,6 +661,7 @@ static int burst(long rounds, long whole)
 	int n;
 
 	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
 	for (long i = 0; i < rounds; i++) {
 		CHECKED(made, cuDeviceGetCount(&n) == CUDA_SUCCESS);
 		for (long k = 0; k < whole; k++) {
