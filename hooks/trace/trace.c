@@ -893,8 +893,14 @@ static int captured(unsigned id)
 /* What a record carries beyond its arguments: the values the call wrote through its
    out-parameters (read now, while the caller's memory is live) and the kernel's name, copied
    so that `cuaudit trace` can format a raw file in another process. */
+/* String arguments a function has at most (2 in CUDA 13.0's); any past them is kept empty. */
+#define TRACE_STRINGS 4u
 struct extras {
 	uint32_t bits; /* the record's flags: CUA_REC_OUT(i), CUA_REC_KERNEL */
+	/* Each string argument's length as measured once, for the record's size and its copy
+	   alike: the program may change the string meanwhile (another thread), and a copy
+	   measured again would write past the room the record was given. */
+	uint8_t slen[TRACE_STRINGS];
 	unsigned n;
 	uint64_t out[CUA_TRACE_MAX_OUTS][2];
 	const char *kernel;
@@ -1029,13 +1035,13 @@ CUA_HOT_INLINE struct cua_live_call *ring_record(struct tbuf *t, const struct cu
 CUA_HOT_INLINE void put_var(char *p, char *base, const struct cuaudit_call *c,
 			    const struct cua_api_desc *d, const struct extras *ex)
 {
-	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
+	for (unsigned i = 0, k = 0; has_string[c->id] && i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
 			const char *s;
-			size_t n;
+			size_t n = k < TRACE_STRINGS ? ex->slen[k] : 0;
 
+			k++;
 			memcpy(&s, (const char *)c->args + d->args[i].offset, sizeof(s));
-			n = string_len(s);
 			*p++ = (char)n;
 			memcpy(p, s, n);
 			p += n;
@@ -1107,12 +1113,16 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 			return;
 		}
 	}
-	for (unsigned i = 0; has_string[c->id] && i < d->nargs; i++) {
+	for (unsigned i = 0, k = 0; has_string[c->id] && i < d->nargs; i++) {
 		if (d->args[i].fmt == CUA_FMT_STRING) {
 			const char *s;
+			size_t n = 0;
 
 			memcpy(&s, (const char *)c->args + d->args[i].offset, sizeof(s));
-			need += 1 + string_len(s);
+			if (k < TRACE_STRINGS)
+				ex.slen[k] = (uint8_t)(n = string_len(s));
+			k++;
+			need += 1 + n;
 		}
 	}
 	need = round8(need);

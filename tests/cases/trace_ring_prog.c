@@ -674,6 +674,46 @@ static int burst(long rounds, long whole)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- a string changed meanwhile */
+
+static char flipped[64];
+static volatile int flip_stop;
+
+static void *flipper(void *arg)
+{
+	(void)arg;
+	while (!flip_stop) {
+		__atomic_store_n(&flipped[0], 0, __ATOMIC_SEQ_CST);
+		memset(flipped + 1, 'x', 62);
+		__atomic_store_n(&flipped[0], 'x', __ATOMIC_SEQ_CST);
+	}
+	return NULL;
+}
+
+/* cuGetProcAddress_v2 of a symbol another thread makes empty and 63 bytes long, again and
+   again, while the call returns and is traced: its record must be the call's, of whichever
+   length the trace read, and no other record touched. */
+static int flipping(long rounds)
+{
+	pthread_t t;
+
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	CHECK(pthread_create(&t, NULL, flipper, NULL) == 0);
+	for (long i = 0; i < rounds; i++) {
+		void *fn = NULL;
+		CUdriverProcAddressQueryResult status;
+
+		CHECKED(made, cuGetProcAddress_v2(flipped, &fn, 12000, 0, &status) == CUDA_SUCCESS);
+	}
+	flip_stop = 1;
+	CHECK(pthread_join(t, NULL) == 0);
+	show_live();
+	printf("calls %ld\n", made);
+	return 0;
+}
+
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -699,9 +739,11 @@ int main(int argc, char **argv)
 		return profiler(a, b);
 	if (strcmp(mode, "burst") == 0)
 		return burst(a, b);
+	if (strcmp(mode, "flipping") == 0)
+		return flipping(a);
 	if (strcmp(mode, "edges") == 0)
 		return edges(a);
 	fprintf(stderr, "usage: trace_ring_prog "
-			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|burst|edges ...\n");
+			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|burst|edges|flipping ...\n");
 	return 2;
 }
