@@ -4,6 +4,7 @@
 #include <fcntl.h>
 #include <pthread.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/random.h>
 #include <sys/stat.h>
@@ -71,6 +72,11 @@ struct tbuf {
 	uint32_t plain;
 	uint32_t ring_gen; /* the ring's owner generation then: another owner may have reused it */
 	uint32_t ring_tid; /* the thread whose calls it holds there (an adopter's are its own) */
+	/* At exit: its records with the calls its ring kept, copied when the finish took it
+	   (before the raw file is converted, while its owner may go on calling), and their
+	   bytes; NULL: none copied. */
+	char *taken_copy;
+	size_t taken_n;
 	_Alignas(8) char data[];
 };
 
@@ -1326,6 +1332,8 @@ static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t dea
 
 /* Closes every buffer of this process first: a flush in progress then ends (its block is
    whole in the file) before the file is read. */
+static void copy_taken(struct tbuf *t);
+
 static void take_buffers(uint64_t pid, unsigned *cut)
 {
 	uint32_t self = (uint32_t)cua_thread_id();
@@ -1337,6 +1345,11 @@ static void take_buffers(uint64_t pid, unsigned *cut)
 
 		t->taken = s->pid == pid && take_buffer(t, self, pid, deadline, cut);
 	}
+	/* The rings at once: their owners' calls from now on still take ring records, and
+	   converting the raw file takes a while. */
+	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next)
+		if (((struct tbuf *)s)->taken)
+			copy_taken((struct tbuf *)s);
 }
 
 /* Bytes of the whole records at the start of p[0..n) that fit in room. */
@@ -1362,12 +1375,40 @@ static char *finished_records(struct tbuf *t, size_t *n)
 	static char area[TBUF_SIZE];
 	uint64_t done;
 
+	if (t->taken_copy) {
+		*n = t->taken_n;
+		return t->taken_copy;
+	}
 	*n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
 	if (!t->ring || !__atomic_load_n(&t->plain, __ATOMIC_ACQUIRE) || *n > TBUF_SIZE)
 		return t->data;
 	memcpy(area, t->data, *n);
 	*n += seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
 	return area;
+}
+
+/* A taken buffer whose ring holds calls for it: its records and those calls, copied now
+   (finished_records then hands the copy out). Memory for the copy is mapped at exit: its
+   records' bytes and room for a ring's calls (a buffer goes out at every three quarters of
+   the ring: mostly small); where none is had, finished_records copies later, as before.
+   Left mapped: the process ends, or its image is replaced, soon after. */
+static void copy_taken(struct tbuf *t)
+{
+	size_t n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE), cap;
+	uint64_t done;
+	char *a;
+
+	t->taken_copy = NULL;
+	if (!t->ring || !__atomic_load_n(&t->plain, __ATOMIC_ACQUIRE) || n > TBUF_SIZE)
+		return;
+	cap = n + ring_room();
+	cap = cap < TBUF_SIZE ? cap : TBUF_SIZE;
+	a = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (a == MAP_FAILED)
+		return;
+	memcpy(a, t->data, n);
+	t->taken_n = n + seal_ring(t, a, n, cap, 1, &done);
+	t->taken_copy = a;
 }
 
 /* The records still in the buffers, after the raw file's. They count against

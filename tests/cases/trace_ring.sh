@@ -305,6 +305,20 @@ trace_with_the_live_view_keeps_the_ring_s_calls_across_runs_of_calls_stored_whol
   done
   same_as_off on
   ;;
+trace_with_the_live_view_keeps_the_calls_of_a_thread_still_calling_at_exit)
+  # A thread calls in a loop until the process exits, while the main thread makes 100000
+  # calls and returns from main. Exit takes the busy thread's buffer, converts the raw file
+  # (some 100 blocks: a while), then formats the calls its ring kept; meanwhile the busy
+  # thread's calls, dropped from the trace, still take ring records. With the view off its
+  # buffer holds its last calls; on, they must not be overwritten first (nothing said lost).
+  for v in off on; do
+    traced $v -- busy 100000
+    ran $v
+    canon $v
+    counted $v threads 2
+  done
+  rm -f "$dir"/*/t.json "$dir"/*/canon.txt
+  ;;
 trace_keeps_every_call_whose_string_argument_another_thread_changes)
   # Another thread makes a call's string argument empty and 63 bytes long in a loop while
   # the call returns. The trace measured each string twice, for the record's size and for

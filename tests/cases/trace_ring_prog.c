@@ -714,6 +714,45 @@ static int flipping(long rounds)
 }
 
 
+/* ---------------------------------------------------------------- a busy thread at exit */
+
+static volatile long busy_calls;
+
+static void *busy_worker(void *arg)
+{
+	int n;
+
+	(void)arg;
+	name_thread("ring-busy", 0);
+	for (;;) {
+		(void)cuDeviceGetCount(&n);
+		busy_calls++;
+	}
+	return NULL;
+}
+
+/* A thread calls in a loop until the process exits, while the main thread makes `calls`
+   calls (blocks of the raw file that exit converts, for a while, before the buffers) and
+   returns from main. The busy thread's calls before exit took its buffer are in the trace
+   with the view off; with it on, they must be too, not overwritten in its ring while exit
+   converts the raw file. */
+static int busy(long calls)
+{
+	pthread_t t;
+	int n;
+
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	CHECK(pthread_create(&t, NULL, busy_worker, NULL) == 0);
+	while (busy_calls < 2000)
+		;
+	for (long i = 0; i < calls; i++)
+		CHECKED(made, cuDeviceGetCount(&n) == CUDA_SUCCESS);
+	show_live();
+	printf("calls %ld\n", made);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -741,9 +780,11 @@ int main(int argc, char **argv)
 		return burst(a, b);
 	if (strcmp(mode, "flipping") == 0)
 		return flipping(a);
+	if (strcmp(mode, "busy") == 0)
+		return busy(a);
 	if (strcmp(mode, "edges") == 0)
 		return edges(a);
 	fprintf(stderr, "usage: trace_ring_prog "
-			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|burst|edges|flipping ...\n");
+			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|burst|edges|flipping|busy ...\n");
 	return 2;
 }
