@@ -72,6 +72,10 @@ struct tbuf {
 	uint32_t plain;
 	uint32_t ring_gen; /* the ring's owner generation then: another owner may have reused it */
 	uint32_t ring_tid; /* the thread whose calls it holds there (an adopter's are its own) */
+	/* A writing out of the ring in progress (seal_own): committed once its calls are
+	   counted, and the INDEX it wrote up to; sealed_at 0: none. */
+	size_t sealed_at;
+	uint64_t sealed_upto;
 	/* At exit: its records with the calls its ring kept, copied when the finish took it
 	   (before the raw file is converted, while its owner may go on calling), and their
 	   bytes; NULL: none copied. */
@@ -696,13 +700,29 @@ static void seal_own(struct tbuf *t)
 
 	if (!t->plain)
 		return;
+	/* One a jump out of a signal handler left after its calls were counted: finished, not
+	   made again (each call would be shown twice). Its thread's next update takes the flush
+	   over before it adds a record. */
+	if (t->sealed_at && t->sealed_at == t->committed) {
+		t->drained = t->sealed_upto;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->sealed_at = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->plain = 0;
+		return;
+	}
 	n = seal_ring(t, t->data, t->committed, TBUF_SIZE, 0, &done);
-	/* The number first: a jump out of a signal handler between the two (leaving a handler
-	   that interrupted this very writing out) writes these calls again at the next one,
-	   never loses them. */
+	t->sealed_upto = done;
+	t->sealed_at = t->committed + n;
+	/* Then the number: a jump before it leaves the calls to be written again in their
+	   place. */
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	__atomic_store_n(&t->committed, t->committed + n, __ATOMIC_RELEASE);
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->drained = done;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->sealed_at = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->plain = 0;
 }
 
