@@ -1387,6 +1387,17 @@ static size_t records_within(const char *p, size_t n, uint64_t room)
 	return at;
 }
 
+/* A writing out of the ring that a jump left after counting its calls (seal_own) in a
+   buffer taken at exit with n bytes: its calls are in those bytes, and the exit's copy
+   begins after them. The buffer is closed: its owner writes it no more. */
+static void finish_cut_seal(struct tbuf *t, size_t n)
+{
+	if (t->sealed_at && t->sealed_at == n) {
+		t->drained = t->sealed_upto;
+		t->sealed_at = 0;
+	}
+}
+
 /* A buffer taken at exit, as its block must hold it: with the calls its thread's ring kept
    alone since the last writing out (written into a copy: the owner may still be running,
    and its buffer is not the exit's to write), or the buffer itself. Sets *n to its bytes. */
@@ -1402,6 +1413,7 @@ static char *finished_records(struct tbuf *t, size_t *n)
 	*n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
 	if (!t->ring || !__atomic_load_n(&t->plain, __ATOMIC_ACQUIRE) || *n > TBUF_SIZE)
 		return t->data;
+	finish_cut_seal(t, *n);
 	memcpy(area, t->data, *n);
 	*n += seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
 	return area;
@@ -1421,6 +1433,7 @@ static void copy_taken(struct tbuf *t)
 	t->taken_copy = NULL;
 	if (!t->ring || !__atomic_load_n(&t->plain, __ATOMIC_ACQUIRE) || n > TBUF_SIZE)
 		return;
+	finish_cut_seal(t, n);
 	cap = n + ring_room();
 	cap = cap < TBUF_SIZE ? cap : TBUF_SIZE;
 	a = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
