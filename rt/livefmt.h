@@ -42,10 +42,6 @@
 #define CUA_LIVE_CALLS_DEFAULT 64u
 #define CUA_LIVE_CALLS_MAX 4096u
 #define CUA_LIVE_CALLS_MIN 16u     /* records per slot at least: calls in flight take them too */
-/* Records per slot at least with the trace on, which writes the ring out three quarters at a
-   time (bench/drain_cost.c: a write per 768 records costs nothing measurable more than one
-   per 1 MiB of records; per 64 it cost 47 ns a record). */
-#define CUA_LIVE_CALLS_TRACE 1024u
 #define CUA_LIVE_PROGRAM 256u
 #define CUA_LIVE_DEVICES 64u       /* CUA_MAX_DEVICES */
 #define CUA_LIVE_NAMES 1024u       /* kernel names kept (a power of two); later ones are counted */

@@ -31,11 +31,7 @@ int cua_live_init(const struct cua_config *all)
 		caps |= CUA_LIVE_CAP_TRACE;
 	if (all->capture == CUA_CAPTURE_CTL && (all->log_level >= CUA_LOG_VERBOSE || all->log_errors))
 		caps |= CUA_LIVE_CAP_LOG;
-	/* The trace writes the ring out in blocks (hooks/trace/trace.c): at least
-	   CUA_LIVE_CALLS_TRACE records then, so that a block costs no more than its own. */
-	if (cua_live_setup(dir, cua_trace_on() && all->live.calls < CUA_LIVE_CALLS_TRACE ? CUA_LIVE_CALLS_TRACE
-										       : all->live.calls,
-			   caps) != 0)
+	if (cua_live_setup(dir, all->live.calls, caps) != 0)
 		return -1;
 	/* At exit the file goes; at an exec it is marked exited (audit/exec.c,
 	   cua_live_exec_begin), and kept by a failed one. */

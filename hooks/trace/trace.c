@@ -640,7 +640,8 @@ static inline int kept_by(const struct cua_live_call *e, uint64_t want)
    is copied and read again, and one whose number changed meanwhile is left out). The calls
    the thread kept that are missing (their records taken again before this: a signal
    handler's burst of calls past the window) are counted. */
-static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other, uint64_t *upto)
+static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other, uint64_t *upto,
+			uint64_t *found)
 {
 	struct cua_live_slot *s = t->ring;
 	uint64_t ncalls = (uint64_t)cua_live_calls_mask + 1, done, first, kept = 0;
@@ -687,7 +688,9 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 			}
 		}
 	}
-	if (CUA_UNLIKELY(kept < plain))
+	if (found)
+		*found = kept;
+	else if (CUA_UNLIKELY(kept < plain))
 		__atomic_add_fetch(&overtaken, plain - kept, __ATOMIC_RELAXED);
 	return (size_t)(out - (p + n));
 }
@@ -711,7 +714,7 @@ static void seal_own(struct tbuf *t)
 		t->plain = 0;
 		return;
 	}
-	n = seal_ring(t, t->data, t->committed, TBUF_SIZE, 0, &done);
+	n = seal_ring(t, t->data, t->committed, TBUF_SIZE, 0, &done, NULL);
 	t->sealed_upto = done;
 	t->sealed_at = t->committed + n;
 	/* Then the number: a jump before it leaves the calls to be written again in their
@@ -818,6 +821,32 @@ static int flush_own(struct tbuf *t)
 	}
 	seal_own(t);
 	return flush_held(t, l, NO_BLOCK);
+}
+
+/* The ring has come three quarters round since its calls were last written out: they go
+   into the buffer as call records (seal_own), and the buffer goes out only once it has no
+   room for another ring's calls (tbuf_room), so that the raw file gets blocks as large as
+   without the view and the ring may stay small (the view's own size). As a flush: marked,
+   out of mine[] meanwhile, and taken over after a jump. */
+static CUA_COLD void drain_own(struct tbuf *t)
+{
+	unsigned l = t->slot.level;
+	uint64_t idle = IDLE;
+
+	mine[l] = NULL;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(cua_thread_id()), 0,
+					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		back_in_mine(t, l);
+		return;
+	}
+	seal_own(t);
+	if (t->committed > tbuf_room) {
+		flush_held(t, l, NO_BLOCK);
+		return;
+	}
+	__atomic_store_n(&t->state, IDLE, __ATOMIC_RELEASE);
+	back_in_mine(t, l);
 }
 
 /* The thread's update at level l found its buffer out of mine[] (flush_own): a flush of it
@@ -1100,8 +1129,10 @@ CUA_HOT_INLINE int ring_keeps(struct tbuf *t, const struct cuaudit_call *c,
 	put_var((char *)rec->args + cua_trace_args_size[c->id], (char *)rec, c, d, ex);
 	*cua_live_flag_byte(rec, CUA_LIVE_TRACED) |= (uint8_t)(CUA_LIVE_TRACED >> 24);
 	t->plain++;
-	if (__atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window ||
-	    CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
+	if (__atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)
+		drain_own(t);
+	/* Live output: what a kill would lose is at most one interval of this thread. */
+	if (CUA_UNLIKELY(c->t_exit_ns >= t->flush_at))
 		flush_own(t);
 	return 1;
 }
@@ -1113,7 +1144,7 @@ static void ring_check(struct tbuf *t)
 {
 	if (t->plain && t->ring &&
 	    __atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)
-		flush_own(t);
+		drain_own(t);
 }
 
 /* ring: the live view is on, so calls are in its rings (constant in each caller, so that the
@@ -1352,7 +1383,8 @@ static int take_buffer(struct tbuf *t, uint32_t self, uint64_t pid, uint64_t dea
 
 /* Closes every buffer of this process first: a flush in progress then ends (its block is
    whole in the file) before the file is read. */
-static void copy_taken(struct tbuf *t);
+static void copy_taken(struct tbuf *t, char *a, uint32_t self, uint64_t pid, uint64_t deadline,
+		       unsigned *cut);
 
 static void take_buffers(uint64_t pid, unsigned *cut)
 {
@@ -1362,14 +1394,17 @@ static void take_buffers(uint64_t pid, unsigned *cut)
 
 	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next) {
 		struct tbuf *t = (struct tbuf *)s;
+		char *a = MAP_FAILED;
 
-		t->taken = s->pid == pid && take_buffer(t, self, pid, deadline, cut);
+		/* The memory for its ring's calls before the take (copy_taken). */
+		if (s->pid == pid && t->ring && __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE))
+			a = mmap(NULL, 2 * ring_room(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		t->taken_copy = NULL;
+		if (a == MAP_FAILED)
+			t->taken = s->pid == pid && take_buffer(t, self, pid, deadline, cut);
+		else
+			copy_taken(t, a, self, pid, deadline, cut);
 	}
-	/* The rings at once: their owners' calls from now on still take ring records, and
-	   converting the raw file takes a while. */
-	for (struct cua_tslot *s = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); s; s = s->next)
-		if (((struct tbuf *)s)->taken)
-			copy_taken((struct tbuf *)s);
 }
 
 /* Bytes of the whole records at the start of p[0..n) that fit in room. */
@@ -1406,41 +1441,54 @@ static char *finished_records(struct tbuf *t, size_t *n)
 	static char area[TBUF_SIZE];
 	uint64_t done;
 
-	if (t->taken_copy) {
-		*n = t->taken_n;
-		return t->taken_copy;
-	}
 	*n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
+	if (t->taken_copy) {
+		if (*n > TBUF_SIZE || t->taken_n > TBUF_SIZE - *n)
+			return t->data;
+		memcpy(area, t->data, *n);
+		memcpy(area + *n, t->taken_copy, t->taken_n);
+		*n += t->taken_n;
+		return area;
+	}
 	if (!t->ring || !__atomic_load_n(&t->plain, __ATOMIC_ACQUIRE) || *n > TBUF_SIZE)
 		return t->data;
 	finish_cut_seal(t, *n);
 	memcpy(area, t->data, *n);
-	*n += seal_ring(t, area, *n, TBUF_SIZE, 1, &done);
+	*n += seal_ring(t, area, *n, TBUF_SIZE, 1, &done, NULL);
 	return area;
 }
 
-/* A taken buffer whose ring holds calls for it: its records and those calls, copied now
-   (finished_records then hands the copy out). Memory for the copy is mapped at exit: its
-   records' bytes and room for a ring's calls (a buffer goes out at every three quarters of
-   the ring: mostly small); where none is had, finished_records copies later, as before.
-   Left mapped: the process ends, or its image is replaced, soon after. */
-static void copy_taken(struct tbuf *t)
+/* Takes a buffer whose ring holds calls for it, and copies those calls into a (mapped for
+   it, twice ring_room() bytes): the ones its ring kept so far while its owner still keeps them
+   there (and writes them out itself at three quarters of the ring), then, once the buffer
+   is taken (its owner keeps no more), the ones kept meanwhile, the ring's newest. Its owner
+   goes on calling, and its calls still take ring records: copied afterwards, the first of
+   them would be overwritten. Each kept call missing is counted. finished_records puts them
+   after the buffer's records. Left mapped: the process ends, or its image is replaced, soon
+   after. */
+static void copy_taken(struct tbuf *t, char *a, uint32_t self, uint64_t pid, uint64_t deadline,
+		       unsigned *cut)
 {
-	size_t n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE), cap;
-	uint64_t done;
-	char *a;
+	uint64_t drained = __atomic_load_n(&t->drained, __ATOMIC_ACQUIRE), upto = 0, found = 0, late = 0;
+	size_t cap = 2 * ring_room(), early = seal_ring(t, a, 0, cap, 1, &upto, &found);
+	uint32_t plain;
 
-	t->taken_copy = NULL;
-	if (!t->ring || !__atomic_load_n(&t->plain, __ATOMIC_ACQUIRE) || n > TBUF_SIZE)
+	t->taken = take_buffer(t, self, pid, deadline, cut);
+	if (!t->taken) {
+		munmap(a, cap);
 		return;
-	finish_cut_seal(t, n);
-	cap = n + ring_room();
-	cap = cap < TBUF_SIZE ? cap : TBUF_SIZE;
-	a = mmap(NULL, cap, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-	if (a == MAP_FAILED)
-		return;
-	memcpy(a, t->data, n);
-	t->taken_n = n + seal_ring(t, a, n, cap, 1, &done);
+	}
+	finish_cut_seal(t, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE));
+	/* Its owner wrote its ring out meanwhile: the copy so far is in its records. The buffer
+	   is closed now: its owner writes drained no more. */
+	if (__atomic_load_n(&t->drained, __ATOMIC_ACQUIRE) != drained || !early)
+		early = found = 0;
+	else
+		t->drained = upto;
+	plain = __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE);
+	t->taken_n = early + seal_ring(t, a, early, cap, 1, &upto, &late);
+	if (found + late < plain)
+		__atomic_add_fetch(&overtaken, plain - found - late, __ATOMIC_RELAXED);
 	t->taken_copy = a;
 }
 
