@@ -42,6 +42,10 @@
 #define CUA_LIVE_CALLS_DEFAULT 64u
 #define CUA_LIVE_CALLS_MAX 4096u
 #define CUA_LIVE_CALLS_MIN 16u     /* records per slot at least: calls in flight take them too */
+/* Records per slot at least with the trace on, which keeps calls in the ring until three
+   quarters of it are taken: the quarter left (256) is the room of a signal handler's calls
+   while the trace's own update runs (with 64, nested handlers overtook 5 calls in CI). */
+#define CUA_LIVE_CALLS_TRACE 1024u
 #define CUA_LIVE_PROGRAM 256u
 #define CUA_LIVE_DEVICES 64u       /* CUA_MAX_DEVICES */
 #define CUA_LIVE_NAMES 1024u       /* kernel names kept (a power of two); later ones are counted */

@@ -31,7 +31,12 @@ int cua_live_init(const struct cua_config *all)
 		caps |= CUA_LIVE_CAP_TRACE;
 	if (all->capture == CUA_CAPTURE_CTL && (all->log_level >= CUA_LOG_VERBOSE || all->log_errors))
 		caps |= CUA_LIVE_CAP_LOG;
-	if (cua_live_setup(dir, all->live.calls, caps) != 0)
+	/* The trace keeps calls in the ring until three quarters of it are taken: a quarter of
+	   it is the room a signal handler's calls have while the trace's own update runs
+	   (hooks/trace/trace.c), so at least CUA_LIVE_CALLS_TRACE records then. */
+	if (cua_live_setup(dir, cua_trace_on() && all->live.calls < CUA_LIVE_CALLS_TRACE ? CUA_LIVE_CALLS_TRACE
+										       : all->live.calls,
+			   caps) != 0)
 		return -1;
 	/* At exit the file goes; at an exec it is marked exited (audit/exec.c,
 	   cua_live_exec_begin), and kept by a failed one. */
