@@ -41,12 +41,13 @@ declare -A env_of=(
   [trace]="$A CUAUDIT_TRACE=$W/trace.%p.json"
   [verbose]="$A CUAUDIT_LOG=verbose CUAUDIT_LOG_FILE=$W/log.%p"
   [gputime]="$A CUAUDIT_GPU_TIME=on"
+  [all]="$A CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live CUAUDIT_GPU_TIME=on"
   [cupti]="CUDA_INJECTION64_PATH=$B/bench/cupti_subscriber.so"
   [cupti_ts]="CUDA_INJECTION64_PATH=$B/bench/cupti_subscriber_ts.so"
 )
 # Every call writes output in these: fewer calls per pass keep the files small; ns per call
 # stays comparable.
-declare -A scale_of=([trace]=20 [trace_live]=20 [verbose]=200 [base_trace]=20 [base_trace_live]=20)
+declare -A scale_of=([trace]=20 [trace_live]=20 [all]=20 [verbose]=200 [base_trace]=20 [base_trace_live]=20 [base_all]=20)
 # BASELINE=/path/libcuaudit.so: another build of the module (an older commit) measured in the
 # same interleaved rounds, with the same programs: its rows read base_*.
 base_configs=""
@@ -58,7 +59,10 @@ if [ -n "${BASELINE:-}" ]; then
   env_of[base_live]="$BA CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
   env_of[base_summary_live]="$BA CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
   env_of[base_trace_live]="$BA CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live"
-  base_configs=" base_no_hook base_summary base_trace base_live base_summary_live base_trace_live"
+  env_of[base_sampled]="$BA CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=64"
+  env_of[base_gputime]="$BA CUAUDIT_GPU_TIME=on"
+  env_of[base_all]="$BA CUAUDIT_SUMMARY=$W/summary.%p.json CUAUDIT_SUMMARY_SAMPLE=0 CUAUDIT_TRACE=$W/trace.%p.json CUAUDIT_LIVE=1 CUAUDIT_LIVE_DIR=$W/live CUAUDIT_GPU_TIME=on"
+  base_configs=" base_no_hook base_sampled base_summary base_trace base_live base_summary_live base_trace_live base_gputime base_all"
 fi
 if [ $MOCK = 1 ]; then
   CALLS=$B/tests/cases/mock_calls
@@ -116,6 +120,8 @@ for round in $(seq "$ROUNDS"); do
     for mode in $modes; do
       v=$(env ${env_of[$c]} BENCH_SCALE=${scale_of[$c]:-1} $PIN bash -c "$(declare -f calls_of); CALLS='$CALLS' calls_of $mode" 2>/dev/null)
       ns[$c.$mode]="${ns[$c.$mode]:-} ${v:-nan}"
+      # As it goes, so that a run cut by a time limit still shows what it measured.
+      echo "round $round $c $mode: ${v:-nan}" >&2
       clean
     done
   done
@@ -213,6 +219,25 @@ if [ "$ROUNDS" -gt 0 ]; then
     done
     echo "$row"
   done
+  # This tree against the baseline build, paired by round: each round's row less the same
+  # row of the baseline, run beside it in that round; the median and range of those.
+  if [ -n "$base_configs" ]; then
+    echo
+    printf '%-24s' "less the baseline, paired by round (ns; median [lowest, highest])"
+    echo
+    for c in no_hook sampled summary trace live summary_live trace_live gputime all; do
+      case " $configs " in *" $c "*) ;; *) continue ;; esac
+      case " $configs " in *" base_$c "*) ;; *) continue ;; esac
+      row=$(printf '%-24s' "$c")
+      for mode in $modes; do
+        d=$(paste -d' ' <(echo "${ns[$c.$mode]:-}" | tr ' ' '\n' | grep -v '^$') \
+          <(echo "${ns[base_$c.$mode]:-}" | tr ' ' '\n' | grep -v '^$') |
+          awk '$1 != "nan" && $2 != "nan" {printf "%.2f ", $1 - $2}')
+        row+=$(printf ' %s %24s' "$mode" "$(printf '%+.2f [%+.2f, %+.2f]' "$(echo "$d" | median)" "$(echo "$d" | lowest)" "$(echo "$d" | highest)")")
+      done
+      echo "$row"
+    done
+  fi
 fi
 
 if [ "$NO_TORCH" = 0 ]; then
@@ -270,9 +295,9 @@ if [ "$ROUNDS" -gt 0 ]; then
   esac
   # A hot path not slower than the baseline build's (1 ns is within the noise of these medians).
   if [ -n "$base_configs" ]; then
-    for c in no_hook summary trace live summary_live trace_live; do
+    for c in no_hook sampled summary trace live summary_live trace_live gputime all; do
       case " $configs " in *" base_$c "*) ;; *) continue ;; esac
-      for mode in plt procaddress cudart; do
+      for mode in $modes; do
         target "$c on $mode not slower than the baseline ($(added $c $mode) vs $(added base_$c $mode), 1 ns of noise)" \
           "$(added $c $mode) <= $(added base_$c $mode) + 1"
       done

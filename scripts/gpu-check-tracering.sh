@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # SPDX-License-Identifier: MIT
-# scripts/gpu-check-tracering.sh: on a GPU machine, the trace of a PyTorch process holds every call the exact summary counted, with the live view on (the view's rings keep most calls alone, references the rest) as without it, and a raw file a SIGKILL left converts.
+# scripts/gpu-check-tracering.sh: on a GPU machine, the trace of a PyTorch process holds every call the exact summary counted, with the live view on (the calls kept in the view's ring records, whole records where they do not fit) as without it, and a raw file a SIGKILL left converts.
 # Usage: scripts/gpu-check-tracering.sh   (no arguments; needs a CUDA driver, cmake, and python3 with torch)
 set -u
 ROOT=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
