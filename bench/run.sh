@@ -145,6 +145,10 @@ fi
 median() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{a[NR]=$1} END {print (NR ? a[int((NR+1)/2)] : "nan")}'; }
 lowest() { tr ' ' '\n' | grep -v '^$' | sort -g | awk 'NR == 1 {v = $1} END {print (NR ? v : "nan")}'; }
 highest() { tr ' ' '\n' | grep -v '^$' | sort -g | awk '{v = $1} END {print (NR ? v : "nan")}'; }
+# The mean and twice its standard error (a 95% interval where the rounds are independent).
+mean_2se() { tr ' ' '\n' | grep -v '^$' | awk '{s += $1; q += $1 * $1; n++}
+  END {if (n < 2) {print "nan"; exit} m = s / n; v = (q - n * m * m) / (n - 1); if (v < 0) v = 0
+       printf "%+.2f +- %.2f\n", m, 2 * sqrt(v / n)}'; }
 
 declare -A m
 for c in $configs; do
@@ -223,7 +227,7 @@ if [ "$ROUNDS" -gt 0 ]; then
   # row of the baseline, run beside it in that round; the median and range of those.
   if [ -n "$base_configs" ]; then
     echo
-    printf '%-24s' "less the baseline, paired by round (ns; median [lowest, highest])"
+    printf '%-24s' "less the baseline, paired by round (ns; median [lowest, highest], mean +- 2 standard errors)"
     echo
     for c in no_hook sampled summary trace live summary_live trace_live gputime all; do
       case " $configs " in *" $c "*) ;; *) continue ;; esac
@@ -233,7 +237,7 @@ if [ "$ROUNDS" -gt 0 ]; then
         d=$(paste -d' ' <(echo "${ns[$c.$mode]:-}" | tr ' ' '\n' | grep -v '^$') \
           <(echo "${ns[base_$c.$mode]:-}" | tr ' ' '\n' | grep -v '^$') |
           awk '$1 != "nan" && $2 != "nan" {printf "%.2f ", $1 - $2}')
-        row+=$(printf ' %s %24s' "$mode" "$(printf '%+.2f [%+.2f, %+.2f]' "$(echo "$d" | median)" "$(echo "$d" | lowest)" "$(echo "$d" | highest)")")
+        row+=$(printf ' %s %24s, mean %s' "$mode" "$(printf '%+.2f [%+.2f, %+.2f]' "$(echo "$d" | median)" "$(echo "$d" | lowest)" "$(echo "$d" | highest)")" "$(echo "$d" | mean_2se)")
       done
       echo "$row"
     done

@@ -60,11 +60,14 @@ both() {
 compare() { # NAME
   # For every kernel name: CUPTI's total inside cuaudit's [total_min_ns, total_max_ns] (give
   # or take 0.5 us an instance, the events' resolution); and, instance by instance (the
-  # trace's records against CUPTI's, per name in order of their ends), the exact records'
-  # total within 5% of the same instances' CUPTI total (docs/hooks.md, "GPU times").
+  # trace's records against CUPTI's, per name in order of their ends), no exact record
+  # shorter than its kernel, and the exact records' total within 5% of the same instances'
+  # time on the stream in the programs that keep their streams busy, between their kernel
+  # time and that elsewhere (docs/hooks.md, "GPU times").
   python3 - "$R/$1.json" "$R/$1.cupti.tsv" "$R/$1.inst.tsv" "$R/$1.trace.json" "$1" <<'PY'
 import json, sys
 g = json.load(open(sys.argv[1])).get("gpu", {})
+busy = "_busy" in sys.argv[5]
 ca = {k["name"]: k for k in g.get("kernels", [])}
 cu, inst, mine = {}, {}, {}
 for line in open(sys.argv[2]):
@@ -132,9 +135,27 @@ for name, (n, t) in sorted(cu.items(), key=lambda x: -x[1][1]):
         mine_ns, kern_ns, ref_ns = (sum(e[i] for e in ex) for i in range(3))
         err = (mine_ns - ref_ns) / ref_ns if ref_ns else 0
         gap = (ref_ns - kern_ns) / len(ex)
-        note = (f" exact {len(ex)}: {mine_ns} vs stream time {ref_ns} ns {err*100:+.1f}%; "
-                f"kernel time {kern_ns} ns, launch gap {gap:.0f} ns each")
-        if abs(err) > 0.05:
+        # Each exact record on its own is never shorter than its kernel (1 us for the
+        # events' resolution): a bound printed as a duration would be. Its excess over the
+        # kernel is the stream's time before the kernel, from the end of the command before
+        # it: CUPTI's end-to-end interval where that command was the program's, shorter where
+        # it was cuaudit's own event, stamped after the stream had idled (CUPTI does not see
+        # it); and each event's stamp lags its command's end by up to 5 us, which cancels
+        # over a queue of exact records but not record by record.
+        short_ = [e for e in ex if e[0] < e[1] - 1000]
+        if busy:
+            # Programs that keep their streams busy (every launch queued behind a long
+            # kernel): the end-to-end interval is what the events measure, within 5%.
+            off = abs(err) > 0.05
+        else:
+            # Elsewhere that interval is only the greatest: the total lies between the
+            # kernels' and it, each record give or take its end event's lag (5 us, the
+            # most seen on an H200, 2026-11-28).
+            off = not kern_ns - 1000 * len(ex) <= mine_ns <= ref_ns + 5000 * len(ex)
+        note = (f" exact {len(ex)}: {mine_ns} vs stream time {ref_ns} ns {err*100:+.1f}%"
+                f"{'' if busy else ' (at most)'}; kernel time {kern_ns} ns, launch gap {gap:.0f} ns each; "
+                f"{len(short_)} shorter than their kernel{': ' + str(short_[:3]) if short_ else ''}")
+        if short_ or off:
             exact_bad.append(name)
     if not inside:
         outside.append(name)
@@ -146,7 +167,7 @@ print(f"  names {len(cu)} cupti / {len(ca)} cuaudit; count mismatches {counts_ba
 print(f"  bounds: width {width/1e6:.3f} ms, greatest above CUPTI {over/1e6:.3f} ms, CUPTI {cupti_all/1e6:.3f} ms")
 counts_bad += missing > untimed
 ok = not outside and not exact_bad and counts_bad == 0 and cu
-print(f"RESULT {'ok' if ok else 'bad'} outside: {len(outside)} exact>5%: {len(exact_bad)}/{exact_names} "
+print(f"RESULT {'ok' if ok else 'bad'} outside: {len(outside)} exact off: {len(exact_bad)}/{exact_names} "
       f"exact {exact_n}/{all_n} counts {counts_bad} width {width/1e6:.3f} ms above {over/1e6:.3f} ms")
 PY
 }
