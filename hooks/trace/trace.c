@@ -1396,8 +1396,10 @@ static void take_buffers(uint64_t pid, unsigned *cut)
 		struct tbuf *t = (struct tbuf *)s;
 		char *a = MAP_FAILED;
 
-		/* The memory for its ring's calls before the take (copy_taken). */
-		if (s->pid == pid && t->ring && __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE))
+		/* The memory for its ring's calls before the take (copy_taken): whatever its
+		   count of calls kept now (0 just after a writing out), since its owner may keep
+		   more before the take, which only a copy made then saves from the ring. */
+		if (s->pid == pid && t->ring)
 			a = mmap(NULL, 2 * ring_room(), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 		t->taken_copy = NULL;
 		if (a == MAP_FAILED)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/trace_ring_prog.c: calls whose trace must be the same with the live view on and off: many mixed calls, runtime calls nesting driver calls, more threads than the view's slots, threads alive at exit, signal handlers, a kill after a flush, a fork, a profiler range, calls at the edge of the ring's room. */
+/* tests/cases/trace_ring_prog.c: calls whose trace must be the same with the live view on and off: many mixed calls, runtime calls nesting driver calls, more threads than the view's slots, threads alive at exit, signal handlers (one making three rings of calls), a kill after a flush, a fork, a profiler range, calls at the edge of the ring's room. */
 #include <cudaProfiler.h>
 #include <cuda_runtime_api.h>
 #include <dirent.h>
@@ -753,6 +753,74 @@ static int busy(long calls)
 	return 0;
 }
 
+/* ---------------------------------------------------------------- a handler's calls past the ring */
+
+static volatile int in_spin;	/* the main thread is inside its spinning call */
+static volatile int landed;	/* the handler ran while it was */
+static long handler_calls;	/* the handler's calls, each counted */
+static long handler_wants;
+
+/* Its calls nest inside the interrupted call, more of them than the ring holds: they must
+   not take the records of the main thread's calls kept since the ring was last written out
+   before those are. */
+static void overtaking_handler(int sig)
+{
+	int v;
+
+	(void)sig;
+	landed = in_spin;
+	for (long i = 0; i < handler_wants; i++) {
+		if (cuDriverGetVersion(&v) != CUDA_SUCCESS)
+			_exit(3);
+		handler_calls++;
+	}
+}
+
+/* One signal, 20 ms after the main thread entered its spinning call. */
+static void *overtaking_sender(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&in_spin, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	usleep(20000);
+	pthread_kill(main_thread, SIGUSR1);
+	return NULL;
+}
+
+/* `count` calls, then a call the test makes spin (MOCK_SPIN=cuDeviceGetCount:NS) inside
+   which the handler makes `calls` calls; again (up to 5 times) if the signal came after
+   the spin. Prints whether it landed inside, and every call made. */
+static int overtaking(long count, long calls)
+{
+	struct sigaction sa;
+	pthread_t t;
+	int n;
+
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = overtaking_handler;
+	sa.sa_flags = SA_RESTART;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	main_thread = pthread_self();
+	handler_wants = calls;
+	for (long i = 0; i < count; i++)
+		made += device_get((int)(100000 + i));
+	for (int tries = 0; tries < 5 && !landed; tries++) {
+		CHECK(pthread_create(&t, NULL, overtaking_sender, NULL) == 0);
+		__atomic_store_n(&in_spin, 1, __ATOMIC_RELEASE);
+		CHECKED(made, cuDeviceGetCount(&n) == CUDA_SUCCESS);
+		__atomic_store_n(&in_spin, 0, __ATOMIC_RELEASE);
+		CHECK(pthread_join(t, NULL) == 0);
+	}
+	signal(SIGUSR1, SIG_IGN);
+	show_live();
+	printf("inside %d\n", landed);
+	printf("calls %ld\n", made + handler_calls);
+	return 0;
+}
+
 int main(int argc, char **argv)
 {
 	const char *mode = argc > 1 ? argv[1] : "";
@@ -784,7 +852,10 @@ int main(int argc, char **argv)
 		return busy(a);
 	if (strcmp(mode, "edges") == 0)
 		return edges(a);
+	if (strcmp(mode, "overtaking") == 0)
+		return overtaking(a, b);
 	fprintf(stderr, "usage: trace_ring_prog "
-			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|burst|edges|flipping|busy ...\n");
+			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|burst|edges|flipping|busy|"
+			"overtaking ...\n");
 	return 2;
 }
