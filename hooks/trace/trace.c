@@ -1445,7 +1445,8 @@ static char *finished_records(struct tbuf *t, size_t *n)
 
 	*n = __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE);
 	if (t->taken_copy) {
-		if (*n > TBUF_SIZE || t->taken_n > TBUF_SIZE - *n)
+		/* Nothing kept since the last writing out: the buffer as it is, not copied. */
+		if (!t->taken_n || *n > TBUF_SIZE || t->taken_n > TBUF_SIZE - *n)
 			return t->data;
 		memcpy(area, t->data, *n);
 		memcpy(area + *n, t->taken_copy, t->taken_n);
@@ -1460,7 +1461,8 @@ static char *finished_records(struct tbuf *t, size_t *n)
 	return area;
 }
 
-/* Takes a buffer whose ring holds calls for it, and copies those calls into a (mapped for
+/* Takes a buffer whose thread's ring the trace uses, and copies the calls it holds for it
+   into a (mapped for
    it, twice ring_room() bytes): the ones its ring kept so far while its owner still keeps them
    there (and writes them out itself at three quarters of the ring), then, once the buffer
    is taken (its owner keeps no more), the ones kept meanwhile, the ring's newest. Its owner
@@ -1483,6 +1485,7 @@ static void copy_taken(struct tbuf *t, char *a, uint32_t self, uint64_t pid, uin
 	finish_cut_seal(t, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE));
 	/* Its owner wrote its ring out meanwhile: the copy so far is in its records. The buffer
 	   is closed now: its owner writes drained no more. */
+	/* Without a first copy (nothing kept then), drained stays: upto was not read. */
 	if (__atomic_load_n(&t->drained, __ATOMIC_ACQUIRE) != drained || !early)
 		early = found = 0;
 	else

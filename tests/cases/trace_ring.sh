@@ -183,11 +183,11 @@ trace_with_the_live_view_keeps_every_call_of_nested_signal_handlers)
   done
   ;;
 trace_with_the_live_view_keeps_a_handlers_calls_three_rings_long)
-  # 500 calls, then a call that spins 300 ms; a signal lands inside it and its handler makes
-  # 3,000 calls, three times the ring (1,024 records with the trace): they are the first
-  # level of the handler's own signal level, so they write the ring out as they go, and
-  # neither they nor the 500 kept before them are taken again unwritten. The trace holds
-  # every call the program made, in order, as with the view off, and says none lost.
+  # 500 calls, then a call that spins 300 ms; a signal lands inside it (in the mock, outside
+  # any update of the trace's) and its handler makes 3,000 calls, three times the ring (1,024
+  # records with the trace): kept at the trace's level 0, they write the ring out as they
+  # go, and neither they nor the 500 kept before them are taken again unwritten. The trace
+  # holds every call the program made, in order, as with the view off, and says none lost.
   for v in off on; do
     traced $v MOCK_SPIN=cuDeviceGetCount:300000000 -- overtaking 500 3000
     ran $v
@@ -323,13 +323,14 @@ trace_with_the_live_view_keeps_the_ring_s_calls_across_runs_of_calls_stored_whol
   ;;
 trace_with_the_live_view_keeps_the_calls_of_a_thread_still_calling_at_exit)
   # A thread calls in a loop until the process exits, while the main thread makes 100000
-  # calls and returns from main. Exit takes the busy thread's buffer, converts the raw file
-  # (some 100 blocks: a while), then formats the calls its ring kept; meanwhile the busy
-  # thread's calls, dropped from the trace, still take ring records. With the view off its
-  # buffer holds its last calls; on, they must not be overwritten first (nothing said lost).
-  # Exit copies them just before and just after it takes the buffer, also where the thread
-  # had just written its ring out (CI lost 70 calls when exit then made no copy and read the
-  # ring only after converting the file).
+  # calls and returns from main. Exit takes the busy thread's buffer, then converts the raw
+  # file (some 100 blocks: a while); meanwhile the busy thread's calls, dropped from the
+  # trace, still take ring records. With the view off its buffer holds its last calls; on,
+  # the calls its ring kept must not be overwritten before exit copies them (nothing said
+  # lost): exit copies them just before and just after the take, also where the thread had
+  # just written its ring out and kept more before the take (left to be read after the
+  # conversion, those were overwritten: 70 calls lost in CI, and 4 to 12 runs of 40 under
+  # two busy loops). Statistical: a run fails only where the race is lost.
   for v in off on; do
     traced $v -- busy 100000
     ran $v
