@@ -70,6 +70,12 @@ struct tbuf {
 	uintptr_t ring_at;
 	uint64_t drained;
 	uint32_t plain;
+	/* Of those, the ones a signal handler's calls copied into their own level's buffer while
+	   an update of this buffer's could not write the ring out (ring_rescue), and the INDEX
+	   their copying reached. Written by those handlers alone while the buffer is IDLE;
+	   rescued goes back to 0 with plain, in a writing out (FLUSHING). */
+	uint32_t rescued;
+	uint64_t rescued_upto;
 	uint32_t ring_gen; /* the ring's owner generation then: another owner may have reused it */
 	uint32_t ring_tid; /* the thread whose calls it holds there (an adopter's are its own) */
 	/* A writing out of the ring in progress (seal_own): committed once its calls are
@@ -147,6 +153,10 @@ static size_t tbuf_room;
 /* References a thread may make before its ring is written out: three quarters of the ring,
    the rest for the calls nested in the one that writes it and for signal handlers'. */
 static uint64_t ring_window;
+/* Records since the last writing out past which a signal handler's call at a higher level
+   copies the calls kept there out of the ring (ring_rescue): halfway through the quarter
+   past the window, the rest for the handlers' nested calls. */
+static uint64_t ring_rescue_at;
 /* The bytes of a ring: a record lies in the buffer's ring when its address less ring_at is
    below this. */
 static uintptr_t ring_bytes;
@@ -560,6 +570,7 @@ static CUA_COLD struct tbuf *new_thread_buffer(unsigned l, uint64_t pid)
 	}
 	if (CUA_UNLIKELY(!tbuf_room)) {
 		ring_window = (uint64_t)cua_live_calls_mask + 1 - ((uint64_t)cua_live_calls_mask + 1) / 4;
+		ring_rescue_at = ring_window + ((uint64_t)cua_live_calls_mask + 1) / 8;
 		ring_bytes = ((uintptr_t)cua_live_calls_mask + 1) * sizeof(struct cua_live_call);
 		__atomic_store_n(&tbuf_room, TBUF_SIZE - ring_room(), __ATOMIC_RELEASE);
 	}
@@ -646,6 +657,7 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	struct cua_live_slot *s = t->ring;
 	uint64_t ncalls = (uint64_t)cua_live_calls_mask + 1, done, first, kept = 0;
 	uint32_t plain = __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE);
+	uint32_t rescued = __atomic_load_n(&t->rescued, __ATOMIC_ACQUIRE);
 	uint64_t want = t->ring_tid | (uint64_t)CUA_LIVE_TRACED << 32, mask = cua_live_calls_mask;
 	const struct cua_live_call *ring;
 	char *out = p + n;
@@ -659,7 +671,8 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 		first = done - ncalls;
 	/* Only after a write that failed kept its records in the buffer. */
 	if (CUA_UNLIKELY(n + (done - first) * sizeof(struct cua_live_call) > cap)) {
-		__atomic_add_fetch(&overtaken, plain, __ATOMIC_RELAXED);
+		if (plain > rescued)
+			__atomic_add_fetch(&overtaken, plain - rescued, __ATOMIC_RELAXED);
 		return 0;
 	}
 	if (CUA_LIKELY(!other)) {
@@ -681,8 +694,10 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 			/* The copy's loads before the number's second reading (an acquire load
 			   orders only what follows it; a plain compiler barrier on x86). */
 			__atomic_thread_fence(__ATOMIC_ACQUIRE);
+			/* Its mark read again too: one its owner's signal handler copied out
+			   meanwhile (ring_rescue) is in that handler's buffer. */
 			if (kept_by(&copy, want) && copy.h.seq == seq &&
-			    __atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) == seq) {
+			    __atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) == seq && kept_by(e, want)) {
 				out += put_kept(out, &copy);
 				kept++;
 			}
@@ -690,8 +705,8 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	}
 	if (found)
 		*found = kept;
-	else if (CUA_UNLIKELY(kept < plain))
-		__atomic_add_fetch(&overtaken, plain - kept, __ATOMIC_RELAXED);
+	else if (CUA_UNLIKELY(kept + rescued < plain))
+		__atomic_add_fetch(&overtaken, plain - kept - rescued, __ATOMIC_RELAXED);
 	return (size_t)(out - (p + n));
 }
 
@@ -711,6 +726,7 @@ static void seal_own(struct tbuf *t)
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->sealed_at = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->rescued = 0;
 		t->plain = 0;
 		return;
 	}
@@ -726,6 +742,7 @@ static void seal_own(struct tbuf *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->sealed_at = 0;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->rescued = 0;
 	t->plain = 0;
 }
 
@@ -1063,6 +1080,8 @@ static CUA_COLD struct cua_live_call *ring_attach(struct tbuf *t, const struct c
 	t->ring = s;
 	t->ring_gen = __atomic_load_n(&s->gen, __ATOMIC_ACQUIRE);
 	t->ring_tid = cua_live_me.tid;
+	t->rescued = 0;
+	t->rescued_upto = 0; /* an INDEX of the ring it held, maybe past this one's */
 	t->plain = 0;
 	/* Last: the hot path takes the ring as held once its address is here. */
 	t->ring_at = (uintptr_t)cua_live_ring(s);
@@ -1147,6 +1166,58 @@ static void ring_check(struct tbuf *t)
 		drain_own(t);
 }
 
+/* A signal handler's call at level l > 0 (its buffer t, IDLE): the update it interrupted, at
+   level 0 or above it, cannot write the thread's ring out, and the handler's calls go on
+   taking its records. Past ring_rescue_at records since the level-0 buffer's last writing
+   out, this call copies the calls that buffer kept in the ring, not yet copied, into t as
+   call records: each claimed first (its mark cleared in one atomic step, so that a deeper
+   handler's copying, the level-0 buffer's own writing out and exit's copy pass it over),
+   then copied, and kept where its number did not change meanwhile; each counted as rescued
+   for the level-0 buffer's count of calls found. Not while level 0 writes its ring out
+   (FLUSHING, or out of mine[]): it is reading those records. The readers order a thread's
+   calls by time, whichever buffer holds them. */
+static CUA_COLD void ring_rescue(struct tbuf *t)
+{
+	struct tbuf *z = mine[0];
+	struct cua_live_slot *s;
+	const uint8_t traced = (uint8_t)(CUA_LIVE_TRACED >> 24);
+	uint64_t done, from, want, mask = cua_live_calls_mask;
+	struct cua_live_call *ring;
+
+	if (!z || z->slot.pid != cua_process_id_fast() || !(s = z->ring) ||
+	    !__atomic_load_n(&z->plain, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&z->state, __ATOMIC_ACQUIRE) != IDLE)
+		return;
+	done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
+	if (done - z->drained < ring_rescue_at)
+		return;
+	from = z->drained > z->rescued_upto ? z->drained : z->rescued_upto;
+	if (done - from > mask + 1)
+		from = done - (mask + 1);
+	want = z->ring_tid | (uint64_t)CUA_LIVE_TRACED << 32;
+	ring = cua_live_ring(s);
+	for (uint64_t k = from; k < done; k++) {
+		struct cua_live_call *e = ring + (k & mask), copy;
+		uint32_t seq = cua_live_seq(k, CUA_LIVE_ENDED);
+
+		if (!kept_by(e, want) || __atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) != seq ||
+		    !(__atomic_fetch_and(cua_live_flag_byte(e, CUA_LIVE_TRACED), (uint8_t)~traced,
+					 __ATOMIC_ACQ_REL) & traced))
+			continue;
+		__builtin_memcpy(&copy, e, sizeof(copy));
+		__atomic_thread_fence(__ATOMIC_ACQUIRE);
+		if (__atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) != seq)
+			__atomic_add_fetch(&overtaken, 1, __ATOMIC_RELAXED);
+		/* (make_room counts a record it has no room for.) */
+		else if (t->committed + sizeof(copy) <= tbuf_room || make_room(t) == 0)
+			__atomic_store_n(&t->committed, t->committed + put_kept(t->data + t->committed, &copy),
+					 __ATOMIC_RELEASE);
+		__atomic_add_fetch(&z->rescued, 1, __ATOMIC_RELAXED);
+	}
+	if (done > z->rescued_upto)
+		z->rescued_upto = done;
+}
+
 /* ring: the live view is on, so calls are in its rings (constant in each caller, so that the
    trace alone pays nothing for it). */
 CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int ring)
@@ -1187,6 +1258,8 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
+	if (ring && CUA_UNLIKELY(l > 0))
+		ring_rescue(t);
 	/* With the live view on, the call's record is in its thread's ring already (at level 0:
 	   a signal handler's calls may pass a writing out of the ring): where what it lacks
 	   fits after its arguments, the ring alone keeps the call, else the buffer keeps it
@@ -1492,6 +1565,8 @@ static void copy_taken(struct tbuf *t, char *a, uint32_t self, uint64_t pid, uin
 		t->drained = upto;
 	plain = __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE);
 	t->taken_n = early + seal_ring(t, a, early, cap, 1, &upto, &late);
+	/* The ones its handlers copied out are in their buffers (ring_rescue). */
+	late += __atomic_load_n(&t->rescued, __ATOMIC_ACQUIRE);
 	if (found + late < plain)
 		__atomic_add_fetch(&overtaken, plain - found - late, __ATOMIC_RELAXED);
 	t->taken_copy = a;

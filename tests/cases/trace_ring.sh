@@ -198,6 +198,24 @@ trace_with_the_live_view_keeps_a_handlers_calls_three_rings_long)
   done
   same_as_off on
   ;;
+trace_with_the_live_view_keeps_the_calls_a_handler_inside_its_own_update_goes_round)
+  # 500 calls (the ring keeps them), then a cuModuleGetFunction that spins 300 ms, meanwhile
+  # its name's page is made unreadable: the trace faults reading the name, inside its own
+  # update, and the program's SIGSEGV handler makes 3,000 calls there. At the trace's next
+  # level they are whole records and cannot write the ring out, yet they take its records
+  # three times round: the 500 kept calls are copied out before they are taken again. Then
+  # 500 calls more. The trace holds every call, in order, as with the view off, and says
+  # none lost.
+  for v in off on; do
+    traced $v MOCK_SPIN=cuModuleGetFunction:300000000 -- fault_inside 500 3000
+    ran $v
+    grep -qx 'faults 1' "$dir/$v/out.txt" && pass "$v: the trace's read of the name faulted once" ||
+      fail "$v: $(grep '^faults' "$dir/$v/out.txt" || echo 'no faults line')"
+    canon $v
+    counted $v calls "$(made $v)"
+  done
+  same_as_off on
+  ;;
 trace_of_a_process_killed_after_a_flush_converts_the_same_calls_with_the_live_view)
   # Two threads make 3000 calls each, wait past CUAUDIT_FLUSH_INTERVAL, make one more call
   # (whose end writes the thread's buffer out, with it); then the process kills itself.

@@ -7,6 +7,7 @@
 #include <pthread.h>
 #include <signal.h>
 #include <string.h>
+#include <sys/mman.h>
 #include <sys/prctl.h>
 #include <sys/wait.h>
 #include <time.h>
@@ -37,6 +38,18 @@ static long device_get(int ordinal)
 
 	(void)cuDeviceGet(&dev, ordinal);
 	return 1;
+}
+
+/* Installs handler for sig with SA_SIGINFO and flags, nothing more blocked while it runs. */
+static void on_signal(int sig, void (*handler)(int, siginfo_t *, void *), int flags)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = handler;
+	sa.sa_flags = SA_SIGINFO | flags;
+	sigemptyset(&sa.sa_mask);
+	CHECK(sigaction(sig, &sa, NULL) == 0);
 }
 
 static long made; /* calls of the main thread, or of the only thread making them */
@@ -360,12 +373,14 @@ static pthread_t main_thread;
 /* Two calls per run, the first naming the run (a negative ordinal). SA_NODEFER: handlers
    nest inside handlers' calls, up to three deep (four levels with the main loop's, as many
    as the trace keeps apart). */
-static void handler(int sig)
+static void handler(int sig, siginfo_t *si, void *uc)
 {
 	CUdevice dev;
 	int v;
 
 	(void)sig;
+	(void)si;
+	(void)uc;
 	if (__atomic_add_fetch(&handler_depth, 1, __ATOMIC_RELAXED) <= 3) {
 		long k = __atomic_fetch_add(&handler_runs, 1, __ATOMIC_RELAXED);
 
@@ -394,17 +409,12 @@ static void *sender(void *arg)
    than 20 times `count`: a test checks the counts it prints, whatever they are. */
 static int signals(long count, long runs)
 {
-	struct sigaction sa;
 	pthread_t t;
 	int n;
 
 	name_thread("ring-main", 0);
 	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = handler;
-	sa.sa_flags = SA_RESTART | SA_NODEFER;
-	sigemptyset(&sa.sa_mask);
-	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	on_signal(SIGUSR1, handler, SA_RESTART | SA_NODEFER);
 	main_thread = pthread_self();
 	CHECK(pthread_create(&t, NULL, sender, NULL) == 0);
 	for (long i = 0; i < 20 * count && (i < count ||
@@ -763,11 +773,13 @@ static long handler_wants;
 /* Its calls nest inside the interrupted call, more of them than the ring holds: they must
    not take the records of the main thread's calls kept since the ring was last written out
    before those are. */
-static void overtaking_handler(int sig)
+static void overtaking_handler(int sig, siginfo_t *si, void *uc)
 {
 	int v;
 
 	(void)sig;
+	(void)si;
+	(void)uc;
 	landed = in_spin;
 	for (long i = 0; i < handler_wants; i++) {
 		if (cuDriverGetVersion(&v) != CUDA_SUCCESS)
@@ -792,17 +804,12 @@ static void *overtaking_sender(void *arg)
    the spin. Prints whether it landed inside, and every call made. */
 static int overtaking(long count, long calls)
 {
-	struct sigaction sa;
 	pthread_t t;
 	int n;
 
 	name_thread("ring-main", 0);
 	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = overtaking_handler;
-	sa.sa_flags = SA_RESTART;
-	sigemptyset(&sa.sa_mask);
-	CHECK(sigaction(SIGUSR1, &sa, NULL) == 0);
+	on_signal(SIGUSR1, overtaking_handler, SA_RESTART);
 	main_thread = pthread_self();
 	handler_wants = calls;
 	for (long i = 0; i < count; i++)
@@ -817,6 +824,79 @@ static int overtaking(long count, long calls)
 	signal(SIGUSR1, SIG_IGN);
 	show_live();
 	printf("inside %d\n", landed);
+	printf("calls %ld\n", made + handler_calls);
+	return 0;
+}
+
+/* ---------------------------------------------------------------- a handler inside the trace's own update */
+
+static char *probe;       /* a page holding a kernel name the mock does not know */
+static size_t probe_size;
+static long probe_faults;
+
+/* The trace reads a call's string argument inside its own update, after the call: the page
+   is unreadable by then (probe_closer), and this handler runs there, at the trace's next
+   level, where its calls take ring records but cannot write the ring out. It makes its
+   calls, makes the page readable again and returns: the trace's read goes on. */
+static void probe_handler(int sig, siginfo_t *si, void *uc)
+{
+	int v;
+
+	(void)sig;
+	(void)uc;
+	if ((char *)si->si_addr < probe || (char *)si->si_addr >= probe + probe_size)
+		_exit(4);
+	probe_faults++;
+	for (long i = 0; i < handler_wants; i++) {
+		if (cuDriverGetVersion(&v) != CUDA_SUCCESS)
+			_exit(3);
+		handler_calls++;
+	}
+	if (mprotect(probe, probe_size, PROT_READ | PROT_WRITE) != 0)
+		_exit(5);
+}
+
+/* 20 ms into the main thread's spinning call (the mock has read the name by then), the
+   name's page becomes unreadable. */
+static void *probe_closer(void *arg)
+{
+	(void)arg;
+	while (!__atomic_load_n(&in_spin, __ATOMIC_ACQUIRE))
+		usleep(1000);
+	usleep(20000);
+	CHECK(mprotect(probe, probe_size, PROT_NONE) == 0);
+	return NULL;
+}
+
+/* `count` calls (the ring keeps them), then cuModuleGetFunction with the name on the probe
+   page, which the test makes spin (MOCK_SPIN=cuModuleGetFunction:NS); its trace update
+   faults on the name and the handler makes `calls` calls there. Prints the faults and every
+   call made. */
+static int fault_inside(long count, long calls)
+{
+	CUfunction f;
+	pthread_t t;
+
+	name_thread("ring-main", 0);
+	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
+	probe_size = (size_t)sysconf(_SC_PAGESIZE);
+	probe = mmap(NULL, probe_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	CHECK(probe != MAP_FAILED);
+	strcpy(probe, "probe_kernel_unknown");
+	on_signal(SIGSEGV, probe_handler, 0);
+	handler_wants = calls;
+	for (long i = 0; i < count; i++)
+		made += device_get((int)(100000 + i));
+	CHECK(pthread_create(&t, NULL, probe_closer, NULL) == 0);
+	__atomic_store_n(&in_spin, 1, __ATOMIC_RELEASE);
+	CHECKED(made, cuModuleGetFunction(&f, NULL, probe) == CUDA_ERROR_NOT_FOUND);
+	__atomic_store_n(&in_spin, 0, __ATOMIC_RELEASE);
+	CHECK(pthread_join(t, NULL) == 0);
+	for (long i = 0; i < count; i++)
+		made += device_get((int)(200000 + i));
+	signal(SIGSEGV, SIG_DFL);
+	show_live();
+	printf("faults %ld\n", probe_faults);
 	printf("calls %ld\n", made + handler_calls);
 	return 0;
 }
@@ -838,6 +918,8 @@ int main(int argc, char **argv)
 		return idle((int)a, b);
 	if (strcmp(mode, "signal") == 0)
 		return signals(a, b);
+	if (strcmp(mode, "fault_inside") == 0)
+		return fault_inside(a, b);
 	if (strcmp(mode, "kill") == 0)
 		return killed(a);
 	if (strcmp(mode, "fork") == 0)
@@ -855,7 +937,7 @@ int main(int argc, char **argv)
 	if (strcmp(mode, "overtaking") == 0)
 		return overtaking(a, b);
 	fprintf(stderr, "usage: trace_ring_prog "
-			"mixed|nested|serial|parallel|idle|signal|kill|fork|profiler|burst|edges|flipping|busy|"
+			"mixed|nested|serial|parallel|idle|signal|fault_inside|kill|fork|profiler|burst|edges|flipping|busy|"
 			"overtaking ...\n");
 	return 2;
 }
