@@ -72,10 +72,15 @@ struct tbuf {
 	uint32_t plain;
 	/* Of those, the ones a signal handler's calls copied into their own level's buffer while
 	   an update of this buffer's could not write the ring out (ring_rescue), and the INDEX
-	   their copying reached. Written by those handlers alone while the buffer is IDLE;
-	   rescued goes back to 0 with plain, in a writing out (FLUSHING). */
+	   their copying reached. Added to by those handlers; set back to 0 with plain, by its
+	   owner's writing out (FLUSHING), ring_attach (no call kept then) and exit. */
 	uint32_t rescued;
 	uint64_t rescued_upto;
+	/* While its owner writes the ring out (sealing_on, from before it is marked FLUSHING
+	   until seal_ring returns), the INDEX seal_ring is reading (drained - 1 before the
+	   first): a handler copies from the next one on (ring_rescue). */
+	uint64_t sealing;
+	uint32_t sealing_on;
 	uint32_t ring_gen; /* the ring's owner generation then: another owner may have reused it */
 	uint32_t ring_tid; /* the thread whose calls it holds there (an adopter's are its own) */
 	/* A writing out of the ring in progress (seal_own): committed once its calls are
@@ -101,6 +106,9 @@ static struct {
 
 static struct cua_tslot *all_buffers;
 static __thread struct tbuf *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
+/* The level-0 buffer last attached to this thread's ring (ring_attach), for its signal
+   handlers' calls (ring_rescue), whether or not it is in mine[] now. */
+static __thread struct tbuf *ring_home __attribute__((tls_model("initial-exec")));
 static uint64_t lost; /* records past CUA_LEVELS nested handlers: dropped, reported */
 /* Records dropped because their thread's buffer was full and could not be written out then
    (the raw file was being made by a thread that did not finish it in time): reported. */
@@ -648,7 +656,9 @@ static inline int kept_by(const struct cua_live_call *e, uint64_t want)
    and ended as that INDEX: another owner's (a slot taken again), the calls the trace left
    out and records taken again are no call of its. By its owner, into its own buffer (under
    FLUSHING); or at exit into a copy (other: the owner may still be running, so each record
-   is copied and read again, and one whose number changed meanwhile is left out). The calls
+   is copied and read again, and one whose number changed meanwhile is left out; other 2:
+   each is claimed too, as ring_rescue does, once the owner's buffer is taken, so that a
+   handler of the owner's copying still cannot copy it as well). The calls
    the thread kept that are missing (their records taken again before this: a signal
    handler's burst of calls past the window) are counted. */
 static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other, uint64_t *upto,
@@ -659,7 +669,7 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	uint32_t plain = __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE);
 	uint32_t rescued = __atomic_load_n(&t->rescued, __ATOMIC_ACQUIRE);
 	uint64_t want = t->ring_tid | (uint64_t)CUA_LIVE_TRACED << 32, mask = cua_live_calls_mask;
-	const struct cua_live_call *ring;
+	struct cua_live_call *ring;
 	char *out = p + n;
 
 	if (!s || !plain)
@@ -676,18 +686,26 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 		return 0;
 	}
 	if (CUA_LIKELY(!other)) {
+		/* A signal handler landing here copies the records past the one read now
+		   (ring_rescue): each INDEX is published before its record is read. */
 		for (uint64_t k = first; k < done; k++) {
 			const struct cua_live_call *e = ring + (k & mask);
 
+			__atomic_store_n(&t->sealing, k, __ATOMIC_RELAXED);
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
 			if (kept_by(e, want) && e->h.seq == cua_live_seq(k, CUA_LIVE_ENDED)) {
 				out += put_kept(out, e);
 				kept++;
 			}
 		}
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		__atomic_store_n(&t->sealing, done, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		/* Those a handler copied meanwhile. */
+		rescued = __atomic_load_n(&t->rescued, __ATOMIC_RELAXED);
 	} else {
 		for (uint64_t k = first; k < done; k++) {
-			const struct cua_live_call *e = ring + (k & mask);
-			struct cua_live_call copy;
+			struct cua_live_call *e = ring + (k & mask), copy;
 			uint32_t seq = cua_live_seq(k, CUA_LIVE_ENDED);
 
 			__builtin_memcpy(&copy, e, sizeof(copy));
@@ -697,7 +715,11 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 			/* Its mark read again too: one its owner's signal handler copied out
 			   meanwhile (ring_rescue) is in that handler's buffer. */
 			if (kept_by(&copy, want) && copy.h.seq == seq &&
-			    __atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) == seq && kept_by(e, want)) {
+			    __atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) == seq && kept_by(e, want) &&
+			    (other < 2 ||
+			     (__atomic_fetch_and(cua_live_flag_byte(e, CUA_LIVE_TRACED),
+						 (uint8_t) ~(uint8_t)(CUA_LIVE_TRACED >> 24), __ATOMIC_ACQ_REL) &
+			      (uint8_t)(CUA_LIVE_TRACED >> 24)))) {
 				out += put_kept(out, &copy);
 				kept++;
 			}
@@ -710,27 +732,53 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 	return (size_t)(out - (p + n));
 }
 
+/* Its owner's writing out of the ring is about to read it, none read yet: a signal handler
+   may copy kept calls out meanwhile (ring_rescue). Before the buffer leaves mine[] and is
+   marked FLUSHING, so that no stretch of the writing out is closed to the handlers. */
+static void rescue_open(struct tbuf *t)
+{
+	t->sealing = t->drained - 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->sealing_on = 1;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
+/* Its writing out read what it reads: no copying by handlers until the next. */
+static void rescue_close(struct tbuf *t)
+{
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->sealing_on = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+}
+
 /* The owner's writing out of its ring into its buffer, just before the buffer goes out. */
 static void seal_own(struct tbuf *t)
 {
 	uint64_t done = 0;
 	size_t n;
 
-	if (!t->plain)
+	/* (A sealed_at left by a jump after the calls were counted: stale.) */
+	if (!t->plain) {
+		rescue_close(t);
+		t->sealed_at = 0;
 		return;
+	}
 	/* One a jump out of a signal handler left after its calls were counted: finished, not
 	   made again (each call would be shown twice). Its thread's next update takes the flush
-	   over before it adds a record. */
+	   over before it adds a record. The counts before the mark, as below. */
 	if (t->sealed_at && t->sealed_at == t->committed) {
+		rescue_close(t);
 		t->drained = t->sealed_upto;
-		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		t->sealed_at = 0;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		t->rescued = 0;
 		t->plain = 0;
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		t->sealed_at = 0;
 		return;
 	}
+	rescue_open(t);
 	n = seal_ring(t, t->data, t->committed, TBUF_SIZE, 0, &done, NULL);
+	rescue_close(t);
 	t->sealed_upto = done;
 	t->sealed_at = t->committed + n;
 	/* Then the number: a jump before it leaves the calls to be written again in their
@@ -740,10 +788,12 @@ static void seal_own(struct tbuf *t)
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	t->drained = done;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
-	t->sealed_at = 0;
-	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	/* The counts, then the mark: a jump between leaves no count of calls already written
+	   (they would be counted as lost), and seal_own clears a stale mark. */
 	t->rescued = 0;
 	t->plain = 0;
+	__atomic_signal_fence(__ATOMIC_SEQ_CST);
+	t->sealed_at = 0;
 }
 
 /* A thread takes the live view's slot of a thread that ended (cua_live_taking), before its
@@ -829,10 +879,13 @@ static int flush_own(struct tbuf *t)
 	   any instruction between leaves the thread's next update at this level without a
 	   buffer in mine[]; it finds this one in the list and takes the flush over, at no cost
 	   to the updates that find theirs. */
+	if (t->plain)
+		rescue_open(t);
 	mine[l] = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(cua_thread_id()), 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		rescue_close(t);
 		back_in_mine(t, l);
 		return -1;
 	}
@@ -850,10 +903,12 @@ static CUA_COLD void drain_own(struct tbuf *t)
 	unsigned l = t->slot.level;
 	uint64_t idle = IDLE;
 
+	rescue_open(t);
 	mine[l] = NULL;
 	__atomic_signal_fence(__ATOMIC_SEQ_CST);
 	if (!__atomic_compare_exchange_n(&t->state, &idle, FLUSHING_BY(cua_thread_id()), 0,
 					 __ATOMIC_ACQ_REL, __ATOMIC_ACQUIRE)) {
+		rescue_close(t);
 		back_in_mine(t, l);
 		return;
 	}
@@ -1085,6 +1140,7 @@ static CUA_COLD struct cua_live_call *ring_attach(struct tbuf *t, const struct c
 	t->plain = 0;
 	/* Last: the hot path takes the ring as held once its address is here. */
 	t->ring_at = (uintptr_t)cua_live_ring(s);
+	ring_home = t;
 	return index >= t->drained ? rec : NULL;
 }
 
@@ -1146,6 +1202,9 @@ CUA_HOT_INLINE int ring_keeps(struct tbuf *t, const struct cuaudit_call *c,
 	__builtin_memcpy(rec->args + CUA_RING_TAIL_AT, &tail, sizeof(tail));
 	/* Laid out as in a call record, whose head the ring record's is. */
 	put_var((char *)rec->args + cua_trace_args_size[c->id], (char *)rec, c, d, ex);
+	/* The mark after the record's bytes: a signal handler copies a marked record
+	   (ring_rescue). No instruction. */
+	__atomic_signal_fence(__ATOMIC_RELEASE);
 	*cua_live_flag_byte(rec, CUA_LIVE_TRACED) |= (uint8_t)(CUA_LIVE_TRACED >> 24);
 	t->plain++;
 	if (__atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)
@@ -1166,56 +1225,83 @@ static void ring_check(struct tbuf *t)
 		drain_own(t);
 }
 
-/* A signal handler's call at level l > 0 (its buffer t, IDLE): the update it interrupted, at
-   level 0 or above it, cannot write the thread's ring out, and the handler's calls go on
-   taking its records. Past ring_rescue_at records since the level-0 buffer's last writing
-   out, this call copies the calls that buffer kept in the ring, not yet copied, into t as
-   call records: each claimed first (its mark cleared in one atomic step, so that a deeper
-   handler's copying, the level-0 buffer's own writing out and exit's copy pass it over),
-   then copied, and kept where its number did not change meanwhile; each counted as rescued
-   for the level-0 buffer's count of calls found. Not while level 0 writes its ring out
-   (FLUSHING, or out of mine[]): it is reading those records. The readers order a thread's
-   calls by time, whichever buffer holds them. */
+/* A signal handler's call at level l > 0 (its buffer t): the update it interrupted, at level
+   0 or above it, cannot write the thread's ring out, and the handler's calls go on taking
+   its records. Past ring_rescue_at records since the level-0 buffer's last writing out,
+   this call copies the calls that buffer kept in the ring, not yet copied, into t as call
+   records. Each record is copied, then claimed: its mark cleared in one atomic step, so that
+   a deeper handler's copying, the level-0 buffer's own writing out and exit's copy pass it
+   over. A claim that finds the mark proves the copy whole: level 0 is suspended, so nothing
+   marks a record meanwhile, and a call that takes a record clears its flags before it writes
+   anything else. A record taken again before any claim is counted at the writing out (kept
+   less found and copied). Each copy counts as rescued for the level-0 buffer. While level 0
+   writes its ring out (sealing_on), only the records past the one it reads. The thread's
+   own ring alone: another thread's calls are not taking it round. The readers order a
+   thread's calls by time, whichever buffer holds them. */
 static CUA_COLD void ring_rescue(struct tbuf *t)
 {
-	struct tbuf *z = mine[0];
+	struct tbuf *z = ring_home;
 	struct cua_live_slot *s;
 	const uint8_t traced = (uint8_t)(CUA_LIVE_TRACED >> 24);
-	uint64_t done, from, want, mask = cua_live_calls_mask;
+	uint64_t done, from, want, stop, w, mask = cua_live_calls_mask;
 	struct cua_live_call *ring;
+	int sealing;
 
-	if (!z || z->slot.pid != cua_process_id_fast() || !(s = z->ring) ||
+	if (!z || z->slot.pid != cua_process_id_fast() || cua_live_me.pid != z->slot.pid ||
+	    !(s = z->ring) || s != cua_live_me.slot || z->ring_tid != cua_live_me.tid ||
 	    !__atomic_load_n(&z->plain, __ATOMIC_ACQUIRE) ||
-	    __atomic_load_n(&z->state, __ATOMIC_ACQUIRE) != IDLE)
+	    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE)
+		return;
+	w = __atomic_load_n(&z->state, __ATOMIC_ACQUIRE);
+	sealing = __atomic_load_n(&z->sealing_on, __ATOMIC_RELAXED);
+	if (w != IDLE && (!sealing || w != FLUSHING_BY(cua_thread_id())))
 		return;
 	done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 	if (done - z->drained < ring_rescue_at)
 		return;
 	from = z->drained > z->rescued_upto ? z->drained : z->rescued_upto;
-	if (done - from > mask + 1)
+	/* Its writing out has read up to z->sealing (one before drained: nothing yet); as
+	   offsets from drained, which do not wrap. */
+	if (sealing) {
+		uint64_t read = __atomic_load_n(&z->sealing, __ATOMIC_RELAXED) + 1;
+
+		if (read - z->drained > from - z->drained)
+			from = read;
+	}
+	/* (from may be past done: the writing out read up to done.) */
+	if (from < done && done - from > mask + 1)
 		from = done - (mask + 1);
 	want = z->ring_tid | (uint64_t)CUA_LIVE_TRACED << 32;
 	ring = cua_live_ring(s);
+	stop = done;
 	for (uint64_t k = from; k < done; k++) {
 		struct cua_live_call *e = ring + (k & mask), copy;
-		uint32_t seq = cua_live_seq(k, CUA_LIVE_ENDED);
+		uint32_t seq = cua_live_seq(k, CUA_LIVE_ENDED), now = __atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE);
 
-		if (!kept_by(e, want) || __atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) != seq ||
-		    !(__atomic_fetch_and(cua_live_flag_byte(e, CUA_LIVE_TRACED), (uint8_t)~traced,
-					 __ATOMIC_ACQ_REL) & traced))
+		/* A call still in flight (an outer call) is marked when it ends: the next
+		   copying starts here again. */
+		if (cua_live_busy(now) && stop == done)
+			stop = k;
+		if (now != seq || !kept_by(e, want))
 			continue;
 		__builtin_memcpy(&copy, e, sizeof(copy));
-		__atomic_thread_fence(__ATOMIC_ACQUIRE);
-		if (__atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) != seq)
-			__atomic_add_fetch(&overtaken, 1, __ATOMIC_RELAXED);
-		/* (make_room counts a record it has no room for.) */
-		else if (t->committed + sizeof(copy) <= tbuf_room || make_room(t) == 0)
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (!(__atomic_fetch_and(cua_live_flag_byte(e, CUA_LIVE_TRACED), (uint8_t)~traced,
+					 __ATOMIC_ACQ_REL) & traced))
+			continue;
+		/* Exit took the buffer meanwhile: the calls not copied yet stay marked, for its
+		   copy. (make_room counts a record it has no room for.) */
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE) {
+			*cua_live_flag_byte(e, CUA_LIVE_TRACED) |= traced;
+			break;
+		}
+		if (t->committed + sizeof(copy) <= tbuf_room || make_room(t) == 0)
 			__atomic_store_n(&t->committed, t->committed + put_kept(t->data + t->committed, &copy),
 					 __ATOMIC_RELEASE);
 		__atomic_add_fetch(&z->rescued, 1, __ATOMIC_RELAXED);
 	}
-	if (done > z->rescued_upto)
-		z->rescued_upto = done;
+	if (stop > z->rescued_upto)
+		z->rescued_upto = stop;
 }
 
 /* ring: the live view is on, so calls are in its rings (constant in each caller, so that the
@@ -1236,8 +1322,10 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 	if (CUA_UNLIKELY(cfg.capture)) {
 		ctl_mark(t, c);
 		if (!captured(c->id)) {
-			if (ring)
+			if (ring && l == 0)
 				ring_check(t);
+			else if (ring)
+				ring_rescue(t);
 			return;
 		}
 	}
@@ -1368,10 +1456,13 @@ static void trace_exit_ring_filtered(const struct cuaudit_call *c, void *ctx)
 	r = l;
 	if (CUA_UNLIKELY(l >= CUA_LEVELS))
 		r = cua_level_resolve(&l);
-	/* Level 0 alone makes references; no buffer is made for a call it does not keep. */
+	/* Level 0 alone makes references; no buffer is made for a call it does not keep. A
+	   handler's call inside an update takes a ring record all the same (ring_rescue). */
 	if (r == 0 && (t = mine[0]) != NULL && t->slot.pid == cua_process_id_fast() &&
 	    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == IDLE)
 		ring_check(t);
+	else if (r > 0 && r < CUA_LEVELS && ring_home && (t = thread_buffer(r)) != NULL)
+		ring_rescue(t);
 	cua_level_leave(l);
 }
 
@@ -1504,6 +1595,9 @@ static void finish_cut_seal(struct tbuf *t, size_t n)
 {
 	if (t->sealed_at && t->sealed_at == n) {
 		t->drained = t->sealed_upto;
+		/* Its calls are counted in the buffer: none is missing. */
+		t->rescued = 0;
+		t->plain = 0;
 		t->sealed_at = 0;
 	}
 }
@@ -1530,7 +1624,7 @@ static char *finished_records(struct tbuf *t, size_t *n)
 		return t->data;
 	finish_cut_seal(t, *n);
 	memcpy(area, t->data, *n);
-	*n += seal_ring(t, area, *n, TBUF_SIZE, 1, &done, NULL);
+	*n += seal_ring(t, area, *n, TBUF_SIZE, 2, &done, NULL);
 	return area;
 }
 
@@ -1547,8 +1641,8 @@ static void copy_taken(struct tbuf *t, char *a, uint32_t self, uint64_t pid, uin
 		       unsigned *cut)
 {
 	uint64_t drained = __atomic_load_n(&t->drained, __ATOMIC_ACQUIRE), upto = 0, found = 0, late = 0;
+	uint32_t rescued = __atomic_load_n(&t->rescued, __ATOMIC_ACQUIRE), plain;
 	size_t cap = 2 * ring_room(), early = seal_ring(t, a, 0, cap, 1, &upto, &found);
-	uint32_t plain;
 
 	t->taken = take_buffer(t, self, pid, deadline, cut);
 	if (!t->taken) {
@@ -1558,13 +1652,16 @@ static void copy_taken(struct tbuf *t, char *a, uint32_t self, uint64_t pid, uin
 	finish_cut_seal(t, __atomic_load_n(&t->committed, __ATOMIC_ACQUIRE));
 	/* Its owner wrote its ring out meanwhile: the copy so far is in its records. The buffer
 	   is closed now: its owner writes drained no more. */
-	/* Without a first copy (nothing kept then), drained stays: upto was not read. */
-	if (__atomic_load_n(&t->drained, __ATOMIC_ACQUIRE) != drained || !early)
+	/* Without a first copy (nothing kept then), drained stays: upto was not read. A signal
+	   handler of its owner's copied some out meanwhile (ring_rescue): they may be in the
+	   copy too, which is made again, claiming each. */
+	if (__atomic_load_n(&t->drained, __ATOMIC_ACQUIRE) != drained || !early ||
+	    __atomic_load_n(&t->rescued, __ATOMIC_ACQUIRE) != rescued)
 		early = found = 0;
 	else
 		t->drained = upto;
 	plain = __atomic_load_n(&t->plain, __ATOMIC_ACQUIRE);
-	t->taken_n = early + seal_ring(t, a, early, cap, 1, &upto, &late);
+	t->taken_n = early + seal_ring(t, a, early, cap, 2, &upto, &late);
 	/* The ones its handlers copied out are in their buffers (ring_rescue). */
 	late += __atomic_load_n(&t->rescued, __ATOMIC_ACQUIRE);
 	if (found + late < plain)

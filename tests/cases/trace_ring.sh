@@ -199,15 +199,15 @@ trace_with_the_live_view_keeps_a_handlers_calls_three_rings_long)
   same_as_off on
   ;;
 trace_with_the_live_view_keeps_the_calls_a_handler_inside_its_own_update_goes_round)
-  # 500 calls (the ring keeps them), then a cuModuleGetFunction that spins 300 ms, meanwhile
-  # its name's page is made unreadable: the trace faults reading the name, inside its own
-  # update, and the program's SIGSEGV handler makes 3,000 calls there. At the trace's next
-  # level they are whole records and cannot write the ring out, yet they take its records
-  # three times round: the 500 kept calls are copied out before they are taken again. Then
-  # 500 calls more. The trace holds every call, in order, as with the view off, and says
-  # none lost.
+  # 500 calls (the ring keeps them), then a cuModuleGetFunction whose name's page the mock
+  # has the program make unreadable once it has read the name (a SIGUSR2 it raises): the
+  # trace faults reading the name, inside its own update, and the program's SIGSEGV handler
+  # makes 3,000 calls there. At the trace's next level they are whole records and cannot
+  # write the ring out, yet they take its records three times round: the 500 kept calls are
+  # copied out before they are taken again. Then 500 calls more. The trace holds every call,
+  # in order, as with the view off, and says none lost.
   for v in off on; do
-    traced $v MOCK_SPIN=cuModuleGetFunction:300000000 -- fault_inside 500 3000
+    traced $v MOCK_TRIP=cuModuleGetFunction:1:raise=12 -- fault_inside 500 3000
     ran $v
     grep -qx 'faults 1' "$dir/$v/out.txt" && pass "$v: the trace's read of the name faulted once" ||
       fail "$v: $(grep '^faults' "$dir/$v/out.txt" || echo 'no faults line')"

@@ -832,19 +832,32 @@ static int overtaking(long count, long calls)
 
 static char *probe;       /* a page holding a kernel name the mock does not know */
 static size_t probe_size;
+static volatile int probe_closed;
 static long probe_faults;
 
-/* The trace reads a call's string argument inside its own update, after the call: the page
-   is unreadable by then (probe_closer), and this handler runs there, at the trace's next
-   level, where its calls take ring records but cannot write the ring out. It makes its
-   calls, makes the page readable again and returns: the trace's read goes on. */
+/* SIGUSR2, raised by the mock inside cuModuleGetFunction once it has read the name
+   (MOCK_TRIP=cuModuleGetFunction:1:raise=12): the name's page becomes unreadable. */
+static void probe_closer(int sig, siginfo_t *si, void *uc)
+{
+	(void)sig;
+	(void)si;
+	(void)uc;
+	if (mprotect(probe, probe_size, PROT_NONE) != 0)
+		_exit(5);
+	probe_closed = 1;
+}
+
+/* The trace reads the call's string argument inside its own update, after the call: this
+   handler runs there, at the trace's next level, where its calls take ring records but
+   cannot write the ring out. It makes its calls, makes the page readable again and returns:
+   the trace's read goes on. */
 static void probe_handler(int sig, siginfo_t *si, void *uc)
 {
 	int v;
 
 	(void)sig;
 	(void)uc;
-	if ((char *)si->si_addr < probe || (char *)si->si_addr >= probe + probe_size)
+	if (!probe_closed || (char *)si->si_addr < probe || (char *)si->si_addr >= probe + probe_size)
 		_exit(4);
 	probe_faults++;
 	for (long i = 0; i < handler_wants; i++) {
@@ -856,26 +869,13 @@ static void probe_handler(int sig, siginfo_t *si, void *uc)
 		_exit(5);
 }
 
-/* 20 ms into the main thread's spinning call (the mock has read the name by then), the
-   name's page becomes unreadable. */
-static void *probe_closer(void *arg)
-{
-	(void)arg;
-	while (!__atomic_load_n(&in_spin, __ATOMIC_ACQUIRE))
-		usleep(1000);
-	usleep(20000);
-	CHECK(mprotect(probe, probe_size, PROT_NONE) == 0);
-	return NULL;
-}
-
 /* `count` calls (the ring keeps them), then cuModuleGetFunction with the name on the probe
-   page, which the test makes spin (MOCK_SPIN=cuModuleGetFunction:NS); its trace update
-   faults on the name and the handler makes `calls` calls there. Prints the faults and every
+   page, which the mock closes (probe_closer); the trace's update faults on the name and the
+   handler makes `calls` calls there; then `count` calls more. Prints the faults and every
    call made. */
 static int fault_inside(long count, long calls)
 {
 	CUfunction f;
-	pthread_t t;
 
 	name_thread("ring-main", 0);
 	CHECKED(made, cuInit(0) == CUDA_SUCCESS);
@@ -883,15 +883,12 @@ static int fault_inside(long count, long calls)
 	probe = mmap(NULL, probe_size, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
 	CHECK(probe != MAP_FAILED);
 	strcpy(probe, "probe_kernel_unknown");
+	on_signal(SIGUSR2, probe_closer, 0);
 	on_signal(SIGSEGV, probe_handler, 0);
 	handler_wants = calls;
 	for (long i = 0; i < count; i++)
 		made += device_get((int)(100000 + i));
-	CHECK(pthread_create(&t, NULL, probe_closer, NULL) == 0);
-	__atomic_store_n(&in_spin, 1, __ATOMIC_RELEASE);
 	CHECKED(made, cuModuleGetFunction(&f, NULL, probe) == CUDA_ERROR_NOT_FOUND);
-	__atomic_store_n(&in_spin, 0, __ATOMIC_RELEASE);
-	CHECK(pthread_join(t, NULL) == 0);
 	for (long i = 0; i < count; i++)
 		made += device_get((int)(200000 + i));
 	signal(SIGSEGV, SIG_DFL);
