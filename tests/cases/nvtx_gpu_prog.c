@@ -17,9 +17,12 @@ static void launch(unsigned grid)
 	CHECK(cuLaunchKernel(add_one, grid, 1, 1, 64, 1, 1, 0, NULL, params, NULL) == CUDA_SUCCESS);
 }
 
-/* Per iteration: iter { k3 { 3 ms, 3 ms, count }, k5 { 5 ms, count }, iter { 2 ms } }: for
-   "iter" 4 kernels (13 ms) and 6 calls (the nested iter's counted once), "k3" 2 kernels (6 ms)
-   and 3 calls, "k5" 1 kernel (5 ms) and 2 calls. Outside any range: a 7 ms kernel. */
+/* Per iteration: iter { k3 { 100 ms, 100 ms, count }, k5 { 5 ms, count }, iter { 2 ms } }:
+   for "iter" 4 kernels (207 ms) and 6 calls (the nested iter's counted once), "k3" 2 kernels
+   (200 ms) and 3 calls, "k5" 1 kernel (5 ms) and 2 calls. Outside any range: a 7 ms kernel.
+   The first kernel starts on an idle stream (its GPU time is a bound); every later one is
+   queued behind 100 ms of work or more, so that its time is exact even where the host is
+   held up for a while between launches (a loaded machine). */
 int main(void)
 {
 	CUcontext ctx;
@@ -36,8 +39,8 @@ int main(void)
 	for (int i = 0; i < 3; i++) {
 		nvtxRangePushA("iter");
 		nvtxRangePushA("k3");
-		launch(3);
-		launch(3);
+		launch(100);
+		launch(100);
 		CHECK(cuDeviceGetCount(&count) == CUDA_SUCCESS);
 		nvtxRangePop();
 		nvtxRangePushA("k5");
