@@ -77,8 +77,8 @@ struct tbuf {
 	uint32_t rescued;
 	uint64_t rescued_upto;
 	/* While its owner writes the ring out (sealing_on, from before it is marked FLUSHING
-	   until seal_ring returns), the INDEX seal_ring is reading (drained - 1 before the
-	   first): a handler copies from the next one on (ring_rescue). */
+	   until seal_ring returns), the last INDEX seal_ring has begun to read (drained - 1
+	   before the first): a handler copies from the next one on (ring_rescue). */
 	uint64_t sealing;
 	uint32_t sealing_on;
 	uint32_t ring_gen; /* the ring's owner generation then: another owner may have reused it */
@@ -624,14 +624,19 @@ static void back_in_mine(struct tbuf *t, unsigned l)
 /* One call the ring kept alone (ring_keeps), as the trace's call record (tracefmt.h) at
    dst: the ring record's head and argument bytes up to the tail, in one fixed copy (the
    next record goes over what is past this one), then its size and flags from the tail.
-   Returns its bytes. dst has room for a whole ring record. */
+   Returns its bytes; 0 for a size no kept call has (a record another call took again
+   while it was read, its tail then argument bytes): nothing is written out of it. dst has
+   room for a whole ring record. */
 static size_t put_kept(char *dst, const struct cua_live_call *e)
 {
 	struct cua_rec_head *r = (struct cua_rec_head *)(void *)dst;
 	struct cua_ring_tail tail;
 
-	__builtin_memcpy(dst, e, sizeof(struct cua_rec_head) + CUA_RING_TAIL_AT);
 	__builtin_memcpy(&tail, e->args + CUA_RING_TAIL_AT, sizeof(tail));
+	if (CUA_UNLIKELY(tail.size < sizeof(struct cua_rec_head) ||
+			 tail.size > sizeof(struct cua_rec_head) + CUA_RING_TAIL_AT || (tail.size & 7u)))
+		return 0;
+	__builtin_memcpy(dst, e, sizeof(struct cua_rec_head) + CUA_RING_TAIL_AT);
 	r->size = tail.size;
 	r->flags = tail.flags;
 	return tail.size;
@@ -691,15 +696,24 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 		for (uint64_t k = first; k < done; k++) {
 			const struct cua_live_call *e = ring + (k & mask);
 
+			uint32_t seq = cua_live_seq(k, CUA_LIVE_ENDED);
+			size_t size;
+
 			__atomic_store_n(&t->sealing, k, __ATOMIC_RELAXED);
 			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			if (kept_by(e, want) && e->h.seq == cua_live_seq(k, CUA_LIVE_ENDED)) {
-				out += put_kept(out, e);
-				kept++;
+			if (kept_by(e, want) && e->h.seq == seq) {
+				size = put_kept(out, e);
+				/* A handler's calls may have gone round to this record meanwhile
+				   (no handler copies the one read here): then it is not this call. */
+				__atomic_signal_fence(__ATOMIC_SEQ_CST);
+				if (size && __atomic_load_n(&e->h.seq, __ATOMIC_RELAXED) == seq) {
+					out += size;
+					kept++;
+				}
 			}
 		}
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
-		__atomic_store_n(&t->sealing, done, __ATOMIC_RELAXED);
+		__atomic_store_n(&t->sealing, done - 1, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		/* Those a handler copied meanwhile. */
 		rescued = __atomic_load_n(&t->rescued, __ATOMIC_RELAXED);
@@ -720,8 +734,10 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 			     (__atomic_fetch_and(cua_live_flag_byte(e, CUA_LIVE_TRACED),
 						 (uint8_t) ~(uint8_t)(CUA_LIVE_TRACED >> 24), __ATOMIC_ACQ_REL) &
 			      (uint8_t)(CUA_LIVE_TRACED >> 24)))) {
-				out += put_kept(out, &copy);
-				kept++;
+				size_t size = put_kept(out, &copy);
+
+				out += size;
+				kept += size != 0;
 			}
 		}
 	}
@@ -1202,11 +1218,13 @@ CUA_HOT_INLINE int ring_keeps(struct tbuf *t, const struct cuaudit_call *c,
 	__builtin_memcpy(rec->args + CUA_RING_TAIL_AT, &tail, sizeof(tail));
 	/* Laid out as in a call record, whose head the ring record's is. */
 	put_var((char *)rec->args + cua_trace_args_size[c->id], (char *)rec, c, d, ex);
-	/* The mark after the record's bytes: a signal handler copies a marked record
-	   (ring_rescue). No instruction. */
+	/* Counted, then marked after the record's bytes: a signal handler copies a marked
+	   record (ring_rescue), and a jump between leaves a call counted as missing, never a
+	   marked one that nothing counts (a writing out reads the ring only when plain is
+	   not 0). The fences are no instruction. */
+	t->plain++;
 	__atomic_signal_fence(__ATOMIC_RELEASE);
 	*cua_live_flag_byte(rec, CUA_LIVE_TRACED) |= (uint8_t)(CUA_LIVE_TRACED >> 24);
-	t->plain++;
 	if (__atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_window)
 		drain_own(t);
 	/* Live output: what a kill would lose is at most one interval of this thread. */
@@ -1238,12 +1256,22 @@ static void ring_check(struct tbuf *t)
    writes its ring out (sealing_on), only the records past the one it reads. The thread's
    own ring alone: another thread's calls are not taking it round. The readers order a
    thread's calls by time, whichever buffer holds them. */
+/* Whether handlers may copy z's kept calls now: z IDLE, or its owner (this thread) writing
+   its ring out with the cursor open (*sealing set then). */
+static inline int rescue_allowed(struct tbuf *z, int *sealing)
+{
+	uint64_t w = __atomic_load_n(&z->state, __ATOMIC_ACQUIRE);
+
+	*sealing = (int)__atomic_load_n(&z->sealing_on, __ATOMIC_RELAXED);
+	return w == IDLE || (*sealing && w == FLUSHING_BY(cua_thread_id()));
+}
+
 static CUA_COLD void ring_rescue(struct tbuf *t)
 {
 	struct tbuf *z = ring_home;
 	struct cua_live_slot *s;
 	const uint8_t traced = (uint8_t)(CUA_LIVE_TRACED >> 24);
-	uint64_t done, from, want, stop, w, mask = cua_live_calls_mask;
+	uint64_t done, from, want, stop, mask = cua_live_calls_mask;
 	struct cua_live_call *ring;
 	int sealing;
 
@@ -1252,9 +1280,7 @@ static CUA_COLD void ring_rescue(struct tbuf *t)
 	    !__atomic_load_n(&z->plain, __ATOMIC_ACQUIRE) ||
 	    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE)
 		return;
-	w = __atomic_load_n(&z->state, __ATOMIC_ACQUIRE);
-	sealing = __atomic_load_n(&z->sealing_on, __ATOMIC_RELAXED);
-	if (w != IDLE && (!sealing || w != FLUSHING_BY(cua_thread_id())))
+	if (!rescue_allowed(z, &sealing))
 		return;
 	done = __atomic_load_n(&s->done, __ATOMIC_ACQUIRE);
 	if (done - z->drained < ring_rescue_at)
@@ -1289,15 +1315,26 @@ static CUA_COLD void ring_rescue(struct tbuf *t)
 		if (!(__atomic_fetch_and(cua_live_flag_byte(e, CUA_LIVE_TRACED), (uint8_t)~traced,
 					 __ATOMIC_ACQ_REL) & traced))
 			continue;
-		/* Exit took the buffer meanwhile: the calls not copied yet stay marked, for its
-		   copy. (make_room counts a record it has no room for.) */
-		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE) {
-			*cua_live_flag_byte(e, CUA_LIVE_TRACED) |= traced;
+		/* A call that took the record again and was left by a jump before it cleared
+		   the flags: its number tells. This call is then missing (counted at the
+		   writing out). */
+		if (copy.h.seq != seq)
+			continue;
+		/* Exit took this buffer or the level-0 one meanwhile: this call and the ones
+		   after it stay marked, for exit's copy. */
+		if (__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE || !rescue_allowed(z, &sealing)) {
+			if (__atomic_load_n(&e->h.seq, __ATOMIC_ACQUIRE) == seq)
+				*cua_live_flag_byte(e, CUA_LIVE_TRACED) |= traced;
 			break;
 		}
-		if (t->committed + sizeof(copy) <= tbuf_room || make_room(t) == 0)
-			__atomic_store_n(&t->committed, t->committed + put_kept(t->data + t->committed, &copy),
-					 __ATOMIC_RELEASE);
+		/* (make_room counts a record it has no room for.) */
+		if (t->committed + sizeof(copy) <= tbuf_room || make_room(t) == 0) {
+			size_t size = put_kept(t->data + t->committed, &copy);
+
+			if (!size)
+				continue; /* torn: counted at the writing out */
+			__atomic_store_n(&t->committed, t->committed + size, __ATOMIC_RELEASE);
+		}
 		__atomic_add_fetch(&z->rescued, 1, __ATOMIC_RELAXED);
 	}
 	if (stop > z->rescued_upto)
@@ -1457,11 +1494,15 @@ static void trace_exit_ring_filtered(const struct cuaudit_call *c, void *ctx)
 	if (CUA_UNLIKELY(l >= CUA_LEVELS))
 		r = cua_level_resolve(&l);
 	/* Level 0 alone makes references; no buffer is made for a call it does not keep. A
-	   handler's call inside an update takes a ring record all the same (ring_rescue). */
+	   handler's call inside an update takes a ring record all the same: its level's
+	   buffer is made only when the ring is so far round that it copies (ring_rescue). */
 	if (r == 0 && (t = mine[0]) != NULL && t->slot.pid == cua_process_id_fast() &&
 	    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == IDLE)
 		ring_check(t);
-	else if (r > 0 && r < CUA_LEVELS && ring_home && (t = thread_buffer(r)) != NULL)
+	else if (r > 0 && r < CUA_LEVELS && (t = ring_home) != NULL && t->ring &&
+		 t->slot.pid == cua_process_id_fast() &&
+		 __atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_rescue_at &&
+		 (t = thread_buffer(r)) != NULL)
 		ring_rescue(t);
 	cua_level_leave(l);
 }
