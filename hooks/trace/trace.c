@@ -76,6 +76,9 @@ struct tbuf {
 	   owner's writing out (FLUSHING), ring_attach (no call kept then) and exit. */
 	uint32_t rescued;
 	uint64_t rescued_upto;
+	/* Its owner's count of signal handlers run (cua_self.sig_serial) at its last writing
+	   out of the ring (seal_ring). */
+	uint32_t sig_seen;
 	/* While its owner writes the ring out (sealing_on, from before it is marked FLUSHING
 	   until seal_ring returns), the last INDEX seal_ring has begun to read (drained - 1
 	   before the first): a handler copies from the next one on (ring_rescue). */
@@ -624,22 +627,26 @@ static void back_in_mine(struct tbuf *t, unsigned l)
 /* One call the ring kept alone (ring_keeps), as the trace's call record (tracefmt.h) at
    dst: the ring record's head and argument bytes up to the tail, in one fixed copy (the
    next record goes over what is past this one), then its size and flags from the tail.
-   Returns its bytes; 0 for a size no kept call has (a record another call took again
-   while it was read, its tail then argument bytes): nothing is written out of it. dst has
-   room for a whole ring record. */
+   Returns its bytes, as its tail says (kept_size checks them where the tail may be
+   another call's). dst has room for a whole ring record. */
 static size_t put_kept(char *dst, const struct cua_live_call *e)
 {
 	struct cua_rec_head *r = (struct cua_rec_head *)(void *)dst;
 	struct cua_ring_tail tail;
 
 	__builtin_memcpy(&tail, e->args + CUA_RING_TAIL_AT, sizeof(tail));
-	if (CUA_UNLIKELY(tail.size < sizeof(struct cua_rec_head) ||
-			 tail.size > sizeof(struct cua_rec_head) + CUA_RING_TAIL_AT || (tail.size & 7u)))
-		return 0;
 	__builtin_memcpy(dst, e, sizeof(struct cua_rec_head) + CUA_RING_TAIL_AT);
 	r->size = tail.size;
 	r->flags = tail.flags;
 	return tail.size;
+}
+
+/* size is one a kept call has (its head and up to 88 bytes more, a multiple of 8): not the
+   argument bytes of another call's record, which a handler's calls took again while it was
+   read, or which a mark landed on (docs/design.md, "Limits"). */
+static inline int kept_size(size_t size)
+{
+	return size - sizeof(struct cua_rec_head) <= CUA_RING_TAIL_AT && !(size & 7u);
 }
 
 /* Whether the ring record e is a call that thread kept alone: its thread and its flags are
@@ -654,6 +661,41 @@ static inline int kept_by(const struct cua_live_call *e, uint64_t want)
 	w = e->h.tid | (uint64_t)e->h.flags << 32;
 #endif
 	return (w & ~((uint64_t)CUA_REC_GPU << 32)) == want;
+}
+
+/* seal_ring's reading of the owner's ring from INDEX first to done into out: returns where
+   its records end, and adds them to *kept. A signal handler landing here copies the records
+   past the one read now (ring_rescue): each INDEX is published before its record is read,
+   and the record's number is read again after its copy (a handler's calls may have gone
+   round to it meanwhile, and none copies the one read here). checked: a size no kept call
+   has is left out too (a mark that landed on another call's record, whose tail may be its
+   argument bytes); a constant where it is called, so each way is its own loop. */
+static inline __attribute__((always_inline)) char *seal_read(struct tbuf *t,
+							     const struct cua_live_call *ring,
+							     uint64_t first, uint64_t done,
+							     uint64_t want, char *out, uint64_t *kept,
+							     int checked)
+{
+	const struct cua_live_call *e = ring + (first & cua_live_calls_mask),
+				   *end = ring + cua_live_calls_mask + 1;
+	uint32_t seq = cua_live_seq(first, CUA_LIVE_ENDED);
+
+	/* The record and its ended number step along with the INDEX. */
+	for (uint64_t k = first; k < done; k++, seq += 4, e = e + 1 == end ? ring : e + 1) {
+		__atomic_store_n(&t->sealing, k, __ATOMIC_RELAXED);
+		__atomic_signal_fence(__ATOMIC_SEQ_CST);
+		if (kept_by(e, want)) {
+			size_t size = put_kept(out, e);
+
+			__atomic_signal_fence(__ATOMIC_SEQ_CST);
+			if (CUA_LIKELY(__atomic_load_n(&e->h.seq, __ATOMIC_RELAXED) == seq) &&
+			    (!checked || kept_size(size))) {
+				out += size;
+				(*kept)++;
+			}
+		}
+	}
+	return out;
 }
 
 /* Writes the calls t's ring kept alone since the last time, from INDEX drained on, as call
@@ -691,27 +733,16 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 		return 0;
 	}
 	if (CUA_LIKELY(!other)) {
-		/* A signal handler landing here copies the records past the one read now
-		   (ring_rescue): each INDEX is published before its record is read. */
-		for (uint64_t k = first; k < done; k++) {
-			const struct cua_live_call *e = ring + (k & mask);
+		/* No signal handler of the ring's thread ran since its last writing out: no mark
+		   can have landed on a record another call took (ring_keeps), so each marked
+		   record's tail is its own. */
+		uint32_t serial = __atomic_load_n(&cua_self.sig_serial, __ATOMIC_RELAXED);
 
-			uint32_t seq = cua_live_seq(k, CUA_LIVE_ENDED);
-			size_t size;
-
-			__atomic_store_n(&t->sealing, k, __ATOMIC_RELAXED);
-			__atomic_signal_fence(__ATOMIC_SEQ_CST);
-			if (kept_by(e, want) && e->h.seq == seq) {
-				size = put_kept(out, e);
-				/* A handler's calls may have gone round to this record meanwhile
-				   (no handler copies the one read here): then it is not this call. */
-				__atomic_signal_fence(__ATOMIC_SEQ_CST);
-				if (size && __atomic_load_n(&e->h.seq, __ATOMIC_RELAXED) == seq) {
-					out += size;
-					kept++;
-				}
-			}
-		}
+		if (CUA_LIKELY(serial == t->sig_seen && t->ring_tid == cua_live_me.tid))
+			out = seal_read(t, ring, first, done, want, out, &kept, 0);
+		else
+			out = seal_read(t, ring, first, done, want, out, &kept, 1);
+		t->sig_seen = serial;
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
 		__atomic_store_n(&t->sealing, done - 1, __ATOMIC_RELAXED);
 		__atomic_signal_fence(__ATOMIC_SEQ_CST);
@@ -736,8 +767,10 @@ static size_t seal_ring(struct tbuf *t, char *p, size_t n, size_t cap, int other
 			      (uint8_t)(CUA_LIVE_TRACED >> 24)))) {
 				size_t size = put_kept(out, &copy);
 
-				out += size;
-				kept += size != 0;
+				if (kept_size(size)) {
+					out += size;
+					kept++;
+				}
 			}
 		}
 	}
@@ -1331,8 +1364,8 @@ static CUA_COLD void ring_rescue(struct tbuf *t)
 		if (t->committed + sizeof(copy) <= tbuf_room || make_room(t) == 0) {
 			size_t size = put_kept(t->data + t->committed, &copy);
 
-			if (!size)
-				continue; /* torn: counted at the writing out */
+			if (!kept_size(size))
+				continue; /* not this call: counted at the writing out */
 			__atomic_store_n(&t->committed, t->committed + size, __ATOMIC_RELEASE);
 		}
 		__atomic_add_fetch(&z->rescued, 1, __ATOMIC_RELAXED);
@@ -1383,14 +1416,19 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 		need += round8(capture_extras(c, &ex));
 	if (CUA_UNLIKELY(__atomic_load_n(&t->state, __ATOMIC_ACQUIRE) != IDLE))
 		return;
-	if (ring && CUA_UNLIKELY(l > 0))
-		ring_rescue(t);
 	/* With the live view on, the call's record is in its thread's ring already (at level 0:
 	   a signal handler's calls may pass a writing out of the ring): where what it lacks
 	   fits after its arguments, the ring alone keeps the call, else the buffer keeps it
-	   whole. */
-	if (ring && l == 0 && ring_keeps(t, c, d, &ex, need))
-		return;
+	   whole. A handler's call at a higher level copies out the calls level 0 kept, once
+	   the ring is far round (ring_rescue). */
+	if (ring) {
+		if (CUA_LIKELY(l == 0)) {
+			if (ring_keeps(t, c, d, &ex, need))
+				return;
+		} else {
+			ring_rescue(t);
+		}
+	}
 	if (CUA_UNLIKELY(t->committed + need > (ring ? tbuf_room : TBUF_SIZE)) && make_room(t) != 0)
 		return;
 	at = t->committed;
