@@ -1282,10 +1282,10 @@ static void ring_check(struct tbuf *t)
    this call copies the calls that buffer kept in the ring, not yet copied, into t as call
    records. Each record is copied, then claimed: its mark cleared in one atomic step, so that
    a deeper handler's copying, the level-0 buffer's own writing out and exit's copy pass it
-   over. A claim that finds the mark proves the copy whole: level 0 is suspended, so nothing
-   marks a record meanwhile, and a call that takes a record clears its flags before it writes
-   anything else. A record taken again before any claim is counted at the writing out (kept
-   less found and copied). Each copy counts as rescued for the level-0 buffer. While level 0
+   over. A claim that finds the mark, with the copy's number the call's, proves the copy
+   whole: level 0 is suspended, so nothing marks a record meanwhile, and a call that takes a
+   record writes its number, then clears its flags, before its arguments. A record taken
+   again before any claim is counted at the writing out (kept less found and copied). Each copy counts as rescued for the level-0 buffer. While level 0
    writes its ring out (sealing_on), only the records past the one it reads. The thread's
    own ring alone: another thread's calls are not taking it round. The readers order a
    thread's calls by time, whichever buffer holds them. */
