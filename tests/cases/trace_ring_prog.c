@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* tests/cases/trace_ring_prog.c: calls whose trace must be the same with the live view on and off: many mixed calls, runtime calls nesting driver calls, more threads than the view's slots, threads alive at exit, signal handlers (one making three rings of calls), a kill after a flush, a fork, a profiler range, calls at the edge of the ring's room. */
+/* tests/cases/trace_ring_prog.c: calls whose trace must be the same with the live view on and off: many mixed calls, runtime calls nesting driver calls, more threads than the view's slots, threads alive at exit, signal handlers (one making three rings of calls, one inside the trace's own update), a kill after a flush, a fork, a profiler range, calls at the edge of the ring's room. */
 #include <cudaProfiler.h>
 #include <cuda_runtime_api.h>
 #include <dirent.h>
