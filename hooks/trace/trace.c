@@ -109,9 +109,6 @@ static struct {
 
 static struct cua_tslot *all_buffers;
 static __thread struct tbuf *mine[CUA_LEVELS] __attribute__((tls_model("initial-exec")));
-/* The level-0 buffer last attached to this thread's ring (ring_attach), for its signal
-   handlers' calls (ring_rescue), whether or not it is in mine[] now. */
-static __thread struct tbuf *ring_home __attribute__((tls_model("initial-exec")));
 static uint64_t lost; /* records past CUA_LEVELS nested handlers: dropped, reported */
 /* Records dropped because their thread's buffer was full and could not be written out then
    (the raw file was being made by a thread that did not finish it in time): reported. */
@@ -1189,7 +1186,6 @@ static CUA_COLD struct cua_live_call *ring_attach(struct tbuf *t, const struct c
 	t->plain = 0;
 	/* Last: the hot path takes the ring as held once its address is here. */
 	t->ring_at = (uintptr_t)cua_live_ring(s);
-	ring_home = t;
 	return index >= t->drained ? rec : NULL;
 }
 
@@ -1299,9 +1295,28 @@ static inline int rescue_allowed(struct tbuf *z, int *sealing)
 	return w == IDLE || (*sealing && w == FLUSHING_BY(cua_thread_id()));
 }
 
+/* The calling thread's level-0 buffer in this process that holds its ring: mine[0], or,
+   while that buffer writes its ring out (out of mine[] then), the one in the list that the
+   thread owns. No thread-local pointer of its own: the module's static TLS is bounded
+   (docs/design.md, "Initial-exec TLS is not free"). NULL: none. */
+static struct tbuf *ring_home(void)
+{
+	uint64_t pid = cua_process_id_fast();
+	uint32_t self;
+
+	if (mine[0])
+		return mine[0];
+	self = (uint32_t)cua_thread_id();
+	for (struct cua_tslot *x = __atomic_load_n(&all_buffers, __ATOMIC_ACQUIRE); x; x = x->next)
+		if (x->pid == pid && x->level == 0 && __atomic_load_n(&x->tid, __ATOMIC_ACQUIRE) == self &&
+		    ((struct tbuf *)x)->ring == cua_live_me.slot)
+			return (struct tbuf *)x;
+	return NULL;
+}
+
 static CUA_COLD void ring_rescue(struct tbuf *t)
 {
-	struct tbuf *z = ring_home;
+	struct tbuf *z = ring_home();
 	struct cua_live_slot *s;
 	const uint8_t traced = (uint8_t)(CUA_LIVE_TRACED >> 24);
 	uint64_t done, from, want, stop, mask = cua_live_calls_mask;
@@ -1537,7 +1552,7 @@ static void trace_exit_ring_filtered(const struct cuaudit_call *c, void *ctx)
 	if (r == 0 && (t = mine[0]) != NULL && t->slot.pid == cua_process_id_fast() &&
 	    __atomic_load_n(&t->state, __ATOMIC_ACQUIRE) == IDLE)
 		ring_check(t);
-	else if (r > 0 && r < CUA_LEVELS && (t = ring_home) != NULL && t->ring &&
+	else if (r > 0 && r < CUA_LEVELS && (t = ring_home()) != NULL && t->ring &&
 		 t->slot.pid == cua_process_id_fast() &&
 		 __atomic_load_n(&t->ring->done, __ATOMIC_RELAXED) - t->drained >= ring_rescue_at &&
 		 (t = thread_buffer(r)) != NULL)
