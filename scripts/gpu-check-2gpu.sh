@@ -38,17 +38,12 @@ finish() {
   exit $?
 }
 
-# ---------------------------------------------------------------- build (one call)
-# CUAUDIT_STATIC_RUNTIME needs Zydis: from zydis-debs/ where the machine has none (scripts/gpu-check.sh).
-zydis_args=()
-if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null 2>&1; then
-  mkdir -p "$B"
-  for d in "$ROOT"/zydis-debs/*.deb; do dpkg -x "$d" "$B/zydis"; done
-  zydis_args=(-DZYDIS_INCLUDE_DIR="$B/zydis/usr/include"
-    -DZYDIS_LIBRARY="$(ls "$B"/zydis/usr/lib/*/libZydis.so.4* | head -1)")
-fi
-cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
-  cmake --build "$B" -j"$(nproc)" --target cuaudit cuaudit_cli >>"$R/build.log" 2>&1 ||
+# ---------------------------------------------------------------- build (scripts/gpu-lib.sh)
+# Every core (nproc alone counts the OMP_NUM_THREADS=1 above), the benchmark off (no nvcc
+# detection), Zydis from zydis-debs/ where the machine has none.
+. "$ROOT/scripts/gpu-lib.sh"
+: >"$R/build.log"
+gpu_build "$ROOT" "$B" "$R/build.log" cuaudit cuaudit_cli ||
   { tail -30 "$R/build.log"; record build "cmake --build" FAIL; finish; }
 if [ "$(python3 -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null)" -lt 2 ] 2>/dev/null; then
   record setup "torch sees 2 GPUs" FAIL; finish
@@ -146,9 +141,13 @@ for r in 0 1; do
 import json, sys
 g = json.load(open(sys.argv[1]))["gpu"]
 nccl = [k for k in g["kernels"] if "nccl" in k["name"].lower()]
-timed = [k for k in nccl if k["instances"] > 0 and k["total_ns"] > 0]
+# Each kernel's GPU time is a range (docs/summary-schema.json): its greatest total must be
+# above 0, its least at most that.
+timed = [k for k in nccl if k["instances"] > 0 and 0 <= k["total_min_ns"] <= k["total_max_ns"]
+         and k["total_max_ns"] > 0]
 print(f"nccl_kernels={len(nccl)} timed={len(timed)} instances={sum(k['instances'] for k in nccl)} "
-      f"ms={sum(k['total_ns'] for k in nccl) / 1e6:.1f} all_kernels={len(g['kernels'])} untimed={g.get('untimed')}")
+      f"ms=[{sum(k['total_min_ns'] for k in nccl) / 1e6:.1f}, {sum(k['total_max_ns'] for k in nccl) / 1e6:.1f}] "
+      f"exact={sum(k['exact_instances'] for k in nccl)} all_kernels={len(g['kernels'])} untimed={g.get('untimed')}")
 PY
 )
   echo "$got" | grep -qE '^nccl_kernels=([1-9][0-9]*) timed=\1 instances=[1-9]' && v=pass || v=FAIL

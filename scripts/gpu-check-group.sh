@@ -56,16 +56,12 @@ finish() {
   exit $?
 }
 
-# ---------------------------------------------------------------- build (as scripts/gpu-check.sh)
-zydis_args=()
-if [ ! -f /usr/include/Zydis/Zydis.h ] && ls "$ROOT"/zydis-debs/*.deb >/dev/null 2>&1; then
-  mkdir -p "$B"
-  for d in "$ROOT"/zydis-debs/*.deb; do dpkg -x "$d" "$B/zydis"; done
-  zydis_args=(-DZYDIS_INCLUDE_DIR="$B/zydis/usr/include"
-    -DZYDIS_LIBRARY="$(ls "$B"/zydis/usr/lib/*/libZydis.so.4* | head -1)")
-fi
-cmake -S "$ROOT" -B "$B" -DBUILD_TESTING=OFF -DCMAKE_BUILD_TYPE=RelWithDebInfo "${zydis_args[@]}" >"$R/build.log" 2>&1 &&
-  cmake --build "$B" -j"$(nproc)" --target cuaudit cuaudit_cli >>"$R/build.log" 2>&1 ||
+# ---------------------------------------------------------------- build (scripts/gpu-lib.sh)
+# Every core (nproc alone counts the OMP_NUM_THREADS=1 above), the benchmark off (no nvcc
+# detection), Zydis from zydis-debs/ where the machine has none.
+. "$ROOT/scripts/gpu-lib.sh"
+: >"$R/build.log"
+gpu_build "$ROOT" "$B" "$R/build.log" cuaudit cuaudit_cli ||
   { tail -30 "$R/build.log"; record build "cmake --build" FAIL; finish; }
 NGPU=$(python3 -c 'import torch; print(torch.cuda.device_count())' 2>/dev/null || echo 0)
 [ "$NGPU" -ge 1 ] 2>/dev/null || { record setup "torch sees a GPU" FAIL; finish; }
