@@ -1017,10 +1017,12 @@ static size_t string_len(const char *s)
 }
 
 /* `cuaudit ctl PID trace start|stop` as seen by the calls: the first call to see a change
-   leaves a mark at its start, so that a stopped stretch is not read as idle time. */
+   leaves a mark at its start, so that a stopped stretch is not read as idle time. Returns
+   whether ctl has the trace on, as read this once: the call is recorded by that same
+   reading, so a call that saw no change is never recorded ahead of the mark. */
 static uint32_t ctl_seen;
 
-static void ctl_mark(struct tbuf *t, const struct cuaudit_call *c)
+static uint32_t ctl_mark(struct tbuf *t, const struct cuaudit_call *c)
 {
 	static const char started[] = "trace started by cuaudit ctl";
 	static const char stopped[] = "trace stopped by cuaudit ctl; calls until the next start "
@@ -1029,26 +1031,28 @@ static void ctl_mark(struct tbuf *t, const struct cuaudit_call *c)
 
 	if (CUA_LIKELY(__atomic_load_n(&ctl_seen, __ATOMIC_RELAXED) == on) ||
 	    __atomic_exchange_n(&ctl_seen, on, __ATOMIC_ACQ_REL) == on)
-		return;
+		return on;
 	if (on)
 		append_text(t, CUA_TRACE_ID_MARK, c->t_enter_ns, started, sizeof(started) - 1);
 	else
 		append_text(t, CUA_TRACE_ID_MARK, c->t_enter_ns, stopped, sizeof(stopped) - 1);
+	return on;
 }
 
 /* CUAUDIT_CAPTURE=profiler-api: Start opens the range (and is recorded), Stop closes it
    (and is recorded). The roles profiler_start and profiler_stop say which calls those are;
-   cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call the driver's inside. */
-static int captured(unsigned id)
+   cudaProfilerStart/Stop (cuda_profiler_api.h, not wrapped) call the driver's inside.
+   ctl_on: whether `cuaudit ctl` has the trace on, as ctl_mark read it for this call. */
+static int captured(unsigned id, uint32_t ctl_on)
 {
 	int in_range;
 
 	/* CUAUDIT_CAPTURE=nvtx:NAME: inside that range on this thread. */
 	if (cfg.capture == CUA_CAPTURE_NVTX)
 		return cua_nvtx_capturing();
-	/* `cuaudit ctl PID trace start|stop`: one load of the region's control word. */
+	/* `cuaudit ctl PID trace start|stop`: the region's control word, read once a call. */
 	if (cfg.capture == CUA_CAPTURE_CTL)
-		return (cua_live_ctl() & CUA_LIVE_CTL_TRACE) != 0;
+		return ctl_on;
 	switch (cua_role[id]) {
 	case CUAUDIT_ROLE_PROFILER_START:
 		__atomic_store_n(&capturing, 1, __ATOMIC_RELAXED);
@@ -1060,7 +1064,7 @@ static int captured(unsigned id)
 		in_range = __atomic_load_n(&capturing, __ATOMIC_RELAXED);
 	}
 	/* A range opened by `cuaudit ctl` adds to the program's own. */
-	return in_range || (cua_live_ctl() & CUA_LIVE_CTL_TRACE);
+	return in_range || ctl_on;
 }
 
 /* What a record carries beyond its arguments: the values the call wrote through its
@@ -1405,8 +1409,7 @@ CUA_HOT_INLINE void trace_append(const struct cuaudit_call *c, unsigned l, int r
 	if (CUA_UNLIKELY(!t))
 		return;
 	if (CUA_UNLIKELY(cfg.capture)) {
-		ctl_mark(t, c);
-		if (!captured(c->id)) {
+		if (!captured(c->id, ctl_mark(t, c))) {
 			if (ring && l == 0)
 				ring_check(t);
 			else if (ring)
