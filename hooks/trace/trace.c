@@ -1276,19 +1276,6 @@ static void ring_check(struct tbuf *t)
 		drain_own(t);
 }
 
-/* A signal handler's call at level l > 0 (its buffer t): the update it interrupted, at level
-   0 or above it, cannot write the thread's ring out, and the handler's calls go on taking
-   its records. Past ring_rescue_at records since the level-0 buffer's last writing out,
-   this call copies the calls that buffer kept in the ring, not yet copied, into t as call
-   records. Each record is copied, then claimed: its mark cleared in one atomic step, so that
-   a deeper handler's copying, the level-0 buffer's own writing out and exit's copy pass it
-   over. A claim that finds the mark, with the copy's number the call's, proves the copy
-   whole: level 0 is suspended, so nothing marks a record meanwhile, and a call that takes a
-   record writes its number, then clears its flags, before its arguments. A record taken
-   again before any claim is counted at the writing out (kept less found and copied). Each copy counts as rescued for the level-0 buffer. While level 0
-   writes its ring out (sealing_on), only the records past the one it reads. The thread's
-   own ring alone: another thread's calls are not taking it round. The readers order a
-   thread's calls by time, whichever buffer holds them. */
 /* Whether handlers may copy z's kept calls now: z IDLE, or its owner (this thread) writing
    its ring out with the cursor open (*sealing set then). */
 static inline int rescue_allowed(struct tbuf *z, int *sealing)
@@ -1318,6 +1305,20 @@ static struct tbuf *ring_home(void)
 	return NULL;
 }
 
+/* A signal handler's call at level l > 0 (its buffer t): the update it interrupted, at level
+   0 or above it, cannot write the thread's ring out, and the handler's calls go on taking
+   its records. Past ring_rescue_at records since the level-0 buffer's last writing out,
+   this call copies the calls that buffer kept in the ring, not yet copied, into t as call
+   records. Each record is copied, then claimed: its mark cleared in one atomic step, so that
+   a deeper handler's copying, the level-0 buffer's own writing out and exit's copy pass it
+   over. A claim that finds the mark, with the copy's number the call's, proves the copy
+   whole: level 0 is suspended, so nothing marks a record meanwhile, and a call that takes a
+   record writes its number, then clears its flags, before its arguments. A record taken
+   again before any claim is counted at the writing out (kept less found and copied). Each
+   copy counts as rescued for the level-0 buffer. While level 0 writes its ring out
+   (sealing_on), only the records past the one it reads. The thread's own ring alone:
+   another thread's calls are not taking it round. The readers order a thread's calls by
+   time, whichever buffer holds them. */
 static CUA_COLD void ring_rescue(struct tbuf *t)
 {
 	struct tbuf *z = ring_home();
