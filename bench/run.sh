@@ -112,6 +112,12 @@ if [ -n "${TORCH_CONFIGS:-}" ]; then # native twice is always kept
   torch_configs="native native_b"
   for c in $TORCH_CONFIGS; do case $c in native | native_b) ;; *) torch_configs+=" $c" ;; esac; done
 fi
+# A name with no environment would run every round as an unbound variable and print nan.
+for c in $configs $torch_configs; do
+  [ -n "${env_of[$c]+set}" ] && continue
+  echo "bench/run.sh: unknown configuration '$c' in CONFIGS or TORCH_CONFIGS (base_* only with BASELINE); known: $(printf '%s\n' "${!env_of[@]}" | sort | tr '\n' ' ')" >&2
+  exit 2
+done
 
 # Configurations interleaved, ROUNDS rounds, each one's median kept: drift hits all alike.
 t_begin=$(date +%s)
