@@ -1248,6 +1248,54 @@ static int parse_u64(const char *s, uint64_t *out)
 	return 0;
 }
 
+/* The argument that holds the short option getopt just refused (optopt): the one before
+   optind where optopt ended it, else the one at optind, whose cluster getopt is still in
+   (it steps past an argument at its last letter). NULL where neither holds it. */
+static const char *refused_cluster(int argc, char **argv)
+{
+	const char *a;
+	size_t n;
+
+	if (optind > 1 && (a = argv[optind - 1])[0] == '-' && a[1] != '-' &&
+	    (n = strlen(a)) > 1 && a[n - 1] == optopt)
+		return a;
+	if (optind < argc && (a = argv[optind])[0] == '-' && a[1] != '-' && strchr(a + 1, optopt))
+		return a;
+	return NULL;
+}
+
+/* What getopt just refused (opterr off, the option string starting with ':'), in words: an
+   option without its value, an unknown option (a long one whole, a short one as its cluster
+   shows it), or a negative number, which is a process id given wrong, not an option. */
+static void refused_option(int c, int argc, char **argv, char *out, size_t cap)
+{
+	const char *arg;
+
+	if (c == ':')
+		snprintf(out, cap, "option '%s' needs a value", argv[optind - 1]);
+	else if (!optopt)
+		snprintf(out, cap, "unknown option '%s'", argv[optind - 1]);
+	else if (!(arg = refused_cluster(argc, argv)))
+		snprintf(out, cap, "unknown option '-%c'", optopt);
+	else if (arg[1] >= '0' && arg[1] <= '9')
+		snprintf(out, cap, "'%s' is not a process id", arg);
+	else if (arg[2])
+		snprintf(out, cap, "unknown option '-%c' in '%s'", optopt, arg);
+	else
+		snprintf(out, cap, "unknown option '%s'", arg);
+}
+
+/* A refused option of ps or top: what is wrong and where the usage is, not the usage of
+   every live command after getopt's own words. */
+static int option_refused(const char *cmd, int c, int argc, char **argv)
+{
+	char what[512];
+
+	refused_option(c, argc, argv, what, sizeof(what));
+	fprintf(stderr, "cuaudit %s: %s\nTry 'cuaudit %s --help'.\n", cmd, what, cmd);
+	return 2;
+}
+
 static void live_usage(FILE *f)
 {
 	fputs("usage: cuaudit ps [--dir DIR] [--json] | ps [--dir DIR] --clean\n"
@@ -1293,8 +1341,9 @@ static int ps_main(int argc, char **argv)
 	int json = 0, last_given = 0, groups = 0, c, n;
 
 	optind = 1;
+	opterr = 0;
 	/* Options before or after the pid (`cuaudit ps 4242 --json`), as GNU tools take them. */
-	while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
 		switch (c) {
 		case 'D': dir = optarg; break;
 		case 'j': json = 1; break;
@@ -1309,7 +1358,7 @@ static int ps_main(int argc, char **argv)
 			last_given = 1;
 			break;
 		case 'h': live_usage(stdout); return 0;
-		default: live_usage(stderr); return 2;
+		default: return option_refused("ps", c, argc, argv);
 		}
 	}
 	/* An option that cannot be honoured is refused, never dropped in silence. */
@@ -1833,7 +1882,8 @@ static int top_main(int argc, char **argv)
 	int c, keys;
 
 	optind = 1;
-	while ((c = getopt_long(argc, argv, "hd:n:s:pb", opts, NULL)) != -1) {
+	opterr = 0;
+	while ((c = getopt_long(argc, argv, ":hd:n:s:pb", opts, NULL)) != -1) {
 		switch (c) {
 		case 'D': dir = optarg; break;
 		case 'd': {
@@ -1862,7 +1912,7 @@ static int top_main(int argc, char **argv)
 		case 'p': v.processes = 1; break;
 		case 'b': v.batch = 1; break;
 		case 'h': live_usage(stdout); return 0;
-		default: live_usage(stderr); return 2;
+		default: return option_refused("top", c, argc, argv);
 		}
 	}
 	if (optind < argc && (optind + 1 < argc || parse_u64(argv[optind], &t0->pid) != 0 ||
@@ -1985,21 +2035,6 @@ __attribute__((format(printf, 1, 2))) static int ctl_refuse(const char *fmt, ...
 	return 2;
 }
 
-/* The argument that holds the short option getopt just refused (optopt): the one before
-   optind where optopt ended it, else the one at optind, whose cluster getopt is still in
-   (it steps past an argument at its last letter). NULL where neither holds it. */
-static const char *refused_cluster(int argc, char **argv)
-{
-	const char *a;
-	size_t n;
-
-	if (optind > 1 && (a = argv[optind - 1])[0] == '-' && a[1] != '-' &&
-	    (n = strlen(a)) > 1 && a[n - 1] == optopt)
-		return a;
-	if (optind < argc && (a = argv[optind])[0] == '-' && a[1] != '-' && strchr(a + 1, optopt))
-		return a;
-	return NULL;
-}
 
 static int ctl_main(int argc, char **argv)
 {
@@ -2019,22 +2054,15 @@ static int ctl_main(int argc, char **argv)
 	optind = 1;
 	opterr = 0;
 	while ((c = getopt_long(argc, argv, ":h", opts, NULL)) != -1) {
-		const char *arg;
-
 		switch (c) {
 		case 'D': dir = optarg; break;
 		case 'h': live_usage(stdout); return 0;
-		case ':': return ctl_refuse("option '%s' needs a value", argv[optind - 1]);
-		default:
-			/* A long option is refused whole, argv[optind - 1]; a short one may be inside
-			   a cluster. A negative number is a process id given wrong, not an option. */
-			if (!optopt)
-				return ctl_refuse("unknown option '%s'", argv[optind - 1]);
-			if (!(arg = refused_cluster(argc, argv)))
-				return ctl_refuse("unknown option '-%c'", optopt);
-			if (arg[1] >= '0' && arg[1] <= '9')
-				return ctl_refuse("'%s' is not a process id", arg);
-			return ctl_refuse("unknown option '%s'", arg);
+		default: {
+			char what[512];
+
+			refused_option(c, argc, argv, what, sizeof(what));
+			return ctl_refuse("%s", what);
+		}
 		}
 	}
 	if (argc - optind != 3)

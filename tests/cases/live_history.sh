@@ -380,6 +380,27 @@ readers_refuse_what_they_cannot_do)
   refused 2 "^cuaudit ctl: unknown option '-x'" ctl -x 12 trace start
   refused 2 "^cuaudit ctl: option '--dir' needs a value" ctl 12 trace start --dir
   ctl_own_usage "ctl ... --dir"
+  # ps and top the same way: what is wrong, then where the usage is, never getopt's words
+  # followed by the usage of every live command (they printed "invalid option -- '1'" and
+  # all of it).
+  short_refusal() {
+    [ "$(wc -l <r.err)" = 2 ] && grep -q "^Try 'cuaudit $2 --help'\.$" r.err && ! grep -q "usage:\|invalid option" r.err &&
+      pass "$1: two lines, the help named" || fail "$1: not a short refusal: $(head -3 r.err)"
+  }
+  refused 2 "^cuaudit ps: '-1' is not a process id$" ps --dir "$L" -1
+  short_refusal "ps -1" ps
+  refused 2 "^cuaudit ps: unknown option '--pid'$" ps --pid 12
+  short_refusal "ps --pid" ps
+  refused 2 "^cuaudit ps: option '--last' needs a value$" ps --dir "$L" 12 --last
+  short_refusal "ps --last" ps
+  refused 2 "^cuaudit top: '-42' is not a process id$" top -b -42
+  short_refusal "top -42" top
+  refused 2 "^cuaudit top: unknown option '-z' in '-bz'$" top -bz
+  short_refusal "top -bz" top
+  refused 2 "^cuaudit top: option '-d' needs a value$" top -b -d
+  short_refusal "top -d" top
+  refused 2 "^cuaudit ctl: unknown option '-x' in '-xb'$" ctl -xb 12 trace start
+  ctl_own_usage "ctl -xb"
   ;;
 *)
   fail "unknown case $name"
