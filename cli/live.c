@@ -1264,10 +1264,27 @@ static const char *refused_cluster(int argc, char **argv)
 	return NULL;
 }
 
+/* Whether getopt refused a long option of opts given a value it takes none of ("--json=1"):
+   then optopt is that option's value and argv[optind - 1] the argument, whole. */
+static int refused_value(char **argv, const struct option *opts)
+{
+	const char *a = argv[optind - 1], *eq;
+
+	if (a[0] != '-' || a[1] != '-' || !(eq = strchr(a, '=')))
+		return 0;
+	for (; opts->name; opts++)
+		if (opts->val == optopt && opts->has_arg == no_argument &&
+		    strncmp(opts->name, a + 2, (size_t)(eq - a - 2)) == 0)
+			return 1;
+	return 0;
+}
+
 /* What getopt just refused (opterr off, the option string starting with ':'), in words: an
-   option without its value, an unknown option (a long one whole, a short one as its cluster
-   shows it), or a negative number, which is a process id given wrong, not an option. */
-static void refused_option(int c, int argc, char **argv, char *out, size_t cap)
+   option without its value or with one it takes none of, an unknown option (a long one
+   whole, a short one as its cluster shows it), or a negative number, which is a process id
+   given wrong, not an option. */
+static void refused_option(int c, int argc, char **argv, const struct option *opts, char *out,
+			   size_t cap)
 {
 	const char *arg;
 
@@ -1275,6 +1292,9 @@ static void refused_option(int c, int argc, char **argv, char *out, size_t cap)
 		snprintf(out, cap, "option '%s' needs a value", argv[optind - 1]);
 	else if (!optopt)
 		snprintf(out, cap, "unknown option '%s'", argv[optind - 1]);
+	else if (refused_value(argv, opts))
+		snprintf(out, cap, "option '%.*s' takes no value", (int)strcspn(argv[optind - 1], "="),
+			 argv[optind - 1]);
 	else if (!(arg = refused_cluster(argc, argv)))
 		snprintf(out, cap, "unknown option '-%c'", optopt);
 	else if (arg[1] >= '0' && arg[1] <= '9')
@@ -1287,11 +1307,12 @@ static void refused_option(int c, int argc, char **argv, char *out, size_t cap)
 
 /* A refused option of ps or top: what is wrong and where the usage is, not the usage of
    every live command after getopt's own words. */
-static int option_refused(const char *cmd, int c, int argc, char **argv)
+static int option_refused(const char *cmd, int c, int argc, char **argv,
+			  const struct option *opts)
 {
 	char what[512];
 
-	refused_option(c, argc, argv, what, sizeof(what));
+	refused_option(c, argc, argv, opts, what, sizeof(what));
 	fprintf(stderr, "cuaudit %s: %s\nTry 'cuaudit %s --help'.\n", cmd, what, cmd);
 	return 2;
 }
@@ -1358,7 +1379,7 @@ static int ps_main(int argc, char **argv)
 			last_given = 1;
 			break;
 		case 'h': live_usage(stdout); return 0;
-		default: return option_refused("ps", c, argc, argv);
+		default: return option_refused("ps", c, argc, argv, opts);
 		}
 	}
 	/* An option that cannot be honoured is refused, never dropped in silence. */
@@ -1912,7 +1933,7 @@ static int top_main(int argc, char **argv)
 		case 'p': v.processes = 1; break;
 		case 'b': v.batch = 1; break;
 		case 'h': live_usage(stdout); return 0;
-		default: return option_refused("top", c, argc, argv);
+		default: return option_refused("top", c, argc, argv, opts);
 		}
 	}
 	if (optind < argc && (optind + 1 < argc || parse_u64(argv[optind], &t0->pid) != 0 ||
@@ -2035,7 +2056,6 @@ __attribute__((format(printf, 1, 2))) static int ctl_refuse(const char *fmt, ...
 	return 2;
 }
 
-
 static int ctl_main(int argc, char **argv)
 {
 	static const struct option opts[] = {
@@ -2060,7 +2080,7 @@ static int ctl_main(int argc, char **argv)
 		default: {
 			char what[512];
 
-			refused_option(c, argc, argv, what, sizeof(what));
+			refused_option(c, argc, argv, opts, what, sizeof(what));
 			return ctl_refuse("%s", what);
 		}
 		}

@@ -401,6 +401,14 @@ readers_refuse_what_they_cannot_do)
   short_refusal "top -d" top
   refused 2 "^cuaudit ctl: unknown option '-x' in '-xb'$" ctl -xb 12 trace start
   ctl_own_usage "ctl -xb"
+  # A long option given a value it takes none of is named as such, not as a short letter
+  # (it read "unknown option '-j'" for --json=1).
+  refused 2 "^cuaudit ps: option '--json' takes no value$" ps --json=1
+  short_refusal "ps --json=1" ps
+  refused 2 "^cuaudit top: option '--batch' takes no value$" top --batch=1
+  refused 2 "^cuaudit ctl: option '--help' takes no value$" ctl --help=3 12 trace start
+  # ... and never for a letter of a later cluster after a long option with a value.
+  refused 2 "^cuaudit ps: unknown option '-D' in '-Dj'$" ps --dir=x -Dj
   ;;
 *)
   fail "unknown case $name"
