@@ -267,7 +267,7 @@ PY
   # The cross-check's row: CUPTI's kernel time of each worker over [2, D-1] s after GO
   # against the same mode's kernel time alone (its solo run's), within 5 points of its cap:
   # the throughput's measure, taken from the GPU's side. A loop that synchronises after each
-  # kernel leaves the GPU idle between them even alone (95% busy on an H200), and turns
+  # kernel leaves the GPU idle between them even alone (98.5% busy alone on an H200, 2026-11-28 22:12), and turns
   # share out the GPU's time, so its kernel time against the wall is its cap times that
   # fraction (2026-11-28, docs/gpu-validation.md). The figure against the wall is printed
   # beside. No CUPTI, or a file missing or empty, is a skip, never a pass.
